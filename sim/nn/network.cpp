@@ -1,0 +1,105 @@
+#include "sim/nn/network.h"
+
+#include "sim/core/error.h"
+#include "sim/nn/layer_registry.h"
+#include "sim/nn/softmax.h"
+
+namespace trainsim {
+
+namespace {
+template <typename T>
+auto maker(const LayerTypeInfo& info);
+template <>
+auto maker<float>(const LayerTypeInfo& info) {
+  return info.make_float;
+}
+template <>
+auto maker<double>(const LayerTypeInfo& info) {
+  return info.make_double;
+}
+}  // namespace
+
+template <typename T>
+Network<T>::Network(const NetworkSpec& spec) : spec_(spec) {
+  Shape shape = input_shape();
+  const std::string where = "network '" + spec.name + "' (" + spec.source + ")";
+  for (std::size_t i = 0; i < spec.layers.size(); ++i) {
+    const LayerSpec& ls = spec.layers[i];
+    const LayerTypeInfo* info = find_layer_type(ls.type);
+    if (info == nullptr)
+      throw UserError(where + ": layer '" + ls.name + "': unknown type '" + ls.type + "'");
+    try {
+      layers_.push_back(maker<T>(*info)(ls, shape));
+    } catch (const UserError& e) {
+      throw UserError(where + ": layer '" + ls.name + "' (" + ls.type + "): " + e.what());
+    }
+    shape = layers_.back()->out_shape();
+    if (shape.size() <= 0)
+      throw UserError(where + ": layer '" + ls.name + "' produces an empty output");
+  }
+  if (layers_.empty() || layers_.back()->type() != "softmax")
+    throw UserError(where + ": the last layer must be softmax");
+  if (shape.size() != spec.classes)
+    throw UserError(where + ": the output has " + std::to_string(shape.size()) +
+                    " values but the network declares " + std::to_string(spec.classes) +
+                    " classes");
+  first_param_layer_ = layers_.size();
+  for (std::size_t i = 0; i < layers_.size(); ++i)
+    if (layers_[i]->has_params()) {
+      first_param_layer_ = i;
+      break;
+    }
+}
+
+template <typename T>
+void Network<T>::init(std::uint64_t seed) {
+  Rng rng(seed);
+  for (auto& l : layers_) l->init(spec_.init, rng);
+  zero_grad();
+}
+
+template <typename T>
+std::vector<Param<T>*> Network<T>::params() {
+  std::vector<Param<T>*> all;
+  for (auto& l : layers_)
+    for (Param<T>* p : l->params()) all.push_back(p);
+  return all;
+}
+
+template <typename T>
+std::int64_t Network<T>::param_count() {
+  std::int64_t n = 0;
+  for (Param<T>* p : params()) n += static_cast<std::int64_t>(p->value.size());
+  return n;
+}
+
+template <typename T>
+void Network<T>::zero_grad() {
+  for (Param<T>* p : params()) p->grad.set_zero();
+}
+
+template <typename T>
+void Network<T>::forward(ForwardPass<T>& pass) {
+  pass.acts.resize(layers_.size() + 1);
+  for (std::size_t i = 0; i < layers_.size(); ++i)
+    layers_[i]->forward(pass.acts[i], pass.acts[i + 1]);
+}
+
+template <typename T>
+void Network<T>::backward(const ForwardPass<T>& pass, const std::uint8_t* labels,
+                          BackwardScratch<T>& scratch) {
+  // The softmax layer and the loss are fused: the gradient entering the layer below the
+  // softmax is p - onehot.
+  cross_entropy_grad(pass.probs(), labels, scratch.grad);
+  for (std::size_t i = layers_.size() - 1; i-- > 0;) {
+    layers_[i]->backward_weight(pass.acts[i], scratch.grad);
+    if (!needs_input_grad(i)) break;
+    layers_[i]->backward_data(pass.acts[i], pass.acts[i + 1], scratch.grad, scratch.next);
+    std::swap(scratch.grad, scratch.next);
+  }
+}
+
+template class Network<float>;
+template class Network<double>;
+
+}  // namespace trainsim

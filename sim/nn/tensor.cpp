@@ -1,0 +1,9 @@
+#include "sim/nn/tensor.h"
+
+namespace trainsim {
+
+std::string Shape::str() const {
+  return std::to_string(c) + "x" + std::to_string(h) + "x" + std::to_string(w);
+}
+
+}  // namespace trainsim

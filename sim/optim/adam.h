@@ -1,0 +1,20 @@
+#pragma once
+// Adam (Kingma & Ba 2015) with bias correction; weight_decay is plain L2 added to the
+// gradient (not AdamW).
+#include "sim/optim/optimizer.h"
+
+namespace trainsim {
+
+template <typename T>
+class Adam final : public Optimizer<T> {
+ public:
+  explicit Adam(const OptimizerSpec& spec) : Optimizer<T>(spec) {}
+  std::string kind() const override { return "adam"; }
+  void step(const std::vector<Param<T>*>& params, int batch) override;
+
+ private:
+  std::vector<std::vector<T>> m_, v_;
+  std::int64_t t_ = 0;
+};
+
+}  // namespace trainsim

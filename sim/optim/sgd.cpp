@@ -1,0 +1,34 @@
+#include "sim/optim/sgd.h"
+
+namespace trainsim {
+
+template <typename T>
+void Sgd<T>::step(const std::vector<Param<T>*>& params, int batch) {
+  const T lr = static_cast<T>(this->spec_.lr);
+  const T mu = static_cast<T>(this->spec_.momentum);
+  if (mu != T(0) && velocity_.size() != params.size()) {
+    velocity_.clear();
+    for (const auto* p : params) velocity_.emplace_back(p->value.size(), T(0));
+  }
+  for (std::size_t k = 0; k < params.size(); ++k) {
+    Param<T>& p = *params[k];
+    this->prepare_gradient(p, batch);
+    T* w = p.value.data();
+    const T* g = p.grad.data();
+    const std::size_t count = p.value.size();
+    if (mu == T(0)) {
+      for (std::size_t i = 0; i < count; ++i) w[i] -= lr * g[i];
+      continue;
+    }
+    T* v = velocity_[k].data();
+    for (std::size_t i = 0; i < count; ++i) {
+      v[i] = mu * v[i] + g[i];
+      w[i] -= lr * v[i];
+    }
+  }
+}
+
+template class Sgd<float>;
+template class Sgd<double>;
+
+}  // namespace trainsim

@@ -1,0 +1,18 @@
+#pragma once
+// SGD with optional momentum (PyTorch convention: v = mu v + g, w -= lr v).
+#include "sim/optim/optimizer.h"
+
+namespace trainsim {
+
+template <typename T>
+class Sgd final : public Optimizer<T> {
+ public:
+  explicit Sgd(const OptimizerSpec& spec) : Optimizer<T>(spec) {}
+  std::string kind() const override { return "sgd"; }
+  void step(const std::vector<Param<T>*>& params, int batch) override;
+
+ private:
+  std::vector<std::vector<T>> velocity_;  // one per param, created on first step
+};
+
+}  // namespace trainsim

@@ -1,0 +1,121 @@
+// Forward passes against naive reference loops. (Gradient checks only prove backward is
+// consistent with forward; these prove forward computes the right function.)
+#include <catch2/catch.hpp>
+
+#include "sim/nn/activation.h"
+#include "sim/nn/conv2d.h"
+#include "sim/nn/dense.h"
+#include "sim/nn/pool.h"
+#include "sim/nn/softmax.h"
+
+using namespace trainsim;
+
+namespace {
+
+void randomize(Layer<double>& layer, Tensor<double>& x, std::uint64_t seed) {
+  Rng rng(seed);
+  InitSpec init;
+  init.scheme = "uniform";
+  init.scale = 1.0;
+  layer.init(init, rng);
+  for (Param<double>* p : layer.params())  // biases too: init leaves them at zero
+    for (auto& v : p->value.vec()) v = rng.uniform(-1, 1);
+  for (auto& v : x.vec()) v = rng.uniform(-1, 1);
+}
+
+double at(const Tensor<double>& t, int n, int c, int h, int w) {
+  const Shape& s = t.shape();
+  return t.sample(n)[(static_cast<std::size_t>(c) * s.h + h) * s.w + w];
+}
+
+}  // namespace
+
+TEST_CASE("Conv2d forward equals direct convolution", "[nn]") {
+  struct Case {
+    Shape in;
+    int filters, kernel, stride, pad;
+  };
+  for (const Case& k :
+       {Case{{1, 7, 7}, 2, 5, 1, 2}, Case{{3, 8, 6}, 4, 3, 2, 1}, Case{{2, 5, 9}, 3, 3, 3, 2},
+        Case{{2, 4, 4}, 1, 1, 1, 0}, Case{{1, 6, 6}, 2, 4, 1, 3}}) {
+    Conv2d<double> conv(k.in, k.filters, k.kernel, k.stride, k.pad, true);
+    Tensor<double> x(2, k.in), y;
+    randomize(conv, x, 31);
+    conv.forward(x, y);
+    const auto& w = conv.params()[0]->value;
+    const auto& b = conv.params()[1]->value;
+    const Shape out = conv.out_shape();
+    for (int n = 0; n < 2; ++n)
+      for (int f = 0; f < k.filters; ++f)
+        for (int oh = 0; oh < out.h; ++oh)
+          for (int ow = 0; ow < out.w; ++ow) {
+            double ref = b[static_cast<std::size_t>(f)];
+            for (int c = 0; c < k.in.c; ++c)
+              for (int r = 0; r < k.kernel; ++r)
+                for (int s = 0; s < k.kernel; ++s) {
+                  const int ih = oh * k.stride + r - k.pad, iw = ow * k.stride + s - k.pad;
+                  if (ih < 0 || ih >= k.in.h || iw < 0 || iw >= k.in.w) continue;
+                  ref += at(x, n, c, ih, iw) * at(w, f, c, r, s);
+                }
+            REQUIRE(at(y, n, f, oh, ow) == Approx(ref).margin(1e-12));
+          }
+  }
+}
+
+TEST_CASE("Dense forward equals X W + b", "[nn]") {
+  Dense<double> dense(Shape{6, 1, 1}, 4, true);
+  Tensor<double> x(3, Shape{6, 1, 1}), y;
+  randomize(dense, x, 32);
+  dense.forward(x, y);
+  const auto& w = dense.params()[0]->value;
+  const auto& b = dense.params()[1]->value;
+  for (int n = 0; n < 3; ++n)
+    for (int o = 0; o < 4; ++o) {
+      double ref = b[static_cast<std::size_t>(o)];
+      for (int i = 0; i < 6; ++i) ref += x.sample(n)[i] * w.sample(i)[o];
+      CHECK(y.sample(n)[o] == Approx(ref).margin(1e-12));
+    }
+}
+
+TEST_CASE("Pooling forward takes the window max / mean", "[nn]") {
+  Tensor<double> x(1, Shape{1, 4, 4}), y;
+  x.vec().assign({0.0, 1.0, 2.0, 3.0,     //
+                  3.5, -0.5, 0.5, 1.5,    //
+                  2.0, 3.0, -1.0, 0.0,    //
+                  0.5, 1.5, 2.5, -1.5});  //
+  Pool2d<double> maxp(Shape{1, 4, 4}, Pool2d<double>::Mode::kMax, 2, 2);
+  maxp.forward(x, y);
+  REQUIRE(y.shape() == Shape{1, 2, 2});
+  CHECK(y[0] == 3.5);
+  CHECK(y[1] == 3.0);
+  CHECK(y[2] == 3.0);
+  CHECK(y[3] == 2.5);
+  Pool2d<double> avgp(Shape{1, 4, 4}, Pool2d<double>::Mode::kAvg, 2, 2);
+  avgp.forward(x, y);
+  CHECK(y[0] == Approx((0 + 1 + 3.5 - 0.5) / 4));
+  CHECK(y[3] == Approx((-1 + 0 + 2.5 - 1.5) / 4));
+  // Overlapping windows (kernel 3, stride 1) give a 2x2 output of 3x3 maxima.
+  Pool2d<double> overlap(Shape{1, 4, 4}, Pool2d<double>::Mode::kMax, 3, 1);
+  overlap.forward(x, y);
+  CHECK(y[0] == 3.5);
+  CHECK(y[3] == 3.0);
+}
+
+TEST_CASE("LeakyReLU, softmax and accuracy counting", "[nn]") {
+  Tensor<double> x(1, Shape{4, 1, 1}), y;
+  x.vec().assign({-2.0, 0.0, 3.0, -0.5});
+  LeakyRelu<double> leaky(Shape{4, 1, 1}, 0.01);
+  leaky.forward(x, y);
+  CHECK(y[0] == Approx(-0.02));
+  CHECK(y[2] == 3.0);
+  Softmax<double> soft(Shape{4, 1, 1});
+  soft.forward(x, y);
+  double sum = 0;
+  for (double v : y.vec()) sum += v;
+  CHECK(sum == Approx(1.0));
+  CHECK(y[2] == Approx(std::exp(3.0) / (std::exp(-2.0) + 1 + std::exp(3.0) + std::exp(-0.5))));
+  const std::uint8_t right = 2, wrong = 0;
+  CHECK(count_correct(y, &right) == 1);
+  CHECK(count_correct(y, &wrong) == 0);
+  CHECK(cross_entropy_loss(y, &right) == Approx(-std::log(y[2])));
+}
