@@ -1,0 +1,41 @@
+#pragma once
+// An image-classification dataset held in memory, pixels already scaled to [0, 1].
+// Sources (one per dataset name) live behind DatasetSource and are listed by the
+// registry in dataset_registry.h.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sim/config/specs.h"
+
+namespace trainsim {
+
+/// One split (train or test): `count` samples of channels x height x width floats, NCHW.
+struct DataSplit {
+  std::int64_t count = 0;
+  std::vector<float> images;         ///< count * channels * height * width, scaled by 1/255
+  std::vector<std::uint8_t> labels;  ///< count labels in [0, classes)
+};
+
+struct Dataset {
+  std::string name;
+  std::string path;  ///< directory the files were read from
+  int channels = 1, height = 0, width = 0, classes = 10;
+  DataSplit train, test;
+
+  std::int64_t sample_size() const { return static_cast<std::int64_t>(channels) * height * width; }
+};
+
+/// A named dataset trainsim knows how to load.
+class DatasetSource {
+ public:
+  virtual ~DatasetSource() = default;
+  virtual std::string name() const = 0;
+  virtual std::string description() const = 0;
+  /// Loads the dataset described by `spec` (its `path`, else <data root>/<name>), applying
+  /// train_limit / test_limit. Throws UserError naming the file on missing/corrupt data.
+  virtual Dataset load(const DatasetSpec& spec) const = 0;
+};
+
+}  // namespace trainsim

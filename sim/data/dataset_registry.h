@@ -1,0 +1,18 @@
+#pragma once
+#include <string>
+#include <vector>
+
+#include "sim/data/dataset.h"
+
+namespace trainsim {
+
+/// Every dataset source trainsim ships, in a fixed order.
+const std::vector<const DatasetSource*>& dataset_sources();
+
+/// The source called `name`, or nullptr.
+const DatasetSource* find_dataset_source(const std::string& name);
+
+/// Convenience: find the source for spec.name and load it (UserError if unknown).
+Dataset load_dataset(const DatasetSpec& spec);
+
+}  // namespace trainsim
