@@ -1,0 +1,31 @@
+#pragma once
+// Reading experiment and network YAML into validated specs, and writing the resolved form.
+//
+// Every problem is a UserError whose message names the file, the line and column, and the
+// key path, e.g.
+//   configs/experiments/x.yaml:12:5: training.batch_size: must be >= 1, got -3
+#include <string>
+#include <vector>
+
+#include "sim/config/specs.h"
+
+namespace trainsim {
+
+/// Parses an experiment file, applying `overrides` ("a.b.c=value", value parsed as YAML)
+/// to the YAML tree before validation. `network:` is either a network name (looked up as
+/// <configs root>/networks/<name>.yaml, or relative to the experiment's folder as
+/// ../networks/<name>.yaml), a path to a network file, or an inline mapping.
+ExperimentSpec load_experiment(const std::string& path,
+                               const std::vector<std::string>& overrides = {});
+
+/// Parses one network file.
+NetworkSpec load_network(const std::string& path);
+
+/// The experiment with every default filled in and the network inlined, as YAML that
+/// load_experiment() reads back to an identical spec.
+std::string resolved_yaml(const ExperimentSpec& spec);
+
+/// Names of the network files shipped in <configs root>/networks, sorted.
+std::vector<std::string> shipped_network_names();
+
+}  // namespace trainsim

@@ -1,0 +1,31 @@
+#pragma once
+// The per-type layer keys (units, kernel, ...): how each is read, checked and written.
+// The layer registry decides which keys a type accepts; this table knows each key's type
+// and range, so the parser and resolved_yaml() cannot disagree about a field.
+#include <yaml-cpp/yaml.h>
+
+#include <string>
+#include <vector>
+
+#include "sim/config/specs.h"
+#include "sim/config/yaml_reader.h"
+
+namespace trainsim {
+
+struct LayerField {
+  const char* key;
+  void (*read)(const ConfigNode& value, LayerSpec& layer);
+  void (*write)(YAML::Emitter& out, const LayerSpec& layer);
+};
+
+/// The field for `key`; throws std::logic_error if the registry lists a key this table
+/// does not know (a trainsim bug, not a user error).
+const LayerField& layer_field(const std::string& key);
+
+/// Keys a layer of `type` must set: there is no sensible default for them.
+std::vector<std::string> required_layer_keys(const std::string& type);
+
+/// Pooling layers default their stride to their kernel (non-overlapping windows).
+bool is_pool_type(const std::string& type);
+
+}  // namespace trainsim

@@ -1,0 +1,113 @@
+#include "sim/config/network_config.h"
+
+#include <map>
+
+#include "sim/config/layer_fields.h"
+#include "sim/nn/layer_registry.h"
+
+namespace trainsim {
+
+namespace {
+
+std::string known_layer_types() {
+  std::string out;
+  for (const auto& t : layer_types()) out += (out.empty() ? "" : ", ") + t.name;
+  return out;
+}
+
+LayerSpec parse_layer(const ConfigNode& node, std::size_t index) {
+  ConfigMap m = node.as_map();
+  ConfigNode type_node = m.require("type");
+  LayerSpec layer;
+  layer.type = type_node.as_string();
+  const LayerTypeInfo* info = find_layer_type(layer.type);
+  if (info == nullptr) {
+    type_node.fail("unknown layer type '" + layer.type + "' (known: " + known_layer_types() + ")");
+  }
+  std::vector<std::string> allowed = {"type", "name"};
+  allowed.insert(allowed.end(), info->keys.begin(), info->keys.end());
+  m.allow_only(allowed);
+  for (const auto& key : required_layer_keys(layer.type)) m.require(key);
+
+  for (const auto& key : info->keys) {
+    if (auto v = m.get(key)) layer_field(key).read(*v, layer);
+  }
+  // Non-overlapping pooling is the usual intent of "kernel: 2".
+  if (is_pool_type(layer.type) && !m.has("stride")) layer.stride = layer.kernel;
+
+  if (auto name = m.get("name")) {
+    layer.name = name->as_nonempty_string();
+  } else {
+    layer.name = layer.type + std::to_string(index);
+  }
+  return layer;
+}
+
+std::array<int, 3> parse_input(const ConfigNode& node) {
+  std::vector<ConfigNode> dims = node.as_sequence();
+  if (dims.size() != 3) {
+    node.fail("expected 3 integers [channels, height, width], got " + std::to_string(dims.size()));
+  }
+  return {{dims[0].as_int_at_least(1), dims[1].as_int_at_least(1), dims[2].as_int_at_least(1)}};
+}
+
+InitSpec parse_init(const ConfigNode& node) {
+  ConfigMap m = node.as_map();
+  m.allow_only({"scheme", "scale"});
+  InitSpec init;
+  if (auto v = m.get("scheme")) init.scheme = v->as_choice(init_schemes());
+  if (auto v = m.get("scale")) init.scale = v->as_double_positive();
+  return init;
+}
+
+std::vector<LayerSpec> parse_layers(const ConfigNode& node) {
+  std::vector<ConfigNode> items = node.as_sequence();
+  if (items.empty()) node.fail("a network needs at least one layer (the last is softmax)");
+  std::vector<LayerSpec> layers;
+  std::map<std::string, std::size_t> first_use;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    LayerSpec layer = parse_layer(items[i], i);
+    auto name_node = items[i].as_map().get("name");
+    const ConfigNode& at = name_node ? *name_node : items[i];
+    auto [it, fresh] = first_use.emplace(layer.name, i);
+    if (!fresh) {
+      at.fail("duplicate layer name '" + layer.name + "' (also layer " +
+              std::to_string(it->second) + ")");
+    }
+    // Softmax is fused with the cross-entropy loss, so it can only be the output.
+    if (layer.type == "softmax" && i + 1 != items.size()) {
+      items[i].as_map().require("type").fail("softmax must be the last layer");
+    }
+    layers.push_back(layer);
+  }
+  if (layers.back().type != "softmax") {
+    items.back().as_map().require("type").fail("the last layer must be 'softmax', got '" +
+                                               layers.back().type + "'");
+  }
+  return layers;
+}
+
+}  // namespace
+
+const std::vector<std::string>& init_schemes() {
+  static const std::vector<std::string> kSchemes = {"pytorch_default", "he_uniform", "he_normal",
+                                                    "xavier_uniform", "uniform"};
+  return kSchemes;
+}
+
+NetworkSpec parse_network(const ConfigNode& node, const std::string& default_name,
+                          const std::string& source) {
+  ConfigMap m = node.as_map();
+  m.allow_only({"name", "input", "classes", "init", "layers"});
+  NetworkSpec net;
+  net.source = source;
+  net.name = default_name;
+  if (auto v = m.get("name")) net.name = v->as_nonempty_string();
+  if (auto v = m.get("input")) net.input = parse_input(*v);
+  if (auto v = m.get("classes")) net.classes = v->as_int_at_least(2);
+  if (auto v = m.get("init")) net.init = parse_init(*v);
+  net.layers = parse_layers(m.require("layers"));
+  return net;
+}
+
+}  // namespace trainsim

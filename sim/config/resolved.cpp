@@ -1,0 +1,102 @@
+// resolved_yaml(): the fully defaulted experiment, written so that load_experiment() reads
+// it back to the same spec. Field order is fixed (registry order for per-type keys), so
+// equal specs give byte-identical text.
+#include <yaml-cpp/yaml.h>
+
+#include "sim/config/experiment_config.h"
+#include "sim/config/layer_fields.h"
+#include "sim/config/optimizer_fields.h"
+#include "sim/config/yaml_emit.h"
+#include "sim/nn/layer_registry.h"
+#include "sim/optim/optimizer_registry.h"
+
+namespace trainsim {
+
+namespace {
+
+void emit_layer(YAML::Emitter& out, const LayerSpec& layer) {
+  // One flow mapping per layer keeps the layer list as readable as the shipped files.
+  out << YAML::Flow << YAML::BeginMap;
+  out << YAML::Key << "type" << YAML::Value;
+  emit_string(out, layer.type);
+  out << YAML::Key << "name" << YAML::Value;
+  emit_string(out, layer.name);
+  if (const LayerTypeInfo* info = find_layer_type(layer.type)) {
+    for (const auto& key : info->keys) {
+      out << YAML::Key << key << YAML::Value;
+      layer_field(key).write(out, layer);
+    }
+  }
+  out << YAML::EndMap;
+}
+
+void emit_network(YAML::Emitter& out, const NetworkSpec& net) {
+  out << YAML::BeginMap;
+  out << YAML::Key << "name" << YAML::Value;
+  emit_string(out, net.name);
+  out << YAML::Key << "input" << YAML::Value << YAML::Flow << YAML::BeginSeq << net.input[0]
+      << net.input[1] << net.input[2] << YAML::EndSeq;
+  out << YAML::Key << "classes" << YAML::Value << net.classes;
+  out << YAML::Key << "init" << YAML::Value << YAML::BeginMap;
+  out << YAML::Key << "scheme" << YAML::Value;
+  emit_string(out, net.init.scheme);
+  out << YAML::Key << "scale" << YAML::Value;
+  emit_double(out, net.init.scale);
+  out << YAML::EndMap;
+  out << YAML::Key << "layers" << YAML::Value << YAML::BeginSeq;
+  for (const auto& layer : net.layers) emit_layer(out, layer);
+  out << YAML::EndSeq;
+  out << YAML::EndMap;
+}
+
+void emit_optimizer(YAML::Emitter& out, const OptimizerSpec& opt) {
+  out << YAML::BeginMap;
+  out << YAML::Key << "kind" << YAML::Value;
+  emit_string(out, opt.kind);
+  if (const OptimizerInfo* info = find_optimizer(opt.kind)) {
+    for (const auto& key : info->keys) {
+      out << YAML::Key << key << YAML::Value;
+      optimizer_field(key).write(out, opt);
+    }
+  }
+  out << YAML::EndMap;
+}
+
+}  // namespace
+
+std::string resolved_yaml(const ExperimentSpec& spec) {
+  YAML::Emitter out;
+  out << YAML::BeginMap;
+  out << YAML::Key << "name" << YAML::Value;
+  emit_string(out, spec.name);
+  out << YAML::Key << "network" << YAML::Value;
+  emit_network(out, spec.network);
+
+  out << YAML::Key << "dataset" << YAML::Value << YAML::BeginMap;
+  out << YAML::Key << "name" << YAML::Value;
+  emit_string(out, spec.dataset.name);
+  out << YAML::Key << "path" << YAML::Value;
+  emit_string(out, spec.dataset.path);
+  out << YAML::Key << "train_limit" << YAML::Value << spec.dataset.train_limit;
+  out << YAML::Key << "test_limit" << YAML::Value << spec.dataset.test_limit;
+  out << YAML::EndMap;
+
+  const TrainingSpec& t = spec.training;
+  out << YAML::Key << "training" << YAML::Value << YAML::BeginMap;
+  out << YAML::Key << "epochs" << YAML::Value << t.epochs;
+  out << YAML::Key << "batch_size" << YAML::Value << t.batch_size;
+  out << YAML::Key << "seed" << YAML::Value << t.seed;
+  out << YAML::Key << "shuffle" << YAML::Value << t.shuffle;
+  out << YAML::Key << "optimizer" << YAML::Value;
+  emit_optimizer(out, t.optimizer);
+  out << YAML::EndMap;
+
+  out << YAML::Key << "output" << YAML::Value << YAML::BeginMap;
+  out << YAML::Key << "dir" << YAML::Value;
+  emit_string(out, spec.output.dir);
+  out << YAML::EndMap;
+  out << YAML::EndMap;
+  return std::string(out.c_str()) + "\n";
+}
+
+}  // namespace trainsim

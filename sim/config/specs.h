@@ -1,0 +1,85 @@
+#pragma once
+// Parsed, validated configuration. Specs are plain immutable values: the config parser
+// (sim/config/) is the only code that builds them, and every default lives there, so a
+// spec always holds the fully resolved value of every key. Models and the training loop
+// read specs; they never touch YAML.
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace trainsim {
+
+/// One layer of a network. Which fields apply depends on `type`; the parser rejects keys
+/// that do not belong to the type, so unused fields keep their defaults.
+struct LayerSpec {
+  std::string type;     ///< dense, conv2d, maxpool2d, avgpool2d, flatten, relu, leaky_relu, softmax
+  std::string name;     ///< unique per network; default "<type><index>"
+  int units = 0;        ///< dense: output features
+  int filters = 0;      ///< conv2d: output channels
+  int kernel = 0;       ///< conv2d / pools: square kernel size
+  int stride = 1;       ///< conv2d / pools (pools default to stride = kernel)
+  int padding = 0;      ///< conv2d: zero padding on each side
+  double slope = 0.01;  ///< leaky_relu: negative slope
+  bool bias = true;     ///< dense / conv2d
+};
+
+/// Weight initialisation. Biases start at zero except for `pytorch_default`.
+struct InitSpec {
+  /// pytorch_default: W, b ~ U(-1/sqrt(fan_in), 1/sqrt(fan_in));
+  /// he_uniform: W ~ U(-sqrt(6/fan_in), +); he_normal: N(0, 2/fan_in);
+  /// xavier_uniform: W ~ U(-sqrt(6/(fan_in+fan_out)), +); uniform: W ~ U(-scale, scale).
+  std::string scheme = "pytorch_default";
+  double scale = 0.5;  ///< only for `uniform`
+};
+
+struct NetworkSpec {
+  std::string name;
+  std::string source;                     ///< file it was read from ("<inline>" if inline)
+  std::array<int, 3> input{{1, 28, 28}};  ///< channels, height, width of one sample
+  int classes = 10;
+  InitSpec init;
+  std::vector<LayerSpec> layers;  ///< the last one is always `softmax` (fused with the loss)
+};
+
+struct DatasetSpec {
+  std::string name;              ///< a registered dataset: mnist, fashion-mnist
+  std::string path;              ///< directory holding the four IDX files; "" = <data root>/<name>
+  std::int64_t train_limit = 0;  ///< use only the first N training samples (0 = all)
+  std::int64_t test_limit = 0;   ///< use only the first N test samples (0 = all)
+};
+
+struct OptimizerSpec {
+  std::string kind = "sgd";  ///< sgd, adam
+  double lr = 0.01;
+  double momentum = 0.0;          ///< sgd
+  double weight_decay = 0.0;      ///< L2, added to the gradient before clipping
+  std::string reduction = "sum";  ///< how per-sample gradients combine over a batch: sum, mean
+  double clip = 0.0;              ///< element-wise clip to [-clip, clip]; 0 = off
+  double beta1 = 0.9;             ///< adam
+  double beta2 = 0.999;           ///< adam
+  double epsilon = 1e-8;          ///< adam
+};
+
+struct TrainingSpec {
+  int epochs = 1;
+  int batch_size = 15;
+  std::uint64_t seed = 1;  ///< initialisation and shuffling
+  bool shuffle = true;     ///< reshuffle the training set every epoch
+  OptimizerSpec optimizer;
+};
+
+struct OutputSpec {
+  std::string dir;  ///< default "runs/<experiment name>"
+};
+
+struct ExperimentSpec {
+  std::string name;
+  std::string source;  ///< experiment file path
+  NetworkSpec network;
+  DatasetSpec dataset;
+  TrainingSpec training;
+  OutputSpec output;
+};
+
+}  // namespace trainsim

@@ -1,0 +1,39 @@
+#include "sim/config/yaml_file.h"
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "sim/core/error.h"
+
+namespace trainsim {
+
+YAML::Node load_yaml_file(const std::string& path, const std::string& kind) {
+  // Read the text ourselves: YAML::LoadFile's BadFile says neither which file nor why.
+  if (std::filesystem::is_directory(path)) {
+    throw UserError(path + ": cannot open " + kind + " file (it is a directory)");
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw UserError(path + ": cannot open " + kind + " file (" + std::strerror(errno) + ")");
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_yaml_text(text.str(), path);
+}
+
+YAML::Node parse_yaml_text(const std::string& text, const std::string& where) {
+  try {
+    return YAML::Load(text);
+  } catch (const YAML::ParserException& e) {
+    std::string loc = where;
+    if (!e.mark.is_null()) {
+      loc += ":" + std::to_string(e.mark.line + 1) + ":" + std::to_string(e.mark.column + 1);
+    }
+    throw UserError(loc + ": malformed YAML: " + e.msg);
+  }
+}
+
+}  // namespace trainsim
