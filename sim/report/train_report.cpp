@@ -1,0 +1,79 @@
+#include "sim/report/train_report.h"
+
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+namespace trainsim {
+
+namespace {
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+nlohmann::ordered_json eval_json(const EvalMetrics& e) {
+  return {{"samples", e.samples}, {"loss", e.loss}, {"accuracy", e.accuracy}};
+}
+}  // namespace
+
+std::string epochs_csv(const std::vector<EpochMetrics>& epochs) {
+  std::string out = "epoch,batches,train_loss,train_accuracy,test_loss,test_accuracy\n";
+  for (const auto& e : epochs) {
+    out += std::to_string(e.epoch) + "," + std::to_string(e.batches) + "," +
+           fmt("%.6f", e.train.loss) + "," + fmt("%.6f", e.train.accuracy) + "," +
+           fmt("%.6f", e.test.loss) + "," + fmt("%.6f", e.test.accuracy) + "\n";
+  }
+  return out;
+}
+
+std::string stats_json(const ExperimentSpec& spec, const Dataset& data, Network<float>& net,
+                       const std::vector<EpochMetrics>& epochs) {
+  nlohmann::ordered_json j;
+  j["experiment"] = spec.name;
+  j["trainsim_version"] = TRAINSIM_VERSION;
+  auto& jn = j["network"];
+  jn["name"] = spec.network.name;
+  jn["parameters"] = net.param_count();
+  for (std::size_t i = 0; i < net.size(); ++i) {
+    auto& l = net.layer(i);
+    std::int64_t params = 0;
+    for (auto* p : l.params()) params += static_cast<std::int64_t>(p->value.size());
+    jn["layers"].push_back({{"name", net.layer_spec(i).name},
+                            {"type", l.type()},
+                            {"input", l.in_shape().str()},
+                            {"output", l.out_shape().str()},
+                            {"parameters", params},
+                            {"forward_macs_per_sample", l.forward_macs()}});
+  }
+  j["dataset"] = {
+      {"name", data.name}, {"train_samples", data.train.count}, {"test_samples", data.test.count}};
+  for (const auto& e : epochs) {
+    j["epochs"].push_back({{"epoch", e.epoch},
+                           {"batches", e.batches},
+                           {"train", eval_json(e.train)},
+                           {"test", eval_json(e.test)}});
+  }
+  if (!epochs.empty()) {
+    j["final"] = {{"epochs", epochs.back().epoch},
+                  {"train_loss", epochs.back().train.loss},
+                  {"test_loss", epochs.back().test.loss},
+                  {"test_accuracy", epochs.back().test.accuracy}};
+  }
+  return j.dump(2) + "\n";
+}
+
+std::string timing_json(const std::vector<EpochMetrics>& epochs, double load_seconds) {
+  nlohmann::ordered_json j;
+  j["dataset_load_seconds"] = load_seconds;
+  double total = 0;
+  for (const auto& e : epochs) {
+    j["epochs"].push_back(
+        {{"epoch", e.epoch}, {"train_seconds", e.train_seconds}, {"test_seconds", e.test_seconds}});
+    total += e.train_seconds + e.test_seconds;
+  }
+  j["total_seconds"] = total;
+  return j.dump(2) + "\n";
+}
+
+}  // namespace trainsim

@@ -1,0 +1,128 @@
+#include "sim/train/trainer.h"
+
+#include <algorithm>
+#include <chrono>
+#include <numeric>
+
+#include "sim/core/error.h"
+#include "sim/core/interrupt.h"
+#include "sim/nn/softmax.h"
+#include "sim/optim/optimizer_registry.h"
+
+namespace trainsim {
+
+namespace {
+// The shuffle stream is decorrelated from the initialisation stream of the same seed.
+constexpr std::uint64_t kShuffleStream = 0x9E3779B97F4A7C15ULL;
+constexpr int kEvalBatch = 500;  // evaluation has no backward pass: big batches are cheaper
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+}  // namespace
+
+Trainer::Trainer(const ExperimentSpec& spec, const Dataset& data)
+    : spec_(spec),
+      data_(data),
+      network_(spec.network),
+      shuffle_rng_(spec.training.seed ^ kShuffleStream) {
+  const Shape in = network_.input_shape();
+  if (in.c != data.channels || in.h != data.height || in.w != data.width)
+    throw UserError("network '" + spec.network.name + "' expects input " + in.str() +
+                    " but dataset '" + data.name + "' has samples of " +
+                    Shape{data.channels, data.height, data.width}.str());
+  if (spec.network.classes != data.classes)
+    throw UserError("network '" + spec.network.name + "' has " +
+                    std::to_string(spec.network.classes) + " classes but dataset '" + data.name +
+                    "' has " + std::to_string(data.classes));
+  if (data.train.count == 0) throw UserError("dataset '" + data.name + "' has no training samples");
+  const OptimizerInfo* opt = find_optimizer(spec.training.optimizer.kind);
+  if (opt == nullptr) throw UserError("unknown optimizer '" + spec.training.optimizer.kind + "'");
+  optimizer_ = opt->make(spec.training.optimizer);
+  network_.init(spec.training.seed);
+  params_ = network_.params();
+  order_.resize(static_cast<std::size_t>(data.train.count));
+  std::iota(order_.begin(), order_.end(), 0);
+}
+
+Trainer::~Trainer() = default;
+
+std::int64_t Trainer::batches_per_epoch() const {
+  const std::int64_t b = spec_.training.batch_size;
+  return (data_.train.count + b - 1) / b;
+}
+
+void Trainer::load_batch(const DataSplit& split, const std::int64_t* indices, int count) {
+  const std::int64_t sz = data_.sample_size();
+  Tensor<float>& x = pass_.acts.empty() ? pass_.acts.emplace_back() : pass_.acts[0];
+  x.resize(count, network_.input_shape());
+  batch_labels_.resize(static_cast<std::size_t>(count));
+  for (int i = 0; i < count; ++i) {
+    const float* src = split.images.data() + indices[i] * sz;
+    std::copy(src, src + sz, x.sample(i));
+    batch_labels_[static_cast<std::size_t>(i)] = split.labels[static_cast<std::size_t>(indices[i])];
+  }
+}
+
+EpochMetrics Trainer::run_epoch(const std::function<void(const BatchProgress&)>& on_batch) {
+  EpochMetrics m;
+  m.epoch = ++epoch_;
+  const auto t0 = std::chrono::steady_clock::now();
+  if (spec_.training.shuffle) shuffle_rng_.shuffle(order_);
+  const std::int64_t n = data_.train.count;
+  const int bs = spec_.training.batch_size;
+  double loss_sum = 0;
+  std::int64_t correct = 0, seen = 0;
+  BatchProgress progress;
+  progress.batches = batches_per_epoch();
+  for (std::int64_t start = 0; start < n; start += bs) {
+    check_interrupt();
+    const int count = static_cast<int>(std::min<std::int64_t>(bs, n - start));
+    load_batch(data_.train, order_.data() + start, count);
+    network_.forward(pass_);
+    loss_sum += cross_entropy_loss(pass_.probs(), batch_labels_.data());
+    correct += count_correct(pass_.probs(), batch_labels_.data());
+    seen += count;
+    network_.zero_grad();
+    network_.backward(pass_, batch_labels_.data(), scratch_);
+    optimizer_->step(params_, count);
+    ++m.batches;
+    if (on_batch) {
+      progress.batch = m.batches;
+      progress.loss = loss_sum / static_cast<double>(seen);
+      progress.accuracy = static_cast<double>(correct) / static_cast<double>(seen);
+      on_batch(progress);
+    }
+  }
+  m.train.samples = seen;
+  m.train.loss = loss_sum / static_cast<double>(seen);
+  m.train.accuracy = static_cast<double>(correct) / static_cast<double>(seen);
+  m.train_seconds = seconds_since(t0);
+  const auto t1 = std::chrono::steady_clock::now();
+  m.test = evaluate(data_.test);
+  m.test_seconds = seconds_since(t1);
+  return m;
+}
+
+EvalMetrics Trainer::evaluate(const DataSplit& split) {
+  EvalMetrics e;
+  if (split.count == 0) return e;
+  std::vector<std::int64_t> idx(static_cast<std::size_t>(split.count));
+  std::iota(idx.begin(), idx.end(), 0);
+  double loss_sum = 0;
+  std::int64_t correct = 0;
+  for (std::int64_t start = 0; start < split.count; start += kEvalBatch) {
+    check_interrupt();
+    const int count = static_cast<int>(std::min<std::int64_t>(kEvalBatch, split.count - start));
+    load_batch(split, idx.data() + start, count);
+    network_.forward(pass_);
+    loss_sum += cross_entropy_loss(pass_.probs(), batch_labels_.data());
+    correct += count_correct(pass_.probs(), batch_labels_.data());
+  }
+  e.samples = split.count;
+  e.loss = loss_sum / static_cast<double>(split.count);
+  e.accuracy = static_cast<double>(correct) / static_cast<double>(split.count);
+  return e;
+}
+
+}  // namespace trainsim

@@ -1,0 +1,67 @@
+#pragma once
+// The numerics-only training loop: mini-batch backprop over a dataset, one epoch at a time,
+// with test-set evaluation after each epoch. Deterministic for a given experiment spec:
+// initialisation and the per-epoch shuffle both derive from training.seed.
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "sim/config/specs.h"
+#include "sim/data/dataset.h"
+#include "sim/nn/network.h"
+#include "sim/optim/optimizer.h"
+
+namespace trainsim {
+
+struct EvalMetrics {
+  std::int64_t samples = 0;
+  double loss = 0;      ///< mean cross-entropy per sample
+  double accuracy = 0;  ///< fraction correct
+};
+
+struct EpochMetrics {
+  int epoch = 0;  ///< 1-based
+  std::int64_t batches = 0;
+  EvalMetrics train;  ///< running loss/accuracy over the epoch's training batches
+  EvalMetrics test;
+  double train_seconds = 0;  ///< wall time; kept out of the deterministic outputs
+  double test_seconds = 0;
+};
+
+/// Reported after every batch (for progress bars).
+struct BatchProgress {
+  std::int64_t batch = 0, batches = 0;
+  double loss = 0, accuracy = 0;  ///< running over the epoch so far
+};
+
+class Trainer {
+ public:
+  Trainer(const ExperimentSpec& spec, const Dataset& data);
+  ~Trainer();
+
+  /// One pass over the training split, then evaluation on the test split.
+  EpochMetrics run_epoch(const std::function<void(const BatchProgress&)>& on_batch = {});
+  EvalMetrics evaluate(const DataSplit& split);
+
+  Network<float>& network() { return network_; }
+  std::int64_t batches_per_epoch() const;
+  int epochs_done() const { return epoch_; }
+
+ private:
+  void load_batch(const DataSplit& split, const std::int64_t* indices, int count);
+
+  const ExperimentSpec& spec_;
+  const Dataset& data_;
+  Network<float> network_;
+  std::unique_ptr<Optimizer<float>> optimizer_;
+  std::vector<Param<float>*> params_;
+  Rng shuffle_rng_;
+  std::vector<std::int64_t> order_;
+  std::vector<std::uint8_t> batch_labels_;
+  ForwardPass<float> pass_;
+  BackwardScratch<float> scratch_;
+  int epoch_ = 0;
+};
+
+}  // namespace trainsim

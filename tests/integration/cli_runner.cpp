@@ -1,0 +1,88 @@
+#include "tests/integration/cli_runner.h"
+
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace fs = std::filesystem;
+
+namespace trainsim::test {
+
+namespace {
+std::string quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+}  // namespace
+
+std::string fresh_dir(const std::string& name) {
+  const std::string dir = std::string(TRAINSIM_TEST_TMP) + "/" + name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+CliResult run_trainsim(const std::vector<std::string>& args) {
+  static int counter = 0;
+  const std::string base =
+      fresh_dir("cli-capture-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+  std::string cmd = quote(TRAINSIM_BINARY);
+  for (const auto& a : args) cmd += " " + quote(a);
+  cmd += " </dev/null >" + quote(base + "/out") + " 2>" + quote(base + "/err");
+  const int status = std::system(cmd.c_str());
+  CliResult r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = read_file(base + "/out");
+  r.err = read_file(base + "/err");
+  fs::remove_all(base);
+  return r;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void write_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+}
+
+bool exists(const std::string& path) {
+  return fs::exists(path);
+}
+
+int line_count(const std::string& text) {
+  int n = 0;
+  for (char c : text) n += c == '\n';
+  if (!text.empty() && text.back() != '\n') ++n;
+  return n;
+}
+
+double epochs_csv_value(const std::string& csv, int epoch, const std::string& column) {
+  std::istringstream in(csv);
+  std::string header, line;
+  std::getline(in, header);
+  std::vector<std::string> cols;
+  std::stringstream hs(header);
+  for (std::string c; std::getline(hs, c, ',');) cols.push_back(c);
+  while (std::getline(in, line)) {
+    std::vector<std::string> cells;
+    std::stringstream ls(line);
+    for (std::string c; std::getline(ls, c, ',');) cells.push_back(c);
+    if (cells.empty() || std::stoi(cells[0]) != epoch) continue;
+    for (std::size_t i = 0; i < cols.size(); ++i)
+      if (cols[i] == column) return std::stod(cells.at(i));
+  }
+  throw std::runtime_error("epochs.csv has no epoch " + std::to_string(epoch) + " / column " +
+                           column);
+}
+
+}  // namespace trainsim::test

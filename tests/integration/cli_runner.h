@@ -1,0 +1,29 @@
+#pragma once
+// Runs the real trainsim binary as a user would and captures what it prints.
+#include <string>
+#include <vector>
+
+namespace trainsim::test {
+
+struct CliResult {
+  int exit_code = -1;
+  std::string out, err;
+};
+
+/// Runs `trainsim <args>` (each arg shell-quoted) with stdout/stderr captured.
+CliResult run_trainsim(const std::vector<std::string>& args);
+
+/// A fresh, empty directory for one test, under the build tree.
+std::string fresh_dir(const std::string& name);
+
+std::string read_file(const std::string& path);
+void write_file(const std::string& path, const std::string& text);
+bool exists(const std::string& path);
+
+/// Number of lines in `text` (a final newline does not start a new line).
+int line_count(const std::string& text);
+
+/// Column `column` of the epochs.csv row for `epoch`, as a number.
+double epochs_csv_value(const std::string& csv, int epoch, const std::string& column);
+
+}  // namespace trainsim::test

@@ -1,0 +1,124 @@
+// End-to-end training on the real datasets through the real binary: the accuracy targets
+// of the foundation issue, determinism, and the files a run leaves. Needs the data that
+// ./test.sh fetches (tools/fetch_data.sh).
+#include <algorithm>
+#include <catch2/catch.hpp>
+
+#include "sim/core/paths.h"
+#include "tests/integration/cli_runner.h"
+
+using namespace trainsim;
+using namespace trainsim::test;
+
+namespace {
+
+const std::string kExperiments = std::string(TRAINSIM_SOURCE_DIR) + "/configs/experiments/";
+
+void require_dataset(const std::string& name) {
+  if (!exists(data_root() + "/" + name))
+    FAIL("dataset '" << name << "' not found under " << data_root()
+                     << ": run tools/fetch_data.sh (./test.sh does)");
+}
+
+/// Trains and returns the run's epochs.csv.
+std::string train(const std::string& experiment, const std::string& out,
+                  std::vector<std::string> extra = {}) {
+  std::vector<std::string> args{"train", kExperiments + experiment, "--out", out};
+  args.insert(args.end(), extra.begin(), extra.end());
+  const auto r = run_trainsim(args);
+  INFO("stdout: " << r.out << "\nstderr: " << r.err);
+  REQUIRE(r.exit_code == 0);
+  return read_file(out + "/epochs.csv");
+}
+
+}  // namespace
+
+TEST_CASE("seed_mlp on mnist: >= 85% after 1 epoch and >= 89% after 3", "[e2e][accuracy]") {
+  require_dataset("mnist");
+  const std::string out = fresh_dir("e2e-mlp-mnist") + "/run";
+  const std::string csv = train("quickstart.yaml", out, {"--set", "training.epochs=3"});
+  const double acc1 = epochs_csv_value(csv, 1, "test_accuracy");
+  const double acc3 = epochs_csv_value(csv, 3, "test_accuracy");
+  INFO("test accuracy after epoch 1: " << acc1 << ", after epoch 3: " << acc3);
+  CHECK(acc1 >= 0.85);
+  CHECK(acc3 >= 0.89);
+}
+
+TEST_CASE("seed_mlp on fashion-mnist: >= 80% after 1 epoch (mean of 5 seeds)", "[e2e][accuracy]") {
+  // One epoch of batch-15 SGD ends on a noisy step: over seeds the accuracy spreads by about
+  // +-2 points (docs/validation.md), so the target is checked on the mean of five seeds
+  // rather than on one seed picked to pass.
+  require_dataset("fashion-mnist");
+  const std::string dir = fresh_dir("e2e-mlp-fashion");
+  double sum = 0, worst = 1;
+  for (int seed = 1; seed <= 5; ++seed) {
+    const std::string csv = train("mlp_fashion.yaml", dir + "/s" + std::to_string(seed),
+                                  {"--set", "training.seed=" + std::to_string(seed)});
+    const double acc = epochs_csv_value(csv, 1, "test_accuracy");
+    sum += acc;
+    worst = std::min(worst, acc);
+  }
+  INFO("mean test accuracy after 1 epoch over seeds 1-5: " << sum / 5 << ", worst " << worst);
+  CHECK(sum / 5 >= 0.80);
+  CHECK(worst >= 0.75);
+}
+
+TEST_CASE("lenet5 on mnist: >= 96% within 5 epochs", "[e2e][accuracy]") {
+  require_dataset("mnist");
+  const std::string out = fresh_dir("e2e-lenet5-mnist") + "/run";
+  const std::string csv = train("lenet5_mnist.yaml", out);
+  double best = 0;
+  for (int e = 1; e <= 5; ++e) best = std::max(best, epochs_csv_value(csv, e, "test_accuracy"));
+  INFO("best test accuracy within 5 epochs: " << best);
+  CHECK(best >= 0.96);
+}
+
+TEST_CASE("The same experiment and seed give byte-identical results", "[e2e][determinism]") {
+  require_dataset("mnist");
+  const std::string dir = fresh_dir("e2e-determinism");
+  const std::vector<std::string> extra{"--set", "training.epochs=2", "--set",
+                                       "dataset.train_limit=3000"};
+  train("quickstart.yaml", dir + "/a", extra);
+  train("quickstart.yaml", dir + "/b", extra);
+  // (config.resolved.yaml differs only in output.dir, so it is not compared.)
+  for (const char* f : {"stats.json", "epochs.csv"}) {
+    INFO(f);
+    CHECK(read_file(dir + "/a/" + std::string(f)) == read_file(dir + "/b/" + std::string(f)));
+  }
+  // A different seed changes the numbers (so the check above is not vacuous).
+  train("quickstart.yaml", dir + "/c",
+        {"--set", "training.epochs=2", "--set", "dataset.train_limit=3000", "--set",
+         "training.seed=2"});
+  CHECK(read_file(dir + "/a/epochs.csv") != read_file(dir + "/c/epochs.csv"));
+  // A CNN too: its reductions once depended on heap alignment (see sim/core/aligned.h).
+  const std::vector<std::string> cnn{"--set", "training.epochs=1", "--set",
+                                     "dataset.train_limit=1000"};
+  train("lenet5_mnist.yaml", dir + "/d", cnn);
+  train("lenet5_mnist.yaml", dir + "/e", cnn);
+  CHECK(read_file(dir + "/d/stats.json") == read_file(dir + "/e/stats.json"));
+}
+
+TEST_CASE("config.resolved.yaml reproduces the run it came from", "[e2e][config]") {
+  require_dataset("mnist");
+  const std::string dir = fresh_dir("e2e-resolved");
+  train("quickstart.yaml", dir + "/a",
+        {"--set", "dataset.train_limit=1500", "--set", "training.optimizer.lr=0.02"});
+  const auto r = run_trainsim({"train", dir + "/a/config.resolved.yaml", "--out", dir + "/b"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(read_file(dir + "/a/stats.json") == read_file(dir + "/b/stats.json"));
+  CHECK(read_file(dir + "/a/epochs.csv") == read_file(dir + "/b/epochs.csv"));
+}
+
+TEST_CASE("A run prints its epochs and summary, with no progress bar when piped", "[e2e][cli]") {
+  require_dataset("mnist");
+  const std::string out = fresh_dir("e2e-output") + "/run";
+  const auto r = run_trainsim({"train", kExperiments + "quickstart.yaml", "--out", out, "--set",
+                               "dataset.train_limit=600"});
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("train_loss") != std::string::npos);
+  CHECK(r.out.find("final: test accuracy") != std::string::npos);
+  CHECK(r.err.find('\r') == std::string::npos);
+  CHECK(exists(out + "/timing.json"));
+  CHECK(read_file(out + "/stats.json").find("\"final\"") != std::string::npos);
+}
