@@ -36,8 +36,13 @@ if ((${#missing[@]})); then
   fi
   echo "setup: installing ${missing[*]}"
   export DEBIAN_FRONTEND=noninteractive
-  $sudo apt-get update -qq
-  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  # apt's output is shown only if it fails (debconf chatters on stderr even with -qq).
+  if ! log="$($sudo apt-get update -qq 2>&1 &&
+    $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" 2>&1)"; then
+    printf '%s\n' "$log" >&2
+    echo "setup: apt-get failed installing ${missing[*]}" >&2
+    exit 1
+  fi
 fi
 
 # Configure once; later builds only recompile what changed.
