@@ -1,0 +1,72 @@
+#pragma once
+// Parsed accelerator and energy-table configuration (configs/accelerators/*.yaml,
+// configs/energy/*.yaml). Like every spec, immutable and fully resolved by the parser.
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace trainsim {
+
+/// Energy per access, applied to event counts after a run (so a run can be re-priced).
+/// Every entry is the energy of one access of `per_bits` bits; an access of a word of
+/// `word_bits` costs entry * word_bits / per_bits.
+struct EnergyCost {
+  double pj = 0;
+  int per_bits = 64;
+};
+
+struct EnergyTable {
+  std::string name;
+  std::string source;  ///< file it was read from
+  std::string unit;    ///< "pJ", or "normalized" (Eyeriss: multiples of one MAC)
+  /// MAC energy by operand word width in bits, sorted by width; the entry for the smallest
+  /// width >= the accelerator's word width is used.
+  std::vector<std::pair<int, double>> mac;
+  EnergyCost rf_read, rf_write;  ///< per-PE register files
+  EnergyCost noc;                ///< one word moved one hop (buffer <-> PE or PE <-> PE)
+  /// Global-buffer access energy by buffer size (KiB -> cost), interpolated linearly on the
+  /// partition's size and clamped at the ends (CACTI-style: bigger SRAMs cost more).
+  std::vector<std::pair<double, EnergyCost>> buffer_read, buffer_write;
+  EnergyCost dram_read, dram_write;
+  double vector_op = 0;  ///< one element-wise arithmetic op in the vector unit
+  /// Static power, as energy per nanosecond (pJ/ns = mW), so it scales with the time a run
+  /// takes whatever the clock: one PE, and 1 KiB of buffer.
+  double leakage_per_pe_ns = 0;
+  double leakage_per_kib_ns = 0;
+};
+
+struct AcceleratorSpec {
+  std::string name;
+  std::string source;
+  std::string description;   ///< free text from the file, carried into reports
+  int rows = 12, cols = 14;  ///< PE array
+  double clock_ghz = 1.0;
+  int word_bits = 16;
+  /// Per-PE register files, in words (Eyeriss: 12 ifmap, 224 filter, 24 psum).
+  struct {
+    std::int64_t input_words = 12, weight_words = 224, psum_words = 24;
+  } rf;
+  /// Global buffer, one partition per operand like SCALE-Sim's three SRAMs.
+  struct {
+    double ifmap_kib = 64, filter_kib = 64, ofmap_kib = 64;
+    int banks = 1;
+    int words_per_cycle = 10;  ///< SCALE-Sim's "Bandwidth"
+  } buffer;
+  int noc_words_per_cycle = 16;
+  struct {
+    double bandwidth_gbps = 25.6;  ///< shared by every unit that moves data
+    std::int64_t latency_cycles = 100;
+  } dram;
+  int vector_lanes = 16;  ///< element-wise unit (weight update, activation derivative)
+  std::string dataflow;   ///< the preset's native dataflow (ws, os, is, rs)
+  EnergyTable energy;
+
+  std::int64_t pes() const { return static_cast<std::int64_t>(rows) * cols; }
+  double buffer_kib() const { return buffer.ifmap_kib + buffer.filter_kib + buffer.ofmap_kib; }
+  /// DRAM bytes per accelerator cycle.
+  double dram_bytes_per_cycle() const { return dram.bandwidth_gbps / clock_ghz; }
+  std::int64_t word_bytes() const { return (word_bits + 7) / 8; }
+};
+
+}  // namespace trainsim

@@ -1,0 +1,32 @@
+#pragma once
+// Finding the accelerator and energy-table files a name or path refers to.
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace trainsim {
+
+/// True if `ref` is a path (contains '/' or ends in .yaml) rather than a name.
+bool is_config_path(const std::string& ref);
+
+/// The accelerator file `ref` names: a path as given, a name as
+/// <configs root>/accelerators/<name>.yaml. UserError for an unknown name, listing the
+/// shipped ones (a missing path is left to the file reader, which names the file).
+std::string find_accelerator_file(const std::string& ref);
+
+/// The same for a standalone energy table: a path, or <configs root>/energy/<name>.yaml.
+std::string find_energy_table_file(const std::string& ref);
+
+/// The energy file an accelerator's `energy: <ref>` refers to, for an accelerator read
+/// from `accelerator_path`:
+///   name: <configs root>/energy/<name>.yaml, then <accelerator dir>/../energy/<name>.yaml
+///   path: as given if absolute, else relative to the accelerator's folder, then to the cwd.
+/// Returns nullopt if none exists; `tried` receives every candidate in order.
+std::optional<std::string> find_energy_file(const std::string& ref,
+                                            const std::string& accelerator_path,
+                                            std::vector<std::string>* tried);
+
+/// Stems of the .yaml files in <configs root>/<folder>, sorted.
+std::vector<std::string> shipped_config_names(const std::string& folder);
+
+}  // namespace trainsim

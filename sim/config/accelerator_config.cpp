@@ -1,0 +1,218 @@
+// load_accelerator() and load_energy_table(): YAML file -> overrides -> validated specs.
+#include "sim/config/accelerator_config.h"
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+
+#include "sim/config/accel_lookup.h"
+#include "sim/config/energy_config.h"
+#include "sim/config/overrides.h"
+#include "sim/config/yaml_file.h"
+#include "sim/config/yaml_reader.h"
+#include "sim/core/error.h"
+
+namespace trainsim {
+
+namespace {
+
+// The table an accelerator gets when it names none.
+constexpr const char* kDefaultEnergy = "horowitz45";
+
+std::string file_stem(const std::string& path) {
+  return std::filesystem::path(path).stem().string();
+}
+
+std::string join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& s : items) out += (out.empty() ? "" : ", ") + s;
+  return out;
+}
+
+// The energy file `ref` names for the accelerator at `path`, or a UserError: at `node` when
+// the accelerator names the table, at the accelerator's root when it is the default.
+std::string resolve_energy_file(const std::string& ref, const std::string& path,
+                                const std::optional<ConfigNode>& node, const ConfigNode& root) {
+  std::vector<std::string> tried;
+  if (auto found = find_energy_file(ref, path, &tried)) return *found;
+  std::string what = is_config_path(ref) ? "energy file '" + ref + "' not found (tried "
+                     : node              ? "unknown energy table '" + ref + "' (tried "
+                            : "the default energy table '" + ref + "' was not found (tried ";
+  what += join(tried) + ")";
+  if (!is_config_path(ref)) {
+    std::vector<std::string> shipped = shipped_energy_names();
+    if (!shipped.empty()) what += "; shipped energy tables: " + join(shipped);
+  }
+  if (node) node->fail(what);
+  config_fail(*root.origin(), "energy", root.mark(), what);
+}
+
+// Applies --set overrides. An `energy.<...>` override needs the table as a tree to descend
+// into, so a table given by name or path (or the default one) is first inlined;
+// `inlined_from` then remembers its file, whose lines the inlined nodes still carry.
+void apply_overrides(YAML::Node root, const std::vector<std::string>& overrides,
+                     const std::string& path, ConfigOrigin& origin,
+                     std::optional<std::string>& inlined_from) {
+  for (const auto& text : overrides) {
+    Override o = parse_override(text);
+    if (!root.IsMap()) {
+      throw UserError("--set " + text + ": " + path + " is not a mapping of keys");
+    }
+    const YAML::Node& const_root = root;
+    YAML::Node energy = const_root["energy"];
+    const bool named = !energy.IsDefined() || energy.IsNull() || energy.IsScalar();
+    if (o.segments.size() > 1 && o.segments[0] == "energy" && named) {
+      auto shared = std::make_shared<const ConfigOrigin>(origin);
+      ConfigNode top(root, "", shared);
+      std::optional<ConfigNode> ref;
+      if (energy.IsDefined() && !energy.IsNull()) ref = ConfigNode(energy, "energy", shared);
+      std::string file =
+          resolve_energy_file(ref ? ref->as_nonempty_string() : kDefaultEnergy, path, ref, top);
+      root["energy"] = load_yaml_file(file, "energy table");
+      inlined_from = file;
+      origin.overridden.erase("energy");  // the value now is the file's content
+    }
+    std::string key_path = apply_override(root, o);
+    if (key_path == "energy") inlined_from.reset();
+    origin.overridden.insert(key_path);
+  }
+}
+
+// An accelerator's energy table, and the node to blame if it lacks a MAC entry wide
+// enough for the accelerator's words (nullopt: the default table, blame the root).
+struct EnergyRef {
+  EnergyTable table;
+  std::optional<ConfigNode> blame;
+};
+
+EnergyRef parse_accelerator_energy(const std::optional<ConfigNode>& node, const ConfigNode& root,
+                                   const std::string& path,
+                                   const std::optional<std::string>& inlined_from) {
+  if (inlined_from) {
+    // Inlined for overrides: lines point into the energy file, paths into the accelerator.
+    auto origin = std::make_shared<ConfigOrigin>(*node->origin());
+    origin->file = *inlined_from;
+    ConfigNode table(node->yaml(), node->path(), origin, node->key_mark());
+    EnergyTable t = parse_energy_table(table, file_stem(*inlined_from), *inlined_from);
+    return {t, table.as_map().get("mac")};
+  }
+  if (node && node->is_map()) {
+    return {parse_energy_table(*node, "inline", "<inline>"), node->as_map().get("mac")};
+  }
+  if (node && !node->is_scalar()) {
+    node->fail("expected an energy table name, a path to an energy file or a mapping, got " +
+               node->describe());
+  }
+  std::string ref = node ? node->as_nonempty_string() : kDefaultEnergy;
+  std::string file = resolve_energy_file(ref, path, node, root);
+  auto origin = std::make_shared<ConfigOrigin>();
+  origin->file = file;
+  ConfigNode table(load_yaml_file(file, "energy table"), "energy", origin);
+  return {parse_energy_table(table, file_stem(file), file), node};
+}
+
+// `word_bits`: the widths the energy tables and SCALE-Sim-style word counts deal in.
+int parse_word_bits(const ConfigNode& node) {
+  int bits = node.as_int();
+  for (int ok : {4, 8, 16, 32, 64}) {
+    if (bits == ok) return bits;
+  }
+  node.fail("must be one of 4, 8, 16, 32, 64, got " + node.yaml().Scalar());
+}
+
+void parse_rf(const ConfigNode& node, AcceleratorSpec& a) {
+  ConfigMap m = node.as_map();
+  m.allow_only({"input_words", "weight_words", "psum_words"});
+  if (auto v = m.get("input_words")) a.rf.input_words = v->as_int64_at_least(1);
+  if (auto v = m.get("weight_words")) a.rf.weight_words = v->as_int64_at_least(1);
+  if (auto v = m.get("psum_words")) a.rf.psum_words = v->as_int64_at_least(1);
+}
+
+void parse_buffer(const ConfigNode& node, AcceleratorSpec& a) {
+  ConfigMap m = node.as_map();
+  m.allow_only({"ifmap_kib", "filter_kib", "ofmap_kib", "banks", "words_per_cycle"});
+  if (auto v = m.get("ifmap_kib")) a.buffer.ifmap_kib = v->as_double_positive();
+  if (auto v = m.get("filter_kib")) a.buffer.filter_kib = v->as_double_positive();
+  if (auto v = m.get("ofmap_kib")) a.buffer.ofmap_kib = v->as_double_positive();
+  if (auto v = m.get("banks")) a.buffer.banks = v->as_int_at_least(1);
+  if (auto v = m.get("words_per_cycle")) a.buffer.words_per_cycle = v->as_int_at_least(1);
+}
+
+void parse_dram(const ConfigNode& node, AcceleratorSpec& a) {
+  ConfigMap m = node.as_map();
+  m.allow_only({"bandwidth_gbps", "latency_cycles"});
+  if (auto v = m.get("bandwidth_gbps")) a.dram.bandwidth_gbps = v->as_double_positive();
+  if (auto v = m.get("latency_cycles")) a.dram.latency_cycles = v->as_int64_at_least(0);
+}
+
+// Reads the single key `key` (optional) of the mapping at `node` as an int >= 1.
+void parse_single_count(const ConfigNode& node, const char* key, int& out) {
+  ConfigMap m = node.as_map();
+  m.allow_only({key});
+  if (auto v = m.get(key)) out = v->as_int_at_least(1);
+}
+
+AcceleratorSpec parse_accelerator(const ConfigNode& top, const std::string& path,
+                                  const std::optional<std::string>& inlined_from) {
+  ConfigMap m = top.as_map();
+  m.allow_only({"name", "description", "dataflow", "array", "clock_ghz", "word_bits", "rf",
+                "buffer", "noc", "dram", "vector_unit", "energy"});
+  AcceleratorSpec a;
+  a.source = path;
+  a.name = file_stem(path);
+  if (auto v = m.get("name")) a.name = v->as_nonempty_string();
+  if (auto v = m.get("description")) a.description = v->as_string();
+  // Whether the simulator implements the dataflow is the dataflow registry's call.
+  a.dataflow = m.require("dataflow").as_choice({"ws", "os", "is", "rs"});
+  ConfigMap array = m.require("array").as_map();
+  array.allow_only({"rows", "cols"});
+  a.rows = array.require("rows").as_int_at_least(1);
+  a.cols = array.require("cols").as_int_at_least(1);
+  if (auto v = m.get("clock_ghz")) a.clock_ghz = v->as_double_positive();
+  if (auto v = m.get("word_bits")) a.word_bits = parse_word_bits(*v);
+  if (auto v = m.get("rf")) parse_rf(*v, a);
+  if (auto v = m.get("buffer")) parse_buffer(*v, a);
+  if (auto v = m.get("noc")) parse_single_count(*v, "words_per_cycle", a.noc_words_per_cycle);
+  if (auto v = m.get("dram")) parse_dram(*v, a);
+  if (auto v = m.get("vector_unit")) parse_single_count(*v, "lanes", a.vector_lanes);
+
+  EnergyRef energy = parse_accelerator_energy(m.get("energy"), top, path, inlined_from);
+  a.energy = energy.table;
+  if (!has_mac_energy(a.energy, a.word_bits)) {
+    std::string what = "energy table '" + a.energy.name + "' has no MAC energy for " +
+                       std::to_string(a.word_bits) +
+                       "-bit words (widest entry: " + std::to_string(a.energy.mac.back().first) +
+                       "-bit)";
+    if (energy.blame) energy.blame->fail(what);
+    config_fail(*top.origin(), "energy", top.mark(), what);
+  }
+  return a;
+}
+
+}  // namespace
+
+AcceleratorSpec load_accelerator(const std::string& name_or_path,
+                                 const std::vector<std::string>& overrides) {
+  std::string path = find_accelerator_file(name_or_path);
+  YAML::Node root = load_yaml_file(path, "accelerator");
+  // An empty file is a null node without storage; overrides need a mapping to write into.
+  if (!overrides.empty() && (!root.IsDefined() || root.IsNull())) {
+    root = YAML::Node(YAML::NodeType::Map);
+  }
+  ConfigOrigin origin;
+  origin.file = path;
+  std::optional<std::string> inlined_from;
+  apply_overrides(root, overrides, path, origin, inlined_from);
+  ConfigNode top(root, "", std::make_shared<const ConfigOrigin>(origin));
+  return parse_accelerator(top, path, inlined_from);
+}
+
+EnergyTable load_energy_table(const std::string& name_or_path) {
+  std::string path = find_energy_table_file(name_or_path);
+  auto origin = std::make_shared<ConfigOrigin>();
+  origin->file = path;
+  ConfigNode top(load_yaml_file(path, "energy table"), "", origin);
+  return parse_energy_table(top, file_stem(path), path);
+}
+
+}  // namespace trainsim

@@ -1,0 +1,65 @@
+// accelerator_yaml(): the fully defaulted accelerator with its energy table inlined, in a
+// fixed key order so equal specs give byte-identical text.
+#include <yaml-cpp/yaml.h>
+
+#include "sim/config/accelerator_config.h"
+#include "sim/config/energy_config.h"
+#include "sim/config/yaml_emit.h"
+
+namespace trainsim {
+
+std::string accelerator_yaml(const AcceleratorSpec& a) {
+  YAML::Emitter out;
+  out << YAML::BeginMap;
+  out << YAML::Key << "name" << YAML::Value;
+  emit_string(out, a.name);
+  out << YAML::Key << "description" << YAML::Value;
+  emit_string(out, a.description);
+  out << YAML::Key << "dataflow" << YAML::Value;
+  emit_string(out, a.dataflow);
+  out << YAML::Key << "array" << YAML::Value << YAML::Flow << YAML::BeginMap;
+  out << YAML::Key << "rows" << YAML::Value << a.rows;
+  out << YAML::Key << "cols" << YAML::Value << a.cols;
+  out << YAML::EndMap;
+  out << YAML::Key << "clock_ghz" << YAML::Value;
+  emit_double(out, a.clock_ghz);
+  out << YAML::Key << "word_bits" << YAML::Value << a.word_bits;
+
+  out << YAML::Key << "rf" << YAML::Value << YAML::Flow << YAML::BeginMap;
+  out << YAML::Key << "input_words" << YAML::Value << a.rf.input_words;
+  out << YAML::Key << "weight_words" << YAML::Value << a.rf.weight_words;
+  out << YAML::Key << "psum_words" << YAML::Value << a.rf.psum_words;
+  out << YAML::EndMap;
+
+  out << YAML::Key << "buffer" << YAML::Value << YAML::Flow << YAML::BeginMap;
+  out << YAML::Key << "ifmap_kib" << YAML::Value;
+  emit_double(out, a.buffer.ifmap_kib);
+  out << YAML::Key << "filter_kib" << YAML::Value;
+  emit_double(out, a.buffer.filter_kib);
+  out << YAML::Key << "ofmap_kib" << YAML::Value;
+  emit_double(out, a.buffer.ofmap_kib);
+  out << YAML::Key << "banks" << YAML::Value << a.buffer.banks;
+  out << YAML::Key << "words_per_cycle" << YAML::Value << a.buffer.words_per_cycle;
+  out << YAML::EndMap;
+
+  out << YAML::Key << "noc" << YAML::Value << YAML::Flow << YAML::BeginMap;
+  out << YAML::Key << "words_per_cycle" << YAML::Value << a.noc_words_per_cycle;
+  out << YAML::EndMap;
+
+  out << YAML::Key << "dram" << YAML::Value << YAML::Flow << YAML::BeginMap;
+  out << YAML::Key << "bandwidth_gbps" << YAML::Value;
+  emit_double(out, a.dram.bandwidth_gbps);
+  out << YAML::Key << "latency_cycles" << YAML::Value << a.dram.latency_cycles;
+  out << YAML::EndMap;
+
+  out << YAML::Key << "vector_unit" << YAML::Value << YAML::Flow << YAML::BeginMap;
+  out << YAML::Key << "lanes" << YAML::Value << a.vector_lanes;
+  out << YAML::EndMap;
+
+  out << YAML::Key << "energy" << YAML::Value;
+  emit_energy_table(out, a.energy);
+  out << YAML::EndMap;
+  return std::string(out.c_str()) + "\n";
+}
+
+}  // namespace trainsim
