@@ -1,0 +1,52 @@
+#pragma once
+// The fast fidelity: closed-form cost of an op on one accelerator with one dataflow,
+// memoized by op shape. A training run repeats the same few shapes every batch, so after
+// the first batch timing an op is one hash lookup.
+//
+// GEMM and conv ops go to the dataflow; element-wise ops (weight update, activation
+// derivative) run on the vector unit beside the array: `lanes` operations per cycle,
+// operands read from and results written to the global buffer.
+#include <cstdint>
+#include <unordered_map>
+
+#include "dataflows/dataflow.h"
+#include "sim/accel/accel_spec.h"
+#include "sim/accel/op_stats.h"
+#include "sim/workload/op.h"
+
+namespace trainsim {
+
+/// Cost of an element-wise op on the vector unit (array-side fields only).
+OpStats elementwise_cost(const Op& op, const AcceleratorSpec& acc);
+
+/// Full fast-fidelity cost of `op`: array side (dataflow or vector unit) + DRAM + stall.
+OpStats evaluate_op(const Op& op, const AcceleratorSpec& acc, const Dataflow& df);
+
+class CostModel {
+ public:
+  CostModel(const AcceleratorSpec& acc, const Dataflow& df) : acc_(acc), df_(df) {}
+  /// evaluate_op(), memoized. The reference stays valid for the model's lifetime.
+  const OpStats& cost(const Op& op);
+  const AcceleratorSpec& accelerator() const { return acc_; }
+  const Dataflow& dataflow() const { return df_; }
+  std::size_t distinct_shapes() const { return cache_.size(); }
+
+ private:
+  struct Key {
+    OpKind kind;
+    OpRole role;
+    int word_bits;
+    std::int64_t d[9];
+    bool operator==(const Key& o) const;
+  };
+  struct KeyHash {
+    std::size_t operator()(const Key& k) const;
+  };
+  static Key key_of(const Op& op);
+
+  const AcceleratorSpec& acc_;
+  const Dataflow& df_;
+  std::unordered_map<Key, OpStats, KeyHash> cache_;
+};
+
+}  // namespace trainsim

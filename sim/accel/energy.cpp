@@ -1,0 +1,69 @@
+#include "sim/accel/energy.h"
+
+#include "sim/core/error.h"
+
+namespace trainsim {
+
+EnergyBreakdown& EnergyBreakdown::operator+=(const EnergyBreakdown& o) {
+  mac += o.mac;
+  rf += o.rf;
+  noc += o.noc;
+  buffer += o.buffer;
+  dram += o.dram;
+  vector += o.vector;
+  leakage += o.leakage;
+  return *this;
+}
+
+double access_energy(const EnergyCost& c, int word_bits) {
+  return c.pj * static_cast<double>(word_bits) / static_cast<double>(c.per_bits);
+}
+
+double mac_energy(const EnergyTable& t, int word_bits) {
+  for (const auto& [bits, pj] : t.mac)
+    if (bits >= word_bits) return pj;
+  throw UserError("energy table '" + t.name + "' has no MAC energy for " +
+                  std::to_string(word_bits) + "-bit words");
+}
+
+double buffer_energy(const std::vector<std::pair<double, EnergyCost>>& table, double kib,
+                     int word_bits) {
+  if (table.empty()) return 0;
+  if (kib <= table.front().first) return access_energy(table.front().second, word_bits);
+  if (kib >= table.back().first) return access_energy(table.back().second, word_bits);
+  for (std::size_t i = 1; i < table.size(); ++i) {
+    if (kib > table[i].first) continue;
+    const double lo = access_energy(table[i - 1].second, word_bits);
+    const double hi = access_energy(table[i].second, word_bits);
+    const double t = (kib - table[i - 1].first) / (table[i].first - table[i - 1].first);
+    return lo + t * (hi - lo);
+  }
+  return access_energy(table.back().second, word_bits);
+}
+
+EnergyBreakdown price(const OpStats& s, const AcceleratorSpec& acc) {
+  const EnergyTable& t = acc.energy;
+  const int bits = acc.word_bits;
+  EnergyBreakdown e;
+  e.mac = static_cast<double>(s.macs) * mac_energy(t, bits);
+  e.rf = static_cast<double>(s.rf.total_reads()) * access_energy(t.rf_read, bits) +
+         static_cast<double>(s.rf.total_writes()) * access_energy(t.rf_write, bits);
+  e.noc =
+      static_cast<double>(s.noc.total_reads() + s.noc.total_writes()) * access_energy(t.noc, bits);
+  const double kib[kNumOperands] = {acc.buffer.ifmap_kib, acc.buffer.filter_kib,
+                                    acc.buffer.ofmap_kib};
+  for (int o = 0; o < kNumOperands; ++o) {
+    e.buffer +=
+        static_cast<double>(s.buffer.reads[o]) * buffer_energy(t.buffer_read, kib[o], bits) +
+        static_cast<double>(s.buffer.writes[o]) * buffer_energy(t.buffer_write, kib[o], bits);
+    e.dram += static_cast<double>(s.dram_read_bytes[o]) * 8.0 * access_energy(t.dram_read, 1) +
+              static_cast<double>(s.dram_write_bytes[o]) * 8.0 * access_energy(t.dram_write, 1);
+  }
+  e.vector = static_cast<double>(s.vector_ops) * t.vector_op;
+  e.leakage = static_cast<double>(s.cycles()) / acc.clock_ghz *
+              (static_cast<double>(acc.pes()) * t.leakage_per_pe_ns +
+               acc.buffer_kib() * t.leakage_per_kib_ns);
+  return e;
+}
+
+}  // namespace trainsim

@@ -1,0 +1,29 @@
+#pragma once
+// Energy is applied to event counts after the fact, from the accelerator's energy table,
+// so one run can be re-priced with another table (price(stats, acc_with_other_table)).
+#include <array>
+#include <string>
+
+#include "sim/accel/accel_spec.h"
+#include "sim/accel/op_stats.h"
+
+namespace trainsim {
+
+/// Energy by component, in the table's unit (pJ, or MAC-normalized).
+struct EnergyBreakdown {
+  double mac = 0, rf = 0, noc = 0, buffer = 0, dram = 0, vector = 0, leakage = 0;
+  double total() const { return mac + rf + noc + buffer + dram + vector + leakage; }
+  EnergyBreakdown& operator+=(const EnergyBreakdown& o);
+};
+
+EnergyBreakdown price(const OpStats& s, const AcceleratorSpec& acc);
+
+/// Energy of one access of a `word_bits` word given a cost per `per_bits` bits.
+double access_energy(const EnergyCost& c, int word_bits);
+/// MAC energy for `word_bits` operands (entry for the smallest width >= word_bits).
+double mac_energy(const EnergyTable& t, int word_bits);
+/// Buffer access energy for a partition of `kib`, interpolated in the size table.
+double buffer_energy(const std::vector<std::pair<double, EnergyCost>>& table, double kib,
+                     int word_bits);
+
+}  // namespace trainsim

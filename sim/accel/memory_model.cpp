@@ -1,0 +1,87 @@
+#include "sim/accel/memory_model.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "sim/core/error.h"
+
+namespace trainsim {
+
+std::array<std::int64_t, kNumOperands> operand_footprint_words(const Op& op) {
+  if (op.kind == OpKind::kGemm) {
+    const GemmShape& g = op.gemm;
+    return {g.m * g.k, g.k * g.n, g.m * g.n};
+  }
+  if (op.kind == OpKind::kElementwise) {
+    const std::int64_t e = op.eltwise.elements;
+    return {e * op.eltwise.reads, 0, e * op.eltwise.writes};
+  }
+  const ConvShape& c = op.conv;
+  const std::int64_t x = c.batch * c.channels * c.height * c.width;
+  const std::int64_t w = c.filters * c.channels * c.kernel_h * c.kernel_w;
+  const std::int64_t y = c.batch * c.filters * c.out_h() * c.out_w();
+  switch (op.role) {
+    case OpRole::kBackwardData:
+      return {y, w, x};  // dY, W -> dX
+    case OpRole::kBackwardWeight:
+      return {x, y, w};  // X, dY -> dW
+    default:
+      return {x, w, y};
+  }
+}
+
+std::array<std::int64_t, kNumOperands> partition_words(const AcceleratorSpec& acc) {
+  const double words_per_kib = 1024.0 / static_cast<double>(acc.word_bytes());
+  auto words = [&](double kib) {
+    return static_cast<std::int64_t>(std::floor(kib * words_per_kib));
+  };
+  return {words(acc.buffer.ifmap_kib), words(acc.buffer.filter_kib), words(acc.buffer.ofmap_kib)};
+}
+
+void check_buffer_fits(const Op& op, const AcceleratorSpec& acc) {
+  const auto foot = operand_footprint_words(op);
+  const auto cap = partition_words(acc);
+  for (int o = 0; o < kNumOperands; ++o) {
+    const std::int64_t need = std::min<std::int64_t>(foot[o], acc.pes());
+    if (cap[o] < need)
+      throw UserError("accelerator '" + acc.name + "': buffer partition " + operand_name(o) +
+                      " holds " + std::to_string(cap[o]) + " words, but one " +
+                      std::to_string(acc.rows) + "x" + std::to_string(acc.cols) + " tile of " +
+                      op.describe() + " needs " + std::to_string(need));
+  }
+}
+
+namespace {
+// Re-reads that miss a partition of `cap` words for an operand of `foot` unique words.
+std::int64_t refetch_words(std::int64_t foot, std::int64_t reads, std::int64_t cap) {
+  if (foot <= cap || reads <= foot) return 0;
+  const double miss = 1.0 - static_cast<double>(cap) / static_cast<double>(foot);
+  return static_cast<std::int64_t>(std::llround(static_cast<double>(reads - foot) * miss));
+}
+}  // namespace
+
+void account_dram(const Op& op, const AcceleratorSpec& acc, OpStats& s) {
+  const auto foot = operand_footprint_words(op);
+  const auto cap = partition_words(acc);
+  const std::int64_t wb = acc.word_bytes();
+  for (int o : {kIfmap, kFilter}) {
+    const std::int64_t words = foot[o] + refetch_words(foot[o], s.buffer.reads[o], cap[o]);
+    s.dram_read_bytes[o] = words * wb;
+  }
+  const std::int64_t spill = refetch_words(foot[kOfmap], s.buffer.writes[kOfmap], cap[kOfmap]);
+  s.dram_write_bytes[kOfmap] = (foot[kOfmap] + spill) * wb;
+  s.dram_read_bytes[kOfmap] = spill * wb;
+}
+
+std::int64_t dram_cycles(std::int64_t bytes, const AcceleratorSpec& acc) {
+  if (bytes == 0) return 0;
+  const double per_cycle = acc.dram_bytes_per_cycle();
+  return acc.dram.latency_cycles +
+         static_cast<std::int64_t>(std::ceil(static_cast<double>(bytes) / per_cycle));
+}
+
+void account_stall(const AcceleratorSpec& acc, OpStats& s) {
+  s.stall_cycles = std::max<std::int64_t>(0, dram_cycles(s.dram_bytes(), acc) - s.compute_cycles);
+}
+
+}  // namespace trainsim

@@ -1,0 +1,52 @@
+#include "sim/accel/op_stats.h"
+
+namespace trainsim {
+
+const char* operand_name(int operand) {
+  switch (operand) {
+    case kIfmap:
+      return "ifmap";
+    case kFilter:
+      return "filter";
+    case kOfmap:
+      return "ofmap";
+  }
+  return "?";
+}
+
+AccessCounts& AccessCounts::operator+=(const AccessCounts& o) {
+  for (int i = 0; i < kNumOperands; ++i) {
+    reads[i] += o.reads[i];
+    writes[i] += o.writes[i];
+  }
+  return *this;
+}
+
+double OpStats::utilization() const {
+  if (compute_cycles == 0 || pes == 0) return 0;
+  return static_cast<double>(macs) / (static_cast<double>(pes) * compute_cycles);
+}
+
+std::int64_t OpStats::dram_bytes() const {
+  std::int64_t b = 0;
+  for (int i = 0; i < kNumOperands; ++i) b += dram_read_bytes[i] + dram_write_bytes[i];
+  return b;
+}
+
+OpStats& OpStats::operator+=(const OpStats& o) {
+  macs += o.macs;
+  compute_cycles += o.compute_cycles;
+  stall_cycles += o.stall_cycles;
+  vector_ops += o.vector_ops;
+  if (pes == 0) pes = o.pes;
+  rf += o.rf;
+  noc += o.noc;
+  buffer += o.buffer;
+  for (int i = 0; i < kNumOperands; ++i) {
+    dram_read_bytes[i] += o.dram_read_bytes[i];
+    dram_write_bytes[i] += o.dram_write_bytes[i];
+  }
+  return *this;
+}
+
+}  // namespace trainsim

@@ -1,0 +1,58 @@
+#pragma once
+// What timing one op on the accelerator produces: cycles and event counts per memory level
+// and operand. Counts only: energy is applied afterwards (sim/accel/energy.h). Both
+// fidelities fill the same struct, and the cross-fidelity tests compare it field by field.
+#include <array>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace trainsim {
+
+/// GEMM operand names as SCALE-Sim uses them: C[M x N] (ofmap) = A[M x K] (ifmap)
+/// B[K x N] (filter). For a convolution: input activations, weights, outputs / psums.
+enum Operand : int { kIfmap = 0, kFilter = 1, kOfmap = 2 };
+inline constexpr int kNumOperands = 3;
+const char* operand_name(int operand);  ///< "ifmap", "filter", "ofmap"
+
+/// Reads and writes of one memory level, in words, per operand.
+struct AccessCounts {
+  std::array<std::int64_t, kNumOperands> reads{}, writes{};
+  std::int64_t total_reads() const { return reads[0] + reads[1] + reads[2]; }
+  std::int64_t total_writes() const { return writes[0] + writes[1] + writes[2]; }
+  AccessCounts& operator+=(const AccessCounts& o);
+  bool operator==(const AccessCounts& o) const { return reads == o.reads && writes == o.writes; }
+};
+
+struct OpStats {
+  std::int64_t macs = 0;            ///< useful multiply-accumulates
+  std::int64_t compute_cycles = 0;  ///< array busy, fill and drain included (SCALE-Sim's)
+  std::int64_t stall_cycles = 0;    ///< waiting for DRAM beyond what compute hides
+  std::int64_t vector_ops = 0;      ///< element-wise arithmetic in the vector unit
+  std::int64_t pes = 0;             ///< PEs of the array that ran it (for utilization)
+  /// Mapping summary as (name, value) pairs, e.g. ("row_folds", 3); dataflow-specific.
+  std::vector<std::pair<std::string, std::int64_t>> mapping;
+  AccessCounts rf;      ///< PE register files
+  AccessCounts noc;     ///< words moved buffer <-> PE and PE <-> PE (per hop)
+  AccessCounts buffer;  ///< global buffer (SCALE-Sim's SRAM reads / writes)
+  std::array<std::int64_t, kNumOperands> dram_read_bytes{}, dram_write_bytes{};
+
+  std::int64_t cycles() const { return compute_cycles + stall_cycles; }
+  /// MACs over PE-cycles of the compute phase (SCALE-Sim's "overall utilization").
+  double utilization() const;
+  std::int64_t dram_bytes() const;
+  /// Adds counts (cycles add: ops run one after another).
+  OpStats& operator+=(const OpStats& o);
+};
+
+/// The four figures SCALE-Sim v2 reports per layer (compute cycles, ifmap / filter SRAM
+/// reads, ofmap SRAM writes), computed under its conventions by the systolic dataflows so
+/// users can compare directly. They can differ from trainsim's own counters where
+/// SCALE-Sim counts differently (docs/scalesim.md), e.g. OS ofmap writes.
+struct ScaleSimView {
+  std::int64_t compute_cycles = 0, ifmap_sram_reads = 0, filter_sram_reads = 0,
+               ofmap_sram_writes = 0;
+};
+
+}  // namespace trainsim

@@ -1,0 +1,179 @@
+#include "sim/workload/op.h"
+
+#include <cstring>
+
+namespace trainsim {
+
+const char* role_name(OpRole role) {
+  switch (role) {
+    case OpRole::kForward:
+      return "fw";
+    case OpRole::kBackwardData:
+      return "bwd-data";
+    case OpRole::kBackwardWeight:
+      return "bwd-weight";
+    case OpRole::kUpdate:
+      return "update";
+    case OpRole::kActivationGrad:
+      return "act-grad";
+  }
+  return "?";
+}
+
+bool parse_role(const std::string& text, OpRole& role) {
+  for (OpRole r : {OpRole::kForward, OpRole::kBackwardData, OpRole::kBackwardWeight,
+                   OpRole::kUpdate, OpRole::kActivationGrad}) {
+    if (text == role_name(r)) {
+      role = r;
+      return true;
+    }
+  }
+  if (text == "forward") return role = OpRole::kForward, true;
+  if (text == "backward-data" || text == "bwd_data") return role = OpRole::kBackwardData, true;
+  if (text == "backward-weight" || text == "bwd_weight")
+    return role = OpRole::kBackwardWeight, true;
+  return false;
+}
+
+const char* kind_name(OpKind kind) {
+  switch (kind) {
+    case OpKind::kGemm:
+      return "gemm";
+    case OpKind::kConv:
+      return "conv";
+    case OpKind::kElementwise:
+      return "eltwise";
+  }
+  return "?";
+}
+
+bool ConvShape::operator==(const ConvShape& o) const {
+  return batch == o.batch && channels == o.channels && height == o.height && width == o.width &&
+         filters == o.filters && kernel_h == o.kernel_h && kernel_w == o.kernel_w &&
+         stride == o.stride && pad == o.pad;
+}
+
+Op Op::make_gemm(GemmShape g, OpRole role, int layer) {
+  Op op;
+  op.kind = OpKind::kGemm;
+  op.role = role;
+  op.layer = layer;
+  op.gemm = g;
+  return op;
+}
+
+Op Op::make_conv(ConvShape c, OpRole role, int layer) {
+  Op op;
+  op.kind = OpKind::kConv;
+  op.role = role;
+  op.layer = layer;
+  op.conv = c;
+  return op;
+}
+
+Op Op::make_eltwise(ElementwiseShape e, OpRole role, int layer) {
+  Op op;
+  op.kind = OpKind::kElementwise;
+  op.role = role;
+  op.layer = layer;
+  op.eltwise = e;
+  return op;
+}
+
+std::int64_t Op::macs() const {
+  switch (kind) {
+    case OpKind::kGemm:
+      return gemm.macs();
+    case OpKind::kConv:
+      return lower_to_gemm(*this).macs();
+    case OpKind::kElementwise:
+      return 0;
+  }
+  return 0;
+}
+
+std::string Op::describe() const {
+  std::string s = std::string(kind_name(kind)) + " " + role_name(role) + " ";
+  switch (kind) {
+    case OpKind::kGemm:
+      s += "M=" + std::to_string(gemm.m) + " N=" + std::to_string(gemm.n) +
+           " K=" + std::to_string(gemm.k);
+      break;
+    case OpKind::kConv:
+      s += std::to_string(conv.batch) + "x" + std::to_string(conv.channels) + "x" +
+           std::to_string(conv.height) + "x" + std::to_string(conv.width) + " k" +
+           std::to_string(conv.kernel_h) + "x" + std::to_string(conv.kernel_w) + " s" +
+           std::to_string(conv.stride) + " p" + std::to_string(conv.pad) + " -> " +
+           std::to_string(conv.filters);
+      break;
+    case OpKind::kElementwise:
+      s += std::to_string(eltwise.elements) + " elements";
+      break;
+  }
+  return s;
+}
+
+GemmShape lower_to_gemm(const Op& op) {
+  if (op.kind == OpKind::kGemm) return op.gemm;
+  if (op.kind == OpKind::kElementwise) return {};
+  const ConvShape& c = op.conv;
+  const std::int64_t rs = c.kernel_h * c.kernel_w;
+  switch (op.role) {
+    case OpRole::kBackwardData:
+      return {c.batch * c.height * c.width, c.channels, rs * c.filters};
+    case OpRole::kBackwardWeight:
+      return {rs * c.channels, c.filters, c.batch * c.out_h() * c.out_w()};
+    default:
+      return {c.batch * c.out_h() * c.out_w(), c.filters, rs * c.channels};
+  }
+}
+
+ConvShape lower_to_conv(const Op& op) {
+  if (op.kind == OpKind::kGemm) {
+    ConvShape c;
+    c.batch = 1;
+    c.channels = op.gemm.k;
+    c.height = op.gemm.m;
+    c.width = 1;
+    c.filters = op.gemm.n;
+    return c;
+  }
+  if (op.kind == OpKind::kElementwise) return {};
+  const ConvShape& f = op.conv;
+  const std::int64_t ho = f.out_h(), wo = f.out_w();
+  switch (op.role) {
+    case OpRole::kBackwardData: {
+      // dY dilated by the stride ((Ho-1)*s+1 rows) and padded by R-1-pad on each side, so
+      // that a stride-1 "valid" convolution with the rotated kernel yields H x W (plus the
+      // rows the forward stride skipped, which the dilation accounts for).
+      ConvShape c;
+      c.batch = f.batch;
+      c.channels = f.filters;
+      c.filters = f.channels;
+      c.kernel_h = f.kernel_h;
+      c.kernel_w = f.kernel_w;
+      c.stride = 1;
+      c.pad = 0;
+      c.height = f.height + f.kernel_h - 1;
+      c.width = f.width + f.kernel_w - 1;
+      return c;
+    }
+    case OpRole::kBackwardWeight: {
+      ConvShape c;
+      c.batch = f.channels;  // one output plane per input channel ...
+      c.channels = f.batch;  // ... accumulated over the batch
+      c.filters = f.filters;
+      c.kernel_h = (ho - 1) * f.stride + 1;
+      c.kernel_w = (wo - 1) * f.stride + 1;
+      c.stride = 1;
+      c.pad = f.pad;
+      c.height = f.height;
+      c.width = f.width;
+      return c;
+    }
+    default:
+      return f;
+  }
+}
+
+}  // namespace trainsim

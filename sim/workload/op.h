@@ -1,0 +1,89 @@
+#pragma once
+// The op stream: what the training loop hands the accelerator model. An op is a value:
+// kind, dimensions, training role, layer id and word width. The same op is timed by every
+// dataflow; each dataflow lowers it the way it executes it (GEMM for the systolic
+// dataflows, convolution for row-stationary).
+#include <cstdint>
+#include <string>
+
+namespace trainsim {
+
+enum class OpKind : std::uint8_t { kGemm, kConv, kElementwise };
+
+/// The training computation an op belongs to.
+enum class OpRole : std::uint8_t {
+  kForward,         ///< y = f(x, W)
+  kBackwardData,    ///< dX from dY and W
+  kBackwardWeight,  ///< dW from X and dY
+  kUpdate,          ///< optimizer step, element-wise over the parameters
+  kActivationGrad,  ///< activation / pooling derivative, element-wise
+};
+
+const char* role_name(OpRole role);  ///< "fw", "bwd-data", "bwd-weight", "update", "act-grad"
+/// Parses role_name() output (and "forward" etc.); returns false if unknown.
+bool parse_role(const std::string& text, OpRole& role);
+const char* kind_name(OpKind kind);  ///< "gemm", "conv", "eltwise"
+
+/// C[M x N] = A[M x K] B[K x N]. SCALE-Sim's operand names: A = ifmap, B = filter,
+/// C = ofmap.
+struct GemmShape {
+  std::int64_t m = 0, n = 0, k = 0;
+  std::int64_t macs() const { return m * n * k; }
+  bool operator==(const GemmShape& o) const { return m == o.m && n == o.n && k == o.k; }
+};
+
+/// A forward convolution: `batch` inputs of channels x height x width, `filters` kernels
+/// of channels x kernel_h x kernel_w, stride and zero padding on each side.
+struct ConvShape {
+  std::int64_t batch = 1, channels = 1, height = 1, width = 1;
+  std::int64_t filters = 1, kernel_h = 1, kernel_w = 1, stride = 1, pad = 0;
+  std::int64_t out_h() const { return (height + 2 * pad - kernel_h) / stride + 1; }
+  std::int64_t out_w() const { return (width + 2 * pad - kernel_w) / stride + 1; }
+  std::int64_t macs() const {
+    return batch * filters * out_h() * out_w() * channels * kernel_h * kernel_w;
+  }
+  bool operator==(const ConvShape& o) const;
+};
+
+/// An element-wise op (weight update, activation derivative): `elements` values, each
+/// reading `reads` words, writing `writes` words and doing `flops` arithmetic operations.
+struct ElementwiseShape {
+  std::int64_t elements = 0;
+  int reads = 1, writes = 1, flops = 1;
+};
+
+struct Op {
+  OpKind kind = OpKind::kGemm;
+  OpRole role = OpRole::kForward;
+  int layer = -1;      ///< index of the network layer it belongs to (-1: none)
+  int word_bits = 16;  ///< set to the accelerator's word width by whoever issues the op
+  GemmShape gemm;      ///< kGemm: the GEMM exactly as executed (already per role)
+  ConvShape conv;      ///< kConv: the *forward* layer geometry; `role` says which pass
+  ElementwiseShape eltwise;
+
+  static Op make_gemm(GemmShape g, OpRole role = OpRole::kForward, int layer = -1);
+  static Op make_conv(ConvShape c, OpRole role = OpRole::kForward, int layer = -1);
+  static Op make_eltwise(ElementwiseShape e, OpRole role, int layer = -1);
+
+  /// Useful multiply-accumulates (0 for element-wise ops).
+  std::int64_t macs() const;
+  std::string describe() const;  ///< e.g. "conv fw 1x6x28x28 k5 s1 p2 -> 16" for messages
+};
+
+/// The GEMM a systolic array executes for `op` (SCALE-Sim's im2col convention):
+///   conv fw:         M = B*Ho*Wo, N = F, K = R*S*C
+///   conv bwd-data:   M = B*H*W,   N = C, K = R*S*F   (dX = dY (*) rot(W), as a GEMM)
+///   conv bwd-weight: M = R*S*C,   N = F, K = B*Ho*Wo (dW = cols(X)^T dY)
+///   gemm:            as given
+GemmShape lower_to_gemm(const Op& op);
+
+/// The forward convolution a row-stationary array executes for `op`:
+///   conv fw:         the layer itself
+///   conv bwd-data:   dY (zero-dilated by the stride, padded by R-1-pad) convolved with
+///                    the rotated weights: B x F x H' x W' -> B x C x H x W, stride 1
+///   conv bwd-weight: X convolved with dY as the kernel: "batch" C, channels B, kernel
+///                    Ho' x Wo' (dY dilated by the stride) -> C x F x R x S, stride 1
+///   gemm (M, N, K):  a 1x1 convolution, batch 1, K channels, M x 1 pixels, N filters
+ConvShape lower_to_conv(const Op& op);
+
+}  // namespace trainsim
