@@ -38,7 +38,8 @@ OpStats& OpStats::operator+=(const OpStats& o) {
   compute_cycles += o.compute_cycles;
   stall_cycles += o.stall_cycles;
   vector_ops += o.vector_ops;
-  if (pes == 0) pes = o.pes;
+  // `pes` is left alone: a sum of ops from different units (array, vector lanes) has no
+  // single PE count; whoever aggregates sets it (AcceleratorSession: the array's).
   rf += o.rf;
   noc += o.noc;
   buffer += o.buffer;

@@ -42,7 +42,7 @@ struct OpStats {
   /// MACs over PE-cycles of the compute phase (SCALE-Sim's "overall utilization").
   double utilization() const;
   std::int64_t dram_bytes() const;
-  /// Adds counts (cycles add: ops run one after another).
+  /// Adds counts (cycles add: ops run one after another); leaves `pes` unchanged.
   OpStats& operator+=(const OpStats& o);
 };
 

@@ -13,8 +13,17 @@ commands:
         prints per-epoch train loss, test accuracy and wall time. Writes
         DIR/epochs.csv, DIR/stats.json, DIR/timing.json and DIR/config.resolved.yaml
         (DIR defaults to output.dir of the experiment, runs/<name>).
-  list  [networks|datasets|optimizers|layers]
-        What trainsim knows: shipped networks, datasets, optimizers, layer types.
+  layer --accel ACCEL [--dataflow ws|os|is|rs] (--gemm M,N,K | --conv H,W,C,FILTERS,R,S[,STRIDE[,PAD]])
+        [--batch N] [--role fw|bwd-data|bwd-weight] [--array RxC] [--set KEY=VALUE]...
+        [--fidelity fast|cycle] [--vcd FILE] [--json]
+        One op on one accelerator: cycles, utilization, MACs, accesses per memory level
+        and operand, DRAM traffic, stalls and energy. ACCEL is a name in
+        configs/accelerators or a YAML path; --set overrides its keys (e.g.
+        --set energy=eyeriss_normalized). --json adds SCALE-Sim's figures ("scalesim").
+        --fidelity cycle runs the clocked PE-array model on real values and checks its
+        output against a reference; --vcd writes its waveform.
+  list  [networks|datasets|optimizers|layers|accelerators|energy|dataflows]
+        What trainsim knows.
   --help, --version
 
 options:

@@ -1,0 +1,172 @@
+#include "dataflows/rs_mapping.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "sim/core/error.h"
+
+namespace trainsim {
+namespace {
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
+  return (a + b - 1) / b;
+}
+
+// |[lo, hi) ∩ [a, b)|
+std::int64_t overlap(std::int64_t lo, std::int64_t hi, std::int64_t a, std::int64_t b) {
+  return std::max<std::int64_t>(0, std::min(hi, b) - std::max(lo, a));
+}
+
+// Size of the union of `count` intervals [k*step + base, k*step + base + len), k = 0..,
+// clipped to [a, b). The intervals are sorted, so a running "covered up to" merges them.
+std::int64_t strided_union(std::int64_t count, std::int64_t step, std::int64_t base,
+                           std::int64_t len, std::int64_t a, std::int64_t b) {
+  std::int64_t covered = base, total = 0;
+  for (std::int64_t k = 0; k < count; ++k) {
+    const std::int64_t lo = std::max(k * step + base, covered), hi = k * step + base + len;
+    if (hi > lo) total += overlap(lo, hi, a, b);
+    covered = std::max(covered, hi);
+  }
+  return total;
+}
+
+void require_rf(std::int64_t have, std::int64_t need, const char* rf, const char* what,
+                const Op& op) {
+  if (have >= need) return;
+  throw UserError("rs dataflow: the " + std::string(rf) + " register file (" +
+                  std::to_string(have) + " words) cannot hold " + what + " of " + op.describe());
+}
+
+}  // namespace
+
+RsJob RsMapping::job(std::int64_t idx) const {
+  for (const RsCategory& cat : categories) {
+    if (idx >= cat.count) {
+      idx -= cat.count;
+      continue;
+    }
+    // Within a category: image-major, then filter group, channel group, row chunk.
+    RsJob j;
+    const std::int64_t per_cg = cat.nk, per_fg = cat.ncg * per_cg, per_image = cat.nfg * per_fg;
+    j.n = idx / per_image;
+    j.fg = cat.fg0 + (idx % per_image) / per_fg;
+    j.cg = cat.cg0 + (idx % per_fg) / per_cg;
+    j.k = cat.k0 + idx % per_cg;
+    j.p = cat.p;
+    j.q = cat.q;
+    j.s = cat.s;
+    j.off = j.k * chunk_cols;
+    return j;
+  }
+  throw std::out_of_range("RsMapping::job: index past the last job");
+}
+
+std::int64_t RsMapping::real_rows(const RsClass& c) const {
+  // Output row e of the strip with filter rows [r0, r0 + h) reads padded input rows
+  // [e U + r0, e U + r0 + h): consecutive strips overlap when U < h (diagonal reuse).
+  return strided_union(c.w, U, c.e0 * U + c.r0, c.h, P, P + H);
+}
+
+std::vector<std::pair<std::string, std::int64_t>> RsMapping::summary() const {
+  std::int64_t passes_total = 0;
+  for (const RsClass& c : classes) passes_total += passes(c);
+  const RsClass& first = classes.front();
+  return {{"set_rows", R},
+          {"set_cols", E},
+          {"segments", ceil_div(R, rows)},
+          {"strips", ceil_div(E, cols)},
+          {"p", p},
+          {"q", q},
+          {"sets_per_pass", first.rep()},
+          {"jobs", jobs_per_class * static_cast<std::int64_t>(classes.size())},
+          {"passes", passes_total},
+          {"row_chunks", chunks},
+          {"chunk_cols", chunk_cols}};
+}
+
+RsMapping map_rs(const Op& op, const AcceleratorSpec& acc) {
+  if (op.kind == OpKind::kElementwise)
+    throw std::invalid_argument("rs dataflow: element-wise ops do not run on the PE array");
+  RsMapping m;
+  m.conv = lower_to_conv(op);
+  const ConvShape& c = m.conv;
+  m.N = c.batch;
+  m.C = c.channels;
+  m.M = c.filters;
+  m.H = c.height;
+  m.W = c.width;
+  m.R = c.kernel_h;
+  m.S = c.kernel_w;
+  m.U = c.stride;
+  m.P = c.pad;
+  m.E = c.out_h();
+  m.F = c.out_w();
+  m.rows = acc.rows;
+  m.cols = acc.cols;
+  if (m.N < 1 || m.C < 1 || m.M < 1 || m.R < 1 || m.S < 1 || m.U < 1 || m.P < 0 ||
+      m.H + 2 * m.P < m.R || m.W + 2 * m.P < m.S || m.rows < 1 || m.cols < 1)
+    throw UserError("rs dataflow: cannot map " + op.describe() +
+                    " (empty dimension or kernel larger than the padded input)");
+
+  require_rf(acc.rf.weight_words, 1, "weight", "one weight", op);
+  require_rf(acc.rf.input_words, 1, "input", "one input word", op);
+  require_rf(acc.rf.psum_words, 1, "psum", "one partial sum", op);
+  // Row chunks: a filter row longer than the input or weight RF is convolved in pieces of
+  // S' columns (the last one ragged); each piece is a job of its own whose psums the buffer
+  // accumulates, as for channel groups. S' is as large as fits, so rows that fit are one
+  // chunk and map exactly as without chunking.
+  m.chunk_cols = std::min({m.S, acc.rf.input_words, acc.rf.weight_words});
+  m.chunks = ceil_div(m.S, m.chunk_cols);
+  const std::int64_t Sc = m.chunk_cols;
+  // Greedy RF-level reuse: channels first (each extra channel needs S' more input words and
+  // p S' more weight words), then as many filters as the psum and weight RFs allow.
+  m.q = std::min({m.C, acc.rf.input_words / Sc, acc.rf.weight_words / Sc});
+  m.p = std::min({m.M, acc.rf.psum_words, acc.rf.weight_words / (m.q * Sc)});
+  // Column x of chunk k loads padded columns [x U + k S', x U + k S' + s); their union is
+  // what an input row ever loads for the chunk.
+  for (std::int64_t k = 0; k < m.chunks; ++k) {
+    const std::int64_t s = std::min(Sc, m.S - k * Sc);
+    m.chunk_real_cols.push_back(strided_union(m.F, m.U, k * Sc, s, m.P, m.P + m.W));
+  }
+
+  // Categories: full / ragged filter group x full / ragged channel group x full / ragged
+  // row chunk.
+  const std::int64_t fg_full = m.M / m.p, p_rag = m.M % m.p;
+  const std::int64_t cg_full = m.C / m.q, q_rag = m.C % m.q;
+  const std::int64_t k_full = m.S / Sc, s_rag = m.S % Sc;
+  std::vector<RsCategory> cats;
+  auto add = [&](std::int64_t jp, std::int64_t fg0, std::int64_t nfg, std::int64_t jq,
+                 std::int64_t cg0, std::int64_t ncg) {
+    if (jp <= 0 || nfg <= 0 || jq <= 0 || ncg <= 0) return;
+    if (k_full > 0)
+      cats.push_back({jp, jq, Sc, fg0, nfg, cg0, ncg, 0, k_full, m.N * nfg * ncg * k_full});
+    if (s_rag > 0) cats.push_back({jp, jq, s_rag, fg0, nfg, cg0, ncg, k_full, 1, m.N * nfg * ncg});
+  };
+  add(m.p, 0, fg_full, m.q, 0, cg_full);
+  add(m.p, 0, fg_full, q_rag, cg_full, 1);
+  add(p_rag, fg_full, 1, m.q, 0, cg_full);
+  add(p_rag, fg_full, 1, q_rag, cg_full, 1);
+  std::stable_sort(cats.begin(), cats.end(), [](const RsCategory& a, const RsCategory& b) {
+    return a.p * a.q * a.s > b.p * b.q * b.s;
+  });
+  m.categories = cats;
+  for (const RsCategory& cat : cats) m.jobs_per_class += cat.count;
+
+  // Full-size segments / strips first, the ragged remainder last. The replication grid of
+  // a class is sized by its own footprint, so a ragged class may hold more sets.
+  for (std::int64_t r0 = 0; r0 < m.R; r0 += m.rows) {
+    for (std::int64_t e0 = 0; e0 < m.E; e0 += m.cols) {
+      RsClass k;
+      k.r0 = r0;
+      k.h = std::min(m.rows, m.R - r0);
+      k.e0 = e0;
+      k.w = std::min(m.cols, m.E - e0);
+      k.vr = m.rows / k.h;
+      k.vc = m.cols / k.w;
+      m.classes.push_back(k);
+    }
+  }
+  return m;
+}
+
+}  // namespace trainsim

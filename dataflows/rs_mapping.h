@@ -1,0 +1,94 @@
+#pragma once
+// The row-stationary (Eyeriss) mapping of one op, shared by both fidelities so that the
+// closed form (rs.cpp) and the cycle engine (rs_engine.cpp) cannot disagree on *what* runs
+// where; they only differ in *how* they count it. docs/rs_mapping.md explains the model.
+//
+// Vocabulary (lowered conv: N images, C channels, M filters, R x S kernel, E x F output,
+// stride U, zero padding P):
+//   logical set  R x E PEs for one (image, filter, channel) plane pair: PE (i, j) holds
+//                filter row i, receives padded input row j*U + i, computes output row j.
+//   segment      a slice of <= rows filter rows (R > rows splits the set vertically).
+//   strip        a slice of <= cols output rows (E > cols folds the set horizontally).
+//   row chunk    a slice of <= S' kernel columns: a filter row longer than the RFs allow
+//                is convolved in pieces whose psums accumulate (in the global buffer).
+//   class        one (segment, strip) pair: every set of a class has the same footprint.
+//   job          one set of a class bound to (image n, filter group fg, channel group cg,
+//                row chunk k); a PE of the job runs p filters x q channels interleaved
+//                (RF-level reuse) over the s kernel columns of its chunk.
+//   pass         up to `rep` jobs of one class placed side by side / stacked on the array
+//                (Eyeriss' replication), run in lockstep until the longest one finishes.
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sim/accel/accel_spec.h"
+#include "sim/workload/op.h"
+
+namespace trainsim {
+
+/// Jobs of a class that share one (p, q, s): full or ragged filter / channel groups, full
+/// or ragged row chunks.
+struct RsCategory {
+  std::int64_t p = 0, q = 0;      ///< filters and channels this job's PEs interleave
+  std::int64_t s = 0;             ///< kernel columns of its row chunks
+  std::int64_t fg0 = 0, nfg = 0;  ///< filter groups [fg0, fg0 + nfg)
+  std::int64_t cg0 = 0, ncg = 0;  ///< channel groups [cg0, cg0 + ncg)
+  std::int64_t k0 = 0, nk = 0;    ///< row chunks [k0, k0 + nk)
+  std::int64_t count = 0;         ///< N * nfg * ncg * nk jobs
+};
+
+/// One (segment, strip) pair and how its sets tile the array.
+struct RsClass {
+  std::int64_t r0 = 0, h = 0;   ///< filter rows [r0, r0 + h)
+  std::int64_t e0 = 0, w = 0;   ///< output rows [e0, e0 + w)
+  std::int64_t vr = 0, vc = 0;  ///< sets stacked vertically / side by side
+  std::int64_t rep() const { return vr * vc; }
+};
+
+struct RsJob {
+  std::int64_t n = 0, fg = 0, cg = 0, p = 0, q = 0;
+  std::int64_t k = 0;    ///< row chunk
+  std::int64_t s = 0;    ///< its kernel columns
+  std::int64_t off = 0;  ///< its first kernel column, k * chunk_cols
+};
+
+struct RsMapping {
+  ConvShape conv;  ///< lower_to_conv(op)
+  std::int64_t N = 0, C = 0, M = 0, H = 0, W = 0, R = 0, S = 0, U = 1, P = 0, E = 0, F = 0;
+  std::int64_t rows = 0, cols = 0;
+  std::int64_t chunk_cols = 0;  ///< S': kernel columns of a full row chunk (S if it fits)
+  std::int64_t chunks = 0;      ///< row chunks per filter row, ceil(S / S')
+  std::int64_t p = 0, q = 0;    ///< the greedy RF-level interleave (full groups)
+  /// Per row chunk: non-padding columns among those one input row loads for it.
+  std::vector<std::int64_t> chunk_real_cols;
+  /// Categories in execution order: longest job first, so a pass lasts as long as its first
+  /// job (the closed form relies on this; the engine checks it by taking the max).
+  std::vector<RsCategory> categories;
+  std::int64_t jobs_per_class = 0;
+  std::vector<RsClass> classes;  ///< segment-major, then strip
+
+  /// Cycles of one job: weight preload (p q s, which also covers the first input window),
+  /// F columns of p q s MACs, then h cycles of psum drain (h - 1 hops up the skewed column
+  /// plus the hop into the buffer). s is the job's row chunk width (S without chunking).
+  std::int64_t job_cycles(std::int64_t jp, std::int64_t jq, std::int64_t js, std::int64_t h) const {
+    return (F + 1) * jp * jq * js + h;
+  }
+  /// New input words per channel per output column of a chunk of s columns: min(U, s).
+  std::int64_t slide(std::int64_t s) const { return std::min(U, s); }
+  std::int64_t passes(const RsClass& c) const { return (jobs_per_class + c.rep() - 1) / c.rep(); }
+  /// The idx-th job of any class (classes share the job order).
+  RsJob job(std::int64_t idx) const;
+  /// Distinct non-padding input rows one set of `c` needs (each read from the buffer once
+  /// per channel and multicast along its diagonal).
+  std::int64_t real_rows(const RsClass& c) const;
+  std::vector<std::pair<std::string, std::int64_t>> summary() const;
+};
+
+/// Builds the mapping; throws UserError if a register file cannot hold the minimum (one
+/// weight, one input word, one psum: rows longer than the RFs are split into chunks) or the
+/// op has no convolution to map.
+RsMapping map_rs(const Op& op, const AcceleratorSpec& acc);
+
+}  // namespace trainsim

@@ -1,0 +1,107 @@
+#include "dataflows/systolic.h"
+
+#include <stdexcept>
+
+#include "sim/core/error.h"
+
+namespace trainsim {
+namespace {
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
+  return (a + b - 1) / b;
+}
+
+std::int64_t triangle(std::int64_t r) {
+  return r * (r + 1) / 2;
+}
+
+}  // namespace
+
+std::int64_t SystolicMapping::shift_in_latches_per_col() const {
+  if (row_folds == 0) return 0;
+  return (row_folds - 1) * triangle(rows) + triangle(rows_used(row_folds - 1));
+}
+
+std::int64_t SystolicMapping::compute_cycles() const {
+  const std::int64_t f = folds();
+  return f == 0 ? 0 : f * fold_cycles - 1;
+}
+
+std::vector<std::pair<std::string, std::int64_t>> SystolicMapping::summary() const {
+  return {{"row_folds", row_folds},
+          {"col_folds", col_folds},
+          {"folds", folds()},
+          {"row_dim", sr},
+          {"col_dim", sc},
+          {"stream_dim", t},
+          {"fold_cycles", fold_cycles}};
+}
+
+SystolicMapping map_systolic(Systolic kind, const Op& op, const AcceleratorSpec& acc) {
+  if (op.kind == OpKind::kElementwise)
+    throw std::invalid_argument("systolic dataflow: element-wise ops do not run on the PE array");
+  if (acc.rows < 1 || acc.cols < 1)
+    throw UserError("accelerator '" + acc.name + "' has no PEs (" + std::to_string(acc.rows) +
+                    " x " + std::to_string(acc.cols) + ")");
+  SystolicMapping m;
+  m.kind = kind;
+  m.gemm = lower_to_gemm(op);
+  m.rows = acc.rows;
+  m.cols = acc.cols;
+  const GemmShape& g = m.gemm;
+  switch (kind) {
+    case Systolic::kOs:
+      m.sr = g.m, m.sc = g.n, m.t = g.k;
+      break;
+    case Systolic::kWs:
+      m.sr = g.k, m.sc = g.n, m.t = g.m;
+      break;
+    case Systolic::kIs:
+      m.sr = g.k, m.sc = g.m, m.t = g.n;
+      break;
+  }
+  // An empty GEMM maps to no folds at all rather than to folds of nothing.
+  if (g.macs() > 0) {
+    m.row_folds = ceil_div(m.sr, m.rows);
+    m.col_folds = ceil_div(m.sc, m.cols);
+  }
+  m.load_cycles = kind == Systolic::kOs ? 0 : m.rows;
+  m.fold_cycles = m.load_cycles + m.t + m.rows + m.cols - 2;
+  return m;
+}
+
+OpStats SystolicDataflow::evaluate(const Op& op, const AcceleratorSpec& acc) const {
+  const SystolicMapping m = map_systolic(kind_, op, acc);
+  OpStats st;
+  st.pes = acc.pes();
+  st.mapping = m.summary();
+  if (m.folds() == 0) return st;
+  st.macs = m.gemm.macs();
+  st.compute_cycles = m.compute_cycles();
+  // Shared by all three (systolic.h): each MAC reads both operand registers and one psum
+  // and writes one psum.
+  for (int o = 0; o < kNumOperands; ++o) st.rf.reads[o] = st.macs;
+  st.rf.writes[kOfmap] = st.macs;
+  add_counts(m, st);
+  return st;
+}
+
+bool SystolicDataflow::scalesim_view(const Op& op, const AcceleratorSpec& acc,
+                                     ScaleSimView& out) const {
+  const SystolicMapping m = map_systolic(kind_, op, acc);
+  out = m.folds() == 0 ? ScaleSimView{} : scalesim(m);
+  return true;
+}
+
+std::unique_ptr<ArrayEngine> SystolicDataflow::engine(const Op& op, const AcceleratorSpec& acc,
+                                                      OperandValues values) const {
+  const SystolicMapping m = map_systolic(kind_, op, acc);
+  const GemmShape& g = m.gemm;
+  if (static_cast<std::int64_t>(values.a.size()) != g.m * g.k ||
+      static_cast<std::int64_t>(values.b.size()) != g.k * g.n)
+    throw std::invalid_argument(name() + " engine: operand sizes do not match lower_to_gemm(" +
+                                op.describe() + ")");
+  return make_engine(m, std::move(values));
+}
+
+}  // namespace trainsim

@@ -1,0 +1,158 @@
+// Register-level model of the ws / is array. Per PE: the stationary register and its valid
+// bit, the moving operand's pipeline register with its tag (the stream step it belongs to,
+// -1 for a bubble) and the psum register read by the PE below. Only the fold's used rows
+// and columns are ever touched: padding PEs are clock-gated.
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+#include <utility>
+
+#include "dataflows/systolic_engine.h"
+
+namespace trainsim {
+namespace {
+
+class TileStreamEngine final : public SystolicEngine {
+ public:
+  TileStreamEngine(const SystolicMapping& m, TileStreamInput in)
+      : SystolicEngine(m), in_(std::move(in)) {
+    const std::size_t n = static_cast<std::size_t>(m.rows * m.cols);
+    w_.assign(n, 0.0);
+    a_.assign(n, 0.0);
+    ps_.assign(n, 0.0);
+    wv_.assign(n, 0);
+    at_.assign(n, -1);
+  }
+
+ private:
+  void begin_fold() override {
+    std::fill(w_.begin(), w_.end(), 0.0);
+    std::fill(a_.begin(), a_.end(), 0.0);
+    std::fill(ps_.begin(), ps_.end(), 0.0);
+    std::fill(wv_.begin(), wv_.end(), 0);
+    std::fill(at_.begin(), at_.end(), -1);
+  }
+
+  void tick(std::int64_t tau) override {
+    if (tau < m_.load_cycles)
+      load(tau);
+    else
+      stream(tau - m_.load_cycles);
+  }
+
+  // The stationary tile shifts down one row per cycle from the top edge; the value for row
+  // i enters at cycle R - 1 - i, so after R cycles every row holds its own.
+  void load(std::int64_t cycle) {
+    const std::int64_t C = m_.cols, c = c_;
+    for (std::int64_t i = r_ - 1; i > 0; --i) {
+      std::memcpy(&w_[i * C], &w_[(i - 1) * C], sizeof(double) * c);
+      std::memcpy(&wv_[i * C], &wv_[(i - 1) * C], sizeof(std::int32_t) * c);
+    }
+    const std::int64_t target = m_.rows - 1 - cycle;
+    if (target < r_) {
+      const double* src = &in_.stat[(r0_ + target) * m_.sc + c0_];
+      for (std::int64_t j = 0; j < c; ++j) w_[j] = src[j], wv_[j] = 1;
+      st_.buffer.reads[in_.stat_operand] += c;
+    } else {
+      for (std::int64_t j = 0; j < c; ++j) w_[j] = 0.0, wv_[j] = 0;
+    }
+    std::int64_t latched = 0;
+    for (std::int64_t i = 0; i < r_; ++i) {
+      const std::int32_t* v = &wv_[i * C];
+      for (std::int64_t j = 0; j < c; ++j) latched += v[j];
+    }
+    st_.rf.writes[in_.stat_operand] += latched;
+    st_.noc.reads[in_.stat_operand] += latched;
+    active_ = 0;
+  }
+
+  // One wavefront step: the moving operand shifts right (row i injects stream step tau - i
+  // at the left edge: the skew), then every PE adds its product to the psum of the PE above.
+  void stream(std::int64_t tau) {
+    const std::int64_t C = m_.cols, c = c_, T = m_.t;
+    for (std::int64_t i = 0; i < r_; ++i) {
+      double* a = &a_[i * C];
+      std::int32_t* at = &at_[i * C];
+      std::memmove(a + 1, a, sizeof(double) * (c - 1));
+      std::memmove(at + 1, at, sizeof(std::int32_t) * (c - 1));
+      const std::int64_t s = tau - i;
+      if (s >= 0 && s < T) {
+        a[0] = in_.mov[(r0_ + i) * T + s];
+        at[0] = static_cast<std::int32_t>(s);
+        ++st_.buffer.reads[in_.mov_operand];
+      } else {
+        a[0] = 0.0;
+        at[0] = -1;
+      }
+    }
+    // Bottom-up, so each row still sees the psum the row above produced last cycle.
+    for (std::int64_t i = r_ - 1; i >= 0; --i) {
+      double* __restrict ps = &ps_[i * C];
+      const double* __restrict a = &a_[i * C];
+      const double* __restrict w = &w_[i * C];
+      if (i > 0) {
+        const double* __restrict up = &ps_[(i - 1) * C];
+        for (std::int64_t j = 0; j < c; ++j) ps[j] = up[j] + a[j] * w[j];
+      } else {
+        for (std::int64_t j = 0; j < c; ++j) ps[j] = a[j] * w[j];
+      }
+    }
+    std::int64_t latched = 0, macs = 0, macs_row0 = 0;
+    for (std::int64_t i = 0; i < r_; ++i) {
+      const std::int32_t* __restrict at = &at_[i * C];
+      const std::int32_t* __restrict wv = &wv_[i * C];
+      std::int32_t l = 0, k = 0;  // 32-bit so the loop vectorizes
+      for (std::int64_t j = 0; j < c; ++j) {
+        const std::int32_t valid = at[j] >= 0;
+        l += valid;
+        k += valid & wv[j];
+      }
+      latched += l;
+      macs += k;
+      if (i == 0) macs_row0 = k;
+    }
+    // The last used row hands its psums to the buffer port; a later row fold adds them to
+    // the partial sums the earlier ones left there (read-modify-write).
+    std::int64_t outputs = 0;
+    const std::int32_t* at = &at_[(r_ - 1) * C];
+    const double* ps = &ps_[(r_ - 1) * C];
+    for (std::int64_t j = 0; j < c; ++j) {
+      if (at[j] < 0) continue;
+      const std::int64_t idx = at[j] * in_.out_stride_t + (c0_ + j) * in_.out_stride_c;
+      if (fr_ > 0) {
+        out_[idx] += ps[j];
+        ++st_.buffer.reads[kOfmap];
+      } else {
+        out_[idx] = ps[j];
+      }
+      ++outputs;
+    }
+    st_.buffer.writes[kOfmap] += outputs;
+    st_.macs += macs;
+    st_.rf.reads[in_.stat_operand] += macs;
+    st_.rf.reads[in_.mov_operand] += macs;
+    st_.rf.writes[in_.mov_operand] += latched;
+    st_.noc.reads[in_.mov_operand] += latched;
+    st_.rf.writes[kOfmap] += macs;
+    // Each psum is read once: by the PE below (rows >= 1 read the row above's) or by the
+    // output port; each such hand-over is one hop.
+    st_.rf.reads[kOfmap] += (macs - macs_row0) + outputs;
+    st_.noc.writes[kOfmap] += (macs - macs_row0) + outputs;
+    active_ = static_cast<int>(macs);
+  }
+
+  TileStreamInput in_;
+  std::vector<double> w_, a_, ps_;
+  std::vector<std::int32_t> wv_, at_;
+};
+
+}  // namespace
+
+std::unique_ptr<ArrayEngine> make_tile_stream_engine(const SystolicMapping& m, TileStreamInput in) {
+  if (static_cast<std::int64_t>(in.stat.size()) != m.sr * m.sc ||
+      static_cast<std::int64_t>(in.mov.size()) != m.sr * m.t)
+    throw std::invalid_argument("systolic engine: operand layout does not match the mapping");
+  return std::make_unique<TileStreamEngine>(m, std::move(in));
+}
+
+}  // namespace trainsim

@@ -1,0 +1,65 @@
+#pragma once
+// The accelerator top. Ops arrive as TLM-2.0 transactions on a loosely-timed target socket
+// (b_transport with delay annotation): the payload's data pointer carries an OpRequest.
+// We chose TLM LT over an sc_fifo of descriptors because in fast fidelity an op then costs
+// one function call and no context switch: the top computes the op's cost, books its DRAM
+// traffic on the shared channel at the caller's local time, and annotates the delay. That
+// keeps timing nearly free next to the numerics (one training run issues millions of ops),
+// while units that share the channel still see each other's traffic.
+//
+// In cycle fidelity the top synchronises (waits out the annotated delay), then clocks the
+// PE array through the dataflow's engine with the real operand values.
+#include <tlm_utils/simple_target_socket.h>
+#include <memory>
+#include <systemc>
+#include <tlm>
+
+#include "models/dma_engine.h"
+#include "models/global_buffer.h"
+#include "models/pe_array.h"
+#include "sim/accel/cost_model.h"
+#include "sim/accel/fidelity.h"
+
+namespace trainsim {
+
+/// What one transaction carries. `values` is required in cycle fidelity (the real
+/// operands, layout per Dataflow::gemm_based()); `result` receives the array's output.
+struct OpRequest {
+  Op op;
+  const OperandValues* values = nullptr;
+  std::vector<double> result;  ///< cycle fidelity: the numeric output
+  OpStats stats;               ///< filled by the accelerator (stall as measured)
+};
+
+class Accelerator : public sc_core::sc_module {
+ public:
+  tlm_utils::simple_target_socket<Accelerator> socket;
+
+  Accelerator(sc_core::sc_module_name name, DramChannel& dram);
+  void configure(const AcceleratorSpec& acc, const Dataflow& df, Fidelity fidelity);
+  void trace(sc_core::sc_trace_file* tf) { array_.trace(tf); }
+
+  /// Sum of every op executed since configure().
+  const OpStats& totals() const { return totals_; }
+  const AcceleratorSpec& spec() const { return acc_; }
+  const Dataflow& dataflow() const { return *df_; }
+  Fidelity fidelity() const { return fidelity_; }
+  CostModel& cost_model() { return *cost_; }
+
+ private:
+  void b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
+  void execute_fast(OpRequest& req, sc_core::sc_time& delay);
+  void execute_cycle(OpRequest& req, sc_core::sc_time& delay);
+
+  PeArray array_;
+  GlobalBuffer buffer_;
+  DmaEngine dma_;
+  AcceleratorSpec acc_;
+  const Dataflow* df_ = nullptr;
+  Fidelity fidelity_ = Fidelity::kFast;
+  std::unique_ptr<CostModel> cost_;
+  sc_core::sc_time period_;
+  OpStats totals_;
+};
+
+}  // namespace trainsim

@@ -1,0 +1,69 @@
+#include "models/system.h"
+
+#include <cstdlib>
+
+#include "sim/core/error.h"
+
+namespace trainsim {
+
+namespace {
+AcceleratorSpec placeholder_spec() {
+  return AcceleratorSpec{};
+}
+}  // namespace
+
+SimSystem& SimSystem::instance() {
+  // SystemC prints a banner when its kernel starts unless told not to.
+  setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
+  // SystemC's informational reports (e.g. the trace timescale) go to stdout, where they would
+  // corrupt --json output; warnings and errors still show.
+  sc_core::sc_report_handler::set_actions(sc_core::SC_INFO, sc_core::SC_DO_NOTHING);
+  static SimSystem system;
+  return system;
+}
+
+SimSystem::SimSystem()
+    : dram_("dram", placeholder_spec()), accel_("accelerator", dram_), driver_("driver") {
+  driver_.socket.bind(accel_.socket);
+}
+
+void SimSystem::configure(const AcceleratorSpec& acc, const Dataflow& df, Fidelity fidelity,
+                          const std::string& vcd_path) {
+  dram_.configure(acc);
+  accel_.configure(acc, df, fidelity);
+  if (!vcd_path.empty()) {
+    if (started_) throw UserError("a waveform can only be opened before the first run");
+    std::string base = vcd_path;
+    if (base.size() > 4 && base.substr(base.size() - 4) == ".vcd") base.resize(base.size() - 4);
+    trace_ = sc_core::sc_create_vcd_trace_file(base.c_str());
+    if (trace_ == nullptr) throw UserError("cannot create waveform '" + vcd_path + "'");
+    trace_->set_time_unit(1, sc_core::SC_PS);
+    accel_.trace(trace_);
+  }
+  if (!started_) {
+    sc_core::sc_start(sc_core::SC_ZERO_TIME);  // finish elaboration, start the threads
+    started_ = true;
+  }
+  epoch_start_ = sc_core::sc_time_stamp();
+}
+
+void SimSystem::run(std::vector<OpRequest>& batch) {
+  if (batch.empty()) return;
+  driver_.submit(batch);
+  sc_core::sc_start();  // returns when the driver has drained the batch
+  if (std::exception_ptr e = driver_.take_error()) std::rethrow_exception(e);
+}
+
+void SimSystem::close_trace() {
+  if (trace_ != nullptr) {
+    sc_core::sc_close_vcd_trace_file(trace_);
+    trace_ = nullptr;
+  }
+}
+
+std::int64_t SimSystem::cycles() const {
+  const sc_core::sc_time period = clock_period(accel_.spec());
+  return static_cast<std::int64_t>((sc_core::sc_time_stamp() - epoch_start_) / period + 0.5);
+}
+
+}  // namespace trainsim

@@ -1,0 +1,181 @@
+// `trainsim layer`: one op (a GEMM or a convolution in one training role) on one
+// accelerator and dataflow, in either fidelity. Prints cycles, utilization, accesses per
+// level per operand, DRAM traffic and energy; --json adds SCALE-Sim's four figures.
+#include <chrono>
+#include <cstdio>
+#include <sstream>
+
+#include "dataflows/registry.h"
+#include "models/system.h"
+#include "sim/accel/energy.h"
+#include "sim/accel/reference.h"
+#include "sim/cli/arg_parse.h"
+#include "sim/cli/commands.h"
+#include "sim/config/accelerator_config.h"
+#include "sim/core/error.h"
+#include "sim/report/op_report.h"
+
+namespace po = boost::program_options;
+
+namespace trainsim {
+
+namespace {
+
+/// "a,b,c" -> positive integers; `what` names the option in errors.
+std::vector<std::int64_t> parse_dims(const std::string& text, const std::string& what,
+                                     std::size_t min_count, std::size_t max_count) {
+  std::vector<std::int64_t> v;
+  std::stringstream ss(text);
+  for (std::string item; std::getline(ss, item, ',');) {
+    std::size_t used = 0;
+    long long x = 0;
+    try {
+      x = std::stoll(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != item.size())
+      throw UserError(what + ": '" + item + "' is not an integer (in '" + text + "')");
+    v.push_back(x);
+  }
+  if (v.size() < min_count || v.size() > max_count)
+    throw UserError(what + ": expected " + std::to_string(min_count) +
+                    (max_count > min_count ? " to " + std::to_string(max_count) : "") +
+                    " comma-separated values, got '" + text + "'");
+  return v;
+}
+
+void require_positive(std::int64_t v, const std::string& what) {
+  if (v <= 0) throw UserError(what + " must be >= 1, got " + std::to_string(v));
+}
+
+Op build_op(const po::variables_map& vm, const AcceleratorSpec& acc) {
+  const bool gemm = vm.count("gemm") > 0, conv = vm.count("conv") > 0;
+  if (gemm == conv)
+    throw UserError(
+        "layer: give exactly one of --gemm M,N,K or --conv H,W,C,FILTERS,R,S[,STRIDE[,PAD]]");
+  OpRole role = OpRole::kForward;
+  const std::string role_text = vm["role"].as<std::string>();
+  if (!parse_role(role_text, role) || role == OpRole::kUpdate || role == OpRole::kActivationGrad)
+    throw UserError("layer: --role must be fw, bwd-data or bwd-weight, got '" + role_text + "'");
+  const std::int64_t batch = vm["batch"].as<std::int64_t>();
+  require_positive(batch, "--batch");
+  Op op;
+  if (gemm) {
+    const auto d = parse_dims(vm["gemm"].as<std::string>(), "--gemm", 3, 3);
+    require_positive(d[0], "--gemm M");
+    require_positive(d[1], "--gemm N");
+    require_positive(d[2], "--gemm K");
+    // A GEMM is given as executed; --batch scales M (rows are samples for a dense layer).
+    op = Op::make_gemm({d[0] * batch, d[1], d[2]}, role);
+  } else {
+    const auto d = parse_dims(vm["conv"].as<std::string>(), "--conv", 6, 8);
+    const char* names[] = {"H", "W", "C", "FILTERS", "R", "S", "STRIDE", "PAD"};
+    for (std::size_t i = 0; i < d.size(); ++i)
+      if (i < 7) require_positive(d[i], std::string("--conv ") + names[i]);
+    ConvShape c;
+    c.batch = batch;
+    c.height = d[0], c.width = d[1], c.channels = d[2], c.filters = d[3];
+    c.kernel_h = d[4], c.kernel_w = d[5];
+    c.stride = d.size() > 6 ? d[6] : 1;
+    c.pad = d.size() > 7 ? d[7] : 0;
+    if (c.pad < 0) throw UserError("--conv PAD must be >= 0, got " + std::to_string(c.pad));
+    if (c.height + 2 * c.pad < c.kernel_h || c.width + 2 * c.pad < c.kernel_w)
+      throw UserError("--conv: a " + std::to_string(c.kernel_h) + "x" + std::to_string(c.kernel_w) +
+                      " kernel does not fit a " + std::to_string(c.height) + "x" +
+                      std::to_string(c.width) + " input with padding " + std::to_string(c.pad));
+    op = Op::make_conv(c, role);
+  }
+  op.word_bits = acc.word_bits;
+  return op;
+}
+
+}  // namespace
+
+int cmd_layer(const std::vector<std::string>& args) {
+  po::options_description opts("layer");
+  opts.add_options()("accel", po::value<std::string>()->required(), "accelerator")(
+      "dataflow", po::value<std::string>(), "ws|os|is|rs")(
+      "gemm", po::value<std::string>(), "M,N,K")("conv", po::value<std::string>(),
+                                                 "H,W,C,FILTERS,R,S[,STRIDE[,PAD]]")(
+      "batch", po::value<std::int64_t>()->default_value(1), "batch")(
+      "role", po::value<std::string>()->default_value("fw"), "fw|bwd-data|bwd-weight")(
+      "array", po::value<std::string>(), "RxC")(
+      "fidelity", po::value<std::string>()->default_value("fast"), "fast|cycle")(
+      "json", po::bool_switch(), "JSON output")("vcd", po::value<std::string>(), "waveform")(
+      "set", po::value<std::vector<std::string>>()->composing(), "accelerator KEY=VALUE");
+  const auto vm = parse_args("layer", args, opts, po::positional_options_description());
+
+  std::vector<std::string> overrides;
+  if (vm.count("set")) overrides = vm["set"].as<std::vector<std::string>>();
+  if (vm.count("array")) {
+    const std::string a = vm["array"].as<std::string>();
+    const auto x = a.find('x');
+    if (x == std::string::npos) throw UserError("--array: expected RxC, got '" + a + "'");
+    overrides.push_back("array.rows=" + a.substr(0, x));
+    overrides.push_back("array.cols=" + a.substr(x + 1));
+  }
+  const AcceleratorSpec acc = load_accelerator(vm["accel"].as<std::string>(), overrides);
+  const std::string df_name =
+      vm.count("dataflow") ? vm["dataflow"].as<std::string>() : acc.dataflow;
+  const Dataflow& df = dataflow_or_throw(df_name);
+  const Fidelity fidelity = parse_fidelity(vm["fidelity"].as<std::string>());
+  const bool json = vm["json"].as<bool>();
+  const std::string vcd = vm.count("vcd") ? vm["vcd"].as<std::string>() : "";
+  if (!vcd.empty() && fidelity != Fidelity::kCycle)
+    throw UserError("--vcd needs --fidelity cycle (the fast model has no clock to trace)");
+  const Op op = build_op(vm, acc);
+  // Validate (capacity, RF sizes, mapping) before any simulation starts.
+  const OpStats closed_form = evaluate_op(op, acc, df);
+
+  std::vector<OpRequest> batch(1);
+  batch[0].op = op;
+  OperandValues values;
+  if (fidelity == Fidelity::kCycle) {
+    values = make_operands(op, df.gemm_based(), 1);
+    batch[0].values = &values;
+  }
+  // Wall time covers the simulation only (not operand generation or the reference check),
+  // so cycles / wall_seconds is the model's simulation speed.
+  const auto t0 = std::chrono::steady_clock::now();
+  SimSystem& sys = SimSystem::instance();
+  sys.configure(acc, df, fidelity, vcd);
+  sys.run(batch);
+  sys.close_trace();
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const OpStats& s = batch[0].stats;
+  const EnergyBreakdown e = price(s, acc);
+
+  std::string numeric = "not checked (fast fidelity)";
+  bool numeric_ok = true;
+  if (fidelity == Fidelity::kCycle) {
+    numeric_ok = batch[0].result == reference_result(op, df.gemm_based(), values);
+    numeric = numeric_ok ? "equals the reference" : "DIFFERS from the reference";
+  }
+
+  if (json) {
+    nlohmann::ordered_json j;
+    j["op"] = op.describe();
+    j["accelerator"] = acc.name;
+    j["array"] = std::to_string(acc.rows) + "x" + std::to_string(acc.cols);
+    j["dataflow"] = df.name();
+    j["fidelity"] = fidelity_name(fidelity);
+    j["stats"] = stats_json(s, acc);
+    j["energy"] = energy_json(e, acc.energy.unit);
+    ScaleSimView view;
+    if (df.scalesim_view(op, acc, view)) j["scalesim"] = scalesim_json(view);
+    if (fidelity == Fidelity::kCycle) j["numeric_check"] = numeric_ok;
+    j["wall_seconds"] = wall;
+    std::printf("%s\n", j.dump(2).c_str());
+  } else {
+    std::printf("trainsim layer: %s\naccelerator %s (%dx%d, %s, %g GHz, %d-bit), %s fidelity\n",
+                op.describe().c_str(), acc.name.c_str(), acc.rows, acc.cols, df.name().c_str(),
+                acc.clock_ghz, acc.word_bits, fidelity_name(fidelity));
+    std::fputs(stats_text(s, e, acc).c_str(), stdout);
+    std::printf("numeric      %s\nwall time    %.3f ms\n", numeric.c_str(), wall * 1e3);
+  }
+  (void)closed_form;
+  return numeric_ok ? 0 : 1;
+}
+
+}  // namespace trainsim

@@ -1,0 +1,102 @@
+#include "sim/report/op_report.h"
+
+#include <cstdio>
+
+namespace trainsim {
+
+namespace {
+nlohmann::ordered_json counts_json(const AccessCounts& c) {
+  nlohmann::ordered_json j;
+  for (int o = 0; o < kNumOperands; ++o)
+    j[operand_name(o)] = {{"reads", c.reads[o]}, {"writes", c.writes[o]}};
+  return j;
+}
+
+std::string line(const char* label, std::int64_t a, std::int64_t b, std::int64_t c) {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "  %-16s %16lld %16lld %16lld\n", label, static_cast<long long>(a),
+                static_cast<long long>(b), static_cast<long long>(c));
+  return buf;
+}
+}  // namespace
+
+nlohmann::ordered_json stats_json(const OpStats& s, const AcceleratorSpec& acc) {
+  nlohmann::ordered_json j;
+  j["cycles"] = s.cycles();
+  j["compute_cycles"] = s.compute_cycles;
+  j["stall_cycles"] = s.stall_cycles;
+  j["seconds"] = static_cast<double>(s.cycles()) / (acc.clock_ghz * 1e9);
+  j["macs"] = s.macs;
+  j["utilization"] = s.utilization();
+  j["vector_ops"] = s.vector_ops;
+  nlohmann::ordered_json m = nlohmann::ordered_json::object();
+  for (const auto& [k, v] : s.mapping) m[k] = v;
+  j["mapping"] = m;
+  j["rf"] = counts_json(s.rf);
+  j["noc"] = counts_json(s.noc);
+  j["buffer"] = counts_json(s.buffer);
+  nlohmann::ordered_json d;
+  for (int o = 0; o < kNumOperands; ++o)
+    d[operand_name(o)] = {{"read_bytes", s.dram_read_bytes[o]},
+                          {"write_bytes", s.dram_write_bytes[o]}};
+  j["dram"] = d;
+  j["dram_bytes"] = s.dram_bytes();
+  return j;
+}
+
+nlohmann::ordered_json energy_json(const EnergyBreakdown& e, const std::string& unit) {
+  return {{"unit", unit},       {"mac", e.mac},         {"rf", e.rf},
+          {"noc", e.noc},       {"buffer", e.buffer},   {"dram", e.dram},
+          {"vector", e.vector}, {"leakage", e.leakage}, {"total", e.total()}};
+}
+
+nlohmann::ordered_json scalesim_json(const ScaleSimView& v) {
+  return {{"compute_cycles", v.compute_cycles},
+          {"ifmap_sram_reads", v.ifmap_sram_reads},
+          {"filter_sram_reads", v.filter_sram_reads},
+          {"ofmap_sram_writes", v.ofmap_sram_writes}};
+}
+
+std::string stats_text(const OpStats& s, const EnergyBreakdown& e, const AcceleratorSpec& acc) {
+  char buf[256];
+  std::string out;
+  std::snprintf(buf, sizeof buf,
+                "cycles       %lld (compute %lld + DRAM stall %lld) = %.3f us at %g GHz\n",
+                static_cast<long long>(s.cycles()), static_cast<long long>(s.compute_cycles),
+                static_cast<long long>(s.stall_cycles),
+                static_cast<double>(s.cycles()) / (acc.clock_ghz * 1e3), acc.clock_ghz);
+  out += buf;
+  std::snprintf(buf, sizeof buf, "utilization  %.2f%% of %lld PEs\nMACs         %lld\n",
+                100 * s.utilization(), static_cast<long long>(s.pes),
+                static_cast<long long>(s.macs));
+  out += buf;
+  if (!s.mapping.empty()) {
+    out += "mapping     ";
+    for (const auto& [k, v] : s.mapping) out += " " + k + "=" + std::to_string(v);
+    out += "\n";
+  }
+  std::snprintf(buf, sizeof buf, "accesses (words) %16s %16s %16s\n", "ifmap", "filter", "ofmap");
+  out += buf;
+  out += line("RF reads", s.rf.reads[0], s.rf.reads[1], s.rf.reads[2]);
+  out += line("RF writes", s.rf.writes[0], s.rf.writes[1], s.rf.writes[2]);
+  out += line("NoC reads", s.noc.reads[0], s.noc.reads[1], s.noc.reads[2]);
+  out += line("NoC writes", s.noc.writes[0], s.noc.writes[1], s.noc.writes[2]);
+  out += line("buffer reads", s.buffer.reads[0], s.buffer.reads[1], s.buffer.reads[2]);
+  out += line("buffer writes", s.buffer.writes[0], s.buffer.writes[1], s.buffer.writes[2]);
+  out += line("DRAM read B", s.dram_read_bytes[0], s.dram_read_bytes[1], s.dram_read_bytes[2]);
+  out += line("DRAM write B", s.dram_write_bytes[0], s.dram_write_bytes[1], s.dram_write_bytes[2]);
+  const std::string unit = acc.energy.unit;
+  std::snprintf(buf, sizeof buf,
+                "energy (%s)  MAC %.4g | RF %.4g | NoC %.4g | buffer %.4g | DRAM %.4g | vector "
+                "%.4g | leakage %.4g | total %.4g",
+                unit.c_str(), e.mac, e.rf, e.noc, e.buffer, e.dram, e.vector, e.leakage, e.total());
+  out += buf;
+  if (s.macs > 0) {
+    std::snprintf(buf, sizeof buf, " (%.4g per MAC)", e.total() / static_cast<double>(s.macs));
+    out += buf;
+  }
+  out += "\n";
+  return out;
+}
+
+}  // namespace trainsim

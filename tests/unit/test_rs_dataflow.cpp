@@ -1,0 +1,514 @@
+// Row-stationary dataflow: hand-derived counts, cycle engine vs closed form on random
+// shapes (every counter, and the numeric result vs a naive convolution), row chunks for
+// filter rows longer than the RFs, every training op of LeNet-5 / AlexNet on the Eyeriss
+// RFs, RF errors.
+// Notation as in docs/rs_mapping.md: R x S kernel, E x F output, h x w set footprint,
+// per-job p filters x q channels, U stride.
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "dataflows/rs.h"
+#include "sim/core/error.h"
+
+using namespace trainsim;
+
+namespace {
+
+AcceleratorSpec array(int rows, int cols, std::int64_t in = 12, std::int64_t wt = 224,
+                      std::int64_t ps = 24) {
+  AcceleratorSpec a;
+  a.rows = rows;
+  a.cols = cols;
+  a.rf.input_words = in;
+  a.rf.weight_words = wt;
+  a.rf.psum_words = ps;
+  return a;
+}
+
+Op conv(std::int64_t n, std::int64_t c, std::int64_t h, std::int64_t w, std::int64_t f,
+        std::int64_t k, std::int64_t stride = 1, std::int64_t pad = 0,
+        OpRole role = OpRole::kForward) {
+  ConvShape s;
+  s.batch = n;
+  s.channels = c;
+  s.height = h;
+  s.width = w;
+  s.filters = f;
+  s.kernel_h = s.kernel_w = k;
+  s.stride = stride;
+  s.pad = pad;
+  return Op::make_conv(s, role);
+}
+
+std::int64_t mapping_value(const OpStats& st, const std::string& name) {
+  for (const auto& [k, v] : st.mapping)
+    if (k == name) return v;
+  FAIL("no mapping entry " << name);
+  return -1;
+}
+
+// Naive convolution of the lowered conv (zero padding applied here).
+std::vector<double> reference(const ConvShape& c, const std::vector<double>& in,
+                              const std::vector<double>& wt) {
+  const std::int64_t E = c.out_h(), F = c.out_w();
+  std::vector<double> out(c.batch * c.filters * E * F, 0.0);
+  for (std::int64_t n = 0; n < c.batch; ++n)
+    for (std::int64_t m = 0; m < c.filters; ++m)
+      for (std::int64_t e = 0; e < E; ++e)
+        for (std::int64_t x = 0; x < F; ++x) {
+          double acc = 0;
+          for (std::int64_t ch = 0; ch < c.channels; ++ch)
+            for (std::int64_t r = 0; r < c.kernel_h; ++r)
+              for (std::int64_t s = 0; s < c.kernel_w; ++s) {
+                const std::int64_t y = e * c.stride + r - c.pad, xx = x * c.stride + s - c.pad;
+                if (y < 0 || y >= c.height || xx < 0 || xx >= c.width) continue;
+                acc += in[((n * c.channels + ch) * c.height + y) * c.width + xx] *
+                       wt[((m * c.channels + ch) * c.kernel_h + r) * c.kernel_w + s];
+              }
+          out[((n * c.filters + m) * E + e) * F + x] = acc;
+        }
+  return out;
+}
+
+struct Run {
+  OpStats stats;
+  std::vector<double> result, expected;
+  std::int64_t steps = 0;
+};
+
+Run run_engine(const Op& op, const AcceleratorSpec& acc, std::mt19937& rng) {
+  const ConvShape c = lower_to_conv(op);
+  std::uniform_int_distribution<int> val(-3, 3);
+  OperandValues v;
+  v.a.resize(c.batch * c.channels * c.height * c.width);
+  v.b.resize(c.filters * c.channels * c.kernel_h * c.kernel_w);
+  for (double& x : v.a) x = val(rng);
+  for (double& x : v.b) x = val(rng);
+  Run r;
+  r.expected = reference(c, v.a, v.b);
+  auto eng = rs_dataflow().engine(op, acc, v);
+  while (eng->step()) ++r.steps;
+  CHECK_FALSE(eng->step());  // stays done
+  r.stats = eng->stats();
+  r.result = eng->result();
+  return r;
+}
+
+void require_same(const OpStats& fast, const OpStats& cyc) {
+  CHECK(cyc.macs == fast.macs);
+  CHECK(cyc.compute_cycles == fast.compute_cycles);
+  CHECK(cyc.stall_cycles == fast.stall_cycles);
+  CHECK(cyc.vector_ops == fast.vector_ops);
+  CHECK(cyc.pes == fast.pes);
+  CHECK(cyc.mapping == fast.mapping);
+  for (int o = 0; o < kNumOperands; ++o) {
+    INFO("operand " << operand_name(o));
+    CHECK(cyc.rf.reads[o] == fast.rf.reads[o]);
+    CHECK(cyc.rf.writes[o] == fast.rf.writes[o]);
+    CHECK(cyc.noc.reads[o] == fast.noc.reads[o]);
+    CHECK(cyc.noc.writes[o] == fast.noc.writes[o]);
+    CHECK(cyc.buffer.reads[o] == fast.buffer.reads[o]);
+    CHECK(cyc.buffer.writes[o] == fast.buffer.writes[o]);
+    CHECK(cyc.dram_read_bytes[o] == fast.dram_read_bytes[o]);
+    CHECK(cyc.dram_write_bytes[o] == fast.dram_write_bytes[o]);
+  }
+}
+
+// Both fidelities must give `want` and agree; the engine must also compute the conv.
+void check_both(const Op& op, const AcceleratorSpec& acc, const OpStats& want) {
+  const OpStats fast = rs_dataflow().evaluate(op, acc);
+  require_same(want, fast);
+  std::mt19937 rng(7);
+  const Run r = run_engine(op, acc, rng);
+  require_same(want, r.stats);
+  CHECK(r.steps == want.compute_cycles);
+  CHECK(r.result == r.expected);
+}
+
+}  // namespace
+
+TEST_CASE("rs: identity of the dataflow", "[dataflow][rs]") {
+  CHECK(rs_dataflow().name() == "rs");
+  CHECK_FALSE(rs_dataflow().gemm_based());
+  CHECK(&rs_dataflow() == &rs_dataflow());
+}
+
+TEST_CASE("rs: 3x3 filter on a 5x5 input, one set on a 3x3 array (by hand)", "[dataflow][rs]") {
+  // R = S = 3, E = F = 3, H = W = 5, U = 1. Logical set R x E = 3 x 3 fits exactly: one
+  // class (h = 3, w = 3), one set per pass, one job. RFs 12/224/24: q = min(C=1, 12/3,
+  // 224/3) = 1, p = min(M=1, 24, 224/3) = 1.
+  const Op op = conv(1, 1, 5, 5, 1, 3);
+  OpStats want;
+  want.pes = 9;
+  want.mapping = {{"set_rows", 3}, {"set_cols", 3},   {"segments", 1},      {"strips", 1},
+                  {"p", 1},        {"q", 1},          {"sets_per_pass", 1}, {"jobs", 1},
+                  {"passes", 1},   {"row_chunks", 1}, {"chunk_cols", 3}};
+  // Cycles: preload p q S = 3 weights, F = 3 columns of p q S = 3 MACs, drain h = 3
+  // (2 hops up the skewed column + 1 into the buffer): 3 + 9 + 3 = 15.
+  want.compute_cycles = 15;
+  want.macs = 81;  // 9 PEs x F = 3 outputs x S = 3 taps
+  // Each MAC reads a weight, an input and a psum from RF and writes the psum.
+  want.rf.reads = {81, 81, 81};
+  want.rf.writes = {0, 0, 81};
+  // Weights: 3 per PE, preloaded over the NoC (9 PEs x 3 = 27 RF writes, 27 NoC words);
+  // each filter row is read once from the buffer and multicast along its PE row: 3 x 3 = 9.
+  want.rf.writes[kFilter] += 27;
+  want.noc.reads[kFilter] = 27;
+  want.buffer.reads[kFilter] = 9;
+  // Inputs: per PE a first window of S = 3 words, then min(U, S) = 1 new word for each of
+  // the other F - 1 = 2 columns: 5 words, x 9 PEs = 45. The set needs rows j + i = 0..4
+  // (5 distinct), each read once (diagonal multicast), 5 columns each: 25 buffer reads.
+  want.rf.writes[kIfmap] += 45;
+  want.noc.reads[kIfmap] = 45;
+  want.buffer.reads[kIfmap] = 25;
+  // Psums: 3 columns x 3 outputs = 9 output psums; each of the h = 3 PEs of a column reads
+  // its psum out (27 RF reads) and sends it one hop (2 up + 1 to the buffer: 27 NoC words);
+  // the 2 upper PEs receive one into their psum RF (18 RF writes). 9 buffer writes, no
+  // read-modify-write (single pass, single channel group).
+  want.rf.reads[kOfmap] += 27;
+  want.rf.writes[kOfmap] += 18;
+  want.noc.writes[kOfmap] = 27;
+  want.buffer.writes[kOfmap] = 9;
+  check_both(op, array(3, 3), want);
+  CHECK(rs_dataflow().evaluate(op, array(3, 3)).utilization() == Approx(81.0 / (9 * 15)));
+}
+
+TEST_CASE("rs: folding the filter rows and the output rows onto a 2x2 array (by hand)",
+          "[dataflow][rs]") {
+  // Same conv. R = 3 > rows = 2: segments of filter rows {0,1} and {2}; E = 3 > cols = 2:
+  // strips of output rows {0,1} and {2}. Four classes, one job each:
+  //   (h2, w2): 1 set per pass;  (h2, w1): 1 x 2 sets;  (h1, w2): 2 x 1;  (h1, w1): 2 x 2.
+  // Each class holds a single job, so 4 passes.
+  const Op op = conv(1, 1, 5, 5, 1, 3);
+  OpStats want;
+  want.pes = 4;
+  want.mapping = {{"set_rows", 3}, {"set_cols", 3},   {"segments", 2},      {"strips", 2},
+                  {"p", 1},        {"q", 1},          {"sets_per_pass", 1}, {"jobs", 4},
+                  {"passes", 4},   {"row_chunks", 1}, {"chunk_cols", 3}};
+  // Cycles per pass (F + 1) p q S + h = 12 + h: 14 + 14 + 13 + 13 = 54.
+  want.compute_cycles = 54;
+  want.macs = 81;  // sum of h w over classes = 9 PE-rows, x F S = 9
+  want.rf.reads = {81, 81, 81};
+  want.rf.writes = {0, 0, 81};
+  // Weights: 9 PE placements x 3 = 27; buffer: sum of h x S = (2 + 2 + 1 + 1) x 3 = 18.
+  want.rf.writes[kFilter] += 27;
+  want.noc.reads[kFilter] = 27;
+  want.buffer.reads[kFilter] = 18;
+  // Inputs: 9 placements x 5 words = 45. Distinct rows e + r per class: {0,1,2},
+  // {2,3}, {2,3}, {4} = 8 rows x 5 columns = 40 buffer reads (folding loses the reuse).
+  want.rf.writes[kIfmap] += 45;
+  want.noc.reads[kIfmap] = 45;
+  want.buffer.reads[kIfmap] = 40;
+  // Psums per class: w F p outputs, h hops each: 6x2 + 3x2 + 6x1 + 3x1 = 27 NoC words and
+  // 27 RF reads; RF writes on arrival w F (h - 1) = 6 + 3 = 9. Buffer writes: sum of w F =
+  // 18 for 9 outputs: the second segment's 9 write-backs read-modify-write.
+  want.rf.reads[kOfmap] += 27;
+  want.rf.writes[kOfmap] += 9;
+  want.noc.writes[kOfmap] = 27;
+  want.buffer.writes[kOfmap] = 18;
+  want.buffer.reads[kOfmap] = 9;
+  check_both(op, array(2, 2), want);
+}
+
+TEST_CASE("rs: replication of sets over filters and channels on a 6x3 array (by hand)",
+          "[dataflow][rs]") {
+  // 2 channels, 2 filters, 5x5 input, 3x3 kernel; RFs 3/3/1 words allow only p = q = 1,
+  // so there are 2 x 2 = 4 jobs (fg, cg) in the order (0,0) (0,1) (1,0) (1,1). The 3x3
+  // set fits twice vertically in 6x3 (vr = 2, vc = 1): 2 passes of 2 jobs.
+  const Op op = conv(1, 2, 5, 5, 2, 3);
+  OpStats want;
+  want.pes = 18;
+  want.mapping = {{"set_rows", 3}, {"set_cols", 3},   {"segments", 1},      {"strips", 1},
+                  {"p", 1},        {"q", 1},          {"sets_per_pass", 2}, {"jobs", 4},
+                  {"passes", 2},   {"row_chunks", 1}, {"chunk_cols", 3}};
+  want.compute_cycles = 2 * 15;  // each pass as the single-set case
+  want.macs = 4 * 81;
+  want.rf.reads = {324, 324, 324 + 4 * 27};
+  want.rf.writes = {4 * 45, 4 * 27, 324 + 4 * 18};
+  want.noc.reads = {4 * 45, 4 * 27, 0};
+  want.noc.writes = {0, 0, 4 * 27};
+  // Buffer: per job 25 input and 9 weight reads; 4 x 9 psum write-backs for 2 x 9 outputs,
+  // so 18 read-modify-writes (the second channel group of each filter).
+  want.buffer.reads = {100, 36, 18};
+  want.buffer.writes = {0, 0, 36};
+  check_both(op, array(6, 3, 3, 3, 1), want);
+}
+
+TEST_CASE("rs: p filters x q channels interleaved in one PE (by hand)", "[dataflow][rs]") {
+  // 2 channels, 3 filters, RFs 12/224/24: q = min(2, 12/3, 224/3) = 2,
+  // p = min(3, 24, 224/(2*3)) = 3: one job; each PE does p q S = 18 MACs per output.
+  const Op op = conv(1, 2, 5, 5, 3, 3);
+  const OpStats st = rs_dataflow().evaluate(op, array(3, 3));
+  CHECK(mapping_value(st, "p") == 3);
+  CHECK(mapping_value(st, "q") == 2);
+  CHECK(mapping_value(st, "passes") == 1);
+  CHECK(st.compute_cycles == (3 + 1) * 18 + 3);  // preload 18, 3 columns x 18, drain 3
+  CHECK(st.macs == 9 * 3 * 18);
+  CHECK(st.rf.writes[kFilter] == 9 * 18);          // 18 weights per PE
+  CHECK(st.buffer.reads[kFilter] == 3 * 18);       // once per PE row
+  CHECK(st.rf.writes[kIfmap] == 9 * 2 * (3 + 2));  // q windows
+  CHECK(st.buffer.reads[kIfmap] == 2 * 25);        // q channels x 5 rows x 5 columns
+  CHECK(st.buffer.writes[kOfmap] == 3 * 9);        // p filters x 9 outputs, no RMW
+  CHECK(st.buffer.reads[kOfmap] == 0);
+}
+
+TEST_CASE("rs: cycle engine matches the closed form and the convolution on random shapes",
+          "[dataflow][rs]") {
+  std::mt19937 rng(20160618);
+  auto uni = [&](std::int64_t lo, std::int64_t hi) {
+    return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng);
+  };
+  const int kShapes = 300;
+  int checked = 0, chunked = 0;
+  for (int t = 0; t < kShapes; ++t) {
+    Op op;
+    const int kind = static_cast<int>(uni(0, 5));
+    if (kind == 0) {
+      op = Op::make_gemm({uni(1, 12), uni(1, 6), uni(1, 8)});
+    } else {
+      const std::int64_t h = uni(1, 12), w = uni(1, 12), pad = uni(0, 2);
+      const std::int64_t kmax = std::min<std::int64_t>({5, h + 2 * pad, w + 2 * pad});
+      const OpRole role = kind == 4   ? OpRole::kBackwardData
+                          : kind == 5 ? OpRole::kBackwardWeight
+                                      : OpRole::kForward;
+      op = conv(uni(1, 2), uni(1, 4), h, w, uni(1, 4), uni(1, kmax), uni(1, 2), pad, role);
+    }
+    const ConvShape c = lower_to_conv(op);
+    // Arrays: 1x1, 1xN, Nx1 and ragged ones; RFs from the minimum upward so that p and q
+    // take ragged values too. Every third shape gets RFs of a few words, mostly smaller
+    // than a filter row, so that rows are chunked (ragged last chunks included).
+    int rows = static_cast<int>(uni(1, 6)), cols = static_cast<int>(uni(1, 6));
+    if (t % 10 == 0) rows = cols = 1;
+    if (t % 10 == 1) rows = 1;
+    if (t % 10 == 2) cols = 1;
+    const std::int64_t S = c.kernel_w;
+    const AcceleratorSpec acc = t % 3 == 0 ? array(rows, cols, uni(1, S), uni(1, 2 * S), uni(1, 5))
+                                           : array(rows, cols, S * uni(1, 3) + uni(0, 2),
+                                                   S * uni(1, 6) + uni(0, 4), uni(1, 5));
+    INFO("shape " << t << ": " << op.describe() << " on " << rows << "x" << cols << " RF "
+                  << acc.rf.input_words << "/" << acc.rf.weight_words << "/" << acc.rf.psum_words);
+    const OpStats fast = rs_dataflow().evaluate(op, acc);
+    CHECK(fast.macs == c.macs());
+    const Run r = run_engine(op, acc, rng);
+    require_same(fast, r.stats);
+    CHECK(r.steps == fast.compute_cycles);
+    CHECK(r.result == r.expected);
+    ++checked;
+    if (mapping_value(fast, "row_chunks") > 1) ++chunked;
+  }
+  CHECK(checked == kShapes);
+  CHECK(chunked >= kShapes / 8);  // the sweep does exercise row chunks
+}
+
+TEST_CASE("rs: cycle engine matches the closed form on Eyeriss RFs with long filter rows",
+          "[dataflow][rs]") {
+  // Eyeriss' RFs (12 input, 224 weight, 24 psum words) with the ops that need row chunks:
+  // backward-weight convs of 12x12..28x28 layers (the lowered kernel is the output
+  // gradient, S = Wo up to 32) and forward / backward-data convs with kernels wider than 12.
+  std::mt19937 rng(2016);
+  auto uni = [&](std::int64_t lo, std::int64_t hi) {
+    return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng);
+  };
+  const int kShapes = 40;
+  int chunked = 0;
+  for (int t = 0; t < kShapes; ++t) {
+    const std::int64_t hw = uni(12, 28), pad = uni(0, 2);
+    Op op;
+    if (t % 4 == 3) {
+      // Kernels of 13..16 columns need a layer of at least that width.
+      const std::int64_t k = uni(13, 16), side = std::max(hw, k);
+      const OpRole role = t % 8 == 3 ? OpRole::kForward : OpRole::kBackwardData;
+      op = conv(uni(1, 2), uni(1, 2), side, side, uni(1, 3), k, uni(1, 2), pad, role);
+    } else {
+      op = conv(uni(1, 2), uni(1, 3), hw, hw, uni(1, 3), uni(1, 5), uni(1, 2), pad,
+                OpRole::kBackwardWeight);
+    }
+    const int rows = t % 2 ? 12 : static_cast<int>(uni(1, 8));
+    const int cols = t % 2 ? 14 : static_cast<int>(uni(1, 8));
+    const AcceleratorSpec acc = array(rows, cols);
+    INFO("shape " << t << ": " << op.describe() << " on " << rows << "x" << cols);
+    const OpStats fast = rs_dataflow().evaluate(op, acc);
+    CHECK(fast.macs == lower_to_conv(op).macs());
+    const Run r = run_engine(op, acc, rng);
+    require_same(fast, r.stats);
+    CHECK(r.steps == fast.compute_cycles);
+    CHECK(r.result == r.expected);
+    if (mapping_value(fast, "row_chunks") > 1) ++chunked;
+  }
+  CHECK(chunked >= kShapes / 2);
+}
+
+TEST_CASE("rs: a filter row longer than the input RF runs in two row chunks (by hand)",
+          "[dataflow][rs]") {
+  // The 3x3-on-5x5 conv of the first case (R = S = 3, E = F = 3, U = 1) on a 3x3 array,
+  // but the input RF holds 2 words: S' = min(S = 3, 2, 224) = 2, so each filter row runs
+  // as chunk 0 (kernel columns 0..1, s = 2) and chunk 1 (column 2, s = 1).
+  // q = min(1, 2/2, 224/2) = 1, p = min(1, 24, 224/2) = 1. Jobs: one per chunk, longest
+  // (s = 2) first; one set per pass, so 2 passes.
+  const Op op = conv(1, 1, 5, 5, 1, 3);
+  OpStats want;
+  want.pes = 9;
+  want.mapping = {{"set_rows", 3}, {"set_cols", 3},   {"segments", 1},      {"strips", 1},
+                  {"p", 1},        {"q", 1},          {"sets_per_pass", 1}, {"jobs", 2},
+                  {"passes", 2},   {"row_chunks", 2}, {"chunk_cols", 2}};
+  // Cycles per job (F + 1) p q s + h: (4 x 2 + 3) + (4 x 1 + 3) = 11 + 7 = 18.
+  want.compute_cycles = 18;
+  want.macs = 81;  // 9 PEs x F = 3 outputs x (2 + 1) taps: chunking does not add MACs
+  want.rf.reads = {81, 81, 81};
+  want.rf.writes = {0, 0, 81};
+  // Weights: each PE still receives its 3 weights once (2 + 1): 27 RF / NoC words, 9
+  // buffer reads (3 rows x (2 + 1)).
+  want.rf.writes[kFilter] += 27;
+  want.noc.reads[kFilter] = 27;
+  want.buffer.reads[kFilter] = 9;
+  // Inputs are re-streamed per chunk: per PE s + (F - 1) min(U, s) = 2 + 2 = 4 for chunk 0
+  // and 1 + 2 = 3 for chunk 1: 9 x 7 = 63 (45 without chunking). Buffer: the 5 rows of the
+  // set, chunk 0 loading columns [x, x + 2) for x = 0..2 = 0..3 (4 columns), chunk 1 column
+  // x + 2 = 2..4 (3 columns): 5 x (4 + 3) = 35 (25 without chunking).
+  want.rf.writes[kIfmap] += 63;
+  want.noc.reads[kIfmap] = 63;
+  want.buffer.reads[kIfmap] = 35;
+  // Psums: each chunk drains its 9 partial outputs like a whole job: 2 x 27 RF reads and
+  // NoC words, 2 x 18 RF writes on arrival, 18 buffer write-backs for 9 outputs, of which
+  // chunk 1's 9 are read-modify-writes onto chunk 0's.
+  want.rf.reads[kOfmap] += 54;
+  want.rf.writes[kOfmap] += 36;
+  want.noc.writes[kOfmap] = 54;
+  want.buffer.writes[kOfmap] = 18;
+  want.buffer.reads[kOfmap] = 9;
+  check_both(op, array(3, 3, 2, 224, 24), want);
+}
+
+TEST_CASE("rs: row chunks keep p and q within the RFs", "[dataflow][rs]") {
+  // LeNet conv1 backward-weight: lowered kernel 28 x 28 (S = Wo = 28) over the 28x28 input
+  // padded by 2, output 5 x 5, channels = batch 15, filters 6. Eyeriss RFs 12/224/24:
+  // S' = 12, chunks 12 + 12 + 4; q = min(15, 12/12, 224/12) = 1; p = min(6, 24, 224/12) = 6.
+  ConvShape s;
+  s.batch = 15;
+  s.channels = 1;
+  s.height = s.width = 28;
+  s.filters = 6;
+  s.kernel_h = s.kernel_w = 5;
+  s.pad = 2;
+  const OpStats st =
+      rs_dataflow().evaluate(Op::make_conv(s, OpRole::kBackwardWeight), array(12, 14));
+  CHECK(mapping_value(st, "row_chunks") == 3);
+  CHECK(mapping_value(st, "chunk_cols") == 12);
+  CHECK(mapping_value(st, "q") == 1);
+  CHECK(mapping_value(st, "p") == 6);
+  CHECK(st.macs == 15 * 6 * 25 * 28 * 28);
+}
+
+namespace {
+
+// AcceleratorSpec with the values of configs/accelerators/eyeriss_like.yaml that matter for
+// the array side.
+AcceleratorSpec eyeriss_like() {
+  AcceleratorSpec a = array(12, 14, 12, 224, 24);
+  a.word_bits = 16;
+  return a;
+}
+
+ConvShape layer(std::int64_t n, std::int64_t c, std::int64_t hw, std::int64_t f, std::int64_t k,
+                std::int64_t stride, std::int64_t pad) {
+  ConvShape s;
+  s.batch = n;
+  s.channels = c;
+  s.height = s.width = hw;
+  s.filters = f;
+  s.kernel_h = s.kernel_w = k;
+  s.stride = stride;
+  s.pad = pad;
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("rs: every training op of LeNet-5 and AlexNet maps on the Eyeriss RFs",
+          "[dataflow][rs]") {
+  const std::vector<ConvShape> layers = {
+      layer(15, 1, 28, 6, 5, 1, 2),      // LeNet-5 conv1
+      layer(15, 6, 14, 16, 5, 1, 0),     // LeNet-5 conv2
+      layer(16, 3, 227, 96, 11, 4, 0),   // AlexNet CONV1
+      layer(16, 96, 27, 256, 5, 1, 2),   // CONV2
+      layer(16, 256, 13, 384, 3, 1, 1),  // CONV3
+      layer(16, 384, 13, 384, 3, 1, 1),  // CONV4
+      layer(16, 384, 13, 256, 3, 1, 1),  // CONV5
+  };
+  const AcceleratorSpec acc = eyeriss_like();
+  int chunked = 0;
+  for (const ConvShape& l : layers) {
+    for (OpRole role : {OpRole::kForward, OpRole::kBackwardData, OpRole::kBackwardWeight}) {
+      const Op op = Op::make_conv(l, role);
+      INFO(op.describe());
+      OpStats st;
+      REQUIRE_NOTHROW(st = rs_dataflow().evaluate(op, acc));
+      CHECK(st.macs == lower_to_conv(op).macs());
+      CHECK(st.utilization() > 0.0);
+      CHECK(st.utilization() <= 1.0);
+      if (mapping_value(st, "row_chunks") > 1) ++chunked;
+    }
+  }
+  // The backward-weight convs with S = Wo > 12 are chunked: LeNet conv1 (28), AlexNet
+  // CONV1 (217, the 55 output columns dilated by the stride), CONV2 (27), CONV3..5 (13).
+  // LeNet conv2's (Wo = 10) and every forward / backward-data kernel (<= 11) fit.
+  CHECK(chunked == 6);
+}
+
+TEST_CASE("rs: register files of zero words are user errors", "[dataflow][rs]") {
+  // AcceleratorSpec from a file requires RF words >= 1; a hand-built one can hold 0. Rows
+  // longer than the RFs are chunked, so only an empty RF cannot map.
+  const Op op = conv(1, 1, 8, 8, 1, 5);
+  auto message = [&](const AcceleratorSpec& acc) {
+    try {
+      rs_dataflow().evaluate(op, acc);
+    } catch (const UserError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  using Catch::Matchers::Contains;
+  CHECK_THAT(message(array(3, 3, 12, 0, 24)),
+             Contains("weight register file (0 words)") && Contains("conv fw"));
+  CHECK_THAT(message(array(3, 3, 0, 224, 24)), Contains("input register file (0 words)"));
+  CHECK_THAT(message(array(3, 3, 12, 224, 0)), Contains("psum register file (0 words)"));
+  CHECK_THROWS_AS(rs_dataflow().engine(op, array(3, 3, 12, 0, 24), OperandValues{}), UserError);
+  // What used to be rejected (S = 5 > 4 words) now maps, in chunks of 4 + 1 columns.
+  const OpStats st = rs_dataflow().evaluate(op, array(3, 3, 12, 4, 24));
+  CHECK(mapping_value(st, "row_chunks") == 2);
+  CHECK(mapping_value(st, "chunk_cols") == 4);
+  CHECK(rs_dataflow().evaluate(op, array(3, 3, 4, 224, 24)).macs == lower_to_conv(op).macs());
+  CHECK_NOTHROW(rs_dataflow().evaluate(op, array(3, 3, 1, 1, 1)));
+}
+
+TEST_CASE("rs engine speed on 16x16", "[.][benchmark]") {
+  // Hidden: trainsim_tests "[benchmark]". Prints cycles per second, asserts nothing; one
+  // op whose rows fit and one with row chunks (a backward-weight conv).
+  AcceleratorSpec acc = array(16, 16);
+  const Op ops[] = {conv(1, 32, 18, 18, 32, 3, 1, 1),
+                    conv(2, 4, 24, 24, 8, 3, 1, 1, OpRole::kBackwardWeight)};
+  std::mt19937 rng(1);
+  for (const Op& op : ops) {
+    const ConvShape c = lower_to_conv(op);
+    OperandValues v;
+    v.a.assign(c.batch * c.channels * c.height * c.width, 1.0);
+    v.b.assign(c.filters * c.channels * c.kernel_h * c.kernel_w, 1.0);
+    std::int64_t cycles = 0;
+    double seconds = 0;
+    while (seconds < 0.5) {
+      auto eng = rs_dataflow().engine(op, acc, v);
+      const auto t0 = std::chrono::steady_clock::now();
+      while (eng->step()) ++cycles;
+      seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    }
+    std::printf("rs engine, 16x16, %s: %.2f M cycles/s\n", op.describe().c_str(),
+                static_cast<double>(cycles) / seconds / 1e6);
+  }
+  SUCCEED();
+}

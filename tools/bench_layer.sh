@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Accelerator-model speed:
+#  1. fast fidelity: `trainsim layer` for VGG13 layer 4 (28x28x128 -> 256, 3x3, pad 1) on an
+#     8x8 weight-stationary array, whole process wall time (target < 50 ms; SCALE-Sim v2
+#     needs ~574 s for the same layer on this machine);
+#  2. cycle fidelity: simulated cycles per second of the clocked PE-array model on a 16x16
+#     array for each dataflow (target >= 2 M cycles/s).
+#   tools/bench_layer.sh          (expects ./test.sh or ./run.sh to have built trainsim)
+set -euo pipefail
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+bin="${TRAINSIM_BUILD:-$repo/build}/trainsim"
+
+json_field() {  # json_field KEY < json  (first numeric value of "KEY": ...)
+  sed -n "s/.*\"$1\": \([0-9.e+-]*\).*/\1/p" | head -n 1
+}
+
+echo "trainsim accelerator-model benchmark ($(nproc) cores)"
+best=""
+for _ in 1 2 3 4 5; do
+  t0=$(date +%s%N)
+  "$bin" layer --accel scalesim_default --array 8x8 --dataflow ws \
+    --conv 28,28,128,256,3,3,1,1 --json >/dev/null
+  t1=$(date +%s%N)
+  ms=$(( (t1 - t0) / 1000000 ))
+  if [[ -z "$best" || "$ms" -lt "$best" ]]; then best=$ms; fi
+done
+cycles=$("$bin" layer --accel scalesim_default --array 8x8 --dataflow ws \
+  --conv 28,28,128,256,3,3,1,1 --json | json_field compute_cycles)
+awk -v ms="$best" -v c="$cycles" 'BEGIN { printf "fast  VGG13 layer 4, 8x8 WS: %d ms per process (best of 5; target 50 ms: %.2fx of target); %d cycles; SCALE-Sim v2 ~574 s: %.0fx faster\n", ms, ms / 50, c, 574000 / (ms > 0 ? ms : 1) }'
+
+for df in ws os is rs; do
+  if [[ "$df" == rs ]]; then shape=(--conv 64,64,8,16,3,3,1,1); else shape=(--gemm 2048,256,256); fi
+  out=$("$bin" layer --accel small_8x8 --array 16x16 --dataflow "$df" "${shape[@]}" \
+    --fidelity cycle --json)
+  c=$(json_field compute_cycles <<<"$out")
+  w=$(json_field wall_seconds <<<"$out")
+  awk -v df="$df" -v c="$c" -v w="$w" 'BEGIN { printf "cycle %s 16x16: %d cycles in %.3f s = %.2f M cycles/s (target 2 M: %.2fx)\n", df, c, w, c / w / 1e6, c / w / 2e6 }'
+done
