@@ -492,7 +492,7 @@ TEST_CASE("rs engine speed on 16x16", "[.][benchmark]") {
   // op whose rows fit and one with row chunks (a backward-weight conv).
   AcceleratorSpec acc = array(16, 16);
   const Op ops[] = {conv(1, 32, 18, 18, 32, 3, 1, 1),
-                    conv(2, 4, 24, 24, 8, 3, 1, 1, OpRole::kBackwardWeight)};
+                    conv(2, 6, 28, 28, 8, 5, 1, 2, OpRole::kBackwardWeight)};
   std::mt19937 rng(1);
   for (const Op& op : ops) {
     const ConvShape c = lower_to_conv(op);
