@@ -44,6 +44,38 @@ std::string find_named_config(const std::string& ref, const std::string& folder,
   throw UserError(what);
 }
 
+// The file `ref` names for a config read from `referrer`: a path as given if absolute, else
+// relative to the referrer's folder, then to the cwd; a name in <configs root>/<folder>,
+// then in <referrer dir>/../<folder>. The second name candidate lets a private configs tree
+// (accelerators/ next to energy/, experiments/ next to accelerators/) work without setting
+// TRAINSIM_CONFIGS, as networks do for experiments.
+std::optional<std::string> find_referenced_file(const std::string& ref, const std::string& folder,
+                                                const std::string& referrer,
+                                                std::vector<std::string>* tried) {
+  std::vector<fs::path> candidates;
+  if (is_config_path(ref)) {
+    if (fs::path(ref).is_absolute()) {
+      candidates.push_back(ref);
+    } else {
+      candidates.push_back(folder_of(referrer) / ref);
+      candidates.push_back(ref);
+    }
+  } else {
+    candidates.push_back(fs::path(configs_root()) / folder / (ref + ".yaml"));
+    candidates.push_back(folder_of(referrer) / ".." / folder / (ref + ".yaml"));
+  }
+  std::vector<std::string> seen;
+  for (const auto& c : candidates) {
+    std::string p = c.lexically_normal().string();
+    if (std::find(seen.begin(), seen.end(), p) != seen.end()) continue;
+    seen.push_back(p);
+    if (tried != nullptr) tried->push_back(p);
+    std::error_code ec;
+    if (fs::is_regular_file(p, ec)) return p;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 bool is_config_path(const std::string& ref) {
@@ -61,30 +93,13 @@ std::string find_energy_table_file(const std::string& ref) {
 std::optional<std::string> find_energy_file(const std::string& ref,
                                             const std::string& accelerator_path,
                                             std::vector<std::string>* tried) {
-  std::vector<fs::path> candidates;
-  if (is_config_path(ref)) {
-    if (fs::path(ref).is_absolute()) {
-      candidates.push_back(ref);
-    } else {
-      candidates.push_back(folder_of(accelerator_path) / ref);
-      candidates.push_back(ref);
-    }
-  } else {
-    // The second candidate lets a private configs tree (accelerators/ next to energy/)
-    // work without setting TRAINSIM_CONFIGS, as networks do for experiments.
-    candidates.push_back(fs::path(configs_root()) / "energy" / (ref + ".yaml"));
-    candidates.push_back(folder_of(accelerator_path) / ".." / "energy" / (ref + ".yaml"));
-  }
-  std::vector<std::string> seen;
-  for (const auto& c : candidates) {
-    std::string p = c.lexically_normal().string();
-    if (std::find(seen.begin(), seen.end(), p) != seen.end()) continue;
-    seen.push_back(p);
-    if (tried != nullptr) tried->push_back(p);
-    std::error_code ec;
-    if (fs::is_regular_file(p, ec)) return p;
-  }
-  return std::nullopt;
+  return find_referenced_file(ref, "energy", accelerator_path, tried);
+}
+
+std::optional<std::string> find_experiment_accelerator_file(const std::string& ref,
+                                                            const std::string& experiment_path,
+                                                            std::vector<std::string>* tried) {
+  return find_referenced_file(ref, "accelerators", experiment_path, tried);
 }
 
 std::vector<std::string> shipped_config_names(const std::string& folder) {

@@ -26,6 +26,16 @@ std::optional<std::string> find_energy_file(const std::string& ref,
                                             const std::string& accelerator_path,
                                             std::vector<std::string>* tried);
 
+/// The accelerator file an experiment's `accelerator: <ref>` refers to, for an experiment
+/// read from `experiment_path`, found like its network:
+///   name: <configs root>/accelerators/<name>.yaml, then
+///         <experiment dir>/../accelerators/<name>.yaml
+///   path: as given if absolute, else relative to the experiment's folder, then to the cwd.
+/// Returns nullopt if none exists; `tried` receives every candidate in order.
+std::optional<std::string> find_experiment_accelerator_file(const std::string& ref,
+                                                            const std::string& experiment_path,
+                                                            std::vector<std::string>* tried);
+
 /// Stems of the .yaml files in <configs root>/<folder>, sorted.
 std::vector<std::string> shipped_config_names(const std::string& folder);
 

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "sim/config/accel_lookup.h"
+#include "sim/config/accelerator_parse.h"
 #include "sim/config/energy_config.h"
 #include "sim/config/overrides.h"
 #include "sim/config/yaml_file.h"
@@ -29,8 +30,9 @@ std::string join(const std::vector<std::string>& items) {
   return out;
 }
 
-// The energy file `ref` names for the accelerator at `path`, or a UserError: at `node` when
-// the accelerator names the table, at the accelerator's root when it is the default.
+// The energy file `ref` names for the accelerator read from `path`, or a UserError: at
+// `node` when the accelerator names the table, at the accelerator's root when it is the
+// default.
 std::string resolve_energy_file(const std::string& ref, const std::string& path,
                                 const std::optional<ConfigNode>& node, const ConfigNode& root) {
   std::vector<std::string> tried;
@@ -44,7 +46,7 @@ std::string resolve_energy_file(const std::string& ref, const std::string& path,
     if (!shipped.empty()) what += "; shipped energy tables: " + join(shipped);
   }
   if (node) node->fail(what);
-  config_fail(*root.origin(), "energy", root.mark(), what);
+  config_fail(*root.origin(), root.child_path("energy"), root.mark(), what);
 }
 
 // Applies --set overrides. An `energy.<...>` override needs the table as a tree to descend
@@ -58,17 +60,8 @@ void apply_overrides(YAML::Node root, const std::vector<std::string>& overrides,
     if (!root.IsMap()) {
       throw UserError("--set " + text + ": " + path + " is not a mapping of keys");
     }
-    const YAML::Node& const_root = root;
-    YAML::Node energy = const_root["energy"];
-    const bool named = !energy.IsDefined() || energy.IsNull() || energy.IsScalar();
-    if (o.segments.size() > 1 && o.segments[0] == "energy" && named) {
-      auto shared = std::make_shared<const ConfigOrigin>(origin);
-      ConfigNode top(root, "", shared);
-      std::optional<ConfigNode> ref;
-      if (energy.IsDefined() && !energy.IsNull()) ref = ConfigNode(energy, "energy", shared);
-      std::string file =
-          resolve_energy_file(ref ? ref->as_nonempty_string() : kDefaultEnergy, path, ref, top);
-      root["energy"] = load_yaml_file(file, "energy table");
+    ConfigNode top(root, "", std::make_shared<const ConfigOrigin>(origin));
+    if (auto file = inline_energy_for_override(root, o.segments, top, path)) {
       inlined_from = file;
       origin.overridden.erase("energy");  // the value now is the file's content
     }
@@ -107,7 +100,7 @@ EnergyRef parse_accelerator_energy(const std::optional<ConfigNode>& node, const 
   std::string file = resolve_energy_file(ref, path, node, root);
   auto origin = std::make_shared<ConfigOrigin>();
   origin->file = file;
-  ConfigNode table(load_yaml_file(file, "energy table"), "energy", origin);
+  ConfigNode table(load_yaml_file(file, "energy table"), root.child_path("energy"), origin);
   return {parse_energy_table(table, file_stem(file), file), node};
 }
 
@@ -152,14 +145,15 @@ void parse_single_count(const ConfigNode& node, const char* key, int& out) {
   if (auto v = m.get(key)) out = v->as_int_at_least(1);
 }
 
-AcceleratorSpec parse_accelerator(const ConfigNode& top, const std::string& path,
-                                  const std::optional<std::string>& inlined_from) {
+}  // namespace
+
+AcceleratorSpec parse_accelerator_node(const ConfigNode& top, const AcceleratorNodeSource& from) {
   ConfigMap m = top.as_map();
   m.allow_only({"name", "description", "dataflow", "array", "clock_ghz", "word_bits", "rf",
                 "buffer", "noc", "dram", "vector_unit", "energy"});
   AcceleratorSpec a;
-  a.source = path;
-  a.name = file_stem(path);
+  a.source = from.source;
+  a.name = from.default_name;
   if (auto v = m.get("name")) a.name = v->as_nonempty_string();
   if (auto v = m.get("description")) a.description = v->as_string();
   // Whether the simulator implements the dataflow is the dataflow registry's call.
@@ -176,7 +170,8 @@ AcceleratorSpec parse_accelerator(const ConfigNode& top, const std::string& path
   if (auto v = m.get("dram")) parse_dram(*v, a);
   if (auto v = m.get("vector_unit")) parse_single_count(*v, "lanes", a.vector_lanes);
 
-  EnergyRef energy = parse_accelerator_energy(m.get("energy"), top, path, inlined_from);
+  EnergyRef energy =
+      parse_accelerator_energy(m.get("energy"), top, from.file, from.energy_inlined_from);
   a.energy = energy.table;
   if (!has_mac_energy(a.energy, a.word_bits)) {
     std::string what = "energy table '" + a.energy.name + "' has no MAC energy for " +
@@ -184,12 +179,31 @@ AcceleratorSpec parse_accelerator(const ConfigNode& top, const std::string& path
                        "-bit words (widest entry: " + std::to_string(a.energy.mac.back().first) +
                        "-bit)";
     if (energy.blame) energy.blame->fail(what);
-    config_fail(*top.origin(), "energy", top.mark(), what);
+    config_fail(*top.origin(), top.child_path("energy"), top.mark(), what);
   }
   return a;
 }
 
-}  // namespace
+std::optional<std::string> inline_energy_for_override(YAML::Node accel,
+                                                      const std::vector<std::string>& segments,
+                                                      const ConfigNode& at,
+                                                      const std::string& file) {
+  if (segments.size() < 2 || segments[0] != "energy") return std::nullopt;
+  // Anything but a mapping (or nothing) is left to apply_override, which names the problem.
+  if (!accel.IsMap() && !accel.IsNull()) return std::nullopt;
+  const YAML::Node& const_accel = accel;
+  YAML::Node energy = const_accel["energy"];
+  const bool named = !energy.IsDefined() || energy.IsNull() || energy.IsScalar();
+  if (!named) return std::nullopt;
+  std::optional<ConfigNode> ref;
+  if (energy.IsDefined() && !energy.IsNull()) {
+    ref = ConfigNode(energy, at.child_path("energy"), at.origin());
+  }
+  std::string table =
+      resolve_energy_file(ref ? ref->as_nonempty_string() : kDefaultEnergy, file, ref, at);
+  accel["energy"] = load_yaml_file(table, "energy table");
+  return table;
+}
 
 AcceleratorSpec load_accelerator(const std::string& name_or_path,
                                  const std::vector<std::string>& overrides) {
@@ -204,7 +218,7 @@ AcceleratorSpec load_accelerator(const std::string& name_or_path,
   std::optional<std::string> inlined_from;
   apply_overrides(root, overrides, path, origin, inlined_from);
   ConfigNode top(root, "", std::make_shared<const ConfigOrigin>(origin));
-  return parse_accelerator(top, path, inlined_from);
+  return parse_accelerator_node(top, {path, file_stem(path), path, inlined_from});
 }
 
 EnergyTable load_energy_table(const std::string& name_or_path) {

@@ -3,13 +3,13 @@
 #include <yaml-cpp/yaml.h>
 
 #include "sim/config/accelerator_config.h"
+#include "sim/config/accelerator_parse.h"
 #include "sim/config/energy_config.h"
 #include "sim/config/yaml_emit.h"
 
 namespace trainsim {
 
-std::string accelerator_yaml(const AcceleratorSpec& a) {
-  YAML::Emitter out;
+void emit_accelerator(YAML::Emitter& out, const AcceleratorSpec& a) {
   out << YAML::BeginMap;
   out << YAML::Key << "name" << YAML::Value;
   emit_string(out, a.name);
@@ -59,6 +59,11 @@ std::string accelerator_yaml(const AcceleratorSpec& a) {
   out << YAML::Key << "energy" << YAML::Value;
   emit_energy_table(out, a.energy);
   out << YAML::EndMap;
+}
+
+std::string accelerator_yaml(const AcceleratorSpec& a) {
+  YAML::Emitter out;
+  emit_accelerator(out, a);
   return std::string(out.c_str()) + "\n";
 }
 

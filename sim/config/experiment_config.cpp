@@ -5,6 +5,10 @@
 #include <memory>
 #include <optional>
 
+#include "dataflows/registry.h"
+#include "sim/config/accel_lookup.h"
+#include "sim/config/accelerator_config.h"
+#include "sim/config/accelerator_parse.h"
 #include "sim/config/network_config.h"
 #include "sim/config/network_lookup.h"
 #include "sim/config/optimizer_fields.h"
@@ -13,10 +17,23 @@
 #include "sim/config/yaml_reader.h"
 #include "sim/core/error.h"
 #include "sim/optim/optimizer_registry.h"
+#include "sim/techniques/technique.h"
 
 namespace trainsim {
 
 namespace {
+
+// The accelerator an experiment is timed on when it names none: the ADA-GP papers'
+// baseline, the design the simulator's results are compared against.
+constexpr const char* kDefaultAccelerator = "adagp_ws180";
+
+// Files whose content --set overrides inlined into the experiment tree. The inlined nodes
+// still carry those files' lines, so errors in them must name the file, not the experiment.
+struct Inlined {
+  std::optional<std::string> network;
+  std::optional<std::string> accelerator;
+  std::optional<std::string> accelerator_energy;  ///< the table inside the accelerator
+};
 
 std::string file_stem(const std::string& path) {
   return std::filesystem::path(path).stem().string();
@@ -25,6 +42,18 @@ std::string file_stem(const std::string& path) {
 std::string known_optimizers() {
   std::string out;
   for (const auto& o : optimizers()) out += (out.empty() ? "" : ", ") + o.name;
+  return out;
+}
+
+std::string known_dataflows() {
+  std::string out;
+  for (const Dataflow* d : dataflows()) out += (out.empty() ? "" : ", ") + d->name();
+  return out;
+}
+
+std::string known_techniques() {
+  std::string out;
+  for (const auto& t : techniques()) out += (out.empty() ? "" : ", ") + t.name;
   return out;
 }
 
@@ -45,12 +74,67 @@ std::string resolve_network_file(const ConfigNode& node, const std::string& expe
   node.fail(what);
 }
 
+// The accelerator file `ref` names for the experiment at `path`, or a UserError: at `node`
+// when the experiment names the accelerator, at the experiment's root for the default.
+std::string resolve_accelerator_file(const std::string& ref, const std::string& path,
+                                     const std::optional<ConfigNode>& node, const ConfigNode& top) {
+  std::vector<std::string> tried;
+  if (auto found = find_experiment_accelerator_file(ref, path, &tried)) return *found;
+  std::string what = is_config_path(ref) ? "accelerator file '" + ref + "' not found (tried "
+                     : node              ? "unknown accelerator '" + ref + "' (tried "
+                            : "the default accelerator '" + ref + "' was not found (tried ";
+  for (std::size_t i = 0; i < tried.size(); ++i) what += (i ? ", " : "") + tried[i];
+  what += ")";
+  if (!is_config_path(ref)) {
+    std::string shipped;
+    for (const auto& n : shipped_accelerator_names()) {
+      shipped += (shipped.empty() ? "" : ", ") + n;
+    }
+    if (!shipped.empty()) what += "; shipped accelerators: " + shipped;
+  }
+  if (node) node->fail(what);
+  config_fail(*top.origin(), top.child_path("accelerator"), top.mark(), what);
+}
+
+// Before an `accelerator.<...>` override: an accelerator given by name or path (or the
+// default one) is inlined so the override has a tree to descend into, and so is its energy
+// table if the override descends into `accelerator.energy.<...>` (the same pattern as
+// `network.<...>`, one level deeper).
+void inline_accelerator_for_override(YAML::Node root, const Override& o, const std::string& path,
+                                     ConfigOrigin& origin, Inlined& inlined) {
+  const YAML::Node& const_root = root;
+  YAML::Node accel = const_root["accelerator"];
+  if (!accel.IsDefined() || accel.IsNull() || accel.IsScalar()) {
+    auto shared = std::make_shared<const ConfigOrigin>(origin);
+    ConfigNode top(root, "", shared);
+    std::optional<ConfigNode> ref;
+    if (accel.IsDefined() && !accel.IsNull()) ref = ConfigNode(accel, "accelerator", shared);
+    std::string file = resolve_accelerator_file(
+        ref ? ref->as_nonempty_string() : kDefaultAccelerator, path, ref, top);
+    root["accelerator"] = load_yaml_file(file, "accelerator");
+    inlined.accelerator = file;
+    inlined.accelerator_energy.reset();
+    origin.overridden.erase("accelerator");  // the value now is the file's content
+  }
+  // Errors about the energy reference point into wherever the accelerator's lines are.
+  auto accel_origin = std::make_shared<ConfigOrigin>(origin);
+  if (inlined.accelerator) accel_origin->file = *inlined.accelerator;
+  YAML::Node accel_tree = root["accelerator"];
+  ConfigNode at(accel_tree, "accelerator", accel_origin);
+  std::vector<std::string> rest(o.segments.begin() + 1, o.segments.end());
+  if (auto table =
+          inline_energy_for_override(accel_tree, rest, at, inlined.accelerator.value_or(path))) {
+    inlined.accelerator_energy = table;
+    origin.overridden.erase("accelerator.energy");
+  }
+}
+
 // Applies the --set overrides to the experiment tree. A `network.<...>` override needs the
 // network as a tree to descend into, so a network given by name or path is first inlined;
-// `inlined_from` then remembers its file, whose lines the inlined nodes still carry.
+// `inlined` then remembers its file, whose lines the inlined nodes still carry. The same
+// goes for `accelerator.<...>` (and the accelerator's energy table).
 void apply_overrides(YAML::Node root, const std::vector<std::string>& overrides,
-                     const std::string& path, ConfigOrigin& origin,
-                     std::optional<std::string>& inlined_from) {
+                     const std::string& path, ConfigOrigin& origin, Inlined& inlined) {
   for (const auto& text : overrides) {
     Override o = parse_override(text);
     if (!root.IsMap()) {
@@ -63,11 +147,20 @@ void apply_overrides(YAML::Node root, const std::vector<std::string>& overrides,
                      std::make_shared<const ConfigOrigin>(origin));
       std::string file = resolve_network_file(ref, path);
       root["network"] = load_yaml_file(file, "network");
-      inlined_from = file;
+      inlined.network = file;
       origin.overridden.erase("network");  // the value now is the file's content
     }
+    if (o.segments.size() > 1 && o.segments[0] == "accelerator") {
+      inline_accelerator_for_override(root, o, path, origin, inlined);
+    }
     std::string key_path = apply_override(root, o);
-    if (key_path == "network") inlined_from.reset();
+    // A whole new value replaces whatever was inlined.
+    if (key_path == "network") inlined.network.reset();
+    if (key_path == "accelerator") {
+      inlined.accelerator.reset();
+      inlined.accelerator_energy.reset();
+    }
+    if (key_path == "accelerator.energy") inlined.accelerator_energy.reset();
     origin.overridden.insert(key_path);
   }
 }
@@ -91,6 +184,71 @@ NetworkSpec parse_experiment_network(const ConfigNode& node, const std::string& 
   origin->file = file;
   ConfigNode net(load_yaml_file(file, "network"), "network", origin);
   return parse_network(net, file_stem(file), file);
+}
+
+AcceleratorSpec parse_experiment_accelerator(const std::optional<ConfigNode>& node,
+                                             const ConfigNode& top, const std::string& path,
+                                             const Inlined& inlined) {
+  if (inlined.accelerator && node) {
+    // Inlined for overrides: lines point into the accelerator file, paths into the
+    // experiment.
+    const std::string& file = *inlined.accelerator;
+    auto origin = std::make_shared<ConfigOrigin>(*node->origin());
+    origin->file = file;
+    ConfigNode accel(node->yaml(), node->path(), origin, node->key_mark());
+    return parse_accelerator_node(accel, {file, file_stem(file), file, inlined.accelerator_energy});
+  }
+  if (node && node->is_map()) {
+    // Relative energy paths in an inline accelerator resolve against the experiment.
+    return parse_accelerator_node(*node,
+                                  {path, file_stem(path), "<inline>", inlined.accelerator_energy});
+  }
+  if (node && !node->is_scalar()) {
+    node->fail("expected an accelerator name, a path to an accelerator file or a mapping, got " +
+               node->describe());
+  }
+  std::string ref = node ? node->as_nonempty_string() : kDefaultAccelerator;
+  std::string file = resolve_accelerator_file(ref, path, node, top);
+  auto origin = std::make_shared<ConfigOrigin>();
+  origin->file = file;
+  ConfigNode accel(load_yaml_file(file, "accelerator"), top.child_path("accelerator"), origin);
+  return parse_accelerator_node(accel, {file, file_stem(file), file, std::nullopt});
+}
+
+// The simulation keys. The dataflow defaults to the accelerator's own, so the accelerator
+// is parsed first.
+SimulationSpec parse_simulation(const ConfigMap& m, const std::string& path,
+                                const Inlined& inlined) {
+  const ConfigNode& top = m.node();
+  SimulationSpec sim;
+  sim.accelerator = parse_experiment_accelerator(m.get("accelerator"), top, path, inlined);
+
+  sim.dataflow = sim.accelerator.dataflow;
+  if (auto v = m.get("dataflow")) {
+    sim.dataflow = v->as_nonempty_string();
+    if (find_dataflow(sim.dataflow) == nullptr) {
+      v->fail("unknown dataflow '" + sim.dataflow + "' (known: " + known_dataflows() + ")");
+    }
+  } else if (find_dataflow(sim.dataflow) == nullptr) {
+    // Accelerator files accept every dataflow name, whether implemented or not.
+    config_fail(*top.origin(), top.child_path("dataflow"), top.mark(),
+                "accelerator '" + sim.accelerator.name + "' uses dataflow '" + sim.dataflow +
+                    "', which is not registered (known: " + known_dataflows() + ")");
+  }
+
+  auto technique = m.get("technique");
+  if (technique) sim.technique = technique->as_nonempty_string();
+  if (find_technique(sim.technique) == nullptr) {
+    if (!technique) {
+      config_fail(*top.origin(), top.child_path("technique"), top.mark(),
+                  "the default technique '" + sim.technique + "' is not registered");
+    }
+    technique->fail("unknown technique '" + sim.technique + "' (known: " + known_techniques() +
+                    ")");
+  }
+
+  if (auto v = m.get("fidelity")) sim.fidelity = v->as_choice({"fast", "cycle"});
+  return sim;
 }
 
 DatasetSpec parse_dataset(const ConfigNode& node) {
@@ -148,20 +306,23 @@ ExperimentSpec load_experiment(const std::string& path, const std::vector<std::s
   }
   ConfigOrigin origin;
   origin.file = path;
-  std::optional<std::string> inlined_from;
-  apply_overrides(root, overrides, path, origin, inlined_from);
+  Inlined inlined;
+  apply_overrides(root, overrides, path, origin, inlined);
 
   ConfigNode top(root, "", std::make_shared<const ConfigOrigin>(origin));
   ConfigMap m = top.as_map();
-  m.allow_only({"name", "network", "dataset", "training", "output"});
+  // The simulation keys are listed after the older keys, which keeps that message stable.
+  m.allow_only({"name", "network", "dataset", "training", "output", "accelerator", "dataflow",
+                "technique", "fidelity"});
 
   ExperimentSpec spec;
   spec.source = path;
   spec.name = file_stem(path);
   if (auto v = m.get("name")) spec.name = v->as_nonempty_string();
-  spec.network = parse_experiment_network(m.require("network"), path, inlined_from);
+  spec.network = parse_experiment_network(m.require("network"), path, inlined.network);
   spec.dataset = parse_dataset(m.require("dataset"));
   if (auto v = m.get("training")) spec.training = parse_training(*v);
+  spec.sim = parse_simulation(m, path, inlined);
   spec.output.dir = "runs/" + spec.name;
   if (auto v = m.get("output")) {
     ConfigMap out = v->as_map();

@@ -14,15 +14,20 @@ namespace trainsim {
 /// Parses an experiment file, applying `overrides` ("a.b.c=value", value parsed as YAML)
 /// to the YAML tree before validation. `network:` is either a network name (looked up as
 /// <configs root>/networks/<name>.yaml, or relative to the experiment's folder as
-/// ../networks/<name>.yaml), a path to a network file, or an inline mapping.
+/// ../networks/<name>.yaml), a path to a network file, or an inline mapping; `accelerator:`
+/// (default adagp_ws180) the same with accelerators/ (see load_accelerator() for the schema).
+/// A `network.<...>` or `accelerator.<...>` override on a network or accelerator given by
+/// name or path first inlines its file (and `accelerator.energy.<...>` the accelerator's
+/// energy table); errors in inlined nodes still name the file they came from.
 ExperimentSpec load_experiment(const std::string& path,
                                const std::vector<std::string>& overrides = {});
 
 /// Parses one network file.
 NetworkSpec load_network(const std::string& path);
 
-/// The experiment with every default filled in and the network inlined, as YAML that
-/// load_experiment() reads back to an identical spec.
+/// The experiment with every default filled in and the network and the accelerator (with
+/// its energy table) inlined, as YAML that load_experiment() reads back to an identical
+/// spec.
 std::string resolved_yaml(const ExperimentSpec& spec);
 
 /// Names of the network files shipped in <configs root>/networks, sorted.

@@ -3,6 +3,7 @@
 // equal specs give byte-identical text.
 #include <yaml-cpp/yaml.h>
 
+#include "sim/config/accelerator_parse.h"
 #include "sim/config/experiment_config.h"
 #include "sim/config/layer_fields.h"
 #include "sim/config/optimizer_fields.h"
@@ -90,6 +91,18 @@ std::string resolved_yaml(const ExperimentSpec& spec) {
   out << YAML::Key << "optimizer" << YAML::Value;
   emit_optimizer(out, t.optimizer);
   out << YAML::EndMap;
+
+  // The accelerator is inlined in full, so the resolved file does not depend on the preset
+  // files staying as they are.
+  const SimulationSpec& sim = spec.sim;
+  out << YAML::Key << "accelerator" << YAML::Value;
+  emit_accelerator(out, sim.accelerator);
+  out << YAML::Key << "dataflow" << YAML::Value;
+  emit_string(out, sim.dataflow);
+  out << YAML::Key << "technique" << YAML::Value;
+  emit_string(out, sim.technique);
+  out << YAML::Key << "fidelity" << YAML::Value;
+  emit_string(out, sim.fidelity);
 
   out << YAML::Key << "output" << YAML::Value << YAML::BeginMap;
   out << YAML::Key << "dir" << YAML::Value;

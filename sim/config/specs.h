@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "sim/accel/accel_spec.h"
+
 namespace trainsim {
 
 /// One layer of a network. Which fields apply depends on `type`; the parser rejects keys
@@ -69,6 +71,15 @@ struct TrainingSpec {
   OptimizerSpec optimizer;
 };
 
+/// How the training is timed: on which accelerator, with which dataflow, training technique
+/// and fidelity. `trainsim train` ignores it (numerics only); `trainsim run` uses it.
+struct SimulationSpec {
+  AcceleratorSpec accelerator;    ///< resolved; default preset adagp_ws180
+  std::string dataflow;           ///< ws, os, is, rs; default: the accelerator's own
+  std::string technique = "bp";   ///< a registered technique (trainsim list techniques)
+  std::string fidelity = "fast";  ///< fast | cycle
+};
+
 struct OutputSpec {
   std::string dir;  ///< default "runs/<experiment name>"
 };
@@ -79,6 +90,7 @@ struct ExperimentSpec {
   NetworkSpec network;
   DatasetSpec dataset;
   TrainingSpec training;
+  SimulationSpec sim;
   OutputSpec output;
 };
 
