@@ -10,6 +10,7 @@
 #include "sim/data/dataset_registry.h"
 #include "sim/nn/layer_registry.h"
 #include "sim/optim/optimizer_registry.h"
+#include "sim/techniques/technique.h"
 
 namespace trainsim {
 
@@ -25,8 +26,9 @@ int cmd_list(const std::vector<std::string>& args) {
   if (args.size() > 1) throw UserError("list: expected at most one category");
   const std::string what = args.empty() ? "all" : args[0];
   const bool all = what == "all";
-  const std::vector<std::string> categories = {"networks",     "datasets", "optimizers", "layers",
-                                               "accelerators", "energy",   "dataflows"};
+  const std::vector<std::string> categories = {"networks",  "datasets",     "optimizers",
+                                               "layers",    "accelerators", "energy",
+                                               "dataflows", "techniques"};
   if (!all && std::find(categories.begin(), categories.end(), what) == categories.end())
     throw UserError("list: unknown category '" + what + "' (expected " + join(categories) + ")");
   if (all || what == "networks") {
@@ -62,6 +64,11 @@ int cmd_list(const std::vector<std::string>& args) {
     std::printf("dataflows:\n");
     for (const Dataflow* d : dataflows())
       std::printf("  %-14s %s\n", d->name().c_str(), d->description().c_str());
+  }
+  if (all || what == "techniques") {
+    std::printf("techniques:\n");
+    for (const auto& t : techniques())
+      std::printf("  %-14s %s\n", t.name.c_str(), t.description.c_str());
   }
   return 0;
 }

@@ -8,6 +8,9 @@ namespace trainsim {
 
 int cmd_train(const std::vector<std::string>& args);
 int cmd_list(const std::vector<std::string>& args);
+int cmd_layer(const std::vector<std::string>& args);
+int cmd_run(const std::vector<std::string>& args);
+int cmd_compare(const std::vector<std::string>& args);
 
 /// Top-level usage text.
 std::string usage();

@@ -25,6 +25,9 @@ int main(int argc, char** argv) {
   try {
     if (cmd == "train") return cmd_train(args);
     if (cmd == "list") return cmd_list(args);
+    if (cmd == "layer") return cmd_layer(args);
+    if (cmd == "run") return cmd_run(args);
+    if (cmd == "compare") return cmd_compare(args);
     throw UserError("unknown command '" + cmd + "' (try trainsim --help)");
   } catch (const UserError& e) {
     std::fprintf(stderr, "trainsim: error: %s\n", e.what());

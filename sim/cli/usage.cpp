@@ -13,6 +13,16 @@ commands:
         prints per-epoch train loss, test accuracy and wall time. Writes
         DIR/epochs.csv, DIR/stats.json, DIR/timing.json and DIR/config.resolved.yaml
         (DIR defaults to output.dir of the experiment, runs/<name>).
+  run EXPERIMENT.yaml [--out DIR] [--set KEY=VALUE]... [--quiet]
+        Trains for real on the experiment's dataset while every op of every batch
+        (forward, loss, backward-data, backward-weight, update; evaluation separately)
+        runs on the simulated accelerator. Writes DIR/epochs.csv (accuracy, cycles,
+        seconds, DRAM bytes, energy per epoch), DIR/layers.csv (per layer x role),
+        DIR/stats.json (one tree: totals, epochs, layers, units), timing.json and
+        config.resolved.yaml. Plot them with tools/plot DIR.
+  compare EXPERIMENT.yaml (--dataflows ws,os,is,rs | --techniques bp,...) [--out DIR]
+        [--set KEY=VALUE]... : the same experiment and seed across variants; writes
+        DIR/compare.csv and one run directory per variant.
   layer --accel ACCEL [--dataflow ws|os|is|rs] (--gemm M,N,K | --conv H,W,C,FILTERS,R,S[,STRIDE[,PAD]])
         [--batch N] [--role fw|bwd-data|bwd-weight] [--array RxC] [--set KEY=VALUE]...
         [--fidelity fast|cycle] [--vcd FILE] [--json]
@@ -22,7 +32,7 @@ commands:
         --set energy=eyeriss_normalized). --json adds SCALE-Sim's figures ("scalesim").
         --fidelity cycle runs the clocked PE-array model on real values and checks its
         output against a reference; --vcd writes its waveform.
-  list  [networks|datasets|optimizers|layers|accelerators|energy|dataflows]
+  list  [networks|datasets|optimizers|layers|accelerators|energy|dataflows|techniques]
         What trainsim knows.
   --help, --version
 

@@ -44,11 +44,10 @@ Network<T>::Network(const NetworkSpec& spec) : spec_(spec) {
                     " values but the network declares " + std::to_string(spec.classes) +
                     " classes");
   first_param_layer_ = layers_.size();
-  for (std::size_t i = 0; i < layers_.size(); ++i)
-    if (layers_[i]->has_params()) {
-      first_param_layer_ = i;
-      break;
-    }
+  for (std::size_t i = 0; i < layers_.size(); ++i) {
+    has_params_.push_back(layers_[i]->has_params());
+    if (has_params_[i] && first_param_layer_ == layers_.size()) first_param_layer_ = i;
+  }
 }
 
 template <typename T>
@@ -81,8 +80,11 @@ void Network<T>::zero_grad() {
 template <typename T>
 void Network<T>::forward(ForwardPass<T>& pass) {
   pass.acts.resize(layers_.size() + 1);
-  for (std::size_t i = 0; i < layers_.size(); ++i)
+  const int batch = pass.acts[0].n();
+  for (std::size_t i = 0; i < layers_.size(); ++i) {
     layers_[i]->forward(pass.acts[i], pass.acts[i + 1]);
+    if (observer_) observer_->on_forward(i, batch);
+  }
 }
 
 template <typename T>
@@ -90,11 +92,17 @@ void Network<T>::backward(const ForwardPass<T>& pass, const std::uint8_t* labels
                           BackwardScratch<T>& scratch) {
   // The softmax layer and the loss are fused: the gradient entering the layer below the
   // softmax is p - onehot.
+  const int batch = pass.acts[0].n();
   cross_entropy_grad(pass.probs(), labels, scratch.grad);
+  if (observer_) observer_->on_loss_grad(layers_.size() - 1, batch);
   for (std::size_t i = layers_.size() - 1; i-- > 0;) {
-    layers_[i]->backward_weight(pass.acts[i], scratch.grad);
+    if (has_params_[i]) {
+      layers_[i]->backward_weight(pass.acts[i], scratch.grad);
+      if (observer_) observer_->on_backward_weight(i, batch);
+    }
     if (!needs_input_grad(i)) break;
     layers_[i]->backward_data(pass.acts[i], pass.acts[i + 1], scratch.grad, scratch.next);
+    if (observer_) observer_->on_backward_data(i, batch);
     std::swap(scratch.grad, scratch.next);
   }
 }

@@ -8,6 +8,7 @@
 
 #include "sim/config/specs.h"
 #include "sim/nn/layer.h"
+#include "sim/nn/pass_observer.h"
 
 namespace trainsim {
 
@@ -52,13 +53,19 @@ class Network {
   /// where no one needs it.
   void backward(const ForwardPass<T>& pass, const std::uint8_t* labels,
                 BackwardScratch<T>& scratch);
+  bool has_params(std::size_t i) const { return has_params_[i]; }
   /// Whether layer i must compute backward-data (some layer below it has parameters).
   bool needs_input_grad(std::size_t i) const { return i > first_param_layer_; }
+  /// Reports every pass from now on to `observer` (nullptr: none).
+  void set_observer(PassObserver* observer) { observer_ = observer; }
+  PassObserver* observer() const { return observer_; }
 
  private:
   NetworkSpec spec_;
   std::vector<std::unique_ptr<Layer<T>>> layers_;
+  std::vector<bool> has_params_;  // cached: Layer::params() builds a vector
   std::size_t first_param_layer_ = 0;
+  PassObserver* observer_ = nullptr;
 };
 
 }  // namespace trainsim

@@ -1,11 +1,20 @@
 #include "sim/report/train_report.h"
 
 #include <cstdio>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 namespace trainsim {
 
 namespace {
+// Peak resident memory of this process so far (Linux VmHWM), 0 if unknown.
+std::int64_t peak_rss_kib() {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);)
+    if (line.rfind("VmHWM:", 0) == 0) return std::stoll(line.substr(6));
+  return 0;
+}
+
 std::string fmt(const char* f, double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, f, v);
@@ -73,6 +82,7 @@ std::string timing_json(const std::vector<EpochMetrics>& epochs, double load_sec
     total += e.train_seconds + e.test_seconds;
   }
   j["total_seconds"] = total;
+  j["peak_rss_kib"] = peak_rss_kib();
   return j.dump(2) + "\n";
 }
 

@@ -86,6 +86,11 @@ EpochMetrics Trainer::run_epoch(const std::function<void(const BatchProgress&)>&
     network_.zero_grad();
     network_.backward(pass_, batch_labels_.data(), scratch_);
     optimizer_->step(params_, count);
+    if (PassObserver* obs = network_.observer()) {
+      for (std::size_t i = 0; i < network_.size(); ++i)
+        if (network_.has_params(i)) obs->on_update(i, count);
+      obs->on_batch_end(Phase::kTrain, count);
+    }
     ++m.batches;
     if (on_batch) {
       progress.batch = m.batches;
@@ -116,6 +121,7 @@ EvalMetrics Trainer::evaluate(const DataSplit& split) {
     const int count = static_cast<int>(std::min<std::int64_t>(kEvalBatch, split.count - start));
     load_batch(split, idx.data() + start, count);
     network_.forward(pass_);
+    if (PassObserver* obs = network_.observer()) obs->on_batch_end(Phase::kEval, count);
     loss_sum += cross_entropy_loss(pass_.probs(), batch_labels_.data());
     correct += count_correct(pass_.probs(), batch_labels_.data());
   }

@@ -1,0 +1,47 @@
+#pragma once
+// One experiment, start to finish: load the data, train epoch by epoch (optionally timing
+// every op on the simulated accelerator), print progress and per-epoch lines, and write the
+// output directory (staged: it appears only when complete). Shared by `trainsim train`
+// (numerics only), `trainsim run` and `trainsim compare`.
+#include <boost/program_options.hpp>
+#include <string>
+#include <vector>
+
+#include "sim/config/specs.h"
+#include "sim/report/run_report.h"
+
+namespace trainsim {
+
+struct RunOptions {
+  bool simulate = false;  ///< time every op on spec.sim's accelerator (trainsim run)
+  bool quiet = false;     ///< only the final line
+};
+
+/// What `compare` needs from a finished run.
+struct RunResult {
+  double test_accuracy = 0;
+  std::int64_t cycles = 0;  ///< training ops, all epochs
+  double seconds = 0;       ///< at the accelerator clock
+  double energy = 0;        ///< in the energy table's unit
+  std::string energy_unit;
+  std::int64_t dram_bytes = 0;
+  double utilization = 0;
+};
+
+RunResult run_experiment(const ExperimentSpec& spec, const RunOptions& options);
+
+/// The options train / run / compare share: EXPERIMENT (positional), --out, --set, --quiet.
+boost::program_options::options_description experiment_options(const std::string& command);
+
+struct ExperimentArgs {
+  std::string path;
+  std::vector<std::string> overrides;  ///< --set in order, then --out as output.dir
+  bool quiet = false;
+};
+/// Parses `args` against `opts` (which must include experiment_options()).
+ExperimentArgs parse_experiment_args(const std::string& command,
+                                     const std::vector<std::string>& args,
+                                     const boost::program_options::options_description& opts,
+                                     boost::program_options::variables_map* vm_out = nullptr);
+
+}  // namespace trainsim

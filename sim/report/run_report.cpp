@@ -1,0 +1,194 @@
+#include "sim/report/run_report.h"
+
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "sim/accel/energy.h"
+#include "sim/report/op_report.h"
+
+namespace trainsim {
+
+namespace {
+
+const char* kPhaseNames[kNumPhases] = {"train", "eval"};
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+double seconds(std::int64_t cycles, const AcceleratorSpec& acc) {
+  return static_cast<double>(cycles) / (acc.clock_ghz * 1e9);
+}
+
+// Array-side ops (GEMM / conv) and vector-unit ops, told apart by who did the work.
+bool on_array(const OpStats& s) {
+  return s.macs > 0;
+}
+
+nlohmann::ordered_json totals_json(const OpTotals& t, const AcceleratorSpec& acc) {
+  nlohmann::ordered_json j;
+  j["ops"] = t.ops;
+  j["seconds"] = seconds(t.stats.cycles(), acc);
+  j["stats"] = stats_json(t.stats, acc);
+  j["energy"] = energy_json(price(t.stats, acc), acc.energy.unit);
+  return j;
+}
+
+}  // namespace
+
+std::string run_epochs_csv(const std::vector<RunEpoch>& epochs, const AcceleratorSpec& acc) {
+  std::string out =
+      "epoch,batches,train_loss,train_accuracy,test_loss,test_accuracy,cycles,seconds,"
+      "dram_bytes,energy_pj,eval_cycles,eval_energy_pj\n";
+  for (const RunEpoch& e : epochs) {
+    const OpStats& tr = e.sim[0].stats;
+    const OpStats& ev = e.sim[1].stats;
+    out += std::to_string(e.metrics.epoch) + "," + std::to_string(e.metrics.batches) + "," +
+           fmt("%.6f", e.metrics.train.loss) + "," + fmt("%.6f", e.metrics.train.accuracy) + "," +
+           fmt("%.6f", e.metrics.test.loss) + "," + fmt("%.6f", e.metrics.test.accuracy) + "," +
+           std::to_string(tr.cycles()) + "," + fmt("%.9g", seconds(tr.cycles(), acc)) + "," +
+           std::to_string(tr.dram_bytes()) + "," + fmt("%.6e", price(tr, acc).total()) + "," +
+           std::to_string(ev.cycles()) + "," + fmt("%.6e", price(ev, acc).total()) + "\n";
+  }
+  return out;
+}
+
+std::string run_layers_csv(const AcceleratorSession& session, Network<float>& net) {
+  const AcceleratorSpec& acc = session.accelerator();
+  std::string out =
+      "phase,layer,name,type,role,ops,macs,cycles,compute_cycles,stall_cycles,utilization,"
+      "rf_reads,rf_writes,noc_transfers,buffer_reads,buffer_writes,dram_bytes,energy_pj\n";
+  for (int p = 0; p < kNumPhases; ++p) {
+    const auto& table = session.layer_roles(static_cast<Phase>(p));
+    for (std::size_t l = 0; l < table.size(); ++l) {
+      for (int r = 0; r < kNumRoles; ++r) {
+        const OpTotals& t = table[l][static_cast<std::size_t>(r)];
+        if (t.ops == 0) continue;
+        const OpStats& s = t.stats;
+        out +=
+            std::string(kPhaseNames[p]) + "," + std::to_string(l) + "," + net.layer_spec(l).name +
+            "," + net.layer(l).type() + "," + role_name(static_cast<OpRole>(r)) + "," +
+            std::to_string(t.ops) + "," + std::to_string(s.macs) + "," +
+            std::to_string(s.cycles()) + "," + std::to_string(s.compute_cycles) + "," +
+            std::to_string(s.stall_cycles) + "," + fmt("%.6f", s.utilization()) + "," +
+            std::to_string(s.rf.total_reads()) + "," + std::to_string(s.rf.total_writes()) + "," +
+            std::to_string(s.noc.total_reads() + s.noc.total_writes()) + "," +
+            std::to_string(s.buffer.total_reads()) + "," + std::to_string(s.buffer.total_writes()) +
+            "," + std::to_string(s.dram_bytes()) + "," + fmt("%.6e", price(s, acc).total()) + "\n";
+      }
+    }
+  }
+  return out;
+}
+
+std::string run_stats_json(const ExperimentSpec& spec, const Dataset& data, Network<float>& net,
+                           const std::vector<RunEpoch>& epochs, AcceleratorSession& session) {
+  const AcceleratorSpec& acc = session.accelerator();
+  nlohmann::ordered_json j;
+  j["experiment"] = spec.name;
+  j["trainsim_version"] = TRAINSIM_VERSION;
+  j["accelerator"] = {{"name", acc.name},
+                      {"array", std::to_string(acc.rows) + "x" + std::to_string(acc.cols)},
+                      {"pes", acc.pes()},
+                      {"dataflow", session.dataflow().name()},
+                      {"clock_ghz", acc.clock_ghz},
+                      {"word_bits", acc.word_bits},
+                      {"buffer_kib", acc.buffer_kib()},
+                      {"dram_gbps", acc.dram.bandwidth_gbps},
+                      {"energy_table", acc.energy.name}};
+  j["technique"] = spec.sim.technique;
+  j["fidelity"] = spec.sim.fidelity;
+  j["network"] = {{"name", spec.network.name}, {"parameters", net.param_count()}};
+  j["dataset"] = {
+      {"name", data.name}, {"train_samples", data.train.count}, {"test_samples", data.test.count}};
+  for (int p = 0; p < kNumPhases; ++p)
+    j["totals"][kPhaseNames[p]] = totals_json(session.totals()[static_cast<std::size_t>(p)], acc);
+  j["simulated_cycles"] = session.simulated_cycles();
+  for (const RunEpoch& e : epochs) {
+    nlohmann::ordered_json je;
+    je["epoch"] = e.metrics.epoch;
+    je["batches"] = e.metrics.batches;
+    je["train"] = {{"loss", e.metrics.train.loss}, {"accuracy", e.metrics.train.accuracy}};
+    je["test"] = {{"loss", e.metrics.test.loss}, {"accuracy", e.metrics.test.accuracy}};
+    for (int p = 0; p < kNumPhases; ++p)
+      je["sim"][kPhaseNames[p]] = totals_json(e.sim[static_cast<std::size_t>(p)], acc);
+    j["epochs"].push_back(je);
+  }
+  for (std::size_t l = 0; l < net.size(); ++l) {
+    nlohmann::ordered_json jl;
+    jl["layer"] = l;
+    jl["name"] = net.layer_spec(l).name;
+    jl["type"] = net.layer(l).type();
+    for (int p = 0; p < kNumPhases; ++p) {
+      const auto& row = session.layer_roles(static_cast<Phase>(p))[l];
+      for (int r = 0; r < kNumRoles; ++r) {
+        const OpTotals& t = row[static_cast<std::size_t>(r)];
+        if (t.ops == 0) continue;
+        jl[kPhaseNames[p]][role_name(static_cast<OpRole>(r))] = totals_json(t, acc);
+      }
+    }
+    j["layers"].push_back(jl);
+  }
+  // Per unit: who was busy, over both phases.
+  OpStats array, vector;
+  array.pes = acc.pes();
+  vector.pes = acc.vector_lanes;
+  for (int p = 0; p < kNumPhases; ++p)
+    for (const auto& row : session.layer_roles(static_cast<Phase>(p)))
+      for (const OpTotals& t : row) (on_array(t.stats) ? array : vector) += t.stats;
+  const std::int64_t all_cycles =
+      session.totals()[0].stats.cycles() + session.totals()[1].stats.cycles();
+  auto busy = [&](std::int64_t c) {
+    return all_cycles ? static_cast<double>(c) / all_cycles : 0.0;
+  };
+  j["units"]["pe_array"] = {{"busy_cycles", array.compute_cycles},
+                            {"busy_fraction", busy(array.compute_cycles)},
+                            {"macs", array.macs},
+                            {"utilization_when_busy", array.utilization()}};
+  j["units"]["vector_unit"] = {{"busy_cycles", vector.compute_cycles},
+                               {"busy_fraction", busy(vector.compute_cycles)},
+                               {"ops", vector.vector_ops}};
+  AccessCounts buffer = array.buffer;
+  buffer += vector.buffer;
+  j["units"]["global_buffer"] = {{"reads", buffer.total_reads()},
+                                 {"writes", buffer.total_writes()}};
+  j["units"]["dram_channel"] = {{"bytes", session.system().dram().bytes_moved()},
+                                {"busy_cycles", session.system().dram().busy_cycles()},
+                                {"busy_fraction", busy(session.system().dram().busy_cycles())},
+                                {"stall_cycles", array.stall_cycles + vector.stall_cycles}};
+  if (!epochs.empty()) {
+    const RunEpoch& last = epochs.back();
+    j["final"] = {{"epochs", last.metrics.epoch},
+                  {"test_accuracy", last.metrics.test.accuracy},
+                  {"train_cycles", session.totals()[0].stats.cycles()},
+                  {"train_seconds", seconds(session.totals()[0].stats.cycles(), acc)},
+                  {"train_energy", price(session.totals()[0].stats, acc).total()},
+                  {"energy_unit", acc.energy.unit}};
+  }
+  return j.dump(2) + "\n";
+}
+
+std::string run_summary(const std::vector<RunEpoch>& epochs, AcceleratorSession& session) {
+  const AcceleratorSpec& acc = session.accelerator();
+  std::string out;
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "%-6s %14s %12s %12s %14s %8s %8s\n", "phase", "cycles", "seconds",
+                "DRAM MB", "energy", "util", "stall");
+  out += buf;
+  for (int p = 0; p < kNumPhases; ++p) {
+    const OpStats& s = session.totals()[static_cast<std::size_t>(p)].stats;
+    const double e = price(s, acc).total();
+    std::snprintf(buf, sizeof buf, "%-6s %14lld %12.6f %12.3f %11.4g %s %7.1f%% %7.1f%%\n",
+                  kPhaseNames[p], static_cast<long long>(s.cycles()), seconds(s.cycles(), acc),
+                  static_cast<double>(s.dram_bytes()) / 1e6, e,
+                  acc.energy.unit == "pJ" ? "pJ" : "  ", 100 * s.utilization(),
+                  s.cycles() ? 100.0 * static_cast<double>(s.stall_cycles) / s.cycles() : 0.0);
+    out += buf;
+  }
+  (void)epochs;
+  return out;
+}
+
+}  // namespace trainsim

@@ -1,0 +1,31 @@
+#pragma once
+// The files `trainsim run` writes (all deterministic; wall times go to timing.json):
+//   epochs.csv  per epoch: losses, accuracies, and the simulated training cost (cycles,
+//               seconds at the accelerator clock, DRAM bytes, energy) plus evaluation's
+//   layers.csv  per phase x layer x role: ops, MACs, cycles, utilization, accesses per
+//               level, DRAM bytes, energy
+//   stats.json  one tree: run settings, totals per phase, per epoch, per layer x role,
+//               per unit (PE array, vector unit, buffer, DRAM channel)
+#include <array>
+#include <string>
+#include <vector>
+
+#include "sim/data/dataset.h"
+#include "sim/train/accel_session.h"
+#include "sim/train/trainer.h"
+
+namespace trainsim {
+
+struct RunEpoch {
+  EpochMetrics metrics;
+  std::array<OpTotals, kNumPhases> sim;  ///< training and evaluation ops of the epoch
+};
+
+std::string run_epochs_csv(const std::vector<RunEpoch>& epochs, const AcceleratorSpec& acc);
+std::string run_layers_csv(const AcceleratorSession& session, Network<float>& net);
+std::string run_stats_json(const ExperimentSpec& spec, const Dataset& data, Network<float>& net,
+                           const std::vector<RunEpoch>& epochs, AcceleratorSession& session);
+/// The table printed at the end of a run.
+std::string run_summary(const std::vector<RunEpoch>& epochs, AcceleratorSession& session);
+
+}  // namespace trainsim

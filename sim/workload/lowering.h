@@ -1,0 +1,39 @@
+#pragma once
+// Which accelerator op each computation of each layer is, at a given batch size:
+//   dense:       forward GEMM (B, Out, In); backward-data GEMM (B, In, Out);
+//                backward-weight GEMM (In, Out, B); bias add and bias gradient ride along
+//                (the psum is initialised with the bias; the bias gradient is the column
+//                sum the backward-weight pass already streams)
+//   conv2d:      conv op in the three roles (each dataflow lowers it its own way)
+//   relu, leaky: element-wise forward (read x, write y) and derivative (read x and dy)
+//   pooling:     element-wise forward (read the k x k window) and derivative
+//   softmax:     element-wise forward (exp, sum, divide) and the fused loss gradient
+//   flatten:     no op: a reshape moves no data on an accelerator
+//   update:      element-wise over the layer's parameters; reads, writes and flops depend
+//                on the optimizer (SGD: w, g [, v]; Adam: w, g, m, v)
+// Element-wise ops run on the vector unit (see sim/accel/cost_model.h).
+#include <optional>
+#include <vector>
+
+#include "sim/config/specs.h"
+#include "sim/nn/network.h"
+#include "sim/workload/op.h"
+
+namespace trainsim {
+
+struct LayerOps {
+  std::optional<Op> forward;
+  std::optional<Op> backward_data;  ///< kBackwardData, or kActivationGrad for element-wise
+  std::optional<Op> backward_weight;
+  std::optional<Op> loss_grad;  ///< softmax layer only
+  std::optional<Op> update;     ///< layers with parameters only
+};
+
+/// The ops of every layer of `net` for a batch of `batch` samples.
+std::vector<LayerOps> lower_network(Network<float>& net, int batch, int word_bits,
+                                    const OptimizerSpec& optimizer);
+
+/// Element-wise shape of one optimizer step over `params` parameters.
+ElementwiseShape update_shape(std::int64_t params, const OptimizerSpec& optimizer);
+
+}  // namespace trainsim
