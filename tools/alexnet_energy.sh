@@ -23,7 +23,7 @@ field() { awk -v obj="\"$1\": {" -v key="\"$2\":" '
 
 printf "AlexNet conv layers, batch 16, %s, Eyeriss normalized energy (MAC = 1)\n" "$accel"
 printf "%-6s %-4s %14s %9s %8s %8s %8s %8s %8s\n" layer df MACs "E/MAC" "RF" "NoC" "buffer" "DRAM" "util%"
-declare -A sum_e sum_m
+declare -A sum_e sum_m sum_d
 for entry in "${layers[@]}"; do
   read -r name conv <<<"$entry"
   for df in ws os is rs; do
@@ -36,14 +36,17 @@ for entry in "${layers[@]}"; do
     util=$(field stats utilization <<<"$out")
     awk -v n="$name" -v d="$df" -v m="$macs" -v t="$total" -v rf="$rf" -v noc="$noc" \
       -v b="$buf" -v dr="$dram" -v u="$util" 'BEGIN {
-      printf "%-6s %-4s %14d %9.3f %8.3f %8.3f %8.3f %8.3f %8.1f\n", n, d, m, t / m, rf / m, noc / m, b / m, dr / m, 100 * u }'
+      printf "%-6s %-4s %14.0f %9.3f %8.3f %8.3f %8.3f %8.3f %8.1f\n", n, d, m, t / m, rf / m, noc / m, b / m, dr / m, 100 * u }'
     sum_e[$df]=$(awk -v a="${sum_e[$df]:-0}" -v b="$total" 'BEGIN { printf "%.6e", a + b }')
+    sum_d[$df]=$(awk -v a="${sum_d[$df]:-0}" -v b="$dram" 'BEGIN { printf "%.6e", a + b }')
     sum_m[$df]=$(awk -v a="${sum_m[$df]:-0}" -v b="$macs" 'BEGIN { printf "%.6e", a + b }')
   done
 done
-echo "all five layers: energy per MAC, and relative to RS"
+echo "all five layers: energy per MAC (total, and on-chip = without DRAM), relative to RS"
 rs=$(awk -v e="${sum_e[rs]}" -v m="${sum_m[rs]}" 'BEGIN { print e / m }')
+rs_chip=$(awk -v e="${sum_e[rs]}" -v d="${sum_d[rs]}" -v m="${sum_m[rs]}" 'BEGIN { print (e - d) / m }')
 for df in ws os is rs; do
-  awk -v d="$df" -v e="${sum_e[$df]}" -v m="${sum_m[$df]}" -v rs="$rs" 'BEGIN {
-    printf "  %-3s %8.3f per MAC  (%.2fx RS)\n", d, e / m, (e / m) / rs }'
+  awk -v d="$df" -v e="${sum_e[$df]}" -v dr="${sum_d[$df]}" -v m="${sum_m[$df]}" -v rs="$rs" \
+    -v rc="$rs_chip" 'BEGIN {
+    printf "  %-3s total %8.3f per MAC (%.2fx RS)   on-chip %7.3f per MAC (%.2fx RS)\n", d, e / m, (e / m) / rs, (e - dr) / m, ((e - dr) / m) / rc }'
 done

@@ -13,7 +13,7 @@ packages=(
   build-essential cmake pkg-config
   libsystemc-dev libyaml-cpp-dev catch2 libboost-dev libboost-program-options-dev
   libeigen3-dev nlohmann-json3-dev zlib1g-dev
-  dataset-fashion-mnist nodejs npm
+  dataset-fashion-mnist nodejs npm python3-matplotlib
 )
 
 missing=()

@@ -1,0 +1,264 @@
+#!/usr/bin/env python3
+"""Tests of tools/plot on tiny synthetic run and compare directories.
+
+Run: python3 tools/test_plot.py   (exit status 0 when all tests pass)
+"""
+
+import importlib.machinery
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PLOT = os.path.join(HERE, "plot")
+DEBIAN_PYTHON = "/usr/bin/python3"
+
+
+def _reexec_if_no_matplotlib():
+    """Same policy as tools/plot: a pyenv/venv python without matplotlib re-runs
+    this file under Debian's python3 (python3-matplotlib)."""
+    try:
+        import matplotlib  # noqa: F401
+        return
+    except ImportError:
+        pass
+    if os.environ.get("TRAINSIM_PLOT_REEXEC") != "1" and os.access(DEBIAN_PYTHON, os.X_OK):
+        os.environ["TRAINSIM_PLOT_REEXEC"] = "1"
+        os.execv(DEBIAN_PYTHON, [DEBIAN_PYTHON, os.path.abspath(__file__)] + sys.argv[1:])
+    sys.exit("test_plot: matplotlib is not installed (apt-get install python3-matplotlib)")
+
+
+_reexec_if_no_matplotlib()
+
+
+def load_plot_module():
+    loader = importlib.machinery.SourceFileLoader("trainsim_plot", PLOT)
+    spec = importlib.util.spec_from_loader("trainsim_plot", loader)
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module
+
+
+plot = load_plot_module()
+
+EPOCHS_HEADER = ("epoch,batches,train_loss,train_accuracy,test_loss,test_accuracy,cycles,"
+                 "seconds,dram_bytes,energy_pj,eval_cycles,eval_energy_pj")
+LAYERS_HEADER = ("phase,layer,name,type,role,ops,macs,cycles,compute_cycles,stall_cycles,"
+                 "utilization,rf_reads,rf_writes,noc_transfers,buffer_reads,buffer_writes,"
+                 "dram_bytes,energy_pj")
+COMPARE_HEADER = ("variant,dataflow,technique,cycles,seconds,energy,energy_unit,dram_bytes,"
+                  "utilization,test_accuracy,speedup,cycles_rel,energy_rel,dram_rel,"
+                  "utilization_rel")
+
+
+def write(path, text):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+
+
+def make_run_dir(path, dataflow="ws", scale=1.0, epochs=3):
+    """A run directory shaped like `trainsim run` output (few layers, all roles)."""
+    lines = [EPOCHS_HEADER]
+    for e in range(1, epochs + 1):
+        acc = 0.5 + 0.1 * e
+        lines.append(f"{e},10,{2.0 / e:.6f},{acc - 0.05:.6f},{1.8 / e:.6f},{acc:.6f},"
+                     f"{int(1000 * scale)},{1e-6 * scale:.9g},40000,{3e6 * scale:.6e},100,1e5")
+    write(os.path.join(path, "epochs.csv"), "\n".join(lines) + "\n")
+
+    layers = [LAYERS_HEADER]
+    spec = [
+        (0, "conv1", "conv2d", ("fw", "bwd-weight", "update")),
+        (1, "relu1", "relu", ("fw", "act-grad")),
+        (3, "fc1", "dense", ("fw", "bwd-data", "bwd-weight", "update")),
+        (4, "softmax4", "softmax", ("fw", "act-grad")),
+    ]
+    for idx, name, typ, roles in spec:
+        for k, role in enumerate(roles):
+            cyc = int((idx + 1) * (k + 1) * 100 * scale)
+            layers.append(f"train,{idx},{name},{typ},{role},10,1000,{cyc},{cyc},0,0.5,"
+                          f"1,1,1,1,1,64,{cyc * 1000.0:.6e}")
+        layers.append(f"eval,{idx},{name},{typ},fw,1,100,50,50,0,0.5,1,1,1,1,1,64,5.0e+04")
+    write(os.path.join(path, "layers.csv"), "\n".join(layers) + "\n")
+
+    energy = {"unit": "pJ", "mac": 1e6, "rf": 4e6, "noc": 3e6, "buffer": 1e6,
+              "dram": 4e7 * scale, "vector": 2e4, "leakage": 3e5}
+    energy["total"] = sum(v for k, v in energy.items() if k != "unit")
+    stats = {
+        "experiment": "synthetic",
+        "accelerator": {"name": "tiny_acc", "array": "2x2", "pes": 4, "dataflow": dataflow},
+        "technique": "bp",
+        "network": {"name": "toy_net", "parameters": 10},
+        "dataset": {"name": "toyset", "train_samples": 10, "test_samples": 10},
+        "totals": {"train": {"energy": energy}, "eval": {"energy": energy}},
+    }
+    write(os.path.join(path, "stats.json"), json.dumps(stats))
+    write(os.path.join(path, "config.resolved.yaml"), f"name: synthetic\ndataflow: {dataflow}\n")
+
+
+def make_compare_dir(path, variants=("ws", "os", "rs")):
+    rows = [COMPARE_HEADER]
+    for i, v in enumerate(variants):
+        scale = 1.0 + 0.3 * i
+        make_run_dir(os.path.join(path, v), dataflow=v, scale=scale)
+        rows.append(f"{v},{v},bp,{int(3000 * scale)},{3e-6 * scale:.9g},{9e6 * scale:.6e},pJ,"
+                    f"120000,0.5,0.8,{1 / scale:.6f},{scale:.6f},{scale:.6f},1.0,1.0")
+    write(os.path.join(path, "compare.csv"), "\n".join(rows) + "\n")
+
+
+def pngs_under(path):
+    found = []
+    for root, _, files in os.walk(path):
+        found += [os.path.join(root, f) for f in files if f.endswith(".png")]
+    return found
+
+
+class PlotTest(unittest.TestCase):
+    def setUp(self):
+        self._tmp = tempfile.TemporaryDirectory(prefix="trainsim_plot_test_")
+        self.tmp = self._tmp.name
+
+    def tearDown(self):
+        self._tmp.cleanup()
+
+    def assert_pngs(self, paths, out_dir, names):
+        self.assertEqual(sorted(os.path.basename(p) for p in paths), sorted(names))
+        for name in names:
+            p = os.path.join(out_dir, name)
+            self.assertTrue(os.path.isfile(p), p)
+            self.assertGreater(os.path.getsize(p), 1000, p)
+            with open(p, "rb") as f:
+                self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n", p)
+        leftovers = [f for f in os.listdir(out_dir) if not f.endswith(".png")]
+        self.assertEqual(leftovers, [], "temporary files left behind")
+
+    def run_cli(self, *args):
+        return subprocess.run([sys.executable, PLOT, *args], capture_output=True, text=True,
+                              timeout=300)
+
+    # -- plotting functions, in process -------------------------------------------------
+
+    def test_run_directory(self):
+        run = os.path.join(self.tmp, "run")
+        make_run_dir(run)
+        self.assertEqual(plot.detect(run), "run")
+        paths = plot.plot_dir(run)
+        self.assert_pngs(paths, os.path.join(run, "plots"),
+                         ["accuracy.png", "layers_cycles.png", "layers_energy.png",
+                          "energy_levels.png"])
+
+    def test_single_epoch_run(self):
+        run = os.path.join(self.tmp, "run1")
+        make_run_dir(run, epochs=1)
+        out = os.path.join(self.tmp, "out1")
+        paths = plot.plot_dir(run, out)
+        self.assert_pngs(paths, out, ["accuracy.png", "layers_cycles.png", "layers_energy.png",
+                                      "energy_levels.png"])
+
+    def test_compare_directory(self):
+        cmp_dir = os.path.join(self.tmp, "cmp")
+        make_compare_dir(cmp_dir)
+        self.assertEqual(plot.detect(cmp_dir), "compare")
+        out = os.path.join(self.tmp, "cmp_plots")
+        paths = plot.plot_dir(cmp_dir, out)
+        self.assert_pngs(paths, out, ["compare.png", "compare_accuracy.png"])
+
+    def test_run_data_contents(self):
+        run = os.path.join(self.tmp, "run")
+        make_run_dir(run)
+        data = plot.RunData(run)
+        self.assertEqual([data.layers[i]["name"] for i in sorted(data.layers)],
+                         ["conv1", "relu1", "fc1", "softmax4"])
+        self.assertEqual(data.roles, ["fw", "bwd-data", "bwd-weight", "update", "act-grad"])
+        self.assertNotIn("bwd-data", data.layers[0]["cycles"])  # eval rows ignored too
+        self.assertEqual(data.layers[0]["cycles"]["fw"], 100)
+        self.assertIn("dram", data.energy)
+        self.assertNotIn("total", data.energy)
+
+    def test_malformed_raises(self):
+        run = os.path.join(self.tmp, "run")
+        make_run_dir(run)
+        with open(os.path.join(run, "epochs.csv"), "a", encoding="utf-8") as f:
+            f.write("4,10,oops,0.1,0.1,0.1,1,1,1,1,1,1\n")
+        with self.assertRaises(plot.PlotError):
+            plot.plot_dir(run)
+        self.assertEqual(pngs_under(self.tmp), [])
+
+    # -- command line ---------------------------------------------------------------------
+
+    def test_cli_success_lists_pngs(self):
+        cmp_dir = os.path.join(self.tmp, "cmp")
+        make_compare_dir(cmp_dir, variants=("ws", "is"))
+        out = os.path.join(self.tmp, "o")
+        r = self.run_cli(cmp_dir, "--out", out)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        listed = r.stdout.split()
+        self.assertEqual(sorted(listed), sorted(os.path.join(out, n) for n in
+                                                ("compare.png", "compare_accuracy.png")))
+        for p in listed:
+            self.assertGreater(os.path.getsize(p), 1000)
+
+    def assert_cli_error(self, directory, *extra):
+        r = self.run_cli(directory, *extra)
+        self.assertEqual(r.returncode, 2, f"stdout={r.stdout!r} stderr={r.stderr!r}")
+        self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+        self.assertIn("error", r.stderr)
+        self.assertEqual(r.stdout, "")
+        self.assertEqual(pngs_under(self.tmp), [])
+        return r.stderr
+
+    def test_cli_errors(self):
+        # Missing directory.
+        self.assert_cli_error(os.path.join(self.tmp, "does_not_exist"))
+        # Neither layout.
+        empty = os.path.join(self.tmp, "empty")
+        os.makedirs(empty)
+        write(os.path.join(empty, "notes.txt"), "hello\n")
+        self.assert_cli_error(empty)
+        self.assertFalse(os.path.exists(os.path.join(empty, "plots")))
+        # Run directory missing a file.
+        partial = os.path.join(self.tmp, "partial")
+        make_run_dir(partial)
+        os.remove(os.path.join(partial, "stats.json"))
+        self.assertIn("stats.json", self.assert_cli_error(partial))
+        # A non-numeric CSV cell (the error is found after other files parsed fine).
+        bad_cell = os.path.join(self.tmp, "bad_cell")
+        make_run_dir(bad_cell)
+        path = os.path.join(bad_cell, "layers.csv")
+        with open(path, encoding="utf-8") as f:
+            text = f.read().splitlines()
+        fields = text[3].split(",")
+        fields[-1] = "n/a"
+        text[3] = ",".join(fields)
+        write(path, "\n".join(text) + "\n")
+        self.assertIn("layers.csv:4", self.assert_cli_error(bad_cell))
+        # Missing CSV column.
+        bad_header = os.path.join(self.tmp, "bad_header")
+        make_run_dir(bad_header)
+        write(os.path.join(bad_header, "epochs.csv"), "epoch,train_loss\n1,0.5\n")
+        self.assertIn("test_accuracy", self.assert_cli_error(bad_header))
+        # Truncated JSON.
+        bad_json = os.path.join(self.tmp, "bad_json")
+        make_run_dir(bad_json)
+        write(os.path.join(bad_json, "stats.json"), '{"totals": {"train": ')
+        self.assertIn("stats.json", self.assert_cli_error(bad_json))
+        # Compare directory whose variant run directory is missing.
+        cmp_dir = os.path.join(self.tmp, "cmp")
+        make_compare_dir(cmp_dir)
+        shutil.rmtree(os.path.join(cmp_dir, "os"))
+        self.assertIn("os", self.assert_cli_error(cmp_dir))
+        # Compare directory with an empty compare.csv.
+        cmp_empty = os.path.join(self.tmp, "cmp_empty")
+        make_compare_dir(cmp_empty, variants=("ws",))
+        write(os.path.join(cmp_empty, "compare.csv"), COMPARE_HEADER + "\n")
+        self.assert_cli_error(cmp_empty, "--out", os.path.join(self.tmp, "never"))
+        self.assertFalse(os.path.exists(os.path.join(self.tmp, "never")))
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
