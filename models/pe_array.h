@@ -1,7 +1,8 @@
 #pragma once
 // The PE array. In cycle fidelity it is clocked: run_clocked() steps the dataflow's
-// register-level engine once per clock and waits one period, so simulated time advances
-// cycle by cycle and the waveform shows the array's activity. In fast fidelity the array is
+// register-level engine once per clock and advances simulated time by one period per step
+// (synchronising with the kernel every kQuantum clocks, or every clock when a waveform is
+// traced, so the waveform shows the array's activity cycle by cycle). In fast fidelity the array is
 // not stepped at all: the accelerator top advances time by the closed-form cycle count.
 // One process for the whole array, never one per PE (10-20x faster).
 #include <systemc>
@@ -12,6 +13,9 @@ namespace trainsim {
 
 class PeArray : public sc_core::sc_module {
  public:
+  /// Clocks between synchronisations with the SystemC kernel when no waveform is traced.
+  static constexpr int kQuantum = 64;
+
   explicit PeArray(sc_core::sc_module_name name);
   void configure(const AcceleratorSpec& acc);
   /// Runs `engine` to completion, one clock per step; call from a SystemC thread.
@@ -24,6 +28,7 @@ class PeArray : public sc_core::sc_module {
  private:
   sc_core::sc_time period_;
   // Traced by value at every time step (plain members: cheaper than signals).
+  bool traced_ = false;
   bool busy_ = false;
   int active_pes_ = 0;
   std::int64_t fold_ = 0;
