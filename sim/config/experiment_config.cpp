@@ -13,6 +13,7 @@
 #include "sim/config/network_lookup.h"
 #include "sim/config/optimizer_fields.h"
 #include "sim/config/overrides.h"
+#include "sim/config/technique_config.h"
 #include "sim/config/yaml_file.h"
 #include "sim/config/yaml_reader.h"
 #include "sim/core/error.h"
@@ -48,12 +49,6 @@ std::string known_optimizers() {
 std::string known_dataflows() {
   std::string out;
   for (const Dataflow* d : dataflows()) out += (out.empty() ? "" : ", ") + d->name();
-  return out;
-}
-
-std::string known_techniques() {
-  std::string out;
-  for (const auto& t : techniques()) out += (out.empty() ? "" : ", ") + t.name;
   return out;
 }
 
@@ -237,15 +232,7 @@ SimulationSpec parse_simulation(const ConfigMap& m, const std::string& path,
   }
 
   auto technique = m.get("technique");
-  if (technique) sim.technique = technique->as_nonempty_string();
-  if (find_technique(sim.technique) == nullptr) {
-    if (!technique) {
-      config_fail(*top.origin(), top.child_path("technique"), top.mark(),
-                  "the default technique '" + sim.technique + "' is not registered");
-    }
-    technique->fail("unknown technique '" + sim.technique + "' (known: " + known_techniques() +
-                    ")");
-  }
+  sim.technique = parse_technique(technique ? &*technique : nullptr, top);
 
   if (auto v = m.get("fidelity")) sim.fidelity = v->as_choice({"fast", "cycle"});
   return sim;

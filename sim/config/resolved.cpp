@@ -7,6 +7,7 @@
 #include "sim/config/experiment_config.h"
 #include "sim/config/layer_fields.h"
 #include "sim/config/optimizer_fields.h"
+#include "sim/config/technique_config.h"
 #include "sim/config/yaml_emit.h"
 #include "sim/nn/layer_registry.h"
 #include "sim/optim/optimizer_registry.h"
@@ -100,7 +101,7 @@ std::string resolved_yaml(const ExperimentSpec& spec) {
   out << YAML::Key << "dataflow" << YAML::Value;
   emit_string(out, sim.dataflow);
   out << YAML::Key << "technique" << YAML::Value;
-  emit_string(out, sim.technique);
+  emit_technique(out, sim.technique);
   out << YAML::Key << "fidelity" << YAML::Value;
   emit_string(out, sim.fidelity);
 

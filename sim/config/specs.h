@@ -71,12 +71,31 @@ struct TrainingSpec {
   OptimizerSpec optimizer;
 };
 
+/// The training technique and its parameters (see sim/techniques/technique.h).
+struct TechniqueSpec {
+  std::string kind = "bp";  ///< bp, bp-sample, specbp (trainsim list techniques)
+  // specbp (speculative backpropagation, seed 000):
+  double threshold = 0.25;  ///< hit if mean |stored softmax - current softmax| <= threshold
+  /// Where the speculative backward pass runs: "own" (a second PE array beside the main
+  /// one) or "shared" (the main array, after the forward pass).
+  std::string unit = "own";
+  int unit_rows = 0, unit_cols = 0;  ///< the own array's size; 0 = as the main array
+  std::string store = "buffer";      ///< the per-label store: "buffer" (on chip) or "dram"
+
+  /// "bp", "specbp@0.25": the name used for compare variants.
+  std::string label() const;
+  bool operator==(const TechniqueSpec& o) const {
+    return kind == o.kind && threshold == o.threshold && unit == o.unit &&
+           unit_rows == o.unit_rows && unit_cols == o.unit_cols && store == o.store;
+  }
+};
+
 /// How the training is timed: on which accelerator, with which dataflow, training technique
 /// and fidelity. `trainsim train` ignores it (numerics only); `trainsim run` uses it.
 struct SimulationSpec {
-  AcceleratorSpec accelerator;    ///< resolved; default preset adagp_ws180
-  std::string dataflow;           ///< ws, os, is, rs; default: the accelerator's own
-  std::string technique = "bp";   ///< a registered technique (trainsim list techniques)
+  AcceleratorSpec accelerator;  ///< resolved; default preset adagp_ws180
+  std::string dataflow;         ///< ws, os, is, rs; default: the accelerator's own
+  TechniqueSpec technique;
   std::string fidelity = "fast";  ///< fast | cycle
 };
 

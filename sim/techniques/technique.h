@@ -1,7 +1,8 @@
 #pragma once
-// A training technique decides what one training step does: which passes run, which ops the
-// accelerator sees, how the weights are updated. Backprop (`bp`) is the baseline; ADA-GP and
-// speculative backprop plug in here as further techniques.
+// A training technique decides what one training step does: which passes run, in which
+// order, on which unit, and how the gradients are formed. Backprop over a batch (`bp`) is the
+// baseline; `bp-sample` runs backprop one sample at a time (the seed authors' baseline for
+// speculative backprop); `specbp` is speculative backpropagation (seed 000).
 #include <string>
 #include <vector>
 
@@ -10,6 +11,8 @@ namespace trainsim {
 struct TechniqueInfo {
   std::string name;
   std::string description;
+  std::vector<std::string> keys;  ///< YAML keys besides `kind`
+  std::string shorthand;          ///< key set by "name@value" ("" = none)
 };
 
 /// Every registered technique, in a fixed order.

@@ -126,7 +126,7 @@ TEST_CASE("experiments without simulation keys get the defaults", "[config]") {
   CHECK(s.sim.accelerator.cols == 15);
   CHECK(s.sim.accelerator.energy.name == "horowitz45");
   CHECK(s.sim.dataflow == "ws");  // adagp_ws180's own
-  CHECK(s.sim.technique == "bp");
+  CHECK(s.sim.technique.kind == "bp");
   CHECK(s.sim.fidelity == "fast");
 
   // The shipped experiments load: quickstart names the default, the others rely on it.
@@ -195,7 +195,7 @@ TEST_CASE("dataflow, technique and fidelity", "[config]") {
         with_base("accelerator: eyeriss_like\ndataflow: ws\ntechnique: bp\nfidelity: cycle\n")));
     CHECK(s.sim.dataflow == "ws");
     CHECK(s.sim.accelerator.dataflow == "rs");  // the accelerator itself is unchanged
-    CHECK(s.sim.technique == "bp");
+    CHECK(s.sim.technique.kind == "bp");
     CHECK(s.sim.fidelity == "cycle");
   }
   SECTION("from --set") {
@@ -288,7 +288,13 @@ TEST_CASE("simulation key errors name file, line, column and key", "[config]") {
   check_error(err(text), file, pos_of(text, "exact"), "fidelity",
               "must be one of fast, cycle, got 'exact'");
   text = with_base("technique: {name: bp}\n");
-  check_error(err(text), file, pos_of(text, "{name: bp}"), "technique", "expected");
+  check_error(err(text), file, pos_of(text, "name: bp"), "technique.name", "unknown key 'name'");
+  text = with_base("technique: bp@0.5\n");
+  check_error(err(text), file, pos_of(text, "bp@0.5"), "technique", "takes no parameter");
+  text = with_base("technique: specbp@abc\n");
+  check_error(err(text), file, pos_of(text, "specbp@abc"), "technique", "must be a number");
+  text = with_base("technique: {kind: specbp, threshold: -1}\n");
+  check_error(err(text), file, pos_of(text, "-1"), "technique.threshold", ">= 0");
 
   text = with_base("accelerator: nosuch\n");
   std::string msg = err(text);

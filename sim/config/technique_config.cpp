@@ -1,0 +1,93 @@
+#include "sim/config/technique_config.h"
+
+#include "sim/config/yaml_emit.h"
+#include "sim/techniques/technique.h"
+
+namespace trainsim {
+
+namespace {
+
+std::string known_techniques() {
+  std::string out;
+  for (const auto& t : techniques()) out += (out.empty() ? "" : ", ") + t.name;
+  return out;
+}
+
+const TechniqueInfo& technique_or_fail(const std::string& kind, const ConfigNode& where) {
+  const TechniqueInfo* info = find_technique(kind);
+  if (info == nullptr)
+    where.fail("unknown technique '" + kind + "' (known: " + known_techniques() + ")");
+  return *info;
+}
+
+void parse_unit(const ConfigNode& node, TechniqueSpec& t) {
+  ConfigMap m = node.as_map();
+  m.allow_only({"array", "rows", "cols"});
+  if (auto v = m.get("array")) t.unit = v->as_choice({"own", "shared"});
+  if (auto v = m.get("rows")) t.unit_rows = v->as_int_at_least(0);
+  if (auto v = m.get("cols")) t.unit_cols = v->as_int_at_least(0);
+}
+
+}  // namespace
+
+TechniqueSpec parse_technique(const ConfigNode* node, const ConfigNode& parent) {
+  TechniqueSpec t;
+  if (node == nullptr) return t;
+  if (node->is_scalar()) {
+    const std::string text = node->as_nonempty_string();
+    const auto at = text.find('@');
+    t.kind = text.substr(0, at);
+    const TechniqueInfo& info = technique_or_fail(t.kind, *node);
+    if (at == std::string::npos) return t;
+    if (info.shorthand.empty())
+      node->fail("technique '" + t.kind + "' takes no parameter (got '" + text + "')");
+    const std::string value = text.substr(at + 1);
+    std::size_t used = 0;
+    double x = -1;
+    try {
+      x = std::stod(value, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != value.size() || !(x >= 0))
+      node->fail("'" + text + "': " + info.shorthand + " must be a number >= 0, got '" + value +
+                 "'");
+    t.threshold = x;  // the only shorthand so far (specbp@threshold)
+    return t;
+  }
+  ConfigMap m = node->as_map();
+  if (auto k = m.get("kind")) t.kind = k->as_nonempty_string();
+  const TechniqueInfo& info = technique_or_fail(t.kind, m.get("kind") ? *m.get("kind") : *node);
+  std::vector<std::string> allowed = {"kind"};
+  allowed.insert(allowed.end(), info.keys.begin(), info.keys.end());
+  m.allow_only(allowed);
+  if (auto v = m.get("threshold")) t.threshold = v->as_double_non_negative();
+  if (auto v = m.get("unit")) parse_unit(*v, t);
+  if (auto v = m.get("store")) t.store = v->as_choice({"buffer", "dram"});
+  (void)parent;
+  return t;
+}
+
+void emit_technique(YAML::Emitter& out, const TechniqueSpec& t) {
+  const TechniqueInfo* info = find_technique(t.kind);
+  if (info == nullptr || info->keys.empty()) {
+    emit_string(out, t.kind);
+    return;
+  }
+  out << YAML::BeginMap;
+  out << YAML::Key << "kind" << YAML::Value;
+  emit_string(out, t.kind);
+  out << YAML::Key << "threshold" << YAML::Value;
+  emit_double(out, t.threshold);
+  out << YAML::Key << "unit" << YAML::Value << YAML::BeginMap;
+  out << YAML::Key << "array" << YAML::Value;
+  emit_string(out, t.unit);
+  out << YAML::Key << "rows" << YAML::Value << t.unit_rows;
+  out << YAML::Key << "cols" << YAML::Value << t.unit_cols;
+  out << YAML::EndMap;
+  out << YAML::Key << "store" << YAML::Value;
+  emit_string(out, t.store);
+  out << YAML::EndMap;
+}
+
+}  // namespace trainsim

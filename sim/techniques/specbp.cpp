@@ -1,0 +1,87 @@
+#include "sim/techniques/specbp.h"
+
+#include <cmath>
+
+#include "sim/nn/softmax.h"
+#include "sim/techniques/backprop.h"
+
+namespace trainsim {
+
+SpecBackprop::SpecBackprop(const TechniqueSpec& spec, int classes)
+    : threshold_(spec.threshold), classes_(classes), store_(static_cast<std::size_t>(classes)) {}
+
+double SpecBackprop::distance(const float* a, const float* b, int classes) {
+  double sum = 0;
+  for (int k = 0; k < classes; ++k) sum += std::fabs(static_cast<double>(a[k]) - b[k]);
+  return sum / classes;
+}
+
+std::int64_t SpecBackprop::storage_bytes(int word_bytes) const {
+  return static_cast<std::int64_t>(classes_) * pass_words_ * word_bytes;
+}
+
+BatchResult SpecBackprop::train_batch(BatchContext& ctx) {
+  BatchResult r;
+  ctx.net.zero_grad();
+  PassObserver* obs = ctx.net.observer();
+  const std::size_t last = ctx.net.size() - 1;
+  for (int i = 0; i < ctx.count; ++i) {
+    const std::uint8_t* label = ctx.labels + i;
+    if (obs) obs->on_step(true);
+    copy_sample(ctx.pass, i, current_);
+    ctx.net.forward(current_);  // main array
+    r.loss_sum += cross_entropy_loss(current_.probs(), label);
+    r.correct += count_correct(current_.probs(), label);
+    Slot& slot = store_[*label];
+    if (!slot.valid) {
+      ++counts_.cold;
+      ctx.net.backward(current_, label, ctx.scratch);
+    } else {
+      const double d = distance(slot.pass.probs().data(), current_.probs().data(), classes_);
+      counts_.max_distance = std::max(counts_.max_distance, d);
+      const bool hit = d <= threshold_;
+      // The speculative pass ran on the second unit alongside the forward pass, whatever
+      // the comparison decides afterwards.
+      if (obs) obs->on_unit(1, !hit);
+      ctx.net.backward(slot.pass, label, ctx.scratch, /*compute=*/hit);
+      if (obs) {
+        obs->on_unit(0, false);
+        obs->on_join();
+        obs->on_compare(last, classes_);
+      }
+      if (hit) {
+        ++counts_.hits;
+      } else {
+        ++counts_.misses;
+        ctx.net.backward(current_, label, ctx.scratch);
+      }
+    }
+    // Store this sample's forward pass in its label's slot (copying keeps the buffers of
+    // the slot, so no allocation after the first pass per label).
+    slot.pass.acts.resize(current_.acts.size());
+    std::int64_t words = 0;
+    for (std::size_t a = 0; a < current_.acts.size(); ++a) {
+      slot.pass.acts[a].resize(current_.acts[a].n(), current_.acts[a].shape());
+      std::copy(current_.acts[a].data(), current_.acts[a].data() + current_.acts[a].size(),
+                slot.pass.acts[a].data());
+      words += static_cast<std::int64_t>(current_.acts[a].size());
+    }
+    slot.valid = true;
+    pass_words_ = words;
+    if (obs) {
+      obs->on_store(0, words);
+      obs->on_step(false);
+    }
+    ++counts_.steps;
+  }
+  finish_batch(ctx);
+  return r;
+}
+
+std::unique_ptr<TrainingTechnique> make_technique(const TechniqueSpec& spec, Network<float>& net) {
+  if (spec.kind == "bp-sample") return std::make_unique<SampleBackprop>();
+  if (spec.kind == "specbp") return std::make_unique<SpecBackprop>(spec, net.spec().classes);
+  return std::make_unique<Backprop>();
+}
+
+}  // namespace trainsim

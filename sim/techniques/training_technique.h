@@ -1,0 +1,63 @@
+#pragma once
+// The behaviour behind a TechniqueSpec: one training batch, numerics and op issue.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sim/config/specs.h"
+#include "sim/nn/network.h"
+#include "sim/optim/optimizer.h"
+
+namespace trainsim {
+
+/// What a technique works on for one batch. `pass.acts[0]` holds the batch's inputs.
+struct BatchContext {
+  Network<float>& net;
+  Optimizer<float>& optimizer;
+  const std::vector<Param<float>*>& params;
+  ForwardPass<float>& pass;
+  BackwardScratch<float>& scratch;
+  const std::uint8_t* labels;
+  int count;
+};
+
+/// Loss and correct predictions of the batch's forward passes (the current samples').
+struct BatchResult {
+  double loss_sum = 0;
+  std::int64_t correct = 0;
+};
+
+/// Counts a technique keeps per epoch (speculative backprop: hits, misses).
+struct TechniqueCounts {
+  std::int64_t steps = 0;   ///< sample steps
+  std::int64_t hits = 0;    ///< speculative gradient kept
+  std::int64_t misses = 0;  ///< speculative gradient discarded, normal backward ran
+  std::int64_t cold = 0;    ///< no stored pass for the label yet: plain backward
+  double max_distance = 0;  ///< largest mean |stored - current softmax| seen
+  /// hits / (hits + misses); -1 when the technique does not speculate.
+  double hit_rate() const;
+};
+
+class TrainingTechnique {
+ public:
+  virtual ~TrainingTechnique() = default;
+  /// One batch: forward, gradients, update; every pass reported to net.observer().
+  virtual BatchResult train_batch(BatchContext& ctx) = 0;
+  /// The counts since the last call; resets them.
+  TechniqueCounts take_counts() { return std::exchange(counts_, TechniqueCounts{}); }
+  /// Bytes of extra storage the technique's hardware needs (the per-label store).
+  virtual std::int64_t storage_bytes(int word_bytes) const { return 0; }
+
+ protected:
+  TechniqueCounts counts_;
+};
+
+std::unique_ptr<TrainingTechnique> make_technique(const TechniqueSpec& spec, Network<float>& net);
+
+/// Notifies the observer (if any) of the update of every layer with parameters and the end
+/// of a training batch of `count` samples. Shared by the techniques.
+void finish_batch(BatchContext& ctx);
+
+}  // namespace trainsim
