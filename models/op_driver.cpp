@@ -7,8 +7,9 @@ OpDriver::OpDriver(sc_core::sc_module_name name) : sc_module(name), socket("sock
   SC_THREAD(run);
 }
 
-void OpDriver::submit(std::vector<OpRequest>& batch) {
+void OpDriver::submit(std::vector<OpRequest>& batch, bool sync_each_op) {
   batch_ = &batch;
+  sync_each_op_ = sync_each_op;
   work_.notify(sc_core::SC_ZERO_TIME);
 }
 
@@ -24,6 +25,10 @@ void OpDriver::run() {
         trans.set_data_length(sizeof(OpRequest));
         trans.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
         socket->b_transport(trans, local);
+        if (sync_each_op_) {
+          sc_core::wait(local);
+          local = sc_core::SC_ZERO_TIME;
+        }
       }
     } catch (...) {
       error_ = std::current_exception();

@@ -21,8 +21,10 @@ class OpDriver : public sc_core::sc_module {
   tlm_utils::simple_initiator_socket<OpDriver> socket;
 
   explicit OpDriver(sc_core::sc_module_name name);
-  /// Queues `batch` for the next sc_start(); the vector must outlive it.
-  void submit(std::vector<OpRequest>& batch);
+  /// Queues `batch` for the next sc_start(); the vector must outlive it. With
+  /// `sync_each_op` the driver waits out every op before issuing the next, so units running
+  /// side by side book the shared DRAM channel in time order (a quantum of one op).
+  void submit(std::vector<OpRequest>& batch, bool sync_each_op = false);
   /// An exception an op threw while the batch ran (rethrown by SimSystem::run, outside the
   /// SystemC kernel, which would otherwise turn it into an sc_report).
   std::exception_ptr take_error() { return std::exchange(error_, nullptr); }
@@ -31,6 +33,7 @@ class OpDriver : public sc_core::sc_module {
   void run();
   sc_core::sc_event work_;
   std::vector<OpRequest>* batch_ = nullptr;
+  bool sync_each_op_ = false;
   std::exception_ptr error_;
 };
 

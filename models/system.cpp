@@ -23,8 +23,26 @@ SimSystem& SimSystem::instance() {
 }
 
 SimSystem::SimSystem()
-    : dram_("dram", placeholder_spec()), accel_("accelerator", dram_), driver_("driver") {
+    : dram_("dram", placeholder_spec()),
+      accel_("accelerator", dram_),
+      driver_("driver"),
+      unit2_("second_unit", dram_),
+      driver2_("second_driver") {
   driver_.socket.bind(accel_.socket);
+  driver2_.socket.bind(unit2_.socket);
+}
+
+void SimSystem::configure_second_unit(const AcceleratorSpec& acc) {
+  unit2_.configure(acc, accel_.dataflow(), accel_.fidelity());
+}
+
+void SimSystem::run_parallel(std::vector<OpRequest>& main, std::vector<OpRequest>& second) {
+  if (second.empty()) return run(main);
+  driver_.submit(main, /*sync_each_op=*/true);
+  driver2_.submit(second, /*sync_each_op=*/true);
+  sc_core::sc_start();  // returns when both drivers are idle
+  if (std::exception_ptr e = driver_.take_error()) std::rethrow_exception(e);
+  if (std::exception_ptr e = driver2_.take_error()) std::rethrow_exception(e);
 }
 
 void SimSystem::configure(const AcceleratorSpec& acc, const Dataflow& df, Fidelity fidelity,

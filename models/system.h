@@ -1,12 +1,15 @@
 #pragma once
-// The simulated system: the op driver, the accelerator and the DRAM channel, wired once
-// per process (SystemC allows elaboration only once) and reconfigured per run.
+// The simulated system: the op drivers, the accelerator, a second unit and the DRAM
+// channel, wired once per process (SystemC allows elaboration only once) and reconfigured
+// per run. The second unit (a technique's own compute unit, e.g. speculative backprop's
+// backward array) has its own PE array and DMA; both DMAs share the one DRAM channel.
+// clang-format off
 //
-//   training loop --(batch of OpRequest)--> OpDriver --TLM b_transport--> Accelerator
-//                                                                          |- PeArray
-//                                                                          |- GlobalBuffer
-//                                                                          `- DmaEngine -->
-//                                                                          DramChannel
+//   training loop --ops--> OpDriver  --TLM b_transport--> Accelerator --+-- PeArray, GlobalBuffer
+//                                                                       `-- DmaEngine --> DramChannel
+//                 --ops--> OpDriver2 --TLM b_transport--> second unit --+-- PeArray, GlobalBuffer
+//                                                                       `-- DmaEngine --^
+// clang-format on
 #include <memory>
 #include <string>
 #include <vector>
@@ -29,10 +32,16 @@ class SimSystem {
                  const std::string& vcd_path = "");
   /// Executes the requests in order; simulated time advances by their cycles.
   void run(std::vector<OpRequest>& batch);
+  /// Sets up the second unit (same dataflow and fidelity as the main one).
+  void configure_second_unit(const AcceleratorSpec& acc);
+  /// Runs `main` on the accelerator and `second` on the second unit at the same time;
+  /// returns when both are done. Both book the shared DRAM channel op by op, in time order.
+  void run_parallel(std::vector<OpRequest>& main, std::vector<OpRequest>& second);
   /// Flushes and closes the waveform, if any.
   void close_trace();
 
   Accelerator& accelerator() { return accel_; }
+  Accelerator& second_unit() { return unit2_; }
   DramChannel& dram() { return dram_; }
   /// Accelerator cycles elapsed since configure().
   std::int64_t cycles() const;
@@ -42,6 +51,8 @@ class SimSystem {
   DramChannel dram_;
   Accelerator accel_;
   OpDriver driver_;
+  Accelerator unit2_;
+  OpDriver driver2_;
   sc_core::sc_trace_file* trace_ = nullptr;
   sc_core::sc_time epoch_start_;
   bool started_ = false;

@@ -7,6 +7,7 @@ Run: python3 tools/test_plot.py   (exit status 0 when all tests pass)
 import importlib.machinery
 import importlib.util
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -111,6 +112,34 @@ def make_compare_dir(path, variants=("ws", "os", "rs")):
     write(os.path.join(path, "compare.csv"), "\n".join(rows) + "\n")
 
 
+def make_technique_tables(path, variants, epochs=3, speculating=None):
+    """The four per-epoch tables of `trainsim compare --techniques`, one column per
+    variant; variants not in `speculating` (default: all but the first) get empty
+    hit-rate cells, as techniques that do not speculate do."""
+    if speculating is None:
+        speculating = variants[1:]
+    tables = {"time": [], "accuracy": [], "step": [], "hit_rate": []}
+    for e in range(1, epochs + 1):
+        cells = {k: [str(e)] for k in tables}
+        for i, v in enumerate(variants):
+            step = 8.0 / (1 + 0.2 * i) - 0.01 * e * i
+            cells["step"].append(f"{step:.6g}")
+            cells["time"].append(f"{66.0 * e / (1 + 0.2 * i):.6g}")
+            cells["accuracy"].append(f"{88 + e - 0.5 * i:.6g}")
+            cells["hit_rate"].append(f"{0.7 + 0.05 * e:.6g}" if v in speculating else "")
+        for k in tables:
+            tables[k].append(",".join(cells[k]))
+    for k, lines in tables.items():
+        write(os.path.join(path, f"table_{k}.csv"),
+              "\n".join(["epoch," + ",".join(variants)] + lines) + "\n")
+
+
+def make_technique_compare_dir(path, variants=("bp-sample", "specbp@0.1", "specbp@0.25"),
+                               speculating=None):
+    make_compare_dir(path, variants=variants)
+    make_technique_tables(path, list(variants), speculating=speculating)
+
+
 def pngs_under(path):
     found = []
     for root, _, files in os.walk(path):
@@ -168,6 +197,38 @@ class PlotTest(unittest.TestCase):
         paths = plot.plot_dir(cmp_dir, out)
         self.assert_pngs(paths, out, ["compare.png", "compare_accuracy.png"])
 
+    def test_technique_tables(self):
+        cmp_dir = os.path.join(self.tmp, "tech")
+        make_technique_compare_dir(cmp_dir)  # bp-sample has no hit rates
+        out = os.path.join(self.tmp, "tech_plots")
+        paths = plot.plot_dir(cmp_dir, out)
+        self.assert_pngs(paths, out, ["compare.png", "compare_accuracy.png",
+                                      "techniques.png", "hit_rate.png"])
+        tables = plot.CompareData(cmp_dir).tables
+        self.assertEqual(tables.epochs, [1, 2, 3])
+        self.assertEqual(tables.speculating, ["specbp@0.1", "specbp@0.25"])
+        self.assertEqual(tables.speedup("time", "bp-sample"), [1.0, 1.0, 1.0])
+        self.assertAlmostEqual(tables.speedup("time", "specbp@0.25")[-1], 1.4, places=4)
+        self.assertTrue(all(math.isnan(h) for h in tables.data["hit_rate"]["bp-sample"]))
+
+    def test_technique_tables_without_speculation(self):
+        # No variant speculates: techniques.png but no (empty) hit_rate.png.
+        cmp_dir = os.path.join(self.tmp, "tech")
+        make_technique_compare_dir(cmp_dir, variants=("bp", "bp-sample"), speculating=())
+        out = os.path.join(self.tmp, "tech_plots")
+        paths = plot.plot_dir(cmp_dir, out)
+        self.assert_pngs(paths, out, ["compare.png", "compare_accuracy.png",
+                                      "techniques.png"])
+
+    def test_technique_tables_single_epoch(self):
+        cmp_dir = os.path.join(self.tmp, "tech1")
+        make_compare_dir(cmp_dir, variants=("bp-sample", "specbp@0.25"))
+        make_technique_tables(cmp_dir, ["bp-sample", "specbp@0.25"], epochs=1)
+        out = os.path.join(self.tmp, "tech1_plots")
+        paths = plot.plot_dir(cmp_dir, out)
+        self.assert_pngs(paths, out, ["compare.png", "compare_accuracy.png",
+                                      "techniques.png", "hit_rate.png"])
+
     def test_run_data_contents(self):
         run = os.path.join(self.tmp, "run")
         make_run_dir(run)
@@ -202,6 +263,69 @@ class PlotTest(unittest.TestCase):
                                                 ("compare.png", "compare_accuracy.png")))
         for p in listed:
             self.assertGreater(os.path.getsize(p), 1000)
+
+    def test_cli_technique_tables(self):
+        cmp_dir = os.path.join(self.tmp, "tech")
+        make_technique_compare_dir(cmp_dir)
+        r = self.run_cli(cmp_dir)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        out = os.path.join(cmp_dir, "plots")
+        self.assertEqual(sorted(r.stdout.split()), sorted(
+            os.path.join(out, n) for n in ("compare.png", "compare_accuracy.png",
+                                           "techniques.png", "hit_rate.png")))
+        for p in r.stdout.split():
+            with open(p, "rb") as f:
+                self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n", p)
+
+    def test_cli_malformed_technique_tables(self):
+        def case(name, table, edit):
+            cmp_dir = os.path.join(self.tmp, name)
+            make_technique_compare_dir(cmp_dir)
+            path = os.path.join(cmp_dir, table)
+            with open(path, encoding="utf-8") as f:
+                lines = f.read().splitlines()
+            edit(lines)
+            if lines is not None:
+                write(path, "\n".join(lines) + "\n")
+            return self.assert_cli_error(cmp_dir)
+
+        def set_cell(row, col, text):
+            def edit(lines):
+                fields = lines[row].split(",")
+                fields[col] = text
+                lines[row] = ",".join(fields)
+            return edit
+
+        # Non-numeric cell (all other tables fine).
+        self.assertIn("table_step.csv:3", case("bad_cell", "table_step.csv",
+                                               set_cell(2, 2, "fast")))
+        # Short row.
+        self.assertIn("table_time.csv:2", case("short_row", "table_time.csv",
+                                               lambda l: l.__setitem__(1, "1,66")))
+        # Variant columns that do not match compare.csv.
+        self.assertIn("compare.csv", case("bad_columns", "table_accuracy.csv",
+                                          set_cell(0, 2, "specbp@0.5")))
+        # Hit rate outside [0, 1] and accuracy outside [0, 100].
+        self.assertIn("[0, 1]", case("bad_hit", "table_hit_rate.csv", set_cell(1, 2, "1.5")))
+        self.assertIn("[0, 100]", case("bad_acc", "table_accuracy.csv",
+                                       set_cell(1, 1, "150")))
+        # Empty cell where a value is required, and a non-increasing epoch column.
+        self.assertIn("table_time.csv:4", case("empty_cell", "table_time.csv",
+                                               set_cell(3, 1, "")))
+        self.assertIn("epoch", case("bad_epochs", "table_step.csv", set_cell(3, 0, "2")))
+        # Epochs differ between tables (one row fewer).
+        self.assertIn("epochs differ", case("fewer_rows", "table_accuracy.csv",
+                                            lambda l: l.pop()))
+        # Only some of the four tables.
+        partial = os.path.join(self.tmp, "partial_tables")
+        make_technique_compare_dir(partial)
+        os.remove(os.path.join(partial, "table_hit_rate.csv"))
+        self.assertIn("table_hit_rate.csv", self.assert_cli_error(partial))
+        # Empty table file.
+        empty = os.path.join(self.tmp, "empty_table")
+        make_technique_compare_dir(empty)
+        write(os.path.join(empty, "table_step.csv"), "")
+        self.assertIn("table_step.csv", self.assert_cli_error(empty))
 
     def assert_cli_error(self, directory, *extra):
         r = self.run_cli(directory, *extra)

@@ -61,7 +61,7 @@ CostModel::Key CostModel::key_of(const Op& op) {
     }
     case OpKind::kElementwise:
       k.d[0] = op.eltwise.elements, k.d[1] = op.eltwise.reads, k.d[2] = op.eltwise.writes,
-      k.d[3] = op.eltwise.flops;
+      k.d[3] = op.eltwise.flops, k.d[4] = op.eltwise.dram;
       break;
   }
   return k;

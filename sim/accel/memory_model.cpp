@@ -13,6 +13,7 @@ std::array<std::int64_t, kNumOperands> operand_footprint_words(const Op& op) {
     return {g.m * g.k, g.k * g.n, g.m * g.n};
   }
   if (op.kind == OpKind::kElementwise) {
+    if (!op.eltwise.dram) return {0, 0, 0};
     const std::int64_t e = op.eltwise.elements;
     return {e * op.eltwise.reads, 0, e * op.eltwise.writes};
   }

@@ -36,6 +36,65 @@ double rel(double x, double base) {
   return base != 0 ? x / base : 0.0;
 }
 
+// The three tables of seed 000 (Tables II-IV) plus hit rates, one column per variant, one
+// row per epoch: cumulative training time, test accuracy, and time per sample step. Printed
+// and written as CSV next to compare.csv.
+void write_technique_tables(const std::vector<Variant>& variants, const StagedDir& out) {
+  struct Table {
+    const char* file;
+    const char* title;
+    const char* unit;
+    double (*value)(const RunResult&, std::size_t);
+  };
+  const Table tables[] = {
+      {"table_time.csv", "Execution time (training, cumulative)", "ms",
+       [](const RunResult& r, std::size_t e) {
+         double t = 0;
+         for (std::size_t i = 0; i <= e; ++i) t += r.epochs[i].seconds;
+         return 1e3 * t;
+       }},
+      {"table_accuracy.csv", "Test accuracy", "%",
+       [](const RunResult& r, std::size_t e) { return 100 * r.epochs[e].test_accuracy; }},
+      {"table_step.csv", "Time per sample step", "us",
+       [](const RunResult& r, std::size_t e) {
+         return r.epochs[e].step_cycles / (r.clock_ghz * 1e3);
+       }},
+      {"table_hit_rate.csv", "Speculation hit rate", "",
+       [](const RunResult& r, std::size_t e) { return r.epochs[e].hit_rate; }},
+  };
+  const std::size_t epochs = variants.front().result.epochs.size();
+  for (const Table& t : tables) {
+    std::string csv = "epoch";
+    std::printf("\n%s%s%s%s\n%-6s", t.title, *t.unit ? " (" : "", t.unit, *t.unit ? ")" : "",
+                "epoch");
+    for (const Variant& v : variants) {
+      csv += "," + v.name;
+      std::printf(" %14s", v.name.c_str());
+    }
+    csv += "\n";
+    std::printf("\n");
+    for (std::size_t e = 0; e < epochs; ++e) {
+      csv += std::to_string(e + 1);
+      std::printf("%-6zu", e + 1);
+      for (const Variant& v : variants) {
+        const double x = t.value(v.result, e);
+        if (x < 0) {  // no hit rate for techniques that do not speculate
+          csv += ",";
+          std::printf(" %14s", "-");
+          continue;
+        }
+        char cell[32];
+        std::snprintf(cell, sizeof cell, "%.6g", x);
+        csv += std::string(",") + cell;
+        std::printf(" %14.4f", x);
+      }
+      csv += "\n";
+      std::printf("\n");
+    }
+    write_text_file(out.file(t.file), csv);
+  }
+}
+
 }  // namespace
 
 int cmd_compare(const std::vector<std::string>& args) {
@@ -54,7 +113,7 @@ int cmd_compare(const std::vector<std::string>& args) {
                             : std::vector<std::string>{base.sim.dataflow};
   const std::vector<std::string> techs =
       vm.count("techniques") ? split_list(vm["techniques"].as<std::string>(), "--techniques")
-                             : std::vector<std::string>{base.sim.technique};
+                             : std::vector<std::string>{base.sim.technique.label()};
   std::vector<Variant> variants;
   for (const auto& t : techs)
     for (const auto& d : dfs) {
@@ -114,6 +173,7 @@ int cmd_compare(const std::vector<std::string>& args) {
                 100 * r.test_accuracy);
   }
   write_text_file(out.file("compare.csv"), csv);
+  if (techs.size() > 1) write_technique_tables(variants, out);
   out.commit();
   std::printf("wrote %s/compare.csv\n", dir.c_str());
   return 0;

@@ -40,7 +40,7 @@ void print_header(const ExperimentSpec& spec, const Dataset& data, Trainer& trai
         "accelerator %s (%dx%d PEs, %s, %g GHz, %d-bit, %.0f KiB buffer) | technique %s | "
         "%s fidelity\n",
         a.name.c_str(), a.rows, a.cols, spec.sim.dataflow.c_str(), a.clock_ghz, a.word_bits,
-        a.buffer_kib(), spec.sim.technique.c_str(), spec.sim.fidelity.c_str());
+        a.buffer_kib(), spec.sim.technique.label().c_str(), spec.sim.fidelity.c_str());
     std::printf("%5s  %10s  %9s  %8s  %14s  %10s  %10s  %8s\n", "epoch", "train_loss", "test_loss",
                 "test_acc", "train_cycles", "sim_ms", "energy", "wall_s");
   } else {
@@ -88,10 +88,12 @@ RunResult run_experiment(const ExperimentSpec& spec, const RunOptions& options) 
     if (session) {
       const AcceleratorSpec& a = spec.sim.accelerator;
       const OpStats& tr = run.sim[0].stats;
-      std::printf(
-          "%5d  %10.4f  %9.4f  %7.2f%%  %14lld  %10.3f  %10.4g  %8.3f\n", m.epoch, m.train.loss,
-          m.test.loss, 100 * m.test.accuracy, static_cast<long long>(tr.cycles()),
-          static_cast<double>(tr.cycles()) / (a.clock_ghz * 1e6), price(tr, a).total(), wall);
+      const std::int64_t cycles = run.sim[0].elapsed_cycles;
+      std::printf("%5d  %10.4f  %9.4f  %7.2f%%  %14lld  %10.3f  %10.4g  %8.3f", m.epoch,
+                  m.train.loss, m.test.loss, 100 * m.test.accuracy, static_cast<long long>(cycles),
+                  static_cast<double>(cycles) / (a.clock_ghz * 1e6), price(tr, a).total(), wall);
+      if (m.technique.hit_rate() >= 0) std::printf("  hit rate %.4f", m.technique.hit_rate());
+      std::printf("\n");
     } else {
       std::printf("%5d  %10.4f  %8.2f%%  %9.4f  %7.2f%%  %8.3f\n", m.epoch, m.train.loss,
                   100 * m.train.accuracy, m.test.loss, 100 * m.test.accuracy, wall);
@@ -106,16 +108,23 @@ RunResult run_experiment(const ExperimentSpec& spec, const RunOptions& options) 
   if (session) {
     const AcceleratorSpec& a = spec.sim.accelerator;
     const OpStats& tr = session->totals()[0].stats;
-    result.cycles = tr.cycles();
-    result.seconds = static_cast<double>(tr.cycles()) / (a.clock_ghz * 1e9);
+    result.cycles = session->totals()[0].elapsed_cycles;
+    result.seconds = static_cast<double>(result.cycles) / (a.clock_ghz * 1e9);
+    result.clock_ghz = a.clock_ghz;
+    for (const RunEpoch& e : epochs)
+      result.epochs.push_back({e.metrics.test.accuracy,
+                               static_cast<double>(e.sim[0].elapsed_cycles) / (a.clock_ghz * 1e9),
+                               e.step_cycles(), e.metrics.technique.hit_rate()});
     result.energy = price(tr, a).total();
     result.energy_unit = a.energy.unit;
     result.dram_bytes = tr.dram_bytes();
     result.utilization = tr.utilization();
     write_text_file(out.file("epochs.csv"), run_epochs_csv(epochs, a));
     write_text_file(out.file("layers.csv"), run_layers_csv(*session, trainer.network()));
-    write_text_file(out.file("stats.json"),
-                    run_stats_json(spec, data, trainer.network(), epochs, *session));
+    write_text_file(
+        out.file("stats.json"),
+        run_stats_json(spec, data, trainer.network(), epochs, *session,
+                       trainer.technique().storage_bytes(static_cast<int>(a.word_bytes()))));
   } else {
     write_text_file(out.file("epochs.csv"), epochs_csv(metrics));
     write_text_file(out.file("stats.json"), stats_json(spec, data, trainer.network(), metrics));

@@ -19,6 +19,12 @@ struct RunOptions {
 
 /// What `compare` needs from a finished run.
 struct RunResult {
+  /// Per epoch: test accuracy, training seconds at the accelerator clock, cycles per step.
+  struct Epoch {
+    double test_accuracy = 0, seconds = 0, step_cycles = 0, hit_rate = -1;
+  };
+  std::vector<Epoch> epochs;
+  double clock_ghz = 1;
   double test_accuracy = 0;
   std::int64_t cycles = 0;  ///< training ops, all epochs
   double seconds = 0;       ///< at the accelerator clock

@@ -89,21 +89,23 @@ void Network<T>::forward(ForwardPass<T>& pass) {
 
 template <typename T>
 void Network<T>::backward(const ForwardPass<T>& pass, const std::uint8_t* labels,
-                          BackwardScratch<T>& scratch) {
+                          BackwardScratch<T>& scratch, bool compute) {
   // The softmax layer and the loss are fused: the gradient entering the layer below the
   // softmax is p - onehot.
   const int batch = pass.acts[0].n();
-  cross_entropy_grad(pass.probs(), labels, scratch.grad);
+  if (compute) cross_entropy_grad(pass.probs(), labels, scratch.grad);
   if (observer_) observer_->on_loss_grad(layers_.size() - 1, batch);
   for (std::size_t i = layers_.size() - 1; i-- > 0;) {
     if (has_params_[i]) {
-      layers_[i]->backward_weight(pass.acts[i], scratch.grad);
+      if (compute) layers_[i]->backward_weight(pass.acts[i], scratch.grad);
       if (observer_) observer_->on_backward_weight(i, batch);
     }
     if (!needs_input_grad(i)) break;
-    layers_[i]->backward_data(pass.acts[i], pass.acts[i + 1], scratch.grad, scratch.next);
+    if (compute) {
+      layers_[i]->backward_data(pass.acts[i], pass.acts[i + 1], scratch.grad, scratch.next);
+      std::swap(scratch.grad, scratch.next);
+    }
     if (observer_) observer_->on_backward_data(i, batch);
-    std::swap(scratch.grad, scratch.next);
   }
 }
 

@@ -51,8 +51,11 @@ class Network {
   /// Backprop of the summed cross-entropy from a stored forward pass: accumulates every
   /// layer's weight gradient. Backward-data is skipped below the first layer with params,
   /// where no one needs it.
-  void backward(const ForwardPass<T>& pass, const std::uint8_t* labels,
-                BackwardScratch<T>& scratch);
+  /// With `compute` false nothing is computed or accumulated, but the observer still hears
+  /// every pass: the hardware did the work even if the numerics do not need its result
+  /// (a speculative backward pass that is discarded).
+  void backward(const ForwardPass<T>& pass, const std::uint8_t* labels, BackwardScratch<T>& scratch,
+                bool compute = true);
   bool has_params(std::size_t i) const { return has_params_[i]; }
   /// Whether layer i must compute backward-data (some layer below it has parameters).
   bool needs_input_grad(std::size_t i) const { return i > first_param_layer_; }

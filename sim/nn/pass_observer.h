@@ -4,6 +4,7 @@
 // the numerics executed (a skipped backward-data of the first layer is skipped in both),
 // because it is driven by the same calls.
 #include <cstddef>
+#include <cstdint>
 
 namespace trainsim {
 
@@ -23,6 +24,21 @@ class PassObserver {
   virtual void on_update(std::size_t layer, int batch) = 0;
   /// A training step or an evaluation batch is complete.
   virtual void on_batch_end(Phase phase, int batch) = 0;
+
+  // Technique hooks (speculative backprop). Defaults do nothing, so plain observers need not
+  // care.
+  /// Passes reported from now on run on `unit` (0: the main array, 1: the technique's
+  /// second unit). `discarded`: the work will be thrown away (still timed and priced).
+  virtual void on_unit(int unit, bool discarded) {}
+  /// The work issued so far (on both units) completes before anything issued next: the
+  /// units run concurrently up to here.
+  virtual void on_join() {}
+  /// One sample step begins / ends (for per-step timing).
+  virtual void on_step(bool begin) {}
+  /// Compare two probability vectors of `values` entries (vector unit).
+  virtual void on_compare(std::size_t layer, int values) {}
+  /// Write a whole forward pass of `words` words into the per-label store.
+  virtual void on_store(std::size_t layer, std::int64_t words) {}
 };
 
 }  // namespace trainsim

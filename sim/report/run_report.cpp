@@ -30,27 +30,50 @@ bool on_array(const OpStats& s) {
 nlohmann::ordered_json totals_json(const OpTotals& t, const AcceleratorSpec& acc) {
   nlohmann::ordered_json j;
   j["ops"] = t.ops;
-  j["seconds"] = seconds(t.stats.cycles(), acc);
+  j["elapsed_cycles"] = t.elapsed_cycles;
+  j["seconds"] = seconds(t.elapsed_cycles, acc);
   j["stats"] = stats_json(t.stats, acc);
   j["energy"] = energy_json(price(t.stats, acc), acc.energy.unit);
   return j;
 }
 
+nlohmann::ordered_json counts_json(const TechniqueCounts& c) {
+  nlohmann::ordered_json j;
+  j["steps"] = c.steps;
+  j["hits"] = c.hits;
+  j["misses"] = c.misses;
+  j["cold"] = c.cold;
+  if (c.hit_rate() >= 0) j["hit_rate"] = c.hit_rate();
+  j["max_distance"] = c.max_distance;
+  return j;
+}
+
 }  // namespace
+
+double RunEpoch::step_cycles() const {
+  const OpTotals& t = sim[0];
+  const std::int64_t samples = metrics.train.samples;
+  return samples > 0 ? static_cast<double>(t.elapsed_cycles - t.update_cycles) / samples : 0.0;
+}
 
 std::string run_epochs_csv(const std::vector<RunEpoch>& epochs, const AcceleratorSpec& acc) {
   std::string out =
       "epoch,batches,train_loss,train_accuracy,test_loss,test_accuracy,cycles,seconds,"
-      "dram_bytes,energy_pj,eval_cycles,eval_energy_pj\n";
+      "dram_bytes,energy_pj,eval_cycles,eval_energy_pj,step_cycles,hit_rate\n";
   for (const RunEpoch& e : epochs) {
     const OpStats& tr = e.sim[0].stats;
     const OpStats& ev = e.sim[1].stats;
     out += std::to_string(e.metrics.epoch) + "," + std::to_string(e.metrics.batches) + "," +
            fmt("%.6f", e.metrics.train.loss) + "," + fmt("%.6f", e.metrics.train.accuracy) + "," +
            fmt("%.6f", e.metrics.test.loss) + "," + fmt("%.6f", e.metrics.test.accuracy) + "," +
-           std::to_string(tr.cycles()) + "," + fmt("%.9g", seconds(tr.cycles(), acc)) + "," +
+           std::to_string(e.sim[0].elapsed_cycles) + "," +
+           fmt("%.9g", seconds(e.sim[0].elapsed_cycles, acc)) + "," +
            std::to_string(tr.dram_bytes()) + "," + fmt("%.6e", price(tr, acc).total()) + "," +
-           std::to_string(ev.cycles()) + "," + fmt("%.6e", price(ev, acc).total()) + "\n";
+           std::to_string(e.sim[1].elapsed_cycles) + "," + fmt("%.6e", price(ev, acc).total()) +
+           "," + fmt("%.3f", e.step_cycles()) + "," +
+           (e.metrics.technique.hit_rate() >= 0 ? fmt("%.6f", e.metrics.technique.hit_rate())
+                                                : std::string()) +
+           "\n";
   }
   return out;
 }
@@ -84,7 +107,8 @@ std::string run_layers_csv(const AcceleratorSession& session, Network<float>& ne
 }
 
 std::string run_stats_json(const ExperimentSpec& spec, const Dataset& data, Network<float>& net,
-                           const std::vector<RunEpoch>& epochs, AcceleratorSession& session) {
+                           const std::vector<RunEpoch>& epochs, AcceleratorSession& session,
+                           std::int64_t storage_bytes) {
   const AcceleratorSpec& acc = session.accelerator();
   nlohmann::ordered_json j;
   j["experiment"] = spec.name;
@@ -98,7 +122,25 @@ std::string run_stats_json(const ExperimentSpec& spec, const Dataset& data, Netw
                       {"buffer_kib", acc.buffer_kib()},
                       {"dram_gbps", acc.dram.bandwidth_gbps},
                       {"energy_table", acc.energy.name}};
-  j["technique"] = spec.sim.technique;
+  j["technique"] = spec.sim.technique.label();
+  {
+    TechniqueCounts all;
+    for (const RunEpoch& e : epochs) {
+      const TechniqueCounts& c = e.metrics.technique;
+      all.steps += c.steps, all.hits += c.hits, all.misses += c.misses, all.cold += c.cold;
+      all.max_distance = std::max(all.max_distance, c.max_distance);
+    }
+    nlohmann::ordered_json t = counts_json(all);
+    t["storage_bytes"] = storage_bytes;
+    if (spec.sim.technique.kind == "specbp") {
+      t["threshold"] = spec.sim.technique.threshold;
+      t["unit"] = spec.sim.technique.unit;
+      t["store"] = spec.sim.technique.store;
+      t["second_unit"] = totals_json(session.unit_totals()[1], acc);
+      t["discarded"] = totals_json(session.discarded(), acc);
+    }
+    j["technique_stats"] = t;
+  }
   j["fidelity"] = spec.sim.fidelity;
   j["network"] = {{"name", spec.network.name}, {"parameters", net.param_count()}};
   j["dataset"] = {
@@ -112,6 +154,8 @@ std::string run_stats_json(const ExperimentSpec& spec, const Dataset& data, Netw
     je["batches"] = e.metrics.batches;
     je["train"] = {{"loss", e.metrics.train.loss}, {"accuracy", e.metrics.train.accuracy}};
     je["test"] = {{"loss", e.metrics.test.loss}, {"accuracy", e.metrics.test.accuracy}};
+    je["step_cycles"] = e.step_cycles();
+    je["technique"] = counts_json(e.metrics.technique);
     for (int p = 0; p < kNumPhases; ++p)
       je["sim"][kPhaseNames[p]] = totals_json(e.sim[static_cast<std::size_t>(p)], acc);
     j["epochs"].push_back(je);
@@ -139,7 +183,7 @@ std::string run_stats_json(const ExperimentSpec& spec, const Dataset& data, Netw
     for (const auto& row : session.layer_roles(static_cast<Phase>(p)))
       for (const OpTotals& t : row) (on_array(t.stats) ? array : vector) += t.stats;
   const std::int64_t all_cycles =
-      session.totals()[0].stats.cycles() + session.totals()[1].stats.cycles();
+      session.totals()[0].elapsed_cycles + session.totals()[1].elapsed_cycles;
   auto busy = [&](std::int64_t c) {
     return all_cycles ? static_cast<double>(c) / all_cycles : 0.0;
   };
@@ -162,8 +206,8 @@ std::string run_stats_json(const ExperimentSpec& spec, const Dataset& data, Netw
     const RunEpoch& last = epochs.back();
     j["final"] = {{"epochs", last.metrics.epoch},
                   {"test_accuracy", last.metrics.test.accuracy},
-                  {"train_cycles", session.totals()[0].stats.cycles()},
-                  {"train_seconds", seconds(session.totals()[0].stats.cycles(), acc)},
+                  {"train_cycles", session.totals()[0].elapsed_cycles},
+                  {"train_seconds", seconds(session.totals()[0].elapsed_cycles, acc)},
                   {"train_energy", price(session.totals()[0].stats, acc).total()},
                   {"energy_unit", acc.energy.unit}};
   }
@@ -178,16 +222,43 @@ std::string run_summary(const std::vector<RunEpoch>& epochs, AcceleratorSession&
                 "DRAM MB", "energy", "util", "stall");
   out += buf;
   for (int p = 0; p < kNumPhases; ++p) {
-    const OpStats& s = session.totals()[static_cast<std::size_t>(p)].stats;
+    const OpTotals& t = session.totals()[static_cast<std::size_t>(p)];
+    const OpStats& s = t.stats;
     const double e = price(s, acc).total();
-    std::snprintf(buf, sizeof buf, "%-6s %14lld %12.6f %12.3f %11.4g %s %7.1f%% %7.1f%%\n",
-                  kPhaseNames[p], static_cast<long long>(s.cycles()), seconds(s.cycles(), acc),
-                  static_cast<double>(s.dram_bytes()) / 1e6, e,
-                  acc.energy.unit == "pJ" ? "pJ" : "  ", 100 * s.utilization(),
-                  s.cycles() ? 100.0 * static_cast<double>(s.stall_cycles) / s.cycles() : 0.0);
+    const std::int64_t cycles = t.elapsed_cycles;
+    std::snprintf(
+        buf, sizeof buf, "%-6s %14lld %12.6f %12.3f %11.4g %s %7.1f%% %7.1f%%\n", kPhaseNames[p],
+        static_cast<long long>(cycles), seconds(cycles, acc),
+        static_cast<double>(s.dram_bytes()) / 1e6, e, acc.energy.unit == "pJ" ? "pJ" : "  ",
+        cycles ? 100.0 * static_cast<double>(s.macs) / (static_cast<double>(acc.pes()) * cycles)
+               : 0.0,
+        cycles ? 100.0 * static_cast<double>(s.stall_cycles) / cycles : 0.0);
     out += buf;
   }
-  (void)epochs;
+  if (session.discarded().ops > 0 || session.unit_totals()[1].ops > 0) {
+    TechniqueCounts all;
+    for (const RunEpoch& e : epochs) {
+      all.hits += e.metrics.technique.hits;
+      all.misses += e.metrics.technique.misses;
+      all.cold += e.metrics.technique.cold;
+    }
+    const double train_e = price(session.totals()[0].stats, acc).total();
+    const double spec_e = price(session.unit_totals()[1].stats, acc).total();
+    const double wasted = price(session.discarded().stats, acc).total();
+    std::snprintf(buf, sizeof buf,
+                  "speculative backprop: %lld hits, %lld misses, %lld cold (hit rate %.4f); "
+                  "speculative work %.4g (%.1f%% of training energy), discarded %.4g (%.1f%%)\n",
+                  static_cast<long long>(all.hits), static_cast<long long>(all.misses),
+                  static_cast<long long>(all.cold), all.hit_rate() < 0 ? 0.0 : all.hit_rate(),
+                  spec_e, train_e > 0 ? 100 * spec_e / train_e : 0.0, wasted,
+                  train_e > 0 ? 100 * wasted / train_e : 0.0);
+    out += buf;
+  }
+  if (!epochs.empty()) {
+    std::snprintf(buf, sizeof buf, "time per sample step: %.1f cycles (%.3f us), last epoch\n",
+                  epochs.back().step_cycles(), epochs.back().step_cycles() / (acc.clock_ghz * 1e3));
+    out += buf;
+  }
   return out;
 }
 

@@ -19,12 +19,16 @@ namespace trainsim {
 struct RunEpoch {
   EpochMetrics metrics;
   std::array<OpTotals, kNumPhases> sim;  ///< training and evaluation ops of the epoch
+  /// Mean cycles of one sample's step: training time without the updates, per sample (the
+  /// seed paper's "time per step").
+  double step_cycles() const;
 };
 
 std::string run_epochs_csv(const std::vector<RunEpoch>& epochs, const AcceleratorSpec& acc);
 std::string run_layers_csv(const AcceleratorSession& session, Network<float>& net);
 std::string run_stats_json(const ExperimentSpec& spec, const Dataset& data, Network<float>& net,
-                           const std::vector<RunEpoch>& epochs, AcceleratorSession& session);
+                           const std::vector<RunEpoch>& epochs, AcceleratorSession& session,
+                           std::int64_t storage_bytes);
 /// The table printed at the end of a run.
 std::string run_summary(const std::vector<RunEpoch>& epochs, AcceleratorSession& session);
 

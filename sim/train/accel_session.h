@@ -16,16 +16,20 @@
 
 namespace trainsim {
 
-inline constexpr int kNumRoles = 5;  // OpRole values
 inline constexpr int kNumPhases = 2;
 
 /// Sum of the ops of one kind of work, and how many there were.
 /// Utilization of a sum is MACs over (array PEs x all its cycles, vector-unit ops included).
+/// `stats.cycles()` adds up the ops' cycles; when units run side by side the time that
+/// passed is less: `elapsed_cycles` (kept for phase and epoch sums).
 struct OpTotals {
   OpStats stats;
   std::int64_t ops = 0;
-  void add(const OpStats& s, std::int64_t array_pes) {
+  std::int64_t elapsed_cycles = 0;
+  std::int64_t update_cycles = 0;  ///< of the optimizer's update ops (excluded from step time)
+  void add(const OpStats& s, std::int64_t array_pes, bool update = false) {
     stats += s;
+    if (update) update_cycles += s.cycles();
     stats.pes = array_pes;
     ++ops;
   }
@@ -43,6 +47,11 @@ class AcceleratorSession final : public PassObserver {
   void on_backward_weight(std::size_t layer, int batch) override;
   void on_update(std::size_t layer, int batch) override;
   void on_batch_end(Phase phase, int batch) override;
+  void on_unit(int unit, bool discarded) override;
+  void on_join() override;
+  void on_step(bool begin) override;
+  void on_compare(std::size_t layer, int values) override;
+  void on_store(std::size_t layer, std::int64_t words) override;
 
   /// The per-epoch sums since the last call, per phase; resets them.
   std::array<OpTotals, kNumPhases> take_epoch();
@@ -51,6 +60,15 @@ class AcceleratorSession final : public PassObserver {
   const std::vector<std::array<OpTotals, kNumRoles>>& layer_roles(Phase p) const {
     return layer_roles_[static_cast<int>(p)];
   }
+  /// Work per unit (0: main array and vector unit, 1: the technique's second unit), training.
+  const std::array<OpTotals, 2>& unit_totals() const { return unit_totals_; }
+  /// Speculative work whose result was thrown away (training).
+  const OpTotals& discarded() const { return discarded_; }
+  /// Sum over sample steps of the time each took, and how many (per-sample techniques).
+  std::int64_t step_cycles() const { return step_cycles_; }
+  std::int64_t steps() const { return steps_; }
+  /// Per epoch: step cycles and steps since the last call; resets them.
+  std::pair<std::int64_t, std::int64_t> take_epoch_steps();
   /// Simulated accelerator cycles so far (SystemC time), all phases.
   std::int64_t simulated_cycles() const;
   const AcceleratorSpec& accelerator() const { return spec_.sim.accelerator; }
@@ -60,6 +78,9 @@ class AcceleratorSession final : public PassObserver {
  private:
   const std::vector<LayerOps>& ops_for(int batch);
   void push(const std::optional<Op>& op);
+  void push_op(const Op& op);
+  /// Runs the pending ops of both units and accounts them to `phase`.
+  void flush(Phase phase);
 
   const ExperimentSpec& spec_;
   Network<float>& net_;
@@ -69,7 +90,16 @@ class AcceleratorSession final : public PassObserver {
   std::map<int, std::vector<LayerOps>> lowered_;  // by batch size
   const std::vector<LayerOps>* current_ = nullptr;
   int current_batch_ = -1;
-  std::vector<OpRequest> pending_;
+  std::array<std::vector<OpRequest>, 2> pending_;  // per unit
+  std::vector<bool> discarded_flags_;              // parallel to pending_[1]
+  int unit_ = 0;
+  bool discarding_ = false;
+  bool own_unit_ = false;  // second unit has its own array (else shares the main one)
+  bool store_in_dram_ = false;
+  std::array<OpTotals, 2> unit_totals_;
+  OpTotals discarded_;
+  std::int64_t step_begin_ = 0, step_cycles_ = 0, steps_ = 0;
+  std::int64_t epoch_step_cycles_ = 0, epoch_steps_ = 0;
   std::map<std::string, OperandValues> operands_;  // cycle fidelity: by op description
   std::array<OpTotals, kNumPhases> totals_, epoch_;
   std::array<std::vector<std::array<OpTotals, kNumRoles>>, kNumPhases> layer_roles_;

@@ -39,6 +39,7 @@ Trainer::Trainer(const ExperimentSpec& spec, const Dataset& data)
   const OptimizerInfo* opt = find_optimizer(spec.training.optimizer.kind);
   if (opt == nullptr) throw UserError("unknown optimizer '" + spec.training.optimizer.kind + "'");
   optimizer_ = opt->make(spec.training.optimizer);
+  technique_ = make_technique(spec.sim.technique, network_);
   network_.init(spec.training.seed);
   params_ = network_.params();
   order_.resize(static_cast<std::size_t>(data.train.count));
@@ -79,18 +80,11 @@ EpochMetrics Trainer::run_epoch(const std::function<void(const BatchProgress&)>&
     check_interrupt();
     const int count = static_cast<int>(std::min<std::int64_t>(bs, n - start));
     load_batch(data_.train, order_.data() + start, count);
-    network_.forward(pass_);
-    loss_sum += cross_entropy_loss(pass_.probs(), batch_labels_.data());
-    correct += count_correct(pass_.probs(), batch_labels_.data());
+    BatchContext ctx{network_, *optimizer_, params_, pass_, scratch_, batch_labels_.data(), count};
+    const BatchResult r = technique_->train_batch(ctx);
+    loss_sum += r.loss_sum;
+    correct += r.correct;
     seen += count;
-    network_.zero_grad();
-    network_.backward(pass_, batch_labels_.data(), scratch_);
-    optimizer_->step(params_, count);
-    if (PassObserver* obs = network_.observer()) {
-      for (std::size_t i = 0; i < network_.size(); ++i)
-        if (network_.has_params(i)) obs->on_update(i, count);
-      obs->on_batch_end(Phase::kTrain, count);
-    }
     ++m.batches;
     if (on_batch) {
       progress.batch = m.batches;
@@ -103,6 +97,7 @@ EpochMetrics Trainer::run_epoch(const std::function<void(const BatchProgress&)>&
   m.train.loss = loss_sum / static_cast<double>(seen);
   m.train.accuracy = static_cast<double>(correct) / static_cast<double>(seen);
   m.train_seconds = seconds_since(t0);
+  m.technique = technique_->take_counts();
   const auto t1 = std::chrono::steady_clock::now();
   m.test = evaluate(data_.test);
   m.test_seconds = seconds_since(t1);

@@ -11,6 +11,7 @@
 #include "sim/data/dataset.h"
 #include "sim/nn/network.h"
 #include "sim/optim/optimizer.h"
+#include "sim/techniques/training_technique.h"
 
 namespace trainsim {
 
@@ -27,6 +28,7 @@ struct EpochMetrics {
   EvalMetrics test;
   double train_seconds = 0;  ///< wall time; kept out of the deterministic outputs
   double test_seconds = 0;
+  TechniqueCounts technique;  ///< sample steps, and speculative backprop's hits and misses
 };
 
 /// Reported after every batch (for progress bars).
@@ -47,6 +49,7 @@ class Trainer {
   Network<float>& network() { return network_; }
   std::int64_t batches_per_epoch() const;
   int epochs_done() const { return epoch_; }
+  const TrainingTechnique& technique() const { return *technique_; }
 
  private:
   void load_batch(const DataSplit& split, const std::int64_t* indices, int count);
@@ -55,6 +58,7 @@ class Trainer {
   const Dataset& data_;
   Network<float> network_;
   std::unique_ptr<Optimizer<float>> optimizer_;
+  std::unique_ptr<TrainingTechnique> technique_;
   std::vector<Param<float>*> params_;
   Rng shuffle_rng_;
   std::vector<std::int64_t> order_;

@@ -16,13 +16,17 @@ const char* role_name(OpRole role) {
       return "update";
     case OpRole::kActivationGrad:
       return "act-grad";
+    case OpRole::kCompare:
+      return "compare";
+    case OpRole::kStore:
+      return "store";
   }
   return "?";
 }
 
 bool parse_role(const std::string& text, OpRole& role) {
   for (OpRole r : {OpRole::kForward, OpRole::kBackwardData, OpRole::kBackwardWeight,
-                   OpRole::kUpdate, OpRole::kActivationGrad}) {
+                   OpRole::kUpdate, OpRole::kActivationGrad, OpRole::kCompare, OpRole::kStore}) {
     if (text == role_name(r)) {
       role = r;
       return true;

@@ -17,9 +17,13 @@ enum class OpRole : std::uint8_t {
   kBackwardWeight,  ///< dW from X and dY
   kUpdate,          ///< optimizer step, element-wise over the parameters
   kActivationGrad,  ///< activation / pooling derivative, element-wise
+  kCompare,         ///< speculative backprop: compare stored and current outputs
+  kStore,           ///< speculative backprop: write a forward pass into the per-label store
 };
+inline constexpr int kNumRoles = 7;
 
-const char* role_name(OpRole role);  ///< "fw", "bwd-data", "bwd-weight", "update", "act-grad"
+/// "fw", "bwd-data", "bwd-weight", "update", "act-grad", "compare", "store"
+const char* role_name(OpRole role);
 /// Parses role_name() output (and "forward" etc.); returns false if unknown.
 bool parse_role(const std::string& text, OpRole& role);
 const char* kind_name(OpKind kind);  ///< "gemm", "conv", "eltwise"
@@ -50,6 +54,9 @@ struct ConvShape {
 struct ElementwiseShape {
   std::int64_t elements = 0;
   int reads = 1, writes = 1, flops = 1;
+  /// false: operands and results stay in the global buffer (no DRAM traffic), e.g. a
+  /// store kept on chip.
+  bool dram = true;
 };
 
 struct Op {

@@ -488,27 +488,37 @@ TEST_CASE("rs: register files of zero words are user errors", "[dataflow][rs]") 
 }
 
 TEST_CASE("rs engine speed on 16x16", "[.][benchmark]") {
-  // Hidden: trainsim_tests "[benchmark]". Prints cycles per second, asserts nothing; one
-  // op whose rows fit and one with row chunks (a backward-weight conv).
-  AcceleratorSpec acc = array(16, 16);
+  // Hidden: trainsim_tests "[benchmark]". Prints cycles per second, asserts nothing: convs
+  // whose rows fit, one with row chunks (a backward-weight conv) and a GEMM (a 1x1 conv),
+  // on the Eyeriss RFs (12/224/24 words) and on small_8x8's (1/2/1: S' = 1, p = q = 1,
+  // so every MAC completes a psum, as `trainsim layer --accel small_8x8 --array 16x16`).
+  struct Case {
+    const char* rfs;
+    AcceleratorSpec acc;
+  };
+  const Case accs[] = {{"RF 12/224/24", array(16, 16)}, {"RF 1/2/1", array(16, 16, 1, 2, 1)}};
   const Op ops[] = {conv(1, 32, 18, 18, 32, 3, 1, 1),
-                    conv(2, 6, 28, 28, 8, 5, 1, 2, OpRole::kBackwardWeight)};
-  std::mt19937 rng(1);
-  for (const Op& op : ops) {
-    const ConvShape c = lower_to_conv(op);
-    OperandValues v;
-    v.a.assign(c.batch * c.channels * c.height * c.width, 1.0);
-    v.b.assign(c.filters * c.channels * c.kernel_h * c.kernel_w, 1.0);
-    std::int64_t cycles = 0;
-    double seconds = 0;
-    while (seconds < 0.5) {
-      auto eng = rs_dataflow().engine(op, acc, v);
-      const auto t0 = std::chrono::steady_clock::now();
-      while (eng->step()) ++cycles;
-      seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+                    conv(1, 16, 56, 56, 32, 3, 1, 1),
+                    conv(1, 8, 64, 64, 16, 3, 1, 1),
+                    conv(2, 6, 28, 28, 8, 5, 1, 2, OpRole::kBackwardWeight),
+                    Op::make_gemm({256, 64, 128})};
+  for (const Case& cs : accs) {
+    for (const Op& op : ops) {
+      const ConvShape c = lower_to_conv(op);
+      OperandValues v;
+      v.a.assign(c.batch * c.channels * c.height * c.width, 1.0);
+      v.b.assign(c.filters * c.channels * c.kernel_h * c.kernel_w, 1.0);
+      std::int64_t cycles = 0;
+      double seconds = 0;
+      while (seconds < 0.5) {
+        auto eng = rs_dataflow().engine(op, cs.acc, v);
+        const auto t0 = std::chrono::steady_clock::now();
+        while (eng->step()) ++cycles;
+        seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      }
+      std::printf("rs engine, 16x16 %s, %s: %.2f M cycles/s\n", cs.rfs, op.describe().c_str(),
+                  static_cast<double>(cycles) / seconds / 1e6);
     }
-    std::printf("rs engine, 16x16, %s: %.2f M cycles/s\n", op.describe().c_str(),
-                static_cast<double>(cycles) / seconds / 1e6);
   }
   SUCCEED();
 }
