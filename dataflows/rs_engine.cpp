@@ -1,43 +1,91 @@
 #include "dataflows/rs_engine.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <new>
 #include <stdexcept>
 #include <utility>
 
 namespace trainsim {
 namespace {
 
+// 64-byte aligned storage for the RFs, so that a line (see below) starts on a cache line
+// and its MAC loop runs on whole, aligned vectors.
+template <class T>
+struct Aligned64 {
+  using value_type = T;
+  Aligned64() = default;
+  template <class U>
+  Aligned64(const Aligned64<U>&) {}
+  T* allocate(std::size_t n) {
+    void* p = std::aligned_alloc(64, (n * sizeof(T) + 63) / 64 * 64);
+    if (!p) throw std::bad_alloc();
+    return static_cast<T*>(p);
+  }
+  void deallocate(T* p, std::size_t) { std::free(p); }
+  template <class U>
+  bool operator==(const Aligned64<U>&) const {
+    return true;
+  }
+  template <class U>
+  bool operator!=(const Aligned64<U>&) const {
+    return false;
+  }
+};
+using RfVector = std::vector<double, Aligned64<double>>;
+
+constexpr std::int64_t kAlign = 8;  // doubles per cache line
+std::int64_t round_up(std::int64_t v) {
+  return (v + kAlign - 1) / kAlign * kAlign;
+}
+
 // Register-level model of the RS mapping. Per physical PE: a weight RF (p q S' words), an
 // input RF (q S' words, one sliding window per channel, indexed by column mod s, the width
-// of the job's row chunk; S' = S unless the row is chunked), a psum RF
-// (p words) and the psum link register read by the PE above. Every PE of one set row runs
-// the same schedule, so the schedule counters live per set row, and the RFs are stored
-// word-major (word k of every PE contiguous): a set row's MACs are one vectorisable loop.
-// Rows of a set are skewed: row i starts h - 1 - i cycles after the bottom row, so a PE
-// finishes psum (x, f) exactly one cycle after the PE below it, when that PE's psum sits in
-// its link register: the vertical accumulation needs no extra psum storage.
+// of the job's row chunk; S' = S unless the row is chunked), a psum RF (p words) and the
+// psum link register read by the PE above. Rows of a set are skewed: row i starts
+// h - 1 - i cycles after the bottom row, so a PE finishes psum (x, f) exactly one cycle
+// after the PE below it, when that PE's psum sits in its link register: the vertical
+// accumulation needs no extra psum storage.
+//
+// Layout, chosen for speed (it is bookkeeping, not hardware): the RFs are word-major (word
+// k of every PE contiguous), and within a word the PEs of a pass are ordered (set row i,
+// set z, column j), each set row starting on a cache line. The sets of a pass all start
+// at cycle 0, so consecutive sets whose jobs share (p, q, s) (a *group*) run the same
+// schedule: row i of every set of a group is one *line* of PEs, contiguous in every RF,
+// whose schedule (the row's counters) is kept once, and whose MACs are one vectorisable
+// loop per cycle; each PE still does its own MAC on its own RF words. Inputs are read from
+// a zero-padded, column-major copy of the input (padding is inserted at the buffer edge),
+// so that the PEs of a set row, which need consecutive input rows, read consecutive words.
 class RsEngine final : public ArrayEngine {
  public:
-  RsEngine(RsMapping m, OperandValues v, std::int64_t pes)
-      : m_(std::move(m)), in_(std::move(v.a)), wt_(std::move(v.b)) {
-    if (static_cast<std::int64_t>(in_.size()) != m_.N * m_.C * m_.H * m_.W ||
+  RsEngine(RsMapping m, OperandValues v, std::int64_t pes) : m_(std::move(m)), wt_(std::move(v.b)) {
+    if (static_cast<std::int64_t>(v.a.size()) != m_.N * m_.C * m_.H * m_.W ||
         static_cast<std::int64_t>(wt_.size()) != m_.M * m_.C * m_.R * m_.S)
       throw std::invalid_argument("rs engine: operand sizes do not match lower_to_conv(op)");
-    out_.assign(m_.N * m_.M * m_.E * m_.F, 0.0);
-    written_.assign(out_.size(), 0);
+    hp_ = m_.H + 2 * m_.P;
+    wp_ = m_.W + 2 * m_.P;
+    plane_ = hp_ * wp_;
+    in_.assign(m_.N * m_.C * plane_, 0.0);
+    for (std::int64_t nc = 0; nc < m_.N * m_.C; ++nc)
+      for (std::int64_t y = 0; y < m_.H; ++y)
+        for (std::int64_t col = 0; col < m_.W; ++col)
+          in_[nc * plane_ + (col + m_.P) * hp_ + y + m_.P] = v.a[(nc * m_.H + y) * m_.W + col];
+    acc_.assign(m_.N * m_.M * m_.E * m_.F, 0.0);
+    written_.assign(acc_.size(), 0);
     st_.pes = pes;
     st_.mapping = m_.summary();
-    const std::int64_t n_pes = m_.rows * m_.cols;
-    n_pes_ = n_pes;
-    wrf_.assign(n_pes * m_.p * m_.q * m_.chunk_cols, 0.0);
-    irf_.assign(n_pes * m_.q * m_.chunk_cols, 0.0);
-    prf_.assign(n_pes * m_.p, 0.0);
-    link_.assign(n_pes, 0.0);
-    y_of_pe_.assign(n_pes, 0);
-    reader_.assign(n_pes, 0);
-    slots_.reserve(n_pes);
-    rows_.reserve(m_.rows * m_.cols);
-    pending_.reserve(n_pes);
+    // Lines of a class are round_up(rep w) PEs apart; h round_up(rep w) <= rows (cols + 7).
+    stride_ = round_up(m_.rows * (m_.cols + kAlign - 1));
+    wrf_.assign(stride_ * m_.p * m_.q * m_.chunk_cols, 0.0);
+    irf_.assign(stride_ * m_.q * m_.chunk_cols, 0.0);
+    prf_.assign(stride_ * m_.p, 0.0);
+    link_.assign(stride_, 0.0);
+    row0_.assign(m_.rows, 0);
+    readers_.assign(m_.rows, 0);
+    slots_.reserve(stride_);
+    lines_.reserve(stride_);
+    groups_.reserve(stride_);
+    pending_.reserve(stride_);
     setup_class();
     start_pass();
   }
@@ -46,18 +94,18 @@ class RsEngine final : public ArrayEngine {
     if (done_) return false;
     commit_pending();
     active_ = 0;
-    for (Row& row : rows_) {
-      const Slot& slot = slots_[row.slot];
-      const std::int64_t tau = t_ - row.delay;
+    for (Line& ln : lines_) {
+      const std::int64_t tau = t_ - ln.delay;
       if (tau < 0) continue;
-      if (tau < slot.load) {
-        load(row, slot, tau);
-      } else if (tau < slot.load + slot.compute) {
-        compute(row, slot);
+      const Group& g = groups_[ln.g];
+      if (tau < g.load) {
+        load(ln, g, tau);
+      } else if (tau < g.end) {
+        compute(ln, g);
       }
     }
     // Every MAC reads an input, a weight and a psum and writes the psum: counted once per
-    // cycle rather than per set row (narrow sets have many rows of few PEs).
+    // cycle rather than per line.
     st_.macs += active_;
     for (int o = 0; o < kNumOperands; ++o) st_.rf.reads[o] += active_;
     st_.rf.writes[kOfmap] += active_;
@@ -68,51 +116,65 @@ class RsEngine final : public ArrayEngine {
   }
 
   const OpStats& stats() const override { return st_; }
-  const std::vector<double>& result() const override { return out_; }
-  int active_pes() const override { return active_; }
+  const std::vector<double>& result() const override {
+    if (!done_ || out_.empty()) {  // the buffer holds the outputs column-major
+      out_.assign(acc_.size(), 0.0);
+      for (std::int64_t nm = 0; nm < m_.N * m_.M; ++nm)
+        for (std::int64_t x = 0; x < m_.F; ++x)
+          for (std::int64_t e = 0; e < m_.E; ++e)
+            out_[(nm * m_.E + e) * m_.F + x] = acc_[(nm * m_.F + x) * m_.E + e];
+    }
+    return out_;
+  }
+  int active_pes() const override { return static_cast<int>(active_); }
   std::int64_t fold() const override { return pass_; }
 
  private:
-  struct Slot {  // one job placed on the array for this pass
-    RsJob job;
-    std::int64_t load = 0, compute = 0;  // cycles of weight preload and of MACs
+  struct Slot {            // one job placed on the array for this pass: its operands' base offsets
+    std::int64_t off = 0;  // first kernel column of its row chunk
+    std::int64_t wbase = 0;  // wt_ index of (filter fg p, channel cg q, row 0, column off)
+    std::int64_t ibase = 0;  // in_ index of (image n, channel cg q, column off, row 0)
+    std::int64_t obase = 0;  // acc_ index of (image n, filter fg p, column 0, row e0)
   };
-  struct Row {  // one PE row of one set
-    int slot = 0;
-    std::int64_t pe0 = 0;    // physical index of its leftmost PE
-    std::int64_t i = 0;      // row within the set, 0 = top
+  struct Group {  // consecutive slots [z0, z1) whose jobs share (p, q, s)
+    std::int64_t z0 = 0, z1 = 0;
+    std::int64_t p = 0, q = 0, s = 0;
+    std::int64_t load = 0, end = 0;  // preload cycles p q s; preload + F p q s
+  };
+  struct Line {  // set row i of every set of a group
+    int g = 0;
+    std::int64_t i = 0;
     std::int64_t delay = 0;  // skew: h - 1 - i
+    std::int64_t pe0 = 0;    // layout index of its first PE
+    std::int64_t n = 0;      // its PEs
     std::int64_t x = 0, c = 0, s = 0, f = 0;
     std::int64_t base = 0;  // (x U) mod s: input RF slot of tap 0
   };
+  struct Pending {  // top-row psums (x, f) of a group, in its link registers
+    int g = 0;
+    std::int64_t f = 0, x = 0;
+  };
 
   const RsClass& cls() const { return m_.classes[cls_]; }
-
-  // Zero padding is applied at the buffer edge: padded positions read as 0.
-  double input_at(std::int64_t n, std::int64_t ch, std::int64_t y, std::int64_t col) const {
-    const std::int64_t yr = y - m_.P, cr = col - m_.P;
-    if (yr < 0 || yr >= m_.H || cr < 0 || cr >= m_.W) return 0.0;
-    return in_[((n * m_.C + ch) * m_.H + yr) * m_.W + cr];
-  }
   bool real_col(std::int64_t col) const { return col >= m_.P && col < m_.P + m_.W; }
 
-  // Input row of every PE of the class's grid, and which PE triggers the single buffer read
-  // of a multicast row (the bottom-most PE of its diagonal, the first to need it).
+  // Padded input row of the first PE of each set row (PE j's is j U further), and per set
+  // row how many of its PEs trigger the single buffer read of a multicast input
+  // row (the bottom-most PE of its diagonal, the first to need it; none for padding rows).
   void setup_class() {
     const RsClass& k = cls();
-    for (std::int64_t z = 0; z < k.rep(); ++z) {
-      for (std::int64_t i = 0; i < k.h; ++i) {
-        for (std::int64_t j = 0; j < k.w; ++j) {
-          const std::int64_t pe = ((z / k.vc) * k.h + i) * m_.cols + (z % k.vc) * k.w + j;
-          const std::int64_t y = (k.e0 + j) * m_.U + k.r0 + i;
-          bool first = y >= m_.P && y < m_.P + m_.H;
-          for (std::int64_t i2 = i + 1; i2 < k.h && first; ++i2) {
-            const std::int64_t d = y - k.r0 - i2;
-            if (d >= 0 && d % m_.U == 0 && d / m_.U >= k.e0 && d / m_.U < k.e0 + k.w) first = false;
-          }
-          y_of_pe_[pe] = y;
-          reader_[pe] = first;
+    pitch_ = round_up(k.rep() * k.w);
+    for (std::int64_t i = 0; i < k.h; ++i) {
+      row0_[i] = k.e0 * m_.U + k.r0 + i;
+      readers_[i] = 0;
+      for (std::int64_t j = 0; j < k.w; ++j) {
+        const std::int64_t y = (k.e0 + j) * m_.U + k.r0 + i;
+        bool first = y >= m_.P && y < m_.P + m_.H;
+        for (std::int64_t i2 = i + 1; i2 < k.h && first; ++i2) {
+          const std::int64_t d = y - k.r0 - i2;
+          if (d >= 0 && d % m_.U == 0 && d / m_.U >= k.e0 && d / m_.U < k.e0 + k.w) first = false;
         }
+        readers_[i] += first;
       }
     }
   }
@@ -120,25 +182,47 @@ class RsEngine final : public ArrayEngine {
   void start_pass() {
     const RsClass& k = cls();
     slots_.clear();
-    rows_.clear();
+    groups_.clear();
+    lines_.clear();
     const std::int64_t first = pass_in_cls_ * k.rep();
     const std::int64_t last = std::min(first + k.rep(), m_.jobs_per_class);
+    const std::int64_t RS = m_.R * m_.S;
     pass_len_ = 0;
     for (std::int64_t idx = first; idx < last; ++idx) {
       const std::int64_t z = idx - first;
+      const RsJob jb = m_.job(idx);
       Slot slot;
-      slot.job = m_.job(idx);
-      slot.load = slot.job.p * slot.job.q * slot.job.s;
-      slot.compute = m_.F * slot.load;
-      pass_len_ = std::max(pass_len_, slot.load + slot.compute + k.h);
+      slot.off = jb.off;
+      slot.wbase = (jb.fg * m_.p * m_.C + jb.cg * m_.q) * RS + jb.off;
+      slot.ibase = (jb.n * m_.C + jb.cg * m_.q) * plane_ + jb.off * hp_;
+      slot.obase = (jb.n * m_.M + jb.fg * m_.p) * m_.F * m_.E + k.e0;
       slots_.push_back(slot);
+      if (groups_.empty() || groups_.back().p != jb.p || groups_.back().q != jb.q ||
+          groups_.back().s != jb.s) {
+        Group g;
+        g.z0 = z;
+        g.p = jb.p;
+        g.q = jb.q;
+        g.s = jb.s;
+        g.load = jb.p * jb.q * jb.s;
+        g.end = (m_.F + 1) * g.load;
+        pass_len_ = std::max(pass_len_, g.end + k.h);
+        groups_.push_back(g);
+      }
+      groups_.back().z1 = z + 1;
+    }
+    // Top row first: a row reads the link register of the row below before that row
+    // overwrites it in the same cycle.
+    for (std::size_t gi = 0; gi < groups_.size(); ++gi) {
+      const Group& g = groups_[gi];
       for (std::int64_t i = 0; i < k.h; ++i) {
-        Row row;
-        row.slot = static_cast<int>(z);
-        row.pe0 = ((z / k.vc) * k.h + i) * m_.cols + (z % k.vc) * k.w;
-        row.i = i;
-        row.delay = k.h - 1 - i;
-        rows_.push_back(row);
+        Line ln;
+        ln.g = static_cast<int>(gi);
+        ln.i = i;
+        ln.delay = k.h - 1 - i;
+        ln.pe0 = i * pitch_ + g.z0 * k.w;
+        ln.n = (g.z1 - g.z0) * k.w;
+        lines_.push_back(ln);
       }
     }
     t_ = 0;
@@ -150,7 +234,7 @@ class RsEngine final : public ArrayEngine {
       pass_in_cls_ = 0;
       if (++cls_ == m_.classes.size()) {
         done_ = true;
-        rows_.clear();
+        lines_.clear();
         return;
       }
       setup_class();
@@ -158,71 +242,75 @@ class RsEngine final : public ArrayEngine {
     start_pass();
   }
 
-  // Weight word tau of the job's row chunk arrives (multicast along the set row); the first
-  // q s cycles also bring the first input window, each PE its own row.
-  void load(const Row& row, const Slot& slot, std::int64_t tau) {
-    const RsJob& jb = slot.job;
-    const std::int64_t w = cls().w, S = jb.s, r = cls().r0 + row.i;
-    const std::int64_t f = tau / (jb.q * S), c = (tau / S) % jb.q, s = tau % S;
-    const double value =
-        wt_[(((jb.fg * m_.p + f) * m_.C + jb.cg * m_.q + c) * m_.R + r) * m_.S + jb.off + s];
-    double* wrf = &wrf_[tau * n_pes_ + row.pe0];
-    for (std::int64_t j = 0; j < w; ++j) wrf[j] = value;
-    st_.rf.writes[kFilter] += w;
-    st_.noc.reads[kFilter] += w;
-    st_.buffer.reads[kFilter] += 1;
-    if (tau < jb.q * S) {
-      const std::int64_t ci = tau / S, col = tau % S;
-      deliver_input(row, jb, ci, jb.off + col, col);
+  // Weight word tau of each job's row chunk arrives (multicast along the set row); the
+  // first q s cycles also bring the first input window, each PE its own row.
+  void load(const Line& ln, const Group& g, std::int64_t tau) {
+    const RsClass& k = cls();
+    const std::int64_t w = k.w, S = g.s;
+    const std::int64_t f = tau / (g.q * S), c = (tau / S) % g.q, s = tau % S;
+    const std::int64_t wofs = ((f * m_.C + c) * m_.R + k.r0 + ln.i) * m_.S + s;
+    double* wrf = &wrf_[tau * stride_ + ln.pe0];
+    for (std::int64_t z = g.z0; z < g.z1; ++z, wrf += w) {
+      const double value = wt_[slots_[z].wbase + wofs];
+      for (std::int64_t j = 0; j < w; ++j) wrf[j] = value;
     }
+    st_.rf.writes[kFilter] += ln.n;
+    st_.noc.reads[kFilter] += ln.n;
+    st_.buffer.reads[kFilter] += g.z1 - g.z0;
+    if (tau < g.q * S) deliver_input(ln, g, tau / S, tau % S, tau % S);
   }
 
-  // Input column `col` of channel ci enters every PE's window at `slot`.
-  void deliver_input(const Row& row, const RsJob& jb, std::int64_t ci, std::int64_t col,
+  // Column `cc` (of the job's row chunk) of channel ci enters every PE's window at `slot`.
+  void deliver_input(const Line& ln, const Group& g, std::int64_t ci, std::int64_t cc,
                      std::int64_t slot) {
-    const std::int64_t w = cls().w, ch = jb.cg * m_.q + ci;
-    const bool real = real_col(col);
-    for (std::int64_t j = 0; j < w; ++j) {
-      const std::int64_t pe = row.pe0 + j;
-      irf_[(ci * m_.chunk_cols + slot) * n_pes_ + pe] = input_at(jb.n, ch, y_of_pe_[pe], col);
-      if (real && reader_[pe]) ++st_.buffer.reads[kIfmap];
+    const std::int64_t w = cls().w, U = m_.U, src0 = ci * plane_ + cc * hp_ + row0_[ln.i];
+    double* __restrict dst = &irf_[(ci * m_.chunk_cols + slot) * stride_ + ln.pe0];
+    std::int64_t real = 0;
+    for (std::int64_t z = g.z0; z < g.z1; ++z, dst += w) {
+      const Slot& sl = slots_[z];
+      const double* __restrict src = &in_[sl.ibase + src0];
+      if (U == 1) {
+        for (std::int64_t j = 0; j < w; ++j) dst[j] = src[j];
+      } else {
+        for (std::int64_t j = 0; j < w; ++j) dst[j] = src[j * U];
+      }
+      real += real_col(sl.off + cc);
     }
-    st_.rf.writes[kIfmap] += w;
-    st_.noc.reads[kIfmap] += w;
+    st_.rf.writes[kIfmap] += ln.n;
+    st_.noc.reads[kIfmap] += ln.n;
+    st_.buffer.reads[kIfmap] += readers_[ln.i] * real;
   }
 
-  // Column x of a chunk needs padded columns [x U + off, x U + off + s); the last
-  // min(U, s) of them are new.
-  void slide_window(const Row& row, const Slot& slot) {
-    const RsJob& jb = slot.job;
-    const std::int64_t end = row.x * m_.U + jb.off + jb.s;
-    for (std::int64_t ci = 0; ci < jb.q; ++ci)
-      for (std::int64_t col = end - m_.slide(jb.s); col < end; ++col)
-        deliver_input(row, jb, ci, col, (col - jb.off) % jb.s);
+  // Column x of a chunk needs its columns [x U, x U + s); the last min(U, s) of them are new.
+  void slide_window(const Line& ln, const Group& g) {
+    const std::int64_t end = ln.x * m_.U + g.s;
+    for (std::int64_t ci = 0; ci < g.q; ++ci)
+      for (std::int64_t cc = end - m_.slide(g.s); cc < end; ++cc)
+        deliver_input(ln, g, ci, cc, cc % g.s);
   }
 
-  void compute(Row& row, const Slot& slot) {
-    const RsJob& jb = slot.job;
-    const std::int64_t w = cls().w, S = jb.s;
-    if (row.x > 0 && row.c == 0 && row.s == 0 && row.f == 0) slide_window(row, slot);
-    std::int64_t in_slot = row.base + row.s;
+  void compute(Line& ln, const Group& g) {
+    const std::int64_t S = g.s;
+    if (ln.x > 0 && ln.c == 0 && ln.s == 0 && ln.f == 0) slide_window(ln, g);
+    std::int64_t in_slot = ln.base + ln.s;
     if (in_slot >= S) in_slot -= S;
-    const std::int64_t wi = (row.f * jb.q + row.c) * S + row.s,
-                       ii = row.c * m_.chunk_cols + in_slot;
-    double* __restrict psum = &prf_[row.f * n_pes_ + row.pe0];
-    const double* __restrict wrf = &wrf_[wi * n_pes_ + row.pe0];
-    const double* __restrict irf = &irf_[ii * n_pes_ + row.pe0];
-    for (std::int64_t j = 0; j < w; ++j) psum[j] += wrf[j] * irf[j];
-    active_ += static_cast<int>(w);
-    if (row.c == jb.q - 1 && row.s == S - 1) finish_psum(row, jb);
-    if (++row.f == jb.p) {
-      row.f = 0;
-      if (++row.s == S) {
-        row.s = 0;
-        if (++row.c == jb.q) {
-          row.c = 0;
-          ++row.x;
-          row.base = (row.base + m_.U) % S;
+    const std::int64_t wi = (ln.f * g.q + ln.c) * S + ln.s, ii = ln.c * m_.chunk_cols + in_slot;
+    double* __restrict psum = &prf_[ln.f * stride_ + ln.pe0];
+    const double* __restrict wrf = &wrf_[wi * stride_ + ln.pe0];
+    const double* __restrict irf = &irf_[ii * stride_ + ln.pe0];
+    const std::int64_t n = ln.n;
+    for (std::int64_t j = 0; j < n; ++j) psum[j] += wrf[j] * irf[j];
+    active_ += n;
+    if (ln.c == g.q - 1 && ln.s == S - 1) finish_psum(ln);
+    if (++ln.f == g.p) {
+      ln.f = 0;
+      if (++ln.s == S) {
+        ln.s = 0;
+        if (++ln.c == g.q) {
+          ln.c = 0;
+          ++ln.x;
+          ln.base += m_.U % S;
+          if (ln.base >= S) ln.base -= S;
         }
       }
     }
@@ -230,54 +318,78 @@ class RsEngine final : public ArrayEngine {
 
   // The psum of (x, f) is complete: add the one the PE below sent last cycle and pass it
   // on (up the column, or from the top row towards the buffer).
-  void finish_psum(const Row& row, const RsJob& jb) {
+  void finish_psum(const Line& ln) {
     const RsClass& k = cls();
-    const bool has_below = row.i < k.h - 1;
-    for (std::int64_t j = 0; j < k.w; ++j) {
-      const std::int64_t pe = row.pe0 + j;
-      double& psum = prf_[row.f * n_pes_ + pe];
-      const double v = psum + (has_below ? link_[pe + m_.cols] : 0.0);
-      psum = 0.0;
-      link_[pe] = v;
-      if (row.i == 0) {
-        const std::int64_t o =
-            ((jb.n * m_.M + jb.fg * m_.p + row.f) * m_.E + k.e0 + j) * m_.F + row.x;
-        pending_.emplace_back(o, v);
+    const std::int64_t n = ln.n;
+    double* __restrict psum = &prf_[ln.f * stride_ + ln.pe0];
+    double* __restrict link = &link_[ln.pe0];
+    if (ln.i < k.h - 1) {
+      const double* __restrict below = &link_[ln.pe0 + pitch_];
+      for (std::int64_t j = 0; j < n; ++j) {
+        link[j] = psum[j] + below[j];
+        psum[j] = 0.0;
+      }
+      st_.rf.writes[kOfmap] += n;
+    } else {
+      for (std::int64_t j = 0; j < n; ++j) {
+        link[j] = psum[j] + 0.0;
+        psum[j] = 0.0;
       }
     }
-    st_.rf.reads[kOfmap] += k.w;
-    if (has_below) st_.rf.writes[kOfmap] += k.w;
-    st_.noc.writes[kOfmap] += k.w;
+    if (ln.i == 0) pending_.push_back({ln.g, ln.f, ln.x});
+    st_.rf.reads[kOfmap] += n;
+    st_.noc.writes[kOfmap] += n;
   }
 
-  // The buffer latches last cycle's top-row psums; a second write to an output is a
-  // read-modify-write (accumulation across channel groups, filter-row segments and row
-  // chunks).
+  // The buffer latches last cycle's top-row psums (still in their link registers); a second
+  // write to an output is a read-modify-write (accumulation across channel groups,
+  // filter-row segments and row chunks).
   void commit_pending() {
-    for (const auto& [o, v] : pending_) {
-      if (written_[o]) ++st_.buffer.reads[kOfmap];
-      written_[o] = 1;
-      out_[o] += v;
-      ++st_.buffer.writes[kOfmap];
+    if (pending_.empty()) return;
+    const std::int64_t w = cls().w, E = m_.E, EF = m_.E * m_.F;
+    for (const Pending& pd : pending_) {
+      const Group& g = groups_[pd.g];
+      const double* __restrict link = &link_[g.z0 * w];  // row 0: layout index z w + j
+      std::int64_t rmw = 0;
+      for (std::int64_t z = g.z0; z < g.z1; ++z, link += w) {
+        const std::int64_t o0 = slots_[z].obase + pd.f * EF + pd.x * E;
+        double* __restrict out = &acc_[o0];
+        std::uint8_t* __restrict written = &written_[o0];
+        for (std::int64_t j = 0; j < w; ++j) {
+          rmw += written[j];
+          written[j] = 1;
+          out[j] += link[j];
+        }
+      }
+      st_.buffer.reads[kOfmap] += rmw;
+      st_.buffer.writes[kOfmap] += (g.z1 - g.z0) * w;
     }
     pending_.clear();
   }
 
   RsMapping m_;
-  std::vector<double> in_, wt_, out_;
+  // in_: zero-padded input, column-major planes (wp_ columns of hp_ rows), so that the PEs
+  // of a set row (consecutive output rows) read consecutive words when U = 1; acc_: the
+  // buffer's outputs, column-major too (a set row writes back consecutive words);
+  // result() returns them row-major.
+  std::vector<double> in_, wt_, acc_;
+  mutable std::vector<double> out_;
+  std::int64_t hp_ = 0, wp_ = 0, plane_ = 0;
   std::vector<std::uint8_t> written_;
   OpStats st_;
-  std::int64_t n_pes_ = 0;
-  std::vector<double> wrf_, irf_, prf_, link_;
-  std::vector<std::int64_t> y_of_pe_;
-  std::vector<std::uint8_t> reader_;
+  std::int64_t stride_ = 0;  // words of one RF word across the array (rows x cols)
+  std::int64_t pitch_ = 0;   // layout distance of set row i and i + 1 of the class
+  RfVector wrf_, irf_, prf_, link_;
+  std::vector<std::int64_t> row0_;     // per set row: padded input row of its PE 0
+  std::vector<std::int64_t> readers_;  // per set row
   std::vector<Slot> slots_;
-  std::vector<Row> rows_;
-  std::vector<std::pair<std::int64_t, double>> pending_;
+  std::vector<Group> groups_;
+  std::vector<Line> lines_;
+  std::vector<Pending> pending_;
   std::size_t cls_ = 0;
   std::int64_t pass_in_cls_ = 0, pass_ = 0, t_ = 0, pass_len_ = 0;
   bool done_ = false;
-  int active_ = 0;
+  std::int64_t active_ = 0;
 };
 
 }  // namespace
