@@ -1,5 +1,9 @@
 #include "tests/integration/cli_runner.h"
 
+#include <catch2/catch.hpp>
+
+#include "sim/core/paths.h"
+
 #include <sys/wait.h>
 
 #include <cstdlib>
@@ -64,6 +68,34 @@ int line_count(const std::string& text) {
   for (char c : text) n += c == '\n';
   if (!text.empty() && text.back() != '\n') ++n;
   return n;
+}
+
+std::vector<std::map<std::string, std::string>> csv_rows(const std::string& text) {
+  auto split = [](const std::string& line) {
+    std::vector<std::string> cells;
+    std::stringstream ss(line);
+    for (std::string c; std::getline(ss, c, ',');) cells.push_back(c);
+    return cells;
+  };
+  std::istringstream in(text);
+  std::string line;
+  std::getline(in, line);
+  const std::vector<std::string> header = split(line);
+  std::vector<std::map<std::string, std::string>> rows;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    const auto cells = split(line);
+    std::map<std::string, std::string> r;
+    for (std::size_t i = 0; i < header.size(); ++i) r[header[i]] = i < cells.size() ? cells[i] : "";
+    rows.push_back(r);
+  }
+  return rows;
+}
+
+void require_dataset(const std::string& name) {
+  if (!exists(data_root() + "/" + name))
+    FAIL("dataset '" << name << "' not found under " << data_root()
+                     << ": run tools/fetch_data.sh (./test.sh does)");
 }
 
 double epochs_csv_value(const std::string& csv, int epoch, const std::string& column) {

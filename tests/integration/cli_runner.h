@@ -1,5 +1,6 @@
 #pragma once
 // Runs the real trainsim binary as a user would and captures what it prints.
+#include <map>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,12 @@ bool exists(const std::string& path);
 
 /// Number of lines in `text` (a final newline does not start a new line).
 int line_count(const std::string& text);
+
+/// Rows of a CSV text with a header line, as column -> cell maps.
+std::vector<std::map<std::string, std::string>> csv_rows(const std::string& text);
+
+/// FAILs the test unless dataset `name` is under the data root (./test.sh fetches it).
+void require_dataset(const std::string& name);
 
 /// Column `column` of the epochs.csv row for `epoch`, as a number.
 double epochs_csv_value(const std::string& csv, int epoch, const std::string& column);

@@ -19,27 +19,8 @@ const std::string kRefs = std::string(TRAINSIM_SOURCE_DIR) + "/../shared/refs/sc
 using Row = std::map<std::string, std::string>;
 
 std::vector<Row> read_csv(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) FAIL("cannot read " << path << " (shared/ must sit beside the repository)");
-  std::vector<Row> rows;
-  std::string line;
-  std::vector<std::string> header;
-  auto split = [](const std::string& l) {
-    std::vector<std::string> cells;
-    std::stringstream ss(l);
-    for (std::string c; std::getline(ss, c, ',');) cells.push_back(c);
-    return cells;
-  };
-  std::getline(in, line);
-  header = split(line);
-  while (std::getline(in, line)) {
-    if (line.empty()) continue;
-    const auto cells = split(line);
-    Row r;
-    for (std::size_t i = 0; i < header.size() && i < cells.size(); ++i) r[header[i]] = cells[i];
-    rows.push_back(r);
-  }
-  return rows;
+  if (!exists(path)) FAIL("cannot read " << path << " (shared/ must sit beside the repository)");
+  return csv_rows(read_file(path));
 }
 
 json layer_json(const std::vector<std::string>& args) {

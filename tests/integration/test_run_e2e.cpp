@@ -17,43 +17,16 @@ namespace {
 
 const std::string kExperiments = std::string(TRAINSIM_SOURCE_DIR) + "/configs/experiments/";
 
-void require_mnist() {
-  if (!exists(data_root() + "/mnist"))
-    FAIL("dataset 'mnist' not found under " << data_root() << ": run tools/fetch_data.sh");
-}
-
 void run_ok(const std::vector<std::string>& args) {
   const CliResult r = run_trainsim(args);
   INFO("stdout: " << r.out << "\nstderr: " << r.err);
   REQUIRE(r.exit_code == 0);
 }
 
-std::vector<std::map<std::string, std::string>> csv_rows(const std::string& text) {
-  std::vector<std::map<std::string, std::string>> rows;
-  std::istringstream in(text);
-  std::string line;
-  std::vector<std::string> header;
-  auto split = [](const std::string& l) {
-    std::vector<std::string> cells;
-    std::stringstream ss(l);
-    for (std::string c; std::getline(ss, c, ',');) cells.push_back(c);
-    return cells;
-  };
-  std::getline(in, line);
-  header = split(line);
-  while (std::getline(in, line)) {
-    const auto cells = split(line);
-    std::map<std::string, std::string> r;
-    for (std::size_t i = 0; i < header.size() && i < cells.size(); ++i) r[header[i]] = cells[i];
-    rows.push_back(r);
-  }
-  return rows;
-}
-
 }  // namespace
 
 TEST_CASE("trainsim run trains exactly as trainsim train does", "[e2e][run]") {
-  require_mnist();
+  require_dataset("mnist");
   const std::string dir = fresh_dir("run-vs-train");
   const std::vector<std::string> extra{"--set", "training.epochs=2", "--set",
                                        "dataset.train_limit=2000"};
@@ -74,7 +47,7 @@ TEST_CASE("trainsim run trains exactly as trainsim train does", "[e2e][run]") {
 
 TEST_CASE("A run's cycles are the sum of its ops' cycles as trainsim layer reports them",
           "[e2e][run]") {
-  require_mnist();
+  require_dataset("mnist");
   const std::string dir = fresh_dir("run-sum");
   // 10 batches of 15, evaluation on 100 samples (one batch).
   run_ok({"run", kExperiments + "quickstart.yaml", "--out", dir + "/r", "--set",
@@ -114,7 +87,7 @@ TEST_CASE("A run's cycles are the sum of its ops' cycles as trainsim layer repor
 }
 
 TEST_CASE("Op counts per epoch are batches x ops per batch", "[e2e][run]") {
-  require_mnist();
+  require_dataset("mnist");
   const std::string dir = fresh_dir("run-counts");
   run_ok({"run", kExperiments + "quickstart.yaml", "--out", dir + "/mlp", "--set",
           "dataset.train_limit=300", "--set", "dataset.test_limit=1000", "--set",
@@ -142,7 +115,7 @@ TEST_CASE("Op counts per epoch are batches x ops per batch", "[e2e][run]") {
 
 TEST_CASE("The same run twice gives byte-identical stats.json, epochs.csv and layers.csv",
           "[e2e][run][determinism]") {
-  require_mnist();
+  require_dataset("mnist");
   const std::string dir = fresh_dir("run-determinism");
   for (const char* d : {"a", "b"})
     run_ok({"run", kExperiments + "lenet5_mnist.yaml", "--out", dir + "/" + d, "--set",
@@ -155,7 +128,7 @@ TEST_CASE("The same run twice gives byte-identical stats.json, epochs.csv and la
 }
 
 TEST_CASE("Cycle fidelity gives exactly the cycles of fast fidelity", "[e2e][run][fidelity]") {
-  require_mnist();
+  require_dataset("mnist");
   const std::string dir = fresh_dir("run-fidelity");
   for (const char* f : {"fast", "cycle"})
     run_ok({"run", kExperiments + "quickstart.yaml", "--out", dir + "/" + f, "--set",
@@ -175,7 +148,7 @@ TEST_CASE("Cycle fidelity gives exactly the cycles of fast fidelity", "[e2e][run
 }
 
 TEST_CASE("trainsim compare runs every dataflow with the same seed", "[e2e][compare]") {
-  require_mnist();
+  require_dataset("mnist");
   const std::string dir = fresh_dir("compare") + "/cmp";
   run_ok({"compare", kExperiments + "lenet5_mnist.yaml", "--dataflows", "ws,os,is,rs", "--out", dir,
           "--set", "dataset.train_limit=200", "--set", "dataset.test_limit=200", "--set",

@@ -17,11 +17,6 @@ namespace {
 const std::string kQuickstart =
     std::string(TRAINSIM_SOURCE_DIR) + "/configs/experiments/quickstart.yaml";
 
-void require_mnist() {
-  if (!exists(data_root() + "/mnist"))
-    FAIL("dataset 'mnist' not found under " << data_root() << ": run tools/fetch_data.sh");
-}
-
 void run_ok(const std::vector<std::string>& args) {
   const CliResult r = run_trainsim(args);
   INFO("stdout: " << r.out << "\nstderr: " << r.err);
@@ -51,7 +46,7 @@ std::map<std::string, std::vector<std::string>> read_table(const std::string& pa
 
 TEST_CASE("seed_mlp on mnist, 3 epochs: every threshold within 2 points of bp, hit rates",
           "[e2e][specbp]") {
-  require_mnist();
+  require_dataset("mnist");
   const std::string dir = fresh_dir("specbp-compare") + "/cmp";
   run_ok({"compare", kQuickstart, "--techniques", "bp,specbp@0.1,specbp@0.175,specbp@0.25", "--set",
           "training.epochs=3", "--out", dir});
@@ -81,7 +76,7 @@ TEST_CASE("seed_mlp on mnist, 3 epochs: every threshold within 2 points of bp, h
 
 TEST_CASE("A forced miss (threshold 0) trains like bp-sample and pays for the wasted work",
           "[e2e][specbp]") {
-  require_mnist();
+  require_dataset("mnist");
   const std::string dir = fresh_dir("specbp-forced-miss");
   const std::vector<std::string> common{"--set", "dataset.train_limit=600", "--set",
                                         "dataset.test_limit=500"};
@@ -114,7 +109,7 @@ TEST_CASE("A forced miss (threshold 0) trains like bp-sample and pays for the wa
 
 TEST_CASE("Speculation overlaps only on its own unit; a smaller unit is no faster",
           "[e2e][specbp]") {
-  require_mnist();
+  require_dataset("mnist");
   const std::string dir = fresh_dir("specbp-units");
   auto cycles = [&](const std::vector<std::string>& sets, const std::string& out) {
     std::vector<std::string> args{"run",   kQuickstart,
@@ -147,7 +142,7 @@ TEST_CASE("Speculation overlaps only on its own unit; a smaller unit is no faste
 TEST_CASE("Speculative backprop trains a CNN too: LeNet-5 within 2 points of bp", "[e2e][specbp]") {
   // One full epoch: LeNet-5 needs a few hundred steps to leave its initial plateau (where
   // every output is near uniform and every speculation hits).
-  require_mnist();
+  require_dataset("mnist");
   const std::string dir = fresh_dir("specbp-lenet");
   const std::string exp =
       std::string(TRAINSIM_SOURCE_DIR) + "/configs/experiments/lenet5_mnist.yaml";

@@ -14,12 +14,6 @@ namespace {
 
 const std::string kExperiments = std::string(TRAINSIM_SOURCE_DIR) + "/configs/experiments/";
 
-void require_dataset(const std::string& name) {
-  if (!exists(data_root() + "/" + name))
-    FAIL("dataset '" << name << "' not found under " << data_root()
-                     << ": run tools/fetch_data.sh (./test.sh does)");
-}
-
 /// Trains and returns the run's epochs.csv.
 std::string train(const std::string& experiment, const std::string& out,
                   std::vector<std::string> extra = {}) {

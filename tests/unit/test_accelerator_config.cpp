@@ -2,6 +2,8 @@
 // trip, every error case (file:line:col and key path on one line), and --set overrides.
 #include <catch2/catch.hpp>
 
+#include "tests/support/config_errors.h"
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -16,6 +18,10 @@
 
 namespace fs = std::filesystem;
 using namespace trainsim;
+
+using trainsim::test::check_error;
+using trainsim::test::error_of;
+using trainsim::test::pos_of;
 
 namespace {
 
@@ -39,42 +45,6 @@ class TempAccelConfigs {
  private:
   test::TempDir dir_{"accel-config"};
 };
-
-// "line:col" (1-based) of the first occurrence of `needle` in `text`.
-std::string pos_of(const std::string& text, const std::string& needle) {
-  std::size_t at = text.find(needle);
-  REQUIRE(at != std::string::npos);
-  int line = 1, col = 1;
-  for (std::size_t i = 0; i < at; ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      col = 1;
-    } else {
-      ++col;
-    }
-  }
-  return std::to_string(line) + ":" + std::to_string(col);
-}
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const UserError& e) {
-    std::string msg = e.what();
-    CHECK(msg.find('\n') == std::string::npos);
-    return msg;
-  }
-  FAIL("expected a UserError");
-  return "";
-}
-
-// Asserts that `msg` is "<file>:<where>: <key>: ..." and mentions `what`.
-void check_error(const std::string& msg, const std::string& file, const std::string& where,
-                 const std::string& key, const std::string& what) {
-  INFO(msg);
-  CHECK(msg.rfind(file + ":" + where + ": " + key + ": ", 0) == 0);
-  CHECK(msg.find(what) != std::string::npos);
-}
 
 const char* const kMinimal = "dataflow: ws\narray: {rows: 4, cols: 5}\n";
 
