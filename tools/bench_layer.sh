@@ -29,7 +29,7 @@ cycles=$("$bin" layer --accel scalesim_default --array 8x8 --dataflow ws \
 awk -v ms="$best" -v c="$cycles" 'BEGIN { printf "fast  VGG13 layer 4, 8x8 WS: %d ms per process (best of 5; target 50 ms: %.2fx of target); %d cycles; SCALE-Sim v2 ~574 s: %.0fx faster\n", ms, ms / 50, c, 574000 / (ms > 0 ? ms : 1) }'
 
 for df in ws os is rs; do
-  if [[ "$df" == rs ]]; then shape=(--conv 64,64,8,16,3,3,1,1); else shape=(--gemm 2048,256,256); fi
+  if [[ "$df" == rs ]]; then shape=(--conv 56,56,16,32,3,3,1,1 --batch 4); else shape=(--gemm 2048,256,256); fi
   out=$("$bin" layer --accel small_8x8 --array 16x16 --dataflow "$df" "${shape[@]}" \
     --fidelity cycle --json)
   c=$(json_field compute_cycles <<<"$out")
