@@ -36,18 +36,19 @@ OpStats evaluate_op(const Op& op, const AcceleratorSpec& acc, const Dataflow& df
 
 bool CostModel::Key::operator==(const Key& o) const {
   return kind == o.kind && role == o.role && word_bits == o.word_bits &&
-         std::memcmp(d, o.d, sizeof d) == 0;
+         resident_filter == o.resident_filter && std::memcmp(d, o.d, sizeof d) == 0;
 }
 
 std::size_t CostModel::KeyHash::operator()(const Key& k) const {
   std::size_t h = static_cast<std::size_t>(k.kind) * 31 + static_cast<std::size_t>(k.role);
   h = h * 1000003u ^ static_cast<std::size_t>(k.word_bits);
+  h = h * 1000003u ^ static_cast<std::size_t>(k.resident_filter);
   for (std::int64_t v : k.d) h = h * 1000003u ^ static_cast<std::size_t>(v);
   return h;
 }
 
 CostModel::Key CostModel::key_of(const Op& op) {
-  Key k{op.kind, op.role, op.word_bits, {}};
+  Key k{op.kind, op.role, op.word_bits, op.resident_filter, {}};
   switch (op.kind) {
     case OpKind::kGemm:
       k.d[0] = op.gemm.m, k.d[1] = op.gemm.n, k.d[2] = op.gemm.k;

@@ -36,6 +36,7 @@ class CostModel {
     OpKind kind;
     OpRole role;
     int word_bits;
+    bool resident_filter;
     std::int64_t d[9];
     bool operator==(const Key& o) const;
   };

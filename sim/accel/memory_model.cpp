@@ -21,7 +21,7 @@ std::array<std::int64_t, kNumOperands> operand_footprint_words(const Op& op) {
   const std::int64_t x = c.batch * c.channels * c.height * c.width;
   const std::int64_t w = c.filters * c.channels * c.kernel_h * c.kernel_w;
   const std::int64_t y = c.batch * c.filters * c.out_h() * c.out_w();
-  switch (op.role) {
+  switch (conv_pass(op.role)) {
     case OpRole::kBackwardData:
       return {y, w, x};  // dY, W -> dX
     case OpRole::kBackwardWeight:
@@ -69,6 +69,7 @@ void account_dram(const Op& op, const AcceleratorSpec& acc, OpStats& s) {
     const std::int64_t words = foot[o] + refetch_words(foot[o], s.buffer.reads[o], cap[o]);
     s.dram_read_bytes[o] = words * wb;
   }
+  if (op.resident_filter) s.dram_read_bytes[kFilter] = 0;
   const std::int64_t spill = refetch_words(foot[kOfmap], s.buffer.writes[kOfmap], cap[kOfmap]);
   s.dram_write_bytes[kOfmap] = (foot[kOfmap] + spill) * wb;
   s.dram_read_bytes[kOfmap] = spill * wb;

@@ -63,33 +63,40 @@ void write_technique_tables(const std::vector<Variant>& variants, const StagedDi
        [](const RunResult& r, std::size_t e) { return r.epochs[e].hit_rate; }},
   };
   const std::size_t epochs = variants.front().result.epochs.size();
+  bool speculates = false;
+  for (const Variant& v : variants)
+    for (const auto& e : v.result.epochs) speculates = speculates || e.hit_rate >= 0;
   for (const Table& t : tables) {
+    // Hit rates only mean something when a variant speculates: the file is always written
+    // (tools/plot reads the four tables together), the table printed only then.
+    const bool print = speculates || std::string(t.file) != "table_hit_rate.csv";
     std::string csv = "epoch";
-    std::printf("\n%s%s%s%s\n%-6s", t.title, *t.unit ? " (" : "", t.unit, *t.unit ? ")" : "",
-                "epoch");
+    if (print)
+      std::printf("\n%s%s%s%s\n%-6s", t.title, *t.unit ? " (" : "", t.unit, *t.unit ? ")" : "",
+                  "epoch");
     for (const Variant& v : variants) {
       csv += "," + v.name;
-      std::printf(" %14s", v.name.c_str());
+      if (print) std::printf(" %14s", v.name.c_str());
     }
     csv += "\n";
-    std::printf("\n");
+    if (print) std::printf("\n");
     for (std::size_t e = 0; e < epochs; ++e) {
       csv += std::to_string(e + 1);
-      std::printf("%-6zu", e + 1);
+      if (print) std::printf("%-6zu", e + 1);
       for (const Variant& v : variants) {
         const double x = t.value(v.result, e);
         if (x < 0) {  // no hit rate for techniques that do not speculate
           csv += ",";
-          std::printf(" %14s", "-");
+          if (print) std::printf(" %14s", "-");
           continue;
         }
         char cell[32];
         std::snprintf(cell, sizeof cell, "%.6g", x);
         csv += std::string(",") + cell;
-        std::printf(" %14.4f", x);
+        if (print) std::printf(" %14.4f", x);
       }
       csv += "\n";
-      std::printf("\n");
+      if (print) std::printf("\n");
     }
     write_text_file(out.file(t.file), csv);
   }

@@ -81,12 +81,23 @@ struct TechniqueSpec {
   std::string unit = "own";
   int unit_rows = 0, unit_cols = 0;  ///< the own array's size; 0 = as the main array
   std::string store = "buffer";      ///< the per-label store: "buffer" (on chip) or "dram"
+  // adagp-max / adagp-efficient / adagp-low (ADA-GP, seed 003):
+  int warmup_epochs = 1;  ///< Warm Up: backprop only, predictor trained (paper: a few epochs)
+  /// Phase GP : Phase BP batch ratios after the warm-up, as (k, m, epochs); epochs 0 = for
+  /// the rest of training. Default 4:1 for 4 epochs, 3:1 for 4, 2:1 for 4, then 1:1.
+  std::vector<std::array<int, 3>> schedule{{{4, 1, 4}}, {{3, 1, 4}}, {{2, 1, 4}}, {{1, 1, 0}}};
+  int predictor_size = 8;       ///< side of the square map each predictor sample is resized to
+  int predictor_channels = 4;   ///< channels of the predictor's conv layer
+  double predictor_lr = 1e-4;   ///< Adam learning rate of the predictor (paper: 1e-4)
 
   /// "bp", "specbp@0.25": the name used for compare variants.
   std::string label() const;
   bool operator==(const TechniqueSpec& o) const {
     return kind == o.kind && threshold == o.threshold && unit == o.unit &&
-           unit_rows == o.unit_rows && unit_cols == o.unit_cols && store == o.store;
+           unit_rows == o.unit_rows && unit_cols == o.unit_cols && store == o.store &&
+           warmup_epochs == o.warmup_epochs && schedule == o.schedule &&
+           predictor_size == o.predictor_size && predictor_channels == o.predictor_channels &&
+           predictor_lr == o.predictor_lr;
   }
 };
 

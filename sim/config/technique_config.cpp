@@ -22,7 +22,11 @@ const TechniqueInfo& technique_or_fail(const std::string& kind, const ConfigNode
 
 void parse_unit(const ConfigNode& node, TechniqueSpec& t) {
   ConfigMap m = node.as_map();
-  m.allow_only({"array", "rows", "cols"});
+  // ADA-GP-MAX's extra array has a size but no choice of sharing (that is Efficient / LOW).
+  if (t.kind == "specbp")
+    m.allow_only({"array", "rows", "cols"});
+  else
+    m.allow_only({"rows", "cols"});
   if (auto v = m.get("array")) t.unit = v->as_choice({"own", "shared"});
   if (auto v = m.get("rows")) t.unit_rows = v->as_int_at_least(0);
   if (auto v = m.get("cols")) t.unit_cols = v->as_int_at_least(0);
@@ -52,7 +56,13 @@ TechniqueSpec parse_technique(const ConfigNode* node, const ConfigNode& parent) 
     if (used == 0 || used != value.size() || !(x >= 0))
       node->fail("'" + text + "': " + info.shorthand + " must be a number >= 0, got '" + value +
                  "'");
-    t.threshold = x;  // the only shorthand so far (specbp@threshold)
+    if (info.shorthand == "warmup_epochs") {
+      if (x != static_cast<int>(x))
+        node->fail("'" + text + "': warmup_epochs must be an integer >= 0");
+      t.warmup_epochs = static_cast<int>(x);
+    } else {
+      t.threshold = x;
+    }
     return t;
   }
   ConfigMap m = node->as_map();
@@ -64,6 +74,24 @@ TechniqueSpec parse_technique(const ConfigNode* node, const ConfigNode& parent) 
   if (auto v = m.get("threshold")) t.threshold = v->as_double_non_negative();
   if (auto v = m.get("unit")) parse_unit(*v, t);
   if (auto v = m.get("store")) t.store = v->as_choice({"buffer", "dram"});
+  if (auto v = m.get("warmup_epochs")) t.warmup_epochs = v->as_int_at_least(0);
+  if (auto v = m.get("schedule")) {
+    t.schedule.clear();
+    for (const ConfigNode& item : v->as_sequence()) {
+      const std::vector<ConfigNode> kme = item.as_sequence();
+      if (kme.size() != 3) item.fail("expected [k, m, epochs] (epochs 0 = until the end)");
+      t.schedule.push_back(
+          {kme[0].as_int_at_least(0), kme[1].as_int_at_least(1), kme[2].as_int_at_least(0)});
+    }
+    if (t.schedule.empty()) v->fail("expected at least one [k, m, epochs] entry");
+  }
+  if (auto v = m.get("predictor")) {
+    ConfigMap p = v->as_map();
+    p.allow_only({"size", "channels", "lr"});
+    if (auto x = p.get("size")) t.predictor_size = x->as_int_at_least(1);
+    if (auto x = p.get("channels")) t.predictor_channels = x->as_int_at_least(1);
+    if (auto x = p.get("lr")) t.predictor_lr = x->as_double_positive();
+  }
   (void)parent;
   return t;
 }
@@ -77,6 +105,27 @@ void emit_technique(YAML::Emitter& out, const TechniqueSpec& t) {
   out << YAML::BeginMap;
   out << YAML::Key << "kind" << YAML::Value;
   emit_string(out, t.kind);
+  if (t.kind.rfind("adagp-", 0) == 0) {
+    out << YAML::Key << "warmup_epochs" << YAML::Value << t.warmup_epochs;
+    out << YAML::Key << "schedule" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+    for (const auto& e : t.schedule)
+      out << YAML::Flow << YAML::BeginSeq << e[0] << e[1] << e[2] << YAML::EndSeq;
+    out << YAML::EndSeq;
+    out << YAML::Key << "predictor" << YAML::Value << YAML::BeginMap;
+    out << YAML::Key << "size" << YAML::Value << t.predictor_size;
+    out << YAML::Key << "channels" << YAML::Value << t.predictor_channels;
+    out << YAML::Key << "lr" << YAML::Value;
+    emit_double(out, t.predictor_lr);
+    out << YAML::EndMap;
+    if (t.kind == "adagp-max") {
+      out << YAML::Key << "unit" << YAML::Value << YAML::BeginMap;
+      out << YAML::Key << "rows" << YAML::Value << t.unit_rows;
+      out << YAML::Key << "cols" << YAML::Value << t.unit_cols;
+      out << YAML::EndMap;
+    }
+    out << YAML::EndMap;
+    return;
+  }
   out << YAML::Key << "threshold" << YAML::Value;
   emit_double(out, t.threshold);
   out << YAML::Key << "unit" << YAML::Value << YAML::BeginMap;

@@ -39,6 +39,12 @@ class PassObserver {
   virtual void on_compare(std::size_t layer, int values) {}
   /// Write a whole forward pass of `words` words into the per-label store.
   virtual void on_store(std::size_t layer, std::int64_t words) {}
+  /// ADA-GP: the gradient predictor ran for layer `layer` on `samples` reorganized samples
+  /// (one per output channel / unit): pass 0 = forward (prediction), 1 = backward (its
+  /// training on the true gradients), 2 = the predictor's own weight update.
+  virtual void on_predictor(std::size_t layer, int pass, int samples) {}
+  /// ADA-GP: the phase of the batch about to run: 0 warm-up, 1 Phase BP, 2 Phase GP.
+  virtual void on_phase(int phase) {}
 };
 
 }  // namespace trainsim

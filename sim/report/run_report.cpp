@@ -139,6 +139,14 @@ std::string run_stats_json(const ExperimentSpec& spec, const Dataset& data, Netw
       t["second_unit"] = totals_json(session.unit_totals()[1], acc);
       t["discarded"] = totals_json(session.discarded(), acc);
     }
+    if (session.adagp()) {
+      const char* names[3] = {"warmup", "bp", "gp"};
+      for (int ph = 0; ph < 3; ++ph)
+        t["phases"][names[ph]] =
+            totals_json(session.adagp_phases()[static_cast<std::size_t>(ph)], acc);
+      t["extra_storage_bytes"] = session.extra_storage_bytes();
+      t["extra_pes"] = session.extra_pes();
+    }
     j["technique_stats"] = t;
   }
   j["fidelity"] = spec.sim.fidelity;
@@ -252,6 +260,21 @@ std::string run_summary(const std::vector<RunEpoch>& epochs, AcceleratorSession&
                   static_cast<long long>(all.cold), all.hit_rate() < 0 ? 0.0 : all.hit_rate(),
                   spec_e, train_e > 0 ? 100 * spec_e / train_e : 0.0, wasted,
                   train_e > 0 ? 100 * wasted / train_e : 0.0);
+    out += buf;
+  }
+  if (session.adagp()) {
+    const char* names[3] = {"warm-up", "Phase BP", "Phase GP"};
+    for (int ph = 0; ph < 3; ++ph) {
+      const OpTotals& t = session.adagp_phases()[static_cast<std::size_t>(ph)];
+      std::snprintf(buf, sizeof buf, "ADA-GP %-9s %12lld cycles  %10.4g energy  %10.3f DRAM MB\n",
+                    names[ph], static_cast<long long>(t.elapsed_cycles),
+                    price(t.stats, acc).total(), static_cast<double>(t.stats.dram_bytes()) / 1e6);
+      out += buf;
+    }
+    std::snprintf(buf, sizeof buf,
+                  "ADA-GP extra hardware: %lld PEs, %lld bytes of predictor memory\n",
+                  static_cast<long long>(session.extra_pes()),
+                  static_cast<long long>(session.extra_storage_bytes()));
     out += buf;
   }
   if (!epochs.empty()) {

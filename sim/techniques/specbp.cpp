@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "sim/nn/softmax.h"
+#include "sim/techniques/adagp.h"
 #include "sim/techniques/backprop.h"
 
 namespace trainsim {
@@ -81,6 +82,7 @@ BatchResult SpecBackprop::train_batch(BatchContext& ctx) {
 std::unique_ptr<TrainingTechnique> make_technique(const TechniqueSpec& spec, Network<float>& net) {
   if (spec.kind == "bp-sample") return std::make_unique<SampleBackprop>();
   if (spec.kind == "specbp") return std::make_unique<SpecBackprop>(spec, net.spec().classes);
+  if (spec.kind.rfind("adagp-", 0) == 0) return std::make_unique<AdaGp>(spec, net);
   return std::make_unique<Backprop>();
 }
 

@@ -23,6 +23,21 @@ const std::vector<TechniqueInfo>& techniques() {
        "the outputs differ by <= threshold, else a normal backward pass runs",
        {"threshold", "unit", "store"},
        "threshold"},
+      {"adagp-max",
+       "ADA-GP (seed 003) on its MAX hardware: an extra PE array and memory for the gradient "
+       "predictor, which runs alongside the model's layers",
+       {"warmup_epochs", "schedule", "predictor", "unit"},
+       "warmup_epochs"},
+      {"adagp-efficient",
+       "ADA-GP on its Efficient hardware: dedicated predictor-weight memory, the predictor runs "
+       "on the main array after each layer",
+       {"warmup_epochs", "schedule", "predictor"},
+       "warmup_epochs"},
+      {"adagp-low",
+       "ADA-GP on its LOW hardware: no extra hardware; the predictor's weights are loaded from "
+       "DRAM after each layer and its results stored",
+       {"warmup_epochs", "schedule", "predictor"},
+       "warmup_epochs"},
   };
   return all;
 }
@@ -34,6 +49,11 @@ const TechniqueInfo* find_technique(const std::string& name) {
 }
 
 std::string TechniqueSpec::label() const {
+  if (kind.rfind("adagp-", 0) == 0 && warmup_epochs != 1) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%s@%d", kind.c_str(), warmup_epochs);
+    return buf;
+  }
   if (kind != "specbp") return kind;
   char buf[64];
   std::snprintf(buf, sizeof buf, "specbp@%g", threshold);

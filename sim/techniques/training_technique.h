@@ -31,11 +31,14 @@ struct BatchResult {
 
 /// Counts a technique keeps per epoch (speculative backprop: hits, misses).
 struct TechniqueCounts {
-  std::int64_t steps = 0;   ///< sample steps
-  std::int64_t hits = 0;    ///< speculative gradient kept
-  std::int64_t misses = 0;  ///< speculative gradient discarded, normal backward ran
-  std::int64_t cold = 0;    ///< no stored pass for the label yet: plain backward
-  double max_distance = 0;  ///< largest mean |stored - current softmax| seen
+  std::int64_t steps = 0;           ///< sample steps
+  std::int64_t hits = 0;            ///< speculative gradient kept
+  std::int64_t misses = 0;          ///< speculative gradient discarded, normal backward ran
+  std::int64_t cold = 0;            ///< no stored pass for the label yet: plain backward
+  double max_distance = 0;          ///< largest mean |stored - current softmax| seen
+  std::int64_t warmup_batches = 0;  ///< ADA-GP: batches of Warm Up, Phase BP, Phase GP
+  std::int64_t bp_batches = 0;
+  std::int64_t gp_batches = 0;
   /// hits / (hits + misses); -1 when the technique does not speculate.
   double hit_rate() const;
 };
@@ -45,6 +48,8 @@ class TrainingTechnique {
   virtual ~TrainingTechnique() = default;
   /// One batch: forward, gradients, update; every pass reported to net.observer().
   virtual BatchResult train_batch(BatchContext& ctx) = 0;
+  /// Epoch `epoch` (0-based) is about to start (ADA-GP's schedule counts batches per epoch).
+  virtual void on_epoch_begin(int epoch) {}
   /// The counts since the last call; resets them.
   TechniqueCounts take_counts() { return std::exchange(counts_, TechniqueCounts{}); }
   /// Bytes of extra storage the technique's hardware needs (the per-label store).

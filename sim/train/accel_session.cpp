@@ -13,6 +13,35 @@ AcceleratorSession::AcceleratorSession(const ExperimentSpec& spec, Network<float
       fidelity_(parse_fidelity(spec.sim.fidelity)) {
   system_.configure(spec_.sim.accelerator, *dataflow_, fidelity_);
   const TechniqueSpec& t = spec_.sim.technique;
+  if (t.kind.rfind("adagp-", 0) == 0) {
+    adagp_ = true;
+    adagp_max_ = t.kind == "adagp-max";
+    // MAX and Efficient keep the predictor's weights in their own memory; LOW loads them
+    // from DRAM for every use and writes its updates back.
+    predictor_resident_ = t.kind != "adagp-low";
+    for (std::size_t i = 0; i < net.size(); ++i) {
+      if (!net.has_params(i)) continue;
+      const LayerSpec& ls = net.layer_spec(i);
+      const Shape in = net.layer(i).in_shape();
+      const int per_sample =
+          ls.type == "conv2d" ? in.c * ls.kernel * ls.kernel + 1 : static_cast<int>(in.size()) + 1;
+      predictor_outputs_ = std::max(predictor_outputs_, per_sample);
+    }
+    // The predictor's parameters: conv 1 -> C (3x3 + bias), dense C*S*S -> P_max (+ bias).
+    const std::int64_t c = t.predictor_channels,
+                       s2 = std::int64_t{t.predictor_size} * t.predictor_size;
+    const std::int64_t params = c * 9 + c + c * s2 * predictor_outputs_ + predictor_outputs_;
+    if (predictor_resident_) extra_storage_bytes_ = params * spec_.sim.accelerator.word_bytes();
+    if (adagp_max_) {
+      AcceleratorSpec unit = spec_.sim.accelerator;
+      unit.name += "-predictor-array";
+      if (t.unit_rows > 0) unit.rows = t.unit_rows;
+      if (t.unit_cols > 0) unit.cols = t.unit_cols;
+      extra_pes_ = unit.pes();
+      own_unit_ = true;
+      system_.configure_second_unit(unit);
+    }
+  }
   if (t.kind == "specbp") {
     own_unit_ = t.unit == "own";
     store_in_dram_ = t.store == "dram";
@@ -119,6 +148,45 @@ void AcceleratorSession::on_store(std::size_t layer, std::int64_t words) {
   push_op(op);
 }
 
+void AcceleratorSession::on_phase(int phase) {
+  adagp_phase_ = phase;
+}
+
+void AcceleratorSession::on_predictor(std::size_t layer, int pass, int samples) {
+  const int batch = current_batch_ > 0 ? current_batch_ : 1;
+  const auto key = std::make_tuple(layer, samples, batch);
+  auto it = predictor_ops_.find(key);
+  if (it == predictor_ops_.end()) {
+    // The predictor sees a conv layer's output maps (batch-averaged) and a dense layer's
+    // units as 1 x batch maps (sim/techniques/gradient_predictor.h).
+    const Shape out = net_.layer(layer).out_shape();
+    const bool conv = net_.layer_spec(layer).type == "conv2d";
+    const TechniqueSpec& t = spec_.sim.technique;
+    it = predictor_ops_
+             .emplace(key, lower_predictor(static_cast<int>(layer), samples, conv ? out.h : 1,
+                                           conv ? out.w : batch, conv ? batch : 1, t.predictor_size,
+                                           t.predictor_channels, predictor_outputs_,
+                                           spec_.sim.accelerator.word_bits, predictor_resident_))
+             .first;
+  }
+  const std::vector<Op>& ops =
+      pass == 0 ? it->second.forward : (pass == 1 ? it->second.backward : it->second.update);
+  if (adagp_max_) {
+    // MAX: the predictor runs on its own array. In Phase GP its work for one layer overlaps
+    // the model's next layer; the layers stay in step (the paper waits for both before
+    // moving on), so pending work of another layer is joined first. In Warm Up and Phase BP
+    // the predictor's work for the batch runs beside the model's forward and backward passes.
+    if (adagp_phase_ == 2 && predictor_layer_ != layer && !pending_[1].empty())
+      flush(Phase::kTrain);
+    predictor_layer_ = layer;
+    on_unit(1, false);
+    for (const Op& op : ops) push_op(op);
+    on_unit(0, false);
+    return;
+  }
+  for (const Op& op : ops) push_op(op);
+}
+
 void AcceleratorSession::flush(Phase phase) {
   if (pending_[0].empty() && pending_[1].empty()) return;
   const std::int64_t before = system_.cycles();
@@ -149,6 +217,13 @@ void AcceleratorSession::flush(Phase phase) {
   }
   totals_[p].elapsed_cycles += elapsed;
   epoch_[p].elapsed_cycles += elapsed;
+  if (adagp_ && phase == Phase::kTrain) {
+    OpTotals& ph = adagp_phases_[static_cast<std::size_t>(adagp_phase_)];
+    for (const auto& reqs : pending_)
+      for (const OpRequest& r : reqs) ph.add(r.stats, pes, r.op.role == OpRole::kUpdate);
+    ph.elapsed_cycles += elapsed;
+  }
+  predictor_layer_ = static_cast<std::size_t>(-1);
   pending_[0].clear();
   pending_[1].clear();
   discarded_flags_.clear();

@@ -6,6 +6,7 @@
 // layer x role.
 #include <array>
 #include <map>
+#include <tuple>
 #include <vector>
 
 #include "models/system.h"
@@ -52,6 +53,8 @@ class AcceleratorSession final : public PassObserver {
   void on_step(bool begin) override;
   void on_compare(std::size_t layer, int values) override;
   void on_store(std::size_t layer, std::int64_t words) override;
+  void on_predictor(std::size_t layer, int pass, int samples) override;
+  void on_phase(int phase) override;
 
   /// The per-epoch sums since the last call, per phase; resets them.
   std::array<OpTotals, kNumPhases> take_epoch();
@@ -62,6 +65,12 @@ class AcceleratorSession final : public PassObserver {
   }
   /// Work per unit (0: main array and vector unit, 1: the technique's second unit), training.
   const std::array<OpTotals, 2>& unit_totals() const { return unit_totals_; }
+  /// ADA-GP: training work per phase (0 warm-up, 1 Phase BP, 2 Phase GP), elapsed included.
+  const std::array<OpTotals, 3>& adagp_phases() const { return adagp_phases_; }
+  /// Bytes of dedicated predictor-weight memory and extra PEs the technique's hardware adds.
+  std::int64_t extra_pes() const { return extra_pes_; }
+  std::int64_t extra_storage_bytes() const { return extra_storage_bytes_; }
+  bool adagp() const { return adagp_; }
   /// Speculative work whose result was thrown away (training).
   const OpTotals& discarded() const { return discarded_; }
   /// Sum over sample steps of the time each took, and how many (per-sample techniques).
@@ -97,6 +106,14 @@ class AcceleratorSession final : public PassObserver {
   bool own_unit_ = false;  // second unit has its own array (else shares the main one)
   bool store_in_dram_ = false;
   std::array<OpTotals, 2> unit_totals_;
+  // ADA-GP
+  bool adagp_ = false, adagp_max_ = false, predictor_resident_ = false;
+  int adagp_phase_ = 0;
+  int predictor_outputs_ = 0;  // P_max: largest per-sample gradient count of any layer
+  std::size_t predictor_layer_ = static_cast<std::size_t>(-1);  // layer of pending unit-1 work
+  std::map<std::tuple<std::size_t, int, int>, PredictorOps> predictor_ops_;
+  std::array<OpTotals, 3> adagp_phases_;
+  std::int64_t extra_pes_ = 0, extra_storage_bytes_ = 0;
   OpTotals discarded_;
   std::int64_t step_begin_ = 0, step_cycles_ = 0, steps_ = 0;
   std::int64_t epoch_step_cycles_ = 0, epoch_steps_ = 0;

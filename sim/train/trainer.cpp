@@ -68,6 +68,7 @@ void Trainer::load_batch(const DataSplit& split, const std::int64_t* indices, in
 EpochMetrics Trainer::run_epoch(const std::function<void(const BatchProgress&)>& on_batch) {
   EpochMetrics m;
   m.epoch = ++epoch_;
+  technique_->on_epoch_begin(epoch_ - 1);
   const auto t0 = std::chrono::steady_clock::now();
   if (spec_.training.shuffle) shuffle_rng_.shuffle(order_);
   const std::int64_t n = data_.train.count;

@@ -1,5 +1,7 @@
 #include "sim/workload/lowering.h"
 
+#include <algorithm>
+
 namespace trainsim {
 
 namespace {
@@ -37,6 +39,55 @@ ElementwiseShape update_shape(std::int64_t params, const OptimizerSpec& o) {
     e.flops = pre + 2;  // lr * g, subtract
   }
   return e;
+}
+
+PredictorOps lower_predictor(int layer, int samples, int in_h, int in_w, int batch, int size,
+                             int channels, int outputs, int word_bits, bool resident_weights) {
+  PredictorOps p;
+  const std::int64_t n = samples, s2 = static_cast<std::int64_t>(size) * size;
+  const std::int64_t hidden = channels * s2;
+  auto bits = [&](Op op) {
+    op.word_bits = word_bits;
+    op.resident_filter = resident_weights && op.kind != OpKind::kElementwise;
+    return op;
+  };
+  // Average over the batch, then pool / replicate to size x size: vector-unit work.
+  const int window = std::max(1, (in_h * in_w + static_cast<int>(s2) - 1) / static_cast<int>(s2));
+  p.forward.push_back(
+      bits(eltwise(n * in_h * in_w, batch, 1, batch, OpRole::kPredictorForward, layer, word_bits)));
+  p.forward.push_back(
+      bits(eltwise(n * s2, window, 1, window, OpRole::kPredictorForward, layer, word_bits)));
+  ConvShape c;
+  c.batch = n, c.channels = 1, c.height = c.width = size, c.filters = channels;
+  c.kernel_h = c.kernel_w = 3, c.pad = 1;
+  p.forward.push_back(bits(Op::make_conv(c, OpRole::kPredictorForward, layer)));
+  p.forward.push_back(
+      bits(eltwise(n * hidden, 1, 1, 1, OpRole::kPredictorForward, layer, word_bits)));
+  p.forward.push_back(bits(Op::make_gemm({n, outputs, hidden}, OpRole::kPredictorForward, layer)));
+  // Training on the true gradients: MSE gradient, dense backward, relu, conv backward-weight
+  // (the predictor's input needs no gradient).
+  p.backward.push_back(
+      bits(eltwise(n * outputs, 2, 1, 2, OpRole::kPredictorBackward, layer, word_bits)));
+  p.backward.push_back(
+      bits(Op::make_gemm({hidden, outputs, n}, OpRole::kPredictorBackward, layer)));
+  p.backward.push_back(
+      bits(Op::make_gemm({n, hidden, outputs}, OpRole::kPredictorBackward, layer)));
+  p.backward.push_back(
+      bits(eltwise(n * hidden, 2, 1, 1, OpRole::kPredictorBackward, layer, word_bits)));
+  Op conv_bw = Op::make_conv(c, OpRole::kPredictorBackward, layer);
+  // A conv op's role selects the pass it lowers to; keep that pass (backward-weight) while
+  // attributing the op to the predictor's training.
+  p.backward.push_back(bits(conv_bw));
+  const std::int64_t params =
+      static_cast<std::int64_t>(channels) * 9 + channels + hidden * outputs + outputs;
+  OptimizerSpec adam;
+  adam.kind = "adam";
+  adam.reduction = "mean";
+  Op update = Op::make_eltwise(update_shape(params, adam), OpRole::kPredictorUpdate, layer);
+  update.word_bits = word_bits;
+  update.eltwise.dram = !resident_weights;
+  p.update.push_back(update);
+  return p;
 }
 
 std::vector<LayerOps> lower_network(Network<float>& net, int batch, int word_bits,

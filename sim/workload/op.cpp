@@ -20,6 +20,12 @@ const char* role_name(OpRole role) {
       return "compare";
     case OpRole::kStore:
       return "store";
+    case OpRole::kPredictorForward:
+      return "pred-fw";
+    case OpRole::kPredictorBackward:
+      return "pred-bw";
+    case OpRole::kPredictorUpdate:
+      return "pred-update";
   }
   return "?";
 }
@@ -117,12 +123,24 @@ std::string Op::describe() const {
   return s;
 }
 
+OpRole conv_pass(OpRole role) {
+  switch (role) {
+    case OpRole::kBackwardData:
+    case OpRole::kBackwardWeight:
+      return role;
+    case OpRole::kPredictorBackward:
+      return OpRole::kBackwardWeight;
+    default:
+      return OpRole::kForward;
+  }
+}
+
 GemmShape lower_to_gemm(const Op& op) {
   if (op.kind == OpKind::kGemm) return op.gemm;
   if (op.kind == OpKind::kElementwise) return {};
   const ConvShape& c = op.conv;
   const std::int64_t rs = c.kernel_h * c.kernel_w;
-  switch (op.role) {
+  switch (conv_pass(op.role)) {
     case OpRole::kBackwardData:
       return {c.batch * c.height * c.width, c.channels, rs * c.filters};
     case OpRole::kBackwardWeight:
@@ -145,7 +163,7 @@ ConvShape lower_to_conv(const Op& op) {
   if (op.kind == OpKind::kElementwise) return {};
   const ConvShape& f = op.conv;
   const std::int64_t ho = f.out_h(), wo = f.out_w();
-  switch (op.role) {
+  switch (conv_pass(op.role)) {
     case OpRole::kBackwardData: {
       // dY dilated by the stride ((Ho-1)*s+1 rows) and padded by R-1-pad on each side, so
       // that a stride-1 "valid" convolution with the rotated kernel yields H x W (plus the

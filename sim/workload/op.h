@@ -12,21 +12,28 @@ enum class OpKind : std::uint8_t { kGemm, kConv, kElementwise };
 
 /// The training computation an op belongs to.
 enum class OpRole : std::uint8_t {
-  kForward,         ///< y = f(x, W)
-  kBackwardData,    ///< dX from dY and W
-  kBackwardWeight,  ///< dW from X and dY
-  kUpdate,          ///< optimizer step, element-wise over the parameters
-  kActivationGrad,  ///< activation / pooling derivative, element-wise
-  kCompare,         ///< speculative backprop: compare stored and current outputs
-  kStore,           ///< speculative backprop: write a forward pass into the per-label store
+  kForward,            ///< y = f(x, W)
+  kBackwardData,       ///< dX from dY and W
+  kBackwardWeight,     ///< dW from X and dY
+  kUpdate,             ///< optimizer step, element-wise over the parameters
+  kActivationGrad,     ///< activation / pooling derivative, element-wise
+  kCompare,            ///< speculative backprop: compare stored and current outputs
+  kStore,              ///< speculative backprop: write a forward pass into the per-label store
+  kPredictorForward,   ///< ADA-GP: the gradient predictor predicts a layer's gradients
+  kPredictorBackward,  ///< ADA-GP: the predictor's training on a layer's true gradients
+  kPredictorUpdate,    ///< ADA-GP: the predictor's weight update
 };
-inline constexpr int kNumRoles = 7;
+inline constexpr int kNumRoles = 10;
 
-/// "fw", "bwd-data", "bwd-weight", "update", "act-grad", "compare", "store"
+/// "fw", "bwd-data", "bwd-weight", "update", "act-grad", "compare", "store", "pred-fw",
+/// "pred-bw", "pred-update"
 const char* role_name(OpRole role);
 /// Parses role_name() output (and "forward" etc.); returns false if unknown.
 bool parse_role(const std::string& text, OpRole& role);
 const char* kind_name(OpKind kind);  ///< "gemm", "conv", "eltwise"
+/// The pass a conv op of this role computes: fw, bwd-data or bwd-weight (the predictor's
+/// forward is a forward pass, its training a backward-weight pass).
+OpRole conv_pass(OpRole role);
 
 /// C[M x N] = A[M x K] B[K x N]. SCALE-Sim's operand names: A = ifmap, B = filter,
 /// C = ofmap.
@@ -64,8 +71,11 @@ struct Op {
   OpRole role = OpRole::kForward;
   int layer = -1;      ///< index of the network layer it belongs to (-1: none)
   int word_bits = 16;  ///< set to the accelerator's word width by whoever issues the op
-  GemmShape gemm;      ///< kGemm: the GEMM exactly as executed (already per role)
-  ConvShape conv;      ///< kConv: the *forward* layer geometry; `role` says which pass
+  /// The filter operand (B) lives in a dedicated on-chip memory and is never read from DRAM
+  /// (ADA-GP's predictor weights on its MAX and Efficient hardware).
+  bool resident_filter = false;
+  GemmShape gemm;  ///< kGemm: the GEMM exactly as executed (already per role)
+  ConvShape conv;  ///< kConv: the *forward* layer geometry; `role` says which pass
   ElementwiseShape eltwise;
 
   static Op make_gemm(GemmShape g, OpRole role = OpRole::kForward, int layer = -1);

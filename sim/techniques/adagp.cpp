@@ -1,0 +1,121 @@
+#include "sim/techniques/adagp.h"
+
+#include "sim/core/error.h"
+#include "sim/nn/softmax.h"
+#include "sim/optim/optimizer_registry.h"
+
+namespace trainsim {
+
+namespace {
+// The predictor's initial weights: fixed, so a run depends on training.seed only through
+// the model (the predictor is hardware, the same in every experiment).
+constexpr std::uint64_t kPredictorSeed = 0xADA6'0003ULL;
+}  // namespace
+
+AdaGp::AdaGp(const TechniqueSpec& spec, Network<float>& net)
+    : schedule_(spec), predictor_(spec, net, kPredictorSeed) {
+  for (std::size_t i = 0; i < net.size(); ++i) {
+    if (!net.has_params(i)) continue;
+    param_layers_.push_back(i);
+    layer_params_.push_back(net.layer(i).params());
+  }
+  error_sum_.resize(param_layers_.size());
+}
+
+void AdaGp::on_epoch_begin(int epoch) {
+  epoch_ = epoch;
+  batch_in_epoch_ = 0;
+}
+
+void AdaGp::make_optimizers(const Optimizer<float>& like) {
+  const OptimizerInfo* info = find_optimizer(like.spec().kind);
+  if (info == nullptr) throw UserError("unknown optimizer '" + like.spec().kind + "'");
+  for (std::size_t k = 0; k < param_layers_.size(); ++k)
+    optimizers_.push_back(info->make(like.spec()));
+}
+
+BatchResult AdaGp::train_batch(BatchContext& ctx) {
+  if (optimizers_.empty()) make_optimizers(ctx.optimizer);
+  const int phase = schedule_.phase(epoch_, batch_in_epoch_++);
+  if (PassObserver* obs = ctx.net.observer()) obs->on_phase(phase);
+  counts_.steps += ctx.count;
+  switch (phase) {
+    case AdagpSchedule::kWarmUp:
+      ++counts_.warmup_batches;
+      return backprop_batch(ctx);
+    case AdagpSchedule::kPhaseBp:
+      ++counts_.bp_batches;
+      return backprop_batch(ctx);
+    default:
+      ++counts_.gp_batches;
+      return predicted_batch(ctx);
+  }
+}
+
+BatchResult AdaGp::backprop_batch(BatchContext& ctx) {
+  BatchResult r;
+  PassObserver* obs = ctx.net.observer();
+  ctx.net.forward(ctx.pass);
+  r.loss_sum = cross_entropy_loss(ctx.pass.probs(), ctx.labels);
+  r.correct = count_correct(ctx.pass.probs(), ctx.labels);
+  ctx.net.zero_grad();
+  ctx.net.backward(ctx.pass, ctx.labels, ctx.scratch);
+  // The predictor learns from the true gradients before the optimizer reduces/clips them.
+  for (std::size_t k = 0; k < param_layers_.size(); ++k) {
+    const std::size_t l = param_layers_[k];
+    const int samples = predictor_.samples(l);
+    if (obs) obs->on_predictor(l, 0, samples);
+    const PredictorError e = predictor_.train(l, ctx.pass.acts[l + 1]);
+    if (obs) {
+      obs->on_predictor(l, 1, samples);
+      obs->on_predictor(l, 2, samples);
+    }
+    error_sum_[k].mse += e.mse;
+    error_sum_[k].mape += e.mape;
+  }
+  ++error_batches_;
+  // The model update with the true gradients (finish_batch, with the per-layer optimizers).
+  for (std::size_t k = 0; k < param_layers_.size(); ++k) {
+    optimizers_[k]->step(layer_params_[k], ctx.count);
+    if (obs) obs->on_update(param_layers_[k], ctx.count);
+  }
+  if (obs) obs->on_batch_end(Phase::kTrain, ctx.count);
+  return r;
+}
+
+BatchResult AdaGp::predicted_batch(BatchContext& ctx) {
+  BatchResult r;
+  PassObserver* obs = ctx.net.observer();
+  ForwardPass<float>& pass = ctx.pass;
+  pass.acts.resize(ctx.net.size() + 1);
+  std::size_t k = 0;  // next param layer
+  for (std::size_t i = 0; i < ctx.net.size(); ++i) {
+    ctx.net.layer(i).forward(pass.acts[i], pass.acts[i + 1]);
+    if (obs) obs->on_forward(i, ctx.count);
+    if (!ctx.net.has_params(i)) continue;
+    // This layer's output exists: predict its gradients and update it right away.
+    if (obs) obs->on_predictor(i, 0, predictor_.samples(i));
+    predictor_.predict(i, pass.acts[i + 1]);
+    optimizers_[k]->step(layer_params_[k], ctx.count);
+    if (obs) obs->on_update(i, ctx.count);
+    ++k;
+  }
+  r.loss_sum = cross_entropy_loss(pass.probs(), ctx.labels);
+  r.correct = count_correct(pass.probs(), ctx.labels);
+  if (obs) obs->on_batch_end(Phase::kTrain, ctx.count);
+  return r;
+}
+
+std::vector<PredictorError> AdaGp::take_layer_errors() {
+  std::vector<PredictorError> mean(error_sum_.size());
+  if (error_batches_ > 0)
+    for (std::size_t k = 0; k < mean.size(); ++k) {
+      mean[k].mse = error_sum_[k].mse / static_cast<double>(error_batches_);
+      mean[k].mape = error_sum_[k].mape / static_cast<double>(error_batches_);
+    }
+  error_sum_.assign(error_sum_.size(), PredictorError{});
+  error_batches_ = 0;
+  return mean;
+}
+
+}  // namespace trainsim

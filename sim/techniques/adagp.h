@@ -1,0 +1,60 @@
+#pragma once
+// ADA-GP (Janfaza et al., MICRO '23; seed 003): a small predictor learns every layer's
+// weight gradients from its output activations, and some batches train on predicted
+// gradients with no backward pass at all.
+//  * Warm Up (the first warmup_epochs epochs) and Phase BP: forward, backprop, then the
+//    predictor is trained on every layer's true gradients; the model is updated with the
+//    true gradients.
+//  * Phase GP: the forward pass runs layer by layer; after each layer with parameters the
+//    predictor predicts its gradients from its output activations and the layer is updated
+//    at once ("weights updated as soon as its output activations exist"). No backward pass,
+//    no predictor training.
+// One class serves adagp-max / adagp-efficient / adagp-low: their numerics are identical;
+// only the hardware timing differs (the accelerator session's job).
+//
+// Optimizer state. The experiment's optimizer keeps its state (momentum, Adam moments and
+// step count) per position in the param vector it is stepped with, so stepping it with one
+// layer's params in GP and all params in BP would mix states. AdaGp therefore keeps one
+// optimizer per layer with parameters, made from the experiment's OptimizerSpec, and steps
+// those in every phase (ctx.optimizer is not used). In Warm Up and Phase BP every layer's
+// optimizer steps once per batch, exactly as one optimizer over all params would: with
+// only warm-up batches ADA-GP trains the model bit for bit like bp.
+#include <memory>
+#include <vector>
+
+#include "sim/techniques/adagp_schedule.h"
+#include "sim/techniques/gradient_predictor.h"
+#include "sim/techniques/training_technique.h"
+
+namespace trainsim {
+
+class AdaGp final : public TrainingTechnique {
+ public:
+  AdaGp(const TechniqueSpec& spec, Network<float>& net);
+  BatchResult train_batch(BatchContext& ctx) override;
+  void on_epoch_begin(int epoch) override;
+
+  /// Mean predictor error per layer with parameters (in network order, see param_layers())
+  /// over the Warm Up and Phase BP batches since the last call; resets them.
+  std::vector<PredictorError> take_layer_errors();
+  const std::vector<std::size_t>& param_layers() const { return param_layers_; }
+  const GradientPredictor& predictor() const { return predictor_; }
+  const AdagpSchedule& schedule() const { return schedule_; }
+
+ private:
+  BatchResult backprop_batch(BatchContext& ctx);   // Warm Up and Phase BP
+  BatchResult predicted_batch(BatchContext& ctx);  // Phase GP
+  void make_optimizers(const Optimizer<float>& like);
+
+  AdagpSchedule schedule_;
+  GradientPredictor predictor_;
+  std::vector<std::size_t> param_layers_;
+  std::vector<std::vector<Param<float>*>> layer_params_;       // per param layer
+  std::vector<std::unique_ptr<Optimizer<float>>> optimizers_;  // per param layer
+  std::vector<PredictorError> error_sum_;                      // per param layer
+  std::int64_t error_batches_ = 0;
+  int epoch_ = 0;
+  std::int64_t batch_in_epoch_ = 0;
+};
+
+}  // namespace trainsim

@@ -1,0 +1,395 @@
+// ADA-GP: the phase schedule, the predictor's tensor reorganization and training, and the
+// technique's phases and op reporting.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <map>
+
+#include "sim/core/rng.h"
+#include "sim/nn/network.h"
+#include "sim/optim/optimizer_registry.h"
+#include "sim/techniques/adagp.h"
+#include "sim/train/trainer.h"
+
+using namespace trainsim;
+
+namespace {
+
+using S = AdagpSchedule;
+
+LayerSpec layer(const std::string& type, int n = 0, int kernel = 0) {
+  LayerSpec l;
+  l.type = type;
+  l.name = type + std::to_string(n) + "_" + std::to_string(kernel);
+  if (type == "dense") l.units = n;
+  if (type == "conv2d") l.filters = n, l.kernel = kernel;
+  return l;
+}
+
+// conv2d(1 -> 2, 3x3) on 1x5x5: output 2x3x3; then dense(18 -> 3).
+NetworkSpec tiny_cnn() {
+  NetworkSpec n;
+  n.name = "tiny_cnn";
+  n.input = {1, 5, 5};
+  n.classes = 3;
+  n.layers = {layer("conv2d", 2, 3), layer("flatten"), layer("dense", 3), layer("softmax")};
+  return n;
+}
+
+// 16 -> 8 -> relu -> 3.
+NetworkSpec tiny_mlp() {
+  NetworkSpec n;
+  n.name = "tiny_mlp";
+  n.input = {1, 4, 4};
+  n.classes = 3;
+  n.layers = {layer("flatten"), layer("dense", 8), layer("relu"), layer("dense", 3),
+              layer("softmax")};
+  return n;
+}
+
+// Three classes, each a bright quadrant plus noise: learnable in a few batches.
+Dataset tiny_data(int count) {
+  Dataset d;
+  d.name = "tiny";
+  d.channels = 1, d.height = 4, d.width = 4, d.classes = 3;
+  Rng rng(5);
+  for (DataSplit* s : {&d.train, &d.test}) {
+    s->count = count;
+    for (int i = 0; i < count; ++i) {
+      const int label = i % 3;
+      s->labels.push_back(static_cast<std::uint8_t>(label));
+      for (int p = 0; p < 16; ++p) {
+        const bool on = (p / 8 == label % 2) && ((p % 4) / 2 == label / 2 || label == 2);
+        s->images.push_back(static_cast<float>((on ? 0.8 : 0.1) + 0.1 * rng.uniform()));
+      }
+    }
+  }
+  return d;
+}
+
+void fill(Tensor<float>& t, Rng& rng, double scale = 1) {
+  for (std::size_t k = 0; k < t.size(); ++k) t[k] = static_cast<float>(scale * rng.uniform(-1, 1));
+}
+
+// Records what a technique reports, per batch.
+struct Recorder : PassObserver {
+  struct Batch {
+    int phase = -1, forward = 0, backward = 0, updates = 0;
+    std::map<int, int> predictor;  // pass -> calls
+  };
+  std::vector<Batch> batches;
+  Batch cur;
+  void on_phase(int p) override { cur.phase = p; }
+  void on_forward(std::size_t, int) override { ++cur.forward; }
+  void on_loss_grad(std::size_t, int) override { ++cur.backward; }
+  void on_backward_data(std::size_t, int) override { ++cur.backward; }
+  void on_backward_weight(std::size_t, int) override { ++cur.backward; }
+  void on_update(std::size_t, int) override { ++cur.updates; }
+  void on_predictor(std::size_t, int pass, int) override { ++cur.predictor[pass]; }
+  void on_batch_end(Phase phase, int) override {
+    if (phase == Phase::kTrain) batches.push_back(cur);
+    cur = Batch{};
+  }
+};
+
+}  // namespace
+
+TEST_CASE("ADA-GP schedule: warm-up, then k GP : m BP batches per epoch", "[adagp]") {
+  TechniqueSpec t;
+  t.kind = "adagp-efficient";
+  t.warmup_epochs = 2;
+  t.schedule = {{{4, 1, 1}}, {{3, 1, 2}}, {{2, 1, 1}}};
+  const S s(t);
+  for (int b = 0; b < 12; ++b) CHECK(s.phase(0, b) == S::kWarmUp);
+  CHECK(s.phase(1, 99) == S::kWarmUp);
+  // Epoch 2: 4:1, starting with Phase GP.
+  const int e2[] = {2, 2, 2, 2, 1, 2, 2, 2, 2, 1, 2};
+  for (int b = 0; b < 11; ++b) CHECK(s.phase(2, b) == e2[b]);
+  // Epochs 3 and 4: 3:1; the batch count restarts every epoch.
+  for (int e : {3, 4}) {
+    const int p[] = {2, 2, 2, 1, 2, 2, 2, 1};
+    for (int b = 0; b < 8; ++b) CHECK(s.phase(e, b) == p[b]);
+  }
+  // Epoch 5: 2:1, the last entry, which then continues forever.
+  for (int e : {5, 6, 40}) {
+    const int p[] = {2, 2, 1, 2, 2, 1};
+    for (int b = 0; b < 6; ++b) CHECK(s.phase(e, b) == p[b]);
+  }
+  // The default: 4:1 for 4 epochs, 3:1, 2:1, then 1:1 (epochs 0 = forever).
+  TechniqueSpec d;
+  const S def(d);
+  CHECK(def.phase(0, 0) == S::kWarmUp);
+  CHECK(def.ratio(1) == std::array<int, 2>{4, 1});
+  CHECK(def.ratio(4) == std::array<int, 2>{4, 1});
+  CHECK(def.ratio(5) == std::array<int, 2>{3, 1});
+  CHECK(def.ratio(9) == std::array<int, 2>{2, 1});
+  CHECK(def.ratio(13) == std::array<int, 2>{1, 1});
+  CHECK(def.ratio(500) == std::array<int, 2>{1, 1});
+  CHECK(def.phase(13, 0) == S::kPhaseGp);
+  CHECK(def.phase(13, 1) == S::kPhaseBp);
+}
+
+TEST_CASE("Tensor reorganization: conv channels and dense units become predictor samples",
+          "[adagp]") {
+  Network<float> net(tiny_cnn());
+  net.init(3);
+  TechniqueSpec t;
+  t.predictor_size = 3;  // the conv output is 3x3: resizing is the identity for it
+  GradientPredictor gp(t, net, 7);
+  CHECK(gp.samples(0) == 2);
+  CHECK(gp.samples(1) == 0);
+  CHECK(gp.samples(2) == 3);
+  CHECK(gp.outputs(0) == 1 * 3 * 3 + 1);
+  CHECK(gp.outputs(2) == 18 + 1);
+  CHECK(gp.max_outputs() == 19);
+  CHECK(gp.size() == 3);
+  CHECK(gp.channels() == t.predictor_channels);
+  // conv(1 -> C, 3x3) + bias, dense(C*9 -> 19) + bias.
+  const std::int64_t c = t.predictor_channels;
+  CHECK(gp.param_count() == c * 9 + c + c * 9 * 19 + 19);
+
+  Rng rng(1);
+  SECTION("conv: the batch mean of each channel; targets are filter rows plus bias") {
+    Tensor<float> y(2, Shape{2, 3, 3});
+    fill(y, rng);
+    Tensor<float> x;
+    gp.reorganize(0, y, x);
+    REQUIRE(x.n() == 2);
+    REQUIRE(x.shape() == (Shape{1, 3, 3}));
+    for (int f = 0; f < 2; ++f)
+      for (int k = 0; k < 9; ++k)
+        CHECK(x.sample(f)[k] == Approx((y.sample(0)[f * 9 + k] + y.sample(1)[f * 9 + k]) / 2));
+    auto params = net.layer(0).params();
+    fill(params[0]->grad, rng);
+    fill(params[1]->grad, rng);
+    std::vector<float> tg;
+    gp.gather_targets(0, tg);
+    REQUIRE(tg.size() == 2 * 10);
+    for (int f = 0; f < 2; ++f) {
+      for (int k = 0; k < 9; ++k) CHECK(tg[f * 10 + k] == params[0]->grad[f * 9 + k]);
+      CHECK(tg[f * 10 + 9] == params[1]->grad[f]);
+    }
+  }
+  SECTION("dense: each unit's sorted batch activations, resized; targets are columns") {
+    Tensor<float> y(4, Shape{3, 1, 1});
+    fill(y, rng);
+    Tensor<float> x;
+    gp.reorganize(2, y, x);
+    REQUIRE(x.n() == 3);
+    for (int j = 0; j < 3; ++j) {
+      std::vector<float> v;
+      for (int b = 0; b < 4; ++b) v.push_back(y.sample(b)[j]);
+      std::sort(v.begin(), v.end());
+      // Width 4 -> 3 by adaptive average pooling (bins [0,2), [1,3), [2,4)); height 1 -> 3
+      // by replication.
+      const float want[3] = {(v[0] + v[1]) / 2, (v[1] + v[2]) / 2, (v[2] + v[3]) / 2};
+      for (int r = 0; r < 3; ++r)
+        for (int col = 0; col < 3; ++col) CHECK(x.sample(j)[r * 3 + col] == Approx(want[col]));
+    }
+    auto params = net.layer(2).params();
+    fill(params[0]->grad, rng);
+    fill(params[1]->grad, rng);
+    std::vector<float> tg;
+    gp.gather_targets(2, tg);
+    REQUIRE(tg.size() == 3 * 19);
+    for (int j = 0; j < 3; ++j) {
+      for (int i = 0; i < 18; ++i) CHECK(tg[j * 19 + i] == params[0]->grad[i * 3 + j]);
+      CHECK(tg[j * 19 + 18] == params[1]->grad[j]);
+    }
+  }
+  SECTION("predictions land in the same layout, scaled by the layer's gradient RMS") {
+    Tensor<float> y(2, Shape{2, 3, 3});
+    fill(y, rng);
+    auto params = net.layer(0).params();
+    // Before any training there is no scale: the prediction is zero, not noise.
+    fill(params[0]->grad, rng);
+    gp.predict(0, y);
+    for (std::size_t k = 0; k < params[0]->grad.size(); ++k) CHECK(params[0]->grad[k] == 0);
+    fill(params[0]->grad, rng, 1e-4);
+    fill(params[1]->grad, rng, 1e-4);
+    gp.train(0, y);
+    gp.predict(0, y);
+    double ms = 0;
+    for (std::size_t k = 0; k < params[0]->grad.size(); ++k)
+      ms += params[0]->grad[k] * params[0]->grad[k];
+    // Never larger than the targets' scale (times O(1) outputs and a gain <= 1); zero only
+    // if the calibration found the untrained predictor anti-correlated.
+    CHECK(gp.gain(0) >= 0);
+    CHECK(gp.gain(0) <= 1);
+    CHECK(std::sqrt(ms / 18) < 1e-2);
+    if (gp.gain(0) > 0) CHECK(std::sqrt(ms / 18) > 1e-9);
+  }
+}
+
+TEST_CASE("The predictor learns a fixed synthetic target", "[adagp]") {
+  Network<float> net(tiny_cnn());
+  net.init(3);
+  TechniqueSpec t;
+  t.predictor_lr = 1e-3;
+  GradientPredictor gp(t, net, 7);
+  Rng rng(2);
+  Tensor<float> y(4, Shape{3, 1, 1});
+  fill(y, rng);
+  auto params = net.layer(2).params();
+  Tensor<float> w = params[0]->grad, b = params[1]->grad;
+  fill(w, rng, 1e-3);
+  fill(b, rng, 1e-3);
+  double first = 0, last = 0;
+  for (int step = 0; step < 300; ++step) {
+    params[0]->grad = w;
+    params[1]->grad = b;
+    const PredictorError e = gp.train(2, y);
+    if (step == 0) first = e.mse;
+    last = e.mse;
+    CHECK(std::isfinite(e.mape));
+  }
+  CHECK(first > 0.1);
+  CHECK(last < 0.1 * first);
+  // A predictor that has learnt its target is trusted fully.
+  CHECK(gp.gain(2) > 0.8);
+}
+
+TEST_CASE("Masked predictor outputs do not affect a smaller layer", "[adagp]") {
+  Network<float> net(tiny_cnn());
+  net.init(3);
+  TechniqueSpec t;
+  GradientPredictor a(t, net, 7), b(t, net, 7);
+  // Scramble b's head beyond the conv layer's 10 outputs (weight columns and bias entries).
+  Rng rng(4);
+  const int p = a.outputs(0), pmax = a.max_outputs();
+  REQUIRE(p < pmax);
+  Param<float>& hw = *b.params()[2];
+  Param<float>& hb = *b.params()[3];
+  for (int r = 0; r < hw.value.n(); ++r)
+    for (int j = p; j < pmax; ++j) hw.value.sample(r)[j] = static_cast<float>(rng.uniform(-5, 5));
+  for (int j = p; j < pmax; ++j) hb.value[j] = static_cast<float>(rng.uniform(-5, 5));
+  const Tensor<float> a_head = a.params()[2]->value;
+
+  Tensor<float> y(2, Shape{2, 3, 3});
+  fill(y, rng);
+  auto params = net.layer(0).params();
+  fill(params[0]->grad, rng, 1e-3);
+  fill(params[1]->grad, rng, 1e-3);
+  const Tensor<float> w = params[0]->grad, bias = params[1]->grad;
+  for (int step = 0; step < 3; ++step) {
+    params[0]->grad = w, params[1]->grad = bias;
+    const PredictorError ea = a.train(0, y);
+    params[0]->grad = w, params[1]->grad = bias;
+    const PredictorError eb = b.train(0, y);
+    CHECK(ea.mse == eb.mse);
+    CHECK(ea.mape == eb.mape);
+  }
+  // The used outputs trained identically; the masked ones got no gradient.
+  const Tensor<float>& aw = a.params()[2]->value;
+  for (int r = 0; r < aw.n(); ++r) {
+    for (int j = 0; j < p; ++j) CHECK(aw.sample(r)[j] == hw.value.sample(r)[j]);
+    for (int j = p; j < pmax; ++j) CHECK(aw.sample(r)[j] == a_head.sample(r)[j]);
+  }
+  a.predict(0, y);
+  const Tensor<float> pa = params[0]->grad;
+  b.predict(0, y);
+  for (std::size_t k = 0; k < pa.size(); ++k) CHECK(pa[k] == params[0]->grad[k]);
+}
+
+TEST_CASE("AdaGp runs all three phases; Phase GP issues no backward pass", "[adagp]") {
+  ExperimentSpec spec;
+  spec.network = tiny_mlp();
+  spec.training.batch_size = 10;
+  spec.training.optimizer.kind = "sgd";
+  spec.training.optimizer.lr = 0.05;
+  spec.training.optimizer.momentum = 0.9;
+  spec.training.optimizer.reduction = "mean";
+  spec.sim.technique.kind = "adagp-efficient";
+  spec.sim.technique.warmup_epochs = 1;
+  spec.sim.technique.schedule = {{{2, 1, 1}}, {{1, 1, 0}}};
+  const Dataset data = tiny_data(60);  // 6 batches per epoch
+  Trainer trainer(spec, data);
+  Recorder rec;
+  trainer.network().set_observer(&rec);
+
+  const EpochMetrics e1 = trainer.run_epoch();
+  CHECK(e1.technique.warmup_batches == 6);
+  CHECK(e1.technique.bp_batches + e1.technique.gp_batches == 0);
+  const EpochMetrics e2 = trainer.run_epoch();  // 2:1 -> GP GP BP GP GP BP
+  CHECK(e2.technique.warmup_batches == 0);
+  CHECK(e2.technique.gp_batches == 4);
+  CHECK(e2.technique.bp_batches == 2);
+  const EpochMetrics e3 = trainer.run_epoch();  // 1:1
+  CHECK(e3.technique.gp_batches == 3);
+  CHECK(e3.technique.bp_batches == 3);
+  CHECK(e3.technique.steps == 60);
+  CHECK(std::isfinite(e3.train.loss));
+  CHECK(e3.test.accuracy > 0.5);
+
+  REQUIRE(rec.batches.size() == 18);
+  const int layers = static_cast<int>(trainer.network().size());
+  const int param_layers = 2;
+  const int phases[] = {2, 2, 1, 2, 2, 1};
+  for (std::size_t i = 0; i < rec.batches.size(); ++i) {
+    Recorder::Batch b = rec.batches[i];
+    INFO("batch " << i);
+    if (i < 6) CHECK(b.phase == 0);
+    if (i >= 6 && i < 12) CHECK(b.phase == phases[i - 6]);
+    CHECK(b.forward == layers);
+    CHECK(b.updates == param_layers);
+    if (b.phase == 2) {
+      CHECK(b.backward == 0);
+      CHECK(b.predictor[0] == param_layers);
+      CHECK(b.predictor.count(1) == 0);
+      CHECK(b.predictor.count(2) == 0);
+    } else {
+      CHECK(b.backward > 0);
+      for (int pass : {0, 1, 2}) CHECK(b.predictor[pass] == param_layers);
+    }
+  }
+}
+
+TEST_CASE("AdaGp in Warm Up trains exactly like bp; reports predictor errors", "[adagp]") {
+  ExperimentSpec spec;
+  spec.network = tiny_mlp();
+  spec.training.batch_size = 7;
+  spec.training.optimizer.kind = "adam";
+  spec.training.optimizer.lr = 0.01;
+  spec.training.optimizer.reduction = "mean";
+  const Dataset data = tiny_data(30);
+  Trainer bp(spec, data);
+  ExperimentSpec ada_spec = spec;
+  ada_spec.sim.technique.kind = "adagp-low";
+  ada_spec.sim.technique.warmup_epochs = 5;
+  Trainer ada(ada_spec, data);
+  for (int e = 0; e < 2; ++e) {
+    bp.run_epoch();
+    ada.run_epoch();
+  }
+  const auto pb = bp.network().params(), pa = ada.network().params();
+  REQUIRE(pb.size() == pa.size());
+  for (std::size_t k = 0; k < pb.size(); ++k)
+    for (std::size_t i = 0; i < pb[k]->value.size(); ++i) CHECK(pb[k]->value[i] == pa[k]->value[i]);
+
+  // Driven directly: per-layer errors over the backprop batches.
+  Network<float> net(tiny_mlp());
+  net.init(1);
+  TechniqueSpec t;
+  t.kind = "adagp-max";
+  AdaGp tech(t, net);
+  REQUIRE(tech.param_layers() == std::vector<std::size_t>{1, 3});
+  auto opt = find_optimizer("sgd")->make(spec.training.optimizer);
+  auto params = net.params();
+  ForwardPass<float> pass;
+  BackwardScratch<float> scratch;
+  pass.acts.resize(1);
+  pass.acts[0].resize(10, net.input_shape());
+  std::copy(data.train.images.begin(), data.train.images.begin() + 160, pass.acts[0].data());
+  BatchContext ctx{net, *opt, params, pass, scratch, data.train.labels.data(), 10};
+  tech.on_epoch_begin(0);
+  for (int i = 0; i < 3; ++i) tech.train_batch(ctx);
+  const auto errors = tech.take_layer_errors();
+  REQUIRE(errors.size() == 2);
+  for (const PredictorError& e : errors) {
+    CHECK(e.mse > 0);
+    CHECK(std::isfinite(e.mse));
+    CHECK(e.mape > 0);
+  }
+  CHECK(tech.take_counts().warmup_batches == 3);
+  CHECK(tech.take_layer_errors()[0].mse == 0);
+}
