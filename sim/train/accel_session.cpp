@@ -5,10 +5,11 @@
 
 namespace trainsim {
 
-AcceleratorSession::AcceleratorSession(const ExperimentSpec& spec, Network<float>& net)
+AcceleratorSession::AcceleratorSession(const ExperimentSpec& spec, Network<float>& net,
+                                       const Dataflow* dataflow)
     : spec_(spec),
       net_(net),
-      dataflow_(&dataflow_or_throw(spec.sim.dataflow)),
+      dataflow_(dataflow ? dataflow : &dataflow_or_throw(spec.sim.dataflow)),
       system_(SimSystem::instance()),
       fidelity_(parse_fidelity(spec.sim.fidelity)) {
   system_.configure(spec_.sim.accelerator, *dataflow_, fidelity_);

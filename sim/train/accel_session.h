@@ -38,8 +38,10 @@ struct OpTotals {
 
 class AcceleratorSession final : public PassObserver {
  public:
-  /// Configures the process's SystemC system for spec.sim and attaches to `net`.
-  AcceleratorSession(const ExperimentSpec& spec, Network<float>& net);
+  /// Configures the process's SystemC system for spec.sim and attaches to `net`. `dataflow`
+  /// replaces spec.sim.dataflow's (tests time ops with a dataflow of their own).
+  AcceleratorSession(const ExperimentSpec& spec, Network<float>& net,
+                     const Dataflow* dataflow = nullptr);
   ~AcceleratorSession() override;
 
   void on_forward(std::size_t layer, int batch) override;
