@@ -6,8 +6,13 @@ namespace trainsim {
 
 using sc_core::sc_time;
 
-Accelerator::Accelerator(sc_core::sc_module_name name, DramChannel& dram)
-    : sc_module(name), socket("socket"), array_("array"), buffer_("buffer"), dma_("dma", dram) {
+Accelerator::Accelerator(sc_core::sc_module_name name, DramChannel& dram, BufferPort& port)
+    : sc_module(name),
+      socket("socket"),
+      array_("array"),
+      buffer_("buffer"),
+      dma_("dma", dram),
+      port_(port) {
   socket.register_b_transport(this, &Accelerator::b_transport);
 }
 
@@ -38,7 +43,10 @@ void Accelerator::execute_fast(OpRequest& req, sc_time& delay) {
   const sc_time start = sc_core::sc_time_stamp() + delay;
   const sc_time compute_end = start + static_cast<double>(req.stats.compute_cycles) * period_;
   const sc_time dram_end = dma_.move(start, req.stats);
-  const sc_time end = dram_end > compute_end ? dram_end : compute_end;
+  const sc_time port_end =
+      port_.transfer(start, req.stats.buffer.total_reads() + req.stats.buffer.total_writes());
+  sc_time end = dram_end > compute_end ? dram_end : compute_end;
+  if (port_end > end) end = port_end;
   req.stats.stall_cycles =
       static_cast<std::int64_t>((end - start) / period_ + 0.5) - req.stats.compute_cycles;
   buffer_.record(req.stats);
@@ -58,8 +66,11 @@ void Accelerator::execute_cycle(OpRequest& req, sc_time& delay) {
   // The DMA streams alongside the array; its traffic follows from the buffer accesses the
   // run counted, so it is booked on the channel at the op's start once they are known.
   buffer_.plan(req.op, req.stats);
-  const sc_time dram_end = dma_.move(start, req.stats);
-  if (dram_end > sc_core::sc_time_stamp()) sc_core::wait(dram_end - sc_core::sc_time_stamp());
+  sc_time end = dma_.move(start, req.stats);
+  const sc_time port_end =
+      port_.transfer(start, req.stats.buffer.total_reads() + req.stats.buffer.total_writes());
+  if (port_end > end) end = port_end;
+  if (end > sc_core::sc_time_stamp()) sc_core::wait(end - sc_core::sc_time_stamp());
   req.stats.stall_cycles =
       static_cast<std::int64_t>((sc_core::sc_time_stamp() - start) / period_ + 0.5) -
       req.stats.compute_cycles;

@@ -35,7 +35,8 @@ class Accelerator : public sc_core::sc_module {
  public:
   tlm_utils::simple_target_socket<Accelerator> socket;
 
-  Accelerator(sc_core::sc_module_name name, DramChannel& dram);
+  /// `dram` and `port` are shared with the system's other units.
+  Accelerator(sc_core::sc_module_name name, DramChannel& dram, BufferPort& port);
   void configure(const AcceleratorSpec& acc, const Dataflow& df, Fidelity fidelity);
   void trace(sc_core::sc_trace_file* tf) { array_.trace(tf); }
 
@@ -54,6 +55,7 @@ class Accelerator : public sc_core::sc_module {
   PeArray array_;
   GlobalBuffer buffer_;
   DmaEngine dma_;
+  BufferPort& port_;
   AcceleratorSpec acc_;
   const Dataflow* df_ = nullptr;
   Fidelity fidelity_ = Fidelity::kFast;

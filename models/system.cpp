@@ -24,9 +24,10 @@ SimSystem& SimSystem::instance() {
 
 SimSystem::SimSystem()
     : dram_("dram", placeholder_spec()),
-      accel_("accelerator", dram_),
+      port_("buffer_port", placeholder_spec()),
+      accel_("accelerator", dram_, port_),
       driver_("driver"),
-      unit2_("second_unit", dram_),
+      unit2_("second_unit", dram_, port_),
       driver2_("second_driver") {
   driver_.socket.bind(accel_.socket);
   driver2_.socket.bind(unit2_.socket);
@@ -48,6 +49,7 @@ void SimSystem::run_parallel(std::vector<OpRequest>& main, std::vector<OpRequest
 void SimSystem::configure(const AcceleratorSpec& acc, const Dataflow& df, Fidelity fidelity,
                           const std::string& vcd_path) {
   dram_.configure(acc);
+  port_.configure(acc);
   accel_.configure(acc, df, fidelity);
   if (!vcd_path.empty()) {
     if (started_) throw UserError("a waveform can only be opened before the first run");

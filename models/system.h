@@ -43,12 +43,14 @@ class SimSystem {
   Accelerator& accelerator() { return accel_; }
   Accelerator& second_unit() { return unit2_; }
   DramChannel& dram() { return dram_; }
+  BufferPort& buffer_port() { return port_; }
   /// Accelerator cycles elapsed since configure().
   std::int64_t cycles() const;
 
  private:
   SimSystem();
   DramChannel dram_;
+  BufferPort port_;
   Accelerator accel_;
   OpDriver driver_;
   Accelerator unit2_;

@@ -52,6 +52,10 @@ struct AcceleratorSpec {
     double ifmap_kib = 64, filter_kib = 64, ofmap_kib = 64;
     int banks = 1;
     int words_per_cycle = 10;  ///< SCALE-Sim's "Bandwidth"
+    /// Words per cycle the buffer's port serves to all units together; 0 = unlimited (each
+    /// array gets what its dataflow needs, as SCALE-Sim assumes). When set, units that run
+    /// side by side contend for it, and an op waits for its buffer traffic.
+    double port_words_per_cycle = 0;
   } buffer;
   int noc_words_per_cycle = 16;
   struct {

@@ -82,8 +82,17 @@ std::int64_t dram_cycles(std::int64_t bytes, const AcceleratorSpec& acc) {
          static_cast<std::int64_t>(std::ceil(static_cast<double>(bytes) / per_cycle));
 }
 
+std::int64_t buffer_port_cycles(const OpStats& s, const AcceleratorSpec& acc) {
+  const double port = acc.buffer.port_words_per_cycle;
+  if (port <= 0) return 0;
+  const auto words = static_cast<double>(s.buffer.total_reads() + s.buffer.total_writes());
+  return static_cast<std::int64_t>(std::ceil(words / port));
+}
+
 void account_stall(const AcceleratorSpec& acc, OpStats& s) {
-  s.stall_cycles = std::max<std::int64_t>(0, dram_cycles(s.dram_bytes(), acc) - s.compute_cycles);
+  const std::int64_t memory =
+      std::max(dram_cycles(s.dram_bytes(), acc), buffer_port_cycles(s, acc));
+  s.stall_cycles = std::max<std::int64_t>(0, memory - s.compute_cycles);
 }
 
 }  // namespace trainsim

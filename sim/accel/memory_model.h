@@ -41,8 +41,12 @@ void account_dram(const Op& op, const AcceleratorSpec& acc, OpStats& s);
 /// Cycles the DRAM channel needs for `bytes` on its own: latency + ceil(bytes / B).
 std::int64_t dram_cycles(std::int64_t bytes, const AcceleratorSpec& acc);
 
-/// stall_cycles = max(0, dram_cycles(DRAM bytes) - compute_cycles), when nothing else
-/// shares the channel.
+/// Cycles the buffer port needs for the op's buffer reads and writes on its own (0 when the
+/// port is unlimited).
+std::int64_t buffer_port_cycles(const OpStats& s, const AcceleratorSpec& acc);
+
+/// stall_cycles = max(0, max(dram_cycles, buffer_port_cycles) - compute_cycles), when nothing
+/// else shares the DRAM channel or the buffer port.
 void account_stall(const AcceleratorSpec& acc, OpStats& s);
 
 }  // namespace trainsim

@@ -123,12 +123,15 @@ void parse_rf(const ConfigNode& node, AcceleratorSpec& a) {
 
 void parse_buffer(const ConfigNode& node, AcceleratorSpec& a) {
   ConfigMap m = node.as_map();
-  m.allow_only({"ifmap_kib", "filter_kib", "ofmap_kib", "banks", "words_per_cycle"});
+  m.allow_only(
+      {"ifmap_kib", "filter_kib", "ofmap_kib", "banks", "words_per_cycle", "port_words_per_cycle"});
   if (auto v = m.get("ifmap_kib")) a.buffer.ifmap_kib = v->as_double_positive();
   if (auto v = m.get("filter_kib")) a.buffer.filter_kib = v->as_double_positive();
   if (auto v = m.get("ofmap_kib")) a.buffer.ofmap_kib = v->as_double_positive();
   if (auto v = m.get("banks")) a.buffer.banks = v->as_int_at_least(1);
   if (auto v = m.get("words_per_cycle")) a.buffer.words_per_cycle = v->as_int_at_least(1);
+  if (auto v = m.get("port_words_per_cycle"))
+    a.buffer.port_words_per_cycle = v->as_double_non_negative();
 }
 
 void parse_dram(const ConfigNode& node, AcceleratorSpec& a) {

@@ -40,6 +40,8 @@ void emit_accelerator(YAML::Emitter& out, const AcceleratorSpec& a) {
   emit_double(out, a.buffer.ofmap_kib);
   out << YAML::Key << "banks" << YAML::Value << a.buffer.banks;
   out << YAML::Key << "words_per_cycle" << YAML::Value << a.buffer.words_per_cycle;
+  out << YAML::Key << "port_words_per_cycle" << YAML::Value;
+  emit_double(out, a.buffer.port_words_per_cycle);
   out << YAML::EndMap;
 
   out << YAML::Key << "noc" << YAML::Value << YAML::Flow << YAML::BeginMap;

@@ -89,6 +89,9 @@ struct TechniqueSpec {
   int predictor_size = 8;       ///< side of the square map each predictor sample is resized to
   int predictor_channels = 4;   ///< channels of the predictor's conv layer
   double predictor_lr = 1e-4;   ///< Adam learning rate of the predictor (paper: 1e-4)
+  /// Ablation: "skip" leaves the weights alone in Phase GP batches (they only run forward),
+  /// to measure what the predicted gradients contribute.
+  std::string phase_gp = "predict";
 
   /// "bp", "specbp@0.25": the name used for compare variants.
   std::string label() const;
@@ -97,7 +100,7 @@ struct TechniqueSpec {
            unit_rows == o.unit_rows && unit_cols == o.unit_cols && store == o.store &&
            warmup_epochs == o.warmup_epochs && schedule == o.schedule &&
            predictor_size == o.predictor_size && predictor_channels == o.predictor_channels &&
-           predictor_lr == o.predictor_lr;
+           predictor_lr == o.predictor_lr && phase_gp == o.phase_gp;
   }
 };
 

@@ -75,6 +75,7 @@ TechniqueSpec parse_technique(const ConfigNode* node, const ConfigNode& parent) 
   if (auto v = m.get("unit")) parse_unit(*v, t);
   if (auto v = m.get("store")) t.store = v->as_choice({"buffer", "dram"});
   if (auto v = m.get("warmup_epochs")) t.warmup_epochs = v->as_int_at_least(0);
+  if (auto v = m.get("phase_gp")) t.phase_gp = v->as_choice({"predict", "skip"});
   if (auto v = m.get("schedule")) {
     t.schedule.clear();
     for (const ConfigNode& item : v->as_sequence()) {
@@ -107,6 +108,8 @@ void emit_technique(YAML::Emitter& out, const TechniqueSpec& t) {
   emit_string(out, t.kind);
   if (t.kind.rfind("adagp-", 0) == 0) {
     out << YAML::Key << "warmup_epochs" << YAML::Value << t.warmup_epochs;
+    out << YAML::Key << "phase_gp" << YAML::Value;
+    emit_string(out, t.phase_gp);
     out << YAML::Key << "schedule" << YAML::Value << YAML::Flow << YAML::BeginSeq;
     for (const auto& e : t.schedule)
       out << YAML::Flow << YAML::BeginSeq << e[0] << e[1] << e[2] << YAML::EndSeq;

@@ -13,7 +13,7 @@ constexpr std::uint64_t kPredictorSeed = 0xADA6'0003ULL;
 }  // namespace
 
 AdaGp::AdaGp(const TechniqueSpec& spec, Network<float>& net)
-    : schedule_(spec), predictor_(spec, net, kPredictorSeed) {
+    : schedule_(spec), predictor_(spec, net, kPredictorSeed), skip_gp_(spec.phase_gp == "skip") {
   for (std::size_t i = 0; i < net.size(); ++i) {
     if (!net.has_params(i)) continue;
     param_layers_.push_back(i);
@@ -92,7 +92,7 @@ BatchResult AdaGp::predicted_batch(BatchContext& ctx) {
   for (std::size_t i = 0; i < ctx.net.size(); ++i) {
     ctx.net.layer(i).forward(pass.acts[i], pass.acts[i + 1]);
     if (obs) obs->on_forward(i, ctx.count);
-    if (!ctx.net.has_params(i)) continue;
+    if (!ctx.net.has_params(i) || skip_gp_) continue;
     // This layer's output exists: predict its gradients and update it right away.
     if (obs) obs->on_predictor(i, 0, predictor_.samples(i));
     predictor_.predict(i, pass.acts[i + 1]);

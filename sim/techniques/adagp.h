@@ -48,6 +48,7 @@ class AdaGp final : public TrainingTechnique {
 
   AdagpSchedule schedule_;
   GradientPredictor predictor_;
+  bool skip_gp_;  // ablation: Phase GP batches leave the weights alone
   std::vector<std::size_t> param_layers_;
   std::vector<std::vector<Param<float>*>> layer_params_;       // per param layer
   std::vector<std::unique_ptr<Optimizer<float>>> optimizers_;  // per param layer

@@ -26,17 +26,17 @@ const std::vector<TechniqueInfo>& techniques() {
       {"adagp-max",
        "ADA-GP (seed 003) on its MAX hardware: an extra PE array and memory for the gradient "
        "predictor, which runs alongside the model's layers",
-       {"warmup_epochs", "schedule", "predictor", "unit"},
+       {"warmup_epochs", "schedule", "predictor", "unit", "phase_gp"},
        "warmup_epochs"},
       {"adagp-efficient",
        "ADA-GP on its Efficient hardware: dedicated predictor-weight memory, the predictor runs "
        "on the main array after each layer",
-       {"warmup_epochs", "schedule", "predictor"},
+       {"warmup_epochs", "schedule", "predictor", "phase_gp"},
        "warmup_epochs"},
       {"adagp-low",
        "ADA-GP on its LOW hardware: no extra hardware; the predictor's weights are loaded from "
        "DRAM after each layer and its results stored",
-       {"warmup_epochs", "schedule", "predictor"},
+       {"warmup_epochs", "schedule", "predictor", "phase_gp"},
        "warmup_epochs"},
   };
   return all;

@@ -139,6 +139,25 @@ TEST_CASE("Speculation overlaps only on its own unit; a smaller unit is no faste
         10 * (784 + 784 + 16 + 16 + 16 + 16 + 10 + 10) * 2);
 }
 
+TEST_CASE("The two units contend for the buffer port as well as for DRAM", "[e2e][specbp]") {
+  require_dataset("mnist");
+  const std::string dir = fresh_dir("specbp-port");
+  auto run = [&](const std::string& out, const std::string& port) {
+    run_ok({"run", kQuickstart, "--out", dir + "/" + out, "--set", "technique=specbp@0.25", "--set",
+            "dataset.train_limit=300", "--set", "dataset.test_limit=100", "--set",
+            "accelerator.buffer.port_words_per_cycle=" + port});
+    return json::parse(read_file(dir + "/" + out + "/stats.json"));
+  };
+  const json free = run("unlimited", "0");
+  const json tight = run("tight", "4");
+  CHECK(free["units"]["buffer_port"]["contention_cycles"].get<std::int64_t>() == 0);
+  CHECK(tight["units"]["buffer_port"]["contention_cycles"].get<std::int64_t>() > 0);
+  CHECK(tight["totals"]["train"]["elapsed_cycles"].get<std::int64_t>() >
+        free["totals"]["train"]["elapsed_cycles"].get<std::int64_t>());
+  // Timing never changes numerics.
+  CHECK(tight["epochs"][0]["test"] == free["epochs"][0]["test"]);
+}
+
 TEST_CASE("Speculative backprop trains a CNN too: LeNet-5 within 2 points of bp", "[e2e][specbp]") {
   // One full epoch: LeNet-5 needs a few hundred steps to leave its initial plateau (where
   // every output is near uniform and every speculation hits).

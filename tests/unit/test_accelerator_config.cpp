@@ -90,6 +90,7 @@ void check_same_accelerator(const AcceleratorSpec& a, const AcceleratorSpec& b) 
   CHECK(a.buffer.ofmap_kib == b.buffer.ofmap_kib);
   CHECK(a.buffer.banks == b.buffer.banks);
   CHECK(a.buffer.words_per_cycle == b.buffer.words_per_cycle);
+  CHECK(a.buffer.port_words_per_cycle == b.buffer.port_words_per_cycle);
   CHECK(a.noc_words_per_cycle == b.noc_words_per_cycle);
   CHECK(a.dram.bandwidth_gbps == b.dram.bandwidth_gbps);
   CHECK(a.dram.latency_cycles == b.dram.latency_cycles);

@@ -136,6 +136,28 @@ TEST_CASE("Another unit's traffic on the shared DRAM channel delays the op", "[m
   CHECK(sys.dram().contention_cycles() == 2000);
 }
 
+TEST_CASE("A limited buffer port stalls by the closed form, and is shared between units",
+          "[models]") {
+  SimSystem& sys = SimSystem::instance();
+  AcceleratorSpec a = accel(64);
+  a.buffer.port_words_per_cycle = 1;  // one word per cycle for every unit together
+  sys.configure(a, kLanes, Fidelity::kFast);
+  std::vector<OpRequest> batch(1);
+  batch[0].op = Op::make_gemm({8, 4, 16});
+  const OpStats alone = evaluate_op(batch[0].op, a, kLanes);
+  // 512 ifmap + 512 filter reads + 32 ofmap writes at one word per cycle: 1056 cycles of port
+  // time against 128 cycles of compute.
+  REQUIRE(buffer_port_cycles(alone, a) == 1056);
+  CHECK(alone.stall_cycles == 1056 - 128);
+  sys.run(batch);
+  CHECK(batch[0].stats.stall_cycles == alone.stall_cycles);
+  // Another unit's 500 words on the port now delay the op by 500 cycles.
+  sys.buffer_port().transfer(sc_core::sc_time_stamp(), 500);
+  sys.run(batch);
+  CHECK(batch[0].stats.stall_cycles == alone.stall_cycles + 500);
+  CHECK(sys.buffer_port().contention_cycles() == 500);
+}
+
 TEST_CASE("Cycle fidelity clocks the engine: same counts, real result, same time", "[models]") {
   SimSystem& sys = SimSystem::instance();
   const AcceleratorSpec a = accel(64);
