@@ -44,6 +44,8 @@ std::string find_named_config(const std::string& ref, const std::string& folder,
   throw UserError(what);
 }
 
+}  // namespace
+
 // The file `ref` names for a config read from `referrer`: a path as given if absolute, else
 // relative to the referrer's folder, then to the cwd; a name in <configs root>/<folder>,
 // then in <referrer dir>/../<folder>. The second name candidate lets a private configs tree
@@ -75,8 +77,6 @@ std::optional<std::string> find_referenced_file(const std::string& ref, const st
   }
   return std::nullopt;
 }
-
-}  // namespace
 
 bool is_config_path(const std::string& ref) {
   return ref.find('/') != std::string::npos || ends_with(ref, ".yaml");

@@ -36,6 +36,15 @@ std::optional<std::string> find_experiment_accelerator_file(const std::string& r
                                                             const std::string& experiment_path,
                                                             std::vector<std::string>* tried);
 
+/// The file a config refers to by `ref` from the file `referrer` (an experiment naming its
+/// network or accelerator, an accelerator naming its energy table):
+///   name: <configs root>/<folder>/<name>.yaml, then <referrer dir>/../<folder>/<name>.yaml
+///   path: as given if absolute, else relative to the referrer's folder, then to the cwd.
+/// Returns nullopt if none exists; `tried` receives every candidate in order.
+std::optional<std::string> find_referenced_file(const std::string& ref, const std::string& folder,
+                                                const std::string& referrer,
+                                                std::vector<std::string>* tried);
+
 /// Stems of the .yaml files in <configs root>/<folder>, sorted.
 std::vector<std::string> shipped_config_names(const std::string& folder);
 

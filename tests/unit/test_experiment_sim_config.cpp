@@ -4,6 +4,7 @@
 // came from), and the resolved_yaml() round trip.
 #include <catch2/catch.hpp>
 
+#include "tests/support/accel_compare.h"
 #include "tests/support/config_errors.h"
 
 #include <filesystem>
@@ -21,6 +22,7 @@ namespace fs = std::filesystem;
 using namespace trainsim;
 
 using trainsim::test::check_error;
+using trainsim::test::check_same_accelerator;
 using trainsim::test::error_of;
 using trainsim::test::pos_of;
 
@@ -381,57 +383,8 @@ TEST_CASE("errors inside an accelerator file name that file", "[config]") {
 
 namespace {
 
-void check_same_energy(const EnergyTable& a, const EnergyTable& b) {
-  CHECK(a.name == b.name);
-  CHECK(a.unit == b.unit);
-  CHECK(a.mac == b.mac);
-  auto same = [](const EnergyCost& x, const EnergyCost& y) {
-    return x.pj == y.pj && x.per_bits == y.per_bits;  // exact: doubles must round-trip
-  };
-  CHECK(same(a.rf_read, b.rf_read));
-  CHECK(same(a.rf_write, b.rf_write));
-  CHECK(same(a.noc, b.noc));
-  auto same_table = [&](const std::vector<std::pair<double, EnergyCost>>& x,
-                        const std::vector<std::pair<double, EnergyCost>>& y) {
-    if (x.size() != y.size()) return false;
-    for (std::size_t i = 0; i < x.size(); ++i) {
-      if (x[i].first != y[i].first || !same(x[i].second, y[i].second)) return false;
-    }
-    return true;
-  };
-  CHECK(same_table(a.buffer_read, b.buffer_read));
-  CHECK(same_table(a.buffer_write, b.buffer_write));
-  CHECK(same(a.dram_read, b.dram_read));
-  CHECK(same(a.dram_write, b.dram_write));
-  CHECK(a.vector_op == b.vector_op);
-  CHECK(a.leakage_per_pe_ns == b.leakage_per_pe_ns);
-  CHECK(a.leakage_per_kib_ns == b.leakage_per_kib_ns);
-}
-
 void check_same_sim(const SimulationSpec& x, const SimulationSpec& y) {
-  const AcceleratorSpec& a = x.accelerator;
-  const AcceleratorSpec& b = y.accelerator;
-  CHECK(a.name == b.name);
-  CHECK(a.description == b.description);
-  CHECK(a.dataflow == b.dataflow);
-  CHECK(a.rows == b.rows);
-  CHECK(a.cols == b.cols);
-  CHECK(a.clock_ghz == b.clock_ghz);
-  CHECK(a.word_bits == b.word_bits);
-  CHECK(a.rf.input_words == b.rf.input_words);
-  CHECK(a.rf.weight_words == b.rf.weight_words);
-  CHECK(a.rf.psum_words == b.rf.psum_words);
-  CHECK(a.buffer.ifmap_kib == b.buffer.ifmap_kib);
-  CHECK(a.buffer.filter_kib == b.buffer.filter_kib);
-  CHECK(a.buffer.ofmap_kib == b.buffer.ofmap_kib);
-  CHECK(a.buffer.banks == b.buffer.banks);
-  CHECK(a.buffer.words_per_cycle == b.buffer.words_per_cycle);
-  CHECK(a.buffer.port_words_per_cycle == b.buffer.port_words_per_cycle);
-  CHECK(a.noc_words_per_cycle == b.noc_words_per_cycle);
-  CHECK(a.dram.bandwidth_gbps == b.dram.bandwidth_gbps);
-  CHECK(a.dram.latency_cycles == b.dram.latency_cycles);
-  CHECK(a.vector_lanes == b.vector_lanes);
-  check_same_energy(a.energy, b.energy);
+  check_same_accelerator(x.accelerator, y.accelerator);
   CHECK(x.dataflow == y.dataflow);
   CHECK(x.technique == y.technique);
   CHECK(x.fidelity == y.fidelity);
