@@ -6,6 +6,8 @@
 // per-job p filters x q channels, U stride.
 #include <catch2/catch.hpp>
 
+#include "sim/accel/reference.h"
+
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -53,29 +55,6 @@ std::int64_t mapping_value(const OpStats& st, const std::string& name) {
   return -1;
 }
 
-// Naive convolution of the lowered conv (zero padding applied here).
-std::vector<double> reference(const ConvShape& c, const std::vector<double>& in,
-                              const std::vector<double>& wt) {
-  const std::int64_t E = c.out_h(), F = c.out_w();
-  std::vector<double> out(c.batch * c.filters * E * F, 0.0);
-  for (std::int64_t n = 0; n < c.batch; ++n)
-    for (std::int64_t m = 0; m < c.filters; ++m)
-      for (std::int64_t e = 0; e < E; ++e)
-        for (std::int64_t x = 0; x < F; ++x) {
-          double acc = 0;
-          for (std::int64_t ch = 0; ch < c.channels; ++ch)
-            for (std::int64_t r = 0; r < c.kernel_h; ++r)
-              for (std::int64_t s = 0; s < c.kernel_w; ++s) {
-                const std::int64_t y = e * c.stride + r - c.pad, xx = x * c.stride + s - c.pad;
-                if (y < 0 || y >= c.height || xx < 0 || xx >= c.width) continue;
-                acc += in[((n * c.channels + ch) * c.height + y) * c.width + xx] *
-                       wt[((m * c.channels + ch) * c.kernel_h + r) * c.kernel_w + s];
-              }
-          out[((n * c.filters + m) * E + e) * F + x] = acc;
-        }
-  return out;
-}
-
 struct Run {
   OpStats stats;
   std::vector<double> result, expected;
@@ -91,7 +70,7 @@ Run run_engine(const Op& op, const AcceleratorSpec& acc, std::mt19937& rng) {
   for (double& x : v.a) x = val(rng);
   for (double& x : v.b) x = val(rng);
   Run r;
-  r.expected = reference(c, v.a, v.b);
+  r.expected = reference_conv(c, v.a, v.b);
   auto eng = rs_dataflow().engine(op, acc, v);
   while (eng->step()) ++r.steps;
   CHECK_FALSE(eng->step());  // stays done
@@ -497,8 +476,7 @@ TEST_CASE("rs engine speed on 16x16", "[.][benchmark]") {
     AcceleratorSpec acc;
   };
   const Case accs[] = {{"RF 12/224/24", array(16, 16)}, {"RF 1/2/1", array(16, 16, 1, 2, 1)}};
-  const Op ops[] = {conv(1, 32, 18, 18, 32, 3, 1, 1),
-                    conv(1, 16, 56, 56, 32, 3, 1, 1),
+  const Op ops[] = {conv(1, 32, 18, 18, 32, 3, 1, 1), conv(1, 16, 56, 56, 32, 3, 1, 1),
                     conv(1, 8, 64, 64, 16, 3, 1, 1),
                     conv(2, 6, 28, 28, 8, 5, 1, 2, OpRole::kBackwardWeight),
                     Op::make_gemm({256, 64, 128})};
