@@ -56,6 +56,9 @@ void Accelerator::execute_fast(OpRequest& req, sc_time& delay) {
 void Accelerator::execute_cycle(OpRequest& req, sc_time& delay) {
   if (req.values == nullptr)
     throw UserError("cycle fidelity needs operand values for " + req.op.describe());
+  if (req.op.repeat > 1)
+    throw UserError("cycle fidelity does not clock grouped convolutions (" + req.op.describe() +
+                    "): use fidelity: fast");
   sc_core::wait(delay);  // a clocked model runs in simulated time, not ahead of it
   delay = sc_core::SC_ZERO_TIME;
   const sc_time start = sc_core::sc_time_stamp();

@@ -22,6 +22,13 @@ OpStats elementwise_cost(const Op& op, const AcceleratorSpec& acc) {
 }
 
 OpStats evaluate_op(const Op& op, const AcceleratorSpec& acc, const Dataflow& df) {
+  if (op.repeat > 1) {
+    // The repetitions (groups) run one after another, each as the op alone: its operands
+    // stream in and its results out, so every count scales, stall included.
+    Op one = op;
+    one.repeat = 1;
+    return evaluate_op(one, acc, df).repeated(op.repeat);
+  }
   OpStats s;
   if (op.kind == OpKind::kElementwise) {
     s = elementwise_cost(op, acc);
@@ -36,19 +43,21 @@ OpStats evaluate_op(const Op& op, const AcceleratorSpec& acc, const Dataflow& df
 
 bool CostModel::Key::operator==(const Key& o) const {
   return kind == o.kind && role == o.role && word_bits == o.word_bits &&
-         resident_filter == o.resident_filter && std::memcmp(d, o.d, sizeof d) == 0;
+         resident_filter == o.resident_filter && repeat == o.repeat &&
+         std::memcmp(d, o.d, sizeof d) == 0;
 }
 
 std::size_t CostModel::KeyHash::operator()(const Key& k) const {
   std::size_t h = static_cast<std::size_t>(k.kind) * 31 + static_cast<std::size_t>(k.role);
   h = h * 1000003u ^ static_cast<std::size_t>(k.word_bits);
   h = h * 1000003u ^ static_cast<std::size_t>(k.resident_filter);
+  h = h * 1000003u ^ static_cast<std::size_t>(k.repeat);
   for (std::int64_t v : k.d) h = h * 1000003u ^ static_cast<std::size_t>(v);
   return h;
 }
 
 CostModel::Key CostModel::key_of(const Op& op) {
-  Key k{op.kind, op.role, op.word_bits, op.resident_filter, {}};
+  Key k{op.kind, op.role, op.word_bits, op.resident_filter, op.repeat, {}};
   switch (op.kind) {
     case OpKind::kGemm:
       k.d[0] = op.gemm.m, k.d[1] = op.gemm.n, k.d[2] = op.gemm.k;

@@ -37,6 +37,7 @@ class CostModel {
     OpRole role;
     int word_bits;
     bool resident_filter;
+    std::int64_t repeat;
     std::int64_t d[9];
     bool operator==(const Key& o) const;
   };

@@ -33,6 +33,17 @@ std::int64_t OpStats::dram_bytes() const {
   return b;
 }
 
+OpStats OpStats::repeated(std::int64_t n) const {
+  OpStats s = *this;
+  auto times = [n](AccessCounts& a) {
+    for (int i = 0; i < kNumOperands; ++i) a.reads[i] *= n, a.writes[i] *= n;
+  };
+  s.macs *= n, s.compute_cycles *= n, s.stall_cycles *= n, s.vector_ops *= n;
+  times(s.rf), times(s.noc), times(s.buffer);
+  for (int i = 0; i < kNumOperands; ++i) s.dram_read_bytes[i] *= n, s.dram_write_bytes[i] *= n;
+  return s;
+}
+
 OpStats& OpStats::operator+=(const OpStats& o) {
   macs += o.macs;
   compute_cycles += o.compute_cycles;

@@ -44,6 +44,8 @@ struct OpStats {
   std::int64_t dram_bytes() const;
   /// Adds counts (cycles add: ops run one after another); leaves `pes` unchanged.
   OpStats& operator+=(const OpStats& o);
+  /// The counts of `n` runs one after another (cycles and accesses times n).
+  OpStats repeated(std::int64_t n) const;
 };
 
 /// The four figures SCALE-Sim v2 reports per layer (compute cycles, ifmap / filter SRAM

@@ -300,12 +300,13 @@ ExperimentSpec load_experiment(const std::string& path, const std::vector<std::s
   ConfigMap m = top.as_map();
   // The simulation keys are listed after the older keys, which keeps that message stable.
   m.allow_only({"name", "network", "dataset", "training", "output", "accelerator", "dataflow",
-                "technique", "fidelity"});
+                "technique", "fidelity", "numerics"});
 
   ExperimentSpec spec;
   spec.source = path;
   spec.name = file_stem(path);
   if (auto v = m.get("name")) spec.name = v->as_nonempty_string();
+  if (auto v = m.get("numerics")) spec.numerics = v->as_choice({"float", "none"});
   spec.network = parse_experiment_network(m.require("network"), path, inlined.network);
   spec.dataset = parse_dataset(m.require("dataset"));
   if (auto v = m.get("training")) spec.training = parse_training(*v);

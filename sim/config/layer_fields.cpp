@@ -8,17 +8,69 @@ namespace trainsim {
 
 namespace {
 
+// `kernel: 3` or `kernel: [1, 7]` (height, width); likewise padding.
+void read_pair(const ConfigNode& v, int min, int& h, int& w) {
+  if (!v.is_sequence()) {
+    h = w = v.as_int_at_least(min);
+    return;
+  }
+  std::vector<ConfigNode> d = v.as_sequence();
+  if (d.size() != 2)
+    v.fail("expected an integer or [height, width], got " + std::to_string(d.size()) + " values");
+  h = d[0].as_int_at_least(min);
+  w = d[1].as_int_at_least(min);
+}
+
+void write_pair(YAML::Emitter& o, int h, int w) {
+  if (h == w) {
+    o << h;
+    return;
+  }
+  o << YAML::Flow << YAML::BeginSeq << h << w << YAML::EndSeq;
+}
+
 const LayerField kLayerFields[] = {
     {"units", [](const ConfigNode& v, LayerSpec& l) { l.units = v.as_int_at_least(1); },
      [](YAML::Emitter& o, const LayerSpec& l) { o << l.units; }},
     {"filters", [](const ConfigNode& v, LayerSpec& l) { l.filters = v.as_int_at_least(1); },
      [](YAML::Emitter& o, const LayerSpec& l) { o << l.filters; }},
-    {"kernel", [](const ConfigNode& v, LayerSpec& l) { l.kernel = v.as_int_at_least(1); },
-     [](YAML::Emitter& o, const LayerSpec& l) { o << l.kernel; }},
+    {"kernel", [](const ConfigNode& v, LayerSpec& l) { read_pair(v, 1, l.kernel, l.kernel_w); },
+     [](YAML::Emitter& o, const LayerSpec& l) { write_pair(o, l.kernel, l.kernel_width()); }},
     {"stride", [](const ConfigNode& v, LayerSpec& l) { l.stride = v.as_int_at_least(1); },
      [](YAML::Emitter& o, const LayerSpec& l) { o << l.stride; }},
-    {"padding", [](const ConfigNode& v, LayerSpec& l) { l.padding = v.as_int_at_least(0); },
-     [](YAML::Emitter& o, const LayerSpec& l) { o << l.padding; }},
+    {"padding", [](const ConfigNode& v, LayerSpec& l) { read_pair(v, 0, l.padding, l.padding_w); },
+     [](YAML::Emitter& o, const LayerSpec& l) { write_pair(o, l.padding, l.padding_width()); }},
+    {"groups", [](const ConfigNode& v, LayerSpec& l) { l.groups = v.as_int_at_least(1); },
+     [](YAML::Emitter& o, const LayerSpec& l) { o << l.groups; }},
+    {"size",
+     [](const ConfigNode& v, LayerSpec& l) {
+       std::vector<ConfigNode> d = v.as_sequence();
+       if (d.size() != 2)
+         v.fail("expected [height, width], got " + std::to_string(d.size()) + " values");
+       l.size = {{d[0].as_int_at_least(1), d[1].as_int_at_least(1)}};
+     },
+     [](YAML::Emitter& o, const LayerSpec& l) {
+       o << YAML::Flow << YAML::BeginSeq << l.size[0] << l.size[1] << YAML::EndSeq;
+     }},
+    {"from",
+     [](const ConfigNode& v, LayerSpec& l) {
+       l.from.clear();
+       if (!v.is_sequence()) {
+         l.from.push_back(v.as_nonempty_string());
+         return;
+       }
+       for (const ConfigNode& n : v.as_sequence()) l.from.push_back(n.as_nonempty_string());
+       if (l.from.empty()) v.fail("expected at least one layer name");
+     },
+     [](YAML::Emitter& o, const LayerSpec& l) {
+       if (l.from.size() == 1) {
+         emit_string(o, l.from[0]);
+         return;
+       }
+       o << YAML::Flow << YAML::BeginSeq;
+       for (const auto& f : l.from) emit_string(o, f);
+       o << YAML::EndSeq;
+     }},
     {"slope", [](const ConfigNode& v, LayerSpec& l) { l.slope = v.as_double_non_negative(); },
      [](YAML::Emitter& o, const LayerSpec& l) { emit_double(o, l.slope); }},
     {"bias", [](const ConfigNode& v, LayerSpec& l) { l.bias = v.as_bool(); },
@@ -38,6 +90,8 @@ std::vector<std::string> required_layer_keys(const std::string& type) {
   if (type == "dense") return {"units"};
   if (type == "conv2d") return {"filters", "kernel"};
   if (is_pool_type(type)) return {"kernel"};
+  if (type == "resize") return {"size"};
+  if (type == "add" || type == "concat") return {"from"};
   return {};
 }
 

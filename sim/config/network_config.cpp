@@ -34,6 +34,9 @@ LayerSpec parse_layer(const ConfigNode& node, std::size_t index) {
   }
   // Non-overlapping pooling is the usual intent of "kernel: 2".
   if (is_pool_type(layer.type) && !m.has("stride")) layer.stride = layer.kernel;
+  if ((layer.type == "add" || layer.type == "concat") && layer.from.size() < 2)
+    m.require("from").fail("'" + layer.type + "' needs two or more layers in `from`, got " +
+                           std::to_string(layer.from.size()));
 
   if (auto name = m.get("name")) {
     layer.name = name->as_nonempty_string();
@@ -73,6 +76,15 @@ std::vector<LayerSpec> parse_layers(const ConfigNode& node) {
     if (!fresh) {
       at.fail("duplicate layer name '" + layer.name + "' (also layer " +
               std::to_string(it->second) + ")");
+    }
+    // `from` may only name layers above this one (or the network input): a network is a
+    // feed-forward graph in file order.
+    for (const auto& src : layer.from) {
+      if ((src != "input" && first_use.count(src) == 0) || src == layer.name) {
+        items[i].as_map().require("from").fail(
+            "layer '" + layer.name + "' reads '" + src +
+            "', which is not a layer above it (nor 'input', the network input)");
+      }
     }
     // Softmax is fused with the cross-entropy loss, so it can only be the output.
     if (layer.type == "softmax" && i + 1 != items.size()) {

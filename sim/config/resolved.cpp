@@ -25,6 +25,7 @@ void emit_layer(YAML::Emitter& out, const LayerSpec& layer) {
   emit_string(out, layer.name);
   if (const LayerTypeInfo* info = find_layer_type(layer.type)) {
     for (const auto& key : info->keys) {
+      if (key == "from" && layer.from.empty()) continue;  // sequential: the default
       out << YAML::Key << key << YAML::Value;
       layer_field(key).write(out, layer);
     }
@@ -104,6 +105,8 @@ std::string resolved_yaml(const ExperimentSpec& spec) {
   emit_technique(out, sim.technique);
   out << YAML::Key << "fidelity" << YAML::Value;
   emit_string(out, sim.fidelity);
+  out << YAML::Key << "numerics" << YAML::Value;
+  emit_string(out, spec.numerics);
 
   out << YAML::Key << "output" << YAML::Value << YAML::BeginMap;
   out << YAML::Key << "dir" << YAML::Value;

@@ -15,15 +15,25 @@ namespace trainsim {
 /// One layer of a network. Which fields apply depends on `type`; the parser rejects keys
 /// that do not belong to the type, so unused fields keep their defaults.
 struct LayerSpec {
-  std::string type;     ///< dense, conv2d, maxpool2d, avgpool2d, flatten, relu, leaky_relu, softmax
+  std::string type;     ///< `trainsim list layers`: dense, conv2d, ..., add, concat, batchnorm
   std::string name;     ///< unique per network; default "<type><index>"
   int units = 0;        ///< dense: output features
   int filters = 0;      ///< conv2d: output channels
-  int kernel = 0;       ///< conv2d / pools: square kernel size
+  int kernel = 0;       ///< conv2d / pools: kernel height (YAML `kernel: k` or `[kh, kw]`)
+  int kernel_w = -1;    ///< conv2d / pools: kernel width; -1: as `kernel` (square)
   int stride = 1;       ///< conv2d / pools (pools default to stride = kernel)
-  int padding = 0;      ///< conv2d: zero padding on each side
+  int padding = 0;      ///< conv2d / pools: zero padding above and below (`padding: p`/`[ph, pw]`)
+  int padding_w = -1;   ///< conv2d / pools: zero padding left and right; -1: as `padding`
+  int groups = 1;       ///< conv2d: grouped convolution (groups = channels: depthwise)
   double slope = 0.01;  ///< leaky_relu: negative slope
   bool bias = true;     ///< dense / conv2d
+  std::array<int, 2> size{{0, 0}};  ///< resize: output height and width
+  /// The layers whose outputs this layer reads ("input": the network input). Empty: the
+  /// previous layer's (a sequential network). add / concat take two or more.
+  std::vector<std::string> from;
+  int kernel_width() const { return kernel_w < 0 ? kernel : kernel_w; }
+  int padding_width() const { return padding_w < 0 ? padding : padding_w; }
+  bool square() const { return kernel == kernel_width() && padding == padding_width(); }
 };
 
 /// Weight initialisation. Biases start at zero except for `pytorch_default`.
@@ -42,6 +52,12 @@ struct NetworkSpec {
   int classes = 10;
   InitSpec init;
   std::vector<LayerSpec> layers;  ///< the last one is always `softmax` (fused with the loss)
+  /// Some layer reads other layers than its predecessor (residual adds, concatenations).
+  bool graph() const {
+    for (const auto& l : layers)
+      if (!l.from.empty()) return true;
+    return false;
+  }
 };
 
 struct DatasetSpec {
@@ -86,9 +102,9 @@ struct TechniqueSpec {
   /// Phase GP : Phase BP batch ratios after the warm-up, as (k, m, epochs); epochs 0 = for
   /// the rest of training. Default 4:1 for 4 epochs, 3:1 for 4, 2:1 for 4, then 1:1.
   std::vector<std::array<int, 3>> schedule{{{4, 1, 4}}, {{3, 1, 4}}, {{2, 1, 4}}, {{1, 1, 0}}};
-  int predictor_size = 8;       ///< side of the square map each predictor sample is resized to
-  int predictor_channels = 4;   ///< channels of the predictor's conv layer
-  double predictor_lr = 1e-4;   ///< Adam learning rate of the predictor (paper: 1e-4)
+  int predictor_size = 8;      ///< side of the square map each predictor sample is resized to
+  int predictor_channels = 4;  ///< channels of the predictor's conv layer
+  double predictor_lr = 1e-4;  ///< Adam learning rate of the predictor (paper: 1e-4)
   /// Ablation: "skip" leaves the weights alone in Phase GP batches (they only run forward),
   /// to measure what the predicted gradients contribute.
   std::string phase_gp = "predict";
@@ -120,6 +136,10 @@ struct OutputSpec {
 struct ExperimentSpec {
   std::string name;
   std::string source;  ///< experiment file path
+  /// "float": train for real (trainsim train / run). "none": shape only: `trainsim run`
+  /// times the whole training schedule from the layer shapes, with no tensors at all
+  /// (sim/train/shape_only_run.h); accuracy is not known.
+  std::string numerics = "float";
   NetworkSpec network;
   DatasetSpec dataset;
   TrainingSpec training;

@@ -56,6 +56,7 @@ class ConfigNode {
 
   bool is_map() const { return node_.IsMap(); }
   bool is_scalar() const { return node_.IsScalar(); }
+  bool is_sequence() const { return node_.IsSequence(); }
   /// "a mapping", "a sequence", "nothing (null)" or "'<text>'", for "expected X, got Y".
   std::string describe() const;
 

@@ -18,39 +18,62 @@ void require_window_fits(const LayerSpec& s, const Shape& in, int pad) {
                     (pad ? " with padding " + std::to_string(pad) : std::string()));
 }
 
+// What the numerics support: a chain of square-kernel layers. The rest of the network
+// language (graphs, grouped or rectangular convolutions, padded pools) is timed only.
+[[noreturn]] void shape_only(const std::string& what) {
+  throw UserError(what +
+                  " can only be timed, not trained: use the experiment with "
+                  "`numerics: none`");
+}
+void require_numeric(const LayerSpec& s) {
+  if (!s.from.empty()) shape_only("`from` (a graph network)");
+  if (!s.square()) shape_only("a rectangular kernel or padding");
+  if (s.groups != 1) shape_only("a grouped convolution");
+}
+
 template <typename T>
 std::unique_ptr<Layer<T>> make_dense(const LayerSpec& s, const Shape& in) {
+  require_numeric(s);
   return std::make_unique<Dense<T>>(in, s.units, s.bias);
 }
 template <typename T>
 std::unique_ptr<Layer<T>> make_conv(const LayerSpec& s, const Shape& in) {
+  require_numeric(s);
   require_window_fits(s, in, s.padding);
   return std::make_unique<Conv2d<T>>(in, s.filters, s.kernel, s.stride, s.padding, s.bias);
 }
 template <typename T>
 std::unique_ptr<Layer<T>> make_maxpool(const LayerSpec& s, const Shape& in) {
+  require_numeric(s);
+  if (s.padding != 0) shape_only("a padded pooling window");
   require_window_fits(s, in, 0);
   return std::make_unique<Pool2d<T>>(in, Pool2d<T>::Mode::kMax, s.kernel, s.stride);
 }
 template <typename T>
 std::unique_ptr<Layer<T>> make_avgpool(const LayerSpec& s, const Shape& in) {
+  require_numeric(s);
+  if (s.padding != 0) shape_only("a padded pooling window");
   require_window_fits(s, in, 0);
   return std::make_unique<Pool2d<T>>(in, Pool2d<T>::Mode::kAvg, s.kernel, s.stride);
 }
 template <typename T>
-std::unique_ptr<Layer<T>> make_flatten(const LayerSpec&, const Shape& in) {
+std::unique_ptr<Layer<T>> make_flatten(const LayerSpec& s, const Shape& in) {
+  require_numeric(s);
   return std::make_unique<Flatten<T>>(in);
 }
 template <typename T>
-std::unique_ptr<Layer<T>> make_relu(const LayerSpec&, const Shape& in) {
+std::unique_ptr<Layer<T>> make_relu(const LayerSpec& s, const Shape& in) {
+  require_numeric(s);
   return std::make_unique<LeakyRelu<T>>(in, T(0));
 }
 template <typename T>
 std::unique_ptr<Layer<T>> make_leaky(const LayerSpec& s, const Shape& in) {
+  require_numeric(s);
   return std::make_unique<LeakyRelu<T>>(in, static_cast<T>(s.slope));
 }
 template <typename T>
-std::unique_ptr<Layer<T>> make_softmax(const LayerSpec&, const Shape& in) {
+std::unique_ptr<Layer<T>> make_softmax(const LayerSpec& s, const Shape& in) {
+  require_numeric(s);
   return std::make_unique<Softmax<T>>(in);
 }
 
@@ -58,27 +81,50 @@ std::unique_ptr<Layer<T>> make_softmax(const LayerSpec&, const Shape& in) {
   LayerTypeInfo {                             \
     name, desc, keys, &fn<float>, &fn<double> \
   }
+// A layer type of shape-only networks (numerics: none): no numeric implementation.
+#define TRAINSIM_SHAPE_LAYER(name, desc, keys) \
+  LayerTypeInfo {                              \
+    name, desc, keys, nullptr, nullptr         \
+  }
+using Keys = std::vector<std::string>;
 
 }  // namespace
 
 const std::vector<LayerTypeInfo>& layer_types() {
   static const std::vector<LayerTypeInfo> types = {
-      TRAINSIM_LAYER("dense", "fully connected, Y = X W + b",
-                     (std::vector<std::string>{"units", "bias"}), make_dense),
-      TRAINSIM_LAYER("conv2d", "2-D convolution, square kernel, stride, zero padding",
-                     (std::vector<std::string>{"filters", "kernel", "stride", "padding", "bias"}),
+      TRAINSIM_LAYER("dense", "fully connected, Y = X W + b", (Keys{"units", "bias", "from"}),
+                     make_dense),
+      TRAINSIM_LAYER("conv2d",
+                     "2-D convolution, stride, zero padding (timed only: [kh, kw] kernels or "
+                     "padding, groups > 1)",
+                     (Keys{"filters", "kernel", "stride", "padding", "groups", "bias", "from"}),
                      make_conv),
-      TRAINSIM_LAYER("maxpool2d", "max pooling, stride defaults to kernel",
-                     (std::vector<std::string>{"kernel", "stride"}), make_maxpool),
-      TRAINSIM_LAYER("avgpool2d", "average pooling, stride defaults to kernel",
-                     (std::vector<std::string>{"kernel", "stride"}), make_avgpool),
-      TRAINSIM_LAYER("flatten", "reshape C x H x W to a vector", std::vector<std::string>{},
-                     make_flatten),
-      TRAINSIM_LAYER("relu", "max(x, 0)", std::vector<std::string>{}, make_relu),
-      TRAINSIM_LAYER("leaky_relu", "x > 0 ? x : slope * x", std::vector<std::string>{"slope"},
-                     make_leaky),
+      TRAINSIM_LAYER("maxpool2d", "max pooling, stride defaults to kernel (timed only: padding)",
+                     (Keys{"kernel", "stride", "padding", "from"}), make_maxpool),
+      TRAINSIM_LAYER("avgpool2d",
+                     "average pooling, stride defaults to kernel (timed only: padding)",
+                     (Keys{"kernel", "stride", "padding", "from"}), make_avgpool),
+      TRAINSIM_LAYER("flatten", "reshape C x H x W to a vector", Keys{"from"}, make_flatten),
+      TRAINSIM_LAYER("relu", "max(x, 0)", Keys{"from"}, make_relu),
+      TRAINSIM_LAYER("leaky_relu", "x > 0 ? x : slope * x", (Keys{"slope", "from"}), make_leaky),
       TRAINSIM_LAYER("softmax", "softmax output, trained with cross-entropy (last layer only)",
-                     std::vector<std::string>{}, make_softmax),
+                     Keys{"from"}, make_softmax),
+      TRAINSIM_SHAPE_LAYER("batchnorm", "batch normalization per channel (timed only)",
+                           Keys{"from"}),
+      TRAINSIM_SHAPE_LAYER("global_avgpool",
+                           "average of each channel, C x H x W -> C x 1 x 1 "
+                           "(timed only)",
+                           Keys{"from"}),
+      TRAINSIM_SHAPE_LAYER("add",
+                           "element-wise sum of two or more layers' outputs, e.g. a "
+                           "residual connection (timed only)",
+                           Keys{"from"}),
+      TRAINSIM_SHAPE_LAYER("concat",
+                           "channel concatenation of two or more layers' outputs "
+                           "(timed only)",
+                           Keys{"from"}),
+      TRAINSIM_SHAPE_LAYER("resize", "bilinear resize of the input to size [h, w] (timed only)",
+                           (Keys{"size", "from"})),
   };
   return types;
 }

@@ -28,6 +28,10 @@ Network<T>::Network(const NetworkSpec& spec) : spec_(spec) {
     const LayerTypeInfo* info = find_layer_type(ls.type);
     if (info == nullptr)
       throw UserError(where + ": layer '" + ls.name + "': unknown type '" + ls.type + "'");
+    if (maker<T>(*info) == nullptr)
+      throw UserError(where + ": layer '" + ls.name + "' (" + ls.type +
+                      ") can only be timed, not trained: use the experiment with "
+                      "`numerics: none`");
     try {
       layers_.push_back(maker<T>(*info)(ls, shape));
     } catch (const UserError& e) {

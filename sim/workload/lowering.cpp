@@ -42,7 +42,8 @@ ElementwiseShape update_shape(std::int64_t params, const OptimizerSpec& o) {
 }
 
 PredictorOps lower_predictor(int layer, int samples, int in_h, int in_w, int batch, int size,
-                             int channels, int outputs, int word_bits, bool resident_weights) {
+                             int channels, int outputs, int max_outputs, int word_bits,
+                             bool resident_weights) {
   PredictorOps p;
   const std::int64_t n = samples, s2 = static_cast<std::int64_t>(size) * size;
   const std::int64_t hidden = channels * s2;
@@ -79,7 +80,7 @@ PredictorOps lower_predictor(int layer, int samples, int in_h, int in_w, int bat
   // attributing the op to the predictor's training.
   p.backward.push_back(bits(conv_bw));
   const std::int64_t params =
-      static_cast<std::int64_t>(channels) * 9 + channels + hidden * outputs + outputs;
+      static_cast<std::int64_t>(channels) * 9 + channels + hidden * max_outputs + max_outputs;
   OptimizerSpec adam;
   adam.kind = "adam";
   adam.reduction = "mean";
@@ -90,16 +91,19 @@ PredictorOps lower_predictor(int layer, int samples, int in_h, int in_w, int bat
   return p;
 }
 
-std::vector<LayerOps> lower_network(Network<float>& net, int batch, int word_bits,
+std::vector<LayerOps> lower_network(const NetShape& net, int batch, int word_bits,
                                     const OptimizerSpec& optimizer) {
   std::vector<LayerOps> out(net.size());
   const std::int64_t b = batch;
   for (std::size_t i = 0; i < net.size(); ++i) {
     const LayerSpec& ls = net.layer_spec(i);
-    Layer<float>& layer = net.layer(i);
-    const Shape in = layer.in_shape(), o = layer.out_shape();
+    const LayerShape& shape = net.layer(i);
+    const Shape in = shape.in, o = shape.out;
     const int id = static_cast<int>(i);
     LayerOps& ops = out[i];
+    auto elt = [&](std::int64_t elements, int reads, int writes, int flops, OpRole role) {
+      return eltwise(elements, reads, writes, flops, role, id, word_bits);
+    };
     if (ls.type == "dense") {
       const std::int64_t fin = in.size(), fout = o.size();
       ops.forward = with_bits(Op::make_gemm({b, fout, fin}, OpRole::kForward, id), word_bits);
@@ -109,30 +113,48 @@ std::vector<LayerOps> lower_network(Network<float>& net, int batch, int word_bit
           with_bits(Op::make_gemm({fin, fout, b}, OpRole::kBackwardWeight, id), word_bits);
     } else if (ls.type == "conv2d") {
       ConvShape c;
-      c.batch = b, c.channels = in.c, c.height = in.h, c.width = in.w;
-      c.filters = ls.filters, c.kernel_h = c.kernel_w = ls.kernel;
+      c.batch = b, c.channels = in.c / ls.groups, c.height = in.h, c.width = in.w;
+      c.filters = ls.filters / ls.groups, c.kernel_h = ls.kernel, c.kernel_w = ls.kernel_width();
       c.stride = ls.stride, c.pad = ls.padding;
-      ops.forward = with_bits(Op::make_conv(c, OpRole::kForward, id), word_bits);
-      ops.backward_data = with_bits(Op::make_conv(c, OpRole::kBackwardData, id), word_bits);
-      ops.backward_weight = with_bits(Op::make_conv(c, OpRole::kBackwardWeight, id), word_bits);
+      if (ls.padding != ls.padding_width()) {
+        c.height += 2 * ls.padding, c.width += 2 * ls.padding_width(), c.pad = 0;
+      }
+      auto conv = [&](OpRole role) {
+        Op op = with_bits(Op::make_conv(c, role, id), word_bits);
+        op.repeat = ls.groups;
+        return op;
+      };
+      ops.forward = conv(OpRole::kForward);
+      ops.backward_data = conv(OpRole::kBackwardData);
+      ops.backward_weight = conv(OpRole::kBackwardWeight);
     } else if (ls.type == "relu" || ls.type == "leaky_relu") {
-      ops.forward = eltwise(b * o.size(), 1, 1, 1, OpRole::kForward, id, word_bits);
-      ops.backward_data = eltwise(b * in.size(), 2, 1, 1, OpRole::kActivationGrad, id, word_bits);
-    } else if (ls.type == "maxpool2d" || ls.type == "avgpool2d") {
-      const int window = ls.kernel * ls.kernel;
-      ops.forward = eltwise(b * o.size(), window, 1, window, OpRole::kForward, id, word_bits);
+      ops.forward = elt(b * o.size(), 1, 1, 1, OpRole::kForward);
+      ops.backward_data = elt(b * in.size(), 2, 1, 1, OpRole::kActivationGrad);
+    } else if (ls.type == "maxpool2d" || ls.type == "avgpool2d" || ls.type == "global_avgpool") {
+      const int window = ls.type == "global_avgpool" ? in.h * in.w : ls.kernel * ls.kernel_width();
+      ops.forward = elt(b * o.size(), window, 1, window, OpRole::kForward);
       // dx: every input position reads x (to find the max) or nothing extra (avg) and the
       // routed dy, and is written once.
-      ops.backward_data = eltwise(b * in.size(), 2, 1, 1, OpRole::kActivationGrad, id, word_bits);
+      ops.backward_data = elt(b * in.size(), 2, 1, 1, OpRole::kActivationGrad);
     } else if (ls.type == "softmax") {
-      ops.forward = eltwise(b * o.size(), 1, 1, 3, OpRole::kForward, id, word_bits);
-      ops.loss_grad = eltwise(b * o.size(), 1, 1, 1, OpRole::kActivationGrad, id, word_bits);
+      ops.forward = elt(b * o.size(), 1, 1, 3, OpRole::kForward);
+      ops.loss_grad = elt(b * o.size(), 1, 1, 1, OpRole::kActivationGrad);
+    } else if (ls.type == "batchnorm") {
+      // Forward: mean and variance (2 flops per value), then normalize, scale and shift (4).
+      ops.forward = elt(b * o.size(), 2, 1, 6, OpRole::kForward);
+      ops.backward_data = elt(b * in.size(), 3, 1, 8, OpRole::kActivationGrad);
+      ops.backward_weight = elt(b * in.size(), 2, 0, 4, OpRole::kBackwardWeight);
+    } else if (ls.type == "add") {
+      const int n = static_cast<int>(shape.inputs.size());
+      ops.forward = elt(b * o.size(), n, 1, n - 1, OpRole::kForward);
+    } else if (ls.type == "resize") {
+      ops.forward = elt(b * o.size(), 4, 1, 7, OpRole::kForward);
     }
-    // flatten: nothing to move or compute.
-    std::int64_t params = 0;
-    for (Param<float>* p : layer.params()) params += static_cast<std::int64_t>(p->value.size());
-    if (params > 0) {
-      ops.update = Op::make_eltwise(update_shape(params, optimizer), OpRole::kUpdate, id);
+    // flatten, concat: nothing to move or compute.
+    if (shape.consumers > 1)
+      ops.grad_sum = elt(b * o.size() * (shape.consumers - 1), 2, 1, 1, OpRole::kActivationGrad);
+    if (shape.params > 0) {
+      ops.update = Op::make_eltwise(update_shape(shape.params, optimizer), OpRole::kUpdate, id);
       ops.update->word_bits = word_bits;
     }
   }

@@ -11,12 +11,23 @@
 //   flatten:     no op: a reshape moves no data on an accelerator
 //   update:      element-wise over the layer's parameters; reads, writes and flops depend
 //                on the optimizer (SGD: w, g [, v]; Adam: w, g, m, v)
+// and for the shape-only layers:
+//   conv2d with groups g: one op repeated g times, each channels/g -> filters/g; a
+//                rectangular padding (ph != pw) is modelled as an input padded beforehand
+//                (H + 2ph) x (W + 2pw) and no padding: the same output and MACs
+//   batchnorm:   forward reads x twice (statistics, then normalize); backward-data reads
+//                x, dy and the per-channel sums; backward-weight (scale, shift) reads x, dy
+//   global_avgpool: like an average pool over the whole map
+//   add:         forward reads every input once; backward routes dy (no op)
+//   concat:      no op: producers write into adjacent buffer regions; backward slices
+//   resize:      bilinear: 4 reads per output value
+//   a layer read by n > 1 layers sums their n gradients first (grad_sum, element-wise)
 // Element-wise ops run on the vector unit (see sim/accel/cost_model.h).
 #include <optional>
 #include <vector>
 
 #include "sim/config/specs.h"
-#include "sim/nn/network.h"
+#include "sim/workload/net_shape.h"
 #include "sim/workload/op.h"
 
 namespace trainsim {
@@ -27,23 +38,26 @@ struct LayerOps {
   std::optional<Op> backward_weight;
   std::optional<Op> loss_grad;  ///< softmax layer only
   std::optional<Op> update;     ///< layers with parameters only
+  std::optional<Op> grad_sum;   ///< graph networks: sums the gradients of several readers
 };
 
 /// The ops of every layer of `net` for a batch of `batch` samples.
-std::vector<LayerOps> lower_network(Network<float>& net, int batch, int word_bits,
+std::vector<LayerOps> lower_network(const NetShape& net, int batch, int word_bits,
                                     const OptimizerSpec& optimizer);
 
 /// The ops of ADA-GP's gradient predictor for one layer (sim/techniques/gradient_predictor.h):
 /// `samples` reorganized samples of in_h x in_w, averaged over a batch of `batch` (conv
-/// layers), resized to size x size, a 3x3 conv to `channels`, ReLU and a dense layer to
-/// `outputs` predicted gradients per sample.
+/// layers), resized to size x size, a 3x3 conv to `channels`, ReLU and a dense layer with
+/// `max_outputs` outputs of which the layer's `outputs` are computed (the paper masks and
+/// skips the rest); the Adam update covers all of the predictor's parameters.
 struct PredictorOps {
   std::vector<Op> forward;   ///< batch average + resize, conv, relu, dense
   std::vector<Op> backward;  ///< its training: dense bwd-weight / bwd-data, relu, conv bwd-weight
   std::vector<Op> update;    ///< Adam over its parameters
 };
 PredictorOps lower_predictor(int layer, int samples, int in_h, int in_w, int batch, int size,
-                             int channels, int outputs, int word_bits, bool resident_weights);
+                             int channels, int outputs, int max_outputs, int word_bits,
+                             bool resident_weights);
 
 /// Element-wise shape of one optimizer step over `params` parameters.
 ElementwiseShape update_shape(std::int64_t params, const OptimizerSpec& optimizer);

@@ -93,9 +93,9 @@ Op Op::make_eltwise(ElementwiseShape e, OpRole role, int layer) {
 std::int64_t Op::macs() const {
   switch (kind) {
     case OpKind::kGemm:
-      return gemm.macs();
+      return gemm.macs() * repeat;
     case OpKind::kConv:
-      return lower_to_gemm(*this).macs();
+      return lower_to_gemm(*this).macs() * repeat;
     case OpKind::kElementwise:
       return 0;
   }
@@ -120,6 +120,7 @@ std::string Op::describe() const {
       s += std::to_string(eltwise.elements) + " elements";
       break;
   }
+  if (repeat > 1) s += " x" + std::to_string(repeat);
   return s;
 }
 

@@ -74,6 +74,10 @@ struct Op {
   /// The filter operand (B) lives in a dedicated on-chip memory and is never read from DRAM
   /// (ADA-GP's predictor weights on its MAX and Efficient hardware).
   bool resident_filter = false;
+  /// The op runs this many times back to back, each time on its own operands: the groups
+  /// of a grouped (e.g. depthwise) convolution, each a convolution of channels/groups
+  /// inputs to filters/groups outputs. Shapes describe one repetition.
+  std::int64_t repeat = 1;
   GemmShape gemm;  ///< kGemm: the GEMM exactly as executed (already per role)
   ConvShape conv;  ///< kConv: the *forward* layer geometry; `role` says which pass
   ElementwiseShape eltwise;
@@ -82,7 +86,7 @@ struct Op {
   static Op make_conv(ConvShape c, OpRole role = OpRole::kForward, int layer = -1);
   static Op make_eltwise(ElementwiseShape e, OpRole role, int layer = -1);
 
-  /// Useful multiply-accumulates (0 for element-wise ops).
+  /// Useful multiply-accumulates of all repetitions (0 for element-wise ops).
   std::int64_t macs() const;
   std::string describe() const;  ///< e.g. "conv fw 1x6x28x28 k5 s1 p2 -> 16" for messages
 };

@@ -63,6 +63,12 @@ LayerSpec dense(int units) {
   return l;
 }
 
+LayerSpec softmax() {
+  LayerSpec l;
+  l.type = "softmax";
+  return l;
+}
+
 Dataset data(int count) {
   Dataset d;
   d.name = "timeline";
@@ -83,7 +89,7 @@ ExperimentSpec spec(const std::string& technique) {
   e.network.name = "four_layers";
   e.network.input = {1, 2, 2};
   e.network.classes = 3;
-  e.network.layers = {dense(8), dense(8), dense(8), dense(3), LayerSpec{"softmax", "out"}};
+  e.network.layers = {dense(8), dense(8), dense(8), dense(3), softmax()};
   for (std::size_t i = 0; i < e.network.layers.size(); ++i)
     e.network.layers[i].name = "l" + std::to_string(i);
   e.training.batch_size = 10;

@@ -1,0 +1,139 @@
+#include "sim/workload/net_shape.h"
+
+#include <map>
+
+#include "sim/core/error.h"
+
+namespace trainsim {
+
+namespace {
+
+// Output extent of a sliding window, or a message if the window does not fit.
+int window_out(int in, int pad, int k, int stride, const char* axis, std::string& err) {
+  if (in + 2 * pad < k) {
+    err = std::string("kernel ") + std::to_string(k) + " does not fit the input " + axis + " " +
+          std::to_string(in) + (pad ? " with padding " + std::to_string(pad) : std::string());
+    return 0;
+  }
+  return (in + 2 * pad - k) / stride + 1;
+}
+
+}  // namespace
+
+NetShape::NetShape(const NetworkSpec& spec) : spec_(&spec) {
+  const std::string where = "network '" + spec.name + "' (" + spec.source + ")";
+  const Shape input{spec.input[0], spec.input[1], spec.input[2]};
+  std::map<std::string, int> index;
+  layers_.resize(spec.layers.size());
+  needs_input_grad_.assign(spec.layers.size(), false);
+  std::vector<bool> upstream_params(spec.layers.size(), false);
+  for (std::size_t i = 0; i < spec.layers.size(); ++i) {
+    const LayerSpec& ls = spec.layers[i];
+    LayerShape& l = layers_[i];
+    l.spec = &ls;
+    auto fail = [&](const std::string& what) {
+      throw UserError(where + ": layer '" + ls.name + "' (" + ls.type + "): " + what);
+    };
+    if (ls.from.empty()) {
+      l.inputs.push_back(static_cast<int>(i) - 1);
+    } else {
+      for (const auto& src : ls.from) {
+        auto it = index.find(src);
+        if (src == "input")
+          l.inputs.push_back(-1);
+        else if (it != index.end())
+          l.inputs.push_back(it->second);
+        else
+          fail("reads unknown layer '" + src + "'");
+      }
+    }
+    std::vector<Shape> ins;
+    for (int p : l.inputs) {
+      ins.push_back(p < 0 ? input : layers_[static_cast<std::size_t>(p)].out);
+      if (p >= 0) {
+        ++layers_[static_cast<std::size_t>(p)].consumers;
+        if (upstream_params[static_cast<std::size_t>(p)] ||
+            layers_[static_cast<std::size_t>(p)].params > 0)
+          needs_input_grad_[i] = true;
+      }
+    }
+    l.in = ins.front();
+    const Shape in = l.in;
+    std::string err;
+    if (ls.type == "dense") {
+      l.out = Shape{ls.units, 1, 1};
+      l.params = in.size() * ls.units + (ls.bias ? ls.units : 0);
+    } else if (ls.type == "conv2d") {
+      if (ls.groups < 1 || in.c % ls.groups != 0 || ls.filters % ls.groups != 0)
+        fail("groups " + std::to_string(ls.groups) + " must divide the input channels (" +
+             std::to_string(in.c) + ") and the filters (" + std::to_string(ls.filters) + ")");
+      const int h = window_out(in.h, ls.padding, ls.kernel, ls.stride, "height", err);
+      const int w =
+          window_out(in.w, ls.padding_width(), ls.kernel_width(), ls.stride, "width", err);
+      if (!err.empty()) fail(err);
+      l.out = Shape{ls.filters, h, w};
+      l.params = std::int64_t{ls.filters} * (in.c / ls.groups) * ls.kernel * ls.kernel_width() +
+                 (ls.bias ? ls.filters : 0);
+    } else if (ls.type == "maxpool2d" || ls.type == "avgpool2d") {
+      const int h = window_out(in.h, ls.padding, ls.kernel, ls.stride, "height", err);
+      const int w =
+          window_out(in.w, ls.padding_width(), ls.kernel_width(), ls.stride, "width", err);
+      if (!err.empty()) fail(err);
+      l.out = Shape{in.c, h, w};
+    } else if (ls.type == "global_avgpool") {
+      l.out = Shape{in.c, 1, 1};
+    } else if (ls.type == "flatten") {
+      l.out = Shape{static_cast<int>(in.size()), 1, 1};
+    } else if (ls.type == "batchnorm") {
+      l.out = in;
+      l.params = 2 * std::int64_t{in.c};
+    } else if (ls.type == "resize") {
+      l.out = Shape{in.c, ls.size[0], ls.size[1]};
+    } else if (ls.type == "add") {
+      for (const Shape& s : ins)
+        if (s != in) fail("inputs differ in shape: " + in.str() + " and " + s.str());
+      l.out = in;
+    } else if (ls.type == "concat") {
+      int c = 0;
+      for (const Shape& s : ins) {
+        if (s.h != in.h || s.w != in.w)
+          fail("inputs differ in height x width: " + in.str() + " and " + s.str());
+        c += s.c;
+      }
+      l.out = Shape{c, in.h, in.w};
+    } else {
+      // relu, leaky_relu, softmax: element-wise.
+      l.out = in;
+    }
+    if (l.out.size() <= 0) fail("produces an empty output");
+    for (int p : l.inputs)
+      if (p >= 0 && (upstream_params[static_cast<std::size_t>(p)] ||
+                     layers_[static_cast<std::size_t>(p)].params > 0))
+        upstream_params[i] = true;
+    index[ls.name] = static_cast<int>(i);
+  }
+  if (layers_.empty() || spec.layers.back().type != "softmax")
+    throw UserError(where + ": the last layer must be softmax");
+  if (layers_.back().out.size() != spec.classes)
+    throw UserError(where + ": the output has " + std::to_string(layers_.back().out.size()) +
+                    " values but the network declares " + std::to_string(spec.classes) +
+                    " classes");
+}
+
+std::int64_t NetShape::param_count() const {
+  std::int64_t n = 0;
+  for (const auto& l : layers_) n += l.params;
+  return n;
+}
+
+std::int64_t NetShape::forward_macs() const {
+  std::int64_t n = 0;
+  for (const auto& l : layers_) {
+    const LayerSpec& s = *l.spec;
+    if (s.type == "dense") n += l.in.size() * s.units;
+    if (s.type == "conv2d") n += l.out.size() * (l.in.c / s.groups) * s.kernel * s.kernel_width();
+  }
+  return n;
+}
+
+}  // namespace trainsim

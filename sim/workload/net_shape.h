@@ -1,0 +1,51 @@
+#pragma once
+// The shapes of a network, inferred from its spec alone: every layer's input and output
+// shape, which layers feed it, how many read it, and its parameter count. This is all the
+// accelerator model needs to lower a network to ops, so networks that trainsim cannot train
+// (graph networks with residual adds and concatenations, grouped convolutions: the
+// shape-only zoo in configs/networks) are timed from a NetShape without building a
+// Network. For the sequential networks trainsim trains, the inferred shapes are the
+// Network's own (tested).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/config/specs.h"
+#include "sim/nn/tensor.h"
+
+namespace trainsim {
+
+struct LayerShape {
+  const LayerSpec* spec = nullptr;
+  Shape in;  ///< of the first input (all inputs of an `add` have this shape)
+  Shape out;
+  std::vector<int> inputs;  ///< producing layers; -1 = the network input
+  std::int64_t params = 0;  ///< trainable parameters (weights, biases, batchnorm scale/shift)
+  int consumers = 0;        ///< layers reading the output (its gradient is their sum)
+};
+
+class NetShape {
+ public:
+  /// Infers every shape; UserError naming the network, its file and the layer on any shape
+  /// that does not work out (a kernel larger than its input, mismatched add inputs, ...).
+  explicit NetShape(const NetworkSpec& spec);
+
+  const NetworkSpec& spec() const { return *spec_; }
+  std::size_t size() const { return layers_.size(); }
+  const LayerShape& layer(std::size_t i) const { return layers_[i]; }
+  const LayerSpec& layer_spec(std::size_t i) const { return *layers_[i].spec; }
+  bool has_params(std::size_t i) const { return layers_[i].params > 0; }
+  /// Whether layer i must compute the gradient of its input: some layer feeding it,
+  /// directly or not, has parameters (as Network::needs_input_grad for a chain).
+  bool needs_input_grad(std::size_t i) const { return needs_input_grad_[i]; }
+  std::int64_t param_count() const;
+  /// Multiply-accumulates of one sample's forward pass (conv and dense layers).
+  std::int64_t forward_macs() const;
+
+ private:
+  const NetworkSpec* spec_;
+  std::vector<LayerShape> layers_;
+  std::vector<bool> needs_input_grad_;
+};
+
+}  // namespace trainsim
