@@ -32,6 +32,22 @@ struct Variant {
   RunResult result;
 };
 
+// A variant of the experiment's own technique family keeps the experiment's settings: an
+// ADA-GP experiment's warm-up, schedule and predictor apply to all three hardware variants,
+// a specbp experiment's unit and store to every threshold. A '@' shorthand in the variant
+// name still sets its parameter.
+void inherit_settings(const TechniqueSpec& base, const std::string& variant, TechniqueSpec& t) {
+  auto family = [](const std::string& k) { return k.rfind("adagp-", 0) == 0 ? "adagp" : k; };
+  if (family(base.kind) != family(t.kind)) return;
+  TechniqueSpec merged = base;
+  merged.kind = t.kind;
+  if (variant.find('@') != std::string::npos) {
+    merged.warmup_epochs = t.warmup_epochs;
+    merged.threshold = t.threshold;
+  }
+  t = merged;
+}
+
 double rel(double x, double base) {
   return base != 0 ? x / base : 0.0;
 }
@@ -54,7 +70,9 @@ void write_technique_tables(const std::vector<Variant>& variants, const StagedDi
          return 1e3 * t;
        }},
       {"table_accuracy.csv", "Test accuracy", "%",
-       [](const RunResult& r, std::size_t e) { return 100 * r.epochs[e].test_accuracy; }},
+       [](const RunResult& r, std::size_t e) {
+         return r.has_accuracy ? 100 * r.epochs[e].test_accuracy : -1.0;
+       }},
       {"table_step.csv", "Time per sample step", "us",
        [](const RunResult& r, std::size_t e) {
          return r.epochs[e].step_cycles / (r.clock_ghz * 1e3);
@@ -69,7 +87,9 @@ void write_technique_tables(const std::vector<Variant>& variants, const StagedDi
   for (const Table& t : tables) {
     // Hit rates only mean something when a variant speculates: the file is always written
     // (tools/plot reads the four tables together), the table printed only then.
-    const bool print = speculates || std::string(t.file) != "table_hit_rate.csv";
+    const bool print =
+        (speculates || std::string(t.file) != "table_hit_rate.csv") &&
+        (variants.front().result.has_accuracy || std::string(t.file) != "table_accuracy.csv");
     std::string csv = "epoch";
     if (print)
       std::printf("\n%s%s%s%s\n%-6s", t.title, *t.unit ? " (" : "", t.unit, *t.unit ? ")" : "",
@@ -85,7 +105,7 @@ void write_technique_tables(const std::vector<Variant>& variants, const StagedDi
       if (print) std::printf("%-6zu", e + 1);
       for (const Variant& v : variants) {
         const double x = t.value(v.result, e);
-        if (x < 0) {  // no hit rate for techniques that do not speculate
+        if (x < 0) {  // no hit rate (no speculation) or no accuracy (shape only)
           csv += ",";
           if (print) std::printf(" %14s", "-");
           continue;
@@ -148,36 +168,42 @@ int cmd_compare(const std::vector<std::string>& args) {
   for (Variant& v : variants) {
     std::printf("--- %s\n", v.name.c_str());
     std::fflush(stdout);
-    const ExperimentSpec spec = load_experiment(a.path, variant_overrides(v, out.file(v.name)));
+    ExperimentSpec spec = load_experiment(a.path, variant_overrides(v, out.file(v.name)));
+    inherit_settings(base.sim.technique, v.technique, spec.sim.technique);
     v.result = run_experiment(spec, RunOptions{true, true});
   }
 
   const RunResult& b = variants.front().result;
   std::string csv =
       "variant,dataflow,technique,cycles,seconds,energy,energy_unit,dram_bytes,utilization,"
-      "test_accuracy,speedup,cycles_rel,energy_rel,dram_rel,utilization_rel\n";
+      "test_accuracy,speedup,cycles_rel,energy_rel,dram_rel,utilization_rel,memory_energy,"
+      "memory_energy_rel\n";
   std::printf("%-14s %14s %10s %12s %12s %7s %8s %8s %8s\n", "variant", "cycles", "speedup",
               "energy", "DRAM MB", "util", "energy_r", "dram_r", "test_acc");
   for (const Variant& v : variants) {
     const RunResult& r = v.result;
-    char line[512];
+    char line[512], acc[32] = "";  // shape-only runs have no accuracy: empty cell, "n/a"
+    if (r.has_accuracy) std::snprintf(acc, sizeof acc, "%.6f", r.test_accuracy);
     std::snprintf(
-        line, sizeof line, "%s,%s,%s,%lld,%.9g,%.6e,%s,%lld,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f\n",
+        line, sizeof line,
+        "%s,%s,%s,%lld,%.9g,%.6e,%s,%lld,%.6f,%s,%.6f,%.6f,%.6f,%.6f,%.6f,%.6e,%.6f\n",
         v.name.c_str(), v.dataflow.c_str(), v.technique.c_str(), static_cast<long long>(r.cycles),
         r.seconds, r.energy, r.energy_unit.c_str(), static_cast<long long>(r.dram_bytes),
-        r.utilization, r.test_accuracy,
-        rel(static_cast<double>(b.cycles), static_cast<double>(r.cycles)),
+        r.utilization, acc, rel(static_cast<double>(b.cycles), static_cast<double>(r.cycles)),
         rel(static_cast<double>(r.cycles), static_cast<double>(b.cycles)), rel(r.energy, b.energy),
         rel(static_cast<double>(r.dram_bytes), static_cast<double>(b.dram_bytes)),
-        rel(r.utilization, b.utilization));
+        rel(r.utilization, b.utilization), r.memory_energy, rel(r.memory_energy, b.memory_energy));
     csv += line;
-    std::printf("%-14s %14lld %9.3fx %12.4g %12.3f %6.1f%% %8.3f %8.3f %7.2f%%\n", v.name.c_str(),
+    if (r.has_accuracy)
+      std::snprintf(acc, sizeof acc, "%.2f%%", 100 * r.test_accuracy);
+    else
+      std::snprintf(acc, sizeof acc, "n/a");
+    std::printf("%-14s %14lld %9.3fx %12.4g %12.3f %6.1f%% %8.3f %8.3f %8s\n", v.name.c_str(),
                 static_cast<long long>(r.cycles),
                 rel(static_cast<double>(b.cycles), static_cast<double>(r.cycles)), r.energy,
                 static_cast<double>(r.dram_bytes) / 1e6, 100 * r.utilization,
                 rel(r.energy, b.energy),
-                rel(static_cast<double>(r.dram_bytes), static_cast<double>(b.dram_bytes)),
-                100 * r.test_accuracy);
+                rel(static_cast<double>(r.dram_bytes), static_cast<double>(b.dram_bytes)), acc);
   }
   write_text_file(out.file("compare.csv"), csv);
   if (techs.size() > 1) write_technique_tables(variants, out);

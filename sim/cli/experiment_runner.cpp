@@ -8,6 +8,7 @@
 #include "sim/cli/arg_parse.h"
 #include "sim/cli/progress_bar.h"
 #include "sim/config/experiment_config.h"
+#include "sim/core/error.h"
 #include "sim/data/dataset_registry.h"
 #include "sim/report/staged_dir.h"
 #include "sim/report/train_report.h"
@@ -53,6 +54,12 @@ void print_header(const ExperimentSpec& spec, const Dataset& data, Trainer& trai
 }  // namespace
 
 RunResult run_experiment(const ExperimentSpec& spec, const RunOptions& options) {
+  if (spec.numerics == "none") {
+    if (!options.simulate)
+      throw UserError("experiment '" + spec.name +
+                      "' has numerics: none, so there is nothing to train: use trainsim run");
+    return run_shape_only_experiment(spec, options);
+  }
   // Everything that can fail on bad input happens before the output directory exists.
   const auto t_load = std::chrono::steady_clock::now();
   const Dataset data = load_dataset(spec.dataset);
@@ -115,12 +122,14 @@ RunResult run_experiment(const ExperimentSpec& spec, const RunOptions& options) 
       result.epochs.push_back({e.metrics.test.accuracy,
                                static_cast<double>(e.sim[0].elapsed_cycles) / (a.clock_ghz * 1e9),
                                e.step_cycles(), e.metrics.technique.hit_rate()});
-    result.energy = price(tr, a).total();
+    const EnergyBreakdown energy = price(tr, a);
+    result.energy = energy.total();
+    result.memory_energy = energy.buffer + energy.dram;
     result.energy_unit = a.energy.unit;
     result.dram_bytes = tr.dram_bytes();
     result.utilization = tr.utilization();
     write_text_file(out.file("epochs.csv"), run_epochs_csv(epochs, a));
-    write_text_file(out.file("layers.csv"), run_layers_csv(*session, trainer.network()));
+    write_text_file(out.file("layers.csv"), run_layers_csv(*session));
     write_text_file(
         out.file("stats.json"),
         run_stats_json(spec, data, trainer.network(), epochs, *session,

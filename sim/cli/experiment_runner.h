@@ -26,15 +26,20 @@ struct RunResult {
   std::vector<Epoch> epochs;
   double clock_ghz = 1;
   double test_accuracy = 0;
-  std::int64_t cycles = 0;  ///< training ops, all epochs
-  double seconds = 0;       ///< at the accelerator clock
-  double energy = 0;        ///< in the energy table's unit
+  std::int64_t cycles = 0;   ///< training ops, all epochs
+  double seconds = 0;        ///< at the accelerator clock
+  double energy = 0;         ///< in the energy table's unit
+  double memory_energy = 0;  ///< of it: global buffer and DRAM accesses (the paper's figure)
+  bool has_accuracy = true;  ///< false for shape-only runs (numerics: none)
   std::string energy_unit;
   std::int64_t dram_bytes = 0;
   double utilization = 0;
 };
 
+/// Trains (numerics: float) or times the schedule from shapes (numerics: none).
 RunResult run_experiment(const ExperimentSpec& spec, const RunOptions& options);
+/// The numerics: none case (sim/cli/shape_only_runner.cpp).
+RunResult run_shape_only_experiment(const ExperimentSpec& spec, const RunOptions& options);
 
 /// The options train / run / compare share: EXPERIMENT (positional), --out, --set, --quiet.
 boost::program_options::options_description experiment_options(const std::string& command);

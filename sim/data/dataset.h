@@ -27,12 +27,21 @@ struct Dataset {
   std::int64_t sample_size() const { return static_cast<std::int64_t>(channels) * height * width; }
 };
 
+/// What a shape-only run needs to know of a dataset: sample shape, classes, split sizes.
+struct DatasetShape {
+  int channels = 1, height = 0, width = 0, classes = 10;
+  std::int64_t train = 0, test = 0;
+};
+
 /// A named dataset trainsim knows how to load.
 class DatasetSource {
  public:
   virtual ~DatasetSource() = default;
   virtual std::string name() const = 0;
   virtual std::string description() const = 0;
+  /// Datasets trainsim has no images of (CIFAR, ImageNet) declare their shape instead, for
+  /// shape-only runs (numerics: none); nullptr for datasets that load.
+  virtual const DatasetShape* declared_shape() const { return nullptr; }
   /// Loads the dataset described by `spec` (its `path`, else <data root>/<name>), applying
   /// train_limit / test_limit. Throws UserError naming the file on missing/corrupt data.
   virtual Dataset load(const DatasetSpec& spec) const = 0;

@@ -15,4 +15,8 @@ const DatasetSource* find_dataset_source(const std::string& name);
 /// Convenience: find the source for spec.name and load it (UserError if unknown).
 Dataset load_dataset(const DatasetSpec& spec);
 
+/// The shape of the dataset `spec` names, train_limit / test_limit applied: declared by a
+/// shape-only dataset, or read by loading the dataset.
+DatasetShape dataset_shape(const DatasetSpec& spec);
+
 }  // namespace trainsim

@@ -27,6 +27,8 @@ bool on_array(const OpStats& s) {
   return s.macs > 0;
 }
 
+}  // namespace
+
 nlohmann::ordered_json totals_json(const OpTotals& t, const AcceleratorSpec& acc) {
   nlohmann::ordered_json j;
   j["ops"] = t.ops;
@@ -36,6 +38,8 @@ nlohmann::ordered_json totals_json(const OpTotals& t, const AcceleratorSpec& acc
   j["energy"] = energy_json(price(t.stats, acc), acc.energy.unit);
   return j;
 }
+
+namespace {
 
 nlohmann::ordered_json counts_json(const TechniqueCounts& c) {
   nlohmann::ordered_json j;
@@ -78,8 +82,9 @@ std::string run_epochs_csv(const std::vector<RunEpoch>& epochs, const Accelerato
   return out;
 }
 
-std::string run_layers_csv(const AcceleratorSession& session, Network<float>& net) {
+std::string run_layers_csv(const AcceleratorSession& session) {
   const AcceleratorSpec& acc = session.accelerator();
+  const NetShape& net = session.shape();
   std::string out =
       "phase,layer,name,type,role,ops,macs,cycles,compute_cycles,stall_cycles,utilization,"
       "rf_reads,rf_writes,noc_transfers,buffer_reads,buffer_writes,dram_bytes,energy_pj\n";
@@ -92,7 +97,7 @@ std::string run_layers_csv(const AcceleratorSession& session, Network<float>& ne
         const OpStats& s = t.stats;
         out +=
             std::string(kPhaseNames[p]) + "," + std::to_string(l) + "," + net.layer_spec(l).name +
-            "," + net.layer(l).type() + "," + role_name(static_cast<OpRole>(r)) + "," +
+            "," + net.layer_spec(l).type + "," + role_name(static_cast<OpRole>(r)) + "," +
             std::to_string(t.ops) + "," + std::to_string(s.macs) + "," +
             std::to_string(s.cycles()) + "," + std::to_string(s.compute_cycles) + "," +
             std::to_string(s.stall_cycles) + "," + fmt("%.6f", s.utilization()) + "," +

@@ -7,6 +7,7 @@
 //   stats.json  one tree: run settings, totals per phase, per epoch, per layer x role,
 //               per unit (PE array, vector unit, buffer, DRAM channel)
 #include <array>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -24,8 +25,11 @@ struct RunEpoch {
   double step_cycles() const;
 };
 
+/// Ops, elapsed cycles and seconds, counters and priced energy of `t` (stats.json's unit).
+nlohmann::ordered_json totals_json(const OpTotals& t, const AcceleratorSpec& acc);
+
 std::string run_epochs_csv(const std::vector<RunEpoch>& epochs, const AcceleratorSpec& acc);
-std::string run_layers_csv(const AcceleratorSession& session, Network<float>& net);
+std::string run_layers_csv(const AcceleratorSession& session);
 std::string run_stats_json(const ExperimentSpec& spec, const Dataset& data, Network<float>& net,
                            const std::vector<RunEpoch>& epochs, AcceleratorSession& session,
                            std::int64_t storage_bytes);

@@ -7,8 +7,14 @@ namespace trainsim {
 
 AcceleratorSession::AcceleratorSession(const ExperimentSpec& spec, Network<float>& net,
                                        const Dataflow* dataflow)
+    : AcceleratorSession(spec, dataflow) {
+  net_ = &net;
+  net_->set_observer(this);
+}
+
+AcceleratorSession::AcceleratorSession(const ExperimentSpec& spec, const Dataflow* dataflow)
     : spec_(spec),
-      net_(net),
+      shape_(spec.network),
       dataflow_(dataflow ? dataflow : &dataflow_or_throw(spec.sim.dataflow)),
       system_(SimSystem::instance()),
       fidelity_(parse_fidelity(spec.sim.fidelity)) {
@@ -20,14 +26,8 @@ AcceleratorSession::AcceleratorSession(const ExperimentSpec& spec, Network<float
     // MAX and Efficient keep the predictor's weights in their own memory; LOW loads them
     // from DRAM for every use and writes its updates back.
     predictor_resident_ = t.kind != "adagp-low";
-    for (std::size_t i = 0; i < net.size(); ++i) {
-      if (!net.has_params(i)) continue;
-      const LayerSpec& ls = net.layer_spec(i);
-      const Shape in = net.layer(i).in_shape();
-      const int per_sample =
-          ls.type == "conv2d" ? in.c * ls.kernel * ls.kernel + 1 : static_cast<int>(in.size()) + 1;
-      predictor_outputs_ = std::max(predictor_outputs_, per_sample);
-    }
+    for (std::size_t i = 0; i < shape_.size(); ++i)
+      predictor_outputs_ = std::max(predictor_outputs_, predictor_outputs(i));
     // The predictor's parameters: conv 1 -> C (3x3 + bias), dense C*S*S -> P_max (+ bias).
     const std::int64_t c = t.predictor_channels,
                        s2 = std::int64_t{t.predictor_size} * t.predictor_size;
@@ -54,12 +54,20 @@ AcceleratorSession::AcceleratorSession(const ExperimentSpec& spec, Network<float
       system_.configure_second_unit(unit);
     }
   }
-  for (auto& per_phase : layer_roles_) per_phase.resize(net.size());
-  net_.set_observer(this);
+  for (auto& per_phase : layer_roles_) per_phase.resize(shape_.size());
 }
 
 AcceleratorSession::~AcceleratorSession() {
-  net_.set_observer(nullptr);
+  if (net_) net_->set_observer(nullptr);
+}
+
+int AcceleratorSession::predictor_outputs(std::size_t layer) const {
+  // The predictor learns the weights of conv and dense layers (seed 003 section 3.6).
+  const LayerSpec& ls = shape_.layer_spec(layer);
+  const Shape in = shape_.layer(layer).in;
+  if (ls.type == "conv2d") return in.c / ls.groups * ls.kernel * ls.kernel_width() + 1;
+  if (ls.type == "dense") return static_cast<int>(in.size()) + 1;
+  return 0;
 }
 
 const std::vector<LayerOps>& AcceleratorSession::ops_for(int batch) {
@@ -67,7 +75,7 @@ const std::vector<LayerOps>& AcceleratorSession::ops_for(int batch) {
   auto it = lowered_.find(batch);
   if (it == lowered_.end()) {
     it = lowered_
-             .emplace(batch, lower_network(net_, batch, spec_.sim.accelerator.word_bits,
+             .emplace(batch, lower_network(shape_, batch, spec_.sim.accelerator.word_bits,
                                            spec_.training.optimizer))
              .first;
   }
@@ -108,6 +116,9 @@ void AcceleratorSession::on_backward_weight(std::size_t layer, int batch) {
 }
 void AcceleratorSession::on_update(std::size_t layer, int batch) {
   push(ops_for(batch)[layer].update);
+}
+void AcceleratorSession::on_grad_sum(std::size_t layer, int batch) {
+  push(ops_for(batch)[layer].grad_sum);
 }
 
 void AcceleratorSession::on_unit(int unit, bool discarded) {
@@ -160,14 +171,15 @@ void AcceleratorSession::on_predictor(std::size_t layer, int pass, int samples) 
   if (it == predictor_ops_.end()) {
     // The predictor sees a conv layer's output maps (batch-averaged) and a dense layer's
     // units as 1 x batch maps (sim/techniques/gradient_predictor.h).
-    const Shape out = net_.layer(layer).out_shape();
-    const bool conv = net_.layer_spec(layer).type == "conv2d";
+    const Shape out = shape_.layer(layer).out;
+    const bool conv = shape_.layer_spec(layer).type == "conv2d";
     const TechniqueSpec& t = spec_.sim.technique;
     it = predictor_ops_
              .emplace(key, lower_predictor(static_cast<int>(layer), samples, conv ? out.h : 1,
                                            conv ? out.w : batch, conv ? batch : 1, t.predictor_size,
-                                           t.predictor_channels, predictor_outputs_,
-                                           spec_.sim.accelerator.word_bits, predictor_resident_))
+                                           t.predictor_channels, predictor_outputs(layer),
+                                           predictor_outputs_, spec_.sim.accelerator.word_bits,
+                                           predictor_resident_))
              .first;
   }
   const std::vector<Op>& ops =

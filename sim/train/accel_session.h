@@ -14,6 +14,7 @@
 #include "sim/nn/network.h"
 #include "sim/nn/pass_observer.h"
 #include "sim/workload/lowering.h"
+#include "sim/workload/net_shape.h"
 
 namespace trainsim {
 
@@ -42,6 +43,9 @@ class AcceleratorSession final : public PassObserver {
   /// replaces spec.sim.dataflow's (tests time ops with a dataflow of their own).
   AcceleratorSession(const ExperimentSpec& spec, Network<float>& net,
                      const Dataflow* dataflow = nullptr);
+  /// The same for spec.network without a Network (numerics: none): whoever drives the
+  /// session calls the PassObserver methods itself (sim/train/shape_only_run.h).
+  explicit AcceleratorSession(const ExperimentSpec& spec, const Dataflow* dataflow = nullptr);
   ~AcceleratorSession() override;
 
   void on_forward(std::size_t layer, int batch) override;
@@ -57,6 +61,9 @@ class AcceleratorSession final : public PassObserver {
   void on_store(std::size_t layer, std::int64_t words) override;
   void on_predictor(std::size_t layer, int pass, int samples) override;
   void on_phase(int phase) override;
+  /// Graph networks: the gradients of a layer's several readers are summed (shape-only runs
+  /// call this; the trainable networks are chains).
+  void on_grad_sum(std::size_t layer, int batch);
 
   /// The per-epoch sums since the last call, per phase; resets them.
   std::array<OpTotals, kNumPhases> take_epoch();
@@ -85,6 +92,12 @@ class AcceleratorSession final : public PassObserver {
   const AcceleratorSpec& accelerator() const { return spec_.sim.accelerator; }
   const Dataflow& dataflow() const { return *dataflow_; }
   SimSystem& system() { return system_; }
+  const NetShape& shape() const { return shape_; }
+  /// ADA-GP: per-sample outputs the predictor computes for `layer` (its filter's or unit's
+  /// weights plus bias; the other outputs of the shared head are masked and skipped), and
+  /// the largest over the network (the head's size).
+  int predictor_outputs(std::size_t layer) const;
+  int predictor_max_outputs() const { return predictor_outputs_; }
 
  private:
   const std::vector<LayerOps>& ops_for(int batch);
@@ -94,7 +107,8 @@ class AcceleratorSession final : public PassObserver {
   void flush(Phase phase);
 
   const ExperimentSpec& spec_;
-  Network<float>& net_;
+  NetShape shape_;
+  Network<float>* net_ = nullptr;  // attached to as its observer (none: shape only)
   const Dataflow* dataflow_;
   SimSystem& system_;
   Fidelity fidelity_;

@@ -14,7 +14,6 @@ namespace trainsim {
 namespace {
 // The shuffle stream is decorrelated from the initialisation stream of the same seed.
 constexpr std::uint64_t kShuffleStream = 0x9E3779B97F4A7C15ULL;
-constexpr int kEvalBatch = 500;  // evaluation has no backward pass: big batches are cheaper
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -114,17 +114,31 @@ class ScopedEnv {
 
 }  // namespace
 
-TEST_CASE("dataset registry lists mnist and fashion-mnist", "[data]") {
+TEST_CASE("dataset registry lists mnist and fashion-mnist, and the shape-only ones", "[data]") {
   const auto& sources = trainsim::dataset_sources();
-  REQUIRE(sources.size() == 2);
+  REQUIRE(sources.size() == 5);
   CHECK(sources[0]->name() == "mnist");
   CHECK(sources[1]->name() == "fashion-mnist");
   CHECK_THAT(sources[0]->description(), Contains("10k subset") && Contains("dataset.path"));
   CHECK_THAT(sources[1]->description(), Contains("60,000"));
   CHECK(trainsim::find_dataset_source("fashion-mnist") == sources[1]);
-  CHECK(trainsim::find_dataset_source("cifar10") == nullptr);
+  CHECK(sources[0]->declared_shape() == nullptr);
+  CHECK(trainsim::find_dataset_source("svhn") == nullptr);
+  CHECK_THROWS_WITH(
+      load_dataset(spec_for("svhn", "")),
+      Contains("unknown dataset 'svhn'") && Contains("mnist, fashion-mnist, cifar10"));
+  // CIFAR and ImageNet: shapes for numerics: none, no images.
   CHECK_THROWS_WITH(load_dataset(spec_for("cifar10", "")),
-                    Contains("unknown dataset 'cifar10'") && Contains("mnist, fashion-mnist"));
+                    Contains("shape only") && Contains("numerics: none"));
+  trainsim::DatasetSpec imagenet = spec_for("imagenet", "");
+  imagenet.train_limit = 1000;
+  const trainsim::DatasetShape s = trainsim::dataset_shape(imagenet);
+  CHECK(s.channels == 3);
+  CHECK(s.height == 224);
+  CHECK(s.classes == 1000);
+  CHECK(s.train == 1000);
+  CHECK(s.test == 50000);
+  CHECK(trainsim::dataset_shape(spec_for("cifar100", "")).classes == 100);
 }
 
 TEST_CASE("IDX dataset loads shapes, scaled pixels and labels", "[data]") {

@@ -1,0 +1,204 @@
+// `trainsim run` for numerics: none: times a training schedule from the network's shapes
+// (sim/train/shape_only_run.h) and writes its output directory (staged, like a real run):
+//   config.resolved.yaml
+//   epochs.csv        per epoch: batches of each kind, training cycles, seconds, DRAM
+//                     bytes, energy (total and memory), evaluation cycles and energy
+//   phases.csv        per batch kind and size: how many, and the cost of one and of all
+//   batch_layers.csv  per layer x role: the ops of the simulated batches (one of each kind
+//                     and size), as layers.csv of a real run
+//   stats.json        the same as one tree, plus the network's size and the hardware added
+#include <cstdio>
+
+#include "sim/accel/energy.h"
+#include "sim/cli/experiment_runner.h"
+#include "sim/config/experiment_config.h"
+#include "sim/core/error.h"
+#include "sim/data/dataset_registry.h"
+#include "sim/report/run_report.h"
+#include "sim/report/staged_dir.h"
+#include "sim/train/shape_only_run.h"
+
+namespace trainsim {
+
+namespace {
+
+const char* kKindNames[kNumBatchKinds] = {"backprop", "phase_bp", "phase_gp"};
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+double memory_energy(const OpStats& s, const AcceleratorSpec& acc) {
+  const EnergyBreakdown e = price(s, acc);
+  return e.buffer + e.dram;
+}
+
+std::string epochs_csv(const ShapeOnlyResult& r, const AcceleratorSpec& acc) {
+  std::string out =
+      "epoch,backprop_batches,phase_bp_batches,phase_gp_batches,train_cycles,train_seconds,"
+      "train_dram_bytes,train_energy,train_memory_energy,eval_cycles,eval_energy\n";
+  for (std::size_t e = 0; e < r.epochs.size(); ++e) {
+    const ShapeOnlyEpoch& ep = r.epochs[e];
+    out += std::to_string(e + 1) + "," + std::to_string(ep.batches[0]) + "," +
+           std::to_string(ep.batches[1]) + "," + std::to_string(ep.batches[2]) + "," +
+           std::to_string(ep.train.elapsed_cycles) + "," +
+           fmt("%.9g", static_cast<double>(ep.train.elapsed_cycles) / (acc.clock_ghz * 1e9)) + "," +
+           std::to_string(ep.train.stats.dram_bytes()) + "," +
+           fmt("%.6e", price(ep.train.stats, acc).total()) + "," +
+           fmt("%.6e", memory_energy(ep.train.stats, acc)) + "," +
+           std::to_string(ep.eval.elapsed_cycles) + "," +
+           fmt("%.6e", price(ep.eval.stats, acc).total()) + "\n";
+  }
+  return out;
+}
+
+std::string phases_csv(const ShapeOnlyResult& r, const AcceleratorSpec& acc) {
+  std::string out =
+      "kind,batch_size,batches,cycles_per_batch,dram_bytes_per_batch,energy_per_batch,"
+      "memory_energy_per_batch,cycles,energy\n";
+  for (const auto& [key, t] : r.per_batch) {
+    const std::int64_t n = r.batch_counts.at(key);
+    const OpTotals all = times(t, n);
+    out += std::string(kKindNames[key.first]) + "," + std::to_string(key.second) + "," +
+           std::to_string(n) + "," + std::to_string(t.elapsed_cycles) + "," +
+           std::to_string(t.stats.dram_bytes()) + "," + fmt("%.6e", price(t.stats, acc).total()) +
+           "," + fmt("%.6e", memory_energy(t.stats, acc)) + "," +
+           std::to_string(all.elapsed_cycles) + "," + fmt("%.6e", price(all.stats, acc).total()) +
+           "\n";
+  }
+  return out;
+}
+
+std::string stats_json(const ExperimentSpec& spec, const DatasetShape& data,
+                       const ShapeOnlyResult& r, const AcceleratorSession& session) {
+  const AcceleratorSpec& acc = spec.sim.accelerator;
+  nlohmann::ordered_json j;
+  j["experiment"] = spec.name;
+  j["numerics"] = spec.numerics;
+  j["accelerator"] = acc.name;
+  j["dataflow"] = spec.sim.dataflow;
+  j["technique"] = spec.sim.technique.label();
+  j["network"] = {{"name", spec.network.name},
+                  {"parameters", session.shape().param_count()},
+                  {"forward_macs_per_sample", session.shape().forward_macs()}};
+  j["dataset"] = {
+      {"name", spec.dataset.name}, {"train_samples", data.train}, {"test_samples", data.test}};
+  j["batch_size"] = spec.training.batch_size;
+  j["epochs"] = spec.training.epochs;
+  j["totals"]["train"] = totals_json(r.train, acc);
+  j["totals"]["eval"] = totals_json(r.eval, acc);
+  for (int k = 0; k < kNumBatchKinds; ++k)
+    j["kinds"][kKindNames[k]] = totals_json(r.kinds[static_cast<std::size_t>(k)], acc);
+  for (const auto& [key, t] : r.per_batch) {
+    nlohmann::ordered_json b = totals_json(t, acc);
+    b["kind"] = kKindNames[key.first];
+    b["batch_size"] = key.second;
+    j["per_batch"].push_back(b);
+  }
+  if (session.adagp()) {
+    j["extra_storage_bytes"] = session.extra_storage_bytes();
+    j["extra_pes"] = session.extra_pes();
+    j["predictor_outputs"] = session.predictor_max_outputs();
+  }
+  for (std::size_t e = 0; e < r.epochs.size(); ++e) {
+    nlohmann::ordered_json je;
+    je["epoch"] = e + 1;
+    for (int k = 0; k < kNumBatchKinds; ++k)
+      je["batches"][kKindNames[k]] = r.epochs[e].batches[static_cast<std::size_t>(k)];
+    je["train"] = totals_json(r.epochs[e].train, acc);
+    je["eval"] = totals_json(r.epochs[e].eval, acc);
+    j["per_epoch"].push_back(je);
+  }
+  return j.dump(2) + "\n";
+}
+
+}  // namespace
+
+RunResult run_shape_only_experiment(const ExperimentSpec& spec, const RunOptions& options) {
+  // Everything that can fail on bad input happens before the output directory exists.
+  const DatasetShape data = dataset_shape(spec.dataset);
+  const auto& in = spec.network.input;
+  if (in[0] != data.channels || in[1] != data.height || in[2] != data.width)
+    throw UserError("network '" + spec.network.name + "' expects input " + std::to_string(in[0]) +
+                    "x" + std::to_string(in[1]) + "x" + std::to_string(in[2]) + " but dataset '" +
+                    spec.dataset.name + "' has " + std::to_string(data.channels) + "x" +
+                    std::to_string(data.height) + "x" + std::to_string(data.width));
+  if (spec.network.classes != data.classes)
+    throw UserError("network '" + spec.network.name + "' has " +
+                    std::to_string(spec.network.classes) + " classes but dataset '" +
+                    spec.dataset.name + "' has " + std::to_string(data.classes));
+  if (spec.sim.fidelity != "fast")
+    throw UserError(
+        "numerics: none times with fidelity: fast only (a clocked array needs "
+        "operand values)");
+  check_shape_only_technique(spec);
+  AcceleratorSession session(spec);
+  const AcceleratorSpec& acc = spec.sim.accelerator;
+  if (!options.quiet) {
+    std::printf(
+        "trainsim run: %s | network %s (%lld params, shape only) | dataset %s (%lld train, "
+        "%lld test) | batch %d | %d epoch(s)\n",
+        spec.name.c_str(), spec.network.name.c_str(),
+        static_cast<long long>(session.shape().param_count()), spec.dataset.name.c_str(),
+        static_cast<long long>(data.train), static_cast<long long>(data.test),
+        spec.training.batch_size, spec.training.epochs);
+    std::printf("accelerator %s (%dx%d PEs, %s, %g GHz, %d-bit) | technique %s\n", acc.name.c_str(),
+                acc.rows, acc.cols, spec.sim.dataflow.c_str(), acc.clock_ghz, acc.word_bits,
+                spec.sim.technique.label().c_str());
+    std::fflush(stdout);
+  }
+  const ShapeOnlyResult r = run_shape_only(spec, data, session);
+
+  StagedDir out(spec.output.dir);
+  write_text_file(out.file("config.resolved.yaml"), resolved_yaml(spec));
+  write_text_file(out.file("epochs.csv"), epochs_csv(r, acc));
+  write_text_file(out.file("phases.csv"), phases_csv(r, acc));
+  write_text_file(out.file("batch_layers.csv"), run_layers_csv(session));
+  write_text_file(out.file("stats.json"), stats_json(spec, data, r, session));
+  out.commit();
+
+  RunResult result;
+  result.has_accuracy = false;
+  result.clock_ghz = acc.clock_ghz;
+  result.cycles = r.train.elapsed_cycles;
+  result.seconds = static_cast<double>(result.cycles) / (acc.clock_ghz * 1e9);
+  const EnergyBreakdown energy = price(r.train.stats, acc);
+  result.energy = energy.total();
+  result.memory_energy = energy.buffer + energy.dram;
+  result.energy_unit = acc.energy.unit;
+  result.dram_bytes = r.train.stats.dram_bytes();
+  result.utilization = r.train.stats.utilization();
+  for (const ShapeOnlyEpoch& e : r.epochs) {
+    RunResult::Epoch re;
+    re.test_accuracy = -1;
+    re.seconds = static_cast<double>(e.train.elapsed_cycles) / (acc.clock_ghz * 1e9);
+    const std::int64_t batches = e.batches[0] + e.batches[1] + e.batches[2];
+    re.step_cycles = batches > 0
+                         ? static_cast<double>(e.train.elapsed_cycles - e.train.update_cycles) /
+                               static_cast<double>(data.train)
+                         : 0;
+    result.epochs.push_back(re);
+  }
+  if (!options.quiet) {
+    std::printf("%-9s %6s %10s %16s %14s %12s\n", "kind", "batch", "batches", "cycles/batch",
+                "total cycles", "energy");
+    for (const auto& [key, t] : r.per_batch) {
+      const std::int64_t n = r.batch_counts.at(key);
+      const OpTotals all = times(t, n);
+      std::printf("%-9s %6d %10lld %16lld %14lld %12.4g\n", kKindNames[key.first], key.second,
+                  static_cast<long long>(n), static_cast<long long>(t.elapsed_cycles),
+                  static_cast<long long>(all.elapsed_cycles), price(all.stats, acc).total());
+    }
+  }
+  std::printf(
+      "final: %lld training cycles (%.6g s at %g GHz), energy %.6g %s (memory %.6g), DRAM %.6g "
+      "GB; shape only, no accuracy; results in %s/\n",
+      static_cast<long long>(result.cycles), result.seconds, acc.clock_ghz, result.energy,
+      result.energy_unit.c_str(), result.memory_energy,
+      static_cast<double>(result.dram_bytes) / 1e9, out.final_dir().c_str());
+  return result;
+}
+
+}  // namespace trainsim

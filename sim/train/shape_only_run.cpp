@@ -1,0 +1,176 @@
+#include "sim/train/shape_only_run.h"
+
+#include "sim/core/error.h"
+#include "sim/techniques/adagp_schedule.h"
+#include "sim/train/trainer.h"
+
+namespace trainsim {
+
+OpTotals times(const OpTotals& t, std::int64_t n) {
+  OpTotals r;
+  r.stats = t.stats.repeated(n);
+  r.stats.pes = t.stats.pes;
+  r.ops = t.ops * n;
+  r.elapsed_cycles = t.elapsed_cycles * n;
+  r.update_cycles = t.update_cycles * n;
+  return r;
+}
+
+void accumulate(OpTotals& into, const OpTotals& t) {
+  const std::int64_t pes = t.stats.pes ? t.stats.pes : into.stats.pes;
+  into.stats += t.stats;
+  into.stats.pes = pes;
+  into.ops += t.ops;
+  into.elapsed_cycles += t.elapsed_cycles;
+  into.update_cycles += t.update_cycles;
+}
+
+namespace {
+
+constexpr int kBackprop = 0, kPhaseBp = 1, kPhaseGp = 2;
+
+// Emits one batch's passes to the session in the order the numerics make them.
+class BatchEmitter {
+ public:
+  BatchEmitter(const ExperimentSpec& spec, AcceleratorSession& s)
+      : s_(s),
+        net_(s.shape()),
+        adagp_(spec.sim.technique.kind.rfind("adagp-", 0) == 0),
+        skip_gp_(spec.sim.technique.phase_gp == "skip") {}
+
+  void train(int kind, int b) {
+    if (adagp_) s_.on_phase(kind == kBackprop ? AdagpSchedule::kWarmUp : kind);
+    if (kind == kPhaseGp) return predicted(b);
+    forward(b);
+    backward(b);
+    if (adagp_)
+      for (std::size_t l = 0; l < net_.size(); ++l) {
+        if (!predicted_layer(l)) continue;
+        for (int pass = 0; pass < 3; ++pass) s_.on_predictor(l, pass, samples(l));
+      }
+    for (std::size_t l = 0; l < net_.size(); ++l)
+      if (net_.has_params(l)) s_.on_update(l, b);
+    s_.on_batch_end(Phase::kTrain, b);
+  }
+
+  void eval(int b) {
+    forward(b);
+    s_.on_batch_end(Phase::kEval, b);
+  }
+
+ private:
+  void forward(int b) {
+    for (std::size_t l = 0; l < net_.size(); ++l) s_.on_forward(l, b);
+  }
+  // Network::backward, generalised to graphs: a layer read by several layers first sums
+  // their gradients; layers with nothing trainable upstream skip backward-data.
+  void backward(int b) {
+    s_.on_loss_grad(net_.size() - 1, b);
+    for (std::size_t l = net_.size() - 1; l-- > 0;) {
+      if (!net_.has_params(l) && !net_.needs_input_grad(l)) continue;
+      if (net_.layer(l).consumers > 1) s_.on_grad_sum(l, b);
+      if (net_.has_params(l)) s_.on_backward_weight(l, b);
+      if (net_.needs_input_grad(l)) s_.on_backward_data(l, b);
+    }
+  }
+  // AdaGp::predicted_batch: each layer's forward, then at once its predicted gradients and
+  // its update. Layers the predictor does not serve (batchnorm) keep their weights.
+  void predicted(int b) {
+    for (std::size_t l = 0; l < net_.size(); ++l) {
+      s_.on_forward(l, b);
+      if (skip_gp_ || !predicted_layer(l)) continue;
+      s_.on_predictor(l, 0, samples(l));
+      s_.on_update(l, b);
+    }
+    s_.on_batch_end(Phase::kTrain, b);
+  }
+  bool predicted_layer(std::size_t l) const { return s_.predictor_outputs(l) > 0; }
+  int samples(std::size_t l) const { return net_.layer(l).out.c; }
+
+  AcceleratorSession& s_;
+  const NetShape& net_;
+  bool adagp_, skip_gp_;
+};
+
+}  // namespace
+
+void check_shape_only_technique(const ExperimentSpec& spec) {
+  const TechniqueSpec& t = spec.sim.technique;
+  if (t.kind != "bp" && t.kind.rfind("adagp-", 0) != 0)
+    throw UserError("technique '" + t.label() +
+                    "' cannot run with numerics: none: what it does depends on the data "
+                    "(shape-only runs support bp and adagp-max / adagp-efficient / adagp-low)");
+}
+
+ShapeOnlyResult run_shape_only(const ExperimentSpec& spec, const DatasetShape& data,
+                               AcceleratorSession& session) {
+  check_shape_only_technique(spec);
+  const TechniqueSpec& t = spec.sim.technique;
+  const bool adagp = t.kind.rfind("adagp-", 0) == 0;
+  if (data.train <= 0)
+    throw UserError("dataset '" + spec.dataset.name + "' has no training samples");
+  BatchEmitter emit(spec, session);
+  ShapeOnlyResult r;
+  auto per_batch = [&](int kind, int b) -> const OpTotals& {
+    auto it = r.per_batch.find({kind, b});
+    if (it != r.per_batch.end()) return it->second;
+    session.take_epoch();
+    emit.train(kind, b);
+    return r.per_batch.emplace(std::make_pair(kind, b), session.take_epoch()[0]).first->second;
+  };
+  auto eval_batch = [&](int b) -> const OpTotals& {
+    auto it = r.eval_per_batch.find(b);
+    if (it != r.eval_per_batch.end()) return it->second;
+    session.take_epoch();
+    emit.eval(b);
+    return r.eval_per_batch.emplace(b, session.take_epoch()[1]).first->second;
+  };
+
+  const std::int64_t bs = spec.training.batch_size;
+  const std::int64_t full = data.train / bs, rest = data.train % bs;
+  const std::int64_t batches = full + (rest ? 1 : 0);
+  const AdagpSchedule schedule(t);
+  for (int e = 0; e < spec.training.epochs; ++e) {
+    ShapeOnlyEpoch ep;
+    // Count the epoch's batches of each kind; the last (partial) batch separately.
+    std::array<std::int64_t, kNumBatchKinds> full_kinds{};
+    int last_kind = kBackprop;
+    for (std::int64_t i = 0; i < batches; ++i) {
+      int kind = kBackprop;
+      if (adagp) {
+        const int p = schedule.phase(e, i);
+        kind = p == AdagpSchedule::kWarmUp ? kBackprop : p;
+      }
+      ++ep.batches[static_cast<std::size_t>(kind)];
+      if (rest && i == batches - 1)
+        last_kind = kind;
+      else
+        ++full_kinds[static_cast<std::size_t>(kind)];
+    }
+    for (int k = 0; k < kNumBatchKinds; ++k) {
+      const std::int64_t n = full_kinds[static_cast<std::size_t>(k)];
+      if (n == 0) continue;
+      const OpTotals part = times(per_batch(k, static_cast<int>(bs)), n);
+      r.batch_counts[{k, static_cast<int>(bs)}] += n;
+      accumulate(ep.train, part);
+      accumulate(r.kinds[static_cast<std::size_t>(k)], part);
+    }
+    if (rest) {
+      const OpTotals& last = per_batch(last_kind, static_cast<int>(rest));
+      ++r.batch_counts[{last_kind, static_cast<int>(rest)}];
+      accumulate(ep.train, last);
+      accumulate(r.kinds[static_cast<std::size_t>(last_kind)], last);
+    }
+    // Evaluation: the test set's forward passes after every epoch, in the Trainer's batches.
+    const std::int64_t eb = Trainer::kEvalBatch;
+    const std::int64_t tfull = data.test / eb, trest = data.test % eb;
+    if (tfull) accumulate(ep.eval, times(eval_batch(static_cast<int>(eb)), tfull));
+    if (trest) accumulate(ep.eval, eval_batch(static_cast<int>(trest)));
+    accumulate(r.train, ep.train);
+    accumulate(r.eval, ep.eval);
+    r.epochs.push_back(ep);
+  }
+  return r;
+}
+
+}  // namespace trainsim

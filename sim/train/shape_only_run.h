@@ -1,0 +1,53 @@
+#pragma once
+// Shape-only training runs (numerics: none): the timing and energy of a whole training
+// schedule without any tensors. A batch's op stream depends only on the network's shapes,
+// the batch size and what the technique does in that batch (its phase), so each distinct
+// (phase, batch size) is simulated once, batch by batch through the same AcceleratorSession
+// and SystemC system as a real run, and the schedule is then counted: how many batches of
+// each kind every epoch holds. This is how the paper-scale networks of the shape-only zoo
+// (VGG, ResNet, DenseNet, ... on CIFAR-10 and ImageNet) are timed for 90 epochs in seconds.
+//
+// The event order per batch mirrors the numerics exactly (Network::forward / backward,
+// Backprop, AdaGp); tests/unit/test_shape_only.cpp checks that a shape-only run of LeNet-5
+// costs what the real training run costs, phase by phase.
+#include <array>
+#include <map>
+#include <vector>
+
+#include "sim/data/dataset.h"
+#include "sim/train/accel_session.h"
+
+namespace trainsim {
+
+/// Kinds of training batch: backprop (bp, and ADA-GP's Warm Up), ADA-GP Phase BP, Phase GP.
+inline constexpr int kNumBatchKinds = 3;
+
+/// OpTotals arithmetic for counting: `n` batches of `t`.
+OpTotals times(const OpTotals& t, std::int64_t n);
+void accumulate(OpTotals& into, const OpTotals& t);
+
+struct ShapeOnlyEpoch {
+  OpTotals train, eval;
+  std::array<std::int64_t, kNumBatchKinds> batches{};  ///< training batches of each kind
+};
+
+struct ShapeOnlyResult {
+  std::vector<ShapeOnlyEpoch> epochs;
+  OpTotals train, eval;
+  std::array<OpTotals, kNumBatchKinds> kinds;  ///< whole-run training totals per kind
+  /// One simulated batch of each (kind, batch size) that occurs: the per-batch figures.
+  std::map<std::pair<int, int>, OpTotals> per_batch;
+  std::map<std::pair<int, int>, std::int64_t> batch_counts;  ///< how many in the whole run
+  std::map<int, OpTotals> eval_per_batch;                    ///< by batch size
+};
+
+/// UserError unless spec's technique can be timed without numerics (bp, adagp-*).
+void check_shape_only_technique(const ExperimentSpec& spec);
+
+/// Times `spec`'s training schedule on `session` (constructed without a Network) for a
+/// dataset of `data`'s split sizes. UserError for techniques whose work depends on the data
+/// (bp-sample, specbp: their hit rates need the numerics).
+ShapeOnlyResult run_shape_only(const ExperimentSpec& spec, const DatasetShape& data,
+                               AcceleratorSession& session);
+
+}  // namespace trainsim
