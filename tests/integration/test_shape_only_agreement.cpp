@@ -1,0 +1,101 @@
+// The shape-only run (numerics: none) against a real training run of the same experiment:
+// LeNet-5 on MNIST, trained for real through the Trainer with the accelerator session
+// attached, and timed from shapes alone. Same batches of each phase, so the same cycles,
+// DRAM bytes and energy, phase by phase: the shape-only event order is the numerics' own.
+#include <catch2/catch.hpp>
+
+#include "sim/accel/energy.h"
+#include "sim/config/experiment_config.h"
+#include "sim/data/dataset_registry.h"
+#include "sim/train/shape_only_run.h"
+#include "sim/train/trainer.h"
+#include "tests/integration/cli_runner.h"
+
+using namespace trainsim;
+using namespace trainsim::test;
+
+TEST_CASE("a shape-only run costs what the real training run costs", "[e2e][shape]") {
+  require_dataset("mnist");
+  for (const char* technique :
+       {"bp", "{kind: adagp-max, warmup_epochs: 1, predictor: {size: 4, channels: 2}}",
+        "{kind: adagp-efficient, warmup_epochs: 1}", "{kind: adagp-low, warmup_epochs: 1}"}) {
+    INFO(technique);
+    // 20 batches of 32 and a partial one of 8; 2 epochs: warm-up, then 4:1.
+    ExperimentSpec spec =
+        load_experiment(std::string(TRAINSIM_SOURCE_DIR) + "/configs/experiments/lenet5_mnist.yaml",
+                        {"training.epochs=2", "dataset.train_limit=648", "dataset.test_limit=100",
+                         std::string("technique=") + technique});
+    const Dataset data = load_dataset(spec.dataset);
+    std::int64_t real_train = 0, real_eval = 0, real_dram = 0;
+    std::array<std::int64_t, 3> real_phases{};
+    double real_energy = 0;
+    {
+      Trainer trainer(spec, data);
+      AcceleratorSession session(spec, trainer.network());
+      for (int e = 0; e < spec.training.epochs; ++e) trainer.run_epoch();
+      real_train = session.totals()[0].elapsed_cycles;
+      real_eval = session.totals()[1].elapsed_cycles;
+      real_dram = session.totals()[0].stats.dram_bytes();
+      real_energy = price(session.totals()[0].stats, spec.sim.accelerator).total();
+      for (int p = 0; p < 3; ++p)
+        real_phases[static_cast<std::size_t>(p)] =
+            session.adagp_phases()[static_cast<std::size_t>(p)].elapsed_cycles;
+    }
+    spec.numerics = "none";
+    AcceleratorSession session(spec);
+    const ShapeOnlyResult r = run_shape_only(spec, dataset_shape(spec.dataset), session);
+    CHECK(r.train.elapsed_cycles == real_train);
+    CHECK(r.eval.elapsed_cycles == real_eval);
+    CHECK(r.train.stats.dram_bytes() == real_dram);
+    CHECK(price(r.train.stats, spec.sim.accelerator).total() == Approx(real_energy));
+    if (std::string(technique) != "bp")
+      for (int p = 0; p < 3; ++p)
+        CHECK(r.kinds[static_cast<std::size_t>(p)].elapsed_cycles ==
+              real_phases[static_cast<std::size_t>(p)]);
+  }
+}
+
+TEST_CASE("trainsim run / compare with numerics: none; its errors leave nothing behind",
+          "[e2e][shape]") {
+  const std::string exp = std::string(TRAINSIM_SOURCE_DIR) + "/configs/experiments/adagp_zoo.yaml";
+  const std::string dir = fresh_dir("shape-only-cli");
+  CliResult r = run_trainsim({"run", exp, "--out", dir + "/run", "--set", "training.epochs=12"});
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  for (const char* f :
+       {"config.resolved.yaml", "epochs.csv", "phases.csv", "batch_layers.csv", "stats.json"})
+    CHECK(exists(dir + "/run/" + f));
+  CHECK(r.out.find("shape only, no accuracy") != std::string::npos);
+
+  r = run_trainsim({"compare", exp, "--techniques", "bp,adagp-max,adagp-low", "--out", dir + "/cmp",
+                    "--set", "training.epochs=12", "--set", "network=mobilenetv2_imagenet", "--set",
+                    "dataset.name=imagenet", "--set", "dataset.train_limit=6400"});
+  REQUIRE(r.exit_code == 0);
+  const std::string csv = read_file(dir + "/cmp/compare.csv");
+  CHECK(csv.find("memory_energy_rel") != std::string::npos);
+  CHECK(r.out.find("n/a") != std::string::npos);
+
+  struct Bad {
+    std::vector<std::string> args;
+    const char* message;
+  };
+  const Bad bad[] = {
+      {{"train", exp}, "nothing to train: use trainsim run"},
+      {{"run", exp, "--set", "technique=specbp"}, "cannot run with numerics: none"},
+      {{"run", exp, "--set", "numerics=float"}, "dataset 'cifar10' is shape only"},
+      {{"run", exp, "--set", "numerics=float", "--set", "dataset.name=mnist", "--set",
+        "network=resnet50_cifar10"},
+       "can only be timed, not trained"},
+      {{"run", exp, "--set", "dataset.name=imagenet"}, "expects input 3x32x32"},
+      {{"run", exp, "--set", "numerics=maybe"}, "must be one of float, none"},
+  };
+  for (const Bad& b : bad) {
+    std::vector<std::string> args = b.args;
+    args.insert(args.end(), {"--out", dir + "/bad"});
+    r = run_trainsim(args);
+    INFO(r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find(b.message) != std::string::npos);
+    CHECK_FALSE(exists(dir + "/bad"));
+  }
+}

@@ -1,0 +1,863 @@
+#!/usr/bin/env python3
+"""Generate the shape-only network zoo: configs/networks/{model}_{dataset}.yaml.
+
+13 architectures (VGG13/16/19, ResNet50/101/152, DenseNet121/161/169/201, MobileNetV2,
+Inception-V3, Inception-V4) x 2 datasets (CIFAR-10, ImageNet) = 26 YAML files, one layer
+per line in flow style. The generator does its own shape inference: every layer's output
+shape is computed and checked (positive sizes, matching channels for add, matching H x W
+for concat, divisibility for grouped convolutions), and the trainable parameters are
+counted so they can be compared with the reference implementations.
+
+Usage (Python 3 standard library only):
+  python3 tools/gen_zoo.py            write all 26 files
+  python3 tools/gen_zoo.py --check    exit 1 if a file is missing or differs from the generator
+  python3 tools/gen_zoo.py --params   table: layers, computed params, reference params
+"""
+
+import argparse
+import os
+import re
+import sys
+import textwrap
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(HERE)
+OUT_DIR = os.path.join(REPO, "configs", "networks")
+
+NAME_RE = re.compile(r"^[A-Za-z0-9_.]+$")
+COMMENT_COLUMN = 100  # trailing shape comments are aligned here (or one space after longer lines)
+
+DATASETS = {
+    "cifar10": {"input": (3, 32, 32), "classes": 10},
+    "imagenet": {"input": (3, 224, 224), "classes": 1000},
+}
+
+
+# --------------------------------------------------------------------------------------------
+# Builder: records layers, infers shapes, counts parameters
+# --------------------------------------------------------------------------------------------
+
+class ShapeError(Exception):
+    pass
+
+
+def _pair(v):
+    return (v, v) if isinstance(v, int) else tuple(v)
+
+
+def _fmt_value(v):
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_fmt_value(x) for x in v) + "]"
+    return str(v)
+
+
+def _fmt_shape(shape):
+    return "x".join(str(d) for d in shape)
+
+
+class Builder:
+    """A sequential-with-branches network under construction.
+
+    Each method appends one layer and returns its name. `frm` names the input layer
+    (default: the previous layer); it is written out only when it differs from the previous
+    line. Shapes are (C, H, W) tensors or (N,) vectors after flatten."""
+
+    def __init__(self, name, input_shape, classes):
+        self.name = name
+        self.input_shape = tuple(input_shape)
+        self.classes = classes
+        self.layers = []        # (keys dict in output order, output shape)
+        self.shapes = {"input": self.input_shape}
+        self.params = 0
+        self.last = "input"
+
+    # -- plumbing ---------------------------------------------------------------------------
+
+    def _input(self, frm):
+        src = self.last if frm is None else frm
+        if src not in self.shapes:
+            raise ShapeError("%s: unknown layer %r" % (self.name, src))
+        return src, self.shapes[src]
+
+    def _add(self, ltype, name, frm, keys, out_shape, params=0):
+        if not NAME_RE.match(name) or name == "input":
+            raise ShapeError("%s: bad layer name %r" % (self.name, name))
+        if name in self.shapes:
+            raise ShapeError("%s: duplicate layer name %r" % (self.name, name))
+        if self.layers and self.layers[-1][0]["type"] == "softmax":
+            raise ShapeError("%s: softmax must be the last layer" % self.name)
+        if any(d < 1 for d in out_shape):
+            raise ShapeError("%s: layer %s has invalid output shape %s" % (self.name, name, out_shape))
+        entry = {"type": ltype, "name": name}
+        if isinstance(frm, list) or (frm is not None and frm != self.last):
+            entry["from"] = frm
+        entry.update(keys)
+        self.layers.append((entry, tuple(out_shape)))
+        self.shapes[name] = tuple(out_shape)
+        self.params += params
+        self.last = name
+        return name
+
+    def _spatial(self, name, shape):
+        if len(shape) != 3:
+            raise ShapeError("%s: layer %s needs a CxHxW input, got %s" % (self.name, name, shape))
+        return shape
+
+    # -- layer types ------------------------------------------------------------------------
+
+    def conv(self, name, filters, kernel, stride=1, padding=0, groups=1, bias=True, frm=None):
+        src, shape = self._input(frm)
+        c, h, w = self._spatial(name, shape)
+        kh, kw = _pair(kernel)
+        ph, pw = _pair(padding)
+        if c % groups or filters % groups:
+            raise ShapeError("%s: %s: channels %d / filters %d not divisible by groups %d"
+                             % (self.name, name, c, filters, groups))
+        oh = (h + 2 * ph - kh) // stride + 1
+        ow = (w + 2 * pw - kw) // stride + 1
+        keys = {"filters": filters, "kernel": kernel}
+        if stride != 1:
+            keys["stride"] = stride
+        if padding != 0:
+            keys["padding"] = padding
+        if groups != 1:
+            keys["groups"] = groups
+        if not bias:
+            keys["bias"] = False
+        params = filters * (c // groups) * kh * kw + (filters if bias else 0)
+        return self._add("conv2d", name, frm, keys, (filters, oh, ow), params)
+
+    def _pool(self, ltype, name, kernel, stride, padding, frm):
+        src, shape = self._input(frm)
+        c, h, w = self._spatial(name, shape)
+        stride = kernel if stride is None else stride
+        if 2 * padding > kernel:
+            raise ShapeError("%s: %s: padding larger than half the kernel" % (self.name, name))
+        keys = {"kernel": kernel}
+        if stride != kernel:
+            keys["stride"] = stride
+        if padding:
+            keys["padding"] = padding
+        out = (c, (h + 2 * padding - kernel) // stride + 1, (w + 2 * padding - kernel) // stride + 1)
+        return self._add(ltype, name, frm, keys, out)
+
+    def maxpool(self, name, kernel, stride=None, padding=0, frm=None):
+        return self._pool("maxpool2d", name, kernel, stride, padding, frm)
+
+    def avgpool(self, name, kernel, stride=None, padding=0, frm=None):
+        return self._pool("avgpool2d", name, kernel, stride, padding, frm)
+
+    def global_avgpool(self, name, frm=None):
+        src, shape = self._input(frm)
+        c, _, _ = self._spatial(name, shape)
+        return self._add("global_avgpool", name, frm, {}, (c, 1, 1))
+
+    def bn(self, name, frm=None):
+        src, shape = self._input(frm)
+        c, _, _ = self._spatial(name, shape)
+        return self._add("batchnorm", name, frm, {}, shape, 2 * c)
+
+    def relu(self, name, frm=None):
+        src, shape = self._input(frm)
+        return self._add("relu", name, frm, {}, shape)
+
+    def flatten(self, name, frm=None):
+        src, shape = self._input(frm)
+        n = 1
+        for d in shape:
+            n *= d
+        return self._add("flatten", name, frm, {}, (n,))
+
+    def dense(self, name, units, bias=True, frm=None):
+        src, shape = self._input(frm)
+        if len(shape) != 1:
+            raise ShapeError("%s: dense %s needs a flat input, got %s" % (self.name, name, shape))
+        keys = {"units": units}
+        if not bias:
+            keys["bias"] = False
+        return self._add("dense", name, frm, keys, (units,), shape[0] * units + (units if bias else 0))
+
+    def softmax(self, name, frm=None):
+        src, shape = self._input(frm)
+        return self._add("softmax", name, frm, {}, shape)
+
+    def resize(self, name, size, frm=None):
+        src, shape = self._input(frm)
+        c, _, _ = self._spatial(name, shape)
+        return self._add("resize", name, frm, {"size": list(size)}, (c, size[0], size[1]))
+
+    def add(self, name, inputs):
+        shapes = [self._input(x)[1] for x in inputs]
+        if len(inputs) < 2 or any(s != shapes[0] for s in shapes):
+            raise ShapeError("%s: add %s: input shapes differ: %s" % (self.name, name, shapes))
+        return self._add("add", name, list(inputs), {}, shapes[0])
+
+    def concat(self, name, inputs):
+        shapes = [self._spatial(name, self._input(x)[1]) for x in inputs]
+        if len(inputs) < 2 or any(s[1:] != shapes[0][1:] for s in shapes):
+            raise ShapeError("%s: concat %s: spatial sizes differ: %s" % (self.name, name, shapes))
+        return self._add("concat", name, list(inputs), {},
+                         (sum(s[0] for s in shapes),) + shapes[0][1:])
+
+    # -- composite helpers ------------------------------------------------------------------
+
+    def conv_bn_relu(self, prefix, filters, kernel, stride=1, padding=0, groups=1, frm=None,
+                     conv="conv", bn="bn", relu="relu"):
+        """Conv (no bias) + BatchNorm + ReLU, named prefix.conv / prefix.bn / prefix.relu."""
+        self.conv(prefix + "." + conv, filters, kernel, stride, padding, groups, bias=False, frm=frm)
+        self.bn(prefix + "." + bn)
+        return self.relu(prefix + "." + relu)
+
+    def channels(self, layer=None):
+        return self.shapes[self.last if layer is None else layer][0]
+
+    def classifier_head(self, fc_name="fc", pool_name="avgpool"):
+        """Global average pool, flatten, dense to the class count, softmax."""
+        self.global_avgpool(pool_name)
+        self.flatten("flatten")
+        self.dense(fc_name, self.classes)
+        return self.softmax("softmax")
+
+    # -- output -----------------------------------------------------------------------------
+
+    def to_yaml(self, header):
+        lines = ["# " + l if l else "#" for l in header]
+        lines += ["name: " + self.name,
+                  "input: " + _fmt_value(self.input_shape),
+                  "classes: %d" % self.classes,
+                  "layers:"]
+        for entry, shape in self.layers:
+            body = "  - {" + ", ".join("%s: %s" % (k, _fmt_value(v)) for k, v in entry.items()) + "}"
+            lines.append(body.ljust(COMMENT_COLUMN - 1) + " # " + _fmt_shape(shape))
+        return "\n".join(lines) + "\n"
+
+
+# --------------------------------------------------------------------------------------------
+# VGG (torchvision vgg13/16/19 without BN; CIFAR: kuangliu stack without BN, one dense layer)
+# --------------------------------------------------------------------------------------------
+
+VGG_CFG = {
+    "vgg13": [64, 64, "M", 128, 128, "M", 256, 256, "M", 512, 512, "M", 512, 512, "M"],
+    "vgg16": [64, 64, "M", 128, 128, "M", 256, 256, 256, "M", 512, 512, 512, "M",
+              512, 512, 512, "M"],
+    "vgg19": [64, 64, "M", 128, 128, "M", 256, 256, 256, 256, "M", 512, 512, 512, 512, "M",
+              512, 512, 512, 512, "M"],
+}
+
+
+def build_vgg(b, depth_name, cifar):
+    i = 0  # torchvision's index inside nn.Sequential `features`
+    for v in VGG_CFG[depth_name]:
+        if v == "M":
+            b.maxpool("features.%d" % i, 2)
+            i += 1
+        else:
+            b.conv("features.%d" % i, v, 3, padding=1)
+            b.relu("features.%d" % (i + 1))
+            i += 2
+    b.flatten("flatten")
+    if cifar:
+        b.dense("classifier", b.classes)
+    else:
+        # AdaptiveAvgPool2d((7, 7)) is an identity at 224x224 input: omitted. Dropouts omitted.
+        b.dense("classifier.0", 4096)
+        b.relu("classifier.1")
+        b.dense("classifier.3", 4096)
+        b.relu("classifier.4")
+        b.dense("classifier.6", b.classes)
+    b.softmax("softmax")
+
+
+# --------------------------------------------------------------------------------------------
+# ResNet (torchvision bottleneck v1.5; CIFAR: kuangliu 3x3 stem, no maxpool)
+# --------------------------------------------------------------------------------------------
+
+RESNET_BLOCKS = {"resnet50": [3, 4, 6, 3], "resnet101": [3, 4, 23, 3], "resnet152": [3, 8, 36, 3]}
+
+
+def bottleneck(b, prefix, planes, stride):
+    """torchvision Bottleneck (expansion 4, stride on the 3x3 conv)."""
+    x = b.last
+    out_ch = planes * 4
+    b.conv(prefix + ".conv1", planes, 1, bias=False)
+    b.bn(prefix + ".bn1")
+    b.relu(prefix + ".relu1")
+    b.conv(prefix + ".conv2", planes, 3, stride=stride, padding=1, bias=False)
+    b.bn(prefix + ".bn2")
+    b.relu(prefix + ".relu2")
+    b.conv(prefix + ".conv3", out_ch, 1, bias=False)
+    main = b.bn(prefix + ".bn3")
+    shortcut = x
+    if stride != 1 or b.channels(x) != out_ch:
+        b.conv(prefix + ".downsample.0", out_ch, 1, stride=stride, bias=False, frm=x)
+        shortcut = b.bn(prefix + ".downsample.1")
+    b.add(prefix + ".add", [main, shortcut])
+    return b.relu(prefix + ".relu")
+
+
+def build_resnet(b, depth_name, cifar):
+    if cifar:
+        b.conv("conv1", 64, 3, padding=1, bias=False)
+        b.bn("bn1")
+        b.relu("relu1")
+    else:
+        b.conv("conv1", 64, 7, stride=2, padding=3, bias=False)
+        b.bn("bn1")
+        b.relu("relu1")
+        b.maxpool("maxpool", 3, stride=2, padding=1)
+    for stage, (planes, blocks) in enumerate(zip([64, 128, 256, 512], RESNET_BLOCKS[depth_name])):
+        for i in range(blocks):
+            stride = 2 if (stage > 0 and i == 0) else 1
+            bottleneck(b, "layer%d.%d" % (stage + 1, i), planes, stride)
+    b.classifier_head("fc")
+
+
+# --------------------------------------------------------------------------------------------
+# DenseNet (torchvision; CIFAR: kuangliu, 3x3 stem with 2*growth channels, no pool)
+# --------------------------------------------------------------------------------------------
+
+DENSENET_CFG = {  # growth rate, blocks, ImageNet stem channels
+    "densenet121": (32, [6, 12, 24, 16], 64),
+    "densenet161": (48, [6, 12, 36, 24], 96),
+    "densenet169": (32, [6, 12, 32, 32], 64),
+    "densenet201": (32, [6, 12, 48, 32], 64),
+}
+
+
+def dense_layer(b, prefix, growth, new_first):
+    """BN-ReLU-conv1x1(4*growth)-BN-ReLU-conv3x3(growth), concatenated with its input.
+
+    torchvision concatenates [previous features..., new]; kuangliu cat([new, x])."""
+    x = b.last
+    b.bn(prefix + ".norm1")
+    b.relu(prefix + ".relu1")
+    b.conv(prefix + ".conv1", 4 * growth, 1, bias=False)
+    b.bn(prefix + ".norm2")
+    b.relu(prefix + ".relu2")
+    new = b.conv(prefix + ".conv2", growth, 3, padding=1, bias=False)
+    return b.concat(prefix + ".concat", [new, x] if new_first else [x, new])
+
+
+def transition(b, prefix):
+    """BN-ReLU-conv1x1 halving the channels (floor)-avgpool 2."""
+    out_ch = b.channels() // 2
+    b.bn(prefix + ".norm")
+    b.relu(prefix + ".relu")
+    b.conv(prefix + ".conv", out_ch, 1, bias=False)
+    return b.avgpool(prefix + ".pool", 2)
+
+
+def build_densenet(b, depth_name, cifar):
+    growth, blocks, stem = DENSENET_CFG[depth_name]
+    if cifar:
+        b.conv("features.conv0", 2 * growth, 3, padding=1, bias=False)
+    else:
+        b.conv("features.conv0", stem, 7, stride=2, padding=3, bias=False)
+        b.bn("features.norm0")
+        b.relu("features.relu0")
+        b.maxpool("features.pool0", 3, stride=2, padding=1)
+    for bi, n in enumerate(blocks):
+        for li in range(n):
+            dense_layer(b, "features.denseblock%d.denselayer%d" % (bi + 1, li + 1), growth,
+                        new_first=cifar)
+        if bi != len(blocks) - 1:
+            transition(b, "features.transition%d" % (bi + 1))
+    b.bn("features.norm5")
+    b.relu("relu")
+    b.classifier_head("classifier")
+
+
+# --------------------------------------------------------------------------------------------
+# MobileNetV2 (torchvision; CIFAR: kuangliu)
+# --------------------------------------------------------------------------------------------
+
+MOBILENETV2_IMAGENET = [(1, 16, 1, 1), (6, 24, 2, 2), (6, 32, 3, 2), (6, 64, 4, 2),
+                        (6, 96, 3, 1), (6, 160, 3, 2), (6, 320, 1, 1)]
+MOBILENETV2_CIFAR = [(1, 16, 1, 1), (6, 24, 2, 1), (6, 32, 3, 2), (6, 64, 4, 2),
+                     (6, 96, 3, 1), (6, 160, 3, 2), (6, 320, 1, 1)]
+
+
+def inverted_residual(b, prefix, expansion, out_ch, stride, cifar):
+    """Expand 1x1 - depthwise 3x3 - project 1x1 (linear). ReLU6 is written as relu.
+
+    torchvision skips the expansion conv when expansion == 1 and adds the input only when
+    stride == 1 and in == out. kuangliu always has the expansion conv and, when stride == 1
+    and in != out, adds a conv1x1 + BN shortcut."""
+    x = b.last
+    in_ch = b.channels()
+    hidden = in_ch * expansion
+    idx = 0
+    if expansion != 1 or cifar:
+        b.conv_bn_relu("%s.conv.%d" % (prefix, idx), hidden, 1, conv="0", bn="1", relu="2")
+        idx += 1
+    b.conv_bn_relu("%s.conv.%d" % (prefix, idx), hidden, 3, stride=stride, padding=1,
+                   groups=hidden, conv="0", bn="1", relu="2")
+    b.conv("%s.conv.%d" % (prefix, idx + 1), out_ch, 1, bias=False)
+    main = b.bn("%s.conv.%d" % (prefix, idx + 2))
+    if stride == 1 and in_ch == out_ch:
+        return b.add(prefix + ".add", [main, x])
+    if stride == 1 and cifar:
+        b.conv(prefix + ".shortcut.0", out_ch, 1, bias=False, frm=x)
+        shortcut = b.bn(prefix + ".shortcut.1")
+        return b.add(prefix + ".add", [main, shortcut])
+    return main
+
+
+def build_mobilenetv2(b, _name, cifar):
+    b.conv_bn_relu("features.0", 32, 3, stride=1 if cifar else 2, padding=1,
+                   conv="0", bn="1", relu="2")
+    i = 1
+    for t, c, n, s in (MOBILENETV2_CIFAR if cifar else MOBILENETV2_IMAGENET):
+        for j in range(n):
+            inverted_residual(b, "features.%d" % i, t, c, s if j == 0 else 1, cifar)
+            i += 1
+    b.conv_bn_relu("features.%d" % i, 1280, 1, conv="0", bn="1", relu="2")
+    b.classifier_head("classifier.1")  # classifier.0 is the omitted dropout
+
+
+# --------------------------------------------------------------------------------------------
+# Inception-V3 (torchvision, no AuxLogits)
+# --------------------------------------------------------------------------------------------
+
+def basic(b, prefix, filters, kernel, stride=1, padding=0, frm=None):
+    """BasicConv2d: conv (no bias) + BN + ReLU."""
+    return b.conv_bn_relu(prefix, filters, kernel, stride, padding, frm=frm)
+
+
+def pool_branch(b, prefix, filters, x):
+    """avg_pool2d(3, stride 1, padding 1) then a 1x1 BasicConv2d."""
+    b.avgpool(prefix + ".avgpool", 3, stride=1, padding=1, frm=x)
+    return basic(b, prefix, filters, 1)
+
+
+def inception_v3_a(b, p, pool_features):
+    x = b.last
+    b1 = basic(b, p + ".branch1x1", 64, 1, frm=x)
+    basic(b, p + ".branch5x5_1", 48, 1, frm=x)
+    b2 = basic(b, p + ".branch5x5_2", 64, 5, padding=2)
+    basic(b, p + ".branch3x3dbl_1", 64, 1, frm=x)
+    basic(b, p + ".branch3x3dbl_2", 96, 3, padding=1)
+    b3 = basic(b, p + ".branch3x3dbl_3", 96, 3, padding=1)
+    b4 = pool_branch(b, p + ".branch_pool", pool_features, x)
+    return b.concat(p + ".concat", [b1, b2, b3, b4])
+
+
+def inception_v3_b(b, p):
+    x = b.last
+    b1 = basic(b, p + ".branch3x3", 384, 3, stride=2, frm=x)
+    basic(b, p + ".branch3x3dbl_1", 64, 1, frm=x)
+    basic(b, p + ".branch3x3dbl_2", 96, 3, padding=1)
+    b2 = basic(b, p + ".branch3x3dbl_3", 96, 3, stride=2)
+    b3 = b.maxpool(p + ".branch_pool", 3, stride=2, frm=x)
+    return b.concat(p + ".concat", [b1, b2, b3])
+
+
+def inception_v3_c(b, p, c7):
+    x = b.last
+    b1 = basic(b, p + ".branch1x1", 192, 1, frm=x)
+    basic(b, p + ".branch7x7_1", c7, 1, frm=x)
+    basic(b, p + ".branch7x7_2", c7, [1, 7], padding=[0, 3])
+    b2 = basic(b, p + ".branch7x7_3", 192, [7, 1], padding=[3, 0])
+    basic(b, p + ".branch7x7dbl_1", c7, 1, frm=x)
+    basic(b, p + ".branch7x7dbl_2", c7, [7, 1], padding=[3, 0])
+    basic(b, p + ".branch7x7dbl_3", c7, [1, 7], padding=[0, 3])
+    basic(b, p + ".branch7x7dbl_4", c7, [7, 1], padding=[3, 0])
+    b3 = basic(b, p + ".branch7x7dbl_5", 192, [1, 7], padding=[0, 3])
+    b4 = pool_branch(b, p + ".branch_pool", 192, x)
+    return b.concat(p + ".concat", [b1, b2, b3, b4])
+
+
+def inception_v3_d(b, p):
+    x = b.last
+    basic(b, p + ".branch3x3_1", 192, 1, frm=x)
+    b1 = basic(b, p + ".branch3x3_2", 320, 3, stride=2)
+    basic(b, p + ".branch7x7x3_1", 192, 1, frm=x)
+    basic(b, p + ".branch7x7x3_2", 192, [1, 7], padding=[0, 3])
+    basic(b, p + ".branch7x7x3_3", 192, [7, 1], padding=[3, 0])
+    b2 = basic(b, p + ".branch7x7x3_4", 192, 3, stride=2)
+    b3 = b.maxpool(p + ".branch_pool", 3, stride=2, frm=x)
+    return b.concat(p + ".concat", [b1, b2, b3])
+
+
+def inception_v3_e(b, p):
+    x = b.last
+    b1 = basic(b, p + ".branch1x1", 320, 1, frm=x)
+    t = basic(b, p + ".branch3x3_1", 384, 1, frm=x)
+    a = basic(b, p + ".branch3x3_2a", 384, [1, 3], padding=[0, 1], frm=t)
+    c = basic(b, p + ".branch3x3_2b", 384, [3, 1], padding=[1, 0], frm=t)
+    b2 = b.concat(p + ".branch3x3.concat", [a, c])
+    basic(b, p + ".branch3x3dbl_1", 448, 1, frm=x)
+    t = basic(b, p + ".branch3x3dbl_2", 384, 3, padding=1)
+    a = basic(b, p + ".branch3x3dbl_3a", 384, [1, 3], padding=[0, 1], frm=t)
+    c = basic(b, p + ".branch3x3dbl_3b", 384, [3, 1], padding=[1, 0], frm=t)
+    b3 = b.concat(p + ".branch3x3dbl.concat", [a, c])
+    b4 = pool_branch(b, p + ".branch_pool", 192, x)
+    return b.concat(p + ".concat", [b1, b2, b3, b4])
+
+
+def build_inceptionv3(b, _name, cifar):
+    if cifar:
+        b.resize("upsample", [75, 75])
+    basic(b, "Conv2d_1a_3x3", 32, 3, stride=2)
+    basic(b, "Conv2d_2a_3x3", 32, 3)
+    basic(b, "Conv2d_2b_3x3", 64, 3, padding=1)
+    b.maxpool("maxpool1", 3, stride=2)
+    basic(b, "Conv2d_3b_1x1", 80, 1)
+    basic(b, "Conv2d_4a_3x3", 192, 3)
+    b.maxpool("maxpool2", 3, stride=2)
+    inception_v3_a(b, "Mixed_5b", 32)
+    inception_v3_a(b, "Mixed_5c", 64)
+    inception_v3_a(b, "Mixed_5d", 64)
+    inception_v3_b(b, "Mixed_6a")
+    inception_v3_c(b, "Mixed_6b", 128)
+    inception_v3_c(b, "Mixed_6c", 160)
+    inception_v3_c(b, "Mixed_6d", 160)
+    inception_v3_c(b, "Mixed_6e", 192)
+    inception_v3_d(b, "Mixed_7a")
+    inception_v3_e(b, "Mixed_7b")
+    inception_v3_e(b, "Mixed_7c")
+    b.classifier_head("fc")
+
+
+# --------------------------------------------------------------------------------------------
+# Inception-V4 (Szegedy et al. 2016, as Cadene's pretrainedmodels inceptionv4)
+# --------------------------------------------------------------------------------------------
+
+def seq(b, prefix, convs, frm):
+    """An nn.Sequential of BasicConv2d: convs = [(filters, kernel, stride, padding), ...]."""
+    for i, (f, k, s, p) in enumerate(convs):
+        basic(b, "%s.%d" % (prefix, i), f, k, s, p, frm=frm if i == 0 else None)
+    return b.last
+
+
+def mixed_3a(b, p):
+    x = b.last
+    m = b.maxpool(p + ".maxpool", 3, stride=2, frm=x)
+    c = basic(b, p + ".conv", 96, 3, stride=2, frm=x)
+    return b.concat(p + ".concat", [m, c])
+
+
+def mixed_4a(b, p):
+    x = b.last
+    b0 = seq(b, p + ".branch0", [(64, 1, 1, 0), (96, 3, 1, 0)], x)
+    b1 = seq(b, p + ".branch1", [(64, 1, 1, 0), (64, [1, 7], 1, [0, 3]),
+                                 (64, [7, 1], 1, [3, 0]), (96, 3, 1, 0)], x)
+    return b.concat(p + ".concat", [b0, b1])
+
+
+def mixed_5a(b, p):
+    x = b.last
+    c = basic(b, p + ".conv", 192, 3, stride=2, frm=x)
+    m = b.maxpool(p + ".maxpool", 3, stride=2, frm=x)
+    return b.concat(p + ".concat", [c, m])
+
+
+def inception_v4_a(b, p):
+    x = b.last
+    b0 = basic(b, p + ".branch0", 96, 1, frm=x)
+    b1 = seq(b, p + ".branch1", [(64, 1, 1, 0), (96, 3, 1, 1)], x)
+    b2 = seq(b, p + ".branch2", [(64, 1, 1, 0), (96, 3, 1, 1), (96, 3, 1, 1)], x)
+    b.avgpool(p + ".branch3.0", 3, stride=1, padding=1, frm=x)  # count_include_pad=False
+    b3 = basic(b, p + ".branch3.1", 96, 1)
+    return b.concat(p + ".concat", [b0, b1, b2, b3])
+
+
+def reduction_v4_a(b, p):
+    x = b.last
+    b0 = basic(b, p + ".branch0", 384, 3, stride=2, frm=x)
+    b1 = seq(b, p + ".branch1", [(192, 1, 1, 0), (224, 3, 1, 1), (256, 3, 2, 0)], x)
+    b2 = b.maxpool(p + ".branch2", 3, stride=2, frm=x)
+    return b.concat(p + ".concat", [b0, b1, b2])
+
+
+def inception_v4_b(b, p):
+    x = b.last
+    b0 = basic(b, p + ".branch0", 384, 1, frm=x)
+    b1 = seq(b, p + ".branch1", [(192, 1, 1, 0), (224, [1, 7], 1, [0, 3]),
+                                 (256, [7, 1], 1, [3, 0])], x)
+    b2 = seq(b, p + ".branch2", [(192, 1, 1, 0), (192, [7, 1], 1, [3, 0]),
+                                 (224, [1, 7], 1, [0, 3]), (224, [7, 1], 1, [3, 0]),
+                                 (256, [1, 7], 1, [0, 3])], x)
+    b.avgpool(p + ".branch3.0", 3, stride=1, padding=1, frm=x)
+    b3 = basic(b, p + ".branch3.1", 128, 1)
+    return b.concat(p + ".concat", [b0, b1, b2, b3])
+
+
+def reduction_v4_b(b, p):
+    x = b.last
+    b0 = seq(b, p + ".branch0", [(192, 1, 1, 0), (192, 3, 2, 0)], x)
+    b1 = seq(b, p + ".branch1", [(256, 1, 1, 0), (256, [1, 7], 1, [0, 3]),
+                                 (320, [7, 1], 1, [3, 0]), (320, 3, 2, 0)], x)
+    b2 = b.maxpool(p + ".branch2", 3, stride=2, frm=x)
+    return b.concat(p + ".concat", [b0, b1, b2])
+
+
+def inception_v4_c(b, p):
+    x = b.last
+    b0 = basic(b, p + ".branch0", 256, 1, frm=x)
+    t = basic(b, p + ".branch1_0", 384, 1, frm=x)
+    a = basic(b, p + ".branch1_1a", 256, [1, 3], padding=[0, 1], frm=t)
+    c = basic(b, p + ".branch1_1b", 256, [3, 1], padding=[1, 0], frm=t)
+    b1 = b.concat(p + ".branch1.concat", [a, c])
+    basic(b, p + ".branch2_0", 384, 1, frm=x)
+    basic(b, p + ".branch2_1", 448, [3, 1], padding=[1, 0])
+    t = basic(b, p + ".branch2_2", 512, [1, 3], padding=[0, 1])
+    a = basic(b, p + ".branch2_3a", 256, [1, 3], padding=[0, 1], frm=t)
+    c = basic(b, p + ".branch2_3b", 256, [3, 1], padding=[1, 0], frm=t)
+    b2 = b.concat(p + ".branch2.concat", [a, c])
+    b.avgpool(p + ".branch3.0", 3, stride=1, padding=1, frm=x)
+    b3 = basic(b, p + ".branch3.1", 256, 1)
+    return b.concat(p + ".concat", [b0, b1, b2, b3])
+
+
+def build_inceptionv4(b, _name, cifar):
+    if cifar:
+        b.resize("upsample", [75, 75])
+    basic(b, "features.0", 32, 3, stride=2)
+    basic(b, "features.1", 32, 3)
+    basic(b, "features.2", 64, 3, padding=1)
+    mixed_3a(b, "features.3")
+    mixed_4a(b, "features.4")
+    mixed_5a(b, "features.5")
+    for i in range(6, 10):
+        inception_v4_a(b, "features.%d" % i)
+    reduction_v4_a(b, "features.10")
+    for i in range(11, 18):
+        inception_v4_b(b, "features.%d" % i)
+    reduction_v4_b(b, "features.18")
+    for i in range(19, 22):
+        inception_v4_c(b, "features.%d" % i)
+    b.classifier_head("last_linear")
+
+
+# --------------------------------------------------------------------------------------------
+# The zoo: builders, headers, reference parameter counts
+# --------------------------------------------------------------------------------------------
+
+# model -> builder(b, model, cifar); the builder appends the layers to Builder b
+MODELS = {
+    "vgg13": build_vgg, "vgg16": build_vgg, "vgg19": build_vgg,
+    "resnet50": build_resnet, "resnet101": build_resnet, "resnet152": build_resnet,
+    "densenet121": build_densenet, "densenet161": build_densenet,
+    "densenet169": build_densenet, "densenet201": build_densenet,
+    "mobilenetv2": build_mobilenetv2, "inceptionv3": build_inceptionv3,
+    "inceptionv4": build_inceptionv4,
+}
+
+TITLES = {
+    "vgg13": "VGG-13 (Simonyan & Zisserman 2015, configuration B)",
+    "vgg16": "VGG-16 (Simonyan & Zisserman 2015, configuration D)",
+    "vgg19": "VGG-19 (Simonyan & Zisserman 2015, configuration E)",
+    "resnet50": "ResNet-50 (He et al. 2016; bottleneck blocks [3, 4, 6, 3])",
+    "resnet101": "ResNet-101 (He et al. 2016; bottleneck blocks [3, 4, 23, 3])",
+    "resnet152": "ResNet-152 (He et al. 2016; bottleneck blocks [3, 8, 36, 3])",
+    "densenet121": "DenseNet-121 (Huang et al. 2017; growth 32, blocks [6, 12, 24, 16])",
+    "densenet161": "DenseNet-161 (Huang et al. 2017; growth 48, blocks [6, 12, 36, 24])",
+    "densenet169": "DenseNet-169 (Huang et al. 2017; growth 32, blocks [6, 12, 32, 32])",
+    "densenet201": "DenseNet-201 (Huang et al. 2017; growth 32, blocks [6, 12, 48, 32])",
+    "mobilenetv2": "MobileNetV2 (Sandler et al. 2018, width 1.0)",
+    "inceptionv3": "Inception-V3 (Szegedy et al. 2016, 'Rethinking the Inception Architecture')",
+    "inceptionv4": "Inception-V4 (Szegedy et al. 2016, 'Inception-v4, Inception-ResNet ...')",
+}
+
+FAMILY_NOTES = {
+    "vgg": {
+        "imagenet": "Follows torchvision vgg{n} (no batch norm): the conv stack, then the classifier "
+                    "25088-4096-4096-1000 with ReLUs. AdaptiveAvgPool2d(7) is an identity at 224x224 "
+                    "and is omitted.",
+        "cifar10": "The same conv stack as torchvision vgg{n} / kuangliu pytorch-cifar VGG, kept without "
+                   "batch norm to stay comparable with the ImageNet file (kuangliu has BN after every "
+                   "conv): the five maxpools leave 512x1x1, then a single dense 512-10.",
+    },
+    "resnet": {
+        "imagenet": "Follows torchvision resnet{n}: 7x7/2 stem conv, BN, ReLU, 3x3/2 maxpool, bottleneck "
+                    "v1.5 (stride on the 3x3 conv), conv1x1+BN downsample where the shape changes, "
+                    "global average pool, dense 2048-1000.",
+        "cifar10": "Follows kuangliu pytorch-cifar ResNet{n}: 3x3 stride-1 stem conv with 64 filters, BN, "
+                   "ReLU, no maxpool, bottleneck stages 64/128/256/512 with strides 1, 2, 2, 2, "
+                   "conv1x1+BN shortcut where the shape changes, global average pool (avg_pool2d 4 "
+                   "in kuangliu), dense 2048-10. Layer names follow torchvision.",
+    },
+    "densenet": {
+        "imagenet": "Follows torchvision densenet{n}: 7x7/2 stem conv, BN, ReLU, 3x3/2 maxpool; dense "
+                    "layers BN-ReLU-conv1x1(4k)-BN-ReLU-conv3x3(k) concatenated with their input; "
+                    "transitions BN-ReLU-conv1x1 (half the channels)-avgpool 2; final BN, ReLU, global "
+                    "average pool, dense. The running concatenation is written as one concat per "
+                    "dense layer.",
+        "cifar10": "Follows kuangliu pytorch-cifar DenseNet{n}: 3x3 stem conv with 2k filters (no BN, no "
+                   "pool), the same dense layers (concat order [new, input] as kuangliu) and "
+                   "transitions (reduction 0.5), final BN, ReLU, global average pool (avg_pool2d 4 in "
+                   "kuangliu), dense to 10. Layer names follow torchvision.",
+    },
+    "mobilenetv2": {
+        "imagenet": "Follows torchvision mobilenet_v2: 3x3/2 stem conv to 32, inverted residual blocks "
+                    "(t, c, n, s) = (1,16,1,1) (6,24,2,2) (6,32,3,2) (6,64,4,2) (6,96,3,1) (6,160,3,2) "
+                    "(6,320,1,1), residual add only where stride 1 and in == out, 1x1 conv to 1280, "
+                    "global average pool, dense 1280-1000. ReLU6 is written as relu.",
+        "cifar10": "Follows kuangliu pytorch-cifar MobileNetV2: 3x3 stride-1 stem conv to 32, blocks "
+                   "(1,16,1,1) (6,24,2,1) (6,32,3,2) (6,64,4,2) (6,96,3,1) (6,160,3,2) (6,320,1,1); as "
+                   "in kuangliu every block has the 1x1 expansion conv (also for t = 1) and a stride-1 "
+                   "block with in != out gets a conv1x1+BN shortcut; then 1x1 conv to 1280, BN, ReLU, "
+                   "global average pool (avg_pool2d 4 in kuangliu), dense 1280-10. Names follow "
+                   "torchvision.",
+    },
+    "inceptionv3": {
+        "imagenet": "Follows torchvision inception_v3 (BasicConv2d = conv without bias + BN + ReLU) at "
+                    "224x224 input, without the AuxLogits classifier (transform_input is irrelevant "
+                    "here): Mixed_5b..Mixed_7c, global average pool, dense 2048-1000.",
+        "cifar10": "There is no CIFAR variant: the 32x32 images are resized (bilinear) to 75x75, the "
+                   "smallest input the stem accepts, then the torchvision inception_v3 architecture "
+                   "follows unchanged (no AuxLogits) except the final dense has 10 units. "
+                   "Mixed_7a leaves 1x1 at this input size.",
+    },
+    "inceptionv4": {
+        "imagenet": "Follows Cadene's pretrainedmodels inceptionv4 (BasicConv2d = conv without bias + "
+                    "BN(affine) + ReLU) at 224x224 input: stem, Mixed_3a/4a/5a, 4x Inception-A, "
+                    "Reduction-A, 7x Inception-B, Reduction-B, 3x Inception-C, global average pool, "
+                    "dense 1536-1000.",
+        "cifar10": "There is no CIFAR variant: the 32x32 images are resized (bilinear) to 75x75 so the "
+                   "stem stays valid, then Cadene's pretrainedmodels inceptionv4 architecture follows "
+                   "unchanged except the final dense has 10 units. Reduction-B leaves 1x1 at this "
+                   "input size.",
+    },
+}
+
+# Reference trainable-parameter counts (source, count).
+# ImageNet: torchvision's published counts, except
+#   inception_v3: torchvision 27,161,264 minus AuxLogits (conv 768-128 1x1 + BN: 98,560;
+#                 conv 128-768 5x5 + BN: 2,459,136; fc 768-1000: 769,000) = 23,834,568;
+#   inception_v4: Cadene pretrainedmodels / timm inception_v4, 42,679,816.
+# CIFAR-10: kuangliu pytorch-cifar counts (= torchvision's with the CIFAR stem and a 10-class
+#   head); VGG without BN = kuangliu VGG minus its BN parameters; Inception: the ImageNet
+#   reference with a 10-class head.
+REFERENCES = {
+    "vgg13_imagenet": ("torchvision", 133047848),
+    "vgg16_imagenet": ("torchvision", 138357544),
+    "vgg19_imagenet": ("torchvision", 143667240),
+    "resnet50_imagenet": ("torchvision", 25557032),
+    "resnet101_imagenet": ("torchvision", 44549160),
+    "resnet152_imagenet": ("torchvision", 60192808),
+    "densenet121_imagenet": ("torchvision", 7978856),
+    "densenet161_imagenet": ("torchvision", 28681000),
+    "densenet169_imagenet": ("torchvision", 14149480),
+    "densenet201_imagenet": ("torchvision", 20013928),
+    "mobilenetv2_imagenet": ("torchvision", 3504872),
+    "inceptionv3_imagenet": ("torchvision - AuxLogits", 23834568),
+    "inceptionv4_imagenet": ("Cadene pretrainedmodels", 42679816),
+    "vgg13_cifar10": ("kuangliu - BN", 9410122),
+    "vgg16_cifar10": ("kuangliu - BN", 14719818),
+    "vgg19_cifar10": ("kuangliu - BN", 20029514),
+    "resnet50_cifar10": ("kuangliu", 23520842),
+    "resnet101_cifar10": ("kuangliu", 42512970),
+    "resnet152_cifar10": ("kuangliu", 58156618),
+    "densenet121_cifar10": ("kuangliu", 6956298),
+    "densenet161_cifar10": ("kuangliu", 26482378),
+    "densenet169_cifar10": ("kuangliu", 12493322),
+    "densenet201_cifar10": ("kuangliu", 18104330),
+    "mobilenetv2_cifar10": ("kuangliu", 2296922),
+    "inceptionv3_cifar10": ("torchvision - AuxLogits, 10 cls", 21806058),
+    "inceptionv4_cifar10": ("Cadene, 10 classes", 41158186),
+}
+
+
+def family(model):
+    for f in ("vgg", "resnet", "densenet"):
+        if model.startswith(f):
+            return f
+    return model
+
+
+def header(model, dataset, b):
+    fam = family(model)
+    depth = model[len(fam):] if fam in ("vgg", "resnet", "densenet") else ""
+    note = FAMILY_NOTES[fam][dataset].format(n=depth)
+    data = ("CIFAR-10 (3x32x32, 10 classes)" if dataset == "cifar10"
+            else "ImageNet (3x224x224, 1000 classes)")
+    text = ("%s on %s, shape only. %s Dropout and auxiliary classifiers are omitted; the "
+            "trailing comments give each layer's output shape. %d layers, %s trainable parameters."
+            % (TITLES[model], data, note, len(b.layers), format(b.params, ",")))
+    return textwrap.wrap(text, 96) + ["Generated by tools/gen_zoo.py - do not edit."]
+
+
+def build(model, dataset):
+    spec = DATASETS[dataset]
+    b = Builder("%s_%s" % (model, dataset), spec["input"], spec["classes"])
+    MODELS[model](b, model, dataset == "cifar10")
+    if b.layers[-1][0]["type"] != "softmax" or b.shapes[b.last] != (spec["classes"],):
+        raise ShapeError("%s: must end in a softmax over %d classes" % (b.name, spec["classes"]))
+    return b
+
+
+def generate():
+    """Yield (file name, builder, YAML text) for the whole zoo."""
+    for model in MODELS:
+        for dataset in ("cifar10", "imagenet"):
+            b = build(model, dataset)
+            yield b.name + ".yaml", b, b.to_yaml(header(model, dataset, b))
+
+
+# --------------------------------------------------------------------------------------------
+# Command line
+# --------------------------------------------------------------------------------------------
+
+def cmd_write():
+    os.makedirs(OUT_DIR, exist_ok=True)
+    for fname, _, text in generate():
+        path = os.path.join(OUT_DIR, fname)
+        with open(path, "w") as f:
+            f.write(text)
+        print("wrote", os.path.relpath(path, os.getcwd()))
+    return 0
+
+
+def cmd_check():
+    bad = []
+    for fname, _, text in generate():
+        path = os.path.join(OUT_DIR, fname)
+        if not os.path.exists(path):
+            bad.append((fname, "missing"))
+            continue
+        with open(path) as f:
+            if f.read() != text:
+                bad.append((fname, "differs from the generator"))
+    for fname, why in bad:
+        print("%s: %s" % (os.path.join(OUT_DIR, fname), why))
+    if bad:
+        print("gen_zoo --check: %d file(s) out of date; run python3 tools/gen_zoo.py" % len(bad))
+        return 1
+    print("gen_zoo --check: all zoo files up to date")
+    return 0
+
+
+def cmd_params():
+    fmt = "%-26s %6s %13s %13s  %-32s %s"
+    print(fmt % ("file", "layers", "params", "reference", "source", ""))
+    mismatches = 0
+    for fname, b, _ in generate():
+        source, ref = REFERENCES[b.name]
+        mark = "" if ref == b.params else "<-- differs by %+d" % (b.params - ref)
+        mismatches += bool(mark)
+        print(fmt % (fname, len(b.layers), format(b.params, ","), format(ref, ","), source, mark))
+    print("%d mismatch(es)" % mismatches)
+    return 0
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    g = ap.add_mutually_exclusive_group()
+    g.add_argument("--check", action="store_true",
+                   help="exit 1 if any zoo file is missing or differs from the generator")
+    g.add_argument("--params", action="store_true",
+                   help="print layers and parameter counts against the reference counts")
+    args = ap.parse_args(argv)
+    if args.check:
+        return cmd_check()
+    if args.params:
+        return cmd_params()
+    return cmd_write()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
