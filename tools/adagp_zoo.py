@@ -91,10 +91,10 @@ def plot(rows, dataset, dataflow, path):
     ax.set_xticklabels(labels, rotation=30, ha="right")
     ax.set_ylabel("speedup over BP")
     lo = min(min(r["speedup_low"] for r in rows), 1.0)
-    ax.set_ylim(max(0.0, lo - 0.1), max(r["speedup_max"] for r in rows) + 0.1)
+    ax.set_ylim(max(0.0, lo - 0.1), max(r["speedup_max"] for r in rows) + 0.2)
     ax.set_title(f"ADA-GP speedup over backprop: {dataset}, {dataflow.upper()} dataflow "
                  "(trainsim, adagp_ws180, 90 epochs, 10 warm-up)")
-    ax.legend(loc="lower right", fontsize=8)
+    ax.legend(loc="upper left", ncol=3, fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
