@@ -124,7 +124,7 @@ RunResult run_experiment(const ExperimentSpec& spec, const RunOptions& options) 
                                e.step_cycles(), e.metrics.technique.hit_rate()});
     const EnergyBreakdown energy = price(tr, a);
     result.energy = energy.total();
-    result.memory_energy = energy.buffer + energy.dram;
+    result.memory_energy = energy.memory();
     result.energy_unit = a.energy.unit;
     result.dram_bytes = tr.dram_bytes();
     result.utilization = tr.utilization();

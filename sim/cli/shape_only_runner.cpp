@@ -14,6 +14,7 @@
 #include "sim/config/experiment_config.h"
 #include "sim/core/error.h"
 #include "sim/data/dataset_registry.h"
+#include "sim/report/format.h"
 #include "sim/report/run_report.h"
 #include "sim/report/staged_dir.h"
 #include "sim/train/shape_only_run.h"
@@ -24,15 +25,8 @@ namespace {
 
 const char* kKindNames[kNumBatchKinds] = {"backprop", "phase_bp", "phase_gp"};
 
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
-
 double memory_energy(const OpStats& s, const AcceleratorSpec& acc) {
-  const EnergyBreakdown e = price(s, acc);
-  return e.buffer + e.dram;
+  return price(s, acc).memory();
 }
 
 std::string epochs_csv(const ShapeOnlyResult& r, const AcceleratorSpec& acc) {
@@ -166,7 +160,7 @@ RunResult run_shape_only_experiment(const ExperimentSpec& spec, const RunOptions
   result.seconds = static_cast<double>(result.cycles) / (acc.clock_ghz * 1e9);
   const EnergyBreakdown energy = price(r.train.stats, acc);
   result.energy = energy.total();
-  result.memory_energy = energy.buffer + energy.dram;
+  result.memory_energy = energy.memory();
   result.energy_unit = acc.energy.unit;
   result.dram_bytes = r.train.stats.dram_bytes();
   result.utilization = r.train.stats.utilization();

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/accel/energy.h"
+#include "sim/report/format.h"
 #include "sim/report/op_report.h"
 
 namespace trainsim {
@@ -11,12 +12,6 @@ namespace trainsim {
 namespace {
 
 const char* kPhaseNames[kNumPhases] = {"train", "eval"};
-
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
 
 double seconds(std::int64_t cycles, const AcceleratorSpec& acc) {
   return static_cast<double>(cycles) / (acc.clock_ghz * 1e9);

@@ -4,6 +4,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "sim/report/format.h"
+
 namespace trainsim {
 
 namespace {
@@ -13,12 +15,6 @@ std::int64_t peak_rss_kib() {
   for (std::string line; std::getline(status, line);)
     if (line.rfind("VmHWM:", 0) == 0) return std::stoll(line.substr(6));
   return 0;
-}
-
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
 }
 
 nlohmann::ordered_json eval_json(const EvalMetrics& e) {
