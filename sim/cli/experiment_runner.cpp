@@ -138,6 +138,8 @@ RunResult run_experiment(const ExperimentSpec& spec, const RunOptions& options) 
     write_text_file(out.file("epochs.csv"), epochs_csv(metrics));
     write_text_file(out.file("stats.json"), stats_json(spec, data, trainer.network(), metrics));
   }
+  if (has_predictor_stats(metrics))
+    write_text_file(out.file("predictor.csv"), predictor_csv(metrics, trainer.network()));
   write_text_file(out.file("timing.json"), timing_json(metrics, load_seconds));
   out.commit();
   if (session && !options.quiet) std::fputs(run_summary(epochs, *session).c_str(), stdout);

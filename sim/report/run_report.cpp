@@ -6,6 +6,7 @@
 #include "sim/accel/energy.h"
 #include "sim/report/format.h"
 #include "sim/report/op_report.h"
+#include "sim/report/train_report.h"
 
 namespace trainsim {
 
@@ -164,6 +165,7 @@ std::string run_stats_json(const ExperimentSpec& spec, const Dataset& data, Netw
     je["test"] = {{"loss", e.metrics.test.loss}, {"accuracy", e.metrics.test.accuracy}};
     je["step_cycles"] = e.step_cycles();
     je["technique"] = counts_json(e.metrics.technique);
+    if (!e.metrics.predictor.empty()) je["predictor"] = predictor_json(e.metrics.predictor, net);
     for (int p = 0; p < kNumPhases; ++p)
       je["sim"][kPhaseNames[p]] = totals_json(e.sim[static_cast<std::size_t>(p)], acc);
     j["epochs"].push_back(je);

@@ -32,6 +32,37 @@ std::string epochs_csv(const std::vector<EpochMetrics>& epochs) {
   return out;
 }
 
+bool has_predictor_stats(const std::vector<EpochMetrics>& epochs) {
+  for (const auto& e : epochs)
+    if (!e.predictor.empty()) return true;
+  return false;
+}
+
+std::string predictor_csv(const std::vector<EpochMetrics>& epochs, Network<float>& net) {
+  std::string out = "epoch,layer,name,type,batches,mse,mape,cosine,gain\n";
+  for (const auto& e : epochs)
+    for (const PredictorLayerStats& p : e.predictor)
+      out += std::to_string(e.epoch) + "," + std::to_string(p.layer) + "," +
+             net.layer_spec(p.layer).name + "," + net.layer(p.layer).type() + "," +
+             std::to_string(p.batches) + "," + fmt("%.6f", p.mse) + "," + fmt("%.6f", p.mape) +
+             "," + fmt("%.6f", p.cosine) + "," + fmt("%.6f", p.gain) + "\n";
+  return out;
+}
+
+nlohmann::ordered_json predictor_json(const std::vector<PredictorLayerStats>& stats,
+                                      Network<float>& net) {
+  nlohmann::ordered_json j = nlohmann::ordered_json::array();
+  for (const PredictorLayerStats& p : stats)
+    j.push_back({{"layer", p.layer},
+                 {"name", net.layer_spec(p.layer).name},
+                 {"batches", p.batches},
+                 {"mse", p.mse},
+                 {"mape", p.mape},
+                 {"cosine", p.cosine},
+                 {"gain", p.gain}});
+  return j;
+}
+
 std::string stats_json(const ExperimentSpec& spec, const Dataset& data, Network<float>& net,
                        const std::vector<EpochMetrics>& epochs) {
   nlohmann::ordered_json j;
@@ -54,10 +85,12 @@ std::string stats_json(const ExperimentSpec& spec, const Dataset& data, Network<
   j["dataset"] = {
       {"name", data.name}, {"train_samples", data.train.count}, {"test_samples", data.test.count}};
   for (const auto& e : epochs) {
-    j["epochs"].push_back({{"epoch", e.epoch},
-                           {"batches", e.batches},
-                           {"train", eval_json(e.train)},
-                           {"test", eval_json(e.test)}});
+    nlohmann::ordered_json je = {{"epoch", e.epoch},
+                                 {"batches", e.batches},
+                                 {"train", eval_json(e.train)},
+                                 {"test", eval_json(e.test)}};
+    if (!e.predictor.empty()) je["predictor"] = predictor_json(e.predictor, net);
+    j["epochs"].push_back(je);
   }
   if (!epochs.empty()) {
     j["final"] = {{"epochs", epochs.back().epoch},

@@ -1,10 +1,14 @@
 #pragma once
 // The files a `trainsim train` run leaves in its output directory:
 //   epochs.csv           one row per epoch: losses and accuracies (deterministic)
+//   predictor.csv        ADA-GP only: per epoch x predicted layer, the predictor's MSE, MAPE
+//                        and cosine against the true gradients on the epoch's backprop
+//                        batches, and its calibration gain (also written by `trainsim run`)
 //   stats.json           the run as one tree: experiment, network, dataset, epochs, final
 //                        (deterministic: same experiment and seed give identical bytes)
 //   timing.json          wall-clock times, which differ run to run, kept apart on purpose
 //   config.resolved.yaml written by the caller
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -16,6 +20,12 @@
 namespace trainsim {
 
 std::string epochs_csv(const std::vector<EpochMetrics>& epochs);
+/// True when any epoch carries predictor statistics (the technique predicts gradients).
+bool has_predictor_stats(const std::vector<EpochMetrics>& epochs);
+std::string predictor_csv(const std::vector<EpochMetrics>& epochs, Network<float>& net);
+/// One epoch's predictor statistics as stats.json lists them.
+nlohmann::ordered_json predictor_json(const std::vector<PredictorLayerStats>& stats,
+                                      Network<float>& net);
 std::string stats_json(const ExperimentSpec& spec, const Dataset& data, Network<float>& net,
                        const std::vector<EpochMetrics>& epochs);
 std::string timing_json(const std::vector<EpochMetrics>& epochs, double load_seconds);

@@ -72,6 +72,7 @@ BatchResult AdaGp::backprop_batch(BatchContext& ctx) {
     }
     error_sum_[k].mse += e.mse;
     error_sum_[k].mape += e.mape;
+    error_sum_[k].cosine += e.cosine;
   }
   ++error_batches_;
   // The model update with the true gradients (finish_batch, with the per-layer optimizers).
@@ -106,16 +107,21 @@ BatchResult AdaGp::predicted_batch(BatchContext& ctx) {
   return r;
 }
 
-std::vector<PredictorError> AdaGp::take_layer_errors() {
-  std::vector<PredictorError> mean(error_sum_.size());
-  if (error_batches_ > 0)
-    for (std::size_t k = 0; k < mean.size(); ++k) {
-      mean[k].mse = error_sum_[k].mse / static_cast<double>(error_batches_);
-      mean[k].mape = error_sum_[k].mape / static_cast<double>(error_batches_);
-    }
+std::vector<PredictorLayerStats> AdaGp::take_predictor_stats() {
+  std::vector<PredictorLayerStats> stats(param_layers_.size());
+  const double n = error_batches_ > 0 ? static_cast<double>(error_batches_) : 1.0;
+  for (std::size_t k = 0; k < stats.size(); ++k) {
+    PredictorLayerStats& s = stats[k];
+    s.layer = param_layers_[k];
+    s.batches = error_batches_;
+    s.mse = error_sum_[k].mse / n;
+    s.mape = error_sum_[k].mape / n;
+    s.cosine = error_sum_[k].cosine / n;
+    s.gain = predictor_.gain(param_layers_[k]);
+  }
   error_sum_.assign(error_sum_.size(), PredictorError{});
   error_batches_ = 0;
-  return mean;
+  return stats;
 }
 
 }  // namespace trainsim

@@ -249,6 +249,7 @@ PredictorError GradientPredictor::train(std::size_t layer, const Tensor<float>& 
   d_out_.resize(t.samples, Shape{p_max_, 1, 1});
   d_out_.set_zero();  // the masked outputs (>= P_l) get no gradient
   double se = 0, ape = 0, pt = 0, pp = 0;
+  double raw_pt = 0, raw_pp = 0, raw_tt = 0;  // at the gradients' real scale, for the cosine
   for (int s = 0; s < t.samples; ++s) {
     const float* pred = out_.sample(s);
     const float* row = t_.data() + static_cast<std::size_t>(s) * p;
@@ -260,6 +261,10 @@ PredictorError GradientPredictor::train(std::size_t layer, const Tensor<float>& 
       pt += static_cast<double>(pred[i]) * tn;
       pp += static_cast<double>(pred[i]) * pred[i];
       ape += std::fabs(diff) / (std::fabs(tn) + kMapeEps);
+      const double s2 = i < t.fan_in ? static_cast<double>(ws) * ws : static_cast<double>(bs) * bs;
+      raw_pt += s2 * pred[i] * tn;
+      raw_pp += s2 * pred[i] * pred[i];
+      raw_tt += s2 * tn * tn;
       // d(mean over the sample's P_l outputs of diff^2); Adam's mean reduction then
       // averages over the samples.
       d[i] = 2.0F * diff / static_cast<float>(p);
@@ -268,7 +273,8 @@ PredictorError GradientPredictor::train(std::size_t layer, const Tensor<float>& 
   const double n = static_cast<double>(t.samples) * p;
   update_ms(t.pt, pt / n);
   update_ms(t.pp, pp / n);
-  PredictorError err{se / n, ape / n};
+  PredictorError err{se / n, ape / n,
+                     raw_pp > 0 && raw_tt > 0 ? raw_pt / std::sqrt(raw_pp * raw_tt) : 0.0};
 
   for (Param<float>* q : params()) q->grad.set_zero();
   head_.backward_weight(a3_, d_out_);

@@ -61,6 +61,10 @@ struct PredictorError {
   /// Mean |pred - true| / (|true| + eps), eps = kMapeEps * the running RMS: near-zero true
   /// gradients would otherwise dominate the mean with arbitrarily large ratios.
   double mape = 0;
+  /// Cosine similarity of the predicted and the true gradients (weights and bias as one
+  /// vector, at their real scale, before the calibration gain): > 0 means the predicted
+  /// update points downhill for this batch, 1 is the true direction.
+  double cosine = 0;
 };
 
 class GradientPredictor {

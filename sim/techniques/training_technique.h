@@ -43,6 +43,17 @@ struct TechniqueCounts {
   double hit_rate() const;
 };
 
+/// How well a gradient predictor (ADA-GP) did on one layer over the Warm Up and Phase BP
+/// batches of an epoch, where the true gradients are known (means over those batches).
+struct PredictorLayerStats {
+  std::size_t layer = 0;     ///< network layer index
+  std::int64_t batches = 0;  ///< batches measured (0: no backprop batch this epoch)
+  double mse = 0;            ///< in units of the layer's running gradient RMS
+  double mape = 0;
+  double cosine = 0;  ///< of predicted vs true gradients
+  double gain = 0;    ///< calibration gain at the end of the epoch (applied in Phase GP)
+};
+
 class TrainingTechnique {
  public:
   virtual ~TrainingTechnique() = default;
@@ -52,6 +63,9 @@ class TrainingTechnique {
   virtual void on_epoch_begin(int epoch) {}
   /// The counts since the last call; resets them.
   TechniqueCounts take_counts() { return std::exchange(counts_, TechniqueCounts{}); }
+  /// Per-layer prediction quality since the last call (empty for techniques without a
+  /// predictor); resets it.
+  virtual std::vector<PredictorLayerStats> take_predictor_stats() { return {}; }
   /// Bytes of extra storage the technique's hardware needs (the per-label store).
   virtual std::int64_t storage_bytes(int word_bytes) const { return 0; }
 

@@ -98,6 +98,7 @@ EpochMetrics Trainer::run_epoch(const std::function<void(const BatchProgress&)>&
   m.train.accuracy = static_cast<double>(correct) / static_cast<double>(seen);
   m.train_seconds = seconds_since(t0);
   m.technique = technique_->take_counts();
+  m.predictor = technique_->take_predictor_stats();
   const auto t1 = std::chrono::steady_clock::now();
   m.test = evaluate(data_.test);
   m.test_seconds = seconds_since(t1);

@@ -29,6 +29,7 @@ struct EpochMetrics {
   double train_seconds = 0;  ///< wall time; kept out of the deterministic outputs
   double test_seconds = 0;
   TechniqueCounts technique;  ///< sample steps, and speculative backprop's hits and misses
+  std::vector<PredictorLayerStats> predictor;  ///< ADA-GP: per layer with parameters
 };
 
 /// Reported after every batch (for progress bars).

@@ -383,13 +383,23 @@ TEST_CASE("AdaGp in Warm Up trains exactly like bp; reports predictor errors", "
   BatchContext ctx{net, *opt, params, pass, scratch, data.train.labels.data(), 10};
   tech.on_epoch_begin(0);
   for (int i = 0; i < 3; ++i) tech.train_batch(ctx);
-  const auto errors = tech.take_layer_errors();
+  const auto errors = tech.take_predictor_stats();
   REQUIRE(errors.size() == 2);
-  for (const PredictorError& e : errors) {
+  CHECK(errors[0].layer == 1);
+  CHECK(errors[1].layer == 3);
+  for (const PredictorLayerStats& e : errors) {
+    CHECK(e.batches == 3);
     CHECK(e.mse > 0);
     CHECK(std::isfinite(e.mse));
     CHECK(e.mape > 0);
+    CHECK(e.cosine >= -1);
+    CHECK(e.cosine <= 1);
+    CHECK(e.cosine != 0);
+    CHECK(e.gain >= 0);
+    CHECK(e.gain <= 1);
   }
   CHECK(tech.take_counts().warmup_batches == 3);
-  CHECK(tech.take_layer_errors()[0].mse == 0);
+  const auto reset = tech.take_predictor_stats();
+  CHECK(reset[0].batches == 0);
+  CHECK(reset[0].mse == 0);
 }
