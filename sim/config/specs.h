@@ -105,8 +105,10 @@ struct TechniqueSpec {
   int predictor_size = 8;      ///< side of the square map each predictor sample is resized to
   int predictor_channels = 4;  ///< channels of the predictor's conv layer
   double predictor_lr = 1e-4;  ///< Adam learning rate of the predictor (paper: 1e-4)
-  /// Ablation: "skip" leaves the weights alone in Phase GP batches (they only run forward),
-  /// to measure what the predicted gradients contribute.
+  /// Ablations of Phase GP, to measure what the predicted gradients contribute: "skip"
+  /// leaves the weights alone (the batches only run forward); "zero" steps each layer's
+  /// optimizer with a zero gradient, so only its state (SGD momentum, Adam's moments) moves
+  /// the weights, as it does under the predictions.
   std::string phase_gp = "predict";
 
   /// "bp", "specbp@0.25": the name used for compare variants.

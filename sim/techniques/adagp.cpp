@@ -13,7 +13,10 @@ constexpr std::uint64_t kPredictorSeed = 0xADA6'0003ULL;
 }  // namespace
 
 AdaGp::AdaGp(const TechniqueSpec& spec, Network<float>& net)
-    : schedule_(spec), predictor_(spec, net, kPredictorSeed), skip_gp_(spec.phase_gp == "skip") {
+    : schedule_(spec),
+      predictor_(spec, net, kPredictorSeed),
+      skip_gp_(spec.phase_gp == "skip"),
+      zero_gp_(spec.phase_gp == "zero") {
   for (std::size_t i = 0; i < net.size(); ++i) {
     if (!net.has_params(i)) continue;
     param_layers_.push_back(i);
@@ -95,8 +98,12 @@ BatchResult AdaGp::predicted_batch(BatchContext& ctx) {
     if (obs) obs->on_forward(i, ctx.count);
     if (!ctx.net.has_params(i) || skip_gp_) continue;
     // This layer's output exists: predict its gradients and update it right away.
-    if (obs) obs->on_predictor(i, 0, predictor_.samples(i));
-    predictor_.predict(i, pass.acts[i + 1]);
+    if (zero_gp_) {
+      for (Param<float>* p : layer_params_[k]) p->grad.set_zero();
+    } else {
+      if (obs) obs->on_predictor(i, 0, predictor_.samples(i));
+      predictor_.predict(i, pass.acts[i + 1]);
+    }
     optimizers_[k]->step(layer_params_[k], ctx.count);
     if (obs) obs->on_update(i, ctx.count);
     ++k;

@@ -49,6 +49,7 @@ class AdaGp final : public TrainingTechnique {
   AdagpSchedule schedule_;
   GradientPredictor predictor_;
   bool skip_gp_;  // ablation: Phase GP batches leave the weights alone
+  bool zero_gp_;  // ablation: Phase GP batches step the optimizers with zero gradients
   std::vector<std::size_t> param_layers_;
   std::vector<std::vector<Param<float>*>> layer_params_;       // per param layer
   std::vector<std::unique_ptr<Optimizer<float>>> optimizers_;  // per param layer

@@ -36,7 +36,8 @@ class BatchEmitter {
       : s_(s),
         net_(s.shape()),
         adagp_(spec.sim.technique.kind.rfind("adagp-", 0) == 0),
-        skip_gp_(spec.sim.technique.phase_gp == "skip") {}
+        skip_gp_(spec.sim.technique.phase_gp == "skip"),
+        zero_gp_(spec.sim.technique.phase_gp == "zero") {}
 
   void train(int kind, int b) {
     if (adagp_) s_.on_phase(kind == kBackprop ? AdagpSchedule::kWarmUp : kind);
@@ -79,7 +80,7 @@ class BatchEmitter {
     for (std::size_t l = 0; l < net_.size(); ++l) {
       s_.on_forward(l, b);
       if (skip_gp_ || !predicted_layer(l)) continue;
-      s_.on_predictor(l, 0, samples(l));
+      if (!zero_gp_) s_.on_predictor(l, 0, samples(l));
       s_.on_update(l, b);
     }
     s_.on_batch_end(Phase::kTrain, b);
@@ -89,7 +90,7 @@ class BatchEmitter {
 
   AcceleratorSession& s_;
   const NetShape& net_;
-  bool adagp_, skip_gp_;
+  bool adagp_, skip_gp_, zero_gp_;
 };
 
 }  // namespace

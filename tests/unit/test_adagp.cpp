@@ -403,3 +403,51 @@ TEST_CASE("AdaGp in Warm Up trains exactly like bp; reports predictor errors", "
   CHECK(reset[0].batches == 0);
   CHECK(reset[0].mse == 0);
 }
+
+TEST_CASE("Phase GP ablations: skip leaves the weights alone, zero moves them by momentum only",
+          "[adagp]") {
+  // Epoch 1 warm-up, epoch 2 all Phase GP (k = 6 of 6 batches before any Phase BP).
+  auto weights_after_gp_epoch = [](const std::string& mode, double momentum, bool& changed) {
+    ExperimentSpec spec;
+    spec.network = tiny_mlp();
+    spec.training.batch_size = 10;
+    spec.training.optimizer.kind = "sgd";
+    spec.training.optimizer.lr = 0.05;
+    spec.training.optimizer.momentum = momentum;
+    spec.training.optimizer.reduction = "mean";
+    spec.sim.technique.kind = "adagp-efficient";
+    spec.sim.technique.warmup_epochs = 1;
+    spec.sim.technique.schedule = {{{6, 1, 0}}};
+    spec.sim.technique.phase_gp = mode;
+    const Dataset data = tiny_data(60);
+    Trainer trainer(spec, data);
+    Recorder rec;
+    trainer.network().set_observer(&rec);
+    trainer.run_epoch();
+    std::vector<float> before;
+    for (Param<float>* p : trainer.network().params())
+      before.insert(before.end(), p->value.data(), p->value.data() + p->value.size());
+    const EpochMetrics e = trainer.run_epoch();
+    CHECK(e.technique.gp_batches == 6);
+    std::vector<float> after;
+    for (Param<float>* p : trainer.network().params())
+      after.insert(after.end(), p->value.data(), p->value.data() + p->value.size());
+    changed = before != after;
+    // Neither ablation runs the predictor in Phase GP; zero and predict update every layer.
+    for (std::size_t i = 6; i < rec.batches.size(); ++i) {
+      CHECK(rec.batches[i].backward == 0);
+      CHECK(rec.batches[i].predictor.count(0) == (mode == "predict" ? 1u : 0u));
+      CHECK(rec.batches[i].updates == (mode == "skip" ? 0 : 2));
+    }
+    return after;
+  };
+  bool changed = false;
+  weights_after_gp_epoch("skip", 0.9, changed);
+  CHECK_FALSE(changed);
+  weights_after_gp_epoch("zero", 0.0, changed);  // no momentum: a zero gradient is no step
+  CHECK_FALSE(changed);
+  weights_after_gp_epoch("zero", 0.9, changed);
+  CHECK(changed);  // the warm-up's momentum keeps moving the weights
+  weights_after_gp_epoch("predict", 0.9, changed);
+  CHECK(changed);
+}
