@@ -140,6 +140,88 @@ def make_technique_compare_dir(path, variants=("bp-sample", "specbp@0.1", "specb
     make_technique_tables(path, list(variants), speculating=speculating)
 
 
+SHAPE_EPOCHS_HEADER = ("epoch,backprop_batches,phase_bp_batches,phase_gp_batches,train_cycles,"
+                       "train_seconds,train_dram_bytes,train_energy,train_memory_energy,"
+                       "eval_cycles,eval_energy")
+SHAPE_COMPARE_HEADER = COMPARE_HEADER + ",memory_energy,memory_energy_rel"
+SHAPE_RUN_PNGS = ["epochs.png", "layers_cycles.png", "layers_energy.png", "energy_levels.png"]
+
+
+def make_shape_run_dir(path, technique="adagp-max", scale=1.0, epochs=4, numerics_key=True):
+    """A run directory shaped like `trainsim run` of a `numerics: none` experiment:
+    epochs.csv without accuracy or loss (batches per kind instead), batch_layers.csv
+    instead of layers.csv, phases.csv, and a stats.json whose accelerator is a name.
+    ADA-GP: one warm-up epoch of backprop, then Phase BP and Phase GP batches."""
+    lines = [SHAPE_EPOCHS_HEADER]
+    for e in range(1, epochs + 1):
+        if technique == "bp" or e == 1:
+            bp, pbp, pgp = 10, 0, 0
+        else:
+            bp, pbp, pgp = 0, 3, 7
+        cyc = int((1000 * bp + 1000 * pbp + 400 * pgp) * scale)
+        lines.append(f"{e},{bp},{pbp},{pgp},{cyc},{cyc * 1e-9:.9g},{50 * cyc},"
+                     f"{3e3 * cyc:.6e},{2e3 * cyc:.6e},500,1.5e+06")
+    write(os.path.join(path, "epochs.csv"), "\n".join(lines) + "\n")
+    write(os.path.join(path, "phases.csv"),
+          "kind,batch_size,batches,cycles_per_batch,dram_bytes_per_batch,energy_per_batch,"
+          "memory_energy_per_batch,cycles,energy\n"
+          "backprop,32,10,1000,50000,3e+06,2e+06,10000,3e+07\n")
+
+    layers = [LAYERS_HEADER]
+    roles = ("fw", "bwd-data", "bwd-weight", "update")
+    if technique != "bp":
+        roles += ("pred-fw", "pred-bw", "pred-update")
+    for idx, name, typ in ((0, "conv1", "conv2d"), (1, "relu1", "relu"), (2, "fc1", "dense")):
+        for k, role in enumerate(roles if typ != "relu" else ("fw", "act-grad")):
+            cyc = int((idx + 1) * (k + 1) * 100 * scale)
+            layers.append(f"train,{idx},{name},{typ},{role},10,1000,{cyc},{cyc},0,0.5,"
+                          f"1,1,1,1,1,64,{cyc * 1000.0:.6e}")
+        layers.append(f"eval,{idx},{name},{typ},fw,1,100,50,50,0,0.5,1,1,1,1,1,64,5.0e+04")
+    write(os.path.join(path, "batch_layers.csv"), "\n".join(layers) + "\n")
+
+    energy = {"unit": "pJ", "mac": 1e6, "rf": 4e6, "noc": 3e6, "buffer": 1e6,
+              "dram": 4e7 * scale, "vector": 2e4, "leakage": 3e5}
+    energy["total"] = sum(v for k, v in energy.items() if k != "unit")
+    stats = {
+        "experiment": "synthetic_shape",
+        "numerics": "none",
+        "accelerator": "tiny_acc",
+        "dataflow": "ws",
+        "technique": technique,
+        "network": {"name": "toy_net", "parameters": 10, "forward_macs_per_sample": 100},
+        "dataset": {"name": "cifar10", "train_samples": 320, "test_samples": 100},
+        "batch_size": 32,
+        "epochs": epochs,
+        "totals": {"train": {"energy": energy}, "eval": {"energy": energy}},
+    }
+    if not numerics_key:
+        del stats["numerics"]
+    write(os.path.join(path, "stats.json"), json.dumps(stats))
+    write(os.path.join(path, "config.resolved.yaml"), "name: synthetic_shape\nnumerics: none\n")
+
+
+def make_shape_compare_dir(path, variants=("bp", "adagp-max", "adagp-low"), tables=True,
+                           epochs=4):
+    """`trainsim compare --techniques` of a shape-only experiment: compare.csv with
+    empty test_accuracy cells, shape-only variant run directories and, with `tables`,
+    the four per-epoch tables with empty accuracy and hit-rate cells."""
+    rows = [SHAPE_COMPARE_HEADER]
+    for i, v in enumerate(variants):
+        scale = 1.0 / (1.0 + 0.4 * i)
+        make_shape_run_dir(os.path.join(path, v), technique=v, scale=scale, epochs=epochs)
+        rows.append(f"{v},ws,{v},{int(30000 * scale)},{3e-5 * scale:.9g},{9e7 * scale:.6e},pJ,"
+                    f"{int(1.2e6 * scale)},0.8,,{1 / scale:.6f},{scale:.6f},{scale:.6f},"
+                    f"{scale:.6f},1.0,{6e7 * scale:.6e},{scale:.6f}")
+    write(os.path.join(path, "compare.csv"), "\n".join(rows) + "\n")
+    if tables:
+        make_technique_tables(path, list(variants), epochs=epochs, speculating=())
+        # Shape only: no accuracy, so every accuracy cell is empty.
+        write(os.path.join(path, "table_accuracy.csv"),
+              "\n".join(["epoch," + ",".join(variants)]
+                        + [str(e) + "," * len(variants) for e in range(1, epochs + 1)])
+              + "\n")
+
+
 def pngs_under(path):
     found = []
     for root, _, files in os.walk(path):
@@ -249,6 +331,144 @@ class PlotTest(unittest.TestCase):
         with self.assertRaises(plot.PlotError):
             plot.plot_dir(run)
         self.assertEqual(pngs_under(self.tmp), [])
+
+    # -- shape-only experiments (numerics: none): no accuracy ---------------------------
+
+    def test_shape_only_compare_directory(self):
+        cmp_dir = os.path.join(self.tmp, "shape_cmp")
+        make_shape_compare_dir(cmp_dir)
+        self.assertEqual(plot.detect(cmp_dir), "compare")
+        data = plot.CompareData(cmp_dir)
+        self.assertTrue(data.shape_only)
+        self.assertEqual([v["test_accuracy"] for v in data.variants], [None] * 3)
+        self.assertAlmostEqual(data.variants[2]["speedup"], 1.8, places=3)
+        self.assertEqual(data.tables.speculating, [])
+        self.assertTrue(all(math.isnan(a) for a in data.tables.data["accuracy"]["bp"]))
+        out = os.path.join(self.tmp, "shape_cmp_plots")
+        notes = []
+        paths = plot.plot_dir(cmp_dir, out, notes)
+        self.assert_pngs(paths, out, ["compare.png", "techniques.png"])
+        self.assertFalse(os.path.exists(os.path.join(out, "compare_accuracy.png")))
+        self.assertTrue(any("skipped compare_accuracy.png" in n and "numerics: none" in n
+                            for n in notes), notes)
+
+    def test_shape_only_compare_without_tables(self):
+        # `compare --dataflows` of a shape-only experiment: no per-epoch tables.
+        cmp_dir = os.path.join(self.tmp, "shape_df")
+        make_shape_compare_dir(cmp_dir, variants=("ws", "os"), tables=False, epochs=1)
+        out = os.path.join(self.tmp, "shape_df_plots")
+        paths = plot.plot_dir(cmp_dir, out)
+        self.assert_pngs(paths, out, ["compare.png"])
+
+    def test_shape_only_run_directory(self):
+        run = os.path.join(self.tmp, "shape_run")
+        make_shape_run_dir(run)
+        self.assertEqual(plot.detect(run), "run")
+        data = plot.RunData(run)
+        self.assertTrue(data.shape_only)
+        self.assertEqual(data.epochs[1]["batches"],
+                         {"backprop": 0, "phase_bp": 3, "phase_gp": 7})
+        self.assertIn("pred-fw", data.roles)
+        notes = []
+        paths = plot.plot_dir(run, notes=notes)
+        out = os.path.join(run, "plots")
+        self.assert_pngs(paths, out, SHAPE_RUN_PNGS)
+        self.assertFalse(os.path.exists(os.path.join(out, "accuracy.png")))
+        self.assertTrue(any("skipped accuracy.png" in n for n in notes), notes)
+
+    def test_shape_only_run_variants(self):
+        # bp (only backprop batches), a single epoch, and a stats.json without the
+        # numerics key (recognised by batch_layers.csv instead of layers.csv).
+        for name, kwargs in (("bp", {"technique": "bp"}), ("one", {"epochs": 1}),
+                             ("nokey", {"numerics_key": False})):
+            run = os.path.join(self.tmp, "shape_" + name)
+            make_shape_run_dir(run, **kwargs)
+            self.assertTrue(plot.RunData(run).shape_only, name)
+            out = os.path.join(self.tmp, "out_" + name)
+            self.assert_pngs(plot.plot_dir(run, out), out, SHAPE_RUN_PNGS)
+
+    def test_cli_shape_only(self):
+        cmp_dir = os.path.join(self.tmp, "shape_cmp")
+        make_shape_compare_dir(cmp_dir)
+        r = self.run_cli(cmp_dir)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        out = os.path.join(cmp_dir, "plots")
+        self.assertEqual(sorted(r.stdout.split()),
+                         sorted(os.path.join(out, n) for n in ("compare.png", "techniques.png")))
+        self.assertIn("note: skipped compare_accuracy.png", r.stderr)
+        # A variant's own run directory plots too.
+        r = self.run_cli(os.path.join(cmp_dir, "adagp-max"), "--out",
+                         os.path.join(self.tmp, "variant"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(sorted(os.path.basename(p) for p in r.stdout.split()),
+                         sorted(SHAPE_RUN_PNGS))
+        self.assertIn("note: skipped accuracy.png", r.stderr)
+
+    def test_cli_shape_only_errors(self):
+        def edit_csv(path, row, col, text):
+            with open(path, encoding="utf-8") as f:
+                lines = f.read().splitlines()
+            fields = lines[row].split(",")
+            fields[col] = text
+            lines[row] = ",".join(fields)
+            write(path, "\n".join(lines) + "\n")
+
+        def shape_cmp(name):
+            d = os.path.join(self.tmp, name)
+            make_shape_compare_dir(d)
+            return d
+
+        def shape_run(name):
+            d = os.path.join(self.tmp, name)
+            make_shape_run_dir(d)
+            return d
+
+        acc_col = COMPARE_HEADER.split(",").index("test_accuracy")
+        # Shape-only and trained variants mixed in compare.csv (either way round).
+        d = shape_cmp("mixed")
+        edit_csv(os.path.join(d, "compare.csv"), 3, acc_col, "0.5")
+        self.assertIn("compare.csv:4", self.assert_cli_error(d))
+        d = os.path.join(self.tmp, "mixed2")
+        make_compare_dir(d)
+        edit_csv(os.path.join(d, "compare.csv"), 2, acc_col, "")
+        self.assertIn("compare.csv:3", self.assert_cli_error(d))
+        # A non-numeric cell of compare.csv still names its line.
+        d = shape_cmp("bad_cycles")
+        edit_csv(os.path.join(d, "compare.csv"), 2, 3, "many")
+        self.assertIn("compare.csv:3", self.assert_cli_error(d))
+        # compare.csv has no accuracy but a variant's run directory was trained.
+        d = shape_cmp("trained_variant")
+        shutil.rmtree(os.path.join(d, "adagp-low"))
+        make_run_dir(os.path.join(d, "adagp-low"))
+        err = self.assert_cli_error(d)
+        self.assertIn(os.path.join("adagp-low", "epochs.csv"), err)
+        self.assertIn("test_accuracy", err)
+        # An accuracy in a shape-only table_accuracy.csv.
+        d = shape_cmp("table_acc")
+        edit_csv(os.path.join(d, "table_accuracy.csv"), 2, 2, "90")
+        self.assertIn("table_accuracy.csv:3", self.assert_cli_error(d))
+        # Shape-only epochs.csv: non-numeric cell, fractional batch count, missing column.
+        d = shape_run("run_bad_cell")
+        edit_csv(os.path.join(d, "epochs.csv"), 2, 5, "slow")
+        self.assertIn("epochs.csv:3", self.assert_cli_error(d))
+        d = shape_run("run_bad_batches")
+        edit_csv(os.path.join(d, "epochs.csv"), 3, 3, "6.5")
+        self.assertIn("epochs.csv:4", self.assert_cli_error(d))
+        d = shape_run("run_no_column")
+        write(os.path.join(d, "epochs.csv"), "epoch,train_cycles\n1,100\n")
+        self.assertIn("train_seconds", self.assert_cli_error(d))
+        # A non-numeric batch_layers.csv cell.
+        d = shape_run("run_bad_layers")
+        edit_csv(os.path.join(d, "batch_layers.csv"), 2, 7, "n/a")
+        self.assertIn("batch_layers.csv:3", self.assert_cli_error(d))
+        # stats.json says numerics: none, but there is only a trained run's layers.csv.
+        d = shape_run("run_layers_only")
+        os.rename(os.path.join(d, "batch_layers.csv"), os.path.join(d, "layers.csv"))
+        self.assertIn("batch_layers.csv", self.assert_cli_error(d))
+        # Neither layers.csv nor batch_layers.csv.
+        d = shape_run("run_no_layers")
+        os.remove(os.path.join(d, "batch_layers.csv"))
+        self.assertIn("layers.csv", self.assert_cli_error(d))
 
     # -- command line ---------------------------------------------------------------------
 
