@@ -9,13 +9,18 @@ the same experiment and seed:
   zero     (only with --kinds) `phase_gp: zero`: Phase GP batches step the optimizer with zero
            gradients, so only its momentum moves the weights (what ADA-GP does minus the
            predictions)
+  mean     (only with --kinds) `phase_gp: mean`: Phase GP applies each weight's running mean
+           of its past true gradients (the most a predictor trained on past gradients could
+           learn without the batch's labels)
+  pseudo   (only with --kinds) `phase_gp: pseudo`: Phase GP backprops with the model's own
+           predicted classes as labels (the best gradient the batch gives without its labels)
 and prints, per network / dataset, the test accuracy after the last epoch (mean over seeds,
 and per seed), ADA-GP - bp and ADA-GP - skip, plus the predictor's mean cosine similarity to
 the true gradients over the Phase BP batches after warm-up (predictor.csv).
 
   tools/adagp_accuracy.py [--networks lenet5,seed_mlp] [--datasets mnist,fashion-mnist]
                           [--seeds 1,2,3] [--epochs 6] [--warmup 2] [--jobs 2]
-                          [--kinds bp,adagp,skip,zero]
+                          [--kinds bp,adagp,skip,zero,mean,pseudo]
                           [--set KEY=VALUE ...] [--out DIR] [--csv FILE]
 
 The experiment is configs/experiments/lenet5_mnist.yaml (SGD, lr 0.02, momentum 0.9, batch
@@ -32,14 +37,15 @@ import tempfile
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXPERIMENT = os.path.join(REPO, "configs", "experiments", "lenet5_mnist.yaml")
-KINDS = ["bp", "adagp", "skip", "zero"]
-LABELS = {"bp": "bp", "adagp": "ADA-GP", "skip": "skip GP", "zero": "zero GP"}
+KINDS = ["bp", "adagp", "skip", "zero", "mean", "pseudo"]
+LABELS = {"bp": "bp", "adagp": "ADA-GP", "skip": "skip GP", "zero": "zero GP",
+          "mean": "mean GP", "pseudo": "pseudo GP"}
 
 
 def technique(kind, warmup):
     if kind == "bp":
         return "{kind: bp}"
-    gp = ", phase_gp: %s" % kind if kind in ("skip", "zero") else ""
+    gp = ", phase_gp: %s" % kind if kind in KINDS[2:] else ""
     return "{kind: adagp-efficient, warmup_epochs: %d%s}" % (warmup, gp)
 
 
@@ -76,7 +82,7 @@ def main():
     p.add_argument("--warmup", type=int, default=2)
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--kinds", default="bp,adagp,skip",
-                   help="which of bp,adagp,skip,zero to run (bp and adagp always run)")
+                   help="which of %s to run (bp and adagp always run)" % ",".join(KINDS))
     p.add_argument("--set", action="append", default=[])
     p.add_argument("--trainsim", default=os.path.join(REPO, "build", "trainsim"))
     p.add_argument("--out", default=None, help="keep the runs here (default: a temp dir)")

@@ -75,7 +75,8 @@ TechniqueSpec parse_technique(const ConfigNode* node, const ConfigNode& parent) 
   if (auto v = m.get("unit")) parse_unit(*v, t);
   if (auto v = m.get("store")) t.store = v->as_choice({"buffer", "dram"});
   if (auto v = m.get("warmup_epochs")) t.warmup_epochs = v->as_int_at_least(0);
-  if (auto v = m.get("phase_gp")) t.phase_gp = v->as_choice({"predict", "skip", "zero"});
+  if (auto v = m.get("phase_gp"))
+    t.phase_gp = v->as_choice({"predict", "skip", "zero", "mean", "pseudo"});
   if (auto v = m.get("schedule")) {
     t.schedule.clear();
     for (const ConfigNode& item : v->as_sequence()) {

@@ -1,5 +1,7 @@
 #include "sim/techniques/adagp.h"
 
+#include <algorithm>
+
 #include "sim/core/error.h"
 #include "sim/nn/softmax.h"
 #include "sim/optim/optimizer_registry.h"
@@ -10,13 +12,20 @@ namespace {
 // The predictor's initial weights: fixed, so a run depends on training.seed only through
 // the model (the predictor is hardware, the same in every experiment).
 constexpr std::uint64_t kPredictorSeed = 0xADA6'0003ULL;
+
+AdaGp::GpMode gp_mode(const std::string& name) {
+  if (name == "predict") return AdaGp::GpMode::kPredict;
+  if (name == "skip") return AdaGp::GpMode::kSkip;
+  if (name == "zero") return AdaGp::GpMode::kZero;
+  if (name == "mean") return AdaGp::GpMode::kMean;
+  if (name == "pseudo") return AdaGp::GpMode::kPseudo;
+  throw UserError("technique: unknown phase_gp '" + name +
+                  "' (choices: predict, skip, zero, mean, pseudo)");
+}
 }  // namespace
 
 AdaGp::AdaGp(const TechniqueSpec& spec, Network<float>& net)
-    : schedule_(spec),
-      predictor_(spec, net, kPredictorSeed),
-      skip_gp_(spec.phase_gp == "skip"),
-      zero_gp_(spec.phase_gp == "zero") {
+    : schedule_(spec), predictor_(spec, net, kPredictorSeed), gp_mode_(gp_mode(spec.phase_gp)) {
   for (std::size_t i = 0; i < net.size(); ++i) {
     if (!net.has_params(i)) continue;
     param_layers_.push_back(i);
@@ -78,6 +87,7 @@ BatchResult AdaGp::backprop_batch(BatchContext& ctx) {
     error_sum_[k].cosine += e.cosine;
   }
   ++error_batches_;
+  if (gp_mode_ == GpMode::kMean) remember_gradients();
   // The model update with the true gradients (finish_batch, with the per-layer optimizers).
   for (std::size_t k = 0; k < param_layers_.size(); ++k) {
     optimizers_[k]->step(layer_params_[k], ctx.count);
@@ -87,7 +97,49 @@ BatchResult AdaGp::backprop_batch(BatchContext& ctx) {
   return r;
 }
 
+void AdaGp::remember_gradients() {
+  if (mean_grad_.empty()) {  // the first batch starts the mean
+    for (const auto& params : layer_params_) {
+      mean_grad_.emplace_back();
+      for (const Param<float>* p : params) mean_grad_.back().push_back(p->grad);
+    }
+    return;
+  }
+  for (std::size_t k = 0; k < layer_params_.size(); ++k)
+    for (std::size_t j = 0; j < layer_params_[k].size(); ++j) {
+      Tensor<float>& m = mean_grad_[k][j];
+      const Tensor<float>& g = layer_params_[k][j]->grad;
+      for (std::size_t q = 0; q < m.size(); ++q) m[q] += kMeanRate * (g[q] - m[q]);
+    }
+}
+
+BatchResult AdaGp::pseudo_label_batch(BatchContext& ctx) {
+  BatchResult r;
+  PassObserver* obs = ctx.net.observer();
+  ctx.net.forward(ctx.pass);
+  const Tensor<float>& probs = ctx.pass.probs();
+  r.loss_sum = cross_entropy_loss(probs, ctx.labels);
+  r.correct = count_correct(probs, ctx.labels);
+  // The model's own classes stand in for the labels Phase GP does not use.
+  pseudo_labels_.resize(static_cast<std::size_t>(ctx.count));
+  const std::size_t classes = probs.sample_size();
+  for (int b = 0; b < ctx.count; ++b) {
+    const float* p = probs.sample(b);
+    pseudo_labels_[static_cast<std::size_t>(b)] =
+        static_cast<std::uint8_t>(std::max_element(p, p + classes) - p);
+  }
+  ctx.net.zero_grad();
+  ctx.net.backward(ctx.pass, pseudo_labels_.data(), ctx.scratch);
+  for (std::size_t k = 0; k < param_layers_.size(); ++k) {
+    optimizers_[k]->step(layer_params_[k], ctx.count);
+    if (obs) obs->on_update(param_layers_[k], ctx.count);
+  }
+  if (obs) obs->on_batch_end(Phase::kTrain, ctx.count);
+  return r;
+}
+
 BatchResult AdaGp::predicted_batch(BatchContext& ctx) {
+  if (gp_mode_ == GpMode::kPseudo) return pseudo_label_batch(ctx);
   BatchResult r;
   PassObserver* obs = ctx.net.observer();
   ForwardPass<float>& pass = ctx.pass;
@@ -96,9 +148,12 @@ BatchResult AdaGp::predicted_batch(BatchContext& ctx) {
   for (std::size_t i = 0; i < ctx.net.size(); ++i) {
     ctx.net.layer(i).forward(pass.acts[i], pass.acts[i + 1]);
     if (obs) obs->on_forward(i, ctx.count);
-    if (!ctx.net.has_params(i) || skip_gp_) continue;
+    if (!ctx.net.has_params(i) || gp_mode_ == GpMode::kSkip) continue;
     // This layer's output exists: predict its gradients and update it right away.
-    if (zero_gp_) {
+    if (gp_mode_ == GpMode::kMean && !mean_grad_.empty()) {
+      for (std::size_t j = 0; j < layer_params_[k].size(); ++j)
+        layer_params_[k][j]->grad = mean_grad_[k][j];
+    } else if (gp_mode_ != GpMode::kPredict) {  // zero, or mean before any true gradient
       for (Param<float>* p : layer_params_[k]) p->grad.set_zero();
     } else {
       if (obs) obs->on_predictor(i, 0, predictor_.samples(i));

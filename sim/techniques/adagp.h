@@ -30,6 +30,16 @@ namespace trainsim {
 
 class AdaGp final : public TrainingTechnique {
  public:
+  // What Phase GP applies: the predictions, or one of the ablations (docs/adagp.md):
+  //  skip   nothing: the batch only runs forward and the weights stay as they are;
+  //  zero   zero gradients: only the optimizers' momentum moves the weights;
+  //  mean   each weight's running mean of its true gradients over the past Warm Up and
+  //         Phase BP batches: what a perfect per-weight memory of the consistent part of the
+  //         gradient would give (the most a predictor trained on past gradients can learn,
+  //         without the batch's labels);
+  //  pseudo backprop with the model's own predicted classes as labels: the best gradient
+  //         that the Phase GP batch itself gives without its labels (costs a backward pass).
+  enum class GpMode { kPredict, kSkip, kZero, kMean, kPseudo };
   AdaGp(const TechniqueSpec& spec, Network<float>& net);
   BatchResult train_batch(BatchContext& ctx) override;
   void on_epoch_begin(int epoch) override;
@@ -42,14 +52,18 @@ class AdaGp final : public TrainingTechnique {
   const AdagpSchedule& schedule() const { return schedule_; }
 
  private:
-  BatchResult backprop_batch(BatchContext& ctx);   // Warm Up and Phase BP
-  BatchResult predicted_batch(BatchContext& ctx);  // Phase GP
+  BatchResult backprop_batch(BatchContext& ctx);      // Warm Up and Phase BP
+  BatchResult predicted_batch(BatchContext& ctx);     // Phase GP
+  BatchResult pseudo_label_batch(BatchContext& ctx);  // Phase GP, ablation "pseudo"
+  void remember_gradients();  // ablation "mean": the running mean of the true gradients
   void make_optimizers(const Optimizer<float>& like);
 
   AdagpSchedule schedule_;
   GradientPredictor predictor_;
-  bool skip_gp_;  // ablation: Phase GP batches leave the weights alone
-  bool zero_gp_;  // ablation: Phase GP batches step the optimizers with zero gradients
+  GpMode gp_mode_;
+  static constexpr float kMeanRate = 0.1F;             // "mean": weight of the newest batch
+  std::vector<std::vector<Tensor<float>>> mean_grad_;  // per param layer, per param
+  std::vector<std::uint8_t> pseudo_labels_;
   std::vector<std::size_t> param_layers_;
   std::vector<std::vector<Param<float>*>> layer_params_;       // per param layer
   std::vector<std::unique_ptr<Optimizer<float>>> optimizers_;  // per param layer

@@ -37,14 +37,18 @@ class BatchEmitter {
         net_(s.shape()),
         adagp_(spec.sim.technique.kind.rfind("adagp-", 0) == 0),
         skip_gp_(spec.sim.technique.phase_gp == "skip"),
-        zero_gp_(spec.sim.technique.phase_gp == "zero") {}
+        no_predictor_gp_(spec.sim.technique.phase_gp == "zero" ||
+                         spec.sim.technique.phase_gp == "mean"),
+        pseudo_gp_(spec.sim.technique.phase_gp == "pseudo") {}
 
   void train(int kind, int b) {
     if (adagp_) s_.on_phase(kind == kBackprop ? AdagpSchedule::kWarmUp : kind);
-    if (kind == kPhaseGp) return predicted(b);
+    // The "pseudo" ablation's Phase GP batch is a backprop batch (the model's own classes as
+    // labels) without the predictor.
+    if (kind == kPhaseGp && !pseudo_gp_) return predicted(b);
     forward(b);
     backward(b);
-    if (adagp_)
+    if (adagp_ && kind != kPhaseGp)
       for (std::size_t l = 0; l < net_.size(); ++l) {
         if (!predicted_layer(l)) continue;
         for (int pass = 0; pass < 3; ++pass) s_.on_predictor(l, pass, samples(l));
@@ -80,7 +84,7 @@ class BatchEmitter {
     for (std::size_t l = 0; l < net_.size(); ++l) {
       s_.on_forward(l, b);
       if (skip_gp_ || !predicted_layer(l)) continue;
-      if (!zero_gp_) s_.on_predictor(l, 0, samples(l));
+      if (!no_predictor_gp_) s_.on_predictor(l, 0, samples(l));
       s_.on_update(l, b);
     }
     s_.on_batch_end(Phase::kTrain, b);
@@ -90,7 +94,7 @@ class BatchEmitter {
 
   AcceleratorSession& s_;
   const NetShape& net_;
-  bool adagp_, skip_gp_, zero_gp_;
+  bool adagp_, skip_gp_, no_predictor_gp_, pseudo_gp_;
 };
 
 }  // namespace

@@ -47,6 +47,39 @@ NetworkSpec tiny_mlp() {
   return n;
 }
 
+// Every weight and bias of a network, flattened.
+std::vector<float> all_weights(Network<float>& net) {
+  std::vector<float> w;
+  for (Param<float>* p : net.params())
+    w.insert(w.end(), p->value.data(), p->value.data() + p->value.size());
+  return w;
+}
+
+// The first 10 training samples of the tiny data set as the input of a forward pass.
+void first_batch(const Dataset& data, const Network<float>& net, ForwardPass<float>& pass) {
+  pass.acts.resize(1);
+  pass.acts[0].resize(10, net.input_shape());
+  std::copy(data.train.images.begin(), data.train.images.begin() + 160, pass.acts[0].data());
+}
+
+// The tiny MLP trained with ADA-GP (1 warm-up epoch, then k:1 GP:BP, Phase GP doing
+// `phase_gp`) by SGD, batch 10.
+ExperimentSpec tiny_adagp_spec(double momentum, int k = 2,
+                               const std::string& phase_gp = "predict") {
+  ExperimentSpec spec;
+  spec.network = tiny_mlp();
+  spec.training.batch_size = 10;
+  spec.training.optimizer.kind = "sgd";
+  spec.training.optimizer.lr = 0.05;
+  spec.training.optimizer.momentum = momentum;
+  spec.training.optimizer.reduction = "mean";
+  spec.sim.technique.kind = "adagp-efficient";
+  spec.sim.technique.warmup_epochs = 1;
+  spec.sim.technique.schedule = {{{k, 1, 0}}};
+  spec.sim.technique.phase_gp = phase_gp;
+  return spec;
+}
+
 // Three classes, each a bright quadrant plus noise: learnable in a few batches.
 Dataset tiny_data(int count) {
   Dataset d;
@@ -292,15 +325,7 @@ TEST_CASE("Masked predictor outputs do not affect a smaller layer", "[adagp]") {
 }
 
 TEST_CASE("AdaGp runs all three phases; Phase GP issues no backward pass", "[adagp]") {
-  ExperimentSpec spec;
-  spec.network = tiny_mlp();
-  spec.training.batch_size = 10;
-  spec.training.optimizer.kind = "sgd";
-  spec.training.optimizer.lr = 0.05;
-  spec.training.optimizer.momentum = 0.9;
-  spec.training.optimizer.reduction = "mean";
-  spec.sim.technique.kind = "adagp-efficient";
-  spec.sim.technique.warmup_epochs = 1;
+  ExperimentSpec spec = tiny_adagp_spec(0.9);
   spec.sim.technique.schedule = {{{2, 1, 1}}, {{1, 1, 0}}};
   const Dataset data = tiny_data(60);  // 6 batches per epoch
   Trainer trainer(spec, data);
@@ -377,9 +402,7 @@ TEST_CASE("AdaGp in Warm Up trains exactly like bp; reports predictor errors", "
   auto params = net.params();
   ForwardPass<float> pass;
   BackwardScratch<float> scratch;
-  pass.acts.resize(1);
-  pass.acts[0].resize(10, net.input_shape());
-  std::copy(data.train.images.begin(), data.train.images.begin() + 160, pass.acts[0].data());
+  first_batch(data, net, pass);
   BatchContext ctx{net, *opt, params, pass, scratch, data.train.labels.data(), 10};
   tech.on_epoch_begin(0);
   for (int i = 0; i < 3; ++i) tech.train_batch(ctx);
@@ -408,30 +431,16 @@ TEST_CASE("Phase GP ablations: skip leaves the weights alone, zero moves them by
           "[adagp]") {
   // Epoch 1 warm-up, epoch 2 all Phase GP (k = 6 of 6 batches before any Phase BP).
   auto weights_after_gp_epoch = [](const std::string& mode, double momentum, bool& changed) {
-    ExperimentSpec spec;
-    spec.network = tiny_mlp();
-    spec.training.batch_size = 10;
-    spec.training.optimizer.kind = "sgd";
-    spec.training.optimizer.lr = 0.05;
-    spec.training.optimizer.momentum = momentum;
-    spec.training.optimizer.reduction = "mean";
-    spec.sim.technique.kind = "adagp-efficient";
-    spec.sim.technique.warmup_epochs = 1;
-    spec.sim.technique.schedule = {{{6, 1, 0}}};
-    spec.sim.technique.phase_gp = mode;
+    const ExperimentSpec spec = tiny_adagp_spec(momentum, 6, mode);
     const Dataset data = tiny_data(60);
-    Trainer trainer(spec, data);
+    Trainer trainer(spec, data);  // keeps references
     Recorder rec;
     trainer.network().set_observer(&rec);
     trainer.run_epoch();
-    std::vector<float> before;
-    for (Param<float>* p : trainer.network().params())
-      before.insert(before.end(), p->value.data(), p->value.data() + p->value.size());
+    const std::vector<float> before = all_weights(trainer.network());
     const EpochMetrics e = trainer.run_epoch();
     CHECK(e.technique.gp_batches == 6);
-    std::vector<float> after;
-    for (Param<float>* p : trainer.network().params())
-      after.insert(after.end(), p->value.data(), p->value.data() + p->value.size());
+    const std::vector<float> after = all_weights(trainer.network());
     changed = before != after;
     // Neither ablation runs the predictor in Phase GP; zero and predict update every layer.
     for (std::size_t i = 6; i < rec.batches.size(); ++i) {
@@ -450,4 +459,90 @@ TEST_CASE("Phase GP ablations: skip leaves the weights alone, zero moves them by
   CHECK(changed);  // the warm-up's momentum keeps moving the weights
   weights_after_gp_epoch("predict", 0.9, changed);
   CHECK(changed);
+}
+
+TEST_CASE(
+    "Phase GP ablation mean: a Phase GP step applies the running mean of past true "
+    "gradients",
+    "[adagp]") {
+  // One batch per epoch: epoch 1 is the warm-up batch, epoch 2 a Phase GP batch. Without
+  // momentum the warm-up moves the weights by -lr * g; the mean of one batch is g, so the
+  // Phase GP batch moves them by the same step again. "zero" does not move them at all.
+  auto steps = [](const std::string& mode) {
+    const ExperimentSpec spec = tiny_adagp_spec(0, 1, mode);
+    const Dataset data = tiny_data(10);
+    Trainer trainer(spec, data);  // keeps references
+    Recorder rec;
+    trainer.network().set_observer(&rec);
+    auto weights = [&] { return all_weights(trainer.network()); };
+    const std::vector<float> w0 = weights();
+    trainer.run_epoch();
+    const std::vector<float> w1 = weights();
+    CHECK(trainer.run_epoch().technique.gp_batches == 1);
+    const std::vector<float> w2 = weights();
+    // The Phase GP batch: no backward pass, no predictor, both layers updated.
+    REQUIRE(rec.batches.size() >= 2);
+    CHECK(rec.batches[1].backward == 0);
+    CHECK(rec.batches[1].predictor.empty());
+    CHECK(rec.batches[1].updates == 2);
+    std::vector<std::pair<float, float>> d;  // (warm-up step, Phase GP step) per weight
+    for (std::size_t i = 0; i < w0.size(); ++i) d.emplace_back(w1[i] - w0[i], w2[i] - w1[i]);
+    return d;
+  };
+  int moved = 0;
+  for (const auto& [warm, gp] : steps("mean")) {
+    CHECK(gp == Approx(warm).margin(1e-7));
+    moved += warm != 0;
+  }
+  CHECK(moved > 0);
+  for (const auto& [warm, gp] : steps("zero")) CHECK(gp == 0);
+}
+
+TEST_CASE("Phase GP ablation pseudo: backprop with the model's own classes as labels", "[adagp]") {
+  // A Phase GP batch in "pseudo" mode trains exactly like a backprop batch whose labels are
+  // the model's predictions, whatever the batch's true labels are.
+  const Dataset data = tiny_data(10);
+  OptimizerSpec o;
+  o.kind = "sgd";
+  o.lr = 0.05;
+  o.momentum = 0.9;
+  o.reduction = "mean";
+  auto run = [&](int warmup, const std::string& mode, const std::uint8_t* labels, BatchResult& r) {
+    Network<float> net(tiny_mlp());
+    net.init(1);
+    TechniqueSpec t;
+    t.kind = "adagp-efficient";
+    t.warmup_epochs = warmup;
+    t.schedule = {{{1, 1, 0}}};
+    t.phase_gp = mode;
+    AdaGp tech(t, net);
+    auto opt = find_optimizer("sgd")->make(o);
+    auto params = net.params();
+    ForwardPass<float> pass;
+    BackwardScratch<float> scratch;
+    first_batch(data, net, pass);
+    BatchContext ctx{net, *opt, params, pass, scratch, labels, 10};
+    tech.on_epoch_begin(0);
+    r = tech.train_batch(ctx);
+    CHECK(tech.take_counts().gp_batches == (warmup == 0 ? 1 : 0));
+    return all_weights(net);
+  };
+  // The untrained model's classes for the batch.
+  Network<float> net(tiny_mlp());
+  net.init(1);
+  ForwardPass<float> pass;
+  first_batch(data, net, pass);
+  net.forward(pass);
+  std::vector<std::uint8_t> predicted(10), wrong(10);
+  for (int b = 0; b < 10; ++b) {
+    const float* p = pass.probs().sample(b);
+    predicted[b] = static_cast<std::uint8_t>(std::max_element(p, p + 3) - p);
+    wrong[b] = static_cast<std::uint8_t>((predicted[b] + 1) % 3);
+  }
+  BatchResult bp_result, gp_result;
+  const std::vector<float> bp = run(1, "predict", predicted.data(), bp_result);  // warm-up
+  const std::vector<float> gp = run(0, "pseudo", wrong.data(), gp_result);       // Phase GP
+  CHECK(bp == gp);
+  CHECK(bp_result.correct == 10);
+  CHECK(gp_result.correct == 0);  // accuracy is still counted against the true labels
 }
