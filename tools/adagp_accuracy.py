@@ -10,16 +10,15 @@ the same experiment and seed:
            gradients, so only its momentum moves the weights (what ADA-GP does minus the
            predictions)
   mean     (only with --kinds) `phase_gp: mean`: Phase GP applies each weight's running mean
-           of its past true gradients (the most a predictor trained on past gradients could
-           learn without the batch's labels)
+           of its past true gradients (reference: what past gradients alone give)
   pseudo   (only with --kinds) `phase_gp: pseudo`: Phase GP backprops with the model's own
-           predicted classes as labels (the best gradient the batch gives without its labels)
+           predicted classes as labels (reference: a gradient from the batch without labels)
 and prints, per network / dataset, the test accuracy after the last epoch (mean over seeds,
 and per seed), ADA-GP - bp and ADA-GP - skip, plus the predictor's mean cosine similarity to
 the true gradients over the Phase BP batches after warm-up (predictor.csv).
 
   tools/adagp_accuracy.py [--networks lenet5,seed_mlp] [--datasets mnist,fashion-mnist]
-                          [--seeds 1,2,3] [--epochs 6] [--warmup 2] [--jobs 2]
+                          [--seeds 1,2,3] [--epochs 6] [--warmup 3] [--jobs 2]
                           [--kinds bp,adagp,skip,zero,mean,pseudo]
                           [--set KEY=VALUE ...] [--out DIR] [--csv FILE]
 
@@ -79,7 +78,7 @@ def main():
     p.add_argument("--datasets", default="mnist,fashion-mnist")
     p.add_argument("--seeds", default="1,2,3")
     p.add_argument("--epochs", type=int, default=6)
-    p.add_argument("--warmup", type=int, default=2)
+    p.add_argument("--warmup", type=int, default=3)
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--kinds", default="bp,adagp,skip",
                    help="which of %s to run (bp and adagp always run)" % ",".join(KINDS))

@@ -34,11 +34,12 @@ class AdaGp final : public TrainingTechnique {
   //  skip   nothing: the batch only runs forward and the weights stay as they are;
   //  zero   zero gradients: only the optimizers' momentum moves the weights;
   //  mean   each weight's running mean of its true gradients over the past Warm Up and
-  //         Phase BP batches: what a perfect per-weight memory of the consistent part of the
-  //         gradient would give (the most a predictor trained on past gradients can learn,
-  //         without the batch's labels);
-  //  pseudo backprop with the model's own predicted classes as labels: the best gradient
-  //         that the Phase GP batch itself gives without its labels (costs a backward pass).
+  //         Phase BP batches: a per-weight memory of the consistent part of the gradient,
+  //         the reference for a predictor that learns from past gradients (a shared
+  //         predictor cannot even store it);
+  //  pseudo backprop with the model's own predicted classes as labels: the reference for a
+  //         gradient taken from the Phase GP batch itself without its labels (costs a
+  //         backward pass, so it is no speed-up; timed as a backprop batch).
   enum class GpMode { kPredict, kSkip, kZero, kMean, kPseudo };
   AdaGp(const TechniqueSpec& spec, Network<float>& net);
   BatchResult train_batch(BatchContext& ctx) override;
