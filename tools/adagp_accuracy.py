@@ -20,7 +20,8 @@ the true gradients over the Phase BP batches after warm-up (predictor.csv).
   tools/adagp_accuracy.py [--networks lenet5,seed_mlp] [--datasets mnist,fashion-mnist]
                           [--seeds 1,2,3] [--epochs 6] [--warmup 3] [--jobs 2]
                           [--kinds bp,adagp,skip,zero,mean,pseudo]
-                          [--set KEY=VALUE ...] [--out DIR] [--csv FILE]
+                          [--set KEY=VALUE ...] [--adagp 'KEY: VALUE' ...]
+                          [--out DIR] [--csv FILE]
 
 The experiment is configs/experiments/lenet5_mnist.yaml (SGD, lr 0.02, momentum 0.9, batch
 32) with the network and dataset swapped by --set. Every figure comes from the runs.
@@ -41,11 +42,12 @@ LABELS = {"bp": "bp", "adagp": "ADA-GP", "skip": "skip GP", "zero": "zero GP",
           "mean": "mean GP", "pseudo": "pseudo GP"}
 
 
-def technique(kind, warmup):
+def technique(kind, warmup, adagp_keys):
     if kind == "bp":
         return "{kind: bp}"
     gp = ", phase_gp: %s" % kind if kind in KINDS[2:] else ""
-    return "{kind: adagp-efficient, warmup_epochs: %d%s}" % (warmup, gp)
+    extra = "".join(", " + k for k in adagp_keys)
+    return "{kind: adagp-efficient, warmup_epochs: %d%s%s}" % (warmup, gp, extra)
 
 
 def run_one(trainsim, out_root, net, data, seed, kind, args):
@@ -53,7 +55,7 @@ def run_one(trainsim, out_root, net, data, seed, kind, args):
     cmd = [trainsim, "train", EXPERIMENT, "--out", out, "--quiet",
            "--set", "network=" + net, "--set", "dataset.name=" + data,
            "--set", "training.seed=%d" % seed, "--set", "training.epochs=%d" % args.epochs,
-           "--set", "technique=" + technique(kind, args.warmup)]
+           "--set", "technique=" + technique(kind, args.warmup, args.adagp)]
     for s in args.set:
         cmd += ["--set", s]
     r = subprocess.run(cmd, capture_output=True, text=True)
@@ -83,6 +85,8 @@ def main():
     p.add_argument("--kinds", default="bp,adagp,skip",
                    help="which of %s to run (bp and adagp always run)" % ",".join(KINDS))
     p.add_argument("--set", action="append", default=[])
+    p.add_argument("--adagp", action="append", default=[], metavar="'KEY: VALUE'",
+                   help="an extra technique key for every ADA-GP run, e.g. 'predictor: {lr: 1e-3}'")
     p.add_argument("--trainsim", default=os.path.join(REPO, "build", "trainsim"))
     p.add_argument("--out", default=None, help="keep the runs here (default: a temp dir)")
     p.add_argument("--csv", default=None, help="also write the per-seed results here")
