@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
-"""ADA-GP accuracy on real data: backprop vs ADA-GP vs the "skip GP" ablation.
+"""ADA-GP accuracy on real data: backprop vs ADA-GP vs its Phase GP ablations.
 
-For every network x dataset x seed, trains (numerics only, `trainsim train`) three times with
-the same experiment and seed:
+For every network x dataset x seed, trains (numerics only, `trainsim train`) once per kind
+(bp and adagp always; the others with --kinds, default bp,adagp,skip) with the same experiment
+and seed:
   bp       plain backprop
   adagp    ADA-GP (adagp-efficient; the three variants train identically)
-  skip     ADA-GP's schedule with `phase_gp: skip`: Phase GP batches leave the weights alone
+  skip     (default) ADA-GP's schedule with `phase_gp: skip`: Phase GP batches leave the weights
+           alone
   zero     (only with --kinds) `phase_gp: zero`: Phase GP batches step the optimizer with zero
            gradients, so only its momentum moves the weights (what ADA-GP does minus the
            predictions)
@@ -14,7 +16,7 @@ the same experiment and seed:
   pseudo   (only with --kinds) `phase_gp: pseudo`: Phase GP backprops with the model's own
            predicted classes as labels (reference: a gradient from the batch without labels)
 and prints, per network / dataset, the test accuracy after the last epoch (mean over seeds,
-and per seed), ADA-GP - bp and ADA-GP - skip, plus the predictor's mean cosine similarity to
+and per seed), ADA-GP minus every other kind, plus the predictor's mean cosine similarity to
 the true gradients over the Phase BP batches after warm-up (predictor.csv).
 
   tools/adagp_accuracy.py [--networks lenet5,seed_mlp] [--datasets mnist,fashion-mnist]
@@ -86,7 +88,8 @@ def main():
                    help="which of %s to run (bp and adagp always run)" % ",".join(KINDS))
     p.add_argument("--set", action="append", default=[])
     p.add_argument("--adagp", action="append", default=[], metavar="'KEY: VALUE'",
-                   help="an extra technique key for every ADA-GP run, e.g. 'predictor: {lr: 1e-3}'")
+                   help="an extra technique key for every run but bp (ADA-GP and its ablations), "
+                   "e.g. 'predictor: {lr: 1e-3}'")
     p.add_argument("--trainsim", default=os.path.join(REPO, "build", "trainsim"))
     p.add_argument("--out", default=None, help="keep the runs here (default: a temp dir)")
     p.add_argument("--csv", default=None, help="also write the per-seed results here")
