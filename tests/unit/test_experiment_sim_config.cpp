@@ -170,6 +170,15 @@ TEST_CASE("dataflow, technique and fidelity", "[config]") {
     CHECK(s.sim.technique.kind == "bp");
     CHECK(s.sim.fidelity == "cycle");
   }
+  SECTION("ADA-GP's Phase GP ablations") {
+    for (const char* mode : {"predict", "skip", "zero", "mean", "pseudo"}) {
+      const ExperimentSpec s = load_experiment(
+          quickstart(), {std::string("technique={kind: adagp-low, phase_gp: ") + mode + "}"});
+      CHECK(s.sim.technique.phase_gp == mode);
+    }
+    CHECK(load_experiment(quickstart(), {"technique=adagp-max"}).sim.technique.phase_gp ==
+          "predict");
+  }
   SECTION("from --set") {
     ExperimentSpec s = load_experiment(quickstart(), {"dataflow=is", "fidelity=cycle"});
     CHECK(s.sim.dataflow == "is");
@@ -267,6 +276,12 @@ TEST_CASE("simulation key errors name file, line, column and key", "[config]") {
   check_error(err(text), file, pos_of(text, "specbp@abc"), "technique", "must be a number");
   text = with_base("technique: {kind: specbp, threshold: -1}\n");
   check_error(err(text), file, pos_of(text, "-1"), "technique.threshold", ">= 0");
+  text = with_base("technique: {kind: adagp-max, phase_gp: oracle}\n");
+  check_error(err(text), file, pos_of(text, "oracle"), "technique.phase_gp",
+              "must be one of predict, skip, zero, mean, pseudo, got 'oracle'");
+  text = with_base("technique: {kind: bp, phase_gp: skip}\n");
+  check_error(err(text), file, pos_of(text, "phase_gp"), "technique.phase_gp",
+              "unknown key 'phase_gp'");
 
   text = with_base("accelerator: nosuch\n");
   std::string msg = err(text);
