@@ -88,13 +88,19 @@ BatchResult AdaGp::backprop_batch(BatchContext& ctx) {
   }
   ++error_batches_;
   if (gp_mode_ == GpMode::kMean) remember_gradients();
-  // The model update with the true gradients (finish_batch, with the per-layer optimizers).
+  // The model update with the true gradients.
+  update_all_and_finish(ctx);
+  return r;
+}
+
+void AdaGp::update_all_and_finish(BatchContext& ctx) {
+  // finish_batch, with the per-layer optimizers.
+  PassObserver* obs = ctx.net.observer();
   for (std::size_t k = 0; k < param_layers_.size(); ++k) {
     optimizers_[k]->step(layer_params_[k], ctx.count);
     if (obs) obs->on_update(param_layers_[k], ctx.count);
   }
   if (obs) obs->on_batch_end(Phase::kTrain, ctx.count);
-  return r;
 }
 
 void AdaGp::remember_gradients() {
@@ -115,7 +121,6 @@ void AdaGp::remember_gradients() {
 
 BatchResult AdaGp::pseudo_label_batch(BatchContext& ctx) {
   BatchResult r;
-  PassObserver* obs = ctx.net.observer();
   ctx.net.forward(ctx.pass);
   const Tensor<float>& probs = ctx.pass.probs();
   r.loss_sum = cross_entropy_loss(probs, ctx.labels);
@@ -130,11 +135,7 @@ BatchResult AdaGp::pseudo_label_batch(BatchContext& ctx) {
   }
   ctx.net.zero_grad();
   ctx.net.backward(ctx.pass, pseudo_labels_.data(), ctx.scratch);
-  for (std::size_t k = 0; k < param_layers_.size(); ++k) {
-    optimizers_[k]->step(layer_params_[k], ctx.count);
-    if (obs) obs->on_update(param_layers_[k], ctx.count);
-  }
-  if (obs) obs->on_batch_end(Phase::kTrain, ctx.count);
+  update_all_and_finish(ctx);
   return r;
 }
 

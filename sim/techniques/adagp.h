@@ -57,6 +57,7 @@ class AdaGp final : public TrainingTechnique {
   BatchResult predicted_batch(BatchContext& ctx);     // Phase GP
   BatchResult pseudo_label_batch(BatchContext& ctx);  // Phase GP, ablation "pseudo"
   void remember_gradients();  // ablation "mean": the running mean of the true gradients
+  void update_all_and_finish(BatchContext& ctx);  // every layer's optimizer step; batch end
   void make_optimizers(const Optimizer<float>& like);
 
   AdagpSchedule schedule_;
