@@ -69,6 +69,14 @@ class Dataflow {
     g.fill(1);
     return g;
   }
+  /// Whether a buffer tile of these sizes keeps the dataflow's spatial mapping: the GEMM or
+  /// convolution dimensions it spreads over the array's rows and columns (nearly) fill
+  /// them, or cover the whole dimension. The search considers only such tiles, and the
+  /// smallest tile of all as a last resort.
+  virtual bool keeps_mapping(const NestProblem& p, const std::array<std::int64_t, kNumDims>& tile,
+                             const AcceleratorSpec& acc) const {
+    return true;
+  }
   /// The cycle-level engine for `op` with real operand values.
   virtual std::unique_ptr<ArrayEngine> engine(const Op& op, const AcceleratorSpec& acc,
                                               OperandValues values) const = 0;

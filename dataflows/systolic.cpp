@@ -1,6 +1,5 @@
 #include "dataflows/systolic.h"
 
-#include <numeric>
 #include <stdexcept>
 
 #include "sim/core/error.h"
@@ -98,15 +97,38 @@ std::array<std::int64_t, kNumDims> SystolicDataflow::tile_granules(
     const NestProblem& p, const AcceleratorSpec& acc) const {
   std::array<std::int64_t, kNumDims> g;
   g.fill(1);
-  // A tile's GEMM has N = K (filters) and K = C x kernel positions. Whichever of the two the
-  // array spreads over its columns / rows should come in whole columns / rows: K tiles in
-  // multiples of the columns (ws, os), C tiles so that C x kernel fills whole rows (ws, is).
+  // A tile's GEMM has N = K (filters): ws and os spread it over the array's columns, so K
+  // tiles come in whole columns. Its other two dimensions are products of several loop
+  // dimensions: keeps_mapping() checks those.
   if (kind_ != Systolic::kIs) g[kDimK] = acc.cols;
-  if (kind_ != Systolic::kOs) {
-    const std::int64_t kernel = p.k_rows.count * p.k_cols.count;
-    g[kDimC] = acc.rows / std::gcd<std::int64_t>(acc.rows, kernel);
-  }
   return g;
+}
+
+bool SystolicDataflow::keeps_mapping(const NestProblem& p,
+                                     const std::array<std::int64_t, kNumDims>& t,
+                                     const AcceleratorSpec& acc) const {
+  // A tile's GEMM: M = N P Q (output pixels), K = C x stored kernel positions. Whichever of
+  // them the dataflow spreads over an array edge (os: M on the rows; ws: K on the rows; is:
+  // K on the rows, M on the columns) must be the whole op's, or fill its folds to at least
+  // 7/8 of the edge: a 9-row tile on 12 rows (3x3 kernels, one channel) would leave a
+  // quarter of the array idle for the whole op.
+  auto whole_folds = [](std::int64_t tile, std::int64_t full, std::int64_t edge) {
+    const std::int64_t folds = (tile + edge - 1) / edge;
+    return tile == full || 8 * tile >= 7 * folds * edge;
+  };
+  const auto& e = p.extent;
+  const std::int64_t m = t[kDimN] * t[kDimP] * t[kDimQ], m_full = e[kDimN] * e[kDimP] * e[kDimQ];
+  const std::int64_t k = t[kDimC] * p.k_rows.real_in(0, t[kDimR]) * p.k_cols.real_in(0, t[kDimS]);
+  const std::int64_t k_full = e[kDimC] * p.k_rows.count * p.k_cols.count;
+  switch (kind_) {
+    case Systolic::kOs:
+      return whole_folds(m, m_full, acc.rows);
+    case Systolic::kWs:
+      return whole_folds(k, k_full, acc.rows);
+    case Systolic::kIs:
+      return whole_folds(k, k_full, acc.rows) && whole_folds(m, m_full, acc.cols);
+  }
+  return true;
 }
 
 std::unique_ptr<ArrayEngine> SystolicDataflow::engine(const Op& op, const AcceleratorSpec& acc,

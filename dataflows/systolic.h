@@ -91,6 +91,8 @@ class SystolicDataflow : public Dataflow {
                                       OperandValues values) const override;
   std::array<std::int64_t, kNumDims> tile_granules(const NestProblem& p,
                                                    const AcceleratorSpec& acc) const override;
+  bool keeps_mapping(const NestProblem& p, const std::array<std::int64_t, kNumDims>& tile,
+                     const AcceleratorSpec& acc) const override;
 
  protected:
   /// Adds the dataflow's rf / noc / buffer counts to `st` (macs, cycles, pes and mapping are

@@ -84,7 +84,7 @@ AxisSums window_sums(const RealAxis& in, std::int64_t n_out, std::int64_t t_out,
     const std::int64_t e = std::min(t_out, n_out - o);
     for (std::int64_t k = 0; k < n_k; k += t_k) {
       const std::int64_t ek = std::min(t_k, n_k - k);
-      const std::int64_t v = in.real_in(o * u + k, (e - 1) * u + ek);
+      const std::int64_t v = touched_positions(in, o, e, u, k, ek);
       s.sum += v;
       s.max = std::max(s.max, v);
     }
@@ -159,7 +159,16 @@ MappingCost analyze_mapping(const NestProblem& p, const BufferMapping& m,
     c.need_words[kOfmap] = total[kOfmap];
     c.dram_write_words[kOfmap] = res.write_out ? total[kOfmap] : 0;
   } else {
-    c.need_words[kOfmap] = c.tile_words[kOfmap] * (cap.double_buffer && changes[kOfmap] ? 2 : 1);
+    // An output tile that accumulates over consecutive tiles (the innermost iterating block
+    // is the reduction) is drained once per many tiles: one copy, the drain exposed. One
+    // that changes with every tile is double-buffered like the inputs.
+    int inner = -1;
+    for (int b = kNumOperands - 1; b >= 0 && inner < 0; --b)
+      if (block[m.order[b]] > 1) inner = m.order[b];
+    const bool accumulates = inner == kOfmap;
+    c.need_words[kOfmap] =
+        c.tile_words[kOfmap] * (cap.double_buffer && changes[kOfmap] && !accumulates ? 2 : 1);
+    c.output_double_buffered = cap.double_buffer && changes[kOfmap] && !accumulates;
     c.dram_write_words[kOfmap] = total[kOfmap] * mult[kOfmap];
     c.dram_read_words[kOfmap] = total[kOfmap] * (mult[kOfmap] - 1);
   }

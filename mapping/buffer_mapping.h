@@ -70,6 +70,7 @@ struct MappingCost {
   /// Output words added onto a partial sum already in the buffer (read-modify-write):
   /// every reduction tile after the first.
   std::int64_t accumulate_words = 0;
+  bool output_double_buffered = false;  ///< the ofmap has two slots (else one)
   bool fits = false;
   std::int64_t dram_words() const;
   /// Buffer accesses the memory level adds to the array's: DMA fills and drains and the

@@ -38,14 +38,25 @@ std::int64_t RealAxis::real_in(std::int64_t lo, std::int64_t len) const {
   return std::max<std::int64_t>(0, j_hi - j_lo);
 }
 
+std::int64_t touched_positions(const RealAxis& axis, std::int64_t out0, std::int64_t n_out,
+                               std::int64_t stride, std::int64_t k0, std::int64_t n_k) {
+  if (n_k >= stride || n_out == 1)
+    return axis.real_in(out0 * stride + k0, (n_out - 1) * stride + n_k);
+  // A stride longer than the kernel tile skips positions between windows: they are never
+  // read, so they are not fetched either.
+  std::int64_t sum = 0;
+  for (std::int64_t p = out0; p < out0 + n_out; ++p) sum += axis.real_in(p * stride + k0, n_k);
+  return sum;
+}
+
 std::int64_t NestProblem::tile_words(int o, const TileBox& b) const {
   const auto& x = b.origin;
   const auto& e = b.extent;
   switch (o) {
     case kIfmap:
       return e[kDimN] * e[kDimC] *
-             in_rows.real_in(x[kDimP] * stride + x[kDimR], (e[kDimP] - 1) * stride + e[kDimR]) *
-             in_cols.real_in(x[kDimQ] * stride + x[kDimS], (e[kDimQ] - 1) * stride + e[kDimS]);
+             touched_positions(in_rows, x[kDimP], e[kDimP], stride, x[kDimR], e[kDimR]) *
+             touched_positions(in_cols, x[kDimQ], e[kDimQ], stride, x[kDimS], e[kDimS]);
     case kFilter:
       if (filter_elsewhere) return 0;
       return e[kDimK] * e[kDimC] * k_rows.real_in(x[kDimR], e[kDimR]) *

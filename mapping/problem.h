@@ -40,6 +40,11 @@ struct RealAxis {
   std::int64_t real_in(std::int64_t lo, std::int64_t len) const;
 };
 
+/// Stored positions of `axis` that the windows of outputs [out0, out0 + n_out) read with
+/// kernel positions [k0, k0 + n_k) at `stride`.
+std::int64_t touched_positions(const RealAxis& axis, std::int64_t out0, std::int64_t n_out,
+                               std::int64_t stride, std::int64_t k0, std::int64_t n_k);
+
 /// A tile: the origin and extent of each dimension.
 struct TileBox {
   std::array<std::int64_t, kNumDims> origin{}, extent{};

@@ -99,7 +99,8 @@ std::vector<std::int64_t> tile_candidates(std::int64_t extent, std::int64_t gran
 SearchResult search_mapping(const NestProblem& p, const OperandResidency& res,
                             const BufferCapacity& cap, const AcceleratorSpec& acc,
                             const std::array<std::int64_t, kNumDims>& granule,
-                            const MappingConstraints& pinned, const MappingEnergy& energy) {
+                            const TileFilter& keeps_mapping, const MappingConstraints& pinned,
+                            const MappingEnergy& energy) {
   std::array<std::vector<std::int64_t>, kNumDims> cands;
   for (int d = 0; d < kNumDims; ++d) {
     if (pinned.tile[d] > 0) {
@@ -115,6 +116,8 @@ SearchResult search_mapping(const NestProblem& p, const OperandResidency& res,
   const std::vector<Triple> fam_w = block_family({cands[kDimN], cands[kDimP], cands[kDimQ]});
   const std::vector<Triple> fam_o = block_family({cands[kDimC], cands[kDimR], cands[kDimS]});
   const std::vector<std::int64_t>& cand_k = cands[kDimK];
+  std::array<std::int64_t, kNumDims> smallest{};
+  for (int d = 0; d < kNumDims; ++d) smallest[d] = cands[d].back();
 
   std::map<std::pair<std::int64_t, std::int64_t>, AxisSums> row_cache, col_cache;
   auto sums = [&](decltype(row_cache)& cache, const RealAxis& axis, int out_dim, int k_dim,
@@ -135,30 +138,25 @@ SearchResult search_mapping(const NestProblem& p, const OperandResidency& res,
     for (const Triple& o : fam_o) {
       const AxisSums& rows = sums(row_cache, p.in_rows, kDimP, kDimR, w[1], o[1]);
       const AxisSums& cols = sums(col_cache, p.in_cols, kDimQ, kDimS, w[2], o[2]);
-      for (std::int64_t tk : cand_k) {
-        BufferMapping m;
-        m.tile = {w[0], tk, o[0], w[1], w[2], o[1], o[2]};
-        MappingCost c = analyze_mapping(p, m, res, cap, rows, cols);
-        if (!c.fits) continue;
-        for (const auto& order : kOrders) {
-          if (pinned.stationary >= 0 && order[2] != pinned.stationary) continue;
+      // Per block order, the largest K tile that fits: a smaller one cannot move less.
+      for (const auto& order : kOrders) {
+        if (pinned.stationary >= 0 && order[2] != pinned.stationary) continue;
+        for (std::int64_t tk : cand_k) {
+          BufferMapping m;
+          m.tile = {w[0], tk, o[0], w[1], w[2], o[1], o[2]};
           m.order = order;
-          c = analyze_mapping(p, m, res, cap, rows, cols);
+          if (m.tile != smallest && !keeps_mapping(m.tile)) continue;
+          const MappingCost c = analyze_mapping(p, m, res, cap, rows, cols);
+          if (!c.fits) continue;
           const std::int64_t dram = c.dram_words();
-          if (best_dram >= 0 && dram > best_dram) continue;
-          if (dram < best_dram || best_dram < 0) ties.clear();
-          best_dram = dram;
-          ties.push_back({m, c});
+          if (best_dram < 0 || dram < best_dram) ties.clear(), best_dram = dram;
+          if (dram == best_dram) ties.push_back({m, c});
+          break;
         }
-        break;  // smaller K tiles cannot do better
       }
     }
   }
-  if (ties.empty()) {
-    std::array<std::int64_t, kNumDims> smallest{};
-    for (int d = 0; d < kNumDims; ++d) smallest[d] = cands[d].back();
-    fail_fit(p, res, cap, acc, smallest);
-  }
+  if (ties.empty()) fail_fit(p, res, cap, acc, smallest);
   // Fewest tiles (then fewest memory-level buffer accesses) first; a block order with
   // trivial blocks is the same nest as another, so equal costs with equal tiles are one.
   std::stable_sort(ties.begin(), ties.end(), [](const SearchResult& a, const SearchResult& b) {

@@ -7,7 +7,10 @@
 // Search space. Tile sizes per dimension are the smallest tile of each trip count among
 // 1-16, then trip counts growing by ~1.25x up to one element per tile; a dataflow asks for
 // multiples of the groups it works on at once (array rows or columns, register-file
-// interleaves) on some dimensions, so tiling keeps its mapping of each tile as the whole op's.
+// interleaves) on some dimensions, and accepts only tiles that keep its spatial mapping
+// (whole folds of the array), so tiling keeps its mapping of each tile as the whole op's.
+// The smallest tile of all is always a candidate: every other tile moves no more than it,
+// so the candidates never depend on the buffer's size and traffic never grows with it.
 // Within a block the dimensions shrink in a fixed order, the one that adds no halo first: batch,
 // then output rows, then columns; channels, then kernel rows, then columns. For each pair of
 // block-W (N, P, Q) and block-O (C, R, S) tiles the K tile is the largest that fits (traffic
@@ -43,10 +46,14 @@ using MappingEnergy = std::function<double(const BufferMapping&, const MappingCo
 /// The best mapping, or UserError naming the op and the buffer level when even the smallest
 /// tiles do not fit (or no mapping satisfies the constraints). `granule[d]`: tiles of d
 /// smaller than its extent are multiples of it (Dataflow::tile_granules).
+/// Tiles the dataflow accepts (Dataflow::keeps_mapping).
+using TileFilter = std::function<bool(const std::array<std::int64_t, kNumDims>&)>;
+
 SearchResult search_mapping(const NestProblem& p, const OperandResidency& res,
                             const BufferCapacity& cap, const AcceleratorSpec& acc,
                             const std::array<std::int64_t, kNumDims>& granule,
-                            const MappingConstraints& pinned, const MappingEnergy& energy);
+                            const TileFilter& keeps_mapping, const MappingConstraints& pinned,
+                            const MappingEnergy& energy);
 
 /// Each tile shape of a mapping and how many tiles have it (tiles differ only in the ragged
 /// last tile of a dimension, and, for a stride-dilated kernel, in its stored positions).

@@ -23,7 +23,7 @@ struct Transfers {
 // The double-buffered schedule of any sequence of steps. `next` yields step t's transfers;
 // `compute` runs step t (after next() has produced it). Returns nothing: the context's clock
 // is the result.
-void run_double_buffered(ExecutionContext& ctx, bool double_buffer, bool output_slots,
+void run_double_buffered(ExecutionContext& ctx, bool double_buffer, int output_slots,
                          const std::function<bool(Transfers&)>& next,
                          const std::function<void()>& compute_current) {
   Transfers cur, nxt;
@@ -34,10 +34,10 @@ void run_double_buffered(ExecutionContext& ctx, bool double_buffer, bool output_
   for (;;) {
     const bool more = next(nxt);
     std::int64_t ready = fetched;
-    // A new output tile takes the slot of the output tile two back (one back without double
-    // buffering), which must be written out first.
-    if (output_slots && cur.new_output && !first)
-      ready = std::max(ready, double_buffer ? out_prev2 : out_prev);
+    // A new output tile takes the slot of the output tile two back (one back with a single
+    // output slot), which must be written out first. 0 slots: outputs stay whole (kept).
+    if (output_slots > 0 && cur.new_output && !first)
+      ready = std::max(ready, output_slots == 2 ? out_prev2 : out_prev);
     ctx.wait_until(ready);
     first = false;
     std::int64_t next_fetched = 0;
@@ -138,8 +138,10 @@ class TiledMemory final : public MemoryModel {
       s.noc += t.noc;
       s.buffer += t.buffer;
     };
-    run_double_buffered(ctx, cap.double_buffer, res.kind[kOfmap] != OperandResidency::kKeep, next,
-                        compute);
+    const int output_slots = res.kind[kOfmap] == OperandResidency::kKeep ? 0
+                             : sr.cost.output_double_buffered                ? 2
+                                                                             : 1;
+    run_double_buffered(ctx, cap.double_buffer, output_slots, next, compute);
 
     // The memory level's own accesses: DMA fills and drains, and reading a partial sum back
     // to add a reduction tile onto it.
@@ -280,7 +282,7 @@ class TiledMemory final : public MemoryModel {
       ctx.busy((n * e.flops + acc.vector_lanes - 1) / acc.vector_lanes);
       run_from += n;
     };
-    run_double_buffered(ctx, cap.double_buffer, true, next, compute);
+    run_double_buffered(ctx, cap.double_buffer, cap.double_buffer ? 2 : 1, next, compute);
     s.mapping.emplace_back("chunk", chunk);
     return s;
   }
@@ -293,8 +295,11 @@ SearchResult tiled_mapping(const Op& op, const AcceleratorSpec& acc, const Dataf
   MappingConstraints pinned;
   pinned_tiles(p, acc, pinned);
   FastContext memo(acc, &df);
+  const TileFilter keeps = [&](const std::array<std::int64_t, kNumDims>& tile) {
+    return df.keeps_mapping(p, tile, acc);
+  };
   return search_mapping(p, OperandResidency::of(op), BufferCapacity::of(acc), acc,
-                        df.tile_granules(p, acc), pinned, mapping_energy(p, acc, df, memo));
+                        df.tile_granules(p, acc), keeps, pinned, mapping_energy(p, acc, df, memo));
 }
 
 const MemoryModel& tiled_memory() {

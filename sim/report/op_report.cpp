@@ -41,6 +41,9 @@ nlohmann::ordered_json stats_json(const OpStats& s, const AcceleratorSpec& acc) 
                           {"write_bytes", s.dram_write_bytes[o]}};
   j["dram"] = d;
   j["dram_bytes"] = s.dram_bytes();
+  // Inter-op residency: what stayed on chip instead of going through DRAM.
+  j["onchip_read_bytes"] = s.onchip_read_bytes;
+  j["skipped_write_bytes"] = s.skipped_write_bytes;
   return j;
 }
 

@@ -1,6 +1,7 @@
 #include "sim/train/accel_session.h"
 
 #include "dataflows/registry.h"
+#include "sim/accel/memory_model.h"
 #include "sim/accel/reference.h"
 
 namespace trainsim {
@@ -19,6 +20,8 @@ AcceleratorSession::AcceleratorSession(const ExperimentSpec& spec, const Dataflo
       system_(SimSystem::instance()),
       fidelity_(parse_fidelity(spec.sim.fidelity)) {
   system_.configure(spec_.sim.accelerator, *dataflow_, fidelity_);
+  residency_ =
+      spec_.sim.residency && memory_model_or_throw(spec_.sim.accelerator.memory).plans_residency();
   const TechniqueSpec& t = spec_.sim.technique;
   if (t.kind.rfind("adagp-", 0) == 0) {
     adagp_ = true;
@@ -200,8 +203,15 @@ void AcceleratorSession::on_predictor(std::size_t layer, int pass, int samples) 
   for (const Op& op : ops) push_op(op);
 }
 
-void AcceleratorSession::flush(Phase phase) {
+void AcceleratorSession::flush(Phase phase, bool whole_step) {
   if (pending_[0].empty() && pending_[1].empty()) return;
+  if (residency_) {
+    // Each unit has its own buffer; a second unit that shares the array runs its ops on the
+    // main accelerator, after the main unit's.
+    planners_[0].plan(pending_[0], whole_step, system_.accelerator().cost_model());
+    Accelerator& second = own_unit_ ? system_.second_unit() : system_.accelerator();
+    planners_[1].plan(pending_[1], whole_step, second.cost_model());
+  }
   const std::int64_t before = system_.cycles();
   if (own_unit_) {
     system_.run_parallel(pending_[0], pending_[1]);
@@ -243,7 +253,7 @@ void AcceleratorSession::flush(Phase phase) {
 }
 
 void AcceleratorSession::on_batch_end(Phase phase, int batch) {
-  flush(phase);
+  flush(phase, /*whole_step=*/true);
 }
 
 std::array<OpTotals, kNumPhases> AcceleratorSession::take_epoch() {

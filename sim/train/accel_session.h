@@ -13,6 +13,7 @@
 #include "sim/config/specs.h"
 #include "sim/nn/network.h"
 #include "sim/nn/pass_observer.h"
+#include "sim/train/residency.h"
 #include "sim/workload/lowering.h"
 #include "sim/workload/net_shape.h"
 
@@ -103,8 +104,9 @@ class AcceleratorSession final : public PassObserver {
   const std::vector<LayerOps>& ops_for(int batch);
   void push(const std::optional<Op>& op);
   void push_op(const Op& op);
-  /// Runs the pending ops of both units and accounts them to `phase`.
-  void flush(Phase phase);
+  /// Runs the pending ops of both units and accounts them to `phase`. `whole_step`: they
+  /// complete a training step or evaluation batch (residency may drop dead tensors).
+  void flush(Phase phase, bool whole_step = false);
 
   const ExperimentSpec& spec_;
   NetShape shape_;
@@ -116,6 +118,8 @@ class AcceleratorSession final : public PassObserver {
   const std::vector<LayerOps>* current_ = nullptr;
   int current_batch_ = -1;
   std::array<std::vector<OpRequest>, 2> pending_;  // per unit
+  bool residency_ = false;                         // plan inter-op residency (tiled memory)
+  std::array<ResidencyPlanner, 2> planners_;       // per unit
   std::vector<bool> discarded_flags_;              // parallel to pending_[1]
   int unit_ = 0;
   bool discarding_ = false;

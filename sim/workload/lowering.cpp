@@ -18,6 +18,28 @@ Op with_bits(Op op, int word_bits) {
   return op;
 }
 
+TensorUse use(TensorKind kind, int layer, std::int64_t words, int index = 0) {
+  return {tensor_id(kind, layer, index), words};
+}
+
+// Sets an op's tensors: up to four read, up to three written.
+Op with_tensors(Op op, std::initializer_list<TensorUse> in, std::initializer_list<TensorUse> out) {
+  std::size_t i = 0;
+  for (const TensorUse& t : in) op.inputs[i++] = t;
+  i = 0;
+  for (const TensorUse& t : out) op.outputs[i++] = t;
+  return op;
+}
+
+// The layer whose output tensor layer `l`'s output is: a flatten only reshapes, so its
+// output (and its gradient) is its input's, in the same buffer or DRAM location.
+int tensor_layer(const NetShape& net, int l) {
+  while (l >= 0 && net.layer_spec(static_cast<std::size_t>(l)).type == "flatten" &&
+         !net.layer(static_cast<std::size_t>(l)).inputs.empty())
+    l = net.layer(static_cast<std::size_t>(l)).inputs[0];
+  return l;
+}
+
 }  // namespace
 
 ElementwiseShape update_shape(std::int64_t params, const OptimizerSpec& o) {
@@ -54,31 +76,55 @@ PredictorOps lower_predictor(int layer, int samples, int in_h, int in_w, int bat
   };
   // Average over the batch, then pool / replicate to size x size: vector-unit work.
   const int window = std::max(1, (in_h * in_w + static_cast<int>(s2) - 1) / static_cast<int>(s2));
-  p.forward.push_back(
-      bits(eltwise(n * in_h * in_w, batch, 1, batch, OpRole::kPredictorForward, layer, word_bits)));
-  p.forward.push_back(
-      bits(eltwise(n * s2, window, 1, window, OpRole::kPredictorForward, layer, word_bits)));
+  // Its intermediates, stage by stage, so that consecutive predictor ops can keep them on
+  // chip; its weights (conv, dense) are shared by every layer's prediction.
+  auto stage = [&](int k, std::int64_t words) {
+    return use(TensorKind::kPredictor, layer, words, k);
+  };
+  const std::int64_t conv_w = std::int64_t{channels} * 9, dense_w = hidden * outputs;
+  const TensorUse w_conv = use(TensorKind::kPredictor, -1, conv_w, 0);
+  const TensorUse w_dense = use(TensorKind::kPredictor, -1, dense_w, 1);
+  const TensorUse avg = stage(0, n * in_h * in_w), resized = stage(1, n * s2),
+                  conv_out = stage(2, n * hidden), act = stage(3, n * hidden),
+                  pred = stage(4, n * outputs), d_pred = stage(5, n * outputs),
+                  d_act = stage(6, n * hidden), d_conv = stage(7, n * hidden);
+  // It reads the layer's output maps (the batch's), which the layer has just written.
+  p.forward.push_back(with_tensors(
+      bits(eltwise(n * in_h * in_w, batch, 1, batch, OpRole::kPredictorForward, layer, word_bits)),
+      {use(TensorKind::kActivation, layer, n * in_h * in_w * batch)}, {avg}));
+  p.forward.push_back(with_tensors(
+      bits(eltwise(n * s2, window, 1, window, OpRole::kPredictorForward, layer, word_bits)), {avg},
+      {resized}));
   ConvShape c;
   c.batch = n, c.channels = 1, c.height = c.width = size, c.filters = channels;
   c.kernel_h = c.kernel_w = 3, c.pad = 1;
-  p.forward.push_back(bits(Op::make_conv(c, OpRole::kPredictorForward, layer)));
+  p.forward.push_back(with_tensors(bits(Op::make_conv(c, OpRole::kPredictorForward, layer)),
+                                   {resized, w_conv}, {conv_out}));
   p.forward.push_back(
-      bits(eltwise(n * hidden, 1, 1, 1, OpRole::kPredictorForward, layer, word_bits)));
-  p.forward.push_back(bits(Op::make_gemm({n, outputs, hidden}, OpRole::kPredictorForward, layer)));
+      with_tensors(bits(eltwise(n * hidden, 1, 1, 1, OpRole::kPredictorForward, layer, word_bits)),
+                   {conv_out}, {act}));
+  p.forward.push_back(
+      with_tensors(bits(Op::make_gemm({n, outputs, hidden}, OpRole::kPredictorForward, layer)),
+                   {act, w_dense}, {pred}));
   // Training on the true gradients: MSE gradient, dense backward, relu, conv backward-weight
   // (the predictor's input needs no gradient).
+  p.backward.push_back(with_tensors(
+      bits(eltwise(n * outputs, 2, 1, 2, OpRole::kPredictorBackward, layer, word_bits)),
+      {pred, use(TensorKind::kWeightGrad, layer, n * outputs)}, {d_pred}));
   p.backward.push_back(
-      bits(eltwise(n * outputs, 2, 1, 2, OpRole::kPredictorBackward, layer, word_bits)));
+      with_tensors(bits(Op::make_gemm({hidden, outputs, n}, OpRole::kPredictorBackward, layer)),
+                   {act, d_pred}, {use(TensorKind::kPredictor, -1, dense_w, 2)}));
   p.backward.push_back(
-      bits(Op::make_gemm({hidden, outputs, n}, OpRole::kPredictorBackward, layer)));
+      with_tensors(bits(Op::make_gemm({n, hidden, outputs}, OpRole::kPredictorBackward, layer)),
+                   {d_pred, w_dense}, {d_act}));
   p.backward.push_back(
-      bits(Op::make_gemm({n, hidden, outputs}, OpRole::kPredictorBackward, layer)));
-  p.backward.push_back(
-      bits(eltwise(n * hidden, 2, 1, 1, OpRole::kPredictorBackward, layer, word_bits)));
+      with_tensors(bits(eltwise(n * hidden, 2, 1, 1, OpRole::kPredictorBackward, layer, word_bits)),
+                   {conv_out, d_act}, {d_conv}));
   Op conv_bw = Op::make_conv(c, OpRole::kPredictorBackward, layer);
   // A conv op's role selects the pass it lowers to; keep that pass (backward-weight) while
   // attributing the op to the predictor's training.
-  p.backward.push_back(bits(conv_bw));
+  p.backward.push_back(
+      with_tensors(bits(conv_bw), {resized, d_conv}, {use(TensorKind::kPredictor, -1, conv_w, 3)}));
   const std::int64_t params =
       static_cast<std::int64_t>(channels) * 9 + channels + hidden * max_outputs + max_outputs;
   OptimizerSpec adam;
@@ -104,13 +150,26 @@ std::vector<LayerOps> lower_network(const NetShape& net, int batch, int word_bit
     auto elt = [&](std::int64_t elements, int reads, int writes, int flops, OpRole role) {
       return eltwise(elements, reads, writes, flops, role, id, word_bits);
     };
+    // The tensors of the step this layer touches: its input (the producer's output), its
+    // output, their gradients, its parameters and their gradient.
+    const int src = tensor_layer(net, shape.inputs.empty() ? -1 : shape.inputs[0]);
+    const TensorUse x = use(TensorKind::kActivation, src, b * in.size()),
+                    y = use(TensorKind::kActivation, id, b * o.size()),
+                    dx = use(TensorKind::kGradient, src, b * in.size()),
+                    dy = use(TensorKind::kGradient, id, b * o.size()),
+                    w = use(TensorKind::kWeight, id, shape.params),
+                    dw = use(TensorKind::kWeightGrad, id, shape.params);
     if (ls.type == "dense") {
       const std::int64_t fin = in.size(), fout = o.size();
-      ops.forward = with_bits(Op::make_gemm({b, fout, fin}, OpRole::kForward, id), word_bits);
-      ops.backward_data =
-          with_bits(Op::make_gemm({b, fin, fout}, OpRole::kBackwardData, id), word_bits);
-      ops.backward_weight =
-          with_bits(Op::make_gemm({fin, fout, b}, OpRole::kBackwardWeight, id), word_bits);
+      ops.forward = with_tensors(
+          with_bits(Op::make_gemm({b, fout, fin}, OpRole::kForward, id), word_bits), {x, w}, {y});
+      ops.backward_data = with_tensors(
+          with_bits(Op::make_gemm({b, fin, fout}, OpRole::kBackwardData, id), word_bits), {dy, w},
+          {dx});
+      // dW = X^T dY: A is the input's transpose, B the output gradient.
+      ops.backward_weight = with_tensors(
+          with_bits(Op::make_gemm({fin, fout, b}, OpRole::kBackwardWeight, id), word_bits), {x, dy},
+          {dw});
     } else if (ls.type == "conv2d") {
       ConvShape c;
       c.batch = b, c.channels = in.c / ls.groups, c.height = in.h, c.width = in.w;
@@ -124,38 +183,69 @@ std::vector<LayerOps> lower_network(const NetShape& net, int batch, int word_bit
         op.repeat = ls.groups;
         return op;
       };
-      ops.forward = conv(OpRole::kForward);
-      ops.backward_data = conv(OpRole::kBackwardData);
-      ops.backward_weight = conv(OpRole::kBackwardWeight);
+      // Weight gradients: X (*) dY, the input as the ifmap and dY as the filter operand.
+      ops.forward = with_tensors(conv(OpRole::kForward), {x, w}, {y});
+      ops.backward_data = with_tensors(conv(OpRole::kBackwardData), {dy, w}, {dx});
+      ops.backward_weight = with_tensors(conv(OpRole::kBackwardWeight), {x, dy}, {dw});
     } else if (ls.type == "relu" || ls.type == "leaky_relu") {
-      ops.forward = elt(b * o.size(), 1, 1, 1, OpRole::kForward);
-      ops.backward_data = elt(b * in.size(), 2, 1, 1, OpRole::kActivationGrad);
+      ops.forward = with_tensors(elt(b * o.size(), 1, 1, 1, OpRole::kForward), {x}, {y});
+      ops.backward_data =
+          with_tensors(elt(b * in.size(), 2, 1, 1, OpRole::kActivationGrad), {x, dy}, {dx});
     } else if (ls.type == "maxpool2d" || ls.type == "avgpool2d" || ls.type == "global_avgpool") {
       const int window = ls.type == "global_avgpool" ? in.h * in.w : ls.kernel * ls.kernel_width();
-      ops.forward = elt(b * o.size(), window, 1, window, OpRole::kForward);
+      // The window's re-reads hit the buffer: DRAM sees each input once.
+      ops.forward = with_tensors(elt(b * o.size(), window, 1, window, OpRole::kForward), {x}, {y});
       // dx: every input position reads x (to find the max) or nothing extra (avg) and the
       // routed dy, and is written once.
-      ops.backward_data = elt(b * in.size(), 2, 1, 1, OpRole::kActivationGrad);
+      ops.backward_data =
+          with_tensors(elt(b * in.size(), 2, 1, 1, OpRole::kActivationGrad), {x, dy}, {dx});
     } else if (ls.type == "softmax") {
-      ops.forward = elt(b * o.size(), 1, 1, 3, OpRole::kForward);
-      ops.loss_grad = elt(b * o.size(), 1, 1, 1, OpRole::kActivationGrad);
+      ops.forward = with_tensors(elt(b * o.size(), 1, 1, 3, OpRole::kForward), {x}, {y});
+      // The fused loss gradient is the probabilities minus the one-hot labels.
+      ops.loss_grad = with_tensors(elt(b * o.size(), 1, 1, 1, OpRole::kActivationGrad), {y}, {dx});
     } else if (ls.type == "batchnorm") {
       // Forward: mean and variance (2 flops per value), then normalize, scale and shift (4).
-      ops.forward = elt(b * o.size(), 2, 1, 6, OpRole::kForward);
-      ops.backward_data = elt(b * in.size(), 3, 1, 8, OpRole::kActivationGrad);
-      ops.backward_weight = elt(b * in.size(), 2, 0, 4, OpRole::kBackwardWeight);
+      ops.forward = with_tensors(elt(b * o.size(), 2, 1, 6, OpRole::kForward), {x, w}, {y});
+      ops.backward_data =
+          with_tensors(elt(b * in.size(), 3, 1, 8, OpRole::kActivationGrad), {x, dy, w}, {dx});
+      ops.backward_weight =
+          with_tensors(elt(b * in.size(), 2, 0, 4, OpRole::kBackwardWeight), {x, dy}, {dw});
     } else if (ls.type == "add") {
       const int n = static_cast<int>(shape.inputs.size());
-      ops.forward = elt(b * o.size(), n, 1, n - 1, OpRole::kForward);
+      Op add = elt(b * o.size(), n, 1, n - 1, OpRole::kForward);
+      for (int k = 0; k < n && k < kMaxOpInputs; ++k)
+        add.inputs[static_cast<std::size_t>(k)] =
+            use(TensorKind::kActivation,
+                tensor_layer(net, shape.inputs[static_cast<std::size_t>(k)]), b * o.size());
+      // More inputs than an op lists: the rest still stream from DRAM.
+      if (n > kMaxOpInputs) add.inputs[kMaxOpInputs - 1].words *= n - kMaxOpInputs + 1;
+      add.outputs[0] = y;
+      ops.forward = add;
     } else if (ls.type == "resize") {
-      ops.forward = elt(b * o.size(), 4, 1, 7, OpRole::kForward);
+      ops.forward = with_tensors(elt(b * o.size(), 4, 1, 7, OpRole::kForward), {x}, {y});
     }
     // flatten, concat: nothing to move or compute.
-    if (shape.consumers > 1)
-      ops.grad_sum = elt(b * o.size() * (shape.consumers - 1), 2, 1, 1, OpRole::kActivationGrad);
+    if (shape.consumers > 1) {
+      // The readers' gradients arrive one after another into this layer's gradient.
+      ops.grad_sum =
+          with_tensors(elt(b * o.size() * (shape.consumers - 1), 2, 1, 1, OpRole::kActivationGrad),
+                       {use(TensorKind::kGradient, id, b * o.size() * shape.consumers)}, {dy});
+    }
     if (shape.params > 0) {
-      ops.update = Op::make_eltwise(update_shape(shape.params, optimizer), OpRole::kUpdate, id);
-      ops.update->word_bits = word_bits;
+      // Reads the weights, their gradient and the optimizer's state; writes the weights and
+      // the state back.
+      const ElementwiseShape e = update_shape(shape.params, optimizer);
+      Op update = Op::make_eltwise(e, OpRole::kUpdate, id);
+      update.word_bits = word_bits;
+      update.inputs[0] = w;
+      update.inputs[1] = dw;
+      update.outputs[0] = w;
+      for (int k = 0; k + 2 < e.reads; ++k) {
+        const TensorUse state = use(TensorKind::kOptimizerState, id, shape.params, k);
+        update.inputs[static_cast<std::size_t>(k + 2)] = state;
+        update.outputs[static_cast<std::size_t>(k + 1)] = state;
+      }
+      ops.update = update;
     }
   }
   return out;

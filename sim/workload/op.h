@@ -91,7 +91,7 @@ struct TensorUse {
   TensorId id = kNoTensor;
   std::int64_t words = 0;
 };
-inline constexpr int kMaxOpInputs = 4, kMaxOpOutputs = 2;
+inline constexpr int kMaxOpInputs = 4, kMaxOpOutputs = 3;
 
 /// What the session decided about keeping tensors on chip around one op. Bit i refers to
 /// inputs[i] / outputs[i]; for array ops input 0 is the ifmap, 1 the filter, output 0 the

@@ -12,37 +12,12 @@
 #include "dataflows/registry.h"
 #include "sim/accel/reference.h"
 #include "sim/core/rng.h"
+#include "tests/support/stats_diff.h"
 
 using namespace trainsim;
+using trainsim::test::first_difference;
 
 namespace {
-
-// Names the first OpStats field where `fast` and `cycle` differ; "" if none does.
-std::string first_difference(const OpStats& fast, const OpStats& cycle) {
-  std::ostringstream os;
-  auto field = [&](const char* name, std::int64_t a, std::int64_t b) {
-    if (a != b && os.tellp() == 0) os << name << ": fast " << a << ", cycle " << b;
-  };
-  field("macs", fast.macs, cycle.macs);
-  field("compute_cycles", fast.compute_cycles, cycle.compute_cycles);
-  field("stall_cycles", fast.stall_cycles, cycle.stall_cycles);
-  field("vector_ops", fast.vector_ops, cycle.vector_ops);
-  field("pes", fast.pes, cycle.pes);
-  const std::pair<const char*, const AccessCounts*> levels[][2] = {
-      {{"rf", &fast.rf}, {"rf", &cycle.rf}},
-      {{"noc", &fast.noc}, {"noc", &cycle.noc}},
-      {{"buffer", &fast.buffer}, {"buffer", &cycle.buffer}}};
-  for (const auto& lv : levels) {
-    for (int o = 0; o < kNumOperands; ++o) {
-      const std::string r = std::string(lv[0].first) + ".reads[" + operand_name(o) + "]";
-      const std::string w = std::string(lv[0].first) + ".writes[" + operand_name(o) + "]";
-      field(r.c_str(), lv[0].second->reads[o], lv[1].second->reads[o]);
-      field(w.c_str(), lv[0].second->writes[o], lv[1].second->writes[o]);
-    }
-  }
-  if (os.tellp() == 0 && fast.mapping != cycle.mapping) os << "mapping";
-  return os.str();
-}
 
 std::int64_t mapping_value(const OpStats& st, const std::string& key) {
   for (const auto& [k, v] : st.mapping)

@@ -1,0 +1,248 @@
+// The tiled memory model's invariants, over random GEMMs and convolutions in all three
+// training roles and all four dataflows:
+//   * DRAM traffic is at least the compulsory traffic (each operand read once, the output
+//     written once) and equal to it when the whole op fits the buffer;
+//   * traffic never grows when the buffer grows;
+//   * the tile walk moves exactly what the closed form counts, and its tiles cover every MAC
+//     once;
+//   * the cycle fidelity (the clocked array, tile by tile, through SystemC) equals the fast
+//     one on every counter, and the tiles' results add up to the op's reference result;
+//   * a buffer too small for any tile is an error naming the op and the level.
+#include <catch2/catch.hpp>
+
+#include "dataflows/registry.h"
+#include "mapping/search.h"
+#include "mapping/tile_walk.h"
+#include "models/system.h"
+#include "sim/accel/cost_model.h"
+#include "sim/accel/reference.h"
+#include "sim/accel/tiled_memory.h"
+#include "sim/core/error.h"
+#include "sim/core/rng.h"
+#include "tests/support/stats_diff.h"
+
+using namespace trainsim;
+using trainsim::test::first_difference;
+
+namespace {
+
+const char* const kDataflows[] = {"ws", "os", "is", "rs"};
+
+AcceleratorSpec accel(double kib, bool shared) {
+  AcceleratorSpec a;
+  a.name = "tiled-test";
+  a.rows = 4;
+  a.cols = 5;
+  a.word_bits = 16;
+  a.rf = {6, 48, 8};
+  a.buffer.shared = shared;
+  a.buffer.kib = kib;
+  a.buffer.ifmap_kib = a.buffer.filter_kib = a.buffer.ofmap_kib = kib / 3;
+  a.dram.bandwidth_gbps = 4;  // 4 bytes per cycle: transfers matter
+  a.dram.latency_cycles = 7;
+  a.energy.mac = {{16, 1.0}};
+  return a;
+}
+
+std::int64_t pick(Rng& rng, std::int64_t lo, std::int64_t hi) {
+  return lo + static_cast<std::int64_t>(rng.below(static_cast<std::uint64_t>(hi - lo + 1)));
+}
+
+// A small GEMM, or a convolution in one of the three roles (strides, padding, rectangles).
+Op random_op(Rng& rng) {
+  Op op;
+  if (rng.below(4) == 0) {
+    op = Op::make_gemm({pick(rng, 1, 40), pick(rng, 1, 30), pick(rng, 1, 40)});
+  } else {
+    ConvShape c;
+    c.batch = pick(rng, 1, 3);
+    c.channels = pick(rng, 1, 6);
+    c.filters = pick(rng, 1, 7);
+    c.kernel_h = pick(rng, 1, 3);
+    c.kernel_w = pick(rng, 1, 3);
+    c.stride = pick(rng, 1, 2);
+    c.pad = pick(rng, 0, std::min(c.kernel_h, c.kernel_w) - 1);
+    c.height = pick(rng, c.kernel_h, 11);
+    c.width = pick(rng, c.kernel_w, 9);
+    const OpRole roles[] = {OpRole::kForward, OpRole::kBackwardData, OpRole::kBackwardWeight};
+    op = Op::make_conv(c, roles[rng.below(3)]);
+  }
+  op.word_bits = 16;
+  return op;
+}
+
+std::int64_t minimum_bytes(const Op& op, const Dataflow& df) {
+  const auto total = make_problem(op, df.gemm_based()).total_words();
+  return 2 * (total[0] + total[1] + total[2]);
+}
+
+// evaluate_op, or -1 if the op cannot be placed in the buffer.
+std::int64_t dram_or_none(const Op& op, const AcceleratorSpec& a, const Dataflow& df) {
+  try {
+    return evaluate_op(op, a, df).dram_bytes();
+  } catch (const UserError&) {
+    return -1;
+  }
+}
+
+}  // namespace
+
+TEST_CASE("DRAM traffic is at least each operand once, and exactly that when the op fits",
+          "[memory][tiled]") {
+  Rng rng(11);
+  for (const char* name : kDataflows) {
+    const Dataflow& df = dataflow_or_throw(name);
+    for (int i = 0; i < 60; ++i) {
+      const Op op = random_op(rng);
+      INFO(name << " " << op.describe());
+      const std::int64_t minimum = minimum_bytes(op, df);
+      for (bool shared : {true, false}) {
+        const std::int64_t small = dram_or_none(op, accel(0.75, shared), df);
+        if (small >= 0) CHECK(small >= minimum);
+        const OpStats big = evaluate_op(op, accel(4096, shared), df);
+        CHECK(big.dram_bytes() == minimum);
+        CHECK(big.stall_cycles >= 0);
+      }
+    }
+  }
+}
+
+TEST_CASE("DRAM traffic never grows when the buffer grows", "[memory][tiled]") {
+  Rng rng(12);
+  for (const char* name : kDataflows) {
+    const Dataflow& df = dataflow_or_throw(name);
+    for (int i = 0; i < 25; ++i) {
+      const Op op = random_op(rng);
+      for (bool shared : {true, false}) {
+        INFO(name << " " << op.describe() << (shared ? " shared" : " partitioned"));
+        std::int64_t previous = -1;
+        for (double kib = 0.125; kib <= 64; kib *= 1.5) {
+          const std::int64_t d = dram_or_none(op, accel(kib, shared), df);
+          if (d < 0) {
+            CHECK(previous < 0);  // once it fits, a larger buffer fits too
+            continue;
+          }
+          if (previous >= 0) CHECK(d <= previous);
+          previous = d;
+        }
+        CHECK(previous == minimum_bytes(op, df));
+      }
+    }
+  }
+}
+
+TEST_CASE("The tile walk moves what the closed form counts and covers every MAC once",
+          "[memory][tiled]") {
+  Rng rng(13);
+  const BufferCapacity cap = BufferCapacity::of(accel(1 << 20, true));
+  for (int i = 0; i < 300; ++i) {
+    const Op op = random_op(rng);
+    const NestProblem p = make_problem(op, rng.below(2) == 0);
+    // Any mapping, not only the searched one: random tiles, order and residency.
+    BufferMapping m;
+    for (int d = 0; d < kNumDims; ++d) m.tile[d] = pick(rng, 1, p.extent[d]);
+    std::array<int, 3> order{kIfmap, kFilter, kOfmap};
+    for (int k = 2; k > 0; --k) std::swap(order[k], order[rng.below(k + 1)]);
+    m.order = order;
+    OperandResidency res;
+    const OperandResidency::Kind in_kinds[] = {OperandResidency::kStream, OperandResidency::kOnChip,
+                                               OperandResidency::kLoadKeep};
+    res.kind[kIfmap] = in_kinds[rng.below(3)];
+    res.kind[kFilter] = in_kinds[rng.below(3)];
+    res.kind[kOfmap] = rng.below(3) == 0 ? OperandResidency::kKeep : OperandResidency::kStream;
+    res.write_out = res.kind[kOfmap] != OperandResidency::kKeep || rng.below(2) == 0;
+    const MappingCost c = analyze_mapping(p, m, res, cap);
+    INFO(p.describe() << " order " << order[0] << order[1] << order[2] << " kinds "
+                      << int(res.kind[0]) << int(res.kind[1]) << int(res.kind[2]));
+
+    TileWalk walk(p, m, res);
+    TileStep step;
+    std::array<std::int64_t, kNumOperands> fetched{};
+    std::int64_t written = 0, steps = 0, volume = 0;
+    while (walk.next(step)) {
+      for (int o = 0; o < kNumOperands; ++o) fetched[o] += step.fetch_words[o];
+      written += step.write_words;
+      std::int64_t v = 1;
+      for (std::int64_t e : step.box.extent) v *= e;
+      volume += v;
+      ++steps;
+    }
+    CHECK(steps == c.tiles);
+    for (int o = 0; o < kNumOperands; ++o) CHECK(fetched[o] == c.dram_read_words[o]);
+    CHECK(written == c.dram_write_words[kOfmap]);
+    std::int64_t whole = 1;
+    for (std::int64_t e : p.extent) whole *= e;
+    CHECK(volume == whole);
+  }
+}
+
+TEST_CASE("Cycle fidelity runs the tiles through SystemC: every counter as fast, exact result",
+          "[memory][tiled][fidelity]") {
+  Rng rng(14);
+  SimSystem& sys = SimSystem::instance();
+  int tiled = 0;
+  for (const char* name : kDataflows) {
+    const Dataflow& df = dataflow_or_throw(name);
+    for (int i = 0; i < 12; ++i) {
+      const Op op = random_op(rng);
+      const AcceleratorSpec a = accel(rng.below(2) == 0 ? 0.5 : 1.5, rng.below(2) == 0);
+      INFO(name << " " << op.describe() << " " << a.buffer_kib() << " KiB");
+      if (dram_or_none(op, a, df) < 0) continue;
+      const OperandValues v = make_operands(op, df.gemm_based(), 5);
+      std::array<OpStats, 2> stats;
+      for (Fidelity f : {Fidelity::kFast, Fidelity::kCycle}) {
+        sys.configure(a, df, f);
+        std::vector<OpRequest> batch(1);
+        batch[0].op = op;
+        batch[0].values = &v;
+        sys.run(batch);
+        stats[f == Fidelity::kCycle] = batch[0].stats;
+        CHECK(sys.cycles() == batch[0].stats.cycles());
+        if (f == Fidelity::kCycle)
+          CHECK(batch[0].result == reference_result(op, df.gemm_based(), v));
+      }
+      CHECK(first_difference(stats[0], stats[1]) == "");
+      if (tiled_mapping(op, a, df).cost.tiles > 1) ++tiled;
+    }
+  }
+  CHECK(tiled >= 20);  // the buffers are small enough that most ops run in several tiles
+}
+
+TEST_CASE("A buffer too small for any tile is an error naming the op and the level",
+          "[memory][tiled][errors]") {
+  ConvShape c;
+  c.batch = 2, c.channels = 8, c.height = c.width = 12, c.filters = 16;
+  c.kernel_h = c.kernel_w = 3;
+  const Op op = Op::make_conv(c, OpRole::kForward);
+  auto message = [&](const AcceleratorSpec& a) {
+    try {
+      evaluate_op(op, a, dataflow_or_throw("ws"));
+    } catch (const UserError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  const std::string shared = message(accel(0.01, true));
+  CHECK(shared.find(op.describe()) != std::string::npos);
+  CHECK(shared.find("global buffer") != std::string::npos);
+  AcceleratorSpec parts = accel(64, false);
+  parts.buffer.filter_kib = 0.01;  // 5 words: not even one column of filters
+  const std::string partition = message(parts);
+  CHECK(partition.find(op.describe()) != std::string::npos);
+  CHECK(partition.find("buffer partition filter") != std::string::npos);
+}
+
+TEST_CASE("Pinned tiles and a pinned stationary operand are obeyed", "[memory][tiled]") {
+  AcceleratorSpec a = accel(8, true);
+  ConvShape c;
+  c.batch = 4, c.channels = 8, c.height = c.width = 10, c.filters = 10;
+  c.kernel_h = c.kernel_w = 3, c.pad = 1;
+  const Op op = Op::make_conv(c, OpRole::kForward);
+  a.mapping.tile[kDimN] = 1;
+  a.mapping.tile[kDimC] = 4;
+  a.mapping.stationary = kFilter;
+  const SearchResult r = tiled_mapping(op, a, dataflow_or_throw("rs"));
+  CHECK(r.mapping.tile[kDimN] == 1);
+  CHECK(r.mapping.tile[kDimC] == 4);
+  CHECK(r.mapping.order[2] == kFilter);
+}
