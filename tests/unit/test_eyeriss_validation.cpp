@@ -1,0 +1,119 @@
+// The tiled memory model against Eyeriss (tests/data/README.md has the sources): AlexNet's
+// five conv layers on eyeriss_like (12x14 PEs, 108 KiB shared buffer), row stationary,
+// priced with the Eyeriss normalized table.
+//   * DRAM accesses per MAC at batch 4 within 2x of the chip's 0.0029 (which it reaches
+//     with activation compression that trainsim does not model);
+//   * RS DRAM energy per MAC, per layer, at batch 16 within 1.5x of nn_dataflow's
+//     reproduction of Eyeriss;
+//   * RS 1.4x-2.5x more energy-efficient than WS, OS and IS over the five layers (batch 16);
+//   * DRAM a minor share of RS's energy (Eyeriss: about 15%).
+// docs/validation.md lists the measured values (tools/alexnet_energy.sh prints them).
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "dataflows/registry.h"
+#include "mapping/problem.h"
+#include "sim/accel/cost_model.h"
+#include "sim/accel/energy.h"
+#include "sim/config/accelerator_config.h"
+
+using namespace trainsim;
+
+namespace {
+
+struct Layer {
+  std::string name;
+  ConvShape conv;
+  std::int64_t groups = 1;
+  double nn_dataflow_dram_per_mac = 0;
+};
+
+std::vector<Layer> alexnet(std::int64_t batch) {
+  std::ifstream in(TRAINSIM_SOURCE_DIR "/tests/data/eyeriss_alexnet.csv");
+  REQUIRE(in);
+  std::string line;
+  std::getline(in, line);  // header
+  std::vector<Layer> layers;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    std::stringstream ss(line);
+    std::vector<std::string> cell;
+    for (std::string c; std::getline(ss, c, ',');) cell.push_back(c);
+    REQUIRE(cell.size() == 10);
+    Layer l;
+    l.name = cell[0];
+    l.conv.batch = batch;
+    l.conv.height = std::stoll(cell[1]);
+    l.conv.width = std::stoll(cell[2]);
+    l.groups = std::stoll(cell[8]);
+    l.conv.channels = std::stoll(cell[3]) / l.groups;
+    l.conv.filters = std::stoll(cell[4]) / l.groups;
+    l.conv.kernel_h = l.conv.kernel_w = std::stoll(cell[5]);
+    l.conv.stride = std::stoll(cell[6]);
+    l.conv.pad = std::stoll(cell[7]);
+    l.nn_dataflow_dram_per_mac = std::stod(cell[9]);
+    layers.push_back(l);
+  }
+  REQUIRE(layers.size() == 5);
+  return layers;
+}
+
+OpStats run(const Layer& l, const AcceleratorSpec& a, const std::string& df) {
+  Op op = Op::make_conv(l.conv, OpRole::kForward);
+  op.word_bits = a.word_bits;
+  op.repeat = l.groups;
+  return evaluate_op(op, a, dataflow_or_throw(df));
+}
+
+}  // namespace
+
+TEST_CASE("Eyeriss: DRAM accesses per MAC at batch 4 within 2x of the chip's",
+          "[memory][validation][eyeriss]") {
+  const AcceleratorSpec a = load_accelerator("eyeriss_like");
+  double words = 0, macs = 0, compulsory = 0;
+  for (const Layer& l : alexnet(4)) {
+    const OpStats s = run(l, a, "rs");
+    words += static_cast<double>(s.dram_bytes()) / 2;
+    macs += static_cast<double>(s.macs);
+    Op op = Op::make_conv(l.conv, OpRole::kForward);
+    const auto total = make_problem(op, false).total_words();
+    compulsory += static_cast<double>(l.groups * (total[0] + total[1] + total[2]));
+  }
+  const double per_mac = words / macs;
+  INFO("trainsim " << per_mac << " DRAM accesses per MAC, compulsory " << compulsory / macs);
+  CHECK(per_mac <= 2 * 0.0029);
+  CHECK(per_mac >= compulsory / macs);
+}
+
+TEST_CASE("Eyeriss: RS DRAM energy per MAC per layer within 1.5x of nn_dataflow's",
+          "[memory][validation][eyeriss]") {
+  const AcceleratorSpec a = load_accelerator("eyeriss_like", {"energy=eyeriss_normalized"});
+  for (const Layer& l : alexnet(16)) {
+    const OpStats s = run(l, a, "rs");
+    const double dram_per_mac = price(s, a).dram / static_cast<double>(s.macs);
+    INFO(l.name << ": trainsim " << dram_per_mac << ", nn_dataflow " << l.nn_dataflow_dram_per_mac);
+    CHECK(dram_per_mac <= 1.5 * l.nn_dataflow_dram_per_mac);
+    CHECK(dram_per_mac >= l.nn_dataflow_dram_per_mac / 1.5);
+  }
+}
+
+TEST_CASE("Eyeriss: RS is 1.4x-2.5x more energy-efficient than WS, OS and IS on AlexNet",
+          "[memory][validation][eyeriss]") {
+  const AcceleratorSpec a = load_accelerator("eyeriss_like", {"energy=eyeriss_normalized"});
+  std::map<std::string, EnergyBreakdown> energy;
+  for (const char* df : {"ws", "os", "is", "rs"})
+    for (const Layer& l : alexnet(16)) energy[df] += price(run(l, a, df), a);
+  for (const char* df : {"ws", "os", "is"}) {
+    const double ratio = energy[df].total() / energy["rs"].total();
+    INFO(df << " / rs = " << ratio);
+    CHECK(ratio >= 1.4);
+    CHECK(ratio <= 2.5);
+  }
+  // DRAM is a minor share of RS's energy once mappings tile for reuse (Eyeriss: ~15%).
+  const double share = energy["rs"].dram / energy["rs"].total();
+  CHECK(share > 0.05);
+  CHECK(share < 0.25);
+}
