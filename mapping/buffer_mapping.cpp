@@ -201,15 +201,27 @@ std::string mapping_text(const NestProblem& p, const BufferMapping& m, const Map
   out += buf;
   std::string indent = "  ";
   for (int b = 0; b < kNumOperands; ++b) {
+    // A block's loops re-fetch the operand they do not index if a block inside them
+    // iterates; otherwise that operand stays in the buffer while they run.
+    bool inner_iterates = false;
+    for (int q = b + 1; q < kNumOperands; ++q) {
+      int n = 0;
+      const auto& dims = block_dims(m.order[q], n);
+      for (int i = 0; i < n; ++i) inner_iterates |= c.trips[dims[i]] > 1;
+    }
+    const int o = m.order[b];
+    const std::string what = o == kOfmap ? "ofmap partial sums" : operand_name(o);
     int n = 0;
-    const auto& dims = block_dims(m.order[b], n);
+    const auto& dims = block_dims(o, n);
     for (int i = 0; i < n; ++i) {
       const int d = dims[i];
       if (c.trips[d] <= 1) continue;
-      std::snprintf(buf, sizeof buf, "%sfor %s in [0, %lld) step %lld   (%lld; re-fetches %s)\n",
+      const std::string effect =
+          inner_iterates ? "re-fetches " + what : "keeps " + what + " in the buffer";
+      std::snprintf(buf, sizeof buf, "%sfor %s in [0, %lld) step %lld   (%lld; %s)\n",
                     indent.c_str(), dim_name(d, p.gemm), static_cast<long long>(p.extent[d]),
                     static_cast<long long>(m.tile[d]), static_cast<long long>(c.trips[d]),
-                    m.order[b] == kOfmap ? "ofmap partial sums" : operand_name(m.order[b]));
+                    effect.c_str());
       out += buf;
       indent += "  ";
     }

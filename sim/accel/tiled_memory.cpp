@@ -163,7 +163,10 @@ class TiledMemory final : public MemoryModel {
                         const Dataflow& df) const override {
     const NestProblem p = make_problem(op, df.gemm_based());
     const SearchResult r = tiled_mapping(op, acc, df);
-    return p.describe() + "\n" +
+    const std::string groups =
+        op.repeat > 1 ? " (one of " + std::to_string(op.repeat) + " groups, run one after another)"
+                      : "";
+    return p.describe() + groups + "\n" +
            mapping_text(p, r.mapping, r.cost, OperandResidency::of(op),
                         static_cast<int>(acc.word_bytes()));
   }

@@ -136,4 +136,42 @@ TEST_CASE("trainsim layer rejects bad input with exit code 2", "[cli][layer][err
   fails({"--accel", "small_8x8", "--gemm", "4,4,4", "--set", "word_bits=64"}, "MAC");
   fails({"--accel", "no_such_accelerator", "--gemm", "4,4,4"}, "no_such_accelerator");
   fails({"--accel", "small_8x8", "--gemm", "4,4,4", "--vcd", "x.vcd"}, "--fidelity cycle");
+  // The buffer mapping: a dimension the op does not have, a tile beyond the dimension, a
+  // buffer no tile fits, an unknown memory model.
+  fails(
+      {"--accel", "small_8x8", "--gemm", "64,64,64", "--tile", "R=2"},
+      "the buffer mapping of gemm fw M=64 N=64 K=64 has no dimension 'R' (its dimensions: N K M)");
+  fails({"--accel", "small_8x8", "--conv", "8,8,4,4,3,3", "--tile", "C=5"}, "[1, 4]");
+  fails({"--accel", "eyeriss_like", "--conv", "56,56,64,64,3,3,1,1", "--set", "buffer.kib=0.1"},
+        "the 0.1 KiB global buffer of 'eyeriss_like'");
+  fails({"--accel", "small_8x8", "--gemm", "4,4,4", "--memory", "lru"}, "unknown memory model");
+  fails({"--accel", "small_8x8", "--conv", "8,8,4,6,3,3", "--groups", "4"},
+        "--groups 4 must divide");
+}
+
+TEST_CASE("trainsim layer prints the buffer mapping and pins parts of it", "[cli][layer]") {
+  const CliResult r =
+      run_trainsim({"layer", "--accel", "eyeriss_like", "--conv", "27,27,96,256,5,5,1,2",
+                    "--groups", "2", "--batch", "16", "--mapping"});
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("(one of 2 groups, run one after another)") != std::string::npos);
+  CHECK(r.out.find("buffer mapping: ") != std::string::npos);
+  CHECK(r.out.find("keeps ofmap partial sums in the buffer") != std::string::npos);
+  CHECK(r.out.find("x the minimum") != std::string::npos);
+  const json free = layer_json({"--accel", "eyeriss_like", "--conv", "27,27,96,256,5,5,1,2"});
+  const json pinned = layer_json({"--accel", "eyeriss_like", "--conv", "27,27,96,256,5,5,1,2",
+                                  "--tile", "N=1,K=22,C=2", "--stationary", "filter"});
+  CHECK(free["memory"] == "tiled");
+  CHECK(pinned["buffer_mapping"]["tile"]["K"] == 22);
+  CHECK(pinned["buffer_mapping"]["tile"]["C"] == 2);
+  CHECK(pinned["buffer_mapping"]["stationary"] == "filter");
+  // The search found the least traffic: pinning can only add to it.
+  CHECK(pinned["buffer_mapping"]["dram_words"].get<std::int64_t>() >=
+        free["buffer_mapping"]["dram_words"].get<std::int64_t>());
+  const json scalesim = layer_json(
+      {"--accel", "eyeriss_like", "--conv", "27,27,96,256,5,5,1,2", "--memory", "scalesim"});
+  CHECK(scalesim["memory"] == "scalesim");
+  CHECK_FALSE(scalesim.contains("buffer_mapping"));
+  CHECK(scalesim["stats"]["dram_bytes"].get<std::int64_t>() >
+        free["stats"]["dram_bytes"].get<std::int64_t>());
 }

@@ -291,6 +291,23 @@ TEST_CASE("accelerator errors name file, line, column and key", "[accel][config]
     std::string top = std::string(kMinimal) + "clock_mhz: 200\n";
     check_error(err(top), file, pos_of(top, "clock_mhz"), "clock_mhz", "unknown key");
   }
+  SECTION("memory model, shared buffer and mapping constraints") {
+    std::string mem = std::string(kMinimal) + "memory: lru\n";
+    check_error(err(mem), file, pos_of(mem, "lru"), "memory",
+                "unknown memory model 'lru' (known: tiled, scalesim)");
+    std::string both = std::string(kMinimal) + "buffer: {kib: 108, filter_kib: 27}\n";
+    check_error(err(both), file, pos_of(both, "27"), "buffer.filter_kib",
+                "either shared (`kib`) or partitioned");
+    std::string zero = std::string(kMinimal) + "buffer: {kib: 0}\n";
+    check_error(err(zero), file, pos_of(zero, "0}"), "buffer.kib", "> 0");
+    std::string dim = std::string(kMinimal) + "mapping: {tile: {Z: 4}}\n";
+    check_error(err(dim), file, pos_of(dim, "Z:"), "mapping.tile.Z",
+                "unknown key 'Z' (allowed: N, K, C, P, Q, R, S)");
+    std::string tile = std::string(kMinimal) + "mapping: {tile: {C: 0}}\n";
+    check_error(err(tile), file, pos_of(tile, "0}"), "mapping.tile.C", ">= 1");
+    std::string st = std::string(kMinimal) + "mapping: {stationary: psum}\n";
+    check_error(err(st), file, pos_of(st, "psum"), "mapping.stationary", "psum");
+  }
   SECTION("wrong type") {
     std::string text = "dataflow: ws\narray: {rows: 12.5, cols: 4}\n";
     check_error(err(text), file, pos_of(text, "12.5"), "array.rows",
