@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""ADA-GP over the shape-only zoo: seed 003's Figures 17-19 and Figure 21.
+"""ADA-GP over the shape-only zoo: Figures 17-19 and 21 of Janfaza et al.,
+"ADA-GP: Accelerating DNN Training By Adaptive Gradient Prediction", MICRO '23.
 
 For every zoo network (configs/networks/<model>_<dataset>.yaml) and dataflow, runs
 `trainsim compare configs/experiments/adagp_zoo.yaml --techniques

@@ -52,9 +52,9 @@ double rel(double x, double base) {
   return base != 0 ? x / base : 0.0;
 }
 
-// The three tables of seed 000 (Tables II-IV) plus hit rates, one column per variant, one
-// row per epoch: cumulative training time, test accuracy, and time per sample step. Printed
-// and written as CSV next to compare.csv.
+// The three tables of Purkayastha et al. 2025 (Tables II-IV) plus hit rates, one column per
+// variant, one row per epoch: cumulative training time, test accuracy, and time per sample step.
+// Printed and written as CSV next to compare.csv.
 void write_technique_tables(const std::vector<Variant>& variants, const StagedDir& out) {
   struct Table {
     const char* file;

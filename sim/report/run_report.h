@@ -21,7 +21,7 @@ struct RunEpoch {
   EpochMetrics metrics;
   std::array<OpTotals, kNumPhases> sim;  ///< training and evaluation ops of the epoch
   /// Mean cycles of one sample's step: training time without the updates, per sample (the
-  /// seed paper's "time per step").
+  /// "time per step" of Purkayastha et al. 2025).
   double step_cycles() const;
 };
 

@@ -1,5 +1,5 @@
 #pragma once
-// ADA-GP (Janfaza et al., MICRO '23; seed 003): a small predictor learns every layer's
+// ADA-GP (Janfaza et al., MICRO '23): a small predictor learns every layer's
 // weight gradients from its output activations, and some batches train on predicted
 // gradients with no backward pass at all.
 //  * Warm Up (the first warmup_epochs epochs) and Phase BP: forward, backprop, then the

@@ -1,6 +1,6 @@
 #pragma once
-// Speculative backpropagation, exactly as the seed authors' code does it (seed 000 and
-// shared/seeds/README.md): after every training sample its whole forward pass is stored in
+// Speculative backpropagation, exactly as the public code of Purkayastha et al.
+// (arXiv:2511.11640, 2025) does it: after every training sample its whole forward pass is stored in
 // the slot of its label. For the next sample, while its forward pass runs on the main array,
 // a second unit backpropagates the stored pass of the previous sample with the same label
 // through the current weights. When the forward pass ends,
