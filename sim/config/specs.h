@@ -47,6 +47,7 @@ struct InitSpec {
 
 struct NetworkSpec {
   std::string name;
+  std::string description;                ///< free text (trainsim list networks)
   std::string source;                     ///< file it was read from ("<inline>" if inline)
   std::array<int, 3> input{{1, 28, 28}};  ///< channels, height, width of one sample
   int classes = 10;
@@ -147,6 +148,9 @@ struct ExperimentSpec {
   TrainingSpec training;
   SimulationSpec sim;
   OutputSpec output;
+  /// What loading decided that the user should hear (e.g. technique keys an override
+  /// dropped); printed in the run header, not part of the configuration.
+  std::vector<std::string> notes;
 };
 
 }  // namespace trainsim
