@@ -54,7 +54,7 @@ def technique(kind, warmup, adagp_keys):
 
 def run_one(trainsim, out_root, net, data, seed, kind, args):
     out = os.path.join(out_root, "%s_%s_s%d_%s" % (net, data, seed, kind))
-    cmd = [trainsim, "train", EXPERIMENT, "--out", out, "--quiet",
+    cmd = [trainsim, "train", EXPERIMENT, "--out", out, "--force", "--quiet",
            "--set", "network=" + net, "--set", "dataset.name=" + data,
            "--set", "training.seed=%d" % seed, "--set", "training.epochs=%d" % args.epochs,
            "--set", "technique=" + technique(kind, args.warmup, args.adagp)]

@@ -22,7 +22,7 @@ json_number() {  # json_number KEY FILE: first numeric value of "KEY"
 epoch_seconds() {
   local times=()
   for ((i = 0; i < repeats; i++)); do
-    "$bin" "$@" --out "$tmp/run" --quiet >/dev/null
+    "$bin" "$@" --out "$tmp/run" --force --quiet >/dev/null
     times+=("$(json_number train_seconds "$tmp/run/timing.json")")
   done
   printf '%s\n' "${times[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'

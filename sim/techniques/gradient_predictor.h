@@ -96,6 +96,8 @@ class GradientPredictor {
   int channels() const { return channels_; }
   /// The predictor's own parameters (conv weight, bias, head weight, bias).
   std::vector<Param<float>*> params();
+  /// Saves or restores what it learnt: parameters, Adam state, running scales and gains.
+  void checkpoint(StateArchive& a);
 
   /// The reorganized, resized (but not yet normalised) input of layer `layer`: (samples,
   /// 1, S, S). Public for tests.
