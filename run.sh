@@ -5,7 +5,7 @@
 # With no argument it runs configs/experiments/quickstart.yaml.
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-"$repo/tools/setup.sh"
+"$repo/tools/setup.sh" --main
 experiment="${1:-$repo/configs/experiments/quickstart.yaml}"
 shift || true
 exec "${TRAINSIM_BUILD:-$repo/build}/trainsim" run "$experiment" "$@"
