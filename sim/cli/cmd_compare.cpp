@@ -121,7 +121,7 @@ void write_technique_tables(const std::vector<Variant>& variants, const StagedDi
 }  // namespace
 
 int cmd_compare(const std::vector<std::string>& args) {
-  po::options_description opts = experiment_options(kOptOut | kOptSet | kOptForce);
+  po::options_description opts = experiment_options(kOptOut | kOptSet | kOptForce | kOptQuiet);
   opts.add_options()("dataflows", po::value<std::string>()->value_name("LIST"),
                      "dataflows to compare, e.g. ws,os,is,rs")(
       "techniques", po::value<std::string>()->value_name("LIST"),
@@ -164,15 +164,15 @@ int cmd_compare(const std::vector<std::string>& args) {
   std::printf("trainsim compare: %s, %zu variant(s), seed %llu, results in %s/\n",
               base.name.c_str(), variants.size(),
               static_cast<unsigned long long>(base.training.seed), out.final_dir().c_str());
-  print_notes(base);
+  if (!a.quiet) print_notes(base);
   for (std::size_t i = 0; i < variants.size(); ++i) {
     Variant& v = variants[i];
     const std::string label =
         "variant " + std::to_string(i + 1) + "/" + std::to_string(variants.size()) + " " + v.name;
-    std::printf("--- %s\n", label.c_str());
+    if (!a.quiet) std::printf("--- %s\n", label.c_str());
     const ExperimentSpec spec = load_experiment(a.path, variant_overrides(v, out.file(v.name)));
     for (const std::string& n : spec.notes)
-      if (std::find(base.notes.begin(), base.notes.end(), n) == base.notes.end())
+      if (!a.quiet && std::find(base.notes.begin(), base.notes.end(), n) == base.notes.end())
         std::printf("note: %s\n", n.c_str());
     std::fflush(stdout);
     RunOptions run;
@@ -183,7 +183,7 @@ int cmd_compare(const std::vector<std::string>& args) {
     run.final_line = false;
     run.keep_incomplete = false;  // the compare directory appears whole or not at all
     v.result = run_experiment(spec, run);
-    std::printf("    %s\n", variant_line(v.result).c_str());
+    if (!a.quiet) std::printf("    %s\n", variant_line(v.result).c_str());
   }
 
   const RunResult& b = variants.front().result;
