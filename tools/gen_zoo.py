@@ -786,7 +786,7 @@ def header(model, dataset, b):
 def description(model, dataset):
     """One line for `trainsim list networks`."""
     data = "CIFAR-10" if dataset == "cifar10" else "ImageNet"
-    return "%s for %s, shape only (numerics: none)" % (TITLES[model].split(" (")[0], data)
+    return "%s for %s" % (TITLES[model], data)
 
 
 def build(model, dataset):

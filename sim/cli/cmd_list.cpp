@@ -39,9 +39,12 @@ std::string grouped(std::int64_t n) {
   return out;
 }
 
+// Wide enough for the zoo's longest network name (densenet121_imagenet).
+constexpr int kNameWidth = 22;
+
 void entry(const std::string& name, const std::string& figures, const std::string& description) {
-  std::printf("  %-20s %s\n", name.c_str(), figures.c_str());
-  if (!description.empty()) std::printf("  %-20s %s\n", "", description.c_str());
+  std::printf("  %-*s %s\n", kNameWidth, name.c_str(), figures.c_str());
+  if (!description.empty()) std::printf("  %-*s %s\n", kNameWidth, "", description.c_str());
 }
 
 // Whether the numerics can train `net` on data trainsim has: it builds as a Network and a
@@ -69,7 +72,7 @@ void list_networks() {
   for (const auto& n : shipped_network_names()) {
     const NetworkSpec net = load_network(configs_root() + "/networks/" + n + ".yaml");
     char figures[256];
-    std::snprintf(figures, sizeof figures, "%12s params  %dx%dx%d -> %-5d %s",
+    std::snprintf(figures, sizeof figures, "%10s params  %dx%dx%d -> %d, %s",
                   grouped(NetShape(net).param_count()).c_str(), net.input[0], net.input[1],
                   net.input[2], net.classes, what_it_trains_on(net).c_str());
     entry(n, figures, net.description);
