@@ -158,7 +158,10 @@ int cmd_compare(const std::vector<std::string>& args) {
     o.push_back("output.dir=" + out_dir);
     return o;
   };
-  for (const Variant& v : variants) load_experiment(a.path, variant_overrides(v, dir));
+  // Everything a run checks before its first batch (e.g. that a store fits the buffer), for
+  // every variant: a bad one fails the compare before the good ones have run.
+  for (const Variant& v : variants)
+    check_experiment(load_experiment(a.path, variant_overrides(v, dir)), /*simulate=*/true);
 
   StagedDir out(dir, a.force ? StagedDir::Mode::kReplace : StagedDir::Mode::kNew, "compare");
   std::printf("trainsim compare: %s, %zu variant(s), seed %llu, results in %s/\n",

@@ -122,6 +122,12 @@ TEST_CASE("trainsim validate checks a config and its data without running", "[cl
   r = run_trainsim({"validate", kExperiments + "lenet5_mnist.yaml", "-s",
                     "technique={kind: specbp, store: dram}"});
   CHECK(r.exit_code == 0);
+  // compare checks every variant before any runs: bp would run, specbp@0.1 could not.
+  require_one_line_error(run_trainsim({"compare", kExperiments + "lenet5_mnist.yaml",
+                                       "--techniques", "bp,specbp@0.1", "-o", dir + "/cmp"}),
+                         {"per-label store"});
+  CHECK_FALSE(exists(dir + "/cmp"));
+  CHECK_FALSE(exists(dir + "/cmp.partial"));
   // Shape-only experiments validate too (no data to load).
   r = run_trainsim({"validate", kExperiments + "adagp_zoo.yaml"});
   CHECK(r.exit_code == 0);
