@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "mapping/problem.h"
 #include "sim/accel/accel_spec.h"
 #include "sim/accel/op_stats.h"
 #include "sim/workload/op.h"
@@ -57,6 +58,16 @@ class Dataflow {
   /// SCALE-Sim counterpart (rs).
   virtual bool scalesim_view(const Op& op, const AcceleratorSpec& acc, ScaleSimView& out) const {
     return false;
+  }
+  /// Tile sizes the buffer mapping (mapping/search.h) should use per dimension of `p`:
+  /// multiples of these where a tile is smaller than the dimension, so that tiling keeps
+  /// the dataflow's spatial mapping (a tile of the dimension spread over the array rows
+  /// fills whole folds). 1 = any size.
+  virtual std::array<std::int64_t, kNumDims> tile_granules(const NestProblem& p,
+                                                           const AcceleratorSpec& acc) const {
+    std::array<std::int64_t, kNumDims> g;
+    g.fill(1);
+    return g;
   }
   /// The cycle-level engine for `op` with real operand values.
   virtual std::unique_ptr<ArrayEngine> engine(const Op& op, const AcceleratorSpec& acc,

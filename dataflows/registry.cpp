@@ -1,7 +1,7 @@
 #include "dataflows/registry.h"
 
 #include "dataflows/instances.h"
-#include "sim/core/error.h"
+#include "sim/core/named_registry.h"
 
 namespace trainsim {
 
@@ -12,16 +12,11 @@ const std::vector<const Dataflow*>& dataflows() {
 }
 
 const Dataflow* find_dataflow(const std::string& name) {
-  for (const Dataflow* d : dataflows())
-    if (d->name() == name) return d;
-  return nullptr;
+  return registry_find(dataflows(), name);
 }
 
 const Dataflow& dataflow_or_throw(const std::string& name) {
-  if (const Dataflow* d = find_dataflow(name)) return *d;
-  std::string known;
-  for (const Dataflow* d : dataflows()) known += (known.empty() ? "" : ", ") + d->name();
-  throw UserError("unknown dataflow '" + name + "' (known: " + known + ")");
+  return registry_get(dataflows(), name, "dataflow");
 }
 
 }  // namespace trainsim

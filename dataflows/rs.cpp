@@ -68,6 +68,17 @@ class RsDataflow : public Dataflow {
   OpStats evaluate(const Op& op, const AcceleratorSpec& acc) const override {
     return rs_evaluate(map_rs(op, acc), acc);
   }
+  std::array<std::int64_t, kNumDims> tile_granules(const NestProblem& p,
+                                                   const AcceleratorSpec& acc) const override {
+    // A PE interleaves p filters and q channels out of its register files (RF-level reuse):
+    // buffer tiles of whole groups keep every tile's mapping as the whole op's.
+    const RsMapping m = map_rs(p.op, acc);
+    std::array<std::int64_t, kNumDims> g;
+    g.fill(1);
+    g[kDimK] = m.p;
+    g[kDimC] = m.q;
+    return g;
+  }
   std::unique_ptr<ArrayEngine> engine(const Op& op, const AcceleratorSpec& acc,
                                       OperandValues values) const override {
     return make_rs_engine(map_rs(op, acc), std::move(values), acc.pes());

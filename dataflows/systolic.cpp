@@ -1,5 +1,6 @@
 #include "dataflows/systolic.h"
 
+#include <numeric>
 #include <stdexcept>
 
 #include "sim/core/error.h"
@@ -91,6 +92,21 @@ bool SystolicDataflow::scalesim_view(const Op& op, const AcceleratorSpec& acc,
   const SystolicMapping m = map_systolic(kind_, op, acc);
   out = m.folds() == 0 ? ScaleSimView{} : scalesim(m);
   return true;
+}
+
+std::array<std::int64_t, kNumDims> SystolicDataflow::tile_granules(
+    const NestProblem& p, const AcceleratorSpec& acc) const {
+  std::array<std::int64_t, kNumDims> g;
+  g.fill(1);
+  // A tile's GEMM has N = K (filters) and K = C x kernel positions. Whichever of the two the
+  // array spreads over its columns / rows should come in whole columns / rows: K tiles in
+  // multiples of the columns (ws, os), C tiles so that C x kernel fills whole rows (ws, is).
+  if (kind_ != Systolic::kIs) g[kDimK] = acc.cols;
+  if (kind_ != Systolic::kOs) {
+    const std::int64_t kernel = p.k_rows.count * p.k_cols.count;
+    g[kDimC] = acc.rows / std::gcd<std::int64_t>(acc.rows, kernel);
+  }
+  return g;
 }
 
 std::unique_ptr<ArrayEngine> SystolicDataflow::engine(const Op& op, const AcceleratorSpec& acc,

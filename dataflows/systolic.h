@@ -89,6 +89,8 @@ class SystolicDataflow : public Dataflow {
   bool scalesim_view(const Op& op, const AcceleratorSpec& acc, ScaleSimView& out) const override;
   std::unique_ptr<ArrayEngine> engine(const Op& op, const AcceleratorSpec& acc,
                                       OperandValues values) const override;
+  std::array<std::int64_t, kNumDims> tile_granules(const NestProblem& p,
+                                                   const AcceleratorSpec& acc) const override;
 
  protected:
   /// Adds the dataflow's rf / noc / buffer counts to `st` (macs, cycles, pes and mapping are

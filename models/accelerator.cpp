@@ -1,5 +1,6 @@
 #include "models/accelerator.h"
 
+#include "models/cycle_context.h"
 #include "sim/core/error.h"
 
 namespace trainsim {
@@ -21,6 +22,7 @@ void Accelerator::configure(const AcceleratorSpec& acc, const Dataflow& df, Fide
   df_ = &df;
   fidelity_ = fidelity;
   period_ = clock_period(acc_);
+  memory_ = &memory_model_or_throw(acc_.memory);
   cost_ = std::make_unique<CostModel>(acc_, df);
   array_.configure(acc_);
   buffer_.configure(acc_);
@@ -40,12 +42,14 @@ void Accelerator::b_transport(tlm::tlm_generic_payload& trans, sc_time& delay) {
 
 void Accelerator::execute_fast(OpRequest& req, sc_time& delay) {
   req.stats = cost_->cost(req.op);
+  // The closed form is the op's time with the DRAM channel and the buffer port to itself;
+  // booking its traffic on the shared channel adds whatever other units make it wait.
   const sc_time start = sc_core::sc_time_stamp() + delay;
-  const sc_time compute_end = start + static_cast<double>(req.stats.compute_cycles) * period_;
+  const sc_time alone = start + static_cast<double>(req.stats.cycles()) * period_;
   const sc_time dram_end = dma_.move(start, req.stats);
   const sc_time port_end =
       port_.transfer(start, req.stats.buffer.total_reads() + req.stats.buffer.total_writes());
-  sc_time end = dram_end > compute_end ? dram_end : compute_end;
+  sc_time end = dram_end > alone ? dram_end : alone;
   if (port_end > end) end = port_end;
   req.stats.stall_cycles =
       static_cast<std::int64_t>((end - start) / period_ + 0.5) - req.stats.compute_cycles;
@@ -62,22 +66,18 @@ void Accelerator::execute_cycle(OpRequest& req, sc_time& delay) {
   sc_core::wait(delay);  // a clocked model runs in simulated time, not ahead of it
   delay = sc_core::SC_ZERO_TIME;
   const sc_time start = sc_core::sc_time_stamp();
-  check_buffer_fits(req.op, acc_);
-  std::unique_ptr<ArrayEngine> engine = df_->engine(req.op, acc_, *req.values);
-  array_.run_clocked(*engine);
-  req.stats = engine->stats();
-  // The DMA streams alongside the array; its traffic follows from the buffer accesses the
-  // run counted, so it is booked on the channel at the op's start once they are known.
-  buffer_.plan(req.op, req.stats);
-  sc_time end = dma_.move(start, req.stats);
+  // The memory model's schedule, run in SystemC time: the array clocked tile by tile, each
+  // DRAM transfer booked on the shared channel when the schedule issues it.
+  CycleContext ctx(array_, dma_, acc_, *df_, *req.values);
+  req.stats = memory_->run(req.op, acc_, *df_, ctx);
+  dma_.count(req.stats);
   const sc_time port_end =
       port_.transfer(start, req.stats.buffer.total_reads() + req.stats.buffer.total_writes());
-  if (port_end > end) end = port_end;
-  if (end > sc_core::sc_time_stamp()) sc_core::wait(end - sc_core::sc_time_stamp());
+  if (port_end > sc_core::sc_time_stamp()) sc_core::wait(port_end - sc_core::sc_time_stamp());
   req.stats.stall_cycles =
       static_cast<std::int64_t>((sc_core::sc_time_stamp() - start) / period_ + 0.5) -
       req.stats.compute_cycles;
-  req.result = engine->result();
+  req.result = std::move(ctx.result());
   buffer_.record(req.stats);
 }
 

@@ -7,8 +7,10 @@
 // keeps timing nearly free next to the numerics (one training run issues millions of ops),
 // while units that share the channel still see each other's traffic.
 //
-// In cycle fidelity the top synchronises (waits out the annotated delay), then clocks the
-// PE array through the dataflow's engine with the real operand values.
+// In cycle fidelity the top synchronises (waits out the annotated delay), then runs the
+// memory model's schedule in SystemC time: the PE array clocked through the dataflow's
+// engine with the real operand values, tile by tile, and the DMA's transfers booked on the
+// shared channel as the schedule issues them (models/cycle_context.h).
 #include <tlm_utils/simple_target_socket.h>
 #include <memory>
 #include <systemc>
@@ -19,6 +21,7 @@
 #include "models/pe_array.h"
 #include "sim/accel/cost_model.h"
 #include "sim/accel/fidelity.h"
+#include "sim/accel/memory_model.h"
 
 namespace trainsim {
 
@@ -59,6 +62,7 @@ class Accelerator : public sc_core::sc_module {
   AcceleratorSpec acc_;
   const Dataflow* df_ = nullptr;
   Fidelity fidelity_ = Fidelity::kFast;
+  const MemoryModel* memory_ = nullptr;
   std::unique_ptr<CostModel> cost_;
   sc_core::sc_time period_;
   OpStats totals_;

@@ -6,11 +6,15 @@ DmaEngine::DmaEngine(sc_core::sc_module_name name, DramChannel& dram)
     : sc_module(name), dram_(dram) {}
 
 sc_core::sc_time DmaEngine::move(const sc_core::sc_time& issue, const OpStats& op) {
+  count(op);
+  return dram_.transfer(issue, op.dram_bytes());
+}
+
+void DmaEngine::count(const OpStats& op) {
   for (int o = 0; o < kNumOperands; ++o) {
     read_bytes_[o] += op.dram_read_bytes[o];
     write_bytes_[o] += op.dram_write_bytes[o];
   }
-  return dram_.transfer(issue, op.dram_bytes());
 }
 
 void DmaEngine::reset() {

@@ -1,9 +1,8 @@
 #pragma once
-// The DMA engine of an accelerator: streams an op's operands from DRAM into the global
-// buffer and its results back, through the shared DRAM channel, while the array computes.
-// One request per op covers reads and writes (outputs stream out as they are produced), so
-// with nobody else on the channel the op's DRAM time is exactly dram_cycles() of the
-// memory model.
+// The DMA engine of an accelerator: moves operands from DRAM into the global buffer and
+// results back through the shared DRAM channel, while the array computes. The memory model
+// decides what moves when (one request per op in the fast fidelity, one per tile transfer
+// in the cycle fidelity); the engine books it and counts the bytes per operand.
 #include <array>
 #include <systemc>
 
@@ -15,8 +14,15 @@ namespace trainsim {
 class DmaEngine : public sc_core::sc_module {
  public:
   DmaEngine(sc_core::sc_module_name name, DramChannel& dram);
-  /// Issues the op's DRAM traffic at `issue`; returns when the last byte has arrived.
+  /// Issues the op's DRAM traffic at `issue` as one request and counts it; returns when the
+  /// last byte has arrived.
   sc_core::sc_time move(const sc_core::sc_time& issue, const OpStats& op);
+  /// Issues `bytes` at `issue` without counting them (count() does, per operand, once the op
+  /// is done); returns when the last byte has arrived.
+  sc_core::sc_time transfer(const sc_core::sc_time& issue, std::int64_t bytes) {
+    return dram_.transfer(issue, bytes);
+  }
+  void count(const OpStats& op);
   void reset();
 
   std::int64_t read_bytes() const;

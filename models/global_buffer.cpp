@@ -9,9 +9,4 @@ void GlobalBuffer::configure(const AcceleratorSpec& acc) {
   accesses_ = AccessCounts{};
 }
 
-void GlobalBuffer::plan(const Op& op, OpStats& s) {
-  check_buffer_fits(op, *acc_);
-  account_dram(op, *acc_, s);
-}
-
 }  // namespace trainsim

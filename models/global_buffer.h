@@ -1,11 +1,11 @@
 #pragma once
-// The global buffer: three partitions (ifmap, filter, ofmap) like SCALE-Sim's SRAMs. For
-// each op it checks that a tile fits and decides, from the array's buffer accesses, what
-// has to come from (or go to) DRAM (sim/accel/memory_model.h). It also keeps the running
-// access totals per operand.
+// The global buffer: keeps the running access totals per operand of the ops executed. What
+// it holds when, and what comes from or goes to DRAM, is the memory model's business
+// (sim/accel/memory_model.h), which both fidelities run.
 #include <systemc>
 
-#include "sim/accel/memory_model.h"
+#include "sim/accel/accel_spec.h"
+#include "sim/accel/op_stats.h"
 
 namespace trainsim {
 
@@ -13,8 +13,6 @@ class GlobalBuffer : public sc_core::sc_module {
  public:
   explicit GlobalBuffer(sc_core::sc_module_name name);
   void configure(const AcceleratorSpec& acc);
-  /// Capacity check + DRAM traffic of `op` into `s` (array-side counts already in `s`).
-  void plan(const Op& op, OpStats& s);
   /// Records the buffer accesses of an executed op.
   void record(const OpStats& s) { accesses_ += s.buffer; }
   const AccessCounts& accesses() const { return accesses_; }

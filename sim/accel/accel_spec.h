@@ -1,6 +1,7 @@
 #pragma once
 // Parsed accelerator and energy-table configuration (configs/accelerators/*.yaml,
 // configs/energy/*.yaml). Like every spec, immutable and fully resolved by the parser.
+#include <array>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -48,9 +49,16 @@ struct AcceleratorSpec {
   struct {
     std::int64_t input_words = 12, weight_words = 224, psum_words = 24;
   } rf;
-  /// Global buffer, one partition per operand like SCALE-Sim's three SRAMs.
+  /// Global buffer: one SRAM shared by all operands (`shared`, of `kib`), whose split the
+  /// buffer mapping decides per op, or one partition per operand like SCALE-Sim's three
+  /// SRAMs.
   struct {
-    double ifmap_kib = 64, filter_kib = 64, ofmap_kib = 64;
+    bool shared = false;
+    double kib = 0;                                          ///< shared: its size
+    double ifmap_kib = 64, filter_kib = 64, ofmap_kib = 64;  ///< partitioned: their sizes
+    /// The DMA fills a second copy of an operand's tile while the array works on the first
+    /// (the tiled memory model's timing and capacity).
+    bool double_buffer = true;
     int banks = 1;
     int words_per_cycle = 10;  ///< SCALE-Sim's "Bandwidth"
     /// Words per cycle the buffer's port serves to all units together; 0 = unlimited (each
@@ -65,10 +73,28 @@ struct AcceleratorSpec {
   } dram;
   int vector_lanes = 16;  ///< element-wise unit (weight update, activation derivative)
   std::string dataflow;   ///< the preset's native dataflow (ws, os, is, rs)
+  /// The memory model that costs the buffer and DRAM side of each op (`trainsim list
+  /// memory`): the experiment's `memory:` overrides the preset's.
+  std::string memory = "tiled";
+  /// Constraints on the buffer mapping of every op (tiled memory model), as Timeloop's
+  /// mapspace constraints: a pinned tile size per dimension (N K C P Q R S, mapping/problem.h;
+  /// 0 = free; a size beyond an op's dimension means the whole dimension) and the operand
+  /// kept stationary in the innermost loops (0 ifmap, 1 filter, 2 ofmap; -1 = free).
+  struct {
+    std::array<std::int64_t, 7> tile{};
+    int stationary = -1;
+  } mapping;
   EnergyTable energy;
 
   std::int64_t pes() const { return static_cast<std::int64_t>(rows) * cols; }
-  double buffer_kib() const { return buffer.ifmap_kib + buffer.filter_kib + buffer.ofmap_kib; }
+  double buffer_kib() const {
+    return buffer.shared ? buffer.kib : buffer.ifmap_kib + buffer.filter_kib + buffer.ofmap_kib;
+  }
+  /// Size of the SRAM an access to `operand` goes to (per-access energy grows with it).
+  double buffer_kib_of(int operand) const {
+    if (buffer.shared) return buffer.kib;
+    return operand == 0 ? buffer.ifmap_kib : operand == 1 ? buffer.filter_kib : buffer.ofmap_kib;
+  }
   /// DRAM bytes per accelerator cycle.
   double dram_bytes_per_cycle() const { return dram.bandwidth_gbps / clock_ghz; }
   std::int64_t word_bytes() const { return (word_bits + 7) / 8; }

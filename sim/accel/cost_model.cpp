@@ -2,24 +2,11 @@
 
 #include <cstring>
 
+#include "sim/accel/fast_context.h"
 #include "sim/accel/memory_model.h"
+#include "sim/accel/scalesim_memory.h"
 
 namespace trainsim {
-
-OpStats elementwise_cost(const Op& op, const AcceleratorSpec& acc) {
-  const ElementwiseShape& e = op.eltwise;
-  OpStats s;
-  s.pes = acc.vector_lanes;
-  s.vector_ops = e.elements * e.flops;
-  s.compute_cycles = (s.vector_ops + acc.vector_lanes - 1) / acc.vector_lanes;
-  // Operands are read into and results written from the lanes' registers via the buffer.
-  s.buffer.reads[kIfmap] = e.elements * e.reads;
-  s.buffer.writes[kOfmap] = e.elements * e.writes;
-  s.rf.reads[kIfmap] = e.elements * e.reads;
-  s.rf.writes[kOfmap] = e.elements * e.writes;
-  s.mapping = {{"lanes", acc.vector_lanes}, {"elements", e.elements}};
-  return s;
-}
 
 OpStats evaluate_op(const Op& op, const AcceleratorSpec& acc, const Dataflow& df) {
   if (op.repeat > 1) {
@@ -29,35 +16,37 @@ OpStats evaluate_op(const Op& op, const AcceleratorSpec& acc, const Dataflow& df
     one.repeat = 1;
     return evaluate_op(one, acc, df).repeated(op.repeat);
   }
-  OpStats s;
-  if (op.kind == OpKind::kElementwise) {
-    s = elementwise_cost(op, acc);
-  } else {
-    check_buffer_fits(op, acc);
-    s = df.evaluate(op, acc);
-  }
-  account_dram(op, acc, s);
-  account_stall(acc, s);
+  const MemoryModel& memory = memory_model_or_throw(acc.memory);
+  FastContext ctx(acc, &df);
+  OpStats s = op.kind == OpKind::kElementwise ? memory.run_elementwise(op, acc, ctx)
+                                              : memory.run(op, acc, df, ctx);
+  // A limited buffer port serves the op's buffer accesses alongside everything else.
+  const std::int64_t cycles = std::max(ctx.now(), buffer_port_cycles(s, acc));
+  s.stall_cycles = cycles - s.compute_cycles;
   return s;
 }
 
 bool CostModel::Key::operator==(const Key& o) const {
   return kind == o.kind && role == o.role && word_bits == o.word_bits &&
-         resident_filter == o.resident_filter && repeat == o.repeat &&
-         std::memcmp(d, o.d, sizeof d) == 0;
+         resident_filter == o.resident_filter && residency == o.residency && repeat == o.repeat &&
+         std::memcmp(d, o.d, sizeof d) == 0 && std::memcmp(words, o.words, sizeof words) == 0;
 }
 
 std::size_t CostModel::KeyHash::operator()(const Key& k) const {
   std::size_t h = static_cast<std::size_t>(k.kind) * 31 + static_cast<std::size_t>(k.role);
   h = h * 1000003u ^ static_cast<std::size_t>(k.word_bits);
   h = h * 1000003u ^ static_cast<std::size_t>(k.resident_filter);
+  const Residency& r = k.residency;
+  h = h * 1000003u ^ (static_cast<std::size_t>(r.in_on_chip) | std::size_t{r.in_keep} << 8 |
+                      std::size_t{r.out_keep} << 16 | std::size_t{r.out_drop} << 24);
   h = h * 1000003u ^ static_cast<std::size_t>(k.repeat);
   for (std::int64_t v : k.d) h = h * 1000003u ^ static_cast<std::size_t>(v);
+  for (std::int64_t v : k.words) h = h * 1000003u ^ static_cast<std::size_t>(v);
   return h;
 }
 
 CostModel::Key CostModel::key_of(const Op& op) {
-  Key k{op.kind, op.role, op.word_bits, op.resident_filter, op.repeat, {}};
+  Key k{op.kind, op.role, op.word_bits, op.resident_filter, op.residency, op.repeat, {}, {}};
   switch (op.kind) {
     case OpKind::kGemm:
       k.d[0] = op.gemm.m, k.d[1] = op.gemm.n, k.d[2] = op.gemm.k;
@@ -72,6 +61,10 @@ CostModel::Key CostModel::key_of(const Op& op) {
     case OpKind::kElementwise:
       k.d[0] = op.eltwise.elements, k.d[1] = op.eltwise.reads, k.d[2] = op.eltwise.writes,
       k.d[3] = op.eltwise.flops, k.d[4] = op.eltwise.dram;
+      for (int i = 0; i < kMaxOpInputs; ++i)
+        k.words[i] = op.inputs[static_cast<std::size_t>(i)].words;
+      for (int i = 0; i < kMaxOpOutputs; ++i)
+        k.words[kMaxOpInputs + i] = op.outputs[static_cast<std::size_t>(i)].words;
       break;
   }
   return k;

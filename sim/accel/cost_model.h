@@ -1,11 +1,11 @@
 #pragma once
-// The fast fidelity: closed-form cost of an op on one accelerator with one dataflow,
-// memoized by op shape. A training run repeats the same few shapes every batch, so after
-// the first batch timing an op is one hash lookup.
+// The fast fidelity: the cost of an op on one accelerator with one dataflow and the
+// accelerator's memory model (sim/accel/memory_model.h), run in closed form
+// (FastContext) and memoized by op shape. A training run repeats the same few shapes every
+// batch, so after the first batch timing an op is one hash lookup.
 //
 // GEMM and conv ops go to the dataflow; element-wise ops (weight update, activation
-// derivative) run on the vector unit beside the array: `lanes` operations per cycle,
-// operands read from and results written to the global buffer.
+// derivative) run on the vector unit beside the array (sim/accel/vector_unit.h).
 #include <cstdint>
 #include <unordered_map>
 
@@ -16,10 +16,8 @@
 
 namespace trainsim {
 
-/// Cost of an element-wise op on the vector unit (array-side fields only).
-OpStats elementwise_cost(const Op& op, const AcceleratorSpec& acc);
-
-/// Full fast-fidelity cost of `op`: array side (dataflow or vector unit) + DRAM + stall.
+/// Full fast-fidelity cost of `op`: array side (dataflow or vector unit), buffer and DRAM
+/// traffic, and its cycles when it has the DRAM channel and the buffer port to itself.
 OpStats evaluate_op(const Op& op, const AcceleratorSpec& acc, const Dataflow& df);
 
 class CostModel {
@@ -37,8 +35,10 @@ class CostModel {
     OpRole role;
     int word_bits;
     bool resident_filter;
+    Residency residency;
     std::int64_t repeat;
     std::int64_t d[9];
+    std::int64_t words[kMaxOpInputs + kMaxOpOutputs];  ///< element-wise ops' tensors
     bool operator==(const Key& o) const;
   };
   struct KeyHash {

@@ -50,12 +50,10 @@ EnergyBreakdown price(const OpStats& s, const AcceleratorSpec& acc) {
          static_cast<double>(s.rf.total_writes()) * access_energy(t.rf_write, bits);
   e.noc =
       static_cast<double>(s.noc.total_reads() + s.noc.total_writes()) * access_energy(t.noc, bits);
-  const double kib[kNumOperands] = {acc.buffer.ifmap_kib, acc.buffer.filter_kib,
-                                    acc.buffer.ofmap_kib};
   for (int o = 0; o < kNumOperands; ++o) {
-    e.buffer +=
-        static_cast<double>(s.buffer.reads[o]) * buffer_energy(t.buffer_read, kib[o], bits) +
-        static_cast<double>(s.buffer.writes[o]) * buffer_energy(t.buffer_write, kib[o], bits);
+    const double kib = acc.buffer_kib_of(o);
+    e.buffer += static_cast<double>(s.buffer.reads[o]) * buffer_energy(t.buffer_read, kib, bits) +
+                static_cast<double>(s.buffer.writes[o]) * buffer_energy(t.buffer_write, kib, bits);
     e.dram += static_cast<double>(s.dram_read_bytes[o]) * 8.0 * access_energy(t.dram_read, 1) +
               static_cast<double>(s.dram_write_bytes[o]) * 8.0 * access_energy(t.dram_write, 1);
   }

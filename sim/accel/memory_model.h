@@ -1,52 +1,75 @@
 #pragma once
-// The global buffer and DRAM side of an op, shared by both fidelities (the array-side
-// counts come from the dataflow). Each op is costed in isolation: its operands start in
-// DRAM and its outputs end there, as in SCALE-Sim; reuse of a tensor across consecutive ops
-// is not modelled.
+// One interface per memory model (`trainsim list memory`): how an op's operands move
+// between DRAM and the global buffer, and what that costs in traffic, buffer accesses and
+// time. A model describes one op's schedule once, against an ExecutionContext; the fast
+// fidelity runs it in closed form (FastContext: the dataflow's closed-form cost per array
+// pass, a private DRAM channel), the cycle fidelity in SystemC time (the clocked PE array,
+// the shared DRAM channel). Both fidelities therefore agree by construction wherever the
+// dataflow's two fidelities agree, and units that share the DRAM channel delay each other in
+// the cycle fidelity at the granularity the model schedules (op or tile).
 //
-// DRAM traffic per operand o with footprint F_o (unique words) and buffer partition C_o:
-//   F_o <= C_o:  read once, F_o words.
-//   F_o >  C_o:  the buffer re-reads the operand (buffer reads R_o > F_o, decided by the
-//                dataflow's loop order); the part of those re-reads that the partition
-//                cannot keep comes from DRAM again:
-//                  DRAM = F_o + (R_o - F_o) * (1 - C_o / F_o)
-//   ofmap:       final outputs are written once; partial sums that spill (buffer writes
-//                beyond F_o, when F_o > C_o) cost a DRAM write and a read each, scaled the
-//                same way.
-// Stall: the DMA streams while the array computes, so
-//   stall = max(0, latency + ceil(DRAM bytes / bytes per cycle) - compute cycles).
-#include <array>
+//   tiled     the default: a buffer-level loop nest per op (mapping/), double-buffered DMA,
+//             inter-op residency (sim/train/residency.h)
+//   scalesim  SCALE-Sim's per-op streaming model (sim/accel/scalesim_memory.h)
 #include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
 
+#include "dataflows/dataflow.h"
+#include "mapping/problem.h"
 #include "sim/accel/accel_spec.h"
 #include "sim/accel/op_stats.h"
-#include "sim/workload/op.h"
 
 namespace trainsim {
 
-/// Unique words of each operand (ifmap, filter, ofmap) of `op`, as stored in DRAM:
-/// activations and weights of the layer, not the im2col-expanded GEMM operands.
-std::array<std::int64_t, kNumOperands> operand_footprint_words(const Op& op);
+/// Where a memory model's schedule runs. Times are cycles since the op started; transfers
+/// are issued now and served first come, first served by the DRAM channel.
+class ExecutionContext {
+ public:
+  virtual ~ExecutionContext() = default;
+  virtual std::int64_t now() const = 0;
+  virtual void wait_until(std::int64_t cycle) = 0;
+  /// Issues `bytes` of DRAM traffic now; returns the cycle the last byte arrives (now for 0).
+  virtual std::int64_t transfer(std::int64_t bytes) = 0;
+  /// Runs one pass of the PE array now: `tile`, which is `box` of the problem `p` (both null:
+  /// `tile` is the whole op). Time advances by its compute cycles; returns its array-side
+  /// counts.
+  virtual OpStats compute(const Op& tile, const NestProblem* p, const TileBox* box) = 0;
+  /// The vector unit (or anything else that is not the PE array) is busy for `cycles`.
+  virtual void busy(std::int64_t cycles) = 0;
+};
 
-/// Buffer partition capacity of each operand, in words.
-std::array<std::int64_t, kNumOperands> partition_words(const AcceleratorSpec& acc);
+class MemoryModel {
+ public:
+  virtual ~MemoryModel() = default;
+  virtual std::string name() const = 0;
+  virtual std::string description() const = 0;
+  /// Whether ops' residency flags mean anything to it (the session plans them only then).
+  virtual bool plans_residency() const = 0;
+  /// Runs one repetition of a GEMM or conv op; returns its counts, array side included.
+  /// compute_cycles is the array's busy time; the caller derives the stall from elapsed time.
+  /// Throws UserError if the op cannot be placed in the buffer.
+  virtual OpStats run(const Op& op, const AcceleratorSpec& acc, const Dataflow& df,
+                      ExecutionContext& ctx) const = 0;
+  /// The same for an element-wise op on the vector unit.
+  virtual OpStats run_elementwise(const Op& op, const AcceleratorSpec& acc,
+                                  ExecutionContext& ctx) const = 0;
+  /// How the model places an array op in the buffer, as text (`trainsim layer --mapping`)
+  /// and as JSON (`--json`); empty for a model that does not tile.
+  virtual std::string plan_text(const Op& op, const AcceleratorSpec& acc,
+                                const Dataflow& df) const {
+    return "";
+  }
+  virtual nlohmann::ordered_json plan_json(const Op& op, const AcceleratorSpec& acc,
+                                           const Dataflow& df) const {
+    return nullptr;
+  }
+};
 
-/// Throws UserError if a partition cannot hold one array-sized tile of its operand
-/// (min(footprint, rows x cols) words).
-void check_buffer_fits(const Op& op, const AcceleratorSpec& acc);
-
-/// Fills dram_read_bytes / dram_write_bytes from the array-side buffer counts.
-void account_dram(const Op& op, const AcceleratorSpec& acc, OpStats& s);
-
-/// Cycles the DRAM channel needs for `bytes` on its own: latency + ceil(bytes / B).
-std::int64_t dram_cycles(std::int64_t bytes, const AcceleratorSpec& acc);
-
-/// Cycles the buffer port needs for the op's buffer reads and writes on its own (0 when the
-/// port is unlimited).
-std::int64_t buffer_port_cycles(const OpStats& s, const AcceleratorSpec& acc);
-
-/// stall_cycles = max(0, max(dram_cycles, buffer_port_cycles) - compute_cycles), when nothing
-/// else shares the DRAM channel or the buffer port.
-void account_stall(const AcceleratorSpec& acc, OpStats& s);
+const std::vector<const MemoryModel*>& memory_models();
+const MemoryModel* find_memory_model(const std::string& name);
+/// UserError listing the known models if `name` is not one.
+const MemoryModel& memory_model_or_throw(const std::string& name);
 
 }  // namespace trainsim

@@ -41,6 +41,7 @@ OpStats OpStats::repeated(std::int64_t n) const {
   s.macs *= n, s.compute_cycles *= n, s.stall_cycles *= n, s.vector_ops *= n;
   times(s.rf), times(s.noc), times(s.buffer);
   for (int i = 0; i < kNumOperands; ++i) s.dram_read_bytes[i] *= n, s.dram_write_bytes[i] *= n;
+  s.onchip_read_bytes *= n, s.skipped_write_bytes *= n;
   return s;
 }
 
@@ -58,6 +59,8 @@ OpStats& OpStats::operator+=(const OpStats& o) {
     dram_read_bytes[i] += o.dram_read_bytes[i];
     dram_write_bytes[i] += o.dram_write_bytes[i];
   }
+  onchip_read_bytes += o.onchip_read_bytes;
+  skipped_write_bytes += o.skipped_write_bytes;
   return *this;
 }
 

@@ -37,6 +37,10 @@ struct OpStats {
   AccessCounts noc;     ///< words moved buffer <-> PE and PE <-> PE (per hop)
   AccessCounts buffer;  ///< global buffer (SCALE-Sim's SRAM reads / writes)
   std::array<std::int64_t, kNumOperands> dram_read_bytes{}, dram_write_bytes{};
+  /// Inter-op residency (tiled memory model): bytes of inputs the op found whole in the
+  /// buffer, so did not read from DRAM, and bytes of outputs it did not write back because
+  /// the next op, their last reader, took them from the buffer.
+  std::int64_t onchip_read_bytes = 0, skipped_write_bytes = 0;
 
   std::int64_t cycles() const { return compute_cycles + stall_cycles; }
   /// MACs over PE-cycles of the compute phase (SCALE-Sim's "overall utilization").

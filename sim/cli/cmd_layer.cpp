@@ -8,6 +8,7 @@
 #include "dataflows/registry.h"
 #include "models/system.h"
 #include "sim/accel/energy.h"
+#include "sim/accel/memory_model.h"
 #include "sim/accel/reference.h"
 #include "sim/cli/arg_parse.h"
 #include "sim/cli/commands.h"
@@ -84,10 +85,47 @@ Op build_op(const po::variables_map& vm, const AcceleratorSpec& acc) {
       throw UserError("--conv: a " + std::to_string(c.kernel_h) + "x" + std::to_string(c.kernel_w) +
                       " kernel does not fit a " + std::to_string(c.height) + "x" +
                       std::to_string(c.width) + " input with padding " + std::to_string(c.pad));
+    const std::int64_t groups = vm["groups"].as<std::int64_t>();
+    require_positive(groups, "--groups");
+    if (c.channels % groups != 0 || c.filters % groups != 0)
+      throw UserError("--groups " + std::to_string(groups) + " must divide C (" +
+                      std::to_string(c.channels) + ") and FILTERS (" + std::to_string(c.filters) +
+                      ")");
+    // A grouped convolution is `groups` convolutions of C/groups -> FILTERS/groups run one
+    // after another (the op's repeat), as the network lowering does.
+    c.channels /= groups, c.filters /= groups;
     op = Op::make_conv(c, role);
+    op.repeat = groups;
   }
   op.word_bits = acc.word_bits;
   return op;
+}
+
+// --tile "C=16,K=32": pinned buffer-mapping tiles, named as the op's dimensions (a GEMM's
+// M, N, K; a convolution's N K C P Q R S), into the accelerator's mapping constraints.
+void pin_tiles(const std::string& text, const Op& op, const Dataflow& df, AcceleratorSpec& acc) {
+  const NestProblem p = make_problem(op, df.gemm_based());
+  std::string names;
+  for (int d = 0; d < kNumDims; ++d)
+    if (dim_name(d, p.gemm)[0] != '\0')
+      names += std::string(names.empty() ? "" : " ") + dim_name(d, p.gemm);
+  std::stringstream ss(text);
+  for (std::string item; std::getline(ss, item, ',');) {
+    const auto eq = item.find('=');
+    const std::string key = item.substr(0, eq);
+    int dim = -1;
+    for (int d = 0; d < kNumDims; ++d)
+      if (key == dim_name(d, p.gemm) && !key.empty()) dim = d;
+    if (dim < 0)
+      throw UserError("--tile: the buffer mapping of " + op.describe() + " has no dimension '" +
+                      key + "' (its dimensions: " + names + ")");
+    if (eq == std::string::npos) throw UserError("--tile: expected DIM=SIZE, got '" + item + "'");
+    const auto v = parse_dims(item.substr(eq + 1), "--tile " + key, 1, 1)[0];
+    if (v < 1 || v > p.extent[dim])
+      throw UserError("--tile " + key + "=" + std::to_string(v) + ": the buffer-level tile of " +
+                      op.describe() + " must be in [1, " + std::to_string(p.extent[dim]) + "]");
+    acc.mapping.tile[static_cast<std::size_t>(dim)] = v;
+  }
 }
 
 }  // namespace
@@ -103,6 +141,13 @@ int cmd_layer(const std::vector<std::string>& args) {
       "a convolution: input HxWxC, F filters of RxS, stride, padding")(
       "batch", po::value<std::int64_t>()->default_value(1)->value_name("N"),
       "samples (a GEMM's M is multiplied by it)")(
+      "groups", po::value<std::int64_t>()->default_value(1)->value_name("G"),
+      "grouped convolution")("memory", po::value<std::string>()->value_name("MODEL"),
+                             "memory model: tiled or scalesim (default: the accelerator's)")(
+      "mapping", po::bool_switch(), "print the buffer-level loop nest")(
+      "tile", po::value<std::string>()->value_name("DIMS"), "pin buffer tiles, e.g. C=16,K=32")(
+      "stationary", po::value<std::string>()->value_name("OPERAND"),
+      "ifmap, filter or ofmap innermost")(
       "role", po::value<std::string>()->default_value("fw")->value_name("ROLE"),
       "fw, bwd-data or bwd-weight")("array", po::value<std::string>()->value_name("RxC"),
                                     "override the array size")(
@@ -123,16 +168,21 @@ int cmd_layer(const std::vector<std::string>& args) {
     overrides.push_back("array.rows=" + a.substr(0, x));
     overrides.push_back("array.cols=" + a.substr(x + 1));
   }
-  const AcceleratorSpec acc = load_accelerator(vm["accel"].as<std::string>(), overrides);
+  if (vm.count("memory")) overrides.push_back("memory=" + vm["memory"].as<std::string>());
+  if (vm.count("stationary"))
+    overrides.push_back("mapping.stationary=" + vm["stationary"].as<std::string>());
+  AcceleratorSpec acc = load_accelerator(vm["accel"].as<std::string>(), overrides);
   const std::string df_name =
       vm.count("dataflow") ? vm["dataflow"].as<std::string>() : acc.dataflow;
   const Dataflow& df = dataflow_or_throw(df_name);
+  const MemoryModel& memory = memory_model_or_throw(acc.memory);
   const Fidelity fidelity = parse_fidelity(vm["fidelity"].as<std::string>());
   const bool json = vm["json"].as<bool>();
   const std::string vcd = vm.count("vcd") ? vm["vcd"].as<std::string>() : "";
   if (!vcd.empty() && fidelity != Fidelity::kCycle)
     throw UserError("--vcd needs --fidelity cycle (the fast model has no clock to trace)");
   const Op op = build_op(vm, acc);
+  if (vm.count("tile")) pin_tiles(vm["tile"].as<std::string>(), op, df, acc);
   // Validate (capacity, RF sizes, mapping) before any simulation starts.
   const OpStats closed_form = evaluate_op(op, acc, df);
 
@@ -170,16 +220,26 @@ int cmd_layer(const std::vector<std::string>& args) {
     j["fidelity"] = fidelity_name(fidelity);
     j["stats"] = stats_json(s, acc);
     j["energy"] = energy_json(e, acc.energy.unit);
+    const nlohmann::ordered_json plan = memory.plan_json(op, acc, df);
+    j["memory"] = memory.name();
+    if (!plan.is_null()) j["buffer_mapping"] = plan;
     ScaleSimView view;
     if (df.scalesim_view(op, acc, view)) j["scalesim"] = scalesim_json(view);
     if (fidelity == Fidelity::kCycle) j["numeric_check"] = numeric_ok;
     j["wall_seconds"] = wall;
     std::printf("%s\n", j.dump(2).c_str());
   } else {
-    std::printf("trainsim layer: %s\naccelerator %s (%dx%d, %s, %g GHz, %d-bit), %s fidelity\n",
-                op.describe().c_str(), acc.name.c_str(), acc.rows, acc.cols, df.name().c_str(),
-                acc.clock_ghz, acc.word_bits, fidelity_name(fidelity));
+    std::printf(
+        "trainsim layer: %s\naccelerator %s (%dx%d, %s, %g GHz, %d-bit), %s memory, %s fidelity\n",
+        op.describe().c_str(), acc.name.c_str(), acc.rows, acc.cols, df.name().c_str(),
+        acc.clock_ghz, acc.word_bits, memory.name().c_str(), fidelity_name(fidelity));
     std::fputs(stats_text(s, e, acc).c_str(), stdout);
+    if (vm["mapping"].as<bool>()) {
+      const std::string plan = memory.plan_text(op, acc, df);
+      std::fputs(plan.empty() ? ("memory model " + memory.name() + ": no buffer tiling\n").c_str()
+                              : plan.c_str(),
+                 stdout);
+    }
     std::printf("numeric      %s\nwall time    %.3f ms\n", numeric.c_str(), wall * 1e3);
   }
   (void)closed_form;

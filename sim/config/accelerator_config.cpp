@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 
+#include "sim/accel/memory_model.h"
 #include "sim/config/accel_lookup.h"
 #include "sim/config/accelerator_parse.h"
 #include "sim/config/energy_config.h"
@@ -12,6 +13,7 @@
 #include "sim/config/yaml_file.h"
 #include "sim/config/yaml_reader.h"
 #include "sim/core/error.h"
+#include "sim/core/named_registry.h"
 
 namespace trainsim {
 
@@ -123,11 +125,22 @@ void parse_rf(const ConfigNode& node, AcceleratorSpec& a) {
 
 void parse_buffer(const ConfigNode& node, AcceleratorSpec& a) {
   ConfigMap m = node.as_map();
-  m.allow_only(
-      {"ifmap_kib", "filter_kib", "ofmap_kib", "banks", "words_per_cycle", "port_words_per_cycle"});
+  m.allow_only({"kib", "ifmap_kib", "filter_kib", "ofmap_kib", "double_buffer", "banks",
+                "words_per_cycle", "port_words_per_cycle"});
+  // Either one SRAM shared by every operand or one partition per operand: both at once
+  // would leave it unclear which the mapping may use.
+  if (auto v = m.get("kib")) {
+    for (const char* key : {"ifmap_kib", "filter_kib", "ofmap_kib"})
+      if (auto part = m.get(key))
+        part->fail(std::string("a buffer is either shared (`kib`) or partitioned (`") + key +
+                   "` and the other *_kib keys), not both");
+    a.buffer.shared = true;
+    a.buffer.kib = v->as_double_positive();
+  }
   if (auto v = m.get("ifmap_kib")) a.buffer.ifmap_kib = v->as_double_positive();
   if (auto v = m.get("filter_kib")) a.buffer.filter_kib = v->as_double_positive();
   if (auto v = m.get("ofmap_kib")) a.buffer.ofmap_kib = v->as_double_positive();
+  if (auto v = m.get("double_buffer")) a.buffer.double_buffer = v->as_bool();
   if (auto v = m.get("banks")) a.buffer.banks = v->as_int_at_least(1);
   if (auto v = m.get("words_per_cycle")) a.buffer.words_per_cycle = v->as_int_at_least(1);
   if (auto v = m.get("port_words_per_cycle"))
@@ -141,6 +154,24 @@ void parse_dram(const ConfigNode& node, AcceleratorSpec& a) {
   if (auto v = m.get("latency_cycles")) a.dram.latency_cycles = v->as_int64_at_least(0);
 }
 
+// `mapping:` constraints on the buffer mapping of every op (tiled memory model).
+void parse_mapping(const ConfigNode& node, AcceleratorSpec& a) {
+  ConfigMap m = node.as_map();
+  m.allow_only({"tile", "stationary"});
+  if (auto t = m.get("tile")) {
+    ConfigMap tiles = t->as_map();
+    static const char* const dims[] = {"N", "K", "C", "P", "Q", "R", "S"};
+    tiles.allow_only(std::vector<std::string>(dims, dims + 7));
+    for (int d = 0; d < 7; ++d)
+      if (auto v = tiles.get(dims[d]))
+        a.mapping.tile[static_cast<std::size_t>(d)] = v->as_int64_at_least(1);
+  }
+  if (auto v = m.get("stationary")) {
+    const std::string s = v->as_choice({"any", "ifmap", "filter", "ofmap"});
+    a.mapping.stationary = s == "ifmap" ? 0 : s == "filter" ? 1 : s == "ofmap" ? 2 : -1;
+  }
+}
+
 // Reads the single key `key` (optional) of the mapping at `node` as an int >= 1.
 void parse_single_count(const ConfigNode& node, const char* key, int& out) {
   ConfigMap m = node.as_map();
@@ -150,10 +181,18 @@ void parse_single_count(const ConfigNode& node, const char* key, int& out) {
 
 }  // namespace
 
+std::string parse_memory_model(const ConfigNode& node) {
+  std::string name = node.as_nonempty_string();
+  if (find_memory_model(name) == nullptr)
+    node.fail("unknown memory model '" + name + "' (known: " + registry_names(memory_models()) +
+              ")");
+  return name;
+}
+
 AcceleratorSpec parse_accelerator_node(const ConfigNode& top, const AcceleratorNodeSource& from) {
   ConfigMap m = top.as_map();
-  m.allow_only({"name", "description", "dataflow", "array", "clock_ghz", "word_bits", "rf",
-                "buffer", "noc", "dram", "vector_unit", "energy"});
+  m.allow_only({"name", "description", "dataflow", "memory", "array", "clock_ghz", "word_bits",
+                "rf", "buffer", "mapping", "noc", "dram", "vector_unit", "energy"});
   AcceleratorSpec a;
   a.source = from.source;
   a.name = from.default_name;
@@ -169,6 +208,8 @@ AcceleratorSpec parse_accelerator_node(const ConfigNode& top, const AcceleratorN
   if (auto v = m.get("word_bits")) a.word_bits = parse_word_bits(*v);
   if (auto v = m.get("rf")) parse_rf(*v, a);
   if (auto v = m.get("buffer")) parse_buffer(*v, a);
+  if (auto v = m.get("mapping")) parse_mapping(*v, a);
+  if (auto v = m.get("memory")) a.memory = parse_memory_model(*v);
   if (auto v = m.get("noc")) parse_single_count(*v, "words_per_cycle", a.noc_words_per_cycle);
   if (auto v = m.get("dram")) parse_dram(*v, a);
   if (auto v = m.get("vector_unit")) parse_single_count(*v, "lanes", a.vector_lanes);

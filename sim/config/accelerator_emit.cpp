@@ -17,6 +17,8 @@ void emit_accelerator(YAML::Emitter& out, const AcceleratorSpec& a) {
   emit_string(out, a.description);
   out << YAML::Key << "dataflow" << YAML::Value;
   emit_string(out, a.dataflow);
+  out << YAML::Key << "memory" << YAML::Value;
+  emit_string(out, a.memory);
   out << YAML::Key << "array" << YAML::Value << YAML::Flow << YAML::BeginMap;
   out << YAML::Key << "rows" << YAML::Value << a.rows;
   out << YAML::Key << "cols" << YAML::Value << a.cols;
@@ -32,16 +34,33 @@ void emit_accelerator(YAML::Emitter& out, const AcceleratorSpec& a) {
   out << YAML::EndMap;
 
   out << YAML::Key << "buffer" << YAML::Value << YAML::Flow << YAML::BeginMap;
-  out << YAML::Key << "ifmap_kib" << YAML::Value;
-  emit_double(out, a.buffer.ifmap_kib);
-  out << YAML::Key << "filter_kib" << YAML::Value;
-  emit_double(out, a.buffer.filter_kib);
-  out << YAML::Key << "ofmap_kib" << YAML::Value;
-  emit_double(out, a.buffer.ofmap_kib);
+  if (a.buffer.shared) {
+    out << YAML::Key << "kib" << YAML::Value;
+    emit_double(out, a.buffer.kib);
+  } else {
+    out << YAML::Key << "ifmap_kib" << YAML::Value;
+    emit_double(out, a.buffer.ifmap_kib);
+    out << YAML::Key << "filter_kib" << YAML::Value;
+    emit_double(out, a.buffer.filter_kib);
+    out << YAML::Key << "ofmap_kib" << YAML::Value;
+    emit_double(out, a.buffer.ofmap_kib);
+  }
+  out << YAML::Key << "double_buffer" << YAML::Value << a.buffer.double_buffer;
   out << YAML::Key << "banks" << YAML::Value << a.buffer.banks;
   out << YAML::Key << "words_per_cycle" << YAML::Value << a.buffer.words_per_cycle;
   out << YAML::Key << "port_words_per_cycle" << YAML::Value;
   emit_double(out, a.buffer.port_words_per_cycle);
+  out << YAML::EndMap;
+
+  out << YAML::Key << "mapping" << YAML::Value << YAML::Flow << YAML::BeginMap;
+  out << YAML::Key << "tile" << YAML::Value << YAML::Flow << YAML::BeginMap;
+  static const char* const dims[] = {"N", "K", "C", "P", "Q", "R", "S"};
+  for (int d = 0; d < 7; ++d)
+    if (a.mapping.tile[static_cast<std::size_t>(d)] > 0)
+      out << YAML::Key << dims[d] << YAML::Value << a.mapping.tile[static_cast<std::size_t>(d)];
+  out << YAML::EndMap;
+  static const char* const stationary[] = {"any", "ifmap", "filter", "ofmap"};
+  out << YAML::Key << "stationary" << YAML::Value << stationary[a.mapping.stationary + 1];
   out << YAML::EndMap;
 
   out << YAML::Key << "noc" << YAML::Value << YAML::Flow << YAML::BeginMap;

@@ -27,6 +27,9 @@ struct AcceleratorNodeSource {
   std::optional<std::string> energy_inlined_from;
 };
 
+/// A registered memory model's name at `node` (`memory:` of an accelerator or experiment).
+std::string parse_memory_model(const ConfigNode& node);
+
 /// Validates the accelerator mapping at `node` (errors at node.child_path(...)).
 AcceleratorSpec parse_accelerator_node(const ConfigNode& node, const AcceleratorNodeSource& from);
 

@@ -17,6 +17,7 @@
 #include "sim/config/yaml_file.h"
 #include "sim/config/yaml_reader.h"
 #include "sim/core/error.h"
+#include "sim/core/named_registry.h"
 #include "sim/optim/optimizer_registry.h"
 #include "sim/techniques/technique.h"
 
@@ -47,9 +48,7 @@ std::string known_optimizers() {
 }
 
 std::string known_dataflows() {
-  std::string out;
-  for (const Dataflow* d : dataflows()) out += (out.empty() ? "" : ", ") + d->name();
-  return out;
+  return registry_names(dataflows());
 }
 
 // The network file a `network: <string>` node refers to, or a UserError at that node.
@@ -244,6 +243,10 @@ SimulationSpec parse_simulation(const ConfigMap& m, const std::string& path,
                     "', which is not registered (known: " + known_dataflows() + ")");
   }
 
+  // The experiment's memory model replaces the accelerator's own, as its dataflow does.
+  if (auto v = m.get("memory")) sim.accelerator.memory = parse_memory_model(*v);
+  if (auto v = m.get("residency")) sim.residency = v->as_bool();
+
   auto technique = m.get("technique");
   sim.technique = parse_technique(technique ? &*technique : nullptr, top);
 
@@ -314,7 +317,7 @@ ExperimentSpec load_experiment(const std::string& path, const std::vector<std::s
   ConfigMap m = top.as_map();
   // The simulation keys are listed after the older keys, which keeps that message stable.
   m.allow_only({"name", "network", "dataset", "training", "output", "accelerator", "dataflow",
-                "technique", "fidelity", "numerics"});
+                "technique", "fidelity", "numerics", "memory", "residency"});
 
   ExperimentSpec spec;
   spec.notes = notes;

@@ -109,6 +109,9 @@ std::string resolved_yaml(const ExperimentSpec& spec) {
   emit_technique(out, sim.technique);
   out << YAML::Key << "fidelity" << YAML::Value;
   emit_string(out, sim.fidelity);
+  out << YAML::Key << "memory" << YAML::Value;
+  emit_string(out, sim.accelerator.memory);
+  out << YAML::Key << "residency" << YAML::Value << sim.residency;
   out << YAML::Key << "numerics" << YAML::Value;
   emit_string(out, spec.numerics);
 

@@ -130,6 +130,8 @@ struct SimulationSpec {
   std::string dataflow;         ///< ws, os, is, rs; default: the accelerator's own
   TechniqueSpec technique;
   std::string fidelity = "fast";  ///< fast | cycle
+  /// Keep tensors on chip between consecutive ops when they fit (tiled memory model).
+  bool residency = true;
 };
 
 struct OutputSpec {

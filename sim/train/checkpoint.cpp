@@ -15,8 +15,8 @@ namespace trainsim {
 // changes, so a new member cannot silently be left out of checkpoints (resumed runs would
 // then differ from uninterrupted ones): update the archive() next to the guard, then the
 // size.
-static_assert(sizeof(OpStats) == 256, "OpStats changed: update archive(OpStats&)");
-static_assert(sizeof(OpTotals) == 280, "OpTotals changed: update archive(OpTotals&)");
+static_assert(sizeof(OpStats) == 272, "OpStats changed: update archive(OpStats&)");
+static_assert(sizeof(OpTotals) == 296, "OpTotals changed: update archive(OpTotals&)");
 static_assert(sizeof(EpochMetrics) == 168, "EpochMetrics changed: update archive(EpochMetrics&)");
 
 namespace {
@@ -58,6 +58,8 @@ void archive(StateArchive& a, OpStats& s) {
   a.value(s.buffer);
   a.value(s.dram_read_bytes);
   a.value(s.dram_write_bytes);
+  a.value(s.onchip_read_bytes);
+  a.value(s.skipped_write_bytes);
 }
 
 void archive(StateArchive& a, OpTotals& t) {

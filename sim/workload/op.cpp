@@ -57,6 +57,16 @@ const char* kind_name(OpKind kind) {
   return "?";
 }
 
+TensorId tensor_id(TensorKind kind, int layer, int index) {
+  return (static_cast<TensorId>(kind) << 28) | (static_cast<TensorId>(layer + 1) << 8) |
+         static_cast<TensorId>(index & 0xff);
+}
+
+bool tensor_persistent(TensorId id) {
+  const auto kind = static_cast<TensorKind>(id >> 28);
+  return kind == TensorKind::kWeight || kind == TensorKind::kOptimizerState;
+}
+
 bool ConvShape::operator==(const ConvShape& o) const {
   return batch == o.batch && channels == o.channels && height == o.height && width == o.width &&
          filters == o.filters && kernel_h == o.kernel_h && kernel_w == o.kernel_w &&

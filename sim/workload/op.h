@@ -3,6 +3,7 @@
 // kind, dimensions, training role, layer id and word width. The same op is timed by every
 // dataflow; each dataflow lowers it the way it executes it (GEMM for the systolic
 // dataflows, convolution for row-stationary).
+#include <array>
 #include <cstdint>
 #include <string>
 
@@ -66,6 +67,47 @@ struct ElementwiseShape {
   bool dram = true;
 };
 
+/// Names a tensor of one training step, so that the session can see which op reads what
+/// another op wrote (inter-op residency, sim/train/residency.h). 0 is anonymous: a tensor no
+/// other op is known to share, never kept on chip.
+using TensorId = std::uint32_t;
+inline constexpr TensorId kNoTensor = 0;
+enum class TensorKind : std::uint8_t {
+  kActivation = 1,  ///< a layer's output (layer -1: the network input)
+  kGradient,        ///< the loss gradient with respect to a layer's output
+  kWeight,          ///< a layer's parameters
+  kWeightGrad,      ///< their gradient
+  kOptimizerState,  ///< momentum, Adam's moments (index 0, 1)
+  kPredictor,       ///< ADA-GP predictor intermediates (index = stage)
+};
+/// kind | layer + 1 | index, packed; layer in [-1, 2^20 - 2], index in [0, 255].
+TensorId tensor_id(TensorKind kind, int layer, int index = 0);
+/// Whether the tensor outlives the training step (weights and optimizer state): such a
+/// tensor is always written back to DRAM, whatever reads it next.
+bool tensor_persistent(TensorId id);
+
+/// One tensor an op reads or writes, with its size in words (the DRAM footprint).
+struct TensorUse {
+  TensorId id = kNoTensor;
+  std::int64_t words = 0;
+};
+inline constexpr int kMaxOpInputs = 4, kMaxOpOutputs = 2;
+
+/// What the session decided about keeping tensors on chip around one op. Bit i refers to
+/// inputs[i] / outputs[i]; for array ops input 0 is the ifmap, 1 the filter, output 0 the
+/// ofmap. Only the tiled memory model reads it.
+struct Residency {
+  std::uint8_t in_on_chip = 0;  ///< whole in the buffer already: not read from DRAM
+  std::uint8_t in_keep = 0;     ///< read from DRAM once, whole, and kept for the next op
+  std::uint8_t out_keep = 0;    ///< kept whole in the buffer for the next op
+  std::uint8_t out_drop = 0;    ///< not written to DRAM: the next op is its last reader
+  bool any() const { return (in_on_chip | in_keep | out_keep | out_drop) != 0; }
+  bool operator==(const Residency& o) const {
+    return in_on_chip == o.in_on_chip && in_keep == o.in_keep && out_keep == o.out_keep &&
+           out_drop == o.out_drop;
+  }
+};
+
 struct Op {
   OpKind kind = OpKind::kGemm;
   OpRole role = OpRole::kForward;
@@ -78,6 +120,10 @@ struct Op {
   /// of a grouped (e.g. depthwise) convolution, each a convolution of channels/groups
   /// inputs to filters/groups outputs. Shapes describe one repetition.
   std::int64_t repeat = 1;
+  /// The tensors it reads and writes (lowering fills them; unused slots are kNoTensor).
+  std::array<TensorUse, kMaxOpInputs> inputs{};
+  std::array<TensorUse, kMaxOpOutputs> outputs{};
+  Residency residency;
   GemmShape gemm;  ///< kGemm: the GEMM exactly as executed (already per role)
   ConvShape conv;  ///< kConv: the *forward* layer geometry; `role` says which pass
   ElementwiseShape eltwise;

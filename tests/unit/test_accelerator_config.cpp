@@ -287,7 +287,7 @@ TEST_CASE("accelerator errors name file, line, column and key", "[accel][config]
   SECTION("unknown key") {
     std::string text = std::string(kMinimal) + "buffer: {ifmap_kb: 64}\n";
     check_error(err(text), file, pos_of(text, "ifmap_kb"), "buffer.ifmap_kb",
-                "unknown key 'ifmap_kb' (allowed: ifmap_kib, filter_kib, ofmap_kib");
+                "unknown key 'ifmap_kb' (allowed: kib, ifmap_kib, filter_kib, ofmap_kib");
     std::string top = std::string(kMinimal) + "clock_mhz: 200\n";
     check_error(err(top), file, pos_of(top, "clock_mhz"), "clock_mhz", "unknown key");
   }

@@ -5,7 +5,8 @@
 
 #include "sim/accel/cost_model.h"
 #include "sim/accel/energy.h"
-#include "sim/accel/memory_model.h"
+#include "sim/accel/scalesim_memory.h"
+#include "sim/accel/vector_unit.h"
 #include "sim/core/error.h"
 
 using namespace trainsim;

@@ -5,8 +5,8 @@
 #include <catch2/catch.hpp>
 
 #include "models/system.h"
-#include "sim/accel/memory_model.h"
 #include "sim/accel/reference.h"
+#include "sim/accel/scalesim_memory.h"
 #include "sim/core/error.h"
 
 using namespace trainsim;
@@ -109,9 +109,18 @@ TEST_CASE("Fast fidelity through SystemC equals the closed form and advances tim
   CHECK(sys.accelerator().totals().cycles() == cycles);
 }
 
+// The next three tests check the channel and port plumbing with the scalesim memory model,
+// whose op-level streaming has the simplest closed form; the tiled model's tile-level
+// timing has tests of its own below.
+AcceleratorSpec scalesim_accel(double bandwidth_gbps) {
+  AcceleratorSpec a = accel(bandwidth_gbps);
+  a.memory = "scalesim";
+  return a;
+}
+
 TEST_CASE("A slow DRAM stalls the array by exactly the closed-form amount", "[models]") {
   SimSystem& sys = SimSystem::instance();
-  const AcceleratorSpec a = accel(0.5);  // half a byte per cycle
+  const AcceleratorSpec a = scalesim_accel(0.5);  // half a byte per cycle
   sys.configure(a, kLanes, Fidelity::kFast);
   std::vector<OpRequest> batch(1);
   batch[0].op = Op::make_gemm({8, 4, 16});
@@ -124,7 +133,7 @@ TEST_CASE("A slow DRAM stalls the array by exactly the closed-form amount", "[mo
 
 TEST_CASE("Another unit's traffic on the shared DRAM channel delays the op", "[models]") {
   SimSystem& sys = SimSystem::instance();
-  const AcceleratorSpec a = accel(0.5);
+  const AcceleratorSpec a = scalesim_accel(0.5);
   sys.configure(a, kLanes, Fidelity::kFast);
   const OpStats alone = evaluate_op(Op::make_gemm({8, 4, 16}), a, kLanes);
   // Another unit books 1000 bytes (2000 cycles of channel time) right now.
@@ -139,7 +148,7 @@ TEST_CASE("Another unit's traffic on the shared DRAM channel delays the op", "[m
 TEST_CASE("A limited buffer port stalls by the closed form, and is shared between units",
           "[models]") {
   SimSystem& sys = SimSystem::instance();
-  AcceleratorSpec a = accel(64);
+  AcceleratorSpec a = scalesim_accel(64);
   a.buffer.port_words_per_cycle = 1;  // one word per cycle for every unit together
   sys.configure(a, kLanes, Fidelity::kFast);
   std::vector<OpRequest> batch(1);
@@ -182,6 +191,51 @@ TEST_CASE("Cycle fidelity clocks the engine: same counts, real result, same time
   CHECK(batch[0].result == reference_gemm(batch[0].op.gemm, v0.a, v0.b));
   CHECK(batch[1].result == reference_gemm(batch[1].op.gemm, v1.a, v1.b));
   CHECK(sys.cycles() == cycles);
+}
+
+TEST_CASE("A tiled op stalls on a slow DRAM by the same amount in both fidelities", "[models]") {
+  SimSystem& sys = SimSystem::instance();
+  AcceleratorSpec a = accel(0.5);
+  a.buffer.ifmap_kib = a.buffer.filter_kib = a.buffer.ofmap_kib = 0.25;  // 128 words each
+  const Op op = Op::make_gemm({24, 12, 20});
+  const OpStats fast = evaluate_op(op, a, kLanes);
+  REQUIRE(fast.stall_cycles > 0);
+  REQUIRE(fast.mapping.back().second > 1);  // several buffer tiles
+  const OperandValues v = make_operands(op, true, 3);
+  for (Fidelity f : {Fidelity::kFast, Fidelity::kCycle}) {
+    sys.configure(a, kLanes, f);
+    std::vector<OpRequest> batch(1);
+    batch[0].op = op;
+    batch[0].values = &v;
+    sys.run(batch);
+    INFO(fidelity_name(f));
+    CHECK(batch[0].stats.compute_cycles == fast.compute_cycles);
+    CHECK(batch[0].stats.stall_cycles == fast.stall_cycles);
+    CHECK(batch[0].stats.dram_read_bytes == fast.dram_read_bytes);
+    CHECK(batch[0].stats.dram_write_bytes == fast.dram_write_bytes);
+    CHECK(batch[0].stats.buffer == fast.buffer);
+    CHECK(sys.cycles() == fast.cycles());
+    if (f == Fidelity::kCycle) CHECK(batch[0].result == reference_gemm(op.gemm, v.a, v.b));
+  }
+}
+
+TEST_CASE("In the cycle fidelity another unit's transfer delays a tiled op's first tile",
+          "[models]") {
+  SimSystem& sys = SimSystem::instance();
+  AcceleratorSpec a = accel(0.5);
+  a.buffer.ifmap_kib = a.buffer.filter_kib = a.buffer.ofmap_kib = 0.25;
+  const Op op = Op::make_gemm({24, 12, 20});
+  const OpStats alone = evaluate_op(op, a, kLanes);
+  const OperandValues v = make_operands(op, true, 3);
+  sys.configure(a, kLanes, Fidelity::kCycle);
+  // 1000 bytes hold the channel for 2000 cycles: the first fetch waits for them, and the
+  // rest of the schedule, which never finds the channel busy again, shifts as a whole.
+  sys.dram().transfer(sc_core::sc_time_stamp(), 1000);
+  std::vector<OpRequest> batch(1);
+  batch[0].op = op;
+  batch[0].values = &v;
+  sys.run(batch);
+  CHECK(batch[0].stats.stall_cycles == alone.stall_cycles + 2000);
 }
 
 TEST_CASE("An error inside the simulation reaches the caller as a UserError", "[models]") {

@@ -1,8 +1,9 @@
-#include "sim/accel/memory_model.h"
+#include "sim/accel/scalesim_memory.h"
 
 #include <algorithm>
 #include <cmath>
 
+#include "sim/accel/vector_unit.h"
 #include "sim/core/error.h"
 
 namespace trainsim {
@@ -36,6 +37,10 @@ std::array<std::int64_t, kNumOperands> partition_words(const AcceleratorSpec& ac
   auto words = [&](double kib) {
     return static_cast<std::int64_t>(std::floor(kib * words_per_kib));
   };
+  if (acc.buffer.shared) {
+    const std::int64_t third = words(acc.buffer.kib / 3);
+    return {third, third, third};
+  }
   return {words(acc.buffer.ifmap_kib), words(acc.buffer.filter_kib), words(acc.buffer.ofmap_kib)};
 }
 
@@ -93,6 +98,55 @@ void account_stall(const AcceleratorSpec& acc, OpStats& s) {
   const std::int64_t memory =
       std::max(dram_cycles(s.dram_bytes(), acc), buffer_port_cycles(s, acc));
   s.stall_cycles = std::max<std::int64_t>(0, memory - s.compute_cycles);
+}
+
+}  // namespace trainsim
+
+namespace trainsim {
+namespace {
+
+// SCALE-Sim's assumptions: each op alone, operands streamed from DRAM while the array
+// computes (the DMA's traffic is planned from the closed-form buffer accesses, so it can be
+// booked at the op's start), results written back.
+class ScaleSimMemory final : public MemoryModel {
+ public:
+  std::string name() const override { return "scalesim"; }
+  std::string description() const override {
+    return "SCALE-Sim's: each op alone, operands streamed from DRAM alongside the array, "
+           "re-fetched as the partitions miss, results written back; no tiling, no reuse "
+           "between ops";
+  }
+  bool plans_residency() const override { return false; }
+
+  OpStats run(const Op& op, const AcceleratorSpec& acc, const Dataflow& df,
+              ExecutionContext& ctx) const override {
+    check_buffer_fits(op, acc);
+    OpStats planned = df.evaluate(op, acc);
+    account_dram(op, acc, planned);
+    const std::int64_t done = ctx.transfer(planned.dram_bytes());
+    OpStats s = ctx.compute(op, nullptr, nullptr);
+    s.dram_read_bytes = planned.dram_read_bytes;
+    s.dram_write_bytes = planned.dram_write_bytes;
+    ctx.wait_until(done);
+    return s;
+  }
+
+  OpStats run_elementwise(const Op& op, const AcceleratorSpec& acc,
+                          ExecutionContext& ctx) const override {
+    OpStats s = elementwise_cost(op, acc);
+    account_dram(op, acc, s);
+    const std::int64_t done = ctx.transfer(s.dram_bytes());
+    ctx.busy(s.compute_cycles);
+    ctx.wait_until(done);
+    return s;
+  }
+};
+
+}  // namespace
+
+const MemoryModel& scalesim_memory() {
+  static const ScaleSimMemory instance;
+  return instance;
 }
 
 }  // namespace trainsim

@@ -1,0 +1,242 @@
+#include "mapping/buffer_mapping.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace trainsim {
+
+namespace {
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
+  return (a + b - 1) / b;
+}
+
+std::string kib_text(double kib) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g KiB", kib);
+  return buf;
+}
+
+}  // namespace
+
+OperandResidency OperandResidency::of(const Op& op) {
+  OperandResidency r;
+  const Residency& f = op.residency;
+  for (int o : {kIfmap, kFilter}) {
+    const auto bit = static_cast<std::uint8_t>(1u << o);
+    if (f.in_on_chip & bit)
+      r.kind[o] = kOnChip;
+    else if (f.in_keep & bit)
+      r.kind[o] = kLoadKeep;
+  }
+  if (f.out_keep & 1u) r.kind[kOfmap] = kKeep;
+  r.write_out = !(f.out_drop & 1u);
+  return r;
+}
+
+BufferCapacity BufferCapacity::of(const AcceleratorSpec& acc) {
+  BufferCapacity c;
+  const double words_per_kib = 1024.0 / static_cast<double>(acc.word_bytes());
+  auto words = [&](double kib) {
+    return static_cast<std::int64_t>(std::floor(kib * words_per_kib));
+  };
+  c.shared = acc.buffer.shared;
+  c.total_words = words(acc.buffer_kib());
+  c.partition_words = {words(acc.buffer.ifmap_kib), words(acc.buffer.filter_kib),
+                       words(acc.buffer.ofmap_kib)};
+  c.double_buffer = acc.buffer.double_buffer;
+  return c;
+}
+
+std::string BufferCapacity::level_name(int operand, const AcceleratorSpec& acc) const {
+  if (shared) return "the " + kib_text(acc.buffer.kib) + " global buffer";
+  return std::string("buffer partition ") + operand_name(operand) + " (" +
+         kib_text(acc.buffer_kib_of(operand)) + ")";
+}
+
+std::int64_t MappingCost::dram_words() const {
+  std::int64_t w = 0;
+  for (int o = 0; o < kNumOperands; ++o) w += dram_read_words[o] + dram_write_words[o];
+  return w;
+}
+
+std::int64_t MappingCost::buffer_words() const {
+  return dram_words() + accumulate_words;
+}
+
+const std::array<int, 3>& block_dims(int operand, int& count) {
+  static const std::array<int, 3> ifmap_block{kDimK, 0, 0}, filter_block{kDimN, kDimP, kDimQ},
+      ofmap_block{kDimC, kDimR, kDimS};
+  count = operand == kIfmap ? 1 : 3;
+  return operand == kIfmap ? ifmap_block : operand == kFilter ? filter_block : ofmap_block;
+}
+
+std::array<std::int64_t, kNumDims> trip_counts(const NestProblem& p, const BufferMapping& m) {
+  std::array<std::int64_t, kNumDims> t{};
+  for (int d = 0; d < kNumDims; ++d) t[d] = ceil_div(p.extent[d], m.tile[d]);
+  return t;
+}
+
+AxisSums window_sums(const RealAxis& in, std::int64_t n_out, std::int64_t t_out, std::int64_t u,
+                     std::int64_t n_k, std::int64_t t_k) {
+  AxisSums s;
+  for (std::int64_t o = 0; o < n_out; o += t_out) {
+    const std::int64_t e = std::min(t_out, n_out - o);
+    for (std::int64_t k = 0; k < n_k; k += t_k) {
+      const std::int64_t ek = std::min(t_k, n_k - k);
+      const std::int64_t v = in.real_in(o * u + k, (e - 1) * u + ek);
+      s.sum += v;
+      s.max = std::max(s.max, v);
+    }
+  }
+  return s;
+}
+
+AxisSums kernel_sums(const RealAxis& k, std::int64_t n_k, std::int64_t t_k) {
+  AxisSums s;
+  for (std::int64_t o = 0; o < n_k; o += t_k) {
+    const std::int64_t v = k.real_in(o, std::min(t_k, n_k - o));
+    s.sum += v;
+    s.max = std::max(s.max, v);
+  }
+  return s;
+}
+
+MappingCost analyze_mapping(const NestProblem& p, const BufferMapping& m,
+                            const OperandResidency& res, const BufferCapacity& cap,
+                            const AxisSums& rows, const AxisSums& cols) {
+  MappingCost c;
+  c.trips = trip_counts(p, m);
+  c.tiles = 1;
+  for (std::int64_t t : c.trips) c.tiles *= t;
+  const auto& e = p.extent;
+  const auto& t = m.tile;
+  const AxisSums kr = kernel_sums(p.k_rows, e[kDimR], t[kDimR]);
+  const AxisSums kc = kernel_sums(p.k_cols, e[kDimS], t[kDimS]);
+  const std::array<std::int64_t, kNumOperands> total = p.total_words();
+  const std::array<std::int64_t, kNumOperands> sum = {
+      e[kDimN] * e[kDimC] * rows.sum * cols.sum,
+      p.filter_elsewhere ? 0 : e[kDimK] * e[kDimC] * kr.sum * kc.sum, total[kOfmap]};
+  c.tile_words = {t[kDimN] * t[kDimC] * rows.max * cols.max,
+                  p.filter_elsewhere ? 0 : t[kDimK] * t[kDimC] * kr.max * kc.max,
+                  t[kDimN] * t[kDimK] * t[kDimP] * t[kDimQ]};
+
+  // Iterations of each block and whether an operand's tile ever changes.
+  std::array<std::int64_t, kNumOperands> block{1, 1, 1};
+  std::array<bool, kNumOperands> changes{false, false, false};
+  for (int d = 0; d < kNumDims; ++d) {
+    const int irr = irrelevant_operand(d);
+    block[irr] *= c.trips[d];
+    if (c.trips[d] > 1)
+      for (int o = 0; o < kNumOperands; ++o)
+        if (o != irr) changes[o] = true;
+  }
+  std::array<int, kNumOperands> pos{};
+  for (int i = 0; i < kNumOperands; ++i) pos[m.order[i]] = i;
+  std::array<std::int64_t, kNumOperands> mult{};
+  for (int o = 0; o < kNumOperands; ++o) {
+    bool inner = false;
+    for (int q = 0; q < kNumOperands; ++q)
+      if (q != o && pos[q] > pos[o] && block[q] > 1) inner = true;
+    mult[o] = inner ? block[o] : 1;
+  }
+
+  for (int o : {kIfmap, kFilter}) {
+    switch (res.kind[o]) {
+      case OperandResidency::kOnChip:
+        c.need_words[o] = total[o];
+        break;
+      case OperandResidency::kLoadKeep:
+        c.need_words[o] = total[o];
+        c.dram_read_words[o] = total[o];
+        break;
+      default:
+        c.need_words[o] = c.tile_words[o] * (cap.double_buffer && changes[o] ? 2 : 1);
+        c.dram_read_words[o] = sum[o] * mult[o];
+    }
+  }
+  if (res.kind[kOfmap] == OperandResidency::kKeep) {
+    c.need_words[kOfmap] = total[kOfmap];
+    c.dram_write_words[kOfmap] = res.write_out ? total[kOfmap] : 0;
+  } else {
+    c.need_words[kOfmap] = c.tile_words[kOfmap] * (cap.double_buffer && changes[kOfmap] ? 2 : 1);
+    c.dram_write_words[kOfmap] = total[kOfmap] * mult[kOfmap];
+    c.dram_read_words[kOfmap] = total[kOfmap] * (mult[kOfmap] - 1);
+  }
+  c.accumulate_words = total[kOfmap] * (block[kOfmap] - 1);
+  if (cap.shared) {
+    c.fits = c.need_words[0] + c.need_words[1] + c.need_words[2] <= cap.total_words;
+  } else {
+    c.fits = true;
+    for (int o = 0; o < kNumOperands; ++o)
+      if (c.need_words[o] > cap.partition_words[o]) c.fits = false;
+  }
+  return c;
+}
+
+MappingCost analyze_mapping(const NestProblem& p, const BufferMapping& m,
+                            const OperandResidency& res, const BufferCapacity& cap) {
+  const AxisSums rows = window_sums(p.in_rows, p.extent[kDimP], m.tile[kDimP], p.stride,
+                                    p.extent[kDimR], m.tile[kDimR]);
+  const AxisSums cols = window_sums(p.in_cols, p.extent[kDimQ], m.tile[kDimQ], p.stride,
+                                    p.extent[kDimS], m.tile[kDimS]);
+  return analyze_mapping(p, m, res, cap, rows, cols);
+}
+
+std::string mapping_text(const NestProblem& p, const BufferMapping& m, const MappingCost& c,
+                         const OperandResidency& res, int word_bytes) {
+  std::string out;
+  char buf[200];
+  std::snprintf(buf, sizeof buf, "buffer mapping: %lld tile(s), loops outermost first:\n",
+                static_cast<long long>(c.tiles));
+  out += buf;
+  std::string indent = "  ";
+  for (int b = 0; b < kNumOperands; ++b) {
+    int n = 0;
+    const auto& dims = block_dims(m.order[b], n);
+    for (int i = 0; i < n; ++i) {
+      const int d = dims[i];
+      if (c.trips[d] <= 1) continue;
+      std::snprintf(buf, sizeof buf, "%sfor %s in [0, %lld) step %lld   (%lld; re-fetches %s)\n",
+                    indent.c_str(), dim_name(d, p.gemm), static_cast<long long>(p.extent[d]),
+                    static_cast<long long>(m.tile[d]), static_cast<long long>(c.trips[d]),
+                    m.order[b] == kOfmap ? "ofmap partial sums" : operand_name(m.order[b]));
+      out += buf;
+      indent += "  ";
+    }
+  }
+  std::string tile;
+  for (int d = 0; d < kNumDims; ++d) {
+    if (dim_name(d, p.gemm)[0] == '\0') continue;
+    tile += std::string(tile.empty() ? "" : " ") + dim_name(d, p.gemm) + "=" +
+            std::to_string(m.tile[d]);
+  }
+  out += indent + "tile " + tile + "\n";
+  static const char* const kind_text[] = {"tiled", "on chip (kept by the previous op)",
+                                          "read whole, kept for the next op",
+                                          "kept whole for the next op"};
+  std::snprintf(buf, sizeof buf, "%-8s %14s %14s %14s %14s  %s\n", "operand", "tile words",
+                "buffer words", "DRAM read B", "DRAM write B", "residency");
+  out += buf;
+  for (int o = 0; o < kNumOperands; ++o) {
+    std::string how = kind_text[res.kind[o]];
+    if (o == kOfmap && !res.write_out) how += ", not written back";
+    if (o == kFilter && p.filter_elsewhere) how = "in its own memory";
+    std::snprintf(buf, sizeof buf, "%-8s %14lld %14lld %14lld %14lld  %s\n", operand_name(o),
+                  static_cast<long long>(c.tile_words[o]), static_cast<long long>(c.need_words[o]),
+                  static_cast<long long>(c.dram_read_words[o] * word_bytes),
+                  static_cast<long long>(c.dram_write_words[o] * word_bytes), how.c_str());
+    out += buf;
+  }
+  const auto total = p.total_words();
+  std::snprintf(buf, sizeof buf,
+                "DRAM traffic %lld words = %.3fx the minimum %lld (each operand once)\n",
+                static_cast<long long>(c.dram_words()),
+                static_cast<double>(c.dram_words()) /
+                    static_cast<double>(std::max<std::int64_t>(1, total[0] + total[1] + total[2])),
+                static_cast<long long>(total[0] + total[1] + total[2]));
+  out += buf;
+  return out;
+}
+
+}  // namespace trainsim

@@ -1,0 +1,110 @@
+#pragma once
+// A buffer mapping as a plain value (tile sizes and a loop order, as nn_dataflow's loop
+// blocking scheme), and its closed-form cost: DRAM traffic per operand, buffer occupancy,
+// tiles. The search enumerates mappings and keeps the cheapest; the tile walk executes one.
+//
+// Loop nest. The seven tile loops run in three blocks, one per operand o: the loops of the
+// dimensions irrelevant to o (K for the ifmap; N, P, Q for the filter; C, R, S for the
+// ofmap). `order` lists the blocks from outermost to innermost. With T_d = ceil(D / t_d)
+// iterations per loop and P_o the product of T_d over o's block:
+//   an operand's tile stays in the buffer while only its irrelevant loops iterate, so it is
+//   fetched once per tile (sum of its tile footprints, halos included) times P_o if its
+//   block runs outside a relevant block with more than one iteration, else once;
+//   the ofmap likewise: with the reduction block outside, each output tile is visited P_o
+//   times, its partial sums written to DRAM each time and read back all but the first
+//   (spills); with the reduction block inside they accumulate in the buffer and the final
+//   outputs are written once.
+// Capacity: an operand whose tile changes during the op takes two tiles (the DMA fills one
+// while the array works on the other; buffer.double_buffer); a tensor kept whole takes its
+// whole footprint. Shared buffers hold the sum, partitioned ones each operand in its own.
+#include <array>
+#include <cstdint>
+#include <string>
+
+#include "mapping/problem.h"
+#include "sim/accel/accel_spec.h"
+
+namespace trainsim {
+
+/// How the op uses the buffer for each operand, from its residency flags.
+struct OperandResidency {
+  enum Kind : std::uint8_t {
+    kStream,    ///< tiled: fetched (or written) tile by tile
+    kOnChip,    ///< input already whole in the buffer: no DRAM read
+    kLoadKeep,  ///< input read once whole and kept for the next op
+    kKeep,      ///< output kept whole in the buffer for the next op
+  };
+  std::array<Kind, kNumOperands> kind{kStream, kStream, kStream};
+  bool write_out = true;  ///< the ofmap is written to DRAM
+  /// Input 0 / 1 and output 0 of an array op are its ifmap, filter and ofmap.
+  static OperandResidency of(const Op& op);
+  bool whole(int o) const { return kind[o] != kStream; }
+};
+
+/// The buffer as the mapping sees it.
+struct BufferCapacity {
+  bool shared = false;
+  std::int64_t total_words = 0;
+  std::array<std::int64_t, kNumOperands> partition_words{};
+  bool double_buffer = true;
+  static BufferCapacity of(const AcceleratorSpec& acc);
+  /// "the 108 KiB global buffer" or "buffer partition filter (27 KiB)".
+  std::string level_name(int operand, const AcceleratorSpec& acc) const;
+};
+
+struct BufferMapping {
+  std::array<std::int64_t, kNumDims> tile{};  ///< tile extent per dimension
+  /// Blocks from outermost to innermost; entry o = the loops irrelevant to operand o. The
+  /// innermost block's operand is the stationary one.
+  std::array<int, kNumOperands> order{kIfmap, kFilter, kOfmap};
+  bool operator==(const BufferMapping& o) const { return tile == o.tile && order == o.order; }
+};
+
+/// What the closed form says about a mapping.
+struct MappingCost {
+  std::array<std::int64_t, kNumDims> trips{};
+  std::int64_t tiles = 0;
+  std::array<std::int64_t, kNumOperands> tile_words{};  ///< largest tile of each operand
+  std::array<std::int64_t, kNumOperands> need_words{};  ///< buffer words it occupies
+  std::array<std::int64_t, kNumOperands> dram_read_words{}, dram_write_words{};
+  /// Output words added onto a partial sum already in the buffer (read-modify-write):
+  /// every reduction tile after the first.
+  std::int64_t accumulate_words = 0;
+  bool fits = false;
+  std::int64_t dram_words() const;
+  /// Buffer accesses the memory level adds to the array's: DMA fills and drains and the
+  /// accumulation reads.
+  std::int64_t buffer_words() const;
+};
+
+/// Loop trip counts of a mapping: ceil(extent / tile) per dimension.
+std::array<std::int64_t, kNumDims> trip_counts(const NestProblem& p, const BufferMapping& m);
+
+/// Sum and maximum, over all tiles along one output axis (tile `t_out` of `n_out`
+/// positions, stride `u`) and one kernel axis (tile `t_k` of `n_k`), of the stored input
+/// positions a tile's window covers.
+struct AxisSums {
+  std::int64_t sum = 0, max = 0;
+};
+AxisSums window_sums(const RealAxis& in, std::int64_t n_out, std::int64_t t_out, std::int64_t u,
+                     std::int64_t n_k, std::int64_t t_k);
+/// The same for the kernel's own stored positions over the kernel tiles.
+AxisSums kernel_sums(const RealAxis& k, std::int64_t n_k, std::int64_t t_k);
+
+/// The closed-form cost; `rows` / `cols` are window_sums() of the input's row and column
+/// axes for this mapping's tiles (the search caches them).
+MappingCost analyze_mapping(const NestProblem& p, const BufferMapping& m,
+                            const OperandResidency& res, const BufferCapacity& cap,
+                            const AxisSums& rows, const AxisSums& cols);
+/// The same, computing the axis sums itself.
+MappingCost analyze_mapping(const NestProblem& p, const BufferMapping& m,
+                            const OperandResidency& res, const BufferCapacity& cap);
+
+/// The loop nest as text, one loop per line, for `trainsim layer --mapping`.
+std::string mapping_text(const NestProblem& p, const BufferMapping& m, const MappingCost& c,
+                         const OperandResidency& res, int word_bytes);
+
+/// The dimensions of each block, outermost first within the block (the tile walk's order).
+const std::array<int, 3>& block_dims(int operand, int& count);
+
+}  // namespace trainsim

@@ -1,0 +1,45 @@
+#pragma once
+// The tiles of a buffer mapping in execution order, with what each moves: the operand tiles
+// that changed since the previous tile are fetched before it, partial sums of an output tile
+// revisited by a later reduction tile are read back, and an output tile is written out
+// after its last consecutive tile (finished, or spilled when the reduction continues later).
+// Summed over the walk, these are exactly the closed form's DRAM counts (tested); the
+// timing (sim/accel/tiled_memory.h) and the cycle fidelity both follow this walk.
+#include <array>
+#include <cstdint>
+
+#include "mapping/buffer_mapping.h"
+
+namespace trainsim {
+
+struct TileStep {
+  TileBox box;
+  std::int64_t index = 0;
+  /// Words read from DRAM before the tile can run (ofmap: partial sums read back).
+  std::array<std::int64_t, kNumOperands> fetch_words{};
+  /// Ofmap words written to DRAM after the tile.
+  std::int64_t write_words = 0;
+  bool new_output = false;  ///< first tile of an output tile's (consecutive) visit
+};
+
+class TileWalk {
+ public:
+  TileWalk(const NestProblem& p, const BufferMapping& m, const OperandResidency& res);
+  /// The next tile; false after the last.
+  bool next(TileStep& step);
+  std::int64_t tiles() const { return tiles_; }
+
+ private:
+  /// Dimensions that change when the odometer advances from `idx_`; empty array (count 0)
+  /// when `idx_` is the last position.
+  int advancing(std::array<int, kNumDims>& dims) const;
+
+  const NestProblem& p_;
+  OperandResidency res_;
+  std::array<std::int64_t, kNumDims> tile_{}, trips_{}, idx_{};
+  std::array<int, kNumDims> loop_dim_{};  ///< loop position (outermost first) -> dimension
+  std::array<std::int64_t, kNumOperands> total_{};
+  std::int64_t tiles_ = 1, count_ = 0;
+};
+
+}  // namespace trainsim
