@@ -54,7 +54,9 @@ const std::vector<Command>& commands() {
        "dataflow and prints its cycles, utilization, MACs, accesses per memory level and "
        "operand, DRAM traffic, stalls and energy. ACCEL is a name in configs/accelerators or a "
        "YAML path; --set overrides its keys (e.g. --set energy=eyeriss_normalized). --json adds "
-       "SCALE-Sim's four figures (\"scalesim\"). --fidelity cycle runs the clocked PE-array "
+       "SCALE-Sim's four figures (\"scalesim\"). --memory picks the memory model (tiled or "
+       "scalesim), --mapping prints the op's buffer-level loop nest, --tile and --stationary pin "
+       "it. --fidelity cycle runs the clocked PE-array "
        "model on real values and checks its output against a reference; --vcd writes its "
        "waveform.",
        "trainsim layer --accel small_8x8 --dataflow ws --conv 28,28,128,256,3,3,1,1", cmd_layer},
