@@ -23,6 +23,11 @@ class SharedChannel : public sc_core::sc_module {
   std::int64_t busy_cycles() const { return busy_cycles_; }
   /// Cycles transfers waited because another transfer held the channel.
   std::int64_t contention_cycles() const { return contention_cycles_; }
+  /// Sets the counters (a run resumed from a checkpoint continues its sums); the channel
+  /// must be idle.
+  void restore_counters(std::int64_t units, std::int64_t busy, std::int64_t contention) {
+    units_moved_ = units, busy_cycles_ = busy, contention_cycles_ = contention;
+  }
 
  private:
   sc_core::sc_time period_;

@@ -37,6 +37,8 @@ import subprocess
 import sys
 import tempfile
 
+from progress import Progress
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXPERIMENT = os.path.join(REPO, "configs", "experiments", "lenet5_mnist.yaml")
 KINDS = ["bp", "adagp", "skip", "zero", "mean", "pseudo"]
@@ -54,7 +56,7 @@ def technique(kind, warmup, adagp_keys):
 
 def run_one(trainsim, out_root, net, data, seed, kind, args):
     out = os.path.join(out_root, "%s_%s_s%d_%s" % (net, data, seed, kind))
-    cmd = [trainsim, "train", EXPERIMENT, "--out", out, "--quiet",
+    cmd = [trainsim, "train", EXPERIMENT, "--out", out, "--force", "--quiet",
            "--set", "network=" + net, "--set", "dataset.name=" + data,
            "--set", "training.seed=%d" % seed, "--set", "training.epochs=%d" % args.epochs,
            "--set", "technique=" + technique(kind, args.warmup, args.adagp)]
@@ -109,10 +111,13 @@ def main():
         out_root = tmp.name
     jobs = [(n, d, s, k) for n in nets for d in datas for s in seeds for k in kinds]
     results = {}
+    progress = Progress(len(jobs), "adagp_accuracy")
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as ex:
         futs = {ex.submit(run_one, args.trainsim, out_root, *j, args): j for j in jobs}
         for f in concurrent.futures.as_completed(futs):
             results[futs[f]] = f.result()
+            n, d, s, k = futs[f]
+            progress.step("%s on %s, seed %d, %s: %.2f%%" % (n, d, s, k, results[futs[f]][0]))
 
     if args.csv:
         with open(args.csv, "w", newline="") as f:

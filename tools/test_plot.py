@@ -52,7 +52,7 @@ EPOCHS_HEADER = ("epoch,batches,train_loss,train_accuracy,test_loss,test_accurac
 LAYERS_HEADER = ("phase,layer,name,type,role,ops,macs,cycles,compute_cycles,stall_cycles,"
                  "utilization,rf_reads,rf_writes,noc_transfers,buffer_reads,buffer_writes,"
                  "dram_bytes,energy_pj")
-COMPARE_HEADER = ("variant,dataflow,technique,cycles,seconds,energy,energy_unit,dram_bytes,"
+COMPARE_HEADER = ("variant,dataflow,technique,cycles,seconds,energy_pj,energy_unit,dram_bytes,"
                   "utilization,test_accuracy,speedup,cycles_rel,energy_rel,dram_rel,"
                   "utilization_rel")
 
@@ -63,31 +63,34 @@ def write(path, text):
         f.write(text)
 
 
-def make_run_dir(path, dataflow="ws", scale=1.0, epochs=3):
-    """A run directory shaped like `trainsim run` output (few layers, all roles)."""
-    lines = [EPOCHS_HEADER]
+def make_run_dir(path, dataflow="ws", scale=1.0, epochs=3, unit="pJ", fc_name="fc1"):
+    """A run directory shaped like `trainsim run` output (few layers, all roles); energy in
+    `unit` (its columns named by it, as trainsim names them)."""
+    suffix = {"pJ": "_pj", "normalized": "_norm"}[unit]
+    lines = [EPOCHS_HEADER.replace("_pj", suffix)]
     for e in range(1, epochs + 1):
         acc = 0.5 + 0.1 * e
         lines.append(f"{e},10,{2.0 / e:.6f},{acc - 0.05:.6f},{1.8 / e:.6f},{acc:.6f},"
                      f"{int(1000 * scale)},{1e-6 * scale:.9g},40000,{3e6 * scale:.6e},100,1e5")
     write(os.path.join(path, "epochs.csv"), "\n".join(lines) + "\n")
 
-    layers = [LAYERS_HEADER]
+    layers = [LAYERS_HEADER.replace("_pj", suffix)]
     spec = [
         (0, "conv1", "conv2d", ("fw", "bwd-weight", "update")),
         (1, "relu1", "relu", ("fw", "act-grad")),
-        (3, "fc1", "dense", ("fw", "bwd-data", "bwd-weight", "update")),
+        (3, fc_name, "dense", ("fw", "bwd-data", "bwd-weight", "update")),
         (4, "softmax4", "softmax", ("fw", "act-grad")),
     ]
     for idx, name, typ, roles in spec:
+        cell = '"' + name.replace('"', '""') + '"' if any(c in name for c in ',"') else name
         for k, role in enumerate(roles):
             cyc = int((idx + 1) * (k + 1) * 100 * scale)
-            layers.append(f"train,{idx},{name},{typ},{role},10,1000,{cyc},{cyc},0,0.5,"
+            layers.append(f"train,{idx},{cell},{typ},{role},10,1000,{cyc},{cyc},0,0.5,"
                           f"1,1,1,1,1,64,{cyc * 1000.0:.6e}")
-        layers.append(f"eval,{idx},{name},{typ},fw,1,100,50,50,0,0.5,1,1,1,1,1,64,5.0e+04")
+        layers.append(f"eval,{idx},{cell},{typ},fw,1,100,50,50,0,0.5,1,1,1,1,1,64,5.0e+04")
     write(os.path.join(path, "layers.csv"), "\n".join(layers) + "\n")
 
-    energy = {"unit": "pJ", "mac": 1e6, "rf": 4e6, "noc": 3e6, "buffer": 1e6,
+    energy = {"unit": unit, "mac": 1e6, "rf": 4e6, "noc": 3e6, "buffer": 1e6,
               "dram": 4e7 * scale, "vector": 2e4, "leakage": 3e5}
     energy["total"] = sum(v for k, v in energy.items() if k != "unit")
     stats = {
@@ -141,9 +144,9 @@ def make_technique_compare_dir(path, variants=("bp-sample", "specbp@0.1", "specb
 
 
 SHAPE_EPOCHS_HEADER = ("epoch,backprop_batches,phase_bp_batches,phase_gp_batches,train_cycles,"
-                       "train_seconds,train_dram_bytes,train_energy,train_memory_energy,"
-                       "eval_cycles,eval_energy")
-SHAPE_COMPARE_HEADER = COMPARE_HEADER + ",memory_energy,memory_energy_rel"
+                       "train_seconds,train_dram_bytes,train_energy_pj,train_memory_energy_pj,"
+                       "eval_cycles,eval_energy_pj")
+SHAPE_COMPARE_HEADER = COMPARE_HEADER + ",memory_energy_pj,memory_energy_rel"
 SHAPE_RUN_PNGS = ["epochs.png", "layers_cycles.png", "layers_energy.png", "energy_levels.png"]
 
 
@@ -163,8 +166,8 @@ def make_shape_run_dir(path, technique="adagp-max", scale=1.0, epochs=4, numeric
                      f"{3e3 * cyc:.6e},{2e3 * cyc:.6e},500,1.5e+06")
     write(os.path.join(path, "epochs.csv"), "\n".join(lines) + "\n")
     write(os.path.join(path, "phases.csv"),
-          "kind,batch_size,batches,cycles_per_batch,dram_bytes_per_batch,energy_per_batch,"
-          "memory_energy_per_batch,cycles,energy\n"
+          "kind,batch_size,batches,cycles_per_batch,dram_bytes_per_batch,energy_per_batch_pj,"
+          "memory_energy_per_batch_pj,cycles,energy_pj\n"
           "backprop,32,10,1000,50000,3e+06,2e+06,10000,3e+07\n")
 
     layers = [LAYERS_HEADER]
@@ -322,6 +325,42 @@ class PlotTest(unittest.TestCase):
         self.assertEqual(data.layers[0]["cycles"]["fw"], 100)
         self.assertIn("dram", data.energy)
         self.assertNotIn("total", data.energy)
+
+    def test_normalized_energy_is_never_labelled_in_joules(self):
+        run = os.path.join(self.tmp, "norm")
+        make_run_dir(run, unit="normalized")
+        data = plot.RunData(run)
+        self.assertEqual(data.energy_unit, "normalized")
+        fig = plot.plot_layers(data, "energy")
+        labels = [fig.axes[0].get_xlabel(), fig.axes[0].get_title()]
+        labels += [t.get_text() for t in fig.axes[0].texts]
+        self.assertIn("energy (normalized)", labels[0])
+        for text in labels:
+            self.assertNotRegex(text, r"(?<![a-zA-Z])(µJ|mJ|nJ|pJ|J)\b")
+        paths = plot.plot_dir(run)
+        self.assertIn(os.path.join(run, "plots", "layers_energy.png"), paths)
+        # A pJ run is rescaled to readable joule units.
+        pj = os.path.join(self.tmp, "pj")
+        make_run_dir(pj)
+        self.assertIn("J)", plot.plot_layers(plot.RunData(pj), "energy").axes[0].get_xlabel())
+
+    def test_energy_unit_must_agree_between_csv_and_stats(self):
+        run = os.path.join(self.tmp, "mixed")
+        make_run_dir(run, unit="normalized")
+        stats_path = os.path.join(run, "stats.json")
+        with open(stats_path, encoding="utf-8") as f:
+            stats = json.load(f)
+        stats["totals"]["train"]["energy"]["unit"] = "pJ"
+        write(stats_path, json.dumps(stats))
+        with self.assertRaisesRegex(plot.PlotError, "energy in normalized"):
+            plot.RunData(run)
+
+    def test_layer_names_with_commas_and_quotes(self):
+        run = os.path.join(self.tmp, "commas")
+        make_run_dir(run, fc_name='fc,1 "x"')
+        data = plot.RunData(run)
+        self.assertEqual(data.layers[3]["name"], 'fc,1 "x"')
+        self.assertIn(os.path.join(run, "plots", "layers_cycles.png"), plot.plot_dir(run))
 
     def test_malformed_raises(self):
         run = os.path.join(self.tmp, "run")

@@ -19,8 +19,9 @@ struct EnergyCost {
 
 struct EnergyTable {
   std::string name;
-  std::string source;  ///< file it was read from
-  std::string unit;    ///< "pJ", or "normalized" (Eyeriss: multiples of one MAC)
+  std::string source;       ///< file it was read from
+  std::string unit;         ///< "pJ", or "normalized" (Eyeriss: multiples of one MAC)
+  std::string description;  ///< free text (trainsim list energy)
   /// MAC energy by operand word width in bits, sorted by width; the entry for the smallest
   /// width >= the accelerator's word width is used.
   std::vector<std::pair<int, double>> mac;

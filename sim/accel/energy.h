@@ -13,7 +13,8 @@ namespace trainsim {
 struct EnergyBreakdown {
   double mac = 0, rf = 0, noc = 0, buffer = 0, dram = 0, vector = 0, leakage = 0;
   double total() const { return mac + rf + noc + buffer + dram + vector + leakage; }
-  /// Memory-access energy (global buffer and DRAM): what seed 003's Figure 21 compares.
+  /// Memory-access energy (global buffer and DRAM): what ADA-GP's Figure 21 compares (Janfaza et
+  /// al., MICRO '23).
   double memory() const { return buffer + dram; }
   EnergyBreakdown& operator+=(const EnergyBreakdown& o);
 };

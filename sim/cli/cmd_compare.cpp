@@ -1,14 +1,19 @@
 // `trainsim compare`: one experiment, same seed, across dataflows and/or techniques. Each
 // variant is a full `trainsim run` into DIR/<variant>/; DIR/compare.csv lists cycles,
 // energy, DRAM traffic, utilization and accuracy, each also relative to the first variant.
+#include <algorithm>
 #include <cstdio>
 #include <sstream>
 
 #include "sim/cli/commands.h"
+#include "sim/cli/experiment_args.h"
 #include "sim/cli/experiment_runner.h"
 #include "sim/config/experiment_config.h"
 #include "sim/core/error.h"
+#include "sim/report/csv.h"
+#include "sim/report/format.h"
 #include "sim/report/staged_dir.h"
+#include "sim/report/units.h"
 
 namespace po = boost::program_options;
 
@@ -32,29 +37,24 @@ struct Variant {
   RunResult result;
 };
 
-// A variant of the experiment's own technique family keeps the experiment's settings: an
-// ADA-GP experiment's warm-up, schedule and predictor apply to all three hardware variants,
-// a specbp experiment's unit and store to every threshold. A '@' shorthand in the variant
-// name still sets its parameter.
-void inherit_settings(const TechniqueSpec& base, const std::string& variant, TechniqueSpec& t) {
-  auto family = [](const std::string& k) { return k.rfind("adagp-", 0) == 0 ? "adagp" : k; };
-  if (family(base.kind) != family(t.kind)) return;
-  TechniqueSpec merged = base;
-  merged.kind = t.kind;
-  if (variant.find('@') != std::string::npos) {
-    merged.warmup_epochs = t.warmup_epochs;
-    merged.threshold = t.threshold;
-  }
-  t = merged;
-}
-
 double rel(double x, double base) {
   return base != 0 ? x / base : 0.0;
 }
 
-// The three tables of seed 000 (Tables II-IV) plus hit rates, one column per variant, one
-// row per epoch: cumulative training time, test accuracy, and time per sample step. Printed
-// and written as CSV next to compare.csv.
+// One line per finished variant (the run itself prints nothing in compare).
+std::string variant_line(const RunResult& r) {
+  char line[256];
+  std::snprintf(line, sizeof line, "%lld training cycles (%.6g s), energy %.4g %s%s",
+                static_cast<long long>(r.cycles), r.seconds, r.energy, r.energy_unit.c_str(),
+                r.has_accuracy ? "" : ", shape only");
+  std::string out = line;
+  if (r.has_accuracy) out += ", test accuracy " + fmt("%.2f", 100 * r.test_accuracy) + "%";
+  return out;
+}
+
+// The three tables of Purkayastha et al. 2025 (Tables II-IV) plus hit rates, one column per
+// variant, one row per epoch: cumulative training time, test accuracy, and time per sample step.
+// Printed and written as CSV next to compare.csv.
 void write_technique_tables(const std::vector<Variant>& variants, const StagedDir& out) {
   struct Table {
     const char* file;
@@ -84,54 +84,53 @@ void write_technique_tables(const std::vector<Variant>& variants, const StagedDi
   bool speculates = false;
   for (const Variant& v : variants)
     for (const auto& e : v.result.epochs) speculates = speculates || e.hit_rate >= 0;
+  std::vector<std::string> columns = {"epoch"};
+  for (const Variant& v : variants) columns.push_back(v.name);
   for (const Table& t : tables) {
     // Hit rates only mean something when a variant speculates: the file is always written
     // (tools/plot reads the four tables together), the table printed only then.
     const bool print =
         (speculates || std::string(t.file) != "table_hit_rate.csv") &&
         (variants.front().result.has_accuracy || std::string(t.file) != "table_accuracy.csv");
-    std::string csv = "epoch";
+    CsvTable csv(columns);
     if (print)
       std::printf("\n%s%s%s%s\n%-6s", t.title, *t.unit ? " (" : "", t.unit, *t.unit ? ")" : "",
                   "epoch");
-    for (const Variant& v : variants) {
-      csv += "," + v.name;
+    for (const Variant& v : variants)
       if (print) std::printf(" %14s", v.name.c_str());
-    }
-    csv += "\n";
     if (print) std::printf("\n");
     for (std::size_t e = 0; e < epochs; ++e) {
-      csv += std::to_string(e + 1);
+      csv.row().cell(static_cast<std::int64_t>(e + 1));
       if (print) std::printf("%-6zu", e + 1);
       for (const Variant& v : variants) {
         const double x = t.value(v.result, e);
         if (x < 0) {  // no hit rate (no speculation) or no accuracy (shape only)
-          csv += ",";
+          csv.cell("");
           if (print) std::printf(" %14s", "-");
           continue;
         }
-        char cell[32];
-        std::snprintf(cell, sizeof cell, "%.6g", x);
-        csv += std::string(",") + cell;
+        csv.num("%.6g", x);
         if (print) std::printf(" %14.4f", x);
       }
-      csv += "\n";
       if (print) std::printf("\n");
     }
-    write_text_file(out.file(t.file), csv);
+    write_text_file(out.file(t.file), csv.text());
   }
 }
 
 }  // namespace
 
 int cmd_compare(const std::vector<std::string>& args) {
-  po::options_description opts = experiment_options("compare");
-  opts.add_options()("dataflows", po::value<std::string>(), "ws,os,is,rs")(
-      "techniques", po::value<std::string>(), "bp,...");
+  po::options_description opts = experiment_options(kOptOut | kOptSet | kOptForce | kOptQuiet);
+  opts.add_options()("dataflows", po::value<std::string>()->value_name("LIST"),
+                     "dataflows to compare, e.g. ws,os,is,rs")(
+      "techniques", po::value<std::string>()->value_name("LIST"),
+      "techniques to compare, e.g. bp,specbp@0.25 or bp,adagp-max (a technique of the "
+      "experiment's own kind keeps its settings)");
   po::variables_map vm;
   const ExperimentArgs a = parse_experiment_args("compare", args, opts, &vm);
   if (!vm.count("dataflows") && !vm.count("techniques"))
-    throw UserError("compare: give --dataflows and/or --techniques");
+    throw UserError("compare: give --dataflows and/or --techniques (see trainsim compare --help)");
 
   // Validate the experiment (and every variant) before anything runs.
   const ExperimentSpec base = load_experiment(a.path, a.overrides);
@@ -159,42 +158,69 @@ int cmd_compare(const std::vector<std::string>& args) {
     o.push_back("output.dir=" + out_dir);
     return o;
   };
-  for (const Variant& v : variants) load_experiment(a.path, variant_overrides(v, dir));
+  // Everything a run checks before its first batch (e.g. that a store fits the buffer), for
+  // every variant: a bad one fails the compare before the good ones have run.
+  for (const Variant& v : variants)
+    check_experiment(load_experiment(a.path, variant_overrides(v, dir)), /*simulate=*/true);
 
-  StagedDir out(dir);
+  StagedDir out(dir, a.force ? StagedDir::Mode::kReplace : StagedDir::Mode::kNew, "compare");
   std::printf("trainsim compare: %s, %zu variant(s), seed %llu, results in %s/\n",
               base.name.c_str(), variants.size(),
-              static_cast<unsigned long long>(base.training.seed), dir.c_str());
-  for (Variant& v : variants) {
-    std::printf("--- %s\n", v.name.c_str());
+              static_cast<unsigned long long>(base.training.seed), out.final_dir().c_str());
+  if (!a.quiet) print_notes(base);
+  for (std::size_t i = 0; i < variants.size(); ++i) {
+    Variant& v = variants[i];
+    const std::string label =
+        "variant " + std::to_string(i + 1) + "/" + std::to_string(variants.size()) + " " + v.name;
+    if (!a.quiet) std::printf("--- %s\n", label.c_str());
+    const ExperimentSpec spec = load_experiment(a.path, variant_overrides(v, out.file(v.name)));
+    for (const std::string& n : spec.notes)
+      if (!a.quiet && std::find(base.notes.begin(), base.notes.end(), n) == base.notes.end())
+        std::printf("note: %s\n", n.c_str());
     std::fflush(stdout);
-    ExperimentSpec spec = load_experiment(a.path, variant_overrides(v, out.file(v.name)));
-    inherit_settings(base.sim.technique, v.technique, spec.sim.technique);
-    v.result = run_experiment(spec, RunOptions{true, true});
+    RunOptions run;
+    run.simulate = true;
+    run.quiet = true;
+    run.label = label;
+    run.epoch_lines = true;
+    run.final_line = false;
+    run.keep_incomplete = false;  // the compare directory appears whole or not at all
+    v.result = run_experiment(spec, run);
+    if (!a.quiet) std::printf("    %s\n", variant_line(v.result).c_str());
   }
 
   const RunResult& b = variants.front().result;
-  std::string csv =
-      "variant,dataflow,technique,cycles,seconds,energy,energy_unit,dram_bytes,utilization,"
-      "test_accuracy,speedup,cycles_rel,energy_rel,dram_rel,utilization_rel,memory_energy,"
-      "memory_energy_rel\n";
+  const std::string unit = b.energy_unit;
+  CsvTable csv({"variant", "dataflow", "technique", "cycles", "seconds",
+                energy_column("energy", unit), "energy_unit", "dram_bytes", "utilization",
+                "test_accuracy", "speedup", "cycles_rel", "energy_rel", "dram_rel",
+                "utilization_rel", energy_column("memory_energy", unit), "memory_energy_rel"});
   // Wide columns: a zoo network's 90-epoch schedule moves petabytes, a test run kilobytes.
   std::printf("%-16s %16s %10s %12s %12s %7s %8s %8s %8s\n", "variant", "cycles", "speedup",
-              "energy", "DRAM MB", "util", "energy_r", "dram_r", "test_acc");
+              ("energy " + energy_suffix(unit)).c_str(), "DRAM MB", "util", "energy_r", "dram_r",
+              "test_acc");
   for (const Variant& v : variants) {
     const RunResult& r = v.result;
-    char line[512], acc[32] = "";  // shape-only runs have no accuracy: empty cell, "n/a"
-    if (r.has_accuracy) std::snprintf(acc, sizeof acc, "%.6f", r.test_accuracy);
-    std::snprintf(
-        line, sizeof line,
-        "%s,%s,%s,%lld,%.9g,%.6e,%s,%lld,%.6f,%s,%.6f,%.6f,%.6f,%.6f,%.6f,%.6e,%.6f\n",
-        v.name.c_str(), v.dataflow.c_str(), v.technique.c_str(), static_cast<long long>(r.cycles),
-        r.seconds, r.energy, r.energy_unit.c_str(), static_cast<long long>(r.dram_bytes),
-        r.utilization, acc, rel(static_cast<double>(b.cycles), static_cast<double>(r.cycles)),
-        rel(static_cast<double>(r.cycles), static_cast<double>(b.cycles)), rel(r.energy, b.energy),
-        rel(static_cast<double>(r.dram_bytes), static_cast<double>(b.dram_bytes)),
-        rel(r.utilization, b.utilization), r.memory_energy, rel(r.memory_energy, b.memory_energy));
-    csv += line;
+    csv.row()
+        .cell(v.name)
+        .cell(v.dataflow)
+        .cell(v.technique)
+        .cell(r.cycles)
+        .num("%.9g", r.seconds)
+        .num("%.6e", r.energy)
+        .cell(r.energy_unit)
+        .cell(r.dram_bytes)
+        .num("%.6f", r.utilization)
+        // shape-only runs have no accuracy: an empty cell, "n/a" on screen
+        .cell(r.has_accuracy ? fmt("%.6f", r.test_accuracy) : std::string())
+        .num("%.6f", rel(static_cast<double>(b.cycles), static_cast<double>(r.cycles)))
+        .num("%.6f", rel(static_cast<double>(r.cycles), static_cast<double>(b.cycles)))
+        .num("%.6f", rel(r.energy, b.energy))
+        .num("%.6f", rel(static_cast<double>(r.dram_bytes), static_cast<double>(b.dram_bytes)))
+        .num("%.6f", rel(r.utilization, b.utilization))
+        .num("%.6e", r.memory_energy)
+        .num("%.6f", rel(r.memory_energy, b.memory_energy));
+    char acc[32];
     if (r.has_accuracy)
       std::snprintf(acc, sizeof acc, "%.2f%%", 100 * r.test_accuracy);
     else
@@ -208,10 +234,11 @@ int cmd_compare(const std::vector<std::string>& args) {
                 100 * r.utilization, rel(r.energy, b.energy),
                 rel(static_cast<double>(r.dram_bytes), static_cast<double>(b.dram_bytes)), acc);
   }
-  write_text_file(out.file("compare.csv"), csv);
+  write_text_file(out.file("compare.csv"), csv.text());
   if (techs.size() > 1) write_technique_tables(variants, out);
   out.commit();
-  std::printf("wrote %s/compare.csv\n", dir.c_str());
+  std::printf("wrote %s/compare.csv and one run directory per variant (%s/<variant>/)\n",
+              out.final_dir().c_str(), out.final_dir().c_str());
   return 0;
 }
 

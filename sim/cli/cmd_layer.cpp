@@ -131,22 +131,32 @@ void pin_tiles(const std::string& text, const Op& op, const Dataflow& df, Accele
 }  // namespace
 
 int cmd_layer(const std::vector<std::string>& args) {
-  po::options_description opts("layer");
-  opts.add_options()("accel", po::value<std::string>()->required(), "accelerator")(
-      "dataflow", po::value<std::string>(), "ws|os|is|rs")(
-      "gemm", po::value<std::string>(), "M,N,K")("conv", po::value<std::string>(),
-                                                 "H,W,C,FILTERS,R,S[,STRIDE[,PAD]]")(
-      "batch", po::value<std::int64_t>()->default_value(1), "batch")(
-      "groups", po::value<std::int64_t>()->default_value(1), "grouped convolution")(
-      "memory", po::value<std::string>(), "tiled|scalesim")("mapping", po::bool_switch(),
-                                                            "print the buffer-level loop nest")(
-      "tile", po::value<std::string>(), "pin buffer tiles, e.g. C=16,K=32")(
-      "stationary", po::value<std::string>(), "ifmap|filter|ofmap innermost")(
-      "role", po::value<std::string>()->default_value("fw"), "fw|bwd-data|bwd-weight")(
-      "array", po::value<std::string>(), "RxC")(
-      "fidelity", po::value<std::string>()->default_value("fast"), "fast|cycle")(
-      "json", po::bool_switch(), "JSON output")("vcd", po::value<std::string>(), "waveform")(
-      "set", po::value<std::vector<std::string>>()->composing(), "accelerator KEY=VALUE");
+  po::options_description opts;
+  opts.add_options()("accel", po::value<std::string>()->required()->value_name("ACCEL"),
+                     "accelerator: a name in configs/accelerators or a YAML path")(
+      "dataflow", po::value<std::string>()->value_name("D"),
+      "ws, os, is or rs (default: the accelerator's)")(
+      "gemm", po::value<std::string>()->value_name("M,N,K"), "a GEMM C[MxN] = A[MxK] B[KxN]")(
+      "conv", po::value<std::string>()->value_name("H,W,C,F,R,S[,STR[,PAD]]"),
+      "a convolution: input HxWxC, F filters of RxS, stride, padding")(
+      "batch", po::value<std::int64_t>()->default_value(1)->value_name("N"),
+      "samples (a GEMM's M is multiplied by it)")(
+      "groups", po::value<std::int64_t>()->default_value(1)->value_name("G"),
+      "grouped convolution")("memory", po::value<std::string>()->value_name("MODEL"),
+                             "memory model: tiled or scalesim (default: the accelerator's)")(
+      "mapping", po::bool_switch(), "print the buffer-level loop nest")(
+      "tile", po::value<std::string>()->value_name("DIMS"), "pin buffer tiles, e.g. C=16,K=32")(
+      "stationary", po::value<std::string>()->value_name("OPERAND"),
+      "ifmap, filter or ofmap innermost")(
+      "role", po::value<std::string>()->default_value("fw")->value_name("ROLE"),
+      "fw, bwd-data or bwd-weight")("array", po::value<std::string>()->value_name("RxC"),
+                                    "override the array size")(
+      "fidelity", po::value<std::string>()->default_value("fast")->value_name("F"),
+      "fast (closed form) or cycle (clocked PE array on real values)")(
+      "json", po::bool_switch(), "JSON output, with SCALE-Sim's figures")(
+      "vcd", po::value<std::string>()->value_name("FILE"), "waveform (with --fidelity cycle)")(
+      "set,s", po::value<std::vector<std::string>>()->composing()->value_name("KEY=VALUE"),
+      "override an accelerator key, e.g. -s energy=eyeriss_normalized; repeatable");
   const auto vm = parse_args("layer", args, opts, po::positional_options_description());
 
   std::vector<std::string> overrides;

@@ -1,74 +1,149 @@
-// `trainsim list`: what trainsim knows, from the registries (nothing here is hard-coded).
+// `trainsim list`: what trainsim knows, from the registries and the shipped presets
+// (nothing here is hard-coded): each with its key figures and its description.
 #include <algorithm>
 #include <cstdio>
 
 #include "dataflows/registry.h"
+#include "sim/cli/arg_parse.h"
 #include "sim/cli/commands.h"
 #include "sim/config/accelerator_config.h"
 #include "sim/config/experiment_config.h"
 #include "sim/core/error.h"
+#include "sim/core/paths.h"
 #include "sim/data/dataset_registry.h"
 #include "sim/nn/layer_registry.h"
+#include "sim/nn/network.h"
 #include "sim/optim/optimizer_registry.h"
 #include "sim/techniques/technique.h"
+#include "sim/workload/net_shape.h"
+
+namespace po = boost::program_options;
 
 namespace trainsim {
 
 namespace {
+
 std::string join(const std::vector<std::string>& v) {
   std::string s;
   for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
   return s.empty() ? "-" : s;
 }
+
+// 14719818 -> "14,719,818"
+std::string grouped(std::int64_t n) {
+  std::string digits = std::to_string(n), out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+// Wide enough for the zoo's longest network name (densenet121_imagenet).
+constexpr int kNameWidth = 22;
+
+void entry(const std::string& name, const std::string& figures, const std::string& description) {
+  std::printf("  %-*s %s\n", kNameWidth, name.c_str(), figures.c_str());
+  if (!description.empty()) std::printf("  %-*s %s\n", kNameWidth, "", description.c_str());
+}
+
+// Whether the numerics can train `net` on data trainsim has: it builds as a Network and a
+// dataset with images (not shape only) has its input shape and classes.
+std::string what_it_trains_on(const NetworkSpec& net) {
+  std::vector<std::string> real, shapes;
+  for (const DatasetSource* d : dataset_sources()) {
+    const auto f = d->sample_format();
+    if (f[0] != net.input[0] || f[1] != net.input[1] || f[2] != net.input[2] || f[3] != net.classes)
+      continue;
+    (d->declared_shape() ? shapes : real).push_back(d->name());
+  }
+  bool buildable = true;
+  try {
+    Network<float> probe(net);
+  } catch (const UserError&) {
+    buildable = false;
+  }
+  if (buildable && !real.empty()) return "trainable on real data: " + join(real);
+  return "shape only (numerics: none)" + (shapes.empty() ? "" : ": " + join(shapes));
+}
+
+void list_networks() {
+  std::printf("networks (configs/networks): parameters, input -> classes, data\n");
+  for (const auto& n : shipped_network_names()) {
+    const NetworkSpec net = load_network(configs_root() + "/networks/" + n + ".yaml");
+    char figures[256];
+    std::snprintf(figures, sizeof figures, "%10s params  %dx%dx%d -> %d, %s",
+                  grouped(NetShape(net).param_count()).c_str(), net.input[0], net.input[1],
+                  net.input[2], net.classes, what_it_trains_on(net).c_str());
+    entry(n, figures, net.description);
+  }
+}
+
+void list_accelerators() {
+  std::printf(
+      "accelerators (configs/accelerators): array, dataflow, buffer, clock, word size, DRAM, "
+      "energy table\n");
+  for (const auto& n : shipped_accelerator_names()) {
+    const AcceleratorSpec a = load_accelerator(n);
+    char figures[256];
+    std::snprintf(figures, sizeof figures,
+                  "%dx%d %s, %g KiB buffer, %g GHz, %d-bit, DRAM %g GB/s, energy %s", a.rows,
+                  a.cols, a.dataflow.c_str(), a.buffer_kib(), a.clock_ghz, a.word_bits,
+                  a.dram.bandwidth_gbps, a.energy.name.c_str());
+    entry(n, figures, a.description);
+  }
+}
+
+void list_energy_tables() {
+  std::printf("energy tables (configs/energy): unit, MAC cost at the smallest word width\n");
+  for (const auto& n : shipped_energy_names()) {
+    const EnergyTable t = load_energy_table(n);
+    char figures[160];
+    std::snprintf(figures, sizeof figures, "unit %s, %d-bit MAC %g", t.unit.c_str(),
+                  t.mac.empty() ? 0 : t.mac.front().first,
+                  t.mac.empty() ? 0 : t.mac.front().second);
+    entry(n, figures, t.description);
+  }
+}
+
 }  // namespace
 
 int cmd_list(const std::vector<std::string>& args) {
-  if (args.size() > 1) throw UserError("list: expected at most one category");
-  const std::string what = args.empty() ? "all" : args[0];
+  po::options_description hidden;
+  hidden.add_options()("category", po::value<std::string>());
+  po::positional_options_description pos;
+  pos.add("category", 1);
+  const po::variables_map vm = parse_args("list", args, po::options_description(), pos, hidden);
+  const std::string what = vm.count("category") ? vm["category"].as<std::string>() : "all";
   const bool all = what == "all";
   const std::vector<std::string> categories = {"networks",  "datasets",     "optimizers",
                                                "layers",    "accelerators", "energy",
                                                "dataflows", "techniques"};
   if (!all && std::find(categories.begin(), categories.end(), what) == categories.end())
     throw UserError("list: unknown category '" + what + "' (expected " + join(categories) + ")");
-  if (all || what == "networks") {
-    std::printf("networks (configs/networks):\n");
-    for (const auto& n : shipped_network_names()) std::printf("  %s\n", n.c_str());
-  }
+  if (all || what == "networks") list_networks();
   if (all || what == "datasets") {
     std::printf("datasets:\n");
-    for (const auto* d : dataset_sources())
-      std::printf("  %-14s %s\n", d->name().c_str(), d->description().c_str());
+    for (const auto* d : dataset_sources()) entry(d->name(), d->description(), "");
   }
   if (all || what == "optimizers") {
     std::printf("optimizers:\n");
-    for (const auto& o : optimizers())
-      std::printf("  %-14s %s; keys: %s\n", o.name.c_str(), o.description.c_str(),
-                  join(o.keys).c_str());
+    for (const auto& o : optimizers()) entry(o.name, o.description + "; keys: " + join(o.keys), "");
   }
   if (all || what == "layers") {
     std::printf("layer types:\n");
     for (const auto& l : layer_types())
-      std::printf("  %-14s %s; keys: %s\n", l.name.c_str(), l.description.c_str(),
-                  join(l.keys).c_str());
+      entry(l.name, l.description + "; keys: " + join(l.keys), "");
   }
-  if (all || what == "accelerators") {
-    std::printf("accelerators (configs/accelerators):\n");
-    for (const auto& n : shipped_accelerator_names()) std::printf("  %s\n", n.c_str());
-  }
-  if (all || what == "energy") {
-    std::printf("energy tables (configs/energy):\n");
-    for (const auto& n : shipped_energy_names()) std::printf("  %s\n", n.c_str());
-  }
+  if (all || what == "accelerators") list_accelerators();
+  if (all || what == "energy") list_energy_tables();
   if (all || what == "dataflows") {
     std::printf("dataflows:\n");
-    for (const Dataflow* d : dataflows())
-      std::printf("  %-14s %s\n", d->name().c_str(), d->description().c_str());
+    for (const Dataflow* d : dataflows()) entry(d->name(), d->description(), "");
   }
   if (all || what == "techniques") {
     std::printf("techniques:\n");
-    for (const auto& t : techniques())
-      std::printf("  %-14s %s\n", t.name.c_str(), t.description.c_str());
+    for (const auto& t : techniques()) entry(t.name, t.description, "");
   }
   return 0;
 }

@@ -1,14 +1,11 @@
 // `trainsim train`: numerics-only training of an experiment.
 #include "sim/cli/commands.h"
-#include "sim/cli/experiment_runner.h"
-#include "sim/config/experiment_config.h"
+#include "sim/cli/experiment_command.h"
 
 namespace trainsim {
 
 int cmd_train(const std::vector<std::string>& args) {
-  const ExperimentArgs a = parse_experiment_args("train", args, experiment_options("train"));
-  run_experiment(load_experiment(a.path, a.overrides), RunOptions{false, a.quiet});
-  return 0;
+  return run_or_train("train", args, /*simulate=*/false);
 }
 
 }  // namespace trainsim

@@ -1,34 +1,83 @@
 #include "sim/cli/experiment_runner.h"
 
 #include <chrono>
+#include <csignal>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <memory>
 
 #include "sim/accel/energy.h"
-#include "sim/cli/arg_parse.h"
 #include "sim/cli/progress_bar.h"
 #include "sim/config/experiment_config.h"
 #include "sim/core/error.h"
+#include "sim/core/interrupt.h"
 #include "sim/data/dataset_registry.h"
+#include "sim/report/format.h"
+#include "sim/report/run_report.h"
 #include "sim/report/staged_dir.h"
 #include "sim/report/train_report.h"
 #include "sim/train/accel_session.h"
+#include "sim/train/checkpoint.h"
 #include "sim/train/trainer.h"
 
 namespace trainsim {
 
 namespace {
 
+constexpr char kIncompleteFile[] = "INCOMPLETE";
+constexpr char kCheckpointFile[] = "checkpoint.bin";
+
 double since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-void print_header(const ExperimentSpec& spec, const Dataset& data, Trainer& trainer,
-                  bool simulate) {
-  const char* cmd = simulate ? "run" : "train";
+std::string command_name(bool simulate) {
+  return simulate ? "run" : "train";
+}
+
+// What a run builds before its first batch; building it checks everything that can fail on
+// bad input, so a run fails before it has written anything.
+struct Prepared {
+  Dataset data;
+  double load_seconds = 0;
+  std::unique_ptr<Trainer> trainer;
+  std::unique_ptr<AcceleratorSession> session;
+};
+
+// A technique's storage that lives in the global buffer must fit in it.
+void check_buffer_storage(const ExperimentSpec& spec, const Trainer& trainer) {
+  const AcceleratorSpec& acc = spec.sim.accelerator;
+  std::string what;
+  const std::int64_t need =
+      trainer.technique().buffer_bytes(static_cast<int>(acc.word_bytes()), &what);
+  const auto have = static_cast<std::int64_t>(acc.buffer_kib() * 1024);
+  if (need > have)
+    throw UserError("technique " + spec.sim.technique.label() + ": " + what + " needs " +
+                    std::to_string(need) + " bytes in the global buffer, but accelerator '" +
+                    acc.name + "' has " + std::to_string(have) + " (" +
+                    fmt("%g", acc.buffer_kib()) +
+                    " KiB): set technique.store: dram, or give the accelerator a larger buffer");
+}
+
+Prepared prepare(const ExperimentSpec& spec, bool simulate) {
+  Prepared p;
+  const auto t_load = std::chrono::steady_clock::now();
+  p.data = load_dataset(spec.dataset);
+  p.load_seconds = since(t_load);
+  p.trainer = std::make_unique<Trainer>(spec, p.data);
+  if (simulate) {
+    check_buffer_storage(spec, *p.trainer);
+    p.session = std::make_unique<AcceleratorSession>(spec, p.trainer->network());
+  }
+  return p;
+}
+
+void print_header(const ExperimentSpec& spec, const Prepared& p, bool simulate, int first_epoch) {
+  const Dataset& data = p.data;
   std::printf("trainsim %s: %s | network %s (%lld params) | dataset %s (%lld train, %lld test)\n",
-              cmd, spec.name.c_str(), spec.network.name.c_str(),
-              static_cast<long long>(trainer.network().param_count()), data.name.c_str(),
+              command_name(simulate).c_str(), spec.name.c_str(), spec.network.name.c_str(),
+              static_cast<long long>(p.trainer->network().param_count()), data.name.c_str(),
               static_cast<long long>(data.train.count), static_cast<long long>(data.test.count));
   std::printf("optimizer %s lr %g (%s, clip %g) | batch %d | %d epoch(s) | seed %llu\n",
               spec.training.optimizer.kind.c_str(), spec.training.optimizer.lr,
@@ -39,9 +88,16 @@ void print_header(const ExperimentSpec& spec, const Dataset& data, Trainer& trai
     const AcceleratorSpec& a = spec.sim.accelerator;
     std::printf(
         "accelerator %s (%dx%d PEs, %s, %g GHz, %d-bit, %.0f KiB buffer) | technique %s | "
-        "%s fidelity\n",
+        "%s fidelity | energy in %s\n",
         a.name.c_str(), a.rows, a.cols, spec.sim.dataflow.c_str(), a.clock_ghz, a.word_bits,
-        a.buffer_kib(), spec.sim.technique.label().c_str(), spec.sim.fidelity.c_str());
+        a.buffer_kib(), spec.sim.technique.label().c_str(), spec.sim.fidelity.c_str(),
+        a.energy.unit.c_str());
+  }
+  print_notes(spec);
+  if (first_epoch > 0)
+    std::printf("resuming after epoch %d of %d (from %s/%s)\n", first_epoch, spec.training.epochs,
+                spec.output.dir.c_str(), kCheckpointFile);
+  if (simulate) {
     std::printf("%5s  %10s  %9s  %8s  %14s  %10s  %10s  %8s\n", "epoch", "train_loss", "test_loss",
                 "test_acc", "train_cycles", "sim_ms", "energy", "wall_s");
   } else {
@@ -51,6 +107,68 @@ void print_header(const ExperimentSpec& spec, const Dataset& data, Trainer& trai
   std::fflush(stdout);
 }
 
+void print_epoch_line(const RunEpoch& run, const AcceleratorSpec* acc) {
+  const EpochMetrics& m = run.metrics;
+  const double wall = m.train_seconds + m.test_seconds;
+  if (acc) {
+    const std::int64_t cycles = run.sim[0].elapsed_cycles;
+    std::printf("%5d  %10.4f  %9.4f  %7.2f%%  %14lld  %10.3f  %10.4g  %8.3f", m.epoch, m.train.loss,
+                m.test.loss, 100 * m.test.accuracy, static_cast<long long>(cycles),
+                static_cast<double>(cycles) / (acc->clock_ghz * 1e6),
+                price(run.sim[0].stats, *acc).total(), wall);
+    if (m.technique.hit_rate() >= 0) std::printf("  hit rate %.4f", m.technique.hit_rate());
+    std::printf("\n");
+  } else {
+    std::printf("%5d  %10.4f  %8.2f%%  %9.4f  %7.2f%%  %8.3f\n", m.epoch, m.train.loss,
+                100 * m.train.accuracy, m.test.loss, 100 * m.test.accuracy, wall);
+  }
+  std::fflush(stdout);
+}
+
+std::vector<EpochMetrics> metrics_of(const std::vector<RunEpoch>& epochs) {
+  std::vector<EpochMetrics> m;
+  for (const RunEpoch& r : epochs) m.push_back(r.metrics);
+  return m;
+}
+
+// Every output file for the epochs so far; `complete` on the last epoch.
+void write_outputs(StagedDir& out, const ExperimentSpec& spec, Prepared& p,
+                   const RunProgress& progress, bool complete) {
+  const std::vector<EpochMetrics> metrics = metrics_of(progress.epochs);
+  const std::string status = complete ? "complete" : "incomplete";
+  Trainer& trainer = *p.trainer;
+  if (p.session) {
+    const AcceleratorSpec& a = spec.sim.accelerator;
+    write_text_file(out.file("epochs.csv"), run_epochs_csv(progress.epochs, a));
+    write_text_file(out.file("layers.csv"), run_layers_csv(*p.session));
+    write_text_file(
+        out.file("stats.json"),
+        run_stats_json(spec, p.data, trainer.network(), progress.epochs, *p.session,
+                       trainer.technique().storage_bytes(static_cast<int>(a.word_bytes())),
+                       status));
+  } else {
+    write_text_file(out.file("epochs.csv"), epochs_csv(metrics));
+    write_text_file(out.file("stats.json"),
+                    stats_json(spec, p.data, trainer.network(), metrics, status));
+  }
+  if (has_predictor_stats(metrics))
+    write_text_file(out.file("predictor.csv"), predictor_csv(metrics, trainer.network()));
+  write_text_file(out.file("timing.json"), timing_json(metrics, progress.load_seconds));
+}
+
+std::string incomplete_note(const ExperimentSpec& spec, int done, bool simulate) {
+  return "incomplete: " + std::to_string(done) + " of " + std::to_string(spec.training.epochs) +
+         " epochs completed\ncontinue with: trainsim " + command_name(simulate) + " --resume " +
+         spec.output.dir + "\n";
+}
+
+// Test hook: after this epoch completes, the run is stopped as Ctrl-C would stop it, so
+// tests can interrupt a run at an exact point.
+int stop_after_epoch() {
+  const char* v = std::getenv("TRAINSIM_TEST_INTERRUPT_AFTER_EPOCH");
+  return v ? std::atoi(v) : 0;
+}
+
 }  // namespace
 
 RunResult run_experiment(const ExperimentSpec& spec, const RunOptions& options) {
@@ -58,67 +176,99 @@ RunResult run_experiment(const ExperimentSpec& spec, const RunOptions& options) 
     if (!options.simulate)
       throw UserError("experiment '" + spec.name +
                       "' has numerics: none, so there is nothing to train: use trainsim run");
+    if (options.resume)
+      throw UserError(
+          "a shape-only run (numerics: none) has no checkpoint to resume: run it "
+          "again with --force");
     return run_shape_only_experiment(spec, options);
   }
-  // Everything that can fail on bad input happens before the output directory exists.
-  const auto t_load = std::chrono::steady_clock::now();
-  const Dataset data = load_dataset(spec.dataset);
-  const double load_seconds = since(t_load);
-  Trainer trainer(spec, data);
-  std::unique_ptr<AcceleratorSession> session;
-  if (options.simulate) session = std::make_unique<AcceleratorSession>(spec, trainer.network());
-
-  StagedDir out(spec.output.dir);
-  write_text_file(out.file("config.resolved.yaml"), resolved_yaml(spec));
-  if (!options.quiet) print_header(spec, data, trainer, options.simulate);
-
-  std::vector<RunEpoch> epochs;
-  for (int e = 0; e < spec.training.epochs; ++e) {
-    ProgressBar bar("epoch " + std::to_string(e + 1) + "/" + std::to_string(spec.training.epochs));
-    RunEpoch run;
-    run.metrics = trainer.run_epoch([&](const BatchProgress& p) {
-      char extra[96];
-      if (session) {
-        std::snprintf(extra, sizeof extra, "loss %.4f acc %.2f%% | %lld cycles", p.loss,
-                      100 * p.accuracy, static_cast<long long>(session->simulated_cycles()));
-      } else {
-        std::snprintf(extra, sizeof extra, "loss %.4f acc %.2f%%", p.loss, 100 * p.accuracy);
-      }
-      bar.update(p.batch, p.batches, extra);
-    });
-    bar.clear();
-    if (session) run.sim = session->take_epoch();
-    epochs.push_back(run);
-    if (options.quiet) continue;
-    const EpochMetrics& m = run.metrics;
-    const double wall = m.train_seconds + m.test_seconds;
-    if (session) {
-      const AcceleratorSpec& a = spec.sim.accelerator;
-      const OpStats& tr = run.sim[0].stats;
-      const std::int64_t cycles = run.sim[0].elapsed_cycles;
-      std::printf("%5d  %10.4f  %9.4f  %7.2f%%  %14lld  %10.3f  %10.4g  %8.3f", m.epoch,
-                  m.train.loss, m.test.loss, 100 * m.test.accuracy, static_cast<long long>(cycles),
-                  static_cast<double>(cycles) / (a.clock_ghz * 1e6), price(tr, a).total(), wall);
-      if (m.technique.hit_rate() >= 0) std::printf("  hit rate %.4f", m.technique.hit_rate());
-      std::printf("\n");
-    } else {
-      std::printf("%5d  %10.4f  %8.2f%%  %9.4f  %7.2f%%  %8.3f\n", m.epoch, m.train.loss,
-                  100 * m.train.accuracy, m.test.loss, 100 * m.test.accuracy, wall);
-    }
-    std::fflush(stdout);
+  const std::string command = command_name(options.simulate);
+  Prepared p = prepare(spec, options.simulate);
+  Trainer& trainer = *p.trainer;
+  AcceleratorSession* session = p.session.get();
+  const StagedDir::Mode mode = options.resume  ? StagedDir::Mode::kResume
+                               : options.force ? StagedDir::Mode::kReplace
+                                               : StagedDir::Mode::kNew;
+  StagedDir out(spec.output.dir, mode, command);
+  RunProgress progress;
+  progress.load_seconds = p.load_seconds;
+  std::string config;
+  if (options.resume) {
+    config = read_text_file(out.file("config.resolved.yaml"));
+    load_checkpoint(out.file(kCheckpointFile), config, progress, trainer, session);
+  } else {
+    config = resolved_yaml(spec);
+    write_text_file(out.file("config.resolved.yaml"), config);
   }
+  const int first = static_cast<int>(progress.epochs.size());
+  if (!options.quiet) print_header(spec, p, options.simulate, first);
 
-  std::vector<EpochMetrics> metrics;
-  for (const RunEpoch& r : epochs) metrics.push_back(r.metrics);
+  const int epochs = spec.training.epochs;
+  const EtaClock clock(first, epochs);
+  try {
+    for (int e = first; e < epochs; ++e) {
+      const std::string epoch_label =
+          "epoch " + std::to_string(e + 1) + "/" + std::to_string(epochs);
+      ProgressBar bar(options.label.empty() ? epoch_label : options.label + " " + epoch_label);
+      RunEpoch run;
+      run.metrics = trainer.run_epoch([&](const BatchProgress& b) {
+        if (!bar.enabled()) return;
+        char extra[96];
+        if (session) {
+          std::snprintf(extra, sizeof extra, "loss %.4f acc %.2f%% | %lld cycles", b.loss,
+                        100 * b.accuracy, static_cast<long long>(session->simulated_cycles()));
+        } else {
+          std::snprintf(extra, sizeof extra, "loss %.4f acc %.2f%%", b.loss, 100 * b.accuracy);
+        }
+        const double fraction = static_cast<double>(b.batch) / static_cast<double>(b.batches);
+        bar.update(b.batch, b.batches, clock.elapsed(), clock.eta(e, fraction), extra);
+      });
+      bar.clear();
+      if (session) run.sim = session->take_epoch();
+      progress.epochs.push_back(run);
+      const bool last = e + 1 == epochs;
+      write_outputs(out, spec, p, progress, last);
+      if (!last) {
+        save_checkpoint(out.file(kCheckpointFile), config, progress, trainer, session);
+        write_text_file(out.file(kIncompleteFile), incomplete_note(spec, e + 1, options.simulate));
+      }
+      if (!options.quiet) print_epoch_line(run, session ? &spec.sim.accelerator : nullptr);
+      if (options.epoch_lines && !stderr_is_terminal()) {
+        std::fprintf(stderr, "%s: %s done, elapsed %s, ETA %s\n",
+                     options.label.empty() ? spec.name.c_str() : options.label.c_str(),
+                     epoch_label.c_str(), format_duration(clock.elapsed()).c_str(),
+                     format_duration(clock.eta(e, 1.0)).c_str());
+        std::fflush(stderr);
+      }
+      if (e + 1 == stop_after_epoch()) std::raise(SIGINT);
+    }
+  } catch (...) {
+    const int done = static_cast<int>(progress.epochs.size());
+    if (options.keep_incomplete && done > 0) {
+      // The files of the last completed epoch are all there: publish them, marked.
+      out.commit();
+      std::fprintf(stderr,
+                   "\ntrainsim: %s stopped during epoch %d of %d; the %d completed epoch(s) are "
+                   "in %s/, marked incomplete (continue: trainsim %s --resume %s)\n",
+                   command.c_str(), done + 1, epochs, done, out.final_dir().c_str(),
+                   command.c_str(), out.final_dir().c_str());
+    }
+    throw;
+  }
+  remove_file(out.file(kCheckpointFile));
+  remove_file(out.file(kIncompleteFile));
+  out.commit();
+
+  const std::vector<RunEpoch>& done = progress.epochs;
   RunResult result;
-  result.test_accuracy = epochs.back().metrics.test.accuracy;
+  result.test_accuracy = done.back().metrics.test.accuracy;
   if (session) {
     const AcceleratorSpec& a = spec.sim.accelerator;
     const OpStats& tr = session->totals()[0].stats;
     result.cycles = session->totals()[0].elapsed_cycles;
     result.seconds = static_cast<double>(result.cycles) / (a.clock_ghz * 1e9);
     result.clock_ghz = a.clock_ghz;
-    for (const RunEpoch& e : epochs)
+    for (const RunEpoch& e : done)
       result.epochs.push_back({e.metrics.test.accuracy,
                                static_cast<double>(e.sim[0].elapsed_cycles) / (a.clock_ghz * 1e9),
                                e.step_cycles(), e.metrics.technique.hit_rate()});
@@ -128,56 +278,54 @@ RunResult run_experiment(const ExperimentSpec& spec, const RunOptions& options) 
     result.energy_unit = a.energy.unit;
     result.dram_bytes = tr.dram_bytes();
     result.utilization = tr.utilization();
-    write_text_file(out.file("epochs.csv"), run_epochs_csv(epochs, a));
-    write_text_file(out.file("layers.csv"), run_layers_csv(*session));
-    write_text_file(
-        out.file("stats.json"),
-        run_stats_json(spec, data, trainer.network(), epochs, *session,
-                       trainer.technique().storage_bytes(static_cast<int>(a.word_bytes()))));
-  } else {
-    write_text_file(out.file("epochs.csv"), epochs_csv(metrics));
-    write_text_file(out.file("stats.json"), stats_json(spec, data, trainer.network(), metrics));
+    if (!options.quiet) std::fputs(run_summary(done, *session).c_str(), stdout);
   }
-  if (has_predictor_stats(metrics))
-    write_text_file(out.file("predictor.csv"), predictor_csv(metrics, trainer.network()));
-  write_text_file(out.file("timing.json"), timing_json(metrics, load_seconds));
-  out.commit();
-  if (session && !options.quiet) std::fputs(run_summary(epochs, *session).c_str(), stdout);
-  std::printf("final: test accuracy %.2f%% after %d epoch(s); results in %s/\n",
-              100 * result.test_accuracy, epochs.back().metrics.epoch, out.final_dir().c_str());
+  if (options.final_line)
+    std::printf("final: test accuracy %.2f%% after %d epoch(s); results in %s/\n",
+                100 * result.test_accuracy, done.back().metrics.epoch, out.final_dir().c_str());
   return result;
 }
 
-}  // namespace trainsim
-
-namespace trainsim {
-
-namespace po = boost::program_options;
-
-po::options_description experiment_options(const std::string& command) {
-  po::options_description opts(command);
-  opts.add_options()("experiment", po::value<std::string>()->required(), "experiment YAML")(
-      "out", po::value<std::string>(), "output directory")(
-      "set", po::value<std::vector<std::string>>()->composing(), "override KEY=VALUE")(
-      "quiet", po::bool_switch(), "only the summary");
-  return opts;
+std::string check_experiment(const ExperimentSpec& spec, bool simulate) {
+  if (spec.numerics == "none") return check_shape_only_experiment(spec);
+  Prepared p = prepare(spec, simulate);
+  char line[512];
+  std::snprintf(line, sizeof line,
+                "%s: ok: network %s (%lld params) on %s (%lld train, %lld test), %d epoch(s) of "
+                "batch %d",
+                spec.name.c_str(), spec.network.name.c_str(),
+                static_cast<long long>(p.trainer->network().param_count()), p.data.name.c_str(),
+                static_cast<long long>(p.data.train.count),
+                static_cast<long long>(p.data.test.count), spec.training.epochs,
+                spec.training.batch_size);
+  std::string out = line;
+  if (simulate) {
+    const AcceleratorSpec& a = spec.sim.accelerator;
+    std::snprintf(line, sizeof line, ", accelerator %s (%dx%d, %s), technique %s", a.name.c_str(),
+                  a.rows, a.cols, spec.sim.dataflow.c_str(), spec.sim.technique.label().c_str());
+    out += line;
+  }
+  return out + "; results would go to " + spec.output.dir + "/";
 }
 
-ExperimentArgs parse_experiment_args(const std::string& command,
-                                     const std::vector<std::string>& args,
-                                     const po::options_description& opts,
-                                     po::variables_map* vm_out) {
-  po::positional_options_description pos;
-  pos.add("experiment", 1);
-  const po::variables_map vm = parse_args(command, args, opts, pos);
-  ExperimentArgs a;
-  a.path = vm["experiment"].as<std::string>();
-  if (vm.count("set")) a.overrides = vm["set"].as<std::vector<std::string>>();
-  // --out is an override like any other, so config.resolved.yaml records where results went.
-  if (vm.count("out")) a.overrides.push_back("output.dir=" + vm["out"].as<std::string>());
-  a.quiet = vm["quiet"].as<bool>();
-  if (vm_out) *vm_out = vm;
-  return a;
+ExperimentSpec load_resumable_experiment(const std::string& dir, const std::string& command) {
+  std::string d = dir;
+  while (d.size() > 1 && d.back() == '/') d.pop_back();
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_directory(d, ec)) throw UserError(command + " --resume: no directory '" + d + "'");
+  if (!fs::exists(d + "/" + kIncompleteFile, ec))
+    throw UserError(command + " --resume: '" + d + "' holds no incomplete run (no " +
+                    kIncompleteFile + " file)");
+  if (!fs::exists(d + "/" + kCheckpointFile, ec))
+    throw UserError(command + " --resume: '" + d + "' has no " + kCheckpointFile);
+  ExperimentSpec spec = load_experiment(d + "/config.resolved.yaml");
+  spec.output.dir = d;  // wherever the directory is now
+  return spec;
+}
+
+void print_notes(const ExperimentSpec& spec) {
+  for (const std::string& n : spec.notes) std::printf("note: %s\n", n.c_str());
 }
 
 }  // namespace trainsim

@@ -1,20 +1,32 @@
 #pragma once
 // One experiment, start to finish: load the data, train epoch by epoch (optionally timing
 // every op on the simulated accelerator), print progress and per-epoch lines, and write the
-// output directory (staged: it appears only when complete). Shared by `trainsim train`
-// (numerics only), `trainsim run` and `trainsim compare`.
-#include <boost/program_options.hpp>
+// output directory. Shared by `trainsim train` (numerics only), `trainsim run`,
+// `trainsim compare` and `trainsim validate` (which stops before the first batch).
+//
+// The results directory is staged (sim/report/staged_dir.h) and rewritten after every
+// epoch together with a checkpoint (sim/train/checkpoint.h). When the run ends, it appears
+// complete; when it is interrupted or fails after some epochs, it appears with those epochs,
+// marked incomplete: an INCOMPLETE file saying how to continue, "status": "incomplete" in
+// stats.json, and checkpoint.bin, from which --resume continues.
 #include <string>
 #include <vector>
 
 #include "sim/config/specs.h"
-#include "sim/report/run_report.h"
 
 namespace trainsim {
 
 struct RunOptions {
   bool simulate = false;  ///< time every op on spec.sim's accelerator (trainsim run)
   bool quiet = false;     ///< only the final line
+  bool force = false;     ///< replace an existing results directory
+  bool resume = false;    ///< spec.output.dir holds an incomplete run to continue
+  std::string label;      ///< leads the progress bar, e.g. "variant 2/4 os"
+  /// One line per epoch on stderr when it is not a terminal (where no bar is drawn); for
+  /// runs that print no epoch table of their own (compare).
+  bool epoch_lines = false;
+  bool final_line = true;       ///< print the "final: ..." line
+  bool keep_incomplete = true;  ///< on failure, keep completed epochs (compare: no)
 };
 
 /// What `compare` needs from a finished run.
@@ -41,18 +53,18 @@ RunResult run_experiment(const ExperimentSpec& spec, const RunOptions& options);
 /// The numerics: none case (sim/cli/shape_only_runner.cpp).
 RunResult run_shape_only_experiment(const ExperimentSpec& spec, const RunOptions& options);
 
-/// The options train / run / compare share: EXPERIMENT (positional), --out, --set, --quiet.
-boost::program_options::options_description experiment_options(const std::string& command);
+/// Everything a run does before its first batch (data, network against data, optimizer,
+/// technique, accelerator session, the technique's storage against the buffer), nothing
+/// after. Returns a one-line summary of what would run.
+std::string check_experiment(const ExperimentSpec& spec, bool simulate);
+/// The shape-only half of check_experiment().
+std::string check_shape_only_experiment(const ExperimentSpec& spec);
 
-struct ExperimentArgs {
-  std::string path;
-  std::vector<std::string> overrides;  ///< --set in order, then --out as output.dir
-  bool quiet = false;
-};
-/// Parses `args` against `opts` (which must include experiment_options()).
-ExperimentArgs parse_experiment_args(const std::string& command,
-                                     const std::vector<std::string>& args,
-                                     const boost::program_options::options_description& opts,
-                                     boost::program_options::variables_map* vm_out = nullptr);
+/// The experiment of the incomplete run in `dir` (its config.resolved.yaml, writing to
+/// `dir`), for --resume; UserError if `dir` holds no incomplete run.
+ExperimentSpec load_resumable_experiment(const std::string& dir, const std::string& command);
+
+/// Notes about the experiment the header prints (e.g. technique keys an override dropped).
+void print_notes(const ExperimentSpec& spec);
 
 }  // namespace trainsim

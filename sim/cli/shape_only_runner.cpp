@@ -14,9 +14,11 @@
 #include "sim/config/experiment_config.h"
 #include "sim/core/error.h"
 #include "sim/data/dataset_registry.h"
+#include "sim/report/csv.h"
 #include "sim/report/format.h"
 #include "sim/report/run_report.h"
 #include "sim/report/staged_dir.h"
+#include "sim/report/units.h"
 #include "sim/train/shape_only_run.h"
 
 namespace trainsim {
@@ -30,39 +32,49 @@ double memory_energy(const OpStats& s, const AcceleratorSpec& acc) {
 }
 
 std::string epochs_csv(const ShapeOnlyResult& r, const AcceleratorSpec& acc) {
-  std::string out =
-      "epoch,backprop_batches,phase_bp_batches,phase_gp_batches,train_cycles,train_seconds,"
-      "train_dram_bytes,train_energy,train_memory_energy,eval_cycles,eval_energy\n";
+  const std::string& u = acc.energy.unit;
+  CsvTable csv({"epoch", "backprop_batches", "phase_bp_batches", "phase_gp_batches", "train_cycles",
+                "train_seconds", "train_dram_bytes", energy_column("train_energy", u),
+                energy_column("train_memory_energy", u), "eval_cycles",
+                energy_column("eval_energy", u)});
   for (std::size_t e = 0; e < r.epochs.size(); ++e) {
     const ShapeOnlyEpoch& ep = r.epochs[e];
-    out += std::to_string(e + 1) + "," + std::to_string(ep.batches[0]) + "," +
-           std::to_string(ep.batches[1]) + "," + std::to_string(ep.batches[2]) + "," +
-           std::to_string(ep.train.elapsed_cycles) + "," +
-           fmt("%.9g", static_cast<double>(ep.train.elapsed_cycles) / (acc.clock_ghz * 1e9)) + "," +
-           std::to_string(ep.train.stats.dram_bytes()) + "," +
-           fmt("%.6e", price(ep.train.stats, acc).total()) + "," +
-           fmt("%.6e", memory_energy(ep.train.stats, acc)) + "," +
-           std::to_string(ep.eval.elapsed_cycles) + "," +
-           fmt("%.6e", price(ep.eval.stats, acc).total()) + "\n";
+    csv.row()
+        .cell(static_cast<std::int64_t>(e + 1))
+        .cell(ep.batches[0])
+        .cell(ep.batches[1])
+        .cell(ep.batches[2])
+        .cell(ep.train.elapsed_cycles)
+        .num("%.9g", static_cast<double>(ep.train.elapsed_cycles) / (acc.clock_ghz * 1e9))
+        .cell(ep.train.stats.dram_bytes())
+        .num("%.6e", price(ep.train.stats, acc).total())
+        .num("%.6e", memory_energy(ep.train.stats, acc))
+        .cell(ep.eval.elapsed_cycles)
+        .num("%.6e", price(ep.eval.stats, acc).total());
   }
-  return out;
+  return csv.text();
 }
 
 std::string phases_csv(const ShapeOnlyResult& r, const AcceleratorSpec& acc) {
-  std::string out =
-      "kind,batch_size,batches,cycles_per_batch,dram_bytes_per_batch,energy_per_batch,"
-      "memory_energy_per_batch,cycles,energy\n";
+  const std::string& u = acc.energy.unit;
+  CsvTable csv({"kind", "batch_size", "batches", "cycles_per_batch", "dram_bytes_per_batch",
+                energy_column("energy_per_batch", u), energy_column("memory_energy_per_batch", u),
+                "cycles", energy_column("energy", u)});
   for (const auto& [key, t] : r.per_batch) {
     const std::int64_t n = r.batch_counts.at(key);
     const OpTotals all = times(t, n);
-    out += std::string(kKindNames[key.first]) + "," + std::to_string(key.second) + "," +
-           std::to_string(n) + "," + std::to_string(t.elapsed_cycles) + "," +
-           std::to_string(t.stats.dram_bytes()) + "," + fmt("%.6e", price(t.stats, acc).total()) +
-           "," + fmt("%.6e", memory_energy(t.stats, acc)) + "," +
-           std::to_string(all.elapsed_cycles) + "," + fmt("%.6e", price(all.stats, acc).total()) +
-           "\n";
+    csv.row()
+        .cell(kKindNames[key.first])
+        .cell(key.second)
+        .cell(n)
+        .cell(t.elapsed_cycles)
+        .cell(t.stats.dram_bytes())
+        .num("%.6e", price(t.stats, acc).total())
+        .num("%.6e", memory_energy(t.stats, acc))
+        .cell(all.elapsed_cycles)
+        .num("%.6e", price(all.stats, acc).total());
   }
-  return out;
+  return csv.text();
 }
 
 std::string stats_json(const ExperimentSpec& spec, const DatasetShape& data,
@@ -70,7 +82,9 @@ std::string stats_json(const ExperimentSpec& spec, const DatasetShape& data,
   const AcceleratorSpec& acc = spec.sim.accelerator;
   nlohmann::ordered_json j;
   j["experiment"] = spec.name;
+  j["status"] = "complete";
   j["numerics"] = spec.numerics;
+  j["energy_unit"] = acc.energy.unit;
   j["accelerator"] = acc.name;
   j["dataflow"] = spec.sim.dataflow;
   j["technique"] = spec.sim.technique.label();
@@ -108,10 +122,8 @@ std::string stats_json(const ExperimentSpec& spec, const DatasetShape& data,
   return j.dump(2) + "\n";
 }
 
-}  // namespace
-
-RunResult run_shape_only_experiment(const ExperimentSpec& spec, const RunOptions& options) {
-  // Everything that can fail on bad input happens before the output directory exists.
+// The dataset's shape, checked against the network and the technique.
+DatasetShape checked_shape(const ExperimentSpec& spec) {
   const DatasetShape data = dataset_shape(spec.dataset);
   const auto& in = spec.network.input;
   if (in[0] != data.channels || in[1] != data.height || in[2] != data.width)
@@ -128,6 +140,32 @@ RunResult run_shape_only_experiment(const ExperimentSpec& spec, const RunOptions
         "numerics: none times with fidelity: fast only (a clocked array needs "
         "operand values)");
   check_shape_only_technique(spec);
+  return data;
+}
+
+}  // namespace
+
+std::string check_shape_only_experiment(const ExperimentSpec& spec) {
+  const DatasetShape data = checked_shape(spec);
+  AcceleratorSession session(spec);  // builds the lowering: every op shape is checked
+  const AcceleratorSpec& a = spec.sim.accelerator;
+  char line[512];
+  std::snprintf(line, sizeof line,
+                "%s: ok: network %s (%lld params, shape only) on %s (%lld train, %lld test), %d "
+                "epoch(s) of batch %d, accelerator %s (%dx%d, %s), technique %s; results would "
+                "go to %s/",
+                spec.name.c_str(), spec.network.name.c_str(),
+                static_cast<long long>(session.shape().param_count()), spec.dataset.name.c_str(),
+                static_cast<long long>(data.train), static_cast<long long>(data.test),
+                spec.training.epochs, spec.training.batch_size, a.name.c_str(), a.rows, a.cols,
+                spec.sim.dataflow.c_str(), spec.sim.technique.label().c_str(),
+                spec.output.dir.c_str());
+  return line;
+}
+
+RunResult run_shape_only_experiment(const ExperimentSpec& spec, const RunOptions& options) {
+  // Everything that can fail on bad input happens before the output directory exists.
+  const DatasetShape data = checked_shape(spec);
   AcceleratorSession session(spec);
   const AcceleratorSpec& acc = spec.sim.accelerator;
   if (!options.quiet) {
@@ -138,14 +176,15 @@ RunResult run_shape_only_experiment(const ExperimentSpec& spec, const RunOptions
         static_cast<long long>(session.shape().param_count()), spec.dataset.name.c_str(),
         static_cast<long long>(data.train), static_cast<long long>(data.test),
         spec.training.batch_size, spec.training.epochs);
-    std::printf("accelerator %s (%dx%d PEs, %s, %g GHz, %d-bit) | technique %s\n", acc.name.c_str(),
-                acc.rows, acc.cols, spec.sim.dataflow.c_str(), acc.clock_ghz, acc.word_bits,
-                spec.sim.technique.label().c_str());
+    std::printf("accelerator %s (%dx%d PEs, %s, %g GHz, %d-bit) | technique %s | energy in %s\n",
+                acc.name.c_str(), acc.rows, acc.cols, spec.sim.dataflow.c_str(), acc.clock_ghz,
+                acc.word_bits, spec.sim.technique.label().c_str(), acc.energy.unit.c_str());
+    print_notes(spec);
     std::fflush(stdout);
   }
+  StagedDir out(spec.output.dir, options.force ? StagedDir::Mode::kReplace : StagedDir::Mode::kNew,
+                "run");
   const ShapeOnlyResult r = run_shape_only(spec, data, session);
-
-  StagedDir out(spec.output.dir);
   write_text_file(out.file("config.resolved.yaml"), resolved_yaml(spec));
   write_text_file(out.file("epochs.csv"), epochs_csv(r, acc));
   write_text_file(out.file("phases.csv"), phases_csv(r, acc));
@@ -186,12 +225,13 @@ RunResult run_shape_only_experiment(const ExperimentSpec& spec, const RunOptions
                   static_cast<long long>(all.elapsed_cycles), price(all.stats, acc).total());
     }
   }
-  std::printf(
-      "final: %lld training cycles (%.6g s at %g GHz), energy %.6g %s (memory %.6g), DRAM %.6g "
-      "GB; shape only, no accuracy; results in %s/\n",
-      static_cast<long long>(result.cycles), result.seconds, acc.clock_ghz, result.energy,
-      result.energy_unit.c_str(), result.memory_energy,
-      static_cast<double>(result.dram_bytes) / 1e9, out.final_dir().c_str());
+  if (options.final_line)
+    std::printf(
+        "final: %lld training cycles (%.6g s at %g GHz), energy %.6g %s (memory %.6g), DRAM %.6g "
+        "GB; shape only, no accuracy; results in %s/\n",
+        static_cast<long long>(result.cycles), result.seconds, acc.clock_ghz, result.energy,
+        result.energy_unit.c_str(), result.memory_energy,
+        static_cast<double>(result.dram_bytes) / 1e9, out.final_dir().c_str());
   return result;
 }
 

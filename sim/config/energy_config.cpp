@@ -113,13 +113,15 @@ void emit_buffer_table(YAML::Emitter& out,
 EnergyTable parse_energy_table(const ConfigNode& node, const std::string& default_name,
                                const std::string& source) {
   ConfigMap m = node.as_map();
-  m.allow_only({"name", "unit", "mac", "rf", "noc", "buffer", "dram", "vector_op", "leakage"});
+  m.allow_only({"name", "description", "unit", "mac", "rf", "noc", "buffer", "dram", "vector_op",
+                "leakage"});
   EnergyTable t;
   t.source = source;
   t.name = default_name;
   if (auto v = m.get("name")) t.name = v->as_nonempty_string();
   t.unit = "pJ";
   if (auto v = m.get("unit")) t.unit = v->as_choice({"pJ", "normalized"});
+  if (auto v = m.get("description")) t.description = v->as_string();
   t.mac = parse_mac(m.require("mac"));
   parse_read_write(m.require("rf"), t.rf_read, t.rf_write);
   t.noc = parse_cost(m.require("noc"));
@@ -145,6 +147,10 @@ void emit_energy_table(YAML::Emitter& out, const EnergyTable& t) {
   out << YAML::BeginMap;
   out << YAML::Key << "name" << YAML::Value;
   emit_string(out, t.name);
+  if (!t.description.empty()) {
+    out << YAML::Key << "description" << YAML::Value;
+    emit_string(out, t.description);
+  }
   out << YAML::Key << "unit" << YAML::Value;
   emit_string(out, t.unit);
   out << YAML::Key << "mac" << YAML::Value << YAML::Flow << YAML::BeginMap;

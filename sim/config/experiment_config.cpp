@@ -128,13 +128,26 @@ void inline_accelerator_for_override(YAML::Node root, const Override& o, const s
 // `inlined` then remembers its file, whose lines the inlined nodes still carry. The same
 // goes for `accelerator.<...>` (and the accelerator's energy table).
 void apply_overrides(YAML::Node root, const std::vector<std::string>& overrides,
-                     const std::string& path, ConfigOrigin& origin, Inlined& inlined) {
+                     const std::string& path, ConfigOrigin& origin, Inlined& inlined,
+                     std::vector<std::string>& notes) {
   for (const auto& text : overrides) {
     Override o = parse_override(text);
     if (!root.IsMap()) {
       throw UserError("--set " + text + ": " + path + " is not a mapping of keys");
     }
     const YAML::Node& const_root = root;
+    // A technique by name keeps the experiment's technique keys that it has too.
+    if (o.segments.size() == 1 && o.segments[0] == "technique" && o.value.IsScalar() &&
+        const_root["technique"] && const_root["technique"].IsMap()) {
+      std::vector<std::string> dropped;
+      o.value = merge_technique_override(const_root["technique"], o.value, &dropped);
+      if (!dropped.empty()) {
+        std::string keys;
+        for (const auto& k : dropped) keys += (keys.empty() ? "" : ", ") + k;
+        notes.push_back("--set " + text + " drops the experiment's technique keys " + keys +
+                        " (not keys of " + o.value["kind"].as<std::string>() + ")");
+      }
+    }
     if (o.segments.size() > 1 && o.segments[0] == "network" && const_root["network"] &&
         const_root["network"].IsScalar()) {
       ConfigNode ref(const_root["network"], "network",
@@ -297,7 +310,8 @@ ExperimentSpec load_experiment(const std::string& path, const std::vector<std::s
   ConfigOrigin origin;
   origin.file = path;
   Inlined inlined;
-  apply_overrides(root, overrides, path, origin, inlined);
+  std::vector<std::string> notes;
+  apply_overrides(root, overrides, path, origin, inlined, notes);
 
   ConfigNode top(root, "", std::make_shared<const ConfigOrigin>(origin));
   ConfigMap m = top.as_map();
@@ -306,6 +320,7 @@ ExperimentSpec load_experiment(const std::string& path, const std::vector<std::s
                 "technique", "fidelity", "numerics", "memory", "residency"});
 
   ExperimentSpec spec;
+  spec.notes = notes;
   spec.source = path;
   spec.name = file_stem(path);
   if (auto v = m.get("name")) spec.name = v->as_nonempty_string();

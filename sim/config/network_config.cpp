@@ -110,11 +110,12 @@ const std::vector<std::string>& init_schemes() {
 NetworkSpec parse_network(const ConfigNode& node, const std::string& default_name,
                           const std::string& source) {
   ConfigMap m = node.as_map();
-  m.allow_only({"name", "input", "classes", "init", "layers"});
+  m.allow_only({"name", "description", "input", "classes", "init", "layers"});
   NetworkSpec net;
   net.source = source;
   net.name = default_name;
   if (auto v = m.get("name")) net.name = v->as_nonempty_string();
+  if (auto v = m.get("description")) net.description = v->as_string();
   if (auto v = m.get("input")) net.input = parse_input(*v);
   if (auto v = m.get("classes")) net.classes = v->as_int_at_least(2);
   if (auto v = m.get("init")) net.init = parse_init(*v);

@@ -37,6 +37,10 @@ void emit_network(YAML::Emitter& out, const NetworkSpec& net) {
   out << YAML::BeginMap;
   out << YAML::Key << "name" << YAML::Value;
   emit_string(out, net.name);
+  if (!net.description.empty()) {
+    out << YAML::Key << "description" << YAML::Value;
+    emit_string(out, net.description);
+  }
   out << YAML::Key << "input" << YAML::Value << YAML::Flow << YAML::BeginSeq << net.input[0]
       << net.input[1] << net.input[2] << YAML::EndSeq;
   out << YAML::Key << "classes" << YAML::Value << net.classes;

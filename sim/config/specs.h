@@ -47,6 +47,7 @@ struct InitSpec {
 
 struct NetworkSpec {
   std::string name;
+  std::string description;                ///< free text (trainsim list networks)
   std::string source;                     ///< file it was read from ("<inline>" if inline)
   std::array<int, 3> input{{1, 28, 28}};  ///< channels, height, width of one sample
   int classes = 10;
@@ -90,14 +91,14 @@ struct TrainingSpec {
 /// The training technique and its parameters (see sim/techniques/technique.h).
 struct TechniqueSpec {
   std::string kind = "bp";  ///< bp, bp-sample, specbp (trainsim list techniques)
-  // specbp (speculative backpropagation, seed 000):
+  // specbp (speculative backpropagation, Purkayastha et al. 2025):
   double threshold = 0.25;  ///< hit if mean |stored softmax - current softmax| <= threshold
   /// Where the speculative backward pass runs: "own" (a second PE array beside the main
   /// one) or "shared" (the main array, after the forward pass).
   std::string unit = "own";
   int unit_rows = 0, unit_cols = 0;  ///< the own array's size; 0 = as the main array
   std::string store = "buffer";      ///< the per-label store: "buffer" (on chip) or "dram"
-  // adagp-max / adagp-efficient / adagp-low (ADA-GP, seed 003):
+  // adagp-max / adagp-efficient / adagp-low (ADA-GP, Janfaza et al., MICRO '23):
   int warmup_epochs = 1;  ///< Warm Up: backprop only, predictor trained (paper: a few epochs)
   /// Phase GP : Phase BP batch ratios after the warm-up, as (k, m, epochs); epochs 0 = for
   /// the rest of training. Default 4:1 for 4 epochs, 3:1 for 4, 2:1 for 4, then 1:1.
@@ -149,6 +150,9 @@ struct ExperimentSpec {
   TrainingSpec training;
   SimulationSpec sim;
   OutputSpec output;
+  /// What loading decided that the user should hear (e.g. technique keys an override
+  /// dropped); printed in the run header, not part of the configuration.
+  std::vector<std::string> notes;
 };
 
 }  // namespace trainsim

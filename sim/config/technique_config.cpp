@@ -1,5 +1,7 @@
 #include "sim/config/technique_config.h"
 
+#include <algorithm>
+
 #include "sim/config/yaml_emit.h"
 #include "sim/techniques/technique.h"
 
@@ -33,6 +35,32 @@ void parse_unit(const ConfigNode& node, TechniqueSpec& t) {
 }
 
 }  // namespace
+
+YAML::Node merge_technique_override(const YAML::Node& existing, const YAML::Node& value,
+                                    std::vector<std::string>* dropped) {
+  const std::string text = value.as<std::string>();
+  const auto at = text.find('@');
+  const TechniqueInfo* info = find_technique(text.substr(0, at));
+  if (info == nullptr || (at != std::string::npos && info->shorthand.empty())) return value;
+  YAML::Node merged(YAML::NodeType::Map);
+  merged["kind"] = info->name;
+  for (const auto& kv : existing) {
+    const std::string key = kv.first.as<std::string>();
+    if (key == "kind") continue;
+    if (std::find(info->keys.begin(), info->keys.end(), key) != info->keys.end())
+      merged[key] = kv.second;
+    else if (dropped)
+      dropped->push_back(key);
+  }
+  if (at != std::string::npos) {
+    try {
+      merged[info->shorthand] = YAML::Load(text.substr(at + 1));
+    } catch (const YAML::Exception&) {
+      return value;  // not a number: the scalar's parser says so
+    }
+  }
+  return merged;
+}
 
 TechniqueSpec parse_technique(const ConfigNode* node, const ConfigNode& parent) {
   TechniqueSpec t;

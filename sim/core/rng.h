@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstdint>
 #include <random>
+#include <sstream>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -44,6 +46,17 @@ class Rng {
   template <typename T>
   void shuffle(std::vector<T>& v) {
     for (std::size_t i = v.size(); i > 1; --i) std::swap(v[i - 1], v[below(i)]);
+  }
+
+  /// The engine's full state as text, and back (checkpoints: a resumed run draws on).
+  std::string state() const {
+    std::ostringstream out;
+    out << engine_;
+    return out.str();
+  }
+  void set_state(const std::string& text) {
+    std::istringstream in(text);
+    in >> engine_;
   }
 
  private:

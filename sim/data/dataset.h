@@ -2,6 +2,7 @@
 // An image-classification dataset held in memory, pixels already scaled to [0, 1].
 // Sources (one per dataset name) live behind DatasetSource and are listed by the
 // registry in dataset_registry.h.
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -39,6 +40,8 @@ class DatasetSource {
   virtual ~DatasetSource() = default;
   virtual std::string name() const = 0;
   virtual std::string description() const = 0;
+  /// Channels, height, width and classes of its samples: what a network must take.
+  virtual std::array<int, 4> sample_format() const = 0;
   /// Datasets trainsim has no images of (CIFAR, ImageNet) declare their shape instead, for
   /// shape-only runs (numerics: none); nullptr for datasets that load.
   virtual const DatasetShape* declared_shape() const { return nullptr; }

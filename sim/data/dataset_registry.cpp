@@ -35,6 +35,9 @@ class ShapeOnlyDatasetSource final : public DatasetSource {
   std::string name() const override { return name_; }
   std::string description() const override { return description_; }
   const DatasetShape* declared_shape() const override { return &shape_; }
+  std::array<int, 4> sample_format() const override {
+    return {shape_.channels, shape_.height, shape_.width, shape_.classes};
+  }
   Dataset load(const DatasetSpec&) const override {
     throw UserError("dataset '" + name_ +
                     "' is shape only: trainsim ships no images of it, so it can only be "

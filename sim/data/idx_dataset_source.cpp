@@ -103,6 +103,10 @@ DataSplit load_split(const std::string& dir, const std::string& prefix, std::int
 
 }  // namespace
 
+std::array<int, 4> IdxDatasetSource::sample_format() const {
+  return {1, kSide, kSide, kClasses};
+}
+
 Dataset IdxDatasetSource::load(const DatasetSpec& spec) const {
   const bool default_dir = spec.path.empty();
   const std::string dir = default_dir ? data_root() + "/" + name_ : spec.path;

@@ -15,6 +15,7 @@ class IdxDatasetSource : public DatasetSource {
 
   std::string name() const override { return name_; }
   std::string description() const override { return description_; }
+  std::array<int, 4> sample_format() const override;
 
   /// Reads <dir>/{train,t10k}-{images-idx3,labels-idx1}-ubyte, each plain or with .gz
   /// appended (plain wins if both exist), where dir is spec.path or <data root>/<name>.

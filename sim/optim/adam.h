@@ -11,6 +11,11 @@ class Adam final : public Optimizer<T> {
   explicit Adam(const OptimizerSpec& spec) : Optimizer<T>(spec) {}
   std::string kind() const override { return "adam"; }
   void step(const std::vector<Param<T>*>& params, int batch) override;
+  void checkpoint(StateArchive& a) override {
+    a.vector(m_);
+    a.vector(v_);
+    a.value(t_);
+  }
 
  private:
   std::vector<std::vector<T>> m_, v_;

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "sim/config/specs.h"
+#include "sim/core/state_archive.h"
 #include "sim/nn/layer.h"
 
 namespace trainsim {
@@ -19,6 +20,8 @@ class Optimizer {
   /// Applies one update to every param from its accumulated grad (`batch` samples).
   /// The grads are left reduced/clipped (as applied) for inspection.
   virtual void step(const std::vector<Param<T>*>& params, int batch) = 0;
+  /// Saves or restores the state carried from step to step (sim/core/state_archive.h).
+  virtual void checkpoint(StateArchive& a) = 0;
   const OptimizerSpec& spec() const { return spec_; }
 
  protected:

@@ -10,6 +10,7 @@ class Sgd final : public Optimizer<T> {
   explicit Sgd(const OptimizerSpec& spec) : Optimizer<T>(spec) {}
   std::string kind() const override { return "sgd"; }
   void step(const std::vector<Param<T>*>& params, int batch) override;
+  void checkpoint(StateArchive& a) override { a.vector(velocity_); }
 
  private:
   std::vector<std::vector<T>> velocity_;  // one per param, created on first step

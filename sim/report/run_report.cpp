@@ -4,9 +4,11 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/accel/energy.h"
+#include "sim/report/csv.h"
 #include "sim/report/format.h"
 #include "sim/report/op_report.h"
 #include "sim/report/train_report.h"
+#include "sim/report/units.h"
 
 namespace trainsim {
 
@@ -31,9 +33,23 @@ nlohmann::ordered_json totals_json(const OpTotals& t, const AcceleratorSpec& acc
   j["elapsed_cycles"] = t.elapsed_cycles;
   j["seconds"] = seconds(t.elapsed_cycles, acc);
   j["stats"] = stats_json(t.stats, acc);
+  // A sum of ops has no single mapping: the key is left out rather than shown empty.
+  if (t.stats.mapping.empty()) j["stats"].erase("mapping");
   j["energy"] = energy_json(price(t.stats, acc), acc.energy.unit);
   return j;
 }
+
+namespace {
+
+// A layer's ops by role: sums of ops that ran among others, so no elapsed time of their own.
+nlohmann::ordered_json layer_totals_json(const OpTotals& t, const AcceleratorSpec& acc) {
+  nlohmann::ordered_json j = totals_json(t, acc);
+  j.erase("elapsed_cycles");
+  j.erase("seconds");
+  return j;
+}
+
+}  // namespace
 
 namespace {
 
@@ -50,40 +66,41 @@ nlohmann::ordered_json counts_json(const TechniqueCounts& c) {
 
 }  // namespace
 
-double RunEpoch::step_cycles() const {
-  const OpTotals& t = sim[0];
-  const std::int64_t samples = metrics.train.samples;
-  return samples > 0 ? static_cast<double>(t.elapsed_cycles - t.update_cycles) / samples : 0.0;
-}
-
 std::string run_epochs_csv(const std::vector<RunEpoch>& epochs, const AcceleratorSpec& acc) {
-  std::string out =
-      "epoch,batches,train_loss,train_accuracy,test_loss,test_accuracy,cycles,seconds,"
-      "dram_bytes,energy_pj,eval_cycles,eval_energy_pj,step_cycles,hit_rate\n";
+  const std::string& unit = acc.energy.unit;
+  CsvTable csv({"epoch", "batches", "train_loss", "train_accuracy", "test_loss", "test_accuracy",
+                "cycles", "seconds", "dram_bytes", energy_column("energy", unit), "eval_cycles",
+                energy_column("eval_energy", unit), "step_cycles", "hit_rate"});
   for (const RunEpoch& e : epochs) {
     const OpStats& tr = e.sim[0].stats;
     const OpStats& ev = e.sim[1].stats;
-    out += std::to_string(e.metrics.epoch) + "," + std::to_string(e.metrics.batches) + "," +
-           fmt("%.6f", e.metrics.train.loss) + "," + fmt("%.6f", e.metrics.train.accuracy) + "," +
-           fmt("%.6f", e.metrics.test.loss) + "," + fmt("%.6f", e.metrics.test.accuracy) + "," +
-           std::to_string(e.sim[0].elapsed_cycles) + "," +
-           fmt("%.9g", seconds(e.sim[0].elapsed_cycles, acc)) + "," +
-           std::to_string(tr.dram_bytes()) + "," + fmt("%.6e", price(tr, acc).total()) + "," +
-           std::to_string(e.sim[1].elapsed_cycles) + "," + fmt("%.6e", price(ev, acc).total()) +
-           "," + fmt("%.3f", e.step_cycles()) + "," +
-           (e.metrics.technique.hit_rate() >= 0 ? fmt("%.6f", e.metrics.technique.hit_rate())
-                                                : std::string()) +
-           "\n";
+    csv.row()
+        .cell(e.metrics.epoch)
+        .cell(e.metrics.batches)
+        .num("%.6f", e.metrics.train.loss)
+        .num("%.6f", e.metrics.train.accuracy)
+        .num("%.6f", e.metrics.test.loss)
+        .num("%.6f", e.metrics.test.accuracy)
+        .cell(e.sim[0].elapsed_cycles)
+        .num("%.9g", seconds(e.sim[0].elapsed_cycles, acc))
+        .cell(tr.dram_bytes())
+        .num("%.6e", price(tr, acc).total())
+        .cell(e.sim[1].elapsed_cycles)
+        .num("%.6e", price(ev, acc).total())
+        .num("%.3f", e.step_cycles())
+        .cell(e.metrics.technique.hit_rate() >= 0 ? fmt("%.6f", e.metrics.technique.hit_rate())
+                                                  : std::string());
   }
-  return out;
+  return csv.text();
 }
 
 std::string run_layers_csv(const AcceleratorSession& session) {
   const AcceleratorSpec& acc = session.accelerator();
   const NetShape& net = session.shape();
-  std::string out =
-      "phase,layer,name,type,role,ops,macs,cycles,compute_cycles,stall_cycles,utilization,"
-      "rf_reads,rf_writes,noc_transfers,buffer_reads,buffer_writes,dram_bytes,energy_pj\n";
+  CsvTable csv({"phase", "layer", "name", "type", "role", "ops", "macs", "cycles", "compute_cycles",
+                "stall_cycles", "utilization", "rf_reads", "rf_writes", "noc_transfers",
+                "buffer_reads", "buffer_writes", "dram_bytes",
+                energy_column("energy", acc.energy.unit)});
   for (int p = 0; p < kNumPhases; ++p) {
     const auto& table = session.layer_roles(static_cast<Phase>(p));
     for (std::size_t l = 0; l < table.size(); ++l) {
@@ -91,29 +108,40 @@ std::string run_layers_csv(const AcceleratorSession& session) {
         const OpTotals& t = table[l][static_cast<std::size_t>(r)];
         if (t.ops == 0) continue;
         const OpStats& s = t.stats;
-        out +=
-            std::string(kPhaseNames[p]) + "," + std::to_string(l) + "," + net.layer_spec(l).name +
-            "," + net.layer_spec(l).type + "," + role_name(static_cast<OpRole>(r)) + "," +
-            std::to_string(t.ops) + "," + std::to_string(s.macs) + "," +
-            std::to_string(s.cycles()) + "," + std::to_string(s.compute_cycles) + "," +
-            std::to_string(s.stall_cycles) + "," + fmt("%.6f", s.utilization()) + "," +
-            std::to_string(s.rf.total_reads()) + "," + std::to_string(s.rf.total_writes()) + "," +
-            std::to_string(s.noc.total_reads() + s.noc.total_writes()) + "," +
-            std::to_string(s.buffer.total_reads()) + "," + std::to_string(s.buffer.total_writes()) +
-            "," + std::to_string(s.dram_bytes()) + "," + fmt("%.6e", price(s, acc).total()) + "\n";
+        csv.row()
+            .cell(kPhaseNames[p])
+            .cell(static_cast<std::int64_t>(l))
+            .cell(net.layer_spec(l).name)
+            .cell(net.layer_spec(l).type)
+            .cell(role_name(static_cast<OpRole>(r)))
+            .cell(t.ops)
+            .cell(s.macs)
+            .cell(s.cycles())
+            .cell(s.compute_cycles)
+            .cell(s.stall_cycles)
+            .num("%.6f", s.utilization())
+            .cell(s.rf.total_reads())
+            .cell(s.rf.total_writes())
+            .cell(s.noc.total_reads() + s.noc.total_writes())
+            .cell(s.buffer.total_reads())
+            .cell(s.buffer.total_writes())
+            .cell(s.dram_bytes())
+            .num("%.6e", price(s, acc).total());
       }
     }
   }
-  return out;
+  return csv.text();
 }
 
 std::string run_stats_json(const ExperimentSpec& spec, const Dataset& data, Network<float>& net,
                            const std::vector<RunEpoch>& epochs, AcceleratorSession& session,
-                           std::int64_t storage_bytes) {
+                           std::int64_t storage_bytes, const std::string& status) {
   const AcceleratorSpec& acc = session.accelerator();
   nlohmann::ordered_json j;
   j["experiment"] = spec.name;
+  j["status"] = status;
   j["trainsim_version"] = TRAINSIM_VERSION;
+  j["energy_unit"] = acc.energy.unit;
   j["accelerator"] = {{"name", acc.name},
                       {"array", std::to_string(acc.rows) + "x" + std::to_string(acc.cols)},
                       {"pes", acc.pes()},
@@ -180,7 +208,7 @@ std::string run_stats_json(const ExperimentSpec& spec, const Dataset& data, Netw
       for (int r = 0; r < kNumRoles; ++r) {
         const OpTotals& t = row[static_cast<std::size_t>(r)];
         if (t.ops == 0) continue;
-        jl[kPhaseNames[p]][role_name(static_cast<OpRole>(r))] = totals_json(t, acc);
+        jl[kPhaseNames[p]][role_name(static_cast<OpRole>(r))] = layer_totals_json(t, acc);
       }
     }
     j["layers"].push_back(jl);

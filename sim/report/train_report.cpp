@@ -4,6 +4,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "sim/report/csv.h"
 #include "sim/report/format.h"
 
 namespace trainsim {
@@ -23,13 +24,16 @@ nlohmann::ordered_json eval_json(const EvalMetrics& e) {
 }  // namespace
 
 std::string epochs_csv(const std::vector<EpochMetrics>& epochs) {
-  std::string out = "epoch,batches,train_loss,train_accuracy,test_loss,test_accuracy\n";
-  for (const auto& e : epochs) {
-    out += std::to_string(e.epoch) + "," + std::to_string(e.batches) + "," +
-           fmt("%.6f", e.train.loss) + "," + fmt("%.6f", e.train.accuracy) + "," +
-           fmt("%.6f", e.test.loss) + "," + fmt("%.6f", e.test.accuracy) + "\n";
-  }
-  return out;
+  CsvTable csv({"epoch", "batches", "train_loss", "train_accuracy", "test_loss", "test_accuracy"});
+  for (const auto& e : epochs)
+    csv.row()
+        .cell(e.epoch)
+        .cell(e.batches)
+        .num("%.6f", e.train.loss)
+        .num("%.6f", e.train.accuracy)
+        .num("%.6f", e.test.loss)
+        .num("%.6f", e.test.accuracy);
+  return csv.text();
 }
 
 bool has_predictor_stats(const std::vector<EpochMetrics>& epochs) {
@@ -39,14 +43,20 @@ bool has_predictor_stats(const std::vector<EpochMetrics>& epochs) {
 }
 
 std::string predictor_csv(const std::vector<EpochMetrics>& epochs, Network<float>& net) {
-  std::string out = "epoch,layer,name,type,batches,mse,mape,cosine,gain\n";
+  CsvTable csv({"epoch", "layer", "name", "type", "batches", "mse", "mape", "cosine", "gain"});
   for (const auto& e : epochs)
     for (const PredictorLayerStats& p : e.predictor)
-      out += std::to_string(e.epoch) + "," + std::to_string(p.layer) + "," +
-             net.layer_spec(p.layer).name + "," + net.layer(p.layer).type() + "," +
-             std::to_string(p.batches) + "," + fmt("%.6f", p.mse) + "," + fmt("%.6f", p.mape) +
-             "," + fmt("%.6f", p.cosine) + "," + fmt("%.6f", p.gain) + "\n";
-  return out;
+      csv.row()
+          .cell(e.epoch)
+          .cell(static_cast<std::int64_t>(p.layer))
+          .cell(net.layer_spec(p.layer).name)
+          .cell(net.layer(p.layer).type())
+          .cell(p.batches)
+          .num("%.6f", p.mse)
+          .num("%.6f", p.mape)
+          .num("%.6f", p.cosine)
+          .num("%.6f", p.gain);
+  return csv.text();
 }
 
 nlohmann::ordered_json predictor_json(const std::vector<PredictorLayerStats>& stats,
@@ -64,9 +74,10 @@ nlohmann::ordered_json predictor_json(const std::vector<PredictorLayerStats>& st
 }
 
 std::string stats_json(const ExperimentSpec& spec, const Dataset& data, Network<float>& net,
-                       const std::vector<EpochMetrics>& epochs) {
+                       const std::vector<EpochMetrics>& epochs, const std::string& status) {
   nlohmann::ordered_json j;
   j["experiment"] = spec.name;
+  j["status"] = status;
   j["trainsim_version"] = TRAINSIM_VERSION;
   auto& jn = j["network"];
   jn["name"] = spec.network.name;

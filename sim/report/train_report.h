@@ -4,7 +4,7 @@
 //   predictor.csv        ADA-GP only: per epoch x predicted layer, the predictor's MSE, MAPE
 //                        and cosine against the true gradients on the epoch's backprop
 //                        batches, and its calibration gain (also written by `trainsim run`)
-//   stats.json           the run as one tree: experiment, network, dataset, epochs, final
+//   stats.json           the run as one tree: experiment, status, network, dataset, epochs, final
 //                        (deterministic: same experiment and seed give identical bytes)
 //   timing.json          wall-clock times, which differ run to run, kept apart on purpose
 //   config.resolved.yaml written by the caller
@@ -26,8 +26,9 @@ std::string predictor_csv(const std::vector<EpochMetrics>& epochs, Network<float
 /// One epoch's predictor statistics as stats.json lists them.
 nlohmann::ordered_json predictor_json(const std::vector<PredictorLayerStats>& stats,
                                       Network<float>& net);
+/// `status`: "complete", or "incomplete" while (or after) a run stopped before its last epoch.
 std::string stats_json(const ExperimentSpec& spec, const Dataset& data, Network<float>& net,
-                       const std::vector<EpochMetrics>& epochs);
+                       const std::vector<EpochMetrics>& epochs, const std::string& status);
 std::string timing_json(const std::vector<EpochMetrics>& epochs, double load_seconds);
 
 }  // namespace trainsim

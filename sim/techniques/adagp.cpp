@@ -4,6 +4,7 @@
 
 #include "sim/core/error.h"
 #include "sim/nn/softmax.h"
+#include "sim/nn/tensor_state.h"
 #include "sim/optim/optimizer_registry.h"
 
 namespace trainsim {
@@ -168,6 +169,25 @@ BatchResult AdaGp::predicted_batch(BatchContext& ctx) {
   r.correct = count_correct(pass.probs(), ctx.labels);
   if (obs) obs->on_batch_end(Phase::kTrain, ctx.count);
   return r;
+}
+
+void AdaGp::checkpoint(StateArchive& a, const Optimizer<float>& model_optimizer) {
+  TrainingTechnique::checkpoint(a, model_optimizer);
+  a.section("adagp");
+  predictor_.checkpoint(a);
+  // The per-layer optimizers are made on the first batch (from the run's optimizer).
+  std::uint64_t made = optimizers_.size();
+  a.value(made);
+  if (a.loading() && made > 0 && optimizers_.empty()) make_optimizers(model_optimizer);
+  if (made != optimizers_.size())
+    throw UserError("checkpoint out of step: " + std::to_string(made) + " ADA-GP optimizers for " +
+                    std::to_string(optimizers_.size()) + " layers");
+  for (auto& o : optimizers_) o->checkpoint(a);
+  a.vector(mean_grad_);
+  a.vector(error_sum_);
+  a.value(error_batches_);
+  a.value(epoch_);
+  a.value(batch_in_epoch_);
 }
 
 std::vector<PredictorLayerStats> AdaGp::take_predictor_stats() {

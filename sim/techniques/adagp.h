@@ -1,5 +1,5 @@
 #pragma once
-// ADA-GP (Janfaza et al., MICRO '23; seed 003): a small predictor learns every layer's
+// ADA-GP (Janfaza et al., MICRO '23): a small predictor learns every layer's
 // weight gradients from its output activations, and some batches train on predicted
 // gradients with no backward pass at all.
 //  * Warm Up (the first warmup_epochs epochs) and Phase BP: forward, backprop, then the
@@ -44,6 +44,7 @@ class AdaGp final : public TrainingTechnique {
   AdaGp(const TechniqueSpec& spec, Network<float>& net);
   BatchResult train_batch(BatchContext& ctx) override;
   void on_epoch_begin(int epoch) override;
+  void checkpoint(StateArchive& a, const Optimizer<float>& model_optimizer) override;
 
   /// Mean predictor error per layer with parameters (in network order, see param_layers())
   /// over the Warm Up and Phase BP batches since the last call; resets them.

@@ -1,9 +1,9 @@
 #pragma once
-// ADA-GP's phase schedule (seed 003, sections 3.1 and 3.5): `warmup_epochs` epochs of Warm Up
-// (backprop, predictor trained), then within every epoch Phase GP for k batches followed by
-// Phase BP for m batches, repeated. The (k, m) ratio comes from TechniqueSpec::schedule,
-// whose entries are consumed epoch by epoch after the warm-up: the paper's heuristic is 4:1
-// for 4 epochs, 3:1 for 4, 2:1 for 4, then 1:1 for the rest of training.
+// ADA-GP's phase schedule (Janfaza et al., MICRO '23, sections 3.1 and 3.5): `warmup_epochs` epochs
+// of Warm Up (backprop, predictor trained), then within every epoch Phase GP for k batches followed
+// by Phase BP for m batches, repeated. The (k, m) ratio comes from TechniqueSpec::schedule, whose
+// entries are consumed epoch by epoch after the warm-up: the paper's heuristic is 4:1 for 4 epochs,
+// 3:1 for 4, 2:1 for 4, then 1:1 for the rest of training.
 #include <array>
 #include <cstdint>
 #include <vector>

@@ -1,7 +1,7 @@
 // bp: the batch runs forward, loss, backward and update as batch-wide ops.
 // bp-sample: every sample runs forward and backward on its own (batch-1 ops), gradients are
 // summed over the batch and applied once: the baseline speculative backprop is measured
-// against, as the seed authors' C program trains.
+// against, as the C program of Purkayastha et al. 2025 trains.
 #include "sim/techniques/backprop.h"
 
 #include "sim/nn/softmax.h"

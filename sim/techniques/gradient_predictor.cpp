@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "sim/core/error.h"
+#include "sim/nn/tensor_state.h"
 
 namespace trainsim {
 
@@ -284,6 +285,19 @@ PredictorError GradientPredictor::train(std::size_t layer, const Tensor<float>& 
   conv_.backward_weight(x_, d1_);  // the input is data: no backward-data below the conv
   adam_.step(params(), t.samples);
   return err;
+}
+
+void GradientPredictor::checkpoint(StateArchive& a) {
+  a.section("predictor");
+  for (Target& t : targets_) {
+    a.value(t.w_ms);
+    a.value(t.b_ms);
+    a.value(t.x_ms);
+    a.value(t.pt);
+    a.value(t.pp);
+  }
+  for (Param<float>* p : params()) archive(a, *p);
+  adam_.checkpoint(a);
 }
 
 }  // namespace trainsim

@@ -1,6 +1,6 @@
 #pragma once
-// ADA-GP's gradient predictor (seed 003, sections 3.3, 3.4 and 3.6): ONE small network,
-// shared by every layer with parameters, that maps a layer's output activations to that
+// ADA-GP's gradient predictor (Janfaza et al., MICRO '23, sections 3.3, 3.4 and 3.6): ONE small
+// network, shared by every layer with parameters, that maps a layer's output activations to that
 // layer's weight and bias gradients.
 //
 // Tensor reorganization (Fig. 6). Each output channel / unit of a layer is one predictor
@@ -96,6 +96,8 @@ class GradientPredictor {
   int channels() const { return channels_; }
   /// The predictor's own parameters (conv weight, bias, head weight, bias).
   std::vector<Param<float>*> params();
+  /// Saves or restores what it learnt: parameters, Adam state, running scales and gains.
+  void checkpoint(StateArchive& a);
 
   /// The reorganized, resized (but not yet normalised) input of layer `layer`: (samples,
   /// 1, S, S). Public for tests.

@@ -3,13 +3,20 @@
 #include <cmath>
 
 #include "sim/nn/softmax.h"
+#include "sim/nn/tensor_state.h"
 #include "sim/techniques/adagp.h"
 #include "sim/techniques/backprop.h"
 
 namespace trainsim {
 
-SpecBackprop::SpecBackprop(const TechniqueSpec& spec, int classes)
-    : threshold_(spec.threshold), classes_(classes), store_(static_cast<std::size_t>(classes)) {}
+SpecBackprop::SpecBackprop(const TechniqueSpec& spec, const Network<float>& net)
+    : threshold_(spec.threshold),
+      store_in_buffer_(spec.store == "buffer"),
+      classes_(net.spec().classes),
+      store_(static_cast<std::size_t>(classes_)),
+      pass_words_(net.input_shape().size()) {
+  for (std::size_t i = 0; i < net.size(); ++i) pass_words_ += net.layer(i).out_shape().size();
+}
 
 double SpecBackprop::distance(const float* a, const float* b, int classes) {
   double sum = 0;
@@ -19,6 +26,26 @@ double SpecBackprop::distance(const float* a, const float* b, int classes) {
 
 std::int64_t SpecBackprop::storage_bytes(int word_bytes) const {
   return static_cast<std::int64_t>(classes_) * pass_words_ * word_bytes;
+}
+
+void archive(StateArchive& a, SpecBackprop::Slot& s) {
+  a.value(s.valid);
+  a.vector(s.pass.acts);
+}
+
+void SpecBackprop::checkpoint(StateArchive& a, const Optimizer<float>& model_optimizer) {
+  TrainingTechnique::checkpoint(a, model_optimizer);
+  a.section("specbp");
+  a.vector(store_);  // the stored passes the next speculations read
+  a.value(pass_words_);
+}
+
+std::int64_t SpecBackprop::buffer_bytes(int word_bytes, std::string* what) const {
+  if (!store_in_buffer_) return 0;
+  if (what)
+    *what = "the per-label store (" + std::to_string(classes_) + " labels x " +
+            std::to_string(pass_words_) + " words x " + std::to_string(word_bytes) + " bytes)";
+  return storage_bytes(word_bytes);
 }
 
 BatchResult SpecBackprop::train_batch(BatchContext& ctx) {
@@ -68,7 +95,6 @@ BatchResult SpecBackprop::train_batch(BatchContext& ctx) {
       words += static_cast<std::int64_t>(current_.acts[a].size());
     }
     slot.valid = true;
-    pass_words_ = words;
     if (obs) {
       obs->on_store(0, words);
       obs->on_step(false);
@@ -81,7 +107,7 @@ BatchResult SpecBackprop::train_batch(BatchContext& ctx) {
 
 std::unique_ptr<TrainingTechnique> make_technique(const TechniqueSpec& spec, Network<float>& net) {
   if (spec.kind == "bp-sample") return std::make_unique<SampleBackprop>();
-  if (spec.kind == "specbp") return std::make_unique<SpecBackprop>(spec, net.spec().classes);
+  if (spec.kind == "specbp") return std::make_unique<SpecBackprop>(spec, net);
   if (spec.kind.rfind("adagp-", 0) == 0) return std::make_unique<AdaGp>(spec, net);
   return std::make_unique<Backprop>();
 }

@@ -1,6 +1,6 @@
 #pragma once
-// Speculative backpropagation, exactly as the seed authors' code does it (seed 000 and
-// shared/seeds/README.md): after every training sample its whole forward pass is stored in
+// Speculative backpropagation, exactly as the public code of Purkayastha et al.
+// (arXiv:2511.11640, 2025) does it: after every training sample its whole forward pass is stored in
 // the slot of its label. For the next sample, while its forward pass runs on the main array,
 // a second unit backpropagates the stored pass of the previous sample with the same label
 // through the current weights. When the forward pass ends,
@@ -21,10 +21,13 @@ namespace trainsim {
 
 class SpecBackprop final : public TrainingTechnique {
  public:
-  SpecBackprop(const TechniqueSpec& spec, int classes);
+  SpecBackprop(const TechniqueSpec& spec, const Network<float>& net);
   BatchResult train_batch(BatchContext& ctx) override;
   /// The per-label store: one forward pass (input and every layer's output) per label.
   std::int64_t storage_bytes(int word_bytes) const override;
+  /// The store, when `store: buffer`.
+  std::int64_t buffer_bytes(int word_bytes, std::string* what) const override;
+  void checkpoint(StateArchive& a, const Optimizer<float>& model_optimizer) override;
 
   /// Mean absolute difference of two probability vectors. Two distributions differ by at most
   /// 2 in total, so this never exceeds 2 / classes (0.2 for 10 classes).
@@ -35,11 +38,13 @@ class SpecBackprop final : public TrainingTechnique {
     bool valid = false;
     ForwardPass<float> pass;
   };
+  friend void archive(StateArchive& a, Slot& s);
   double threshold_;
+  bool store_in_buffer_;
   int classes_;
   std::vector<Slot> store_;
   ForwardPass<float> current_;
-  std::int64_t pass_words_ = 0;
+  std::int64_t pass_words_ = 0;  // one sample's pass: its input and every layer's output
 };
 
 }  // namespace trainsim

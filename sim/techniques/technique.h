@@ -1,8 +1,8 @@
 #pragma once
 // A training technique decides what one training step does: which passes run, in which
 // order, on which unit, and how the gradients are formed. Backprop over a batch (`bp`) is the
-// baseline; `bp-sample` runs backprop one sample at a time (the seed authors' baseline for
-// speculative backprop); `specbp` is speculative backpropagation (seed 000).
+// baseline; `bp-sample` runs backprop one sample at a time (the baseline of Purkayastha et al. 2025
+// for speculative backprop); `specbp` is speculative backpropagation.
 #include <string>
 #include <vector>
 

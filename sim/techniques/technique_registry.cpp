@@ -18,13 +18,15 @@ const std::vector<TechniqueInfo>& techniques() {
        {},
        ""},
       {"specbp",
-       "speculative backpropagation (seed 000): a second unit backpropagates the stored forward "
+       "speculative backpropagation (Purkayastha et al. 2025): a second unit backpropagates the "
+       "stored forward "
        "pass of the previous same-label sample while the current forward pass runs; kept if "
        "the outputs differ by <= threshold, else a normal backward pass runs",
        {"threshold", "unit", "store"},
        "threshold"},
       {"adagp-max",
-       "ADA-GP (seed 003) on its MAX hardware: an extra PE array and memory for the gradient "
+       "ADA-GP (Janfaza et al., MICRO '23) on its MAX hardware: an extra PE array and memory for "
+       "the gradient "
        "predictor, which runs alongside the model's layers",
        {"warmup_epochs", "schedule", "predictor", "unit", "phase_gp"},
        "warmup_epochs"},

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "sim/config/specs.h"
+#include "sim/core/state_archive.h"
 #include "sim/nn/network.h"
 #include "sim/optim/optimizer.h"
 
@@ -68,6 +69,16 @@ class TrainingTechnique {
   virtual std::vector<PredictorLayerStats> take_predictor_stats() { return {}; }
   /// Bytes of extra storage the technique's hardware needs (the per-label store).
   virtual std::int64_t storage_bytes(int word_bytes) const { return 0; }
+  /// Of them, the bytes kept in the accelerator's global buffer (the run checks they fit),
+  /// and what they are in `what` (for the error).
+  virtual std::int64_t buffer_bytes(int word_bytes, std::string* what) const { return 0; }
+  /// Saves or restores what the technique carries from batch to batch and from epoch to
+  /// epoch (sim/core/state_archive.h), for checkpoints. `model_optimizer` is the run's
+  /// optimizer, the template of optimizers a technique makes for itself. Techniques without
+  /// such state keep this one.
+  virtual void checkpoint(StateArchive& a, const Optimizer<float>& model_optimizer) {
+    a.value(counts_);
+  }
 
  protected:
   TechniqueCounts counts_;

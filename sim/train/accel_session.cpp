@@ -65,7 +65,7 @@ AcceleratorSession::~AcceleratorSession() {
 }
 
 int AcceleratorSession::predictor_outputs(std::size_t layer) const {
-  // The predictor learns the weights of conv and dense layers (seed 003 section 3.6).
+  // The predictor learns the weights of conv and dense layers (ADA-GP paper, section 3.6).
   const LayerSpec& ls = shape_.layer_spec(layer);
   const Shape in = shape_.layer(layer).in;
   if (ls.type == "conv2d") return in.c / ls.groups * ls.kernel * ls.kernel_width() + 1;

@@ -11,6 +11,7 @@
 
 #include "models/system.h"
 #include "sim/config/specs.h"
+#include "sim/core/state_archive.h"
 #include "sim/nn/network.h"
 #include "sim/nn/pass_observer.h"
 #include "sim/train/residency.h"
@@ -99,6 +100,10 @@ class AcceleratorSession final : public PassObserver {
   /// the largest over the network (the head's size).
   int predictor_outputs(std::size_t layer) const;
   int predictor_max_outputs() const { return predictor_outputs_; }
+  /// Saves or restores the run's accumulated sums and simulated time at an epoch boundary
+  /// (nothing pending), for checkpoints; defined in sim/train/checkpoint.cpp, which must
+  /// learn about every new member that accumulates across batches.
+  void checkpoint(StateArchive& a);
 
  private:
   const std::vector<LayerOps>& ops_for(int batch);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "sim/config/specs.h"
+#include "sim/core/state_archive.h"
 #include "sim/data/dataset.h"
 #include "sim/nn/network.h"
 #include "sim/optim/optimizer.h"
@@ -54,6 +55,9 @@ class Trainer {
   std::int64_t batches_per_epoch() const;
   int epochs_done() const { return epoch_; }
   const TrainingTechnique& technique() const { return *technique_; }
+  /// Saves or restores the state that carries over between epochs (weights, optimizer,
+  /// technique, shuffle order and RNG, epoch count); defined in sim/train/checkpoint.cpp.
+  void checkpoint(StateArchive& a);
 
  private:
   void load_batch(const DataSplit& split, const std::int64_t* indices, int count);

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "sim/core/paths.h"
+#include "sim/report/csv.h"
 
 #include <sys/wait.h>
 
@@ -31,11 +32,16 @@ std::string fresh_dir(const std::string& name) {
   return dir;
 }
 
-CliResult run_trainsim(const std::vector<std::string>& args) {
+CliResult run_trainsim(const std::vector<std::string>& args, const std::vector<std::string>& env) {
   static int counter = 0;
   const std::string base =
       fresh_dir("cli-capture-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
-  std::string cmd = quote(TRAINSIM_BINARY);
+  std::string cmd;
+  for (const auto& e : env) {  // NAME=VALUE: an assignment only with the name unquoted
+    const auto eq = e.find('=');
+    cmd += e.substr(0, eq) + "=" + quote(e.substr(eq + 1)) + " ";
+  }
+  cmd += quote(TRAINSIM_BINARY);
   for (const auto& a : args) cmd += " " + quote(a);
   cmd += " </dev/null >" + quote(base + "/out") + " 2>" + quote(base + "/err");
   const int status = std::system(cmd.c_str());
@@ -71,22 +77,14 @@ int line_count(const std::string& text) {
 }
 
 std::vector<std::map<std::string, std::string>> csv_rows(const std::string& text) {
-  auto split = [](const std::string& line) {
-    std::vector<std::string> cells;
-    std::stringstream ss(line);
-    for (std::string c; std::getline(ss, c, ',');) cells.push_back(c);
-    return cells;
-  };
-  std::istringstream in(text);
-  std::string line;
-  std::getline(in, line);
-  const std::vector<std::string> header = split(line);
+  const auto table = parse_csv(text);
   std::vector<std::map<std::string, std::string>> rows;
-  while (std::getline(in, line)) {
-    if (line.empty()) continue;
-    const auto cells = split(line);
+  if (table.empty()) return rows;
+  const std::vector<std::string>& header = table[0];
+  for (std::size_t k = 1; k < table.size(); ++k) {
     std::map<std::string, std::string> r;
-    for (std::size_t i = 0; i < header.size(); ++i) r[header[i]] = i < cells.size() ? cells[i] : "";
+    for (std::size_t i = 0; i < header.size(); ++i)
+      r[header[i]] = i < table[k].size() ? table[k][i] : "";
     rows.push_back(r);
   }
   return rows;
@@ -99,19 +97,10 @@ void require_dataset(const std::string& name) {
 }
 
 double epochs_csv_value(const std::string& csv, int epoch, const std::string& column) {
-  std::istringstream in(csv);
-  std::string header, line;
-  std::getline(in, header);
-  std::vector<std::string> cols;
-  std::stringstream hs(header);
-  for (std::string c; std::getline(hs, c, ',');) cols.push_back(c);
-  while (std::getline(in, line)) {
-    std::vector<std::string> cells;
-    std::stringstream ls(line);
-    for (std::string c; std::getline(ls, c, ',');) cells.push_back(c);
-    if (cells.empty() || std::stoi(cells[0]) != epoch) continue;
-    for (std::size_t i = 0; i < cols.size(); ++i)
-      if (cols[i] == column) return std::stod(cells.at(i));
+  for (const auto& row : csv_rows(csv)) {
+    if (std::stoi(row.at("epoch")) != epoch) continue;
+    auto it = row.find(column);
+    if (it != row.end()) return std::stod(it->second);
   }
   throw std::runtime_error("epochs.csv has no epoch " + std::to_string(epoch) + " / column " +
                            column);

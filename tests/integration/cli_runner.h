@@ -11,8 +11,10 @@ struct CliResult {
   std::string out, err;
 };
 
-/// Runs `trainsim <args>` (each arg shell-quoted) with stdout/stderr captured.
-CliResult run_trainsim(const std::vector<std::string>& args);
+/// Runs `trainsim <args>` (each arg shell-quoted) with stdout/stderr captured; `env` holds
+/// NAME=VALUE settings for its environment.
+CliResult run_trainsim(const std::vector<std::string>& args,
+                       const std::vector<std::string>& env = {});
 
 /// A fresh, empty directory for one test, under the build tree.
 std::string fresh_dir(const std::string& name);

@@ -1,5 +1,5 @@
 // `trainsim layer` through the real binary: agreement with every SCALE-Sim v2 reference row
-// in shared/refs/scalesim, the JSON report, cycle fidelity with a waveform, and bad input.
+// in tests/data/scalesim, the JSON report, cycle fidelity with a waveform, and bad input.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <fstream>
@@ -14,12 +14,12 @@ using nlohmann::json;
 
 namespace {
 
-const std::string kRefs = std::string(TRAINSIM_SOURCE_DIR) + "/../shared/refs/scalesim/";
+const std::string kRefs = std::string(TRAINSIM_SOURCE_DIR) + "/tests/data/scalesim/";
 
 using Row = std::map<std::string, std::string>;
 
 std::vector<Row> read_csv(const std::string& path) {
-  if (!exists(path)) FAIL("cannot read " << path << " (shared/ must sit beside the repository)");
+  if (!exists(path)) FAIL("cannot read " << path);
   return csv_rows(read_file(path));
 }
 

@@ -195,7 +195,7 @@ TEST_CASE("trainsim compare runs every dataflow with the same seed", "[e2e][comp
   for (const auto& r : rows) {
     INFO(r.at("variant"));
     CHECK(std::stoll(r.at("cycles")) > 0);
-    CHECK(std::stod(r.at("energy")) > 0);
+    CHECK(std::stod(r.at("energy_pj")) > 0);
     // Timing never changes numerics: every dataflow trains to the same accuracy.
     CHECK(r.at("test_accuracy") == rows[0].at("test_accuracy"));
     CHECK(exists(dir + "/" + r.at("variant") + "/layers.csv"));

@@ -165,9 +165,11 @@ TEST_CASE("Speculative backprop trains a CNN too: LeNet-5 within 2 points of bp"
   const std::string dir = fresh_dir("specbp-lenet");
   const std::string exp =
       std::string(TRAINSIM_SOURCE_DIR) + "/configs/experiments/lenet5_mnist.yaml";
+  // LeNet-5's per-label store (315,920 bytes) does not fit the 108 KiB buffer: in DRAM.
   for (const char* t : {"bp", "specbp@0.175"})
-    run_ok({"run", exp, "--out", dir + "/" + t, "--set", std::string("technique=") + t, "--set",
-            "training.epochs=1"});
+    run_ok({"run", exp, "--out", dir + "/" + t, "--set",
+            std::string("technique={kind: specbp, store: dram}"), "--set",
+            std::string("technique=") + t, "--set", "training.epochs=1"});
   const json bp = json::parse(read_file(dir + "/bp/stats.json"));
   const json sp = json::parse(read_file(dir + "/specbp@0.175/stats.json"));
   const auto& t = sp["technique_stats"];

@@ -1,4 +1,4 @@
-// The timeline of seed 003 §3.7 (Figs. 7-9), through the real session and SystemC system:
+// The timeline of the ADA-GP paper's §3.7 (Figs. 7-9), through the real session and SystemC system:
 // a 4-layer model whose backward pass takes twice its forward pass takes 12 steps per batch
 // with backprop, 12 + 12 alpha in ADA-GP's Phase BP (and Warm Up) and 4 + 4 alpha in Phase
 // GP, where a step is one layer's forward time and alpha the predictor's forward time over

@@ -17,7 +17,7 @@ using namespace trainsim;
 
 namespace {
 
-const char* const kResultsCsv = TRAINSIM_SOURCE_DIR "/../shared/refs/scalesim/results.csv";
+const char* const kResultsCsv = TRAINSIM_SOURCE_DIR "/tests/data/scalesim/results.csv";
 
 std::vector<std::string> split_csv_line(const std::string& line) {
   std::vector<std::string> cells;
@@ -41,8 +41,7 @@ TEST_CASE("scalesim_view matches every row of SCALE-Sim v2's results", "[dataflo
   std::ifstream in(kResultsCsv);
   if (!in)
     FAIL("cannot open " << kResultsCsv
-                        << ": the SCALE-Sim reference results (shared/refs/scalesim/results.csv) "
-                           "must sit beside the repository");
+                        << ": the SCALE-Sim reference results (tests/data/scalesim)");
   std::string line;
   REQUIRE(std::getline(in, line));
   const std::vector<std::string> header = split_csv_line(line);

@@ -1,6 +1,7 @@
 // Shape-only networks and runs (numerics: none): the graph network language and its shape
 // inference, the zoo's parameter counts against the reference implementations, grouped
-// convolutions, the schedule counting, and the ADA-GP speedup band of seed 003 section 6.3.
+// convolutions, the schedule counting, and the ADA-GP speedup band of the ADA-GP paper's
+// section 6.3.
 #include <catch2/catch.hpp>
 
 #include <map>
@@ -249,7 +250,7 @@ TEST_CASE("shape-only runs count the schedule: 4:1, 3:1, 2:1, 1:1 after the warm
 
 TEST_CASE("ADA-GP speedup over BP on CIFAR-10 VGG and ResNet is in the paper's band",
           "[shape][adagp][zoo]") {
-  // Seed 003 section 6.3, Figure 17a: 1.46x on average on the WS baseline. trainsim's
+  // ADA-GP paper, section 6.3, Figure 17a: 1.46x on average on the WS baseline. trainsim's
   // adagp_ws180, 90 epochs, warm-up 10, the paper's schedule (configs/experiments/
   // adagp_zoo.yaml). Efficient must trail MAX on every model. LOW, which reads the
   // predictor's weights from DRAM, must move more DRAM bytes and spend more energy than

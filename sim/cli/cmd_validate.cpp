@@ -1,0 +1,22 @@
+// `trainsim validate`: everything `trainsim run` checks before its first batch, and nothing
+// after: the experiment, its overrides, the files it names, its dataset, and the network,
+// technique and accelerator built from them.
+#include <cstdio>
+
+#include "sim/cli/commands.h"
+#include "sim/cli/experiment_args.h"
+#include "sim/cli/experiment_runner.h"
+#include "sim/config/experiment_config.h"
+
+namespace trainsim {
+
+int cmd_validate(const std::vector<std::string>& args) {
+  const ExperimentArgs a = parse_experiment_args("validate", args, experiment_options(kOptSet));
+  const ExperimentSpec spec = load_experiment(a.path, a.overrides);
+  const std::string summary = check_experiment(spec, /*simulate=*/true);
+  print_notes(spec);
+  std::printf("%s\n", summary.c_str());
+  return 0;
+}
+
+}  // namespace trainsim

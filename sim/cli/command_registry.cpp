@@ -1,0 +1,82 @@
+// The subcommands and their help texts. A new command is a cmd_<name>.cpp plus a line here.
+#include <algorithm>
+
+#include "sim/cli/commands.h"
+
+namespace trainsim {
+
+const std::vector<Command>& commands() {
+  static const std::vector<Command> table = {
+      {"run", "run EXPERIMENT.yaml [options]  |  run --resume DIR [-q]",
+       "train on real data while every op runs on the simulated accelerator",
+       "Trains the experiment's network for real on its dataset while every op of every batch "
+       "(forward, loss, backward-data, backward-weight, update; evaluation separately) runs on "
+       "the simulated accelerator, timed, counted and priced. Writes DIR/epochs.csv (accuracy, "
+       "cycles, seconds, DRAM bytes, energy per epoch), DIR/layers.csv (per layer x role), "
+       "DIR/stats.json (one tree: totals, epochs, layers, units), timing.json and "
+       "config.resolved.yaml; plot them with tools/plot DIR. An experiment with `numerics: "
+       "none` is timed from its layer shapes instead (no accuracy).\n\n"
+       "The results appear in DIR when the run ends. If it is interrupted (Ctrl-C) or fails "
+       "after some epochs, DIR keeps the completed epochs, marked incomplete (an INCOMPLETE "
+       "file, \"status\": \"incomplete\" in stats.json) with a checkpoint; --resume DIR "
+       "continues from the last completed epoch and gives the same results as an "
+       "uninterrupted run.",
+       "trainsim run configs/experiments/quickstart.yaml -s training.epochs=3 -o runs/q3", cmd_run},
+      {"compare",
+       "compare EXPERIMENT.yaml (--dataflows ws,os,is,rs | --techniques bp,...) [options]",
+       "the same experiment and seed across dataflows and/or techniques",
+       "Runs the experiment once per variant (every dataflow of --dataflows times every "
+       "technique of --techniques), same seed, each a full `trainsim run` into DIR/<variant>/, "
+       "and writes DIR/compare.csv: cycles, energy, DRAM traffic, utilization and accuracy, "
+       "each also relative to the first variant (with --techniques also the per-epoch tables "
+       "table_time.csv, table_accuracy.csv, table_step.csv, table_hit_rate.csv). A technique of "
+       "the experiment's own family keeps the experiment's settings for it. DIR defaults to "
+       "runs/<name>-compare; it appears only when every variant is done.",
+       "trainsim compare configs/experiments/lenet5_mnist.yaml --dataflows ws,os,is,rs",
+       cmd_compare},
+      {"train", "train EXPERIMENT.yaml [options]",
+       "numerics only: train and evaluate, no accelerator",
+       "Trains the experiment's network on its dataset without the accelerator model and prints "
+       "per-epoch train loss, test accuracy and wall time. Writes DIR/epochs.csv, "
+       "DIR/stats.json, DIR/timing.json and DIR/config.resolved.yaml.",
+       "trainsim train configs/experiments/mlp_fashion.yaml -s training.epochs=2", cmd_train},
+      {"validate", "validate EXPERIMENT.yaml [-s KEY=VALUE]...",
+       "check an experiment and the data it names without running it",
+       "Reads the experiment with its overrides, every file it refers to and its dataset, and "
+       "builds everything a run builds before its first batch (network, optimizer, technique, "
+       "accelerator), then stops: nothing is trained and nothing is written. Prints one line "
+       "summarising the run and exits 0, or prints the usual one-line error and exits 2.",
+       "trainsim validate configs/experiments/lenet5_mnist.yaml -s dataflow=rs", cmd_validate},
+      {"layer",
+       "layer --accel ACCEL (--gemm M,N,K | --conv H,W,C,FILTERS,R,S[,STRIDE[,PAD]]) [options]",
+       "one op on one accelerator: cycles, accesses, DRAM traffic, energy",
+       "Times one op (a GEMM or a convolution in one training role) on one accelerator and "
+       "dataflow and prints its cycles, utilization, MACs, accesses per memory level and "
+       "operand, DRAM traffic, stalls and energy. ACCEL is a name in configs/accelerators or a "
+       "YAML path; --set overrides its keys (e.g. --set energy=eyeriss_normalized). --json adds "
+       "SCALE-Sim's four figures (\"scalesim\"). --memory picks the memory model (tiled or "
+       "scalesim), --mapping prints the op's buffer-level loop nest, --tile and --stationary pin "
+       "it. --fidelity cycle runs the clocked PE-array "
+       "model on real values and checks its output against a reference; --vcd writes its "
+       "waveform.",
+       "trainsim layer --accel small_8x8 --dataflow ws --conv 28,28,128,256,3,3,1,1", cmd_layer},
+      {"list",
+       "list [networks|datasets|optimizers|layers|accelerators|energy|dataflows|techniques]",
+       "what trainsim knows: presets with their key figures, and the registries",
+       "Lists the shipped presets and the registered kinds: networks (parameters, input, "
+       "whether they train on real data or are timed from shapes only), datasets, optimizers, "
+       "layer types, accelerators (array, dataflow, buffer, clock, word size), energy tables "
+       "(unit), dataflows and training techniques, each with its description. With a category, "
+       "only that one.",
+       "trainsim list accelerators", cmd_list},
+  };
+  return table;
+}
+
+const Command* find_command(const std::string& name) {
+  const auto& t = commands();
+  auto it = std::find_if(t.begin(), t.end(), [&](const Command& c) { return c.name == name; });
+  return it == t.end() ? nullptr : &*it;
+}
+
+}  // namespace trainsim

@@ -1,0 +1,37 @@
+#pragma once
+// The command line train / run / compare / validate share: EXPERIMENT.yaml (positional),
+// -o/--out, -s/--set, -q/--quiet, -f/--force.
+#include <boost/program_options.hpp>
+#include <string>
+#include <vector>
+
+namespace trainsim {
+
+/// Which of the shared options a command takes.
+enum ExperimentOption : unsigned {
+  kOptOut = 1,
+  kOptSet = 2,
+  kOptQuiet = 4,
+  kOptForce = 8,
+  kOptAll = kOptOut | kOptSet | kOptQuiet | kOptForce,
+};
+
+/// The visible options `which` selects; a command adds its own before parsing.
+boost::program_options::options_description experiment_options(unsigned which = kOptAll);
+
+struct ExperimentArgs {
+  std::string path;                    ///< empty only if `optional_path` allowed it
+  std::vector<std::string> overrides;  ///< --set in order, then --out as output.dir
+  bool quiet = false;
+  bool force = false;  ///< replace an existing results directory
+};
+
+/// Parses `args` of `command` against `opts` (built from experiment_options()). A missing
+/// EXPERIMENT.yaml is an error naming the command's usage unless `optional_path`.
+ExperimentArgs parse_experiment_args(const std::string& command,
+                                     const std::vector<std::string>& args,
+                                     const boost::program_options::options_description& opts,
+                                     boost::program_options::variables_map* vm_out = nullptr,
+                                     bool optional_path = false);
+
+}  // namespace trainsim

@@ -1,0 +1,223 @@
+#include "sim/train/checkpoint.h"
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <systemc>
+
+#include "models/dram_channel.h"
+#include "sim/core/error.h"
+#include "sim/nn/tensor_state.h"
+
+namespace trainsim {
+
+// The structs below are archived member by member. These guards fail the build when one
+// changes, so a new member cannot silently be left out of checkpoints (resumed runs would
+// then differ from uninterrupted ones): update the archive() next to the guard, then the
+// size.
+static_assert(sizeof(OpStats) == 272, "OpStats changed: update archive(OpStats&)");
+static_assert(sizeof(OpTotals) == 296, "OpTotals changed: update archive(OpTotals&)");
+static_assert(sizeof(EpochMetrics) == 168, "EpochMetrics changed: update archive(EpochMetrics&)");
+
+namespace {
+
+constexpr char kMagic[] = "trainsim checkpoint";
+constexpr std::uint32_t kFormat = 1;
+
+// FNV-1a: identifies the configuration a checkpoint belongs to.
+std::uint64_t fnv1a(const std::string& text) {
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  for (unsigned char c : text) h = (h ^ c) * 0x100000001b3ULL;
+  return h;
+}
+
+// The build's layout signature: a checkpoint is raw memory of these types.
+std::string build_signature() {
+  return std::string(TRAINSIM_VERSION) + " OpStats " + std::to_string(sizeof(OpStats)) +
+         " EpochMetrics " + std::to_string(sizeof(EpochMetrics)) + " float " +
+         std::to_string(sizeof(float));
+}
+
+}  // namespace
+
+void archive(StateArchive& a, OpStats& s) {
+  a.value(s.macs);
+  a.value(s.compute_cycles);
+  a.value(s.stall_cycles);
+  a.value(s.vector_ops);
+  a.value(s.pes);
+  std::uint64_t n = s.mapping.size();
+  a.value(n);
+  if (a.loading()) s.mapping.resize(a.check_count(n, 8));
+  for (auto& [name, value] : s.mapping) {
+    a.string(name);
+    a.value(value);
+  }
+  a.value(s.rf);
+  a.value(s.noc);
+  a.value(s.buffer);
+  a.value(s.dram_read_bytes);
+  a.value(s.dram_write_bytes);
+  a.value(s.onchip_read_bytes);
+  a.value(s.skipped_write_bytes);
+}
+
+void archive(StateArchive& a, OpTotals& t) {
+  archive(a, t.stats);
+  a.value(t.ops);
+  a.value(t.elapsed_cycles);
+  a.value(t.update_cycles);
+}
+
+void archive(StateArchive& a, EpochMetrics& m) {
+  a.value(m.epoch);
+  a.value(m.batches);
+  a.value(m.train);
+  a.value(m.test);
+  a.value(m.train_seconds);
+  a.value(m.test_seconds);
+  a.value(m.technique);
+  a.vector(m.predictor);
+}
+
+void archive(StateArchive& a, RunEpoch& e) {
+  archive(a, e.metrics);
+  for (OpTotals& t : e.sim) archive(a, t);
+}
+
+void Trainer::checkpoint(StateArchive& a) {
+  a.section("trainer");
+  a.value(epoch_);
+  std::string rng = shuffle_rng_.state();
+  a.string(rng);
+  if (a.loading()) shuffle_rng_.set_state(rng);
+  const std::size_t samples = order_.size();
+  a.vector(order_);
+  std::uint64_t params = params_.size();
+  a.value(params);
+  if (order_.size() != samples || params != params_.size())
+    throw UserError("checkpoint out of step: it holds another dataset size or network");
+  for (Param<float>* p : params_) archive(a, *p);
+  a.section("optimizer");
+  optimizer_->checkpoint(a);
+  a.section("technique");
+  technique_->checkpoint(a, *optimizer_);
+}
+
+void AcceleratorSession::checkpoint(StateArchive& a) {
+  a.section("session");
+  if (!pending_[0].empty() || !pending_[1].empty())
+    throw std::logic_error("AcceleratorSession::checkpoint with ops pending");
+  for (OpTotals& t : totals_) archive(a, t);
+  for (OpTotals& t : epoch_) archive(a, t);
+  for (auto& phase : layer_roles_) {
+    std::uint64_t layers = phase.size();
+    a.value(layers);
+    if (layers != phase.size()) throw UserError("checkpoint out of step: another network");
+    for (auto& row : phase)
+      for (OpTotals& t : row) archive(a, t);
+  }
+  for (OpTotals& t : unit_totals_) archive(a, t);
+  for (OpTotals& t : adagp_phases_) archive(a, t);
+  archive(a, discarded_);
+  a.value(step_begin_);
+  a.value(step_cycles_);
+  a.value(steps_);
+  a.value(epoch_step_cycles_);
+  a.value(epoch_steps_);
+  a.value(adagp_phase_);
+  // Simulated time and the shared channels' counters. Between batches every transfer has
+  // completed, so nothing else of the SystemC model carries over.
+  std::int64_t cycles = system_.cycles();
+  a.value(cycles);
+  SharedChannel* channels[] = {&system_.dram(), &system_.buffer_port()};
+  for (SharedChannel* c : channels) {
+    std::int64_t units = c->units_moved(), busy = c->busy_cycles(),
+                 contention = c->contention_cycles();
+    a.value(units);
+    a.value(busy);
+    a.value(contention);
+    if (a.loading()) c->restore_counters(units, busy, contention);
+  }
+  if (a.loading()) {
+    const std::int64_t now = system_.cycles();
+    if (cycles < now) throw UserError("checkpoint out of step: simulated time runs backwards");
+    if (cycles > now) {
+      const sc_core::sc_time period = clock_period(spec_.sim.accelerator);
+      sc_core::sc_start(
+          sc_core::sc_time::from_value(period.value() * static_cast<std::uint64_t>(cycles - now)));
+    }
+    if (system_.cycles() != cycles)
+      throw std::logic_error("checkpoint: simulated time restored to " +
+                             std::to_string(system_.cycles()) + ", expected " +
+                             std::to_string(cycles));
+  }
+}
+
+namespace {
+
+void archive_run(StateArchive& a, const std::string& config_yaml, RunProgress& progress,
+                 Trainer& trainer, AcceleratorSession* session) {
+  std::string magic = kMagic;
+  a.string(magic);
+  if (magic != kMagic) throw UserError("not a trainsim checkpoint");
+  std::uint32_t format = kFormat;
+  a.value(format);
+  std::string build = build_signature();
+  a.string(build);
+  if (format != kFormat || build != build_signature())
+    throw UserError("written by another build of trainsim (" + build + "; this is " +
+                    build_signature() + "): it can only be resumed by that build");
+  std::uint64_t config = fnv1a(config_yaml);
+  a.value(config);
+  if (config != fnv1a(config_yaml))
+    throw UserError("written for another configuration (config.resolved.yaml changed since)");
+  bool simulated = session != nullptr;
+  a.value(simulated);
+  if (simulated != (session != nullptr))
+    throw UserError(simulated ? "written by trainsim run: resume it with trainsim run --resume"
+                              : "written by trainsim train: resume it with trainsim train "
+                                "--resume");
+  a.value(progress.load_seconds);
+  a.section("epochs");
+  a.vector(progress.epochs);
+  trainer.checkpoint(a);
+  if (session) session->checkpoint(a);
+  a.section("end");
+}
+
+}  // namespace
+
+void save_checkpoint(const std::string& path, const std::string& config_yaml, RunProgress& progress,
+                     Trainer& trainer, AcceleratorSession* session) {
+  StateWriter w;
+  archive_run(w, config_yaml, progress, trainer, session);
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    out.write(w.data().data(), static_cast<std::streamsize>(w.data().size()));
+    out.close();
+    if (!out) throw UserError("cannot write checkpoint '" + tmp + "'");
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0)
+    throw UserError("cannot move '" + tmp + "' to '" + path + "'");
+}
+
+void load_checkpoint(const std::string& path, const std::string& config_yaml, RunProgress& progress,
+                     Trainer& trainer, AcceleratorSession* session) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw UserError("cannot read checkpoint '" + path + "'");
+  std::ostringstream text;
+  text << in.rdbuf();
+  StateReader r(text.str(), path);
+  try {
+    archive_run(r, config_yaml, progress, trainer, session);
+    if (!r.at_end()) throw UserError("trailing bytes after the end section");
+  } catch (const UserError& e) {
+    const std::string what = e.what();
+    if (what.rfind(path, 0) == 0) throw;  // already names the file
+    throw UserError(path + ": " + what);
+  }
+}
+
+}  // namespace trainsim
