@@ -102,18 +102,29 @@ AxisSums kernel_sums(const RealAxis& k, std::int64_t n_k, std::int64_t t_k) {
   return s;
 }
 
+NestSums nest_sums(const NestProblem& p, const BufferMapping& m) {
+  const auto& e = p.extent;
+  const auto& t = m.tile;
+  NestSums s;
+  s.rows = window_sums(p.in_rows, e[kDimP], t[kDimP], p.stride, e[kDimR], t[kDimR]);
+  s.cols = window_sums(p.in_cols, e[kDimQ], t[kDimQ], p.stride, e[kDimS], t[kDimS]);
+  s.k_rows = kernel_sums(p.k_rows, e[kDimR], t[kDimR]);
+  s.k_cols = kernel_sums(p.k_cols, e[kDimS], t[kDimS]);
+  s.total = p.total_words();
+  return s;
+}
+
 MappingCost analyze_mapping(const NestProblem& p, const BufferMapping& m,
                             const OperandResidency& res, const BufferCapacity& cap,
-                            const AxisSums& rows, const AxisSums& cols) {
+                            const NestSums& sums) {
   MappingCost c;
   c.trips = trip_counts(p, m);
   c.tiles = 1;
   for (std::int64_t t : c.trips) c.tiles *= t;
   const auto& e = p.extent;
   const auto& t = m.tile;
-  const AxisSums kr = kernel_sums(p.k_rows, e[kDimR], t[kDimR]);
-  const AxisSums kc = kernel_sums(p.k_cols, e[kDimS], t[kDimS]);
-  const std::array<std::int64_t, kNumOperands> total = p.total_words();
+  const AxisSums &rows = sums.rows, &cols = sums.cols, &kr = sums.k_rows, &kc = sums.k_cols;
+  const std::array<std::int64_t, kNumOperands>& total = sums.total;
   const std::array<std::int64_t, kNumOperands> sum = {
       e[kDimN] * e[kDimC] * rows.sum * cols.sum,
       p.filter_elsewhere ? 0 : e[kDimK] * e[kDimC] * kr.sum * kc.sum, total[kOfmap]};
@@ -185,11 +196,7 @@ MappingCost analyze_mapping(const NestProblem& p, const BufferMapping& m,
 
 MappingCost analyze_mapping(const NestProblem& p, const BufferMapping& m,
                             const OperandResidency& res, const BufferCapacity& cap) {
-  const AxisSums rows = window_sums(p.in_rows, p.extent[kDimP], m.tile[kDimP], p.stride,
-                                    p.extent[kDimR], m.tile[kDimR]);
-  const AxisSums cols = window_sums(p.in_cols, p.extent[kDimQ], m.tile[kDimQ], p.stride,
-                                    p.extent[kDimS], m.tile[kDimS]);
-  return analyze_mapping(p, m, res, cap, rows, cols);
+  return analyze_mapping(p, m, res, cap, nest_sums(p, m));
 }
 
 std::string mapping_text(const NestProblem& p, const BufferMapping& m, const MappingCost& c,

@@ -92,11 +92,19 @@ AxisSums window_sums(const RealAxis& in, std::int64_t n_out, std::int64_t t_out,
 /// The same for the kernel's own stored positions over the kernel tiles.
 AxisSums kernel_sums(const RealAxis& k, std::int64_t n_k, std::int64_t t_k);
 
-/// The closed-form cost; `rows` / `cols` are window_sums() of the input's row and column
-/// axes for this mapping's tiles (the search caches them).
+/// What the closed form needs besides the tile sizes, which the search computes once per
+/// tile size rather than per candidate: window_sums() of the input's rows and columns,
+/// kernel_sums() of the filter's, and the problem's total_words().
+struct NestSums {
+  AxisSums rows, cols, k_rows, k_cols;
+  std::array<std::int64_t, kNumOperands> total{};
+};
+NestSums nest_sums(const NestProblem& p, const BufferMapping& m);
+
+/// The closed-form cost, with `sums` = nest_sums(p, m) (possibly cached).
 MappingCost analyze_mapping(const NestProblem& p, const BufferMapping& m,
                             const OperandResidency& res, const BufferCapacity& cap,
-                            const AxisSums& rows, const AxisSums& cols);
+                            const NestSums& sums);
 /// The same, computing the axis sums itself.
 MappingCost analyze_mapping(const NestProblem& p, const BufferMapping& m,
                             const OperandResidency& res, const BufferCapacity& cap);

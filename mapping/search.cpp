@@ -119,9 +119,11 @@ SearchResult search_mapping(const NestProblem& p, const OperandResidency& res,
   std::array<std::int64_t, kNumDims> smallest{};
   for (int d = 0; d < kNumDims; ++d) smallest[d] = cands[d].back();
 
+  // Sums depend on one or two tile sizes each: computed once per size, not per candidate.
   std::map<std::pair<std::int64_t, std::int64_t>, AxisSums> row_cache, col_cache;
-  auto sums = [&](decltype(row_cache)& cache, const RealAxis& axis, int out_dim, int k_dim,
-                  std::int64_t t_out, std::int64_t t_k) -> const AxisSums& {
+  std::map<std::int64_t, AxisSums> krow_cache, kcol_cache;
+  auto window = [&](decltype(row_cache)& cache, const RealAxis& axis, int out_dim, int k_dim,
+                    std::int64_t t_out, std::int64_t t_k) -> const AxisSums& {
     auto key = std::make_pair(t_out, t_k);
     auto it = cache.find(key);
     if (it == cache.end())
@@ -131,23 +133,51 @@ SearchResult search_mapping(const NestProblem& p, const OperandResidency& res,
                .first;
     return it->second;
   };
+  auto kernel = [&](decltype(krow_cache)& cache, const RealAxis& axis, int dim,
+                    std::int64_t t) -> const AxisSums& {
+    auto it = cache.find(t);
+    if (it == cache.end()) it = cache.emplace(t, kernel_sums(axis, p.extent[dim], t)).first;
+    return it->second;
+  };
 
   std::int64_t best_dram = -1;
   std::vector<SearchResult> ties;
+  NestSums sums;
+  sums.total = p.total_words();
+  std::vector<signed char> keeps(cand_k.size());
   for (const Triple& w : fam_w) {
     for (const Triple& o : fam_o) {
-      const AxisSums& rows = sums(row_cache, p.in_rows, kDimP, kDimR, w[1], o[1]);
-      const AxisSums& cols = sums(col_cache, p.in_cols, kDimQ, kDimS, w[2], o[2]);
-      // Per block order, the largest K tile that fits: a smaller one cannot move less.
+      sums.rows = window(row_cache, p.in_rows, kDimP, kDimR, w[1], o[1]);
+      sums.cols = window(col_cache, p.in_cols, kDimQ, kDimS, w[2], o[2]);
+      sums.k_rows = kernel(krow_cache, p.k_rows, kDimR, o[1]);
+      sums.k_cols = kernel(kcol_cache, p.k_cols, kDimS, o[2]);
+      std::fill(keeps.begin(), keeps.end(), -1);  // whether each K tile keeps the mapping
+      // Per block order, the largest K tile that fits: a smaller one cannot move less. The
+      // buffer a mapping needs grows with the K tile, so the largest that fits is found by
+      // bisection, then the first below it the dataflow accepts.
       for (const auto& order : kOrders) {
         if (pinned.stationary >= 0 && order[2] != pinned.stationary) continue;
-        for (std::int64_t tk : cand_k) {
-          BufferMapping m;
-          m.tile = {w[0], tk, o[0], w[1], w[2], o[1], o[2]};
-          m.order = order;
-          if (m.tile != smallest && !keeps_mapping(m.tile)) continue;
-          const MappingCost c = analyze_mapping(p, m, res, cap, rows, cols);
-          if (!c.fits) continue;
+        BufferMapping m;
+        m.order = order;
+        auto cost_at = [&](std::size_t k) {
+          m.tile = {w[0], cand_k[k], o[0], w[1], w[2], o[1], o[2]};
+          return analyze_mapping(p, m, res, cap, sums);
+        };
+        // The whole K dimension is tried first: with one K tile the filter and ofmap tiles
+        // may stop changing and need one copy instead of two, so fitting is monotone only
+        // below it.
+        std::size_t lo = cost_at(0).fits ? 0 : 1, hi = cand_k.size();
+        while (lo < hi) {
+          const std::size_t mid = (lo + hi) / 2;
+          if (cost_at(mid).fits)
+            hi = mid;
+          else
+            lo = mid + 1;
+        }
+        for (std::size_t k = lo; k < cand_k.size(); ++k) {
+          const MappingCost c = cost_at(k);
+          if (keeps[k] < 0) keeps[k] = m.tile == smallest || keeps_mapping(m.tile);
+          if (!keeps[k] || !c.fits) continue;
           const std::int64_t dram = c.dram_words();
           if (best_dram < 0 || dram < best_dram) ties.clear(), best_dram = dram;
           if (dram == best_dram) ties.push_back({m, c});

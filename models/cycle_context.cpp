@@ -32,7 +32,7 @@ std::int64_t CycleContext::transfer(std::int64_t bytes) {
   return cycles_at(dma_.transfer(sc_core::sc_time_stamp(), bytes));
 }
 
-OpStats CycleContext::compute(const Op& tile, const NestProblem* p, const TileBox* box) {
+const OpStats& CycleContext::compute(const Op& tile, const NestProblem* p, const TileBox* box) {
   std::unique_ptr<ArrayEngine> engine =
       df_.engine(tile, acc_, box ? tile_operands(*p, *box, values_) : values_);
   array_.run_clocked(*engine);
@@ -42,7 +42,8 @@ OpStats CycleContext::compute(const Op& tile, const NestProblem* p, const TileBo
   } else {
     result_ = engine->result();
   }
-  return engine->stats();
+  last_ = engine->stats();
+  return last_;
 }
 
 void CycleContext::busy(std::int64_t cycles) {

@@ -22,7 +22,7 @@ class CycleContext final : public ExecutionContext {
   std::int64_t now() const override;
   void wait_until(std::int64_t cycle) override;
   std::int64_t transfer(std::int64_t bytes) override;
-  OpStats compute(const Op& tile, const NestProblem* p, const TileBox* box) override;
+  const OpStats& compute(const Op& tile, const NestProblem* p, const TileBox* box) override;
   void busy(std::int64_t cycles) override;
   /// The whole op's numeric result (layout as reference_result()).
   std::vector<double>& result() { return result_; }
@@ -36,6 +36,7 @@ class CycleContext final : public ExecutionContext {
   const OperandValues& values_;
   sc_core::sc_time start_, period_;
   std::vector<double> result_;
+  OpStats last_;  // the last pass's counts
 };
 
 }  // namespace trainsim

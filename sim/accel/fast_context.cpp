@@ -18,7 +18,7 @@ std::int64_t FastContext::transfer(std::int64_t bytes) {
   return channel_free_ + acc_.dram.latency_cycles;
 }
 
-OpStats FastContext::compute(const Op& tile, const NestProblem*, const TileBox*) {
+const OpStats& FastContext::compute(const Op& tile, const NestProblem*, const TileBox*) {
   const ConvShape& c = tile.conv;
   const int role = static_cast<int>(tile.role);
   const Shape key = tile.kind == OpKind::kGemm

@@ -17,7 +17,7 @@ class FastContext final : public ExecutionContext {
   std::int64_t now() const override { return now_; }
   void wait_until(std::int64_t cycle) override { now_ = std::max(now_, cycle); }
   std::int64_t transfer(std::int64_t bytes) override;
-  OpStats compute(const Op& tile, const NestProblem* p, const TileBox* box) override;
+  const OpStats& compute(const Op& tile, const NestProblem* p, const TileBox* box) override;
   void busy(std::int64_t cycles) override { now_ += cycles; }
 
  private:

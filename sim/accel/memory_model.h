@@ -34,8 +34,8 @@ class ExecutionContext {
   virtual std::int64_t transfer(std::int64_t bytes) = 0;
   /// Runs one pass of the PE array now: `tile`, which is `box` of the problem `p` (both null:
   /// `tile` is the whole op). Time advances by its compute cycles; returns its array-side
-  /// counts.
-  virtual OpStats compute(const Op& tile, const NestProblem* p, const TileBox* box) = 0;
+  /// counts (valid until the next call).
+  virtual const OpStats& compute(const Op& tile, const NestProblem* p, const TileBox* box) = 0;
   /// The vector unit (or anything else that is not the PE array) is busy for `cycles`.
   virtual void busy(std::int64_t cycles) = 0;
 };

@@ -124,7 +124,7 @@ class ScaleSimMemory final : public MemoryModel {
     OpStats planned = df.evaluate(op, acc);
     account_dram(op, acc, planned);
     const std::int64_t done = ctx.transfer(planned.dram_bytes());
-    OpStats s = ctx.compute(op, nullptr, nullptr);
+    OpStats s = ctx.compute(op, nullptr, nullptr);  // a copy: the context reuses its own
     s.dram_read_bytes = planned.dram_read_bytes;
     s.dram_write_bytes = planned.dram_write_bytes;
     ctx.wait_until(done);

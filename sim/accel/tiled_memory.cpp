@@ -130,7 +130,7 @@ class TiledMemory final : public MemoryModel {
     auto compute = [&]() {
       const TileStep step = steps.front();
       steps.pop_front();
-      const OpStats t = ctx.compute(tile_op(p, step.box), &p, &step.box);
+      const OpStats& t = ctx.compute(tile_op(p, step.box), &p, &step.box);
       if (s.mapping.empty()) s.mapping = t.mapping;
       s.macs += t.macs;
       s.compute_cycles += t.compute_cycles;
