@@ -22,9 +22,17 @@ AccessCounts& AccessCounts::operator+=(const AccessCounts& o) {
   return *this;
 }
 
+double utilization_over(std::int64_t macs, std::int64_t pes, std::int64_t cycles) {
+  if (cycles <= 0 || pes <= 0) return 0;
+  return static_cast<double>(macs) / (static_cast<double>(pes) * static_cast<double>(cycles));
+}
+
 double OpStats::utilization() const {
-  if (compute_cycles == 0 || pes == 0) return 0;
-  return static_cast<double>(macs) / (static_cast<double>(pes) * compute_cycles);
+  return utilization_over(macs, pes, cycles());
+}
+
+double OpStats::compute_utilization() const {
+  return utilization_over(macs, pes, compute_cycles);
 }
 
 std::int64_t OpStats::dram_bytes() const {

@@ -43,14 +43,21 @@ struct OpStats {
   std::int64_t onchip_read_bytes = 0, skipped_write_bytes = 0;
 
   std::int64_t cycles() const { return compute_cycles + stall_cycles; }
-  /// MACs over PE-cycles of the compute phase (SCALE-Sim's "overall utilization").
+  /// `util`, as every report uses it: MACs over PE-cycles of the whole time the op took,
+  /// DRAM stalls included.
   double utilization() const;
+  /// `compute_util`: MACs over PE-cycles of the array's busy time only (SCALE-Sim's "overall
+  /// utilization"; the dataflow's mapping, fill and drain).
+  double compute_utilization() const;
   std::int64_t dram_bytes() const;
   /// Adds counts (cycles add: ops run one after another); leaves `pes` unchanged.
   OpStats& operator+=(const OpStats& o);
   /// The counts of `n` runs one after another (cycles and accesses times n).
   OpStats repeated(std::int64_t n) const;
 };
+
+/// MACs over (PEs x cycles); 0 when either is 0.
+double utilization_over(std::int64_t macs, std::int64_t pes, std::int64_t cycles);
 
 /// The four figures SCALE-Sim v2 reports per layer (compute cycles, ifmap / filter SRAM
 /// reads, ofmap SRAM writes), computed under its conventions by the systolic dataflows so

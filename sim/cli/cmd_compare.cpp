@@ -193,8 +193,9 @@ int cmd_compare(const std::vector<std::string>& args) {
   const std::string unit = b.energy_unit;
   CsvTable csv({"variant", "dataflow", "technique", "cycles", "seconds",
                 energy_column("energy", unit), "energy_unit", "dram_bytes", "utilization",
-                "test_accuracy", "speedup", "cycles_rel", "energy_rel", "dram_rel",
-                "utilization_rel", energy_column("memory_energy", unit), "memory_energy_rel"});
+                "compute_utilization", "test_accuracy", "speedup", "cycles_rel", "energy_rel",
+                "dram_rel", "utilization_rel", energy_column("memory_energy", unit),
+                "memory_energy_rel"});
   // Wide columns: a zoo network's 90-epoch schedule moves petabytes, a test run kilobytes.
   std::printf("%-16s %16s %10s %12s %12s %7s %8s %8s %8s\n", "variant", "cycles", "speedup",
               ("energy " + energy_suffix(unit)).c_str(), "DRAM MB", "util", "energy_r", "dram_r",
@@ -211,6 +212,7 @@ int cmd_compare(const std::vector<std::string>& args) {
         .cell(r.energy_unit)
         .cell(r.dram_bytes)
         .num("%.6f", r.utilization)
+        .num("%.6f", r.compute_utilization)
         // shape-only runs have no accuracy: an empty cell, "n/a" on screen
         .cell(r.has_accuracy ? fmt("%.6f", r.test_accuracy) : std::string())
         .num("%.6f", rel(static_cast<double>(b.cycles), static_cast<double>(r.cycles)))

@@ -277,7 +277,8 @@ RunResult run_experiment(const ExperimentSpec& spec, const RunOptions& options) 
     result.memory_energy = energy.memory();
     result.energy_unit = a.energy.unit;
     result.dram_bytes = tr.dram_bytes();
-    result.utilization = tr.utilization();
+    result.utilization = session->totals()[0].utilization();
+    result.compute_utilization = tr.compute_utilization();
     if (!options.quiet) std::fputs(run_summary(done, *session).c_str(), stdout);
   }
   if (options.final_line)

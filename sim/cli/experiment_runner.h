@@ -45,7 +45,8 @@ struct RunResult {
   bool has_accuracy = true;  ///< false for shape-only runs (numerics: none)
   std::string energy_unit;
   std::int64_t dram_bytes = 0;
-  double utilization = 0;
+  double utilization = 0;          ///< `util`: MACs / (PEs x training cycles, stalls included)
+  double compute_utilization = 0;  ///< `compute_util`: the same over the arrays' busy cycles
 };
 
 /// Trains (numerics: float) or times the schedule from shapes (numerics: none).

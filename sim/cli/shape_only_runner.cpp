@@ -202,7 +202,8 @@ RunResult run_shape_only_experiment(const ExperimentSpec& spec, const RunOptions
   result.memory_energy = energy.memory();
   result.energy_unit = acc.energy.unit;
   result.dram_bytes = r.train.stats.dram_bytes();
-  result.utilization = r.train.stats.utilization();
+  result.utilization = r.train.utilization();
+  result.compute_utilization = r.train.stats.compute_utilization();
   for (const ShapeOnlyEpoch& e : r.epochs) {
     RunResult::Epoch re;
     re.test_accuracy = -1;

@@ -28,6 +28,7 @@ nlohmann::ordered_json stats_json(const OpStats& s, const AcceleratorSpec& acc) 
   j["seconds"] = static_cast<double>(s.cycles()) / (acc.clock_ghz * 1e9);
   j["macs"] = s.macs;
   j["utilization"] = s.utilization();
+  j["compute_utilization"] = s.compute_utilization();
   j["vector_ops"] = s.vector_ops;
   nlohmann::ordered_json m = nlohmann::ordered_json::object();
   for (const auto& [k, v] : s.mapping) m[k] = v;
@@ -69,8 +70,10 @@ std::string stats_text(const OpStats& s, const EnergyBreakdown& e, const Acceler
                 static_cast<long long>(s.stall_cycles),
                 static_cast<double>(s.cycles()) / (acc.clock_ghz * 1e3), acc.clock_ghz);
   out += buf;
-  std::snprintf(buf, sizeof buf, "utilization  %.2f%% of %lld PEs\nMACs         %lld\n",
-                100 * s.utilization(), static_cast<long long>(s.pes),
+  std::snprintf(buf, sizeof buf,
+                "utilization  %.2f%% of %lld PEs (%.2f%% while computing, without stalls)\n"
+                "MACs         %lld\n",
+                100 * s.utilization(), static_cast<long long>(s.pes), 100 * s.compute_utilization(),
                 static_cast<long long>(s.macs));
   out += buf;
   if (!s.mapping.empty()) {

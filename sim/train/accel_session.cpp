@@ -222,7 +222,8 @@ void AcceleratorSession::flush(Phase phase, bool whole_step) {
   }
   const std::int64_t elapsed = system_.cycles() - before;
   const int p = static_cast<int>(phase);
-  const std::int64_t pes = spec_.sim.accelerator.pes();
+  // Sums are utilized against every array that ran them: the main one and a technique's own.
+  const std::int64_t pes = array_pes();
   for (int u = 0; u < 2; ++u) {
     const auto& reqs = pending_[static_cast<std::size_t>(u)];
     for (std::size_t k = 0; k < reqs.size(); ++k) {
@@ -266,6 +267,10 @@ std::pair<std::int64_t, std::int64_t> AcceleratorSession::take_epoch_steps() {
   auto r = std::make_pair(epoch_step_cycles_, epoch_steps_);
   epoch_step_cycles_ = epoch_steps_ = 0;
   return r;
+}
+
+std::int64_t AcceleratorSession::array_pes() const {
+  return spec_.sim.accelerator.pes() + (own_unit_ ? system_.second_unit().spec().pes() : 0);
 }
 
 std::int64_t AcceleratorSession::simulated_cycles() const {

@@ -23,7 +23,8 @@ namespace trainsim {
 inline constexpr int kNumPhases = 2;
 
 /// Sum of the ops of one kind of work, and how many there were.
-/// Utilization of a sum is MACs over (array PEs x all its cycles, vector-unit ops included).
+/// Utilization of a sum is MACs over (its PEs x the time it took: elapsed_cycles for the
+/// phase and epoch sums, whose ops may run side by side; the ops' cycles otherwise).
 /// `stats.cycles()` adds up the ops' cycles; when units run side by side the time that
 /// passed is less: `elapsed_cycles` (kept for phase and epoch sums).
 struct OpTotals {
@@ -31,6 +32,11 @@ struct OpTotals {
   std::int64_t ops = 0;
   std::int64_t elapsed_cycles = 0;
   std::int64_t update_cycles = 0;  ///< of the optimizer's update ops (excluded from step time)
+  /// `util` of the sum (report_utilization.h's definition).
+  double utilization() const {
+    return utilization_over(stats.macs, stats.pes,
+                            elapsed_cycles > 0 ? elapsed_cycles : stats.cycles());
+  }
   void add(const OpStats& s, std::int64_t array_pes, bool update = false) {
     stats += s;
     if (update) update_cycles += s.cycles();
@@ -89,6 +95,9 @@ class AcceleratorSession final : public PassObserver {
   std::int64_t steps() const { return steps_; }
   /// Per epoch: step cycles and steps since the last call; resets them.
   std::pair<std::int64_t, std::int64_t> take_epoch_steps();
+  /// PEs of every array the session's ops run on: the main one, and a technique's own
+  /// (ADA-GP-MAX's predictor array, speculative backprop's unit) when it has one.
+  std::int64_t array_pes() const;
   /// Simulated accelerator cycles so far (SystemC time), all phases.
   std::int64_t simulated_cycles() const;
   const AcceleratorSpec& accelerator() const { return spec_.sim.accelerator; }
