@@ -46,10 +46,13 @@ EnergyBreakdown price(const OpStats& s, const AcceleratorSpec& acc) {
   const int bits = acc.word_bits;
   EnergyBreakdown e;
   e.mac = static_cast<double>(s.macs) * mac_energy(t, bits);
-  e.rf = static_cast<double>(s.rf.total_reads()) * access_energy(t.rf_read, bits) +
-         static_cast<double>(s.rf.total_writes()) * access_energy(t.rf_write, bits);
-  e.noc =
-      static_cast<double>(s.noc.total_reads() + s.noc.total_writes()) * access_energy(t.noc, bits);
+  // Summed per operand in double: the counts' own totals can pass 2^64 in a long run.
+  auto sum = [](const std::array<Count, kNumOperands>& c) {
+    return static_cast<double>(c[0]) + static_cast<double>(c[1]) + static_cast<double>(c[2]);
+  };
+  e.rf = sum(s.rf.reads) * access_energy(t.rf_read, bits) +
+         sum(s.rf.writes) * access_energy(t.rf_write, bits);
+  e.noc = (sum(s.noc.reads) + sum(s.noc.writes)) * access_energy(t.noc, bits);
   for (int o = 0; o < kNumOperands; ++o) {
     const double kib = acc.buffer_kib_of(o);
     e.buffer += static_cast<double>(s.buffer.reads[o]) * buffer_energy(t.buffer_read, kib, bits) +

@@ -1,5 +1,7 @@
 #include "sim/accel/op_stats.h"
 
+#include <stdexcept>
+
 namespace trainsim {
 
 const char* operand_name(int operand) {
@@ -14,15 +16,37 @@ const char* operand_name(int operand) {
   return "?";
 }
 
+Count checked_add(Count a, Count b, const char* what) {
+  Count r = 0;
+  if (__builtin_add_overflow(a, b, &r))
+    throw std::overflow_error(std::string("event counter overflow (past 2^64): ") + what);
+  return r;
+}
+
+Count checked_mul(Count a, Count b, const char* what) {
+  Count r = 0;
+  if (__builtin_mul_overflow(a, b, &r))
+    throw std::overflow_error(std::string("event counter overflow (past 2^64): ") + what);
+  return r;
+}
+
+Count AccessCounts::total_reads() const {
+  return checked_add(checked_add(reads[0], reads[1], "reads"), reads[2], "reads");
+}
+
+Count AccessCounts::total_writes() const {
+  return checked_add(checked_add(writes[0], writes[1], "writes"), writes[2], "writes");
+}
+
 AccessCounts& AccessCounts::operator+=(const AccessCounts& o) {
   for (int i = 0; i < kNumOperands; ++i) {
-    reads[i] += o.reads[i];
-    writes[i] += o.writes[i];
+    reads[i] = checked_add(reads[i], o.reads[i], "reads");
+    writes[i] = checked_add(writes[i], o.writes[i], "writes");
   }
   return *this;
 }
 
-double utilization_over(std::int64_t macs, std::int64_t pes, std::int64_t cycles) {
+double utilization_over(Count macs, std::int64_t pes, std::int64_t cycles) {
   if (cycles <= 0 || pes <= 0) return 0;
   return static_cast<double>(macs) / (static_cast<double>(pes) * static_cast<double>(cycles));
 }
@@ -35,40 +59,65 @@ double OpStats::compute_utilization() const {
   return utilization_over(macs, pes, compute_cycles);
 }
 
-std::int64_t OpStats::dram_bytes() const {
-  std::int64_t b = 0;
-  for (int i = 0; i < kNumOperands; ++i) b += dram_read_bytes[i] + dram_write_bytes[i];
+Count OpStats::dram_bytes() const {
+  Count b = 0;
+  for (int i = 0; i < kNumOperands; ++i) {
+    b = checked_add(b, dram_read_bytes[i], "DRAM bytes");
+    b = checked_add(b, dram_write_bytes[i], "DRAM bytes");
+  }
   return b;
 }
 
+namespace {
+
+std::int64_t checked_cycles(std::int64_t a, std::int64_t b, bool multiply) {
+  std::int64_t r = 0;
+  if (multiply ? __builtin_mul_overflow(a, b, &r) : __builtin_add_overflow(a, b, &r))
+    throw std::overflow_error("cycle counter overflow (past 2^63)");
+  return r;
+}
+
+}  // namespace
+
 OpStats OpStats::repeated(std::int64_t n) const {
   OpStats s = *this;
-  auto times = [n](AccessCounts& a) {
-    for (int i = 0; i < kNumOperands; ++i) a.reads[i] *= n, a.writes[i] *= n;
+  const Count k = static_cast<Count>(n);
+  auto times = [k](AccessCounts& a, const char* what) {
+    for (int i = 0; i < kNumOperands; ++i) {
+      a.reads[i] = checked_mul(a.reads[i], k, what);
+      a.writes[i] = checked_mul(a.writes[i], k, what);
+    }
   };
-  s.macs *= n, s.compute_cycles *= n, s.stall_cycles *= n, s.vector_ops *= n;
-  times(s.rf), times(s.noc), times(s.buffer);
-  for (int i = 0; i < kNumOperands; ++i) s.dram_read_bytes[i] *= n, s.dram_write_bytes[i] *= n;
-  s.onchip_read_bytes *= n, s.skipped_write_bytes *= n;
+  s.macs = checked_mul(s.macs, k, "MACs");
+  s.vector_ops = checked_mul(s.vector_ops, k, "vector ops");
+  s.compute_cycles = checked_cycles(s.compute_cycles, n, true);
+  s.stall_cycles = checked_cycles(s.stall_cycles, n, true);
+  times(s.rf, "RF"), times(s.noc, "NoC"), times(s.buffer, "buffer");
+  for (int i = 0; i < kNumOperands; ++i) {
+    s.dram_read_bytes[i] = checked_mul(s.dram_read_bytes[i], k, "DRAM bytes");
+    s.dram_write_bytes[i] = checked_mul(s.dram_write_bytes[i], k, "DRAM bytes");
+  }
+  s.onchip_read_bytes = checked_mul(s.onchip_read_bytes, k, "on-chip bytes");
+  s.skipped_write_bytes = checked_mul(s.skipped_write_bytes, k, "skipped bytes");
   return s;
 }
 
 OpStats& OpStats::operator+=(const OpStats& o) {
-  macs += o.macs;
-  compute_cycles += o.compute_cycles;
-  stall_cycles += o.stall_cycles;
-  vector_ops += o.vector_ops;
+  macs = checked_add(macs, o.macs, "MACs");
+  compute_cycles = checked_cycles(compute_cycles, o.compute_cycles, false);
+  stall_cycles = checked_cycles(stall_cycles, o.stall_cycles, false);
+  vector_ops = checked_add(vector_ops, o.vector_ops, "vector ops");
   // `pes` is left alone: a sum of ops from different units (array, vector lanes) has no
   // single PE count; whoever aggregates sets it (AcceleratorSession: the array's).
   rf += o.rf;
   noc += o.noc;
   buffer += o.buffer;
   for (int i = 0; i < kNumOperands; ++i) {
-    dram_read_bytes[i] += o.dram_read_bytes[i];
-    dram_write_bytes[i] += o.dram_write_bytes[i];
+    dram_read_bytes[i] = checked_add(dram_read_bytes[i], o.dram_read_bytes[i], "DRAM bytes");
+    dram_write_bytes[i] = checked_add(dram_write_bytes[i], o.dram_write_bytes[i], "DRAM bytes");
   }
-  onchip_read_bytes += o.onchip_read_bytes;
-  skipped_write_bytes += o.skipped_write_bytes;
+  onchip_read_bytes = checked_add(onchip_read_bytes, o.onchip_read_bytes, "on-chip bytes");
+  skipped_write_bytes = checked_add(skipped_write_bytes, o.skipped_write_bytes, "skipped bytes");
   return *this;
 }
 

@@ -88,6 +88,10 @@ CsvTable& CsvTable::cell(std::int64_t v) {
   return cell(std::to_string(v));
 }
 
+CsvTable& CsvTable::cell(std::uint64_t v) {
+  return cell(std::to_string(v));
+}
+
 CsvTable& CsvTable::num(const char* format, double v) {
   return cell(fmt(format, v));
 }

@@ -52,7 +52,7 @@ TEST_CASE("a shape-only run costs what the real training run costs", "[e2e][shap
     const ShapeOnlyResult r = run_shape_only(spec, dataset_shape(spec.dataset), session);
     CHECK(r.train.elapsed_cycles == real_train);
     CHECK(r.eval.elapsed_cycles == real_eval);
-    CHECK(r.train.stats.dram_bytes() == real_dram);
+    CHECK(static_cast<std::int64_t>(r.train.stats.dram_bytes()) == real_dram);
     CHECK(price(r.train.stats, spec.sim.accelerator).total() == Approx(real_energy));
     if (std::string(technique) != "bp")
       for (int p = 0; p < 3; ++p)

@@ -60,10 +60,11 @@ class LaneDataflow final : public Dataflow {
     const GemmShape g = lower_to_gemm(op);
     OpStats s;
     s.pes = acc.cols;
-    s.macs = g.macs();
+    const auto macs = static_cast<Count>(g.macs());
+    s.macs = macs;
     s.compute_cycles = (g.macs() + acc.cols - 1) / acc.cols;
-    s.buffer.reads = {g.macs(), g.macs(), 0};
-    s.buffer.writes = {0, 0, g.m * g.n};
+    s.buffer.reads = {macs, macs, 0};
+    s.buffer.writes = {0, 0, static_cast<Count>(g.m * g.n)};
     return s;
   }
   std::unique_ptr<ArrayEngine> engine(const Op& op, const AcceleratorSpec& acc,

@@ -273,7 +273,7 @@ TEST_CASE("rs: cycle engine matches the closed form and the convolution on rando
     INFO("shape " << t << ": " << op.describe() << " on " << rows << "x" << cols << " RF "
                   << acc.rf.input_words << "/" << acc.rf.weight_words << "/" << acc.rf.psum_words);
     const OpStats fast = rs_dataflow().evaluate(op, acc);
-    CHECK(fast.macs == c.macs());
+    CHECK(fast.macs == static_cast<Count>(c.macs()));
     const Run r = run_engine(op, acc, rng);
     require_same(fast, r.stats);
     CHECK(r.steps == fast.compute_cycles);
@@ -313,7 +313,7 @@ TEST_CASE("rs: cycle engine matches the closed form on Eyeriss RFs with long fil
     const AcceleratorSpec acc = array(rows, cols);
     INFO("shape " << t << ": " << op.describe() << " on " << rows << "x" << cols);
     const OpStats fast = rs_dataflow().evaluate(op, acc);
-    CHECK(fast.macs == lower_to_conv(op).macs());
+    CHECK(fast.macs == static_cast<Count>(lower_to_conv(op).macs()));
     const Run r = run_engine(op, acc, rng);
     require_same(fast, r.stats);
     CHECK(r.steps == fast.compute_cycles);
@@ -428,7 +428,7 @@ TEST_CASE("rs: every training op of LeNet-5 and AlexNet maps on the Eyeriss RFs"
       INFO(op.describe());
       OpStats st;
       REQUIRE_NOTHROW(st = rs_dataflow().evaluate(op, acc));
-      CHECK(st.macs == lower_to_conv(op).macs());
+      CHECK(st.macs == static_cast<Count>(lower_to_conv(op).macs()));
       CHECK(st.utilization() > 0.0);
       CHECK(st.utilization() <= 1.0);
       if (mapping_value(st, "row_chunks") > 1) ++chunked;
@@ -462,7 +462,7 @@ TEST_CASE("rs: register files of zero words are user errors", "[dataflow][rs]") 
   const OpStats st = rs_dataflow().evaluate(op, array(3, 3, 12, 4, 24));
   CHECK(mapping_value(st, "row_chunks") == 2);
   CHECK(mapping_value(st, "chunk_cols") == 4);
-  CHECK(rs_dataflow().evaluate(op, array(3, 3, 4, 224, 24)).macs == lower_to_conv(op).macs());
+  CHECK(rs_dataflow().evaluate(op, array(3, 3, 4, 224, 24)).macs == static_cast<Count>(lower_to_conv(op).macs()));
   CHECK_NOTHROW(rs_dataflow().evaluate(op, array(3, 3, 1, 1, 1)));
 }
 

@@ -42,7 +42,7 @@ Timed time_run(const ExperimentSpec& spec) {
   AcceleratorSession session(spec);
   const ShapeOnlyResult r = run_shape_only(spec, dataset_shape(spec.dataset), session);
   return {r.train.elapsed_cycles, price(r.train.stats, spec.sim.accelerator).total(),
-          r.train.stats.dram_bytes()};
+          static_cast<std::int64_t>(r.train.stats.dram_bytes())};
 }
 
 }  // namespace
@@ -281,4 +281,41 @@ TEST_CASE("ADA-GP speedup over BP on CIFAR-10 VGG and ResNet is in the paper's b
   const double mean = sum / n;
   CHECK(mean >= 1.35);
   CHECK(mean <= 1.6);
+}
+
+TEST_CASE("90 epochs of ImageNet: counters do not wrap, energy parts are >= 0 and add up",
+          "[shape][counters]") {
+  // VGG-16 reads its register files about 1.6e19 times in 90 ImageNet epochs: past a signed
+  // 64-bit integer (9.2e18), which used to wrap and report negative RF and NoC energy.
+  for (const char* model : {"vgg16", "resnet152"}) {
+    INFO(model);
+    const ExperimentSpec spec = zoo_experiment(
+        {std::string("network=") + model + "_imagenet", "dataset.name=imagenet", "technique=bp"});
+    AcceleratorSession session(spec);
+    const ShapeOnlyResult r = run_shape_only(spec, dataset_shape(spec.dataset), session);
+    const OpStats& s = r.train.stats;
+    const EnergyBreakdown e = price(s, spec.sim.accelerator);
+    for (double part : {e.mac, e.rf, e.noc, e.buffer, e.dram, e.vector, e.leakage})
+      CHECK(part >= 0);
+    CHECK(e.mac + e.rf + e.noc + e.buffer + e.dram + e.vector + e.leakage ==
+          Approx(e.total()).epsilon(1e-12));
+    // The array reads an RF once per operand per MAC on WS (the vector unit's reads come on
+    // top): at least three times the MACs, beyond 2^63 for VGG-16.
+    const double rf_reads = static_cast<double>(s.rf.reads[0]) +
+                            static_cast<double>(s.rf.reads[1]) + static_cast<double>(s.rf.reads[2]);
+    CHECK(rf_reads >= 3.0 * static_cast<double>(s.macs));
+    if (std::string(model) == "vgg16") CHECK(rf_reads > 9.3e18);
+  }
+}
+
+TEST_CASE("Event counters refuse to wrap past 2^64", "[counters]") {
+  OpStats s;
+  s.rf.reads[0] = ~Count{0} - 5;
+  OpStats one;
+  one.rf.reads[0] = 10;
+  CHECK_THROWS_AS(s += one, std::overflow_error);
+  OpStats big;
+  big.macs = Count{1} << 62;
+  CHECK_NOTHROW(big.repeated(3));
+  CHECK_THROWS_AS(big.repeated(5), std::overflow_error);
 }

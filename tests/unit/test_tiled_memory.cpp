@@ -79,7 +79,7 @@ std::int64_t minimum_bytes(const Op& op, const Dataflow& df) {
 // evaluate_op, or -1 if the op cannot be placed in the buffer.
 std::int64_t dram_or_none(const Op& op, const AcceleratorSpec& a, const Dataflow& df) {
   try {
-    return evaluate_op(op, a, df).dram_bytes();
+    return static_cast<std::int64_t>(evaluate_op(op, a, df).dram_bytes());
   } catch (const UserError&) {
     return -1;
   }
@@ -100,7 +100,7 @@ TEST_CASE("DRAM traffic is at least each operand once, and exactly that when the
         const std::int64_t small = dram_or_none(op, accel(0.75, shared), df);
         if (small >= 0) CHECK(small >= minimum);
         const OpStats big = evaluate_op(op, accel(4096, shared), df);
-        CHECK(big.dram_bytes() == minimum);
+        CHECK(static_cast<std::int64_t>(big.dram_bytes()) == minimum);
         CHECK(big.stall_cycles >= 0);
       }
     }
