@@ -24,6 +24,7 @@ class CycleContext final : public ExecutionContext {
   std::int64_t transfer(std::int64_t bytes) override;
   const OpStats& compute(const Op& tile, const NestProblem* p, const TileBox* box) override;
   void busy(std::int64_t cycles) override;
+  bool clocks_values() const override { return true; }
   /// The whole op's numeric result (layout as reference_result()).
   std::vector<double>& result() { return result_; }
 

@@ -38,6 +38,8 @@ class ExecutionContext {
   virtual const OpStats& compute(const Op& tile, const NestProblem* p, const TileBox* box) = 0;
   /// The vector unit (or anything else that is not the PE array) is busy for `cycles`.
   virtual void busy(std::int64_t cycles) = 0;
+  /// Whether compute() moves real operand values (the cycle fidelity).
+  virtual bool clocks_values() const { return false; }
 };
 
 class MemoryModel {

@@ -89,6 +89,54 @@ std::array<std::int64_t, kNumDims> pinned_tiles(const NestProblem& p, const Acce
   return c.tile;
 }
 
+// Walking a mapping costs a few tens of nanoseconds per tile. Only a buffer far too small for
+// the op has more tiles than this (the search's last resort, one-element tiles).
+constexpr std::int64_t kMaxWalkedTiles = std::int64_t{1} << 20;
+
+// The memory level's own counts of a mapping: DRAM per operand, DMA fills and drains, the
+// accumulation reads, and what residency kept on chip.
+void add_memory_counts(const NestProblem& p, const SearchResult& sr, const OperandResidency& res,
+                       const AcceleratorSpec& acc, OpStats& s) {
+  const std::int64_t wb = acc.word_bytes();
+  const MappingCost& c = sr.cost;
+  for (int o = 0; o < kNumOperands; ++o) {
+    s.dram_read_bytes[o] = static_cast<Count>(c.dram_read_words[o] * wb);
+    s.buffer.writes[o] += static_cast<Count>(c.dram_read_words[o]);
+  }
+  s.dram_write_bytes[kOfmap] = static_cast<Count>(c.dram_write_words[kOfmap] * wb);
+  s.buffer.reads[kOfmap] += static_cast<Count>(c.dram_write_words[kOfmap] + c.accumulate_words);
+  const auto total = p.total_words();
+  for (int o : {kIfmap, kFilter})
+    if (res.kind[o] == OperandResidency::kOnChip) s.onchip_read_bytes += total[o] * wb;
+  if (!res.write_out) s.skipped_write_bytes += total[kOfmap] * wb;
+  s.mapping.emplace_back("buffer_tiles", c.tiles);
+}
+
+// An op of more than kMaxWalkedTiles tiles: the counts are exact (the tiles' classes, the
+// closed form), the time a bound: the DMA streams everything while the array computes.
+OpStats run_bounded(const NestProblem& p, const SearchResult& sr, const OperandResidency& res,
+                    const AcceleratorSpec& acc, const Dataflow& df, ExecutionContext& ctx) {
+  if (ctx.clocks_values())
+    throw UserError(p.op.describe() + ": the buffer mapping has " + std::to_string(sr.cost.tiles) +
+                    " tiles, too many to clock (" + std::to_string(kMaxWalkedTiles) +
+                    " at most): use fidelity: fast, or a larger buffer");
+  OpStats s;
+  s.pes = acc.pes();
+  FastContext memo(acc, &df);
+  for (const auto& [box, count] : tile_classes(p, sr.mapping)) {
+    const OpStats& one = memo.compute(tile_op(p, box), &p, &box);
+    if (s.mapping.empty()) s.mapping = one.mapping;
+    OpStats many = one.repeated(count);
+    many.mapping.clear();
+    s += many;
+  }
+  add_memory_counts(p, sr, res, acc, s);
+  const std::int64_t done = ctx.transfer(static_cast<std::int64_t>(s.dram_bytes()));
+  ctx.busy(s.compute_cycles);
+  ctx.wait_until(done);
+  return s;
+}
+
 class TiledMemory final : public MemoryModel {
  public:
   std::string name() const override { return "tiled"; }
@@ -108,21 +156,16 @@ class TiledMemory final : public MemoryModel {
 
     OpStats s;
     s.pes = acc.pes();
+    if (sr.cost.tiles > kMaxWalkedTiles) return run_bounded(p, sr, res, acc, df, ctx);
     TileWalk walk(p, sr.mapping, res);
     // The schedule asks for tile t+1's transfers before it runs tile t: at most two steps
     // are in flight.
     std::deque<TileStep> steps;
-    std::array<std::int64_t, kNumOperands> fetched{};
-    std::int64_t written = 0;
     auto next = [&](Transfers& t) {
       TileStep step;
       if (!walk.next(step)) return false;
       std::int64_t words = 0;
-      for (int o = 0; o < kNumOperands; ++o) {
-        fetched[o] += step.fetch_words[o];
-        words += step.fetch_words[o];
-      }
-      written += step.write_words;
+      for (int o = 0; o < kNumOperands; ++o) words += step.fetch_words[o];
       t = {words * wb, step.write_words * wb, step.new_output};
       steps.push_back(step);
       return true;
@@ -139,23 +182,13 @@ class TiledMemory final : public MemoryModel {
       s.buffer += t.buffer;
     };
     const int output_slots = res.kind[kOfmap] == OperandResidency::kKeep ? 0
-                             : sr.cost.output_double_buffered                ? 2
-                                                                             : 1;
+                             : sr.cost.output_double_buffered            ? 2
+                                                                         : 1;
     run_double_buffered(ctx, cap.double_buffer, output_slots, next, compute);
 
-    // The memory level's own accesses: DMA fills and drains, and reading a partial sum back
-    // to add a reduction tile onto it.
-    for (int o = 0; o < kNumOperands; ++o) {
-      s.dram_read_bytes[o] = fetched[o] * wb;
-      s.buffer.writes[o] += fetched[o];
-    }
-    s.dram_write_bytes[kOfmap] = written * wb;
-    s.buffer.reads[kOfmap] += written + sr.cost.accumulate_words;
-    const auto total = p.total_words();
-    for (int o : {kIfmap, kFilter})
-      if (res.kind[o] == OperandResidency::kOnChip) s.onchip_read_bytes += total[o] * wb;
-    if (!res.write_out) s.skipped_write_bytes += total[kOfmap] * wb;
-    s.mapping.emplace_back("buffer_tiles", sr.cost.tiles);
+    // The walk moved exactly what the closed form counts (tested), which the memory level's
+    // counts come from.
+    add_memory_counts(p, sr, res, acc, s);
     return s;
   }
 

@@ -83,7 +83,9 @@ std::vector<Residency> plan(const std::vector<const Op*>& ops, bool whole_step, 
   if (n == 0) return out;
   std::vector<Link> links(n);        // links[i]: between op i and op i+1
   std::vector<bool> dead(n, false);  // nobody after op i+1 reads link i's tensor
-  const std::int64_t max_words = BufferCapacity::of(cost.accelerator()).total_words;
+  // A carried tensor must leave at least half the buffer to the ops' own tiles: one that
+  // fills it would force them into tiny tiles that move far more than the carry saves.
+  const std::int64_t max_words = BufferCapacity::of(cost.accelerator()).total_words / 2;
   for (std::size_t i = 0; i + 1 < n; ++i) {
     links[i] = find_link(*ops[i], *ops[i + 1], max_words);
     if (links[i].exists) dead[i] = !read_later(ops, i + 1, links[i].id);
