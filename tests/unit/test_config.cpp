@@ -676,3 +676,9 @@ TEST_CASE("resolved_yaml round-trips", "[config]") {
     check_round_trip(tmp, s);
   }
 }
+
+TEST_CASE("a config path to a device is an error, not an endless read", "[config]") {
+  // (Networks, accelerators and energy tables must be regular files to be found at all.)
+  CHECK_THROWS_WITH(load_experiment("/dev/zero"),
+                    Catch::Contains("/dev/zero: experiment file is larger than 16 MiB"));
+}
