@@ -14,7 +14,7 @@ void OpDriver::submit(std::vector<OpRequest>& batch, bool sync_each_op) {
 }
 
 void OpDriver::run() {
-  tlm::tlm_generic_payload trans;
+  tlm::tlm_generic_payload& trans = trans_;
   for (;;) {
     sc_core::wait(work_);
     sc_core::sc_time local = sc_core::SC_ZERO_TIME;

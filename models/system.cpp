@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 
+#include "models/sc_asan.h"
 #include "sim/core/error.h"
 
 namespace trainsim {
@@ -42,6 +43,7 @@ void SimSystem::run_parallel(std::vector<OpRequest>& main, std::vector<OpRequest
   driver_.submit(main, /*sync_each_op=*/true);
   driver2_.submit(second, /*sync_each_op=*/true);
   sc_core::sc_start();  // returns when both drivers are idle
+  restore_main_stack_for_asan();
   if (std::exception_ptr e = driver_.take_error()) std::rethrow_exception(e);
   if (std::exception_ptr e = driver2_.take_error()) std::rethrow_exception(e);
 }
@@ -62,6 +64,7 @@ void SimSystem::configure(const AcceleratorSpec& acc, const Dataflow& df, Fideli
   }
   if (!started_) {
     sc_core::sc_start(sc_core::SC_ZERO_TIME);  // finish elaboration, start the threads
+    restore_main_stack_for_asan();
     started_ = true;
   }
   epoch_start_ = sc_core::sc_time_stamp();
@@ -71,6 +74,7 @@ void SimSystem::run(std::vector<OpRequest>& batch) {
   if (batch.empty()) return;
   driver_.submit(batch);
   sc_core::sc_start();  // returns when the driver has drained the batch
+  restore_main_stack_for_asan();
   if (std::exception_ptr e = driver_.take_error()) std::rethrow_exception(e);
 }
 

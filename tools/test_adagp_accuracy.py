@@ -67,7 +67,7 @@ class AdagpAccuracyTest(unittest.TestCase):
         r = run_tool("--adagp", "predictor: {size: 0}")
         self.assertNotEqual(r.returncode, 0)
         self.assertIn("failed", r.stderr)
-        self.assertIn("technique.predictor.size: must be >= 1", r.stderr)
+        self.assertIn("technique.predictor.size: must be in [1, 256], got 0", r.stderr)
 
 
 if __name__ == "__main__":

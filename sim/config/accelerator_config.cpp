@@ -9,6 +9,7 @@
 #include "sim/config/accel_lookup.h"
 #include "sim/config/accelerator_parse.h"
 #include "sim/config/energy_config.h"
+#include "sim/config/key_ranges.h"
 #include "sim/config/overrides.h"
 #include "sim/config/yaml_file.h"
 #include "sim/config/yaml_reader.h"
@@ -118,9 +119,9 @@ int parse_word_bits(const ConfigNode& node) {
 void parse_rf(const ConfigNode& node, AcceleratorSpec& a) {
   ConfigMap m = node.as_map();
   m.allow_only({"input_words", "weight_words", "psum_words"});
-  if (auto v = m.get("input_words")) a.rf.input_words = v->as_int64_at_least(1);
-  if (auto v = m.get("weight_words")) a.rf.weight_words = v->as_int64_at_least(1);
-  if (auto v = m.get("psum_words")) a.rf.psum_words = v->as_int64_at_least(1);
+  if (auto v = m.get("input_words")) a.rf.input_words = v->as_int64_in(key_range::kRfWords);
+  if (auto v = m.get("weight_words")) a.rf.weight_words = v->as_int64_in(key_range::kRfWords);
+  if (auto v = m.get("psum_words")) a.rf.psum_words = v->as_int64_in(key_range::kRfWords);
 }
 
 void parse_buffer(const ConfigNode& node, AcceleratorSpec& a) {
@@ -141,8 +142,9 @@ void parse_buffer(const ConfigNode& node, AcceleratorSpec& a) {
   if (auto v = m.get("filter_kib")) a.buffer.filter_kib = v->as_double_positive();
   if (auto v = m.get("ofmap_kib")) a.buffer.ofmap_kib = v->as_double_positive();
   if (auto v = m.get("double_buffer")) a.buffer.double_buffer = v->as_bool();
-  if (auto v = m.get("banks")) a.buffer.banks = v->as_int_at_least(1);
-  if (auto v = m.get("words_per_cycle")) a.buffer.words_per_cycle = v->as_int_at_least(1);
+  if (auto v = m.get("banks")) a.buffer.banks = v->as_int_in(key_range::kBanks);
+  if (auto v = m.get("words_per_cycle"))
+    a.buffer.words_per_cycle = v->as_int_in(key_range::kPerCycle);
   if (auto v = m.get("port_words_per_cycle"))
     a.buffer.port_words_per_cycle = v->as_double_non_negative();
 }
@@ -151,7 +153,8 @@ void parse_dram(const ConfigNode& node, AcceleratorSpec& a) {
   ConfigMap m = node.as_map();
   m.allow_only({"bandwidth_gbps", "latency_cycles"});
   if (auto v = m.get("bandwidth_gbps")) a.dram.bandwidth_gbps = v->as_double_positive();
-  if (auto v = m.get("latency_cycles")) a.dram.latency_cycles = v->as_int64_at_least(0);
+  if (auto v = m.get("latency_cycles"))
+    a.dram.latency_cycles = v->as_int64_in(key_range::kLatencyCycles);
 }
 
 // `mapping:` constraints on the buffer mapping of every op (tiled memory model).
@@ -164,7 +167,7 @@ void parse_mapping(const ConfigNode& node, AcceleratorSpec& a) {
     tiles.allow_only(std::vector<std::string>(dims, dims + 7));
     for (int d = 0; d < 7; ++d)
       if (auto v = tiles.get(dims[d]))
-        a.mapping.tile[static_cast<std::size_t>(d)] = v->as_int64_at_least(1);
+        a.mapping.tile[static_cast<std::size_t>(d)] = v->as_int64_in(key_range::kExtent);
   }
   if (auto v = m.get("stationary")) {
     const std::string s = v->as_choice({"any", "ifmap", "filter", "ofmap"});
@@ -172,11 +175,11 @@ void parse_mapping(const ConfigNode& node, AcceleratorSpec& a) {
   }
 }
 
-// Reads the single key `key` (optional) of the mapping at `node` as an int >= 1.
+// Reads the single key `key` (optional) of the mapping at `node`, a count per cycle.
 void parse_single_count(const ConfigNode& node, const char* key, int& out) {
   ConfigMap m = node.as_map();
   m.allow_only({key});
-  if (auto v = m.get(key)) out = v->as_int_at_least(1);
+  if (auto v = m.get(key)) out = v->as_int_in(key_range::kPerCycle);
 }
 
 }  // namespace
@@ -202,8 +205,8 @@ AcceleratorSpec parse_accelerator_node(const ConfigNode& top, const AcceleratorN
   a.dataflow = m.require("dataflow").as_choice({"ws", "os", "is", "rs"});
   ConfigMap array = m.require("array").as_map();
   array.allow_only({"rows", "cols"});
-  a.rows = array.require("rows").as_int_at_least(1);
-  a.cols = array.require("cols").as_int_at_least(1);
+  a.rows = array.require("rows").as_int_in(key_range::kArrayExtent);
+  a.cols = array.require("cols").as_int_in(key_range::kArrayExtent);
   if (auto v = m.get("clock_ghz")) a.clock_ghz = v->as_double_positive();
   if (auto v = m.get("word_bits")) a.word_bits = parse_word_bits(*v);
   if (auto v = m.get("rf")) parse_rf(*v, a);

@@ -6,6 +6,7 @@
 
 #include <vector>
 
+#include "sim/config/key_ranges.h"
 #include "sim/config/yaml_emit.h"
 
 namespace trainsim {
@@ -16,7 +17,7 @@ namespace {
 EnergyCost read_cost(const ConfigMap& m) {
   EnergyCost c;
   c.pj = m.require("pj").as_double_non_negative();
-  c.per_bits = m.require("per_bits").as_int_at_least(1);
+  c.per_bits = m.require("per_bits").as_int_in(key_range::kBits);
   return c;
 }
 
@@ -42,7 +43,7 @@ std::vector<std::pair<int, double>> parse_mac(const ConfigNode& node) {
   for (const auto& kv : node.yaml()) {
     const YAML::Node& key = kv.first;
     std::string path = node.child_path(key.Scalar());
-    int bits = ConfigNode(key, path, node.origin()).as_int_at_least(1);
+    int bits = ConfigNode(key, path, node.origin()).as_int_in(key_range::kBits);
     if (!mac.empty() && bits <= mac.back().first) {
       ConfigNode(key, path, node.origin())
           .fail("operand widths must increase, got " + std::to_string(bits) + " after " +

@@ -9,6 +9,7 @@
 #include "sim/config/accel_lookup.h"
 #include "sim/config/accelerator_config.h"
 #include "sim/config/accelerator_parse.h"
+#include "sim/config/key_ranges.h"
 #include "sim/config/network_config.h"
 #include "sim/config/network_lookup.h"
 #include "sim/config/optimizer_fields.h"
@@ -20,6 +21,7 @@
 #include "sim/core/named_registry.h"
 #include "sim/optim/optimizer_registry.h"
 #include "sim/techniques/technique.h"
+#include "sim/workload/net_shape.h"
 
 namespace trainsim {
 
@@ -261,8 +263,8 @@ DatasetSpec parse_dataset(const ConfigNode& node) {
   // Whether the name is a known dataset is the dataset registry's call, made when loading.
   d.name = m.require("name").as_nonempty_string();
   if (auto v = m.get("path")) d.path = v->as_string();
-  if (auto v = m.get("train_limit")) d.train_limit = v->as_int64_at_least(0);
-  if (auto v = m.get("test_limit")) d.test_limit = v->as_int64_at_least(0);
+  if (auto v = m.get("train_limit")) d.train_limit = v->as_int64_in(key_range::kSampleLimit);
+  if (auto v = m.get("test_limit")) d.test_limit = v->as_int64_in(key_range::kSampleLimit);
   return d;
 }
 
@@ -291,8 +293,8 @@ TrainingSpec parse_training(const ConfigNode& node) {
   ConfigMap m = node.as_map();
   m.allow_only({"epochs", "batch_size", "seed", "shuffle", "optimizer"});
   TrainingSpec t;
-  if (auto v = m.get("epochs")) t.epochs = v->as_int_at_least(1);
-  if (auto v = m.get("batch_size")) t.batch_size = v->as_int_at_least(1);
+  if (auto v = m.get("epochs")) t.epochs = v->as_int_in(key_range::kEpochs);
+  if (auto v = m.get("batch_size")) t.batch_size = v->as_int_in(key_range::kBatch);
   if (auto v = m.get("seed")) t.seed = v->as_uint64();
   if (auto v = m.get("shuffle")) t.shuffle = v->as_bool();
   if (auto v = m.get("optimizer")) t.optimizer = parse_optimizer(*v);
@@ -335,6 +337,9 @@ ExperimentSpec load_experiment(const std::string& path, const std::vector<std::s
     out.allow_only({"dir"});
     if (auto dir = out.get("dir")) spec.output.dir = dir->as_nonempty_string();
   }
+  // The shapes, and the sizes they form, are checked before anything is built from them: a
+  // kernel that does not fit, or a layer past the limits of sim/workload/size_limits.h.
+  const NetShape shapes(spec.network);
   return spec;
 }
 

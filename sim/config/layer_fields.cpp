@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "sim/config/key_ranges.h"
 #include "sim/config/yaml_emit.h"
 
 namespace trainsim {
@@ -9,16 +10,16 @@ namespace trainsim {
 namespace {
 
 // `kernel: 3` or `kernel: [1, 7]` (height, width); likewise padding.
-void read_pair(const ConfigNode& v, int min, int& h, int& w) {
+void read_pair(const ConfigNode& v, IntRange range, int& h, int& w) {
   if (!v.is_sequence()) {
-    h = w = v.as_int_at_least(min);
+    h = w = v.as_int_in(range);
     return;
   }
   std::vector<ConfigNode> d = v.as_sequence();
   if (d.size() != 2)
     v.fail("expected an integer or [height, width], got " + std::to_string(d.size()) + " values");
-  h = d[0].as_int_at_least(min);
-  w = d[1].as_int_at_least(min);
+  h = d[0].as_int_in(range);
+  w = d[1].as_int_in(range);
 }
 
 void write_pair(YAML::Emitter& o, int h, int w) {
@@ -30,24 +31,33 @@ void write_pair(YAML::Emitter& o, int h, int w) {
 }
 
 const LayerField kLayerFields[] = {
-    {"units", [](const ConfigNode& v, LayerSpec& l) { l.units = v.as_int_at_least(1); },
+    {"units", [](const ConfigNode& v, LayerSpec& l) { l.units = v.as_int_in(key_range::kExtent); },
      [](YAML::Emitter& o, const LayerSpec& l) { o << l.units; }},
-    {"filters", [](const ConfigNode& v, LayerSpec& l) { l.filters = v.as_int_at_least(1); },
+    {"filters",
+     [](const ConfigNode& v, LayerSpec& l) { l.filters = v.as_int_in(key_range::kExtent); },
      [](YAML::Emitter& o, const LayerSpec& l) { o << l.filters; }},
-    {"kernel", [](const ConfigNode& v, LayerSpec& l) { read_pair(v, 1, l.kernel, l.kernel_w); },
+    {"kernel",
+     [](const ConfigNode& v, LayerSpec& l) {
+       read_pair(v, key_range::kWindow, l.kernel, l.kernel_w);
+     },
      [](YAML::Emitter& o, const LayerSpec& l) { write_pair(o, l.kernel, l.kernel_width()); }},
-    {"stride", [](const ConfigNode& v, LayerSpec& l) { l.stride = v.as_int_at_least(1); },
+    {"stride",
+     [](const ConfigNode& v, LayerSpec& l) { l.stride = v.as_int_in(key_range::kWindow); },
      [](YAML::Emitter& o, const LayerSpec& l) { o << l.stride; }},
-    {"padding", [](const ConfigNode& v, LayerSpec& l) { read_pair(v, 0, l.padding, l.padding_w); },
+    {"padding",
+     [](const ConfigNode& v, LayerSpec& l) {
+       read_pair(v, key_range::kPadding, l.padding, l.padding_w);
+     },
      [](YAML::Emitter& o, const LayerSpec& l) { write_pair(o, l.padding, l.padding_width()); }},
-    {"groups", [](const ConfigNode& v, LayerSpec& l) { l.groups = v.as_int_at_least(1); },
+    {"groups",
+     [](const ConfigNode& v, LayerSpec& l) { l.groups = v.as_int_in(key_range::kExtent); },
      [](YAML::Emitter& o, const LayerSpec& l) { o << l.groups; }},
     {"size",
      [](const ConfigNode& v, LayerSpec& l) {
        std::vector<ConfigNode> d = v.as_sequence();
        if (d.size() != 2)
          v.fail("expected [height, width], got " + std::to_string(d.size()) + " values");
-       l.size = {{d[0].as_int_at_least(1), d[1].as_int_at_least(1)}};
+       l.size = {{d[0].as_int_in(key_range::kExtent), d[1].as_int_in(key_range::kExtent)}};
      },
      [](YAML::Emitter& o, const LayerSpec& l) {
        o << YAML::Flow << YAML::BeginSeq << l.size[0] << l.size[1] << YAML::EndSeq;

@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "sim/config/key_ranges.h"
 #include "sim/config/layer_fields.h"
 #include "sim/nn/layer_registry.h"
 
@@ -51,7 +52,8 @@ std::array<int, 3> parse_input(const ConfigNode& node) {
   if (dims.size() != 3) {
     node.fail("expected 3 integers [channels, height, width], got " + std::to_string(dims.size()));
   }
-  return {{dims[0].as_int_at_least(1), dims[1].as_int_at_least(1), dims[2].as_int_at_least(1)}};
+  return {{dims[0].as_int_in(key_range::kExtent), dims[1].as_int_in(key_range::kExtent),
+           dims[2].as_int_in(key_range::kExtent)}};
 }
 
 InitSpec parse_init(const ConfigNode& node) {
@@ -117,7 +119,7 @@ NetworkSpec parse_network(const ConfigNode& node, const std::string& default_nam
   if (auto v = m.get("name")) net.name = v->as_nonempty_string();
   if (auto v = m.get("description")) net.description = v->as_string();
   if (auto v = m.get("input")) net.input = parse_input(*v);
-  if (auto v = m.get("classes")) net.classes = v->as_int_at_least(2);
+  if (auto v = m.get("classes")) net.classes = v->as_int_in(key_range::kClasses);
   if (auto v = m.get("init")) net.init = parse_init(*v);
   net.layers = parse_layers(m.require("layers"));
   return net;

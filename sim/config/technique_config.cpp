@@ -1,7 +1,9 @@
 #include "sim/config/technique_config.h"
 
 #include <algorithm>
+#include <cmath>
 
+#include "sim/config/key_ranges.h"
 #include "sim/config/yaml_emit.h"
 #include "sim/techniques/technique.h"
 
@@ -30,8 +32,8 @@ void parse_unit(const ConfigNode& node, TechniqueSpec& t) {
   else
     m.allow_only({"rows", "cols"});
   if (auto v = m.get("array")) t.unit = v->as_choice({"own", "shared"});
-  if (auto v = m.get("rows")) t.unit_rows = v->as_int_at_least(0);
-  if (auto v = m.get("cols")) t.unit_cols = v->as_int_at_least(0);
+  if (auto v = m.get("rows")) t.unit_rows = v->as_int_in(key_range::kUnitExtent);
+  if (auto v = m.get("cols")) t.unit_cols = v->as_int_in(key_range::kUnitExtent);
 }
 
 }  // namespace
@@ -81,12 +83,15 @@ TechniqueSpec parse_technique(const ConfigNode* node, const ConfigNode& parent) 
     } catch (const std::exception&) {
       used = 0;
     }
-    if (used == 0 || used != value.size() || !(x >= 0))
+    if (used == 0 || used != value.size() || !(x >= 0) || !std::isfinite(x))
       node->fail("'" + text + "': " + info.shorthand + " must be a number >= 0, got '" + value +
                  "'");
     if (info.shorthand == "warmup_epochs") {
-      if (x != static_cast<int>(x))
-        node->fail("'" + text + "': warmup_epochs must be an integer >= 0");
+      // Range-checked before the conversion, which is undefined for values beyond int.
+      const IntRange r = key_range::kEpochsOrZero;
+      if (x != std::floor(x) || x > static_cast<double>(r.max))
+        node->fail("'" + text + "': warmup_epochs must be an integer in [" + std::to_string(r.min) +
+                   ", " + std::to_string(r.max) + "]");
       t.warmup_epochs = static_cast<int>(x);
     } else {
       t.threshold = x;
@@ -102,7 +107,7 @@ TechniqueSpec parse_technique(const ConfigNode* node, const ConfigNode& parent) 
   if (auto v = m.get("threshold")) t.threshold = v->as_double_non_negative();
   if (auto v = m.get("unit")) parse_unit(*v, t);
   if (auto v = m.get("store")) t.store = v->as_choice({"buffer", "dram"});
-  if (auto v = m.get("warmup_epochs")) t.warmup_epochs = v->as_int_at_least(0);
+  if (auto v = m.get("warmup_epochs")) t.warmup_epochs = v->as_int_in(key_range::kEpochsOrZero);
   if (auto v = m.get("phase_gp"))
     t.phase_gp = v->as_choice({"predict", "skip", "zero", "mean", "pseudo"});
   if (auto v = m.get("schedule")) {
@@ -110,16 +115,18 @@ TechniqueSpec parse_technique(const ConfigNode* node, const ConfigNode& parent) 
     for (const ConfigNode& item : v->as_sequence()) {
       const std::vector<ConfigNode> kme = item.as_sequence();
       if (kme.size() != 3) item.fail("expected [k, m, epochs] (epochs 0 = until the end)");
-      t.schedule.push_back(
-          {kme[0].as_int_at_least(0), kme[1].as_int_at_least(1), kme[2].as_int_at_least(0)});
+      t.schedule.push_back({kme[0].as_int_in(key_range::kGpBatches),
+                            kme[1].as_int_in(key_range::kBpBatches),
+                            kme[2].as_int_in(key_range::kEpochsOrZero)});
     }
     if (t.schedule.empty()) v->fail("expected at least one [k, m, epochs] entry");
   }
   if (auto v = m.get("predictor")) {
     ConfigMap p = v->as_map();
     p.allow_only({"size", "channels", "lr"});
-    if (auto x = p.get("size")) t.predictor_size = x->as_int_at_least(1);
-    if (auto x = p.get("channels")) t.predictor_channels = x->as_int_at_least(1);
+    if (auto x = p.get("size")) t.predictor_size = x->as_int_in(key_range::kPredictorSize);
+    if (auto x = p.get("channels"))
+      t.predictor_channels = x->as_int_in(key_range::kPredictorChannels);
     if (auto x = p.get("lr")) t.predictor_lr = x->as_double_positive();
   }
   (void)parent;

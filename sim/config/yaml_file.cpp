@@ -4,7 +4,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include "sim/core/error.h"
 
@@ -19,9 +18,21 @@ YAML::Node load_yaml_file(const std::string& path, const std::string& kind) {
   if (!in) {
     throw UserError(path + ": cannot open " + kind + " file (" + std::strerror(errno) + ")");
   }
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_yaml_text(text.str(), path);
+  // Bounded, so that a path to a device (`network: /dev/zero`) is an error, not a read
+  // that never ends; config files are kilobytes.
+  constexpr std::size_t kMaxBytes = std::size_t{16} << 20;
+  std::string text;
+  char chunk[16384];
+  while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
+    text.append(chunk, static_cast<std::size_t>(in.gcount()));
+    if (text.size() > kMaxBytes) {
+      throw UserError(path + ": " + kind + " file is larger than 16 MiB, not a configuration");
+    }
+  }
+  if (in.bad()) {
+    throw UserError(path + ": cannot read " + kind + " file (" + std::strerror(errno) + ")");
+  }
+  return parse_yaml_text(text, path);
 }
 
 YAML::Node parse_yaml_text(const std::string& text, const std::string& where) {

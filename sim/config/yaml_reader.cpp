@@ -3,6 +3,8 @@
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <optional>
+#include <stdexcept>
 #include <utility>
 
 #include "sim/core/error.h"
@@ -48,8 +50,9 @@ bool is_quoted(const YAML::Node& n) {
 
 // Plain decimal integers only: floats ("1.5"), booleans and quoted numbers are rejected,
 // and so are YAML 1.1's 0x/0o/1_000 forms, which are rare in configs and easy to misread.
+// nullopt: a well-formed integer that T cannot hold (the caller words the message).
 template <typename T>
-T parse_decimal(const ConfigNode& node, const std::string& s) {
+std::optional<T> parse_decimal(const ConfigNode& node, const std::string& s) {
   const char* first = s.data();
   const char* last = s.data() + s.size();
   if (first != last && *first == '+') ++first;  // from_chars does not take a '+'
@@ -64,9 +67,16 @@ T parse_decimal(const ConfigNode& node, const std::string& s) {
   if (negative && !std::numeric_limits<T>::is_signed) node.fail("must be >= 0, got " + s);
   T v = 0;
   auto [end, ec] = std::from_chars(first, last, v);
-  if (ec == std::errc::result_out_of_range) node.fail("integer out of range: " + s);
+  if (ec == std::errc::result_out_of_range) return std::nullopt;
   if (ec != std::errc() || end != last) node.fail("expected an integer, got " + node.describe());
   return v;
+}
+
+template <typename T>
+T parse_decimal_or_fail(const ConfigNode& node, const std::string& s) {
+  std::optional<T> v = parse_decimal<T>(node, s);
+  if (!v) node.fail("integer out of range: " + s);
+  return *v;
 }
 
 }  // namespace
@@ -181,7 +191,7 @@ bool ConfigNode::as_bool() const {
 }
 
 std::int64_t ConfigNode::as_int64() const {
-  return parse_decimal<std::int64_t>(*this, scalar_text("an integer"));
+  return parse_decimal_or_fail<std::int64_t>(*this, scalar_text("an integer"));
 }
 
 int ConfigNode::as_int() const {
@@ -193,7 +203,7 @@ int ConfigNode::as_int() const {
 }
 
 std::uint64_t ConfigNode::as_uint64() const {
-  return parse_decimal<std::uint64_t>(*this, scalar_text("an integer"));
+  return parse_decimal_or_fail<std::uint64_t>(*this, scalar_text("an integer"));
 }
 
 double ConfigNode::as_double() const {
@@ -222,16 +232,21 @@ double ConfigNode::as_double() const {
   return v;
 }
 
-int ConfigNode::as_int_at_least(int min) const {
-  int v = as_int();
-  if (v < min) fail("must be >= " + std::to_string(min) + ", got " + node_.Scalar());
-  return v;
+std::int64_t ConfigNode::as_int64_in(IntRange range) const {
+  const std::string& s = scalar_text("an integer");
+  std::optional<std::int64_t> v = parse_decimal<std::int64_t>(*this, s);
+  if (!v || *v < range.min || *v > range.max) {
+    fail("must be in [" + std::to_string(range.min) + ", " + std::to_string(range.max) + "], got " +
+         s);
+  }
+  return *v;
 }
 
-std::int64_t ConfigNode::as_int64_at_least(std::int64_t min) const {
-  std::int64_t v = as_int64();
-  if (v < min) fail("must be >= " + std::to_string(min) + ", got " + node_.Scalar());
-  return v;
+int ConfigNode::as_int_in(IntRange range) const {
+  if (range.min < std::numeric_limits<int>::min() || range.max > std::numeric_limits<int>::max())
+    throw std::logic_error("as_int_in: range [" + std::to_string(range.min) + ", " +
+                           std::to_string(range.max) + "] does not fit int");
+  return static_cast<int>(as_int64_in(range));
 }
 
 double ConfigNode::as_double_positive() const {

@@ -18,6 +18,14 @@
 
 namespace trainsim {
 
+/// The inclusive range an integer key accepts. Every integer key has one (the limits and
+/// why they are what they are: sim/config/key_ranges.h), so no value can make the products
+/// the model forms of them leave 64 bits.
+struct IntRange {
+  std::int64_t min;
+  std::int64_t max;
+};
+
 /// What a cursor needs to turn a key path and a YAML mark into an error location.
 struct ConfigOrigin {
   std::string file;                  ///< shown for nodes parsed from that file
@@ -70,9 +78,11 @@ class ConfigNode {
   std::uint64_t as_uint64() const;
   double as_double() const;  ///< finite, decimal or exponent notation
 
-  // Range-checked reads. Messages read "must be >= 1, got -3".
-  int as_int_at_least(int min) const;
-  std::int64_t as_int64_at_least(std::int64_t min) const;
+  // Range-checked reads. Messages read "must be in [1, 65536], got 100000" for integers
+  // (also for values beyond 64 bits) and "must be > 0, got -3" for numbers.
+  /// `range` must lie within int for as_int_in.
+  std::int64_t as_int64_in(IntRange range) const;
+  int as_int_in(IntRange range) const;
   double as_double_positive() const;      ///< > 0
   double as_double_non_negative() const;  ///< >= 0
   double as_double_unit() const;          ///< in [0, 1)

@@ -21,9 +21,10 @@ constexpr int kMaxDims = 4;
 // No real dataset comes near this; a larger product means a corrupt header, and refusing it
 // keeps us from trying to allocate whatever the garbage claims.
 constexpr std::uint64_t kMaxPayload = std::uint64_t{1} << 34;
-// Reserve at most this much up front so a corrupt gzip header cannot make us commit memory
-// for a payload that is not there; genuine files (47 MB for Fashion-MNIST) fit in one go.
-constexpr std::size_t kMaxReserve = std::size_t{1} << 28;
+// The payload buffer grows with the bytes that actually arrive, in steps doubling from this
+// one, so a corrupt header claiming gigabytes costs a short file 64 KiB (it cost 256 MiB of
+// zeroed memory); a genuine file (47 MB for Fashion-MNIST) takes eleven steps.
+constexpr std::size_t kFirstStep = std::size_t{1} << 16;
 
 UserError error_at(const std::string& path, const std::string& what) {
   return UserError(path + ": " + what);
@@ -66,6 +67,24 @@ std::size_t read_up_to(gzFile f, std::uint8_t* buf, std::size_t n, const std::st
   return got;
 }
 
+class GzSource final : public ByteSource {
+ public:
+  explicit GzSource(const std::string& path) : path_(path), file_(open_for_reading(path)) {}
+  std::size_t read(std::uint8_t* buf, std::size_t n) override {
+    return read_up_to(file_.get(), buf, n, path_);
+  }
+  std::string early_end_note() override {
+    // zlib reports a gzip stream cut short as Z_BUF_ERROR rather than failing the read.
+    int code = Z_OK;
+    gzerror(file_.get(), &code);
+    return code == Z_BUF_ERROR ? " (gzip stream ends early)" : "";
+  }
+
+ private:
+  std::string path_;
+  GzFile file_;
+};
+
 std::uint32_t big_endian_u32(const std::uint8_t* p) {
   return (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) | (std::uint32_t{p[2]} << 8) |
          std::uint32_t{p[3]};
@@ -79,12 +98,21 @@ std::string hex_byte(unsigned v) {
 
 }  // namespace
 
-IdxArray read_idx(const std::string& path, const std::string& payload) {
-  GzFile file = open_for_reading(path);
-  gzFile f = file.get();
+std::size_t MemorySource::read(std::uint8_t* buf, std::size_t n) {
+  const std::size_t k = std::min(n, size_ - at_);
+  std::copy(data_ + at_, data_ + at_ + k, buf);
+  at_ += k;
+  return k;
+}
 
+IdxArray read_idx(const std::string& path, const std::string& payload) {
+  GzSource in(path);
+  return parse_idx(in, path, payload);
+}
+
+IdxArray parse_idx(ByteSource& in, const std::string& path, const std::string& payload) {
   std::uint8_t magic[4];
-  const std::size_t magic_got = read_up_to(f, magic, 4, path);
+  const std::size_t magic_got = in.read(magic, 4);
   if (magic_got < 4) {
     throw error_at(path, "not an IDX file: only " + std::to_string(magic_got) + " bytes long");
   }
@@ -103,7 +131,7 @@ IdxArray read_idx(const std::string& path, const std::string& payload) {
   }
 
   std::uint8_t dim_bytes[4 * kMaxDims];
-  if (read_up_to(f, dim_bytes, 4 * ndim, path) < static_cast<std::size_t>(4 * ndim)) {
+  if (in.read(dim_bytes, 4 * ndim) < static_cast<std::size_t>(4 * ndim)) {
     throw error_at(path, "truncated header: expected " + std::to_string(ndim) + " dimension sizes");
   }
   IdxArray out;
@@ -124,27 +152,23 @@ IdxArray read_idx(const std::string& path, const std::string& payload) {
   }
 
   const std::size_t want = static_cast<std::size_t>(expected);
-  out.data.reserve(std::min(want, kMaxReserve));
   std::size_t got = 0;
   while (got < want) {
-    const std::size_t chunk = std::min(want - got, kMaxReserve);
-    out.data.resize(got + chunk);
-    const std::size_t n = read_up_to(f, out.data.data() + got, chunk, path);
+    const std::size_t step = std::min(want - got, std::max(kFirstStep, got));
+    if (got + step == want) out.data.reserve(want);  // the last step: no spare capacity
+    out.data.resize(got + step);
+    const std::size_t n = in.read(out.data.data() + got, step);
     got += n;
-    if (n < chunk) break;
+    if (n < step) break;
   }
   if (got < want) {
-    // zlib reports a gzip stream cut short as Z_BUF_ERROR rather than failing the read.
-    int code = Z_OK;
-    gzerror(f, &code);
     throw error_at(path, "truncated: expected " + std::to_string(want) + " bytes of " + payload +
-                             ", found " + std::to_string(got) +
-                             (code == Z_BUF_ERROR ? " (gzip stream ends early)" : ""));
+                             ", found " + std::to_string(got) + in.early_end_note());
   }
 
   std::uint8_t scratch[4096];
   std::size_t extra = 0;
-  for (std::size_t n; (n = read_up_to(f, scratch, sizeof scratch, path)) > 0;) extra += n;
+  for (std::size_t n; (n = in.read(scratch, sizeof scratch)) > 0;) extra += n;
   if (extra > 0) {
     throw error_at(path, "trailing garbage: " + std::to_string(extra) + " bytes after the " +
                              std::to_string(want) + " bytes of " + payload);

@@ -75,7 +75,9 @@ PredictorOps lower_predictor(int layer, int samples, int in_h, int in_w, int bat
     return op;
   };
   // Average over the batch, then pool / replicate to size x size: vector-unit work.
-  const int window = std::max(1, (in_h * in_w + static_cast<int>(s2) - 1) / static_cast<int>(s2));
+  // In 64 bits: size^2 alone may exceed int (a predictor size of 65536 made it 0).
+  const std::int64_t hw = std::int64_t{in_h} * in_w;
+  const int window = static_cast<int>(std::max<std::int64_t>(1, (hw + s2 - 1) / s2));
   // Its intermediates, stage by stage, so that consecutive predictor ops can keep them on
   // chip; its weights (conv, dense) are shared by every layer's prediction.
   auto stage = [&](int k, std::int64_t words) {

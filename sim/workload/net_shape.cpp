@@ -1,8 +1,10 @@
 #include "sim/workload/net_shape.h"
 
+#include <climits>
 #include <map>
 
 #include "sim/core/error.h"
+#include "sim/workload/size_limits.h"
 
 namespace trainsim {
 
@@ -23,6 +25,10 @@ int window_out(int in, int pad, int k, int stride, const char* axis, std::string
 NetShape::NetShape(const NetworkSpec& spec) : spec_(&spec) {
   const std::string where = "network '" + spec.name + "' (" + spec.source + ")";
   const Shape input{spec.input[0], spec.input[1], spec.input[2]};
+  const std::int64_t input_values = saturating_product({input.c, input.h, input.w});
+  if (input_values > kMaxSampleValues)
+    throw UserError(where + ": the input " + input.str() + " " +
+                    size_limit_violation(input_values, 0, 0));
   std::map<std::string, int> index;
   layers_.resize(spec.layers.size());
   needs_input_grad_.assign(spec.layers.size(), false);
@@ -72,8 +78,10 @@ NetShape::NetShape(const NetworkSpec& spec) : spec_(&spec) {
           window_out(in.w, ls.padding_width(), ls.kernel_width(), ls.stride, "width", err);
       if (!err.empty()) fail(err);
       l.out = Shape{ls.filters, h, w};
-      l.params = std::int64_t{ls.filters} * (in.c / ls.groups) * ls.kernel * ls.kernel_width() +
-                 (ls.bias ? ls.filters : 0);
+      // Fan-in <= 2^30 x 2^24 (volume limit, kernel range): only the product may overflow.
+      const std::int64_t fan_in =
+          std::int64_t{in.c / ls.groups} * ls.kernel * ls.kernel_width() + (ls.bias ? 1 : 0);
+      l.params = saturating_product({ls.filters, fan_in});
     } else if (ls.type == "maxpool2d" || ls.type == "avgpool2d") {
       const int h = window_out(in.h, ls.padding, ls.kernel, ls.stride, "height", err);
       const int w =
@@ -94,23 +102,37 @@ NetShape::NetShape(const NetworkSpec& spec) : spec_(&spec) {
         if (s != in) fail("inputs differ in shape: " + in.str() + " and " + s.str());
       l.out = in;
     } else if (ls.type == "concat") {
-      int c = 0;
+      std::int64_t c = 0;
       for (const Shape& s : ins) {
         if (s.h != in.h || s.w != in.w)
           fail("inputs differ in height x width: " + in.str() + " and " + s.str());
         c += s.c;
       }
-      l.out = Shape{c, in.h, in.w};
+      // Clamped: a sum beyond int is over the volume limit checked below.
+      l.out = Shape{static_cast<int>(std::min<std::int64_t>(c, INT_MAX)), in.h, in.w};
     } else {
       // relu, leaky_relu, softmax: element-wise.
       l.out = in;
     }
-    if (l.out.size() <= 0) fail("produces an empty output");
+    // Shape::size() could overflow here (a resize or a concat of huge inputs): checked first.
+    const std::int64_t out_values = saturating_product({l.out.c, l.out.h, l.out.w});
+    if (out_values <= 0) fail("produces an empty output");
+    const std::string too_big =
+        size_limit_violation(out_values, l.params, layer_work(ls, in, out_values, l.inputs.size()));
+    if (!too_big.empty()) fail(too_big);
     for (int p : l.inputs)
       if (p >= 0 && (upstream_params[static_cast<std::size_t>(p)] ||
                      layers_[static_cast<std::size_t>(p)].params > 0))
         upstream_params[i] = true;
     index[ls.name] = static_cast<int>(i);
+  }
+  // A layer read by n layers sums n gradients of its output's size.
+  for (const LayerShape& l : layers_) {
+    const std::int64_t summed = saturating_product({l.out.size(), l.consumers});
+    if (summed > kMaxSampleWork)
+      throw UserError(where + ": layer '" + l.spec->name + "' (" + l.spec->type + "): " +
+                      std::to_string(l.consumers) + " layers read it: summing their gradients " +
+                      size_limit_violation(0, 0, summed));
   }
   if (layers_.empty() || spec.layers.back().type != "softmax")
     throw UserError(where + ": the last layer must be softmax");

@@ -76,6 +76,17 @@ int line_count(const std::string& text) {
   return n;
 }
 
+void require_clean_failure(const CliResult& r, const std::string& out_dir,
+                           const std::vector<std::string>& mentions) {
+  INFO("stderr: " << r.err);
+  CHECK(r.exit_code == 2);
+  CHECK(line_count(r.err) == 1);
+  CHECK(r.err.rfind("trainsim: error: ", 0) == 0);
+  for (const auto& m : mentions) CHECK(r.err.find(m) != std::string::npos);
+  CHECK_FALSE(exists(out_dir));
+  CHECK_FALSE(exists(out_dir + ".partial"));
+}
+
 std::vector<std::map<std::string, std::string>> csv_rows(const std::string& text) {
   const auto table = parse_csv(text);
   std::vector<std::map<std::string, std::string>> rows;

@@ -26,6 +26,12 @@ bool exists(const std::string& path);
 /// Number of lines in `text` (a final newline does not start a new line).
 int line_count(const std::string& text);
 
+/// Checks that `r` is bad input handled as trainsim promises: exit code 2, one line
+/// "trainsim: error: ..." mentioning each of `mentions`, and neither `out_dir` nor its
+/// `.partial` staging directory left behind.
+void require_clean_failure(const CliResult& r, const std::string& out_dir,
+                           const std::vector<std::string>& mentions);
+
 /// Rows of a CSV text with a header line, as column -> cell maps.
 std::vector<std::map<std::string, std::string>> csv_rows(const std::string& text);
 

@@ -55,17 +55,6 @@ std::string good_body(const std::string& data) {
   return s;
 }
 
-void require_clean_failure(const CliResult& r, const std::string& out_dir,
-                           const std::vector<std::string>& mentions) {
-  INFO("stderr: " << r.err);
-  CHECK(r.exit_code == 2);
-  CHECK(line_count(r.err) == 1);
-  CHECK(r.err.rfind("trainsim: error: ", 0) == 0);
-  for (const auto& m : mentions) CHECK(r.err.find(m) != std::string::npos);
-  CHECK_FALSE(exists(out_dir));
-  CHECK_FALSE(exists(out_dir + ".partial"));
-}
-
 }  // namespace
 
 TEST_CASE("A tiny valid dataset trains (the baseline the error cases break)", "[cli][errors]") {

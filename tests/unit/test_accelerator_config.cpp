@@ -254,7 +254,7 @@ TEST_CASE("accelerator_yaml round-trips awkward values", "[accel][config]") {
   std::string text =
       "name: 'odd: name'\ndescription: \"line one, 'quoted' # not a comment\"\ndataflow: is\n"
       "array: {rows: 1, cols: 1000}\nclock_ghz: 0.30000000000000004\nword_bits: 64\n"
-      "rf: {input_words: 1, weight_words: 9000000000, psum_words: 3}\n"
+      "rf: {input_words: 1, weight_words: 1048576, psum_words: 3}\n"
       "buffer: {ifmap_kib: 0.1, filter_kib: 1e-3, ofmap_kib: 123456.789, banks: 7, "
       "words_per_cycle: 1}\nnoc: {words_per_cycle: 1}\n"
       "dram: {bandwidth_gbps: 1e-300, latency_cycles: 0}\nvector_unit: {lanes: 1}\n"
@@ -267,7 +267,7 @@ TEST_CASE("accelerator_yaml round-trips awkward values", "[accel][config]") {
       "  vector_op: 0\n  leakage: {per_pe_ns: 1e-9}\n";
   AcceleratorSpec a = load_accelerator(tmp.accelerator(text));
   CHECK(a.name == "odd: name");
-  CHECK(a.rf.weight_words == 9000000000);
+  CHECK(a.rf.weight_words == 1048576);
   CHECK(a.energy.name == "inline");
   CHECK(a.energy.leakage_per_kib_ns == 0);
   check_round_trip(tmp, a);
@@ -304,7 +304,7 @@ TEST_CASE("accelerator errors name file, line, column and key", "[accel][config]
     check_error(err(dim), file, pos_of(dim, "Z:"), "mapping.tile.Z",
                 "unknown key 'Z' (allowed: N, K, C, P, Q, R, S)");
     std::string tile = std::string(kMinimal) + "mapping: {tile: {C: 0}}\n";
-    check_error(err(tile), file, pos_of(tile, "0}"), "mapping.tile.C", ">= 1");
+    check_error(err(tile), file, pos_of(tile, "0}"), "mapping.tile.C", "must be in [1, 1048576], got 0");
     std::string st = std::string(kMinimal) + "mapping: {stationary: psum}\n";
     check_error(err(st), file, pos_of(st, "psum"), "mapping.stationary", "psum");
   }
@@ -317,7 +317,7 @@ TEST_CASE("accelerator errors name file, line, column and key", "[accel][config]
   }
   SECTION("zero rows") {
     std::string text = "dataflow: ws\narray: {rows: 0, cols: 4}\n";
-    check_error(err(text), file, pos_of(text, "0,"), "array.rows", "must be >= 1, got 0");
+    check_error(err(text), file, pos_of(text, "0,"), "array.rows", "must be in [1, 4096], got 0");
   }
   SECTION("negative bandwidth") {
     std::string text = std::string(kMinimal) + "dram: {bandwidth_gbps: -25.6}\n";
@@ -331,13 +331,15 @@ TEST_CASE("accelerator errors name file, line, column and key", "[accel][config]
     std::string kib = std::string(kMinimal) + "buffer: {ofmap_kib: 0}\n";
     check_error(err(kib), file, pos_of(kib, "0}"), "buffer.ofmap_kib", "must be > 0, got 0");
     std::string lat = std::string(kMinimal) + "dram: {latency_cycles: -1}\n";
-    check_error(err(lat), file, pos_of(lat, "-1"), "dram.latency_cycles", "must be >= 0");
+    check_error(err(lat), file, pos_of(lat, "-1"), "dram.latency_cycles",
+                "must be in [0, 1048576]");
     std::string clock = std::string(kMinimal) + "clock_ghz: 0\n";
     check_error(err(clock), file, pos_of(clock, "0\n"), "clock_ghz", "must be > 0");
     std::string lanes = std::string(kMinimal) + "vector_unit: {lanes: 0}\n";
-    check_error(err(lanes), file, pos_of(lanes, "0}"), "vector_unit.lanes", "must be >= 1");
+    check_error(err(lanes), file, pos_of(lanes, "0}"), "vector_unit.lanes",
+                "must be in [1, 1048576]");
     std::string rf = std::string(kMinimal) + "rf: {psum_words: 0}\n";
-    check_error(err(rf), file, pos_of(rf, "0}"), "rf.psum_words", "must be >= 1");
+    check_error(err(rf), file, pos_of(rf, "0}"), "rf.psum_words", "must be in [1, 1048576]");
   }
   SECTION("unknown dataflow string") {
     std::string text = "dataflow: weight_stationary\narray: {rows: 1, cols: 1}\n";
@@ -405,7 +407,7 @@ TEST_CASE("energy table errors name file, line, column and key", "[accel][config
     std::string neg = edited("write: {pj: 1950", "write: {pj: -1");
     check_error(err(neg), file, pos_of(neg, "-1"), "dram.write.pj", "must be >= 0, got -1");
     std::string bits = edited("noc: {pj: 3.0, per_bits: 16}", "noc: {pj: 3.0, per_bits: 0}");
-    check_error(err(bits), file, pos_of(bits, "0}"), "noc.per_bits", "must be >= 1, got 0");
+    check_error(err(bits), file, pos_of(bits, "0}"), "noc.per_bits", "must be in [1, 4096], got 0");
   }
   SECTION("missing entry") {
     std::string text = edited("noc: {pj: 3.0, per_bits: 16}", "noc: {pj: 3.0}");
@@ -520,7 +522,7 @@ TEST_CASE("accelerator overrides change the tree before validation", "[accel][co
     auto err = [&](const std::vector<std::string>& o) {
       return error_of([&] { load_accelerator("adagp_ws180", o); });
     };
-    CHECK(err({"array.rows=0"}) == "--set array.rows: array.rows: must be >= 1, got 0");
+    CHECK(err({"array.rows=0"}) == "--set array.rows: array.rows: must be in [1, 4096], got 0");
     CHECK(err({"dataflow=xs"}).find("--set dataflow: dataflow: must be one of ws, os, is, rs") ==
           0);
     CHECK(err({"noc.words=3"}).find("--set noc.words: noc.words: unknown key 'words'") == 0);

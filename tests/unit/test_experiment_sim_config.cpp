@@ -303,7 +303,7 @@ TEST_CASE("simulation key errors name file, line, column and key", "[config]") {
   // Inside an inline accelerator: the experiment file, paths under `accelerator.`.
   text = with_base("accelerator:\n  dataflow: ws\n  array: {rows: 0, cols: 2}\n");
   check_error(err(text), file, pos_of(text, "0, cols"), "accelerator.array.rows",
-              "must be >= 1, got 0");
+              "must be in [1, 4096], got 0");
   text = with_base("accelerator:\n  dataflow: ws\n  array: {rows: 1, cols: 2}\n  energy: nope\n");
   check_error(err(text), file, pos_of(text, "nope"), "accelerator.energy",
               "unknown energy table 'nope'");
@@ -320,15 +320,15 @@ TEST_CASE("errors inside an accelerator file name that file", "[config]") {
 
   SECTION("by name, by path, and inlined for an override") {
     check_error(err(with_base("accelerator: bad\n")), acc, pos_of(bad, "0\n"),
-                "accelerator.array.rows", "must be >= 1, got 0");
+                "accelerator.array.rows", "must be in [1, 4096], got 0");
     check_error(err(with_base("accelerator: ../accelerators/bad.yaml\n")), acc, pos_of(bad, "0\n"),
-                "accelerator.array.rows", "must be >= 1, got 0");
+                "accelerator.array.rows", "must be in [1, 4096], got 0");
     // An override elsewhere in the accelerator inlines the file; lines still point into it.
     check_error(err(with_base("accelerator: bad\n"), {"accelerator.array.cols=4"}), acc,
-                pos_of(bad, "0\n"), "accelerator.array.rows", "must be >= 1, got 0");
+                pos_of(bad, "0\n"), "accelerator.array.rows", "must be in [1, 4096], got 0");
     // And once the energy table is inlined too.
     check_error(err(with_base("accelerator: bad\n"), {"accelerator.energy.vector_op=1"}), acc,
-                pos_of(bad, "0\n"), "accelerator.array.rows", "must be >= 1, got 0");
+                pos_of(bad, "0\n"), "accelerator.array.rows", "must be in [1, 4096], got 0");
   }
   SECTION("the shipped-file example: a copy of small_8x8 with rows: 0") {
     std::ifstream in(configs_root() + "/accelerators/small_8x8.yaml");
@@ -337,7 +337,7 @@ TEST_CASE("errors inside an accelerator file name that file", "[config]") {
     copy.replace(copy.find("rows: 8"), 7, "rows: 0");
     std::string path = normal(tmp.write("accelerators/small_copy.yaml", copy));
     check_error(err(with_base("accelerator: small_copy\n")), path, pos_of(copy, "0, cols"),
-                "accelerator.array.rows", "must be >= 1, got 0");
+                "accelerator.array.rows", "must be in [1, 4096], got 0");
   }
   SECTION("unknown keys and bad energy references in the file") {
     std::string text = accel_text("1") + "cache: 3\n";
@@ -371,7 +371,7 @@ TEST_CASE("errors inside an accelerator file name that file", "[config]") {
       return error_of([&] { load_experiment(quickstart(), o); });
     };
     CHECK(qerr({"accelerator.array.rows=0"}) ==
-          "--set accelerator.array.rows: accelerator.array.rows: must be >= 1, got 0");
+          "--set accelerator.array.rows: accelerator.array.rows: must be in [1, 4096], got 0");
     CHECK(qerr({"accelerator=nosuch"})
               .find("--set accelerator: accelerator: unknown accelerator 'nosuch'") == 0);
     CHECK(qerr({"accelerator.energy=nosuch"})

@@ -1,0 +1,72 @@
+#pragma once
+// The range of every integer key of the configuration. A value outside is a one-line error
+// naming the key and the range ("must be in [1, 65536], got 100000", ConfigNode::as_int_in).
+//
+// The ranges are chosen so that no product the model forms of the values leaves 64 bits.
+// Each range alone keeps a value and the sums it enters (an input extent plus twice its
+// padding) well inside `int`. Products of several network values (a layer's volume, its
+// parameters, the MACs of its passes) are checked where they are formed, per layer, by
+// NetShape against the limits in sim/workload/size_limits.h, which in turn assume a batch of
+// at most kBatch.max. docs/config.md lists every key with its range.
+//
+// A new integer key gets a range here (or a local one where it is parsed, if it is used by
+// no product), read with as_int_in / as_int64_in; there is no unbounded integer read.
+#include <cstdint>
+
+#include "sim/config/yaml_reader.h"
+
+namespace trainsim::key_range {
+
+// --- Network geometry -------------------------------------------------------------------
+/// input channels / height / width, dense units, conv filters and groups, resize sizes:
+/// 2^20 leaves any three multiplied (a volume, 2^60) inside int64 before NetShape compares
+/// the product with its limits.
+inline constexpr IntRange kExtent{1, 1 << 20};
+inline constexpr IntRange kClasses{2, 1 << 20};
+/// Kernel height / width and stride: a pooling window (kh * kw) is an `int` read count of
+/// the element-wise op that lowers it, 2^24 at most.
+inline constexpr IntRange kWindow{1, 4096};
+/// Padding on either side: an extent (<= 2^30, NetShape's volume limit) plus twice the
+/// padding stays inside int.
+inline constexpr IntRange kPadding{0, 4096};
+
+// --- Training ---------------------------------------------------------------------------
+/// NetShape's per-sample limits times 2^16 samples bound every op (sim/workload/size_limits.h).
+inline constexpr IntRange kBatch{1, 1 << 16};
+/// Epochs (also ADA-GP's warm-up and schedule lengths, for which 0 is allowed): whole-run
+/// counters sum over epochs, so they are bounded far below what 64-bit sums can take.
+inline constexpr IntRange kEpochs{1, 10000};
+inline constexpr IntRange kEpochsOrZero{0, 10000};
+/// dataset.train_limit / test_limit (0 = all): a cap on samples, no product; 2^40 is far
+/// above any dataset and keeps samples x epochs inside 2^54.
+inline constexpr IntRange kSampleLimit{0, std::int64_t{1} << 40};
+
+// --- Techniques -------------------------------------------------------------------------
+/// ADA-GP's schedule: k Phase GP batches then m (>= 1) Phase BP batches per cycle.
+inline constexpr IntRange kGpBatches{0, 10000};
+inline constexpr IntRange kBpBatches{1, 10000};
+/// ADA-GP's predictor: its hidden layer has channels x size^2 <= 2^24 values, its dense
+/// layer hidden x P_max weights (P_max <= 2^30 + 1: a layer's fan-in plus its bias, bounded
+/// by NetShape's volume limit), 2^54 at most, and its GEMMs samples x P x hidden MACs,
+/// bounded by a layer's parameters (<= 2^30) times hidden: 2^54.
+inline constexpr IntRange kPredictorSize{1, 256};
+inline constexpr IntRange kPredictorChannels{1, 256};
+/// A technique's own array (specbp, ADA-GP-MAX); 0 = as the main array.
+inline constexpr IntRange kUnitExtent{0, 4096};
+
+// --- Accelerator ------------------------------------------------------------------------
+/// Array rows and cols: at most 2^24 PEs, which the cycle-level engines count in `int`.
+inline constexpr IntRange kArrayExtent{1, 4096};
+/// Per-PE register files in words (Eyeriss: 12 / 224 / 24).
+inline constexpr IntRange kRfWords{1, 1 << 20};
+inline constexpr IntRange kBanks{1, 1 << 16};
+/// Words per cycle of the buffer, the NoC, and lanes of the vector unit.
+inline constexpr IntRange kPerCycle{1, 1 << 20};
+/// DRAM latency in cycles, added per transfer.
+inline constexpr IntRange kLatencyCycles{0, 1 << 20};
+
+// --- Energy tables ----------------------------------------------------------------------
+/// per_bits of an access energy and the operand widths of the MAC table.
+inline constexpr IntRange kBits{1, 4096};
+
+}  // namespace trainsim::key_range
