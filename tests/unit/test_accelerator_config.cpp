@@ -304,7 +304,8 @@ TEST_CASE("accelerator errors name file, line, column and key", "[accel][config]
     check_error(err(dim), file, pos_of(dim, "Z:"), "mapping.tile.Z",
                 "unknown key 'Z' (allowed: N, K, C, P, Q, R, S)");
     std::string tile = std::string(kMinimal) + "mapping: {tile: {C: 0}}\n";
-    check_error(err(tile), file, pos_of(tile, "0}"), "mapping.tile.C", "must be in [1, 1048576], got 0");
+    check_error(err(tile), file, pos_of(tile, "0}"), "mapping.tile.C",
+                "must be in [1, 1048576], got 0");
     std::string st = std::string(kMinimal) + "mapping: {stationary: psum}\n";
     check_error(err(st), file, pos_of(st, "psum"), "mapping.stationary", "psum");
   }
