@@ -30,11 +30,12 @@ void print_header(const ExperimentSpec& spec, const Dataset& data, Trainer& trai
               cmd, spec.name.c_str(), spec.network.name.c_str(),
               static_cast<long long>(trainer.network().param_count()), data.name.c_str(),
               static_cast<long long>(data.train.count), static_cast<long long>(data.test.count));
-  std::printf("optimizer %s lr %g (%s, clip %g) | batch %d | %d epoch(s) | seed %llu\n",
-              spec.training.optimizer.kind.c_str(), spec.training.optimizer.lr,
-              spec.training.optimizer.reduction.c_str(), spec.training.optimizer.clip,
-              spec.training.batch_size, spec.training.epochs,
-              static_cast<unsigned long long>(spec.training.seed));
+  std::printf(
+      "optimizer %s lr %g (%s, clip %g) | batch %d | %d epoch(s) | seed %llu | %d thread(s)\n",
+      spec.training.optimizer.kind.c_str(), spec.training.optimizer.lr,
+      spec.training.optimizer.reduction.c_str(), spec.training.optimizer.clip,
+      spec.training.batch_size, spec.training.epochs,
+      static_cast<unsigned long long>(spec.training.seed), trainer.threads());
   if (simulate) {
     const AcceleratorSpec& a = spec.sim.accelerator;
     std::printf(
@@ -140,7 +141,7 @@ RunResult run_experiment(const ExperimentSpec& spec, const RunOptions& options) 
   }
   if (has_predictor_stats(metrics))
     write_text_file(out.file("predictor.csv"), predictor_csv(metrics, trainer.network()));
-  write_text_file(out.file("timing.json"), timing_json(metrics, load_seconds));
+  write_text_file(out.file("timing.json"), timing_json(metrics, load_seconds, trainer.threads()));
   out.commit();
   if (session && !options.quiet) std::fputs(run_summary(epochs, *session).c_str(), stdout);
   std::printf("final: test accuracy %.2f%% after %d epoch(s); results in %s/\n",

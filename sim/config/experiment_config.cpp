@@ -17,6 +17,7 @@
 #include "sim/config/yaml_file.h"
 #include "sim/config/yaml_reader.h"
 #include "sim/core/error.h"
+#include "sim/core/parallel.h"
 #include "sim/optim/optimizer_registry.h"
 #include "sim/techniques/technique.h"
 
@@ -273,12 +274,19 @@ OptimizerSpec parse_optimizer(const ConfigNode& node) {
 
 TrainingSpec parse_training(const ConfigNode& node) {
   ConfigMap m = node.as_map();
-  m.allow_only({"epochs", "batch_size", "seed", "shuffle", "optimizer"});
+  m.allow_only({"epochs", "batch_size", "seed", "shuffle", "threads", "optimizer"});
   TrainingSpec t;
+  t.threads = default_threads();
   if (auto v = m.get("epochs")) t.epochs = v->as_int_at_least(1);
   if (auto v = m.get("batch_size")) t.batch_size = v->as_int_at_least(1);
   if (auto v = m.get("seed")) t.seed = v->as_uint64();
   if (auto v = m.get("shuffle")) t.shuffle = v->as_bool();
+  if (auto v = m.get("threads")) {
+    t.threads = v->as_int_at_least(1);
+    if (t.threads > kMaxThreads)
+      v->fail("must be <= " + std::to_string(kMaxThreads) +
+              " (the most tasks a numerics loop is cut into), got " + std::to_string(t.threads));
+  }
   if (auto v = m.get("optimizer")) t.optimizer = parse_optimizer(*v);
   return t;
 }
@@ -309,6 +317,7 @@ ExperimentSpec load_experiment(const std::string& path, const std::vector<std::s
   if (auto v = m.get("numerics")) spec.numerics = v->as_choice({"float", "none"});
   spec.network = parse_experiment_network(m.require("network"), path, inlined.network);
   spec.dataset = parse_dataset(m.require("dataset"));
+  spec.training.threads = default_threads();
   if (auto v = m.get("training")) spec.training = parse_training(*v);
   spec.sim = parse_simulation(m, path, inlined);
   spec.output.dir = "runs/" + spec.name;
