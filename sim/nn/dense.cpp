@@ -10,12 +10,15 @@ namespace {
 // ranges of at least this much work: by shape alone, so results do not depend on the thread
 // count. The seed MLP's training GEMMs (at most 188k multiply-adds) stay whole.
 constexpr std::int64_t kGrain = 1 << 18;
+// ... and at least this many rows or columns: a GEMM kernel works on panels of dozens of rows,
+// and each range packs the other operand again.
+constexpr std::int64_t kMinLines = 32;
 
 template <typename F>
 void parallel_output(std::int64_t rows, std::int64_t cols, std::int64_t depth, const F& fn) {
   const bool by_rows = rows >= cols;
   const std::int64_t line = (by_rows ? cols : rows) * depth;
-  const std::int64_t grain = std::max<std::int64_t>(1, kGrain / std::max<std::int64_t>(1, line));
+  const std::int64_t grain = std::max(kMinLines, kGrain / std::max<std::int64_t>(1, line));
   parallel_ranges(by_rows ? rows : cols, grain, [&](std::int64_t begin, std::int64_t end) {
     if (by_rows) {
       fn(begin, end - begin, std::int64_t{0}, cols);
