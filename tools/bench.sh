@@ -9,7 +9,7 @@
 #     with every op timed on adagp_ws180 in fast fidelity (`trainsim run`; target <= 1.3x);
 #  2. the same for LeNet-5, batch 32 (targets: <= 2.5 s per epoch on 2 cores, >= 30% of the
 #     all-core GEMM peak, `trainsim run` <= 1.2x), and its epoch on 1 thread;
-#  3. peak memory of `trainsim run` after 1 and after 3 epochs (must not grow).
+#  3. peak memory of `trainsim run` after 1 and after 3 epochs of each (must not grow).
 # Achieved GFLOP/s = 2 x the epoch's training multiply-adds (forward, backward-data and
 # backward-weight of the dense and conv layers as the numerics compute them: timing.json
 # `train_macs`) / its train seconds.
@@ -70,11 +70,15 @@ awk -v t="$t_train" -v o="$t_one" -v r="$t_run" -v m="$macs" -v p="$peakn" -v p1
   printf "                                      1 thread %.3f s/epoch, %.1f GFLOP/s = %.1f%% of the 1-thread peak; %d threads are %.2fx faster\n", o, g1, 100 * g1 / p1, th, o / t
   printf "                                      run   %.3f s/epoch on adagp_ws180, fast: %.2fx of train (target <= 1.2x)\n", r, r / t }'
 
-for epochs in 1 3; do
-  (cd "$repo" && "$bin" run configs/experiments/mlp_fashion.yaml --set "training.epochs=$epochs" \
-    --out "$tmp/mem$epochs" --quiet >/dev/null)
+for net in mlp lenet; do
+  if [[ $net == mlp ]]; then exp=(configs/experiments/mlp_fashion.yaml); else exp=("${lenet[@]}"); fi
+  for epochs in 1 3; do
+    (cd "$repo" && "$bin" run "${exp[@]}" --set "training.epochs=$epochs" \
+      --out "$tmp/mem$net$epochs" --quiet >/dev/null)
+  done
+  awk -v n="$([[ $net == mlp ]] && echo seed_mlp || echo lenet5)" \
+    -v a="$(json_number peak_rss_kib "$tmp/mem${net}1/timing.json")" \
+    -v b="$(json_number peak_rss_kib "$tmp/mem${net}3/timing.json")" 'BEGIN {
+    printf "peak memory of trainsim run (%s, fashion-mnist): 1 epoch %.1f MiB, 3 epochs %.1f MiB (%.3fx)\n", n, a / 1024, b / 1024, b / a }'
 done
-awk -v a="$(json_number peak_rss_kib "$tmp/mem1/timing.json")" \
-  -v b="$(json_number peak_rss_kib "$tmp/mem3/timing.json")" 'BEGIN {
-  printf "peak memory of trainsim run (seed_mlp, fashion-mnist): 1 epoch %.1f MiB, 3 epochs %.1f MiB (%.3fx)\n", a / 1024, b / 1024, b / a }'
 echo "load average at the end: $(load)"
