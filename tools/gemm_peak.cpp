@@ -17,6 +17,7 @@
 
 #include "sim/core/error.h"
 #include "sim/core/parallel.h"
+#include "tools/tool_main.h"
 
 namespace {
 
@@ -24,15 +25,6 @@ using trainsim::UserError;
 using Matrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
 const char* const kUsage = "usage: gemm_peak [--size N] [--threads T] [--repeats R]";
-
-int positive(const std::string& flag, const char* text, int max) {
-  char* end = nullptr;
-  const long v = std::strtol(text, &end, 10);
-  if (end == text || *end != '\0' || v < 1 || v > max)
-    throw UserError(flag + " expects an integer in 1.." + std::to_string(max) + ", got '" + text +
-                    "'");
-  return static_cast<int>(v);
-}
 
 // Best of `repeats` products C = A B on `threads` threads, in GFLOP/s.
 double best_gflops(const Matrix& a, const Matrix& b, Matrix& c, int threads, int repeats) {
@@ -59,7 +51,7 @@ double best_gflops(const Matrix& a, const Matrix& b, Matrix& c, int threads, int
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
+  return trainsim::tool::run("gemm_peak", [&] {
     int size = 1024, threads = trainsim::default_threads(), repeats = 10;
     for (int i = 1; i < argc; ++i) {
       const std::string flag = argv[i];
@@ -69,11 +61,11 @@ int main(int argc, char** argv) {
       }
       if (i + 1 >= argc) throw UserError(std::string(kUsage));
       if (flag == "--size") {
-        size = positive(flag, argv[++i], 8192);
+        size = trainsim::tool::int_option(flag, argv[++i], 8192);
       } else if (flag == "--threads") {
-        threads = positive(flag, argv[++i], trainsim::kMaxThreads);
+        threads = trainsim::tool::int_option(flag, argv[++i], trainsim::kMaxThreads);
       } else if (flag == "--repeats") {
-        repeats = positive(flag, argv[++i], 1000);
+        repeats = trainsim::tool::int_option(flag, argv[++i], 1000);
       } else {
         throw UserError("unknown option '" + flag + "' (" + kUsage + ")");
       }
@@ -88,11 +80,5 @@ int main(int argc, char** argv) {
       if (threads == 1) break;
     }
     return 0;
-  } catch (const UserError& e) {
-    std::fprintf(stderr, "gemm_peak: error: %s\n", e.what());
-    return 2;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "gemm_peak: internal error: %s\n", e.what());
-    return 1;
-  }
+  });
 }

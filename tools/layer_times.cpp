@@ -23,6 +23,7 @@
 #include "sim/core/paths.h"
 #include "sim/nn/dot_gemm.h"
 #include "sim/nn/network.h"
+#include "tools/tool_main.h"
 
 namespace {
 
@@ -31,15 +32,6 @@ using Clock = std::chrono::steady_clock;
 
 const char* const kUsage =
     "usage: layer_times [--network NAME] [--batch B] [--threads T] [--repeats R]";
-
-int positive(const std::string& flag, const char* text, int max) {
-  char* end = nullptr;
-  const long v = std::strtol(text, &end, 10);
-  if (end == text || *end != '\0' || v < 1 || v > max)
-    throw UserError(flag + " expects an integer in 1.." + std::to_string(max) + ", got '" + text +
-                    "'");
-  return static_cast<int>(v);
-}
 
 double seconds(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
@@ -62,11 +54,11 @@ Options parse(int argc, char** argv) {
     if (flag == "--network") {
       o.network = argv[++i];
     } else if (flag == "--batch") {
-      o.batch = positive(flag, argv[++i], 4096);
+      o.batch = trainsim::tool::int_option(flag, argv[++i], 4096);
     } else if (flag == "--threads") {
-      o.threads = positive(flag, argv[++i], trainsim::kMaxThreads);
+      o.threads = trainsim::tool::int_option(flag, argv[++i], trainsim::kMaxThreads);
     } else if (flag == "--repeats") {
-      o.repeats = positive(flag, argv[++i], 100000);
+      o.repeats = trainsim::tool::int_option(flag, argv[++i], 100000);
     } else {
       throw UserError("unknown option '" + flag + "' (" + kUsage + ")");
     }
@@ -157,7 +149,7 @@ void compare_weight_kernels(const std::string& name, int m, int n, std::int64_t 
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
+  return trainsim::tool::run("layer_times", [&] {
     const Options o = parse(argc, argv);
     const auto file = trainsim::find_network_file(o.network, "", nullptr);
     if (!file) throw UserError("unknown network '" + o.network + "'");
@@ -177,11 +169,5 @@ int main(int argc, char** argv) {
       compare_weight_kernels(ls.name, ls.filters / ls.groups, patch, depth);
     }
     return 0;
-  } catch (const UserError& e) {
-    std::fprintf(stderr, "layer_times: error: %s\n", e.what());
-    return 2;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "layer_times: internal error: %s\n", e.what());
-    return 1;
-  }
+  });
 }
