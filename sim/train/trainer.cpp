@@ -73,7 +73,7 @@ EpochMetrics Trainer::run_epoch(const std::function<void(const BatchProgress&)>&
   technique_->on_epoch_begin(epoch_ - 1);
   const auto t0 = std::chrono::steady_clock::now();
   if (spec_.training.shuffle) shuffle_rng_.shuffle(order_);
-  network_.take_macs();
+  network_.take_macs();  // the count starts with the epoch (not the last evaluation)
   const std::int64_t n = data_.train.count;
   const int bs = spec_.training.batch_size;
   double loss_sum = 0;
