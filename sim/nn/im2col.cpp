@@ -6,19 +6,29 @@
 namespace trainsim {
 
 namespace {
-// Copies a row of n values (a few dozen: an output row) as fixed-size chunks, the last one
-// overlapping its predecessor instead of a scalar tail: fixed-size copies compile to single
-// vector moves, and the rows are too short for a vectorised loop's set-up and tail to pay.
+// Copies `n` values as chunks of kBytes, the last one overlapping its predecessor instead of a
+// scalar tail: a fixed-size copy compiles to one vector move.
+template <int kBytes, typename T>
+inline void copy_chunks(const T* src, T* dst, int n) {
+  constexpr int kChunk = kBytes / static_cast<int>(sizeof(T));
+  int i = 0;
+  for (; i + kChunk <= n; i += kChunk) std::memcpy(dst + i, src + i, kBytes);
+  if (i < n) std::memcpy(dst + n - kChunk, src + n - kChunk, kBytes);
+}
+
+// Copies a row of n values (a few dozen: an output row). The rows are too short for a
+// vectorised loop's set-up and tail to pay, so: 64-byte chunks for rows of at least 64 bytes,
+// 32-byte ones for rows of 32 to 63, single values below.
 template <typename T>
 inline void copy_row(const T* src, T* dst, int n) {
-  constexpr int kChunk = 32 / static_cast<int>(sizeof(T));  // 32 bytes
-  if (n < kChunk) {
+  const auto bytes = static_cast<std::size_t>(n) * sizeof(T);
+  if (bytes >= 64) {
+    copy_chunks<64>(src, dst, n);
+  } else if (bytes >= 32) {
+    copy_chunks<32>(src, dst, n);
+  } else {
     for (int i = 0; i < n; ++i) dst[i] = src[i];
-    return;
   }
-  int i = 0;
-  for (; i + kChunk <= n; i += kChunk) std::memcpy(dst + i, src + i, sizeof(T) * kChunk);
-  if (i < n) std::memcpy(dst + n - kChunk, src + n - kChunk, sizeof(T) * kChunk);
 }
 }  // namespace
 
