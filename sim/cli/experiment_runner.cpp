@@ -79,11 +79,12 @@ void print_header(const ExperimentSpec& spec, const Prepared& p, bool simulate, 
               command_name(simulate).c_str(), spec.name.c_str(), spec.network.name.c_str(),
               static_cast<long long>(p.trainer->network().param_count()), data.name.c_str(),
               static_cast<long long>(data.train.count), static_cast<long long>(data.test.count));
-  std::printf("optimizer %s lr %g (%s, clip %g) | batch %d | %d epoch(s) | seed %llu\n",
-              spec.training.optimizer.kind.c_str(), spec.training.optimizer.lr,
-              spec.training.optimizer.reduction.c_str(), spec.training.optimizer.clip,
-              spec.training.batch_size, spec.training.epochs,
-              static_cast<unsigned long long>(spec.training.seed));
+  std::printf(
+      "optimizer %s lr %g (%s, clip %g) | batch %d | %d epoch(s) | seed %llu | %d thread(s)\n",
+      spec.training.optimizer.kind.c_str(), spec.training.optimizer.lr,
+      spec.training.optimizer.reduction.c_str(), spec.training.optimizer.clip,
+      spec.training.batch_size, spec.training.epochs,
+      static_cast<unsigned long long>(spec.training.seed), p.trainer->threads());
   if (simulate) {
     const AcceleratorSpec& a = spec.sim.accelerator;
     std::printf(
@@ -153,7 +154,7 @@ void write_outputs(StagedDir& out, const ExperimentSpec& spec, Prepared& p,
   }
   if (has_predictor_stats(metrics))
     write_text_file(out.file("predictor.csv"), predictor_csv(metrics, trainer.network()));
-  write_text_file(out.file("timing.json"), timing_json(metrics, progress.load_seconds));
+  write_text_file(out.file("timing.json"), timing_json(metrics, progress.load_seconds, trainer.threads()));
 }
 
 std::string incomplete_note(const ExperimentSpec& spec, int done, bool simulate) {

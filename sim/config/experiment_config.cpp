@@ -19,6 +19,7 @@
 #include "sim/config/yaml_reader.h"
 #include "sim/core/error.h"
 #include "sim/core/named_registry.h"
+#include "sim/core/parallel.h"
 #include "sim/optim/optimizer_registry.h"
 #include "sim/techniques/technique.h"
 #include "sim/workload/net_shape.h"
@@ -291,12 +292,16 @@ OptimizerSpec parse_optimizer(const ConfigNode& node) {
 
 TrainingSpec parse_training(const ConfigNode& node) {
   ConfigMap m = node.as_map();
-  m.allow_only({"epochs", "batch_size", "seed", "shuffle", "optimizer"});
+  m.allow_only({"epochs", "batch_size", "seed", "shuffle", "threads", "optimizer"});
   TrainingSpec t;
+  t.threads = default_threads();
   if (auto v = m.get("epochs")) t.epochs = v->as_int_in(key_range::kEpochs);
   if (auto v = m.get("batch_size")) t.batch_size = v->as_int_in(key_range::kBatch);
   if (auto v = m.get("seed")) t.seed = v->as_uint64();
   if (auto v = m.get("shuffle")) t.shuffle = v->as_bool();
+  // At most kMaxThreads: a numerics loop is cut into at most that many tasks, so more
+  // threads could never work at once.
+  if (auto v = m.get("threads")) t.threads = v->as_int_in(IntRange{1, kMaxThreads});
   if (auto v = m.get("optimizer")) t.optimizer = parse_optimizer(*v);
   return t;
 }
@@ -329,6 +334,7 @@ ExperimentSpec load_experiment(const std::string& path, const std::vector<std::s
   if (auto v = m.get("numerics")) spec.numerics = v->as_choice({"float", "none"});
   spec.network = parse_experiment_network(m.require("network"), path, inlined.network);
   spec.dataset = parse_dataset(m.require("dataset"));
+  spec.training.threads = default_threads();
   if (auto v = m.get("training")) spec.training = parse_training(*v);
   spec.sim = parse_simulation(m, path, inlined);
   spec.output.dir = "runs/" + spec.name;

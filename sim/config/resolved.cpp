@@ -94,6 +94,7 @@ std::string resolved_yaml(const ExperimentSpec& spec) {
   out << YAML::Key << "batch_size" << YAML::Value << t.batch_size;
   out << YAML::Key << "seed" << YAML::Value << t.seed;
   out << YAML::Key << "shuffle" << YAML::Value << t.shuffle;
+  out << YAML::Key << "threads" << YAML::Value << t.threads;
   out << YAML::Key << "optimizer" << YAML::Value;
   emit_optimizer(out, t.optimizer);
   out << YAML::EndMap;

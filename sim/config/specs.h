@@ -85,6 +85,9 @@ struct TrainingSpec {
   int batch_size = 15;
   std::uint64_t seed = 1;  ///< initialisation and shuffling
   bool shuffle = true;     ///< reshuffle the training set every epoch
+  /// Threads of the numerics (the config's default: all cores, see default_threads()).
+  /// Results do not depend on it.
+  int threads = 1;
   OptimizerSpec optimizer;
 };
 

@@ -2,15 +2,29 @@
 
 #include <algorithm>
 
+#include "sim/core/parallel.h"
+
 namespace trainsim {
+
+namespace {
+// Element-wise work per task: below this a hand-off to another thread costs more than it saves.
+constexpr std::int64_t kGrain = 1 << 15;
+}  // namespace
 
 template <typename T>
 void LeakyRelu<T>::forward(const Tensor<T>& x, Tensor<T>& y) {
   y.resize(x.n(), this->out_);
   const T* xs = x.data();
   T* ys = y.data();
-  const std::size_t count = x.size();
-  for (std::size_t i = 0; i < count; ++i) ys[i] = xs[i] > T(0) ? xs[i] : slope_ * xs[i];
+  const T slope = slope_;  // a local: a store through ys could alias the member
+  parallel_ranges(static_cast<std::int64_t>(x.size()), kGrain,
+                  [=](std::int64_t begin, std::int64_t end) {
+                    // Both sides computed, then selected: branch-free, so it vectorises.
+                    for (std::int64_t i = begin; i < end; ++i) {
+                      const T v = xs[i], leak = slope * v;
+                      ys[i] = v > T(0) ? v : leak;
+                    }
+                  });
 }
 
 template <typename T>
@@ -20,8 +34,14 @@ void LeakyRelu<T>::backward_data(const Tensor<T>& x, const Tensor<T>& y, const T
   const T* xs = x.data();
   const T* g = dy.data();
   T* out = dx.data();
-  const std::size_t count = dy.size();
-  for (std::size_t i = 0; i < count; ++i) out[i] = xs[i] > T(0) ? g[i] : slope_ * g[i];
+  const T slope = slope_;
+  parallel_ranges(static_cast<std::int64_t>(dy.size()), kGrain,
+                  [=](std::int64_t begin, std::int64_t end) {
+                    for (std::int64_t i = begin; i < end; ++i) {
+                      const T v = g[i], leak = slope * v;
+                      out[i] = xs[i] > T(0) ? v : leak;
+                    }
+                  });
 }
 
 template <typename T>

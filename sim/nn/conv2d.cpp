@@ -2,17 +2,41 @@
 
 #include <algorithm>
 
+#include "sim/core/parallel.h"
+#include "sim/nn/dot_gemm.h"
 #include "sim/nn/init.h"
 
 namespace trainsim {
 
+namespace {
+// At most kMaxThreads blocks per pass, so that each GEMM stays large. A block holds at least
+// kBlockGrain multiply-adds (small layers run as one block, with no thread hand-off) and its
+// patch matrix at most kPatchValuesMax values (so it stays in the core's L2 cache while its
+// GEMM reads it).
+constexpr int kMaxBlocks = kMaxThreads;
+constexpr std::int64_t kBlockGrain = 1 << 16;
+constexpr std::int64_t kPatchValuesMax = 1 << 18;
+// Backward-weight outputs up to this size use dot_gemm (sim/nn/dot_gemm.h).
+constexpr std::int64_t kDotOutputMax = 1024;
+}  // namespace
+
 template <typename T>
-Conv2d<T>::Conv2d(const Shape& in, int filters, int kernel, int stride, int padding, bool bias)
-    : filters_(filters), kernel_(kernel), stride_(stride), padding_(padding), has_bias_(bias) {
+Conv2d<T>::Conv2d(const Shape& in, int filters, int kernel, int stride, int padding, bool bias,
+                  int groups)
+    : filters_(filters),
+      kernel_(kernel),
+      stride_(stride),
+      padding_(padding),
+      groups_(groups),
+      group_channels_(in.c / groups),
+      group_filters_(filters / groups),
+      patch_(static_cast<std::int64_t>(in.c / groups) * kernel * kernel),
+      has_bias_(bias) {
   this->in_ = in;
   this->out_ = Shape{filters, (in.h + 2 * padding - kernel) / stride + 1,
                      (in.w + 2 * padding - kernel) / stride + 1};
-  const Shape wshape{in.c, kernel, kernel};
+  geo_ = ConvGeometry{in, kernel, stride, padding, this->out_.h, this->out_.w};
+  const Shape wshape{group_channels_, kernel, kernel};
   weight_.name = "weight";
   weight_.value.resize(filters, wshape);
   weight_.grad.resize(filters, wshape);
@@ -24,112 +48,149 @@ Conv2d<T>::Conv2d(const Shape& in, int filters, int kernel, int stride, int padd
     bias_.grad.resize(1, Shape{filters, 1, 1});
     bias_.grad.set_zero();
   }
-  cols_.resize(wshape.size(), static_cast<Eigen::Index>(this->out_.h) * this->out_.w);
-  dcols_.resizeLike(cols_);
-}
-
-namespace {
-// Output columns ow whose input column ow * stride + s - pad lies inside [0, width): the
-// copy loops run branch-free over [lo, hi) and zero-fill the padding on either side.
-struct ColumnRange {
-  int lo, hi;
-};
-ColumnRange valid_columns(int s, int stride, int pad, int width, int out_w) {
-  const int first = pad - s;  // smallest ow * stride that lands on column 0
-  int lo = first <= 0 ? 0 : (first + stride - 1) / stride;
-  int hi = (width - 1 + pad - s) < 0 ? 0 : (width - 1 + pad - s) / stride + 1;
-  lo = std::min(lo, out_w);
-  hi = std::max(lo, std::min(hi, out_w));
-  return {lo, hi};
-}
-}  // namespace
-
-template <typename T>
-void Conv2d<T>::im2col(const T* x) {
-  const Shape& in = this->in_;
-  const int ho = this->out_.h, wo = this->out_.w;
-  T* dst = cols_.data();
-  for (int c = 0; c < in.c; ++c) {
-    const T* xc = x + static_cast<std::size_t>(c) * in.h * in.w;
-    for (int r = 0; r < kernel_; ++r) {
-      for (int s = 0; s < kernel_; ++s) {
-        const ColumnRange cr = valid_columns(s, stride_, padding_, in.w, wo);
-        for (int oh = 0; oh < ho; ++oh, dst += wo) {
-          const int ih = oh * stride_ + r - padding_;
-          if (ih < 0 || ih >= in.h) {
-            std::fill(dst, dst + wo, T(0));
-            continue;
-          }
-          const T* row = xc + static_cast<std::ptrdiff_t>(ih) * in.w + s - padding_;
-          std::fill(dst, dst + cr.lo, T(0));
-          if (stride_ == 1) {
-            std::copy(row + cr.lo, row + cr.hi, dst + cr.lo);
-          } else {
-            for (int ow = cr.lo; ow < cr.hi; ++ow) dst[ow] = row[ow * stride_];
-          }
-          std::fill(dst + cr.hi, dst + wo, T(0));
-        }
-      }
-    }
-  }
 }
 
 template <typename T>
-void Conv2d<T>::col2im(T* dx) const {
-  const Shape& in = this->in_;
-  const int ho = this->out_.h, wo = this->out_.w;
-  const T* src = dcols_.data();
-  for (int c = 0; c < in.c; ++c) {
-    T* dxc = dx + static_cast<std::size_t>(c) * in.h * in.w;
-    for (int r = 0; r < kernel_; ++r) {
-      for (int s = 0; s < kernel_; ++s) {
-        const ColumnRange cr = valid_columns(s, stride_, padding_, in.w, wo);
-        for (int oh = 0; oh < ho; ++oh, src += wo) {
-          const int ih = oh * stride_ + r - padding_;
-          if (ih < 0 || ih >= in.h) continue;
-          T* row = dxc + static_cast<std::ptrdiff_t>(ih) * in.w + s - padding_;
-          for (int ow = cr.lo; ow < cr.hi; ++ow) row[ow * stride_] += src[ow];
-        }
-      }
+typename Conv2d<T>::Blocks Conv2d<T>::blocks(int batch) const {
+  const std::int64_t sample_macs = this->out_.size() * patch_;
+  const int count = task_count(batch * sample_macs, kBlockGrain, std::min(batch, kMaxBlocks));
+  int samples = (batch + count - 1) / count;
+  samples = static_cast<int>(
+      std::clamp<std::int64_t>(kPatchValuesMax / (patch_ * geo_.pixels()), 1, samples));
+  return {(batch + samples - 1) / samples, samples};
+}
+
+template <typename T>
+template <typename F>
+void Conv2d<T>::for_each_block(int batch, int tasks, const F& fn) {
+  const Blocks b = blocks(batch);
+  scratch_.resize(static_cast<std::size_t>(parallel_workers()));
+  parallel_for(tasks, [&](int task, int worker) {
+    const IndexRange mine = split_range(b.count, tasks, task);
+    for (auto i = mine.begin; i < mine.end; ++i) {
+      Block block;
+      block.first = static_cast<int>(i) * b.samples;
+      block.samples = std::min(b.samples, batch - block.first);
+      block.columns = block.samples * geo_.pixels();
+      fn(task, block, scratch(worker, block.samples));
     }
-  }
+  });
+}
+
+template <typename T>
+typename Conv2d<T>::Scratch& Conv2d<T>::scratch(int worker, int samples) {
+  Scratch& s = scratch_[static_cast<std::size_t>(worker)];
+  const std::int64_t columns = samples * geo_.pixels();
+  const auto cols = static_cast<std::size_t>(patch_ * columns);
+  const auto rows = static_cast<std::size_t>(group_filters_ * columns);
+  const auto padded = static_cast<std::size_t>(samples * geo_.padded_size());
+  if (s.cols.size() < cols) s.cols.resize(cols);
+  if (s.rows.size() < rows) s.rows.resize(rows);
+  if (padding_ > 0 && s.padded.size() < padded) s.padded.resize(padded);
+  return s;
+}
+
+template <typename T>
+const T* Conv2d<T>::padded_input(Scratch& s, const T* x, int samples) const {
+  if (padding_ == 0) return x;
+  pad_samples(geo_, x, samples, s.padded.data());
+  return s.padded.data();
+}
+
+template <typename T>
+void Conv2d<T>::gather_rows(const Tensor<T>& dy, const Block& b, int g, T* rows) const {
+  const std::int64_t pixels = geo_.pixels();
+  for (int f = 0; f < group_filters_; ++f)
+    for (int n = 0; n < b.samples; ++n) {
+      const T* src = dy.sample(b.first + n) + (g * group_filters_ + f) * pixels;
+      T* dst = rows + f * b.columns + n * pixels;
+      for (std::int64_t p = 0; p < pixels; ++p) dst[p] = src[p];
+    }
 }
 
 template <typename T>
 void Conv2d<T>::forward(const Tensor<T>& x, Tensor<T>& y) {
   y.resize(x.n(), this->out_);
-  const Eigen::Index pixels = cols_.cols();
-  for (int n = 0; n < x.n(); ++n) {
-    im2col(x.sample(n));
-    MatMap<T> yn(y.sample(n), filters_, pixels);
-    yn.noalias() = weight_.value.mat() * cols_;
-    if (has_bias_) yn.colwise() += bias_.value.mat().row(0).transpose();
-  }
+  const std::int64_t pixels = geo_.pixels();
+  for_each_block(x.n(), blocks(x.n()).count, [&](int, const Block& b, Scratch& s) {
+    const T* xpad = padded_input(s, x.sample(b.first), b.samples);
+    MatMap<T> cols(s.cols.data(), patch_, b.columns);
+    MatMap<T> out(s.rows.data(), group_filters_, b.columns);
+    for (int g = 0; g < groups_; ++g) {
+      im2col(geo_, xpad, b.samples, g * group_channels_, group_channels_, cols.data());
+      out.noalias() = ConstMatMap<T>(group_weight(g), group_filters_, patch_) * cols;
+      // The GEMM's rows are filter-major over the block; y is sample-major.
+      for (int f = 0; f < group_filters_; ++f) {
+        const int filter = g * group_filters_ + f;
+        const T bias = has_bias_ ? bias_.value[static_cast<std::size_t>(filter)] : T(0);
+        for (int n = 0; n < b.samples; ++n) {
+          const T* src = out.data() + f * b.columns + n * pixels;
+          T* dst = y.sample(b.first + n) + filter * pixels;
+          for (std::int64_t p = 0; p < pixels; ++p) dst[p] = src[p] + bias;
+        }
+      }
+    }
+  });
 }
 
 template <typename T>
 void Conv2d<T>::backward_data(const Tensor<T>& x, const Tensor<T>& y, const Tensor<T>& dy,
                               Tensor<T>& dx) {
   dx.resize(dy.n(), this->in_);
-  dx.set_zero();
-  const Eigen::Index pixels = cols_.cols();
-  for (int n = 0; n < dy.n(); ++n) {
-    ConstMatMap<T> dyn(dy.sample(n), filters_, pixels);
-    dcols_.noalias() = weight_.value.mat().transpose() * dyn;
-    col2im(dx.sample(n));
-  }
+  for_each_block(dy.n(), blocks(dy.n()).count, [&](int, const Block& b, Scratch& s) {
+    MatMap<T> dcols(s.cols.data(), patch_, b.columns);
+    MatMap<T> grad(s.rows.data(), group_filters_, b.columns);
+    // Gradients gather in the padded layout, whose interior is then dx.
+    T* dxpad = padding_ > 0 ? s.padded.data() : dx.sample(b.first);
+    std::fill(dxpad, dxpad + b.samples * geo_.padded_size(), T(0));
+    for (int g = 0; g < groups_; ++g) {
+      gather_rows(dy, b, g, grad.data());
+      dcols.noalias() = ConstMatMap<T>(group_weight(g), group_filters_, patch_).transpose() * grad;
+      col2im(geo_, dcols.data(), b.samples, g * group_channels_, group_channels_, dxpad);
+    }
+    if (padding_ > 0) crop_samples(geo_, dxpad, b.samples, dx.sample(b.first));
+  });
 }
 
 template <typename T>
 void Conv2d<T>::backward_weight(const Tensor<T>& x, const Tensor<T>& dy) {
-  const Eigen::Index pixels = cols_.cols();
-  auto dw = weight_.grad.mat();
-  for (int n = 0; n < x.n(); ++n) {
-    im2col(x.sample(n));
-    ConstMatMap<T> dyn(dy.sample(n), filters_, pixels);
-    dw.noalias() += dyn * cols_.transpose();
-    if (has_bias_) bias_.grad.mat().row(0) += dyn.rowwise().sum().transpose();
+  // At most kMaxBlocks reduction tasks, each summing its blocks in order into its own
+  // partial gradient; the partials are then summed in task order.
+  const int tasks = std::min(blocks(x.n()).count, kMaxBlocks);
+  const auto wsize = static_cast<std::size_t>(filters_ * patch_);
+  partial_w_.resize(static_cast<std::size_t>(tasks));
+  partial_b_.resize(static_cast<std::size_t>(tasks));
+  for (int t = 0; t < tasks; ++t) {
+    partial_w_[static_cast<std::size_t>(t)].assign(wsize, T(0));
+    partial_b_[static_cast<std::size_t>(t)].assign(static_cast<std::size_t>(filters_), T(0));
   }
+  const bool dot = group_filters_ * patch_ <= kDotOutputMax;
+  for_each_block(x.n(), tasks, [&](int task, const Block& b, Scratch& s) {
+    const T* xpad = padded_input(s, x.sample(b.first), b.samples);
+    MatMap<T> cols(s.cols.data(), patch_, b.columns);
+    MatMap<T> grad(s.rows.data(), group_filters_, b.columns);
+    for (int g = 0; g < groups_; ++g) {
+      im2col(geo_, xpad, b.samples, g * group_channels_, group_channels_, cols.data());
+      gather_rows(dy, b, g, grad.data());
+      T* dw = partial_w_[static_cast<std::size_t>(task)].data() + g * group_filters_ * patch_;
+      if (dot) {
+        dot_gemm(grad.data(), cols.data(), dw, group_filters_, static_cast<int>(patch_), b.columns);
+      } else {
+        MatMap<T>(dw, group_filters_, patch_).noalias() += grad * cols.transpose();
+      }
+      if (has_bias_) {
+        T* db = partial_b_[static_cast<std::size_t>(task)].data() + g * group_filters_;
+        Eigen::Map<Eigen::Matrix<T, Eigen::Dynamic, 1>>(db, group_filters_) += grad.rowwise().sum();
+      }
+    }
+  });
+  T* dw = weight_.grad.data();
+  for (const auto& pw : partial_w_)
+    for (std::size_t i = 0; i < wsize; ++i) dw[i] += pw[i];
+  if (!has_bias_) return;
+  T* db = bias_.grad.data();
+  for (const auto& pb : partial_b_)
+    for (int f = 0; f < filters_; ++f) db[f] += pb[static_cast<std::size_t>(f)];
 }
 
 template <typename T>
@@ -140,13 +201,14 @@ std::vector<Param<T>*> Conv2d<T>::params() {
 
 template <typename T>
 std::int64_t Conv2d<T>::forward_macs() const {
-  return this->out_.size() * static_cast<std::int64_t>(this->in_.c) * kernel_ * kernel_;
+  return this->out_.size() * patch_;
 }
 
 template <typename T>
 void Conv2d<T>::init(const InitSpec& spec, Rng& rng) {
+  // Fans as PyTorch counts them for a weight of shape [F, C/G, k, k].
   const std::int64_t k2 = static_cast<std::int64_t>(kernel_) * kernel_;
-  init_params<T>(spec, rng, this->in_.c * k2, filters_ * k2, weight_.value,
+  init_params<T>(spec, rng, patch_, filters_ * k2, weight_.value,
                  has_bias_ ? &bias_.value : nullptr);
 }
 

@@ -1,9 +1,15 @@
 #pragma once
 // 2-D convolution (cross-correlation, as every framework defines it) with square kernels,
-// stride and zero padding. Numerics use im2col + GEMM per sample:
-//   cols[C*R*S x Ho*Wo] = im2col(x_n),  Y_n[F x Ho*Wo] = W[F x C*R*S] cols + b
-// backward-data: dcols = W^T dY_n, scattered back with col2im;
-// backward-weight: dW += dY_n cols^T, db += row sums of dY_n.
+// stride, zero padding and channel groups. The batch is cut into blocks of consecutive
+// samples and each block's patch matrix (sim/nn/im2col.h) makes every pass one GEMM per
+// group:
+//   forward:         Y[F/G x B*P]   = W_g[F/G x K] cols[K x B*P] + b     (K = C/G*R*S)
+//   backward-data:   dcols[K x B*P] = W_g^T dY, scattered back with col2im
+//   backward-weight: dW_g          += dY cols^T, db += row sums of dY
+// Blocks run in parallel (sim/core/parallel.h). Their size depends on the layer's shape and
+// the batch size only, and backward-weight sums the blocks' partial gradients in block
+// order, so the result is the same for any number of threads.
+#include "sim/nn/im2col.h"
 #include "sim/nn/layer.h"
 
 namespace trainsim {
@@ -11,7 +17,8 @@ namespace trainsim {
 template <typename T>
 class Conv2d final : public Layer<T> {
  public:
-  Conv2d(const Shape& in, int filters, int kernel, int stride, int padding, bool bias);
+  Conv2d(const Shape& in, int filters, int kernel, int stride, int padding, bool bias,
+         int groups = 1);
   std::string type() const override { return "conv2d"; }
   void forward(const Tensor<T>& x, Tensor<T>& y) override;
   void backward_data(const Tensor<T>& x, const Tensor<T>& y, const Tensor<T>& dy,
@@ -20,14 +27,41 @@ class Conv2d final : public Layer<T> {
   std::vector<Param<T>*> params() override;
   std::int64_t forward_macs() const override;
   void init(const InitSpec& spec, Rng& rng) override;
+  int groups() const { return groups_; }
 
  private:
-  void im2col(const T* x);   // fills cols_ from one input sample
-  void col2im(T* dx) const;  // adds dcols_ into one input-gradient sample
-  int filters_, kernel_, stride_, padding_;
+  struct Blocks {
+    int count, samples;  // `count` blocks of `samples` samples (the last may be shorter)
+  };
+  struct Block {
+    int first, samples;    // samples [first, first + samples) of the batch
+    std::int64_t columns;  // samples * output pixels: the width of the block's GEMMs
+  };
+  /// Per-worker buffers: the block's patch matrix, its F/G-row output or gradient, and its
+  /// zero-padded input or input gradient.
+  struct Scratch {
+    AlignedVector<T> cols, rows, padded;
+  };
+  Blocks blocks(int batch) const;
+  /// Runs fn(task, block, scratch) for every block of a `batch`, in parallel, the blocks dealt
+  /// to `tasks` tasks in consecutive runs.
+  template <typename F>
+  void for_each_block(int batch, int tasks, const F& fn);
+  Scratch& scratch(int worker, int samples);
+  /// The block's input with its padding written out (x itself when there is none).
+  const T* padded_input(Scratch& s, const T* x, int samples) const;
+  /// Copies group g's filters of dy for the block into the filter-major `rows`.
+  void gather_rows(const Tensor<T>& dy, const Block& b, int g, T* rows) const;
+  const T* group_weight(int g) const { return weight_.value.sample(g * group_filters_); }
+
+  int filters_, kernel_, stride_, padding_, groups_;
+  int group_channels_, group_filters_;
+  std::int64_t patch_;  // K = group_channels_ * kernel_ * kernel_
   bool has_bias_;
+  ConvGeometry geo_;
   Param<T> weight_, bias_;
-  RowMatrix<T> cols_, dcols_;  // scratch, reused across samples and batches
+  std::vector<Scratch> scratch_;
+  std::vector<AlignedVector<T>> partial_w_, partial_b_;  // backward-weight, per task
 };
 
 }  // namespace trainsim

@@ -19,7 +19,7 @@ void require_window_fits(const LayerSpec& s, const Shape& in, int pad) {
 }
 
 // What the numerics support: a chain of square-kernel layers. The rest of the network
-// language (graphs, grouped or rectangular convolutions, padded pools) is timed only.
+// language (graphs, rectangular convolutions, padded pools) is timed only.
 [[noreturn]] void shape_only(const std::string& what) {
   throw UserError(what +
                   " can only be timed, not trained: use the experiment with "
@@ -28,7 +28,6 @@ void require_window_fits(const LayerSpec& s, const Shape& in, int pad) {
 void require_numeric(const LayerSpec& s) {
   if (!s.from.empty()) shape_only("`from` (a graph network)");
   if (!s.square()) shape_only("a rectangular kernel or padding");
-  if (s.groups != 1) shape_only("a grouped convolution");
 }
 
 template <typename T>
@@ -40,7 +39,11 @@ template <typename T>
 std::unique_ptr<Layer<T>> make_conv(const LayerSpec& s, const Shape& in) {
   require_numeric(s);
   require_window_fits(s, in, s.padding);
-  return std::make_unique<Conv2d<T>>(in, s.filters, s.kernel, s.stride, s.padding, s.bias);
+  if (in.c % s.groups != 0 || s.filters % s.groups != 0)
+    throw UserError("groups " + std::to_string(s.groups) + " must divide the input channels (" +
+                    std::to_string(in.c) + ") and the filters (" + std::to_string(s.filters) + ")");
+  return std::make_unique<Conv2d<T>>(in, s.filters, s.kernel, s.stride, s.padding, s.bias,
+                                     s.groups);
 }
 template <typename T>
 std::unique_ptr<Layer<T>> make_maxpool(const LayerSpec& s, const Shape& in) {
@@ -95,8 +98,8 @@ const std::vector<LayerTypeInfo>& layer_types() {
       TRAINSIM_LAYER("dense", "fully connected, Y = X W + b", (Keys{"units", "bias", "from"}),
                      make_dense),
       TRAINSIM_LAYER("conv2d",
-                     "2-D convolution, stride, zero padding (timed only: [kh, kw] kernels or "
-                     "padding, groups > 1)",
+                     "2-D convolution, stride, zero padding, channel groups (timed only: [kh, kw] "
+                     "kernels or padding)",
                      (Keys{"filters", "kernel", "stride", "padding", "groups", "bias", "from"}),
                      make_conv),
       TRAINSIM_LAYER("maxpool2d", "max pooling, stride defaults to kernel (timed only: padding)",

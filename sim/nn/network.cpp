@@ -49,6 +49,7 @@ Network<T>::Network(const NetworkSpec& spec) : spec_(spec) {
                     " classes");
   first_param_layer_ = layers_.size();
   for (std::size_t i = 0; i < layers_.size(); ++i) {
+    layer_macs_.push_back(layers_[i]->forward_macs());
     has_params_.push_back(layers_[i]->has_params());
     if (has_params_[i] && first_param_layer_ == layers_.size()) first_param_layer_ = i;
   }
@@ -87,6 +88,7 @@ void Network<T>::forward(ForwardPass<T>& pass) {
   const int batch = pass.acts[0].n();
   for (std::size_t i = 0; i < layers_.size(); ++i) {
     layers_[i]->forward(pass.acts[i], pass.acts[i + 1]);
+    macs_ += layer_macs_[i] * batch;
     if (observer_) observer_->on_forward(i, batch);
   }
 }
@@ -101,12 +103,16 @@ void Network<T>::backward(const ForwardPass<T>& pass, const std::uint8_t* labels
   if (observer_) observer_->on_loss_grad(layers_.size() - 1, batch);
   for (std::size_t i = layers_.size() - 1; i-- > 0;) {
     if (has_params_[i]) {
-      if (compute) layers_[i]->backward_weight(pass.acts[i], scratch.grad);
+      if (compute) {
+        layers_[i]->backward_weight(pass.acts[i], scratch.grad);
+        macs_ += layer_macs_[i] * batch;
+      }
       if (observer_) observer_->on_backward_weight(i, batch);
     }
     if (!needs_input_grad(i)) break;
     if (compute) {
       layers_[i]->backward_data(pass.acts[i], pass.acts[i + 1], scratch.grad, scratch.next);
+      macs_ += layer_macs_[i] * batch;
       std::swap(scratch.grad, scratch.next);
     }
     if (observer_) observer_->on_backward_data(i, batch);

@@ -4,6 +4,7 @@
 // stored and differentiated later (speculative backprop) and buffers are reused per batch.
 #include <cstdint>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "sim/config/specs.h"
@@ -59,6 +60,10 @@ class Network {
   bool has_params(std::size_t i) const { return has_params_[i]; }
   /// Whether layer i must compute backward-data (some layer below it has parameters).
   bool needs_input_grad(std::size_t i) const { return i > first_param_layer_; }
+  /// Multiply-adds of the passes computed since the last call (forward, backward-data and
+  /// backward-weight of dense and conv layers; element-wise layers count none), then
+  /// restarts the count: the work behind a measured FLOP/s.
+  std::int64_t take_macs() { return std::exchange(macs_, 0); }
   /// Reports every pass from now on to `observer` (nullptr: none).
   void set_observer(PassObserver* observer) { observer_ = observer; }
   PassObserver* observer() const { return observer_; }
@@ -69,6 +74,8 @@ class Network {
   std::vector<bool> has_params_;  // cached: Layer::params() builds a vector
   std::size_t first_param_layer_ = 0;
   PassObserver* observer_ = nullptr;
+  std::vector<std::int64_t> layer_macs_;  // per sample, cached
+  std::int64_t macs_ = 0;
 };
 
 }  // namespace trainsim

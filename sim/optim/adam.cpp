@@ -23,17 +23,18 @@ void Adam<T>::step(const std::vector<Param<T>*>& params, int batch) {
   const T tb1 = static_cast<T>(b1), tb2 = static_cast<T>(b2);
   for (std::size_t k = 0; k < params.size(); ++k) {
     Param<T>& p = *params[k];
-    this->prepare_gradient(p, batch);
     T* w = p.value.data();
     const T* g = p.grad.data();
     T* m = m_[k].data();
     T* v = v_[k].data();
-    const std::size_t count = p.value.size();
-    for (std::size_t i = 0; i < count; ++i) {
-      m[i] = tb1 * m[i] + (T(1) - tb1) * g[i];
-      v[i] = tb2 * v[i] + (T(1) - tb2) * g[i] * g[i];
-      w[i] -= step * m[i] / (std::sqrt(v[i]) + eps);
-    }
+    this->for_ranges(p.value.size(), [&](std::size_t begin, std::size_t end) {
+      this->prepare_gradient(p, batch, begin, end);
+      for (std::size_t i = begin; i < end; ++i) {
+        m[i] = tb1 * m[i] + (T(1) - tb1) * g[i];
+        v[i] = tb2 * v[i] + (T(1) - tb2) * g[i] * g[i];
+        w[i] -= step * m[i] / (std::sqrt(v[i]) + eps);
+      }
+    });
   }
 }
 

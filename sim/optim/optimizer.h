@@ -2,6 +2,7 @@
 // An optimizer turns the gradients accumulated over a batch into a parameter update.
 // The common pre-processing (batch reduction, weight decay, element-wise clipping) is in
 // prepare_gradient() so every optimizer applies it identically.
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -25,9 +26,14 @@ class Optimizer {
   const OptimizerSpec& spec() const { return spec_; }
 
  protected:
-  /// grad <- clip(reduce(grad) + weight_decay * value). `reduce` divides by the batch size
-  /// for reduction "mean" and leaves the sum for "sum" (the seed MLP's convention).
-  void prepare_gradient(Param<T>& p, int batch) const;
+  /// grad <- clip(reduce(grad) + weight_decay * value) for elements [begin, end). `reduce`
+  /// divides by the batch size for reduction "mean" and leaves the sum for "sum" (the seed
+  /// MLP's convention).
+  void prepare_gradient(Param<T>& p, int batch, std::size_t begin, std::size_t end) const;
+  /// Runs fn(begin, end) over ranges covering a param's `count` elements, in parallel when
+  /// it is large (sim/core/parallel.h: element-wise, so the thread count changes nothing).
+  static void for_ranges(std::size_t count,
+                         const std::function<void(std::size_t, std::size_t)>& fn);
 
   OptimizerSpec spec_;
 };

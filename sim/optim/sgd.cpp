@@ -12,19 +12,20 @@ void Sgd<T>::step(const std::vector<Param<T>*>& params, int batch) {
   }
   for (std::size_t k = 0; k < params.size(); ++k) {
     Param<T>& p = *params[k];
-    this->prepare_gradient(p, batch);
     T* w = p.value.data();
     const T* g = p.grad.data();
-    const std::size_t count = p.value.size();
-    if (mu == T(0)) {
-      for (std::size_t i = 0; i < count; ++i) w[i] -= lr * g[i];
-      continue;
-    }
-    T* v = velocity_[k].data();
-    for (std::size_t i = 0; i < count; ++i) {
-      v[i] = mu * v[i] + g[i];
-      w[i] -= lr * v[i];
-    }
+    T* v = mu == T(0) ? nullptr : velocity_[k].data();
+    this->for_ranges(p.value.size(), [&](std::size_t begin, std::size_t end) {
+      this->prepare_gradient(p, batch, begin, end);
+      if (v == nullptr) {
+        for (std::size_t i = begin; i < end; ++i) w[i] -= lr * g[i];
+        return;
+      }
+      for (std::size_t i = begin; i < end; ++i) {
+        v[i] = mu * v[i] + g[i];
+        w[i] -= lr * v[i];
+      }
+    });
   }
 }
 

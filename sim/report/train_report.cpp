@@ -112,13 +112,16 @@ std::string stats_json(const ExperimentSpec& spec, const Dataset& data, Network<
   return j.dump(2) + "\n";
 }
 
-std::string timing_json(const std::vector<EpochMetrics>& epochs, double load_seconds) {
+std::string timing_json(const std::vector<EpochMetrics>& epochs, double load_seconds, int threads) {
   nlohmann::ordered_json j;
+  j["threads"] = threads;
   j["dataset_load_seconds"] = load_seconds;
   double total = 0;
   for (const auto& e : epochs) {
-    j["epochs"].push_back(
-        {{"epoch", e.epoch}, {"train_seconds", e.train_seconds}, {"test_seconds", e.test_seconds}});
+    j["epochs"].push_back({{"epoch", e.epoch},
+                           {"train_seconds", e.train_seconds},
+                           {"train_macs", e.train_macs},
+                           {"test_seconds", e.test_seconds}});
     total += e.train_seconds + e.test_seconds;
   }
   j["total_seconds"] = total;

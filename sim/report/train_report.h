@@ -6,7 +6,9 @@
 //                        batches, and its calibration gain (also written by `trainsim run`)
 //   stats.json           the run as one tree: experiment, status, network, dataset, epochs, final
 //                        (deterministic: same experiment and seed give identical bytes)
-//   timing.json          wall-clock times, which differ run to run, kept apart on purpose
+//   timing.json          wall-clock times, which differ run to run, kept apart on purpose,
+//                        with the thread count and each epoch's training multiply-adds
+//                        (what a FLOP/s figure divides by the time)
 //   config.resolved.yaml written by the caller
 #include <nlohmann/json.hpp>
 #include <string>
@@ -29,6 +31,8 @@ nlohmann::ordered_json predictor_json(const std::vector<PredictorLayerStats>& st
 /// `status`: "complete", or "incomplete" while (or after) a run stopped before its last epoch.
 std::string stats_json(const ExperimentSpec& spec, const Dataset& data, Network<float>& net,
                        const std::vector<EpochMetrics>& epochs, const std::string& status);
-std::string timing_json(const std::vector<EpochMetrics>& epochs, double load_seconds);
+/// Wall times and peak memory (all that may differ run to run), the numerics' thread count
+/// and each epoch's training multiply-adds.
+std::string timing_json(const std::vector<EpochMetrics>& epochs, double load_seconds, int threads);
 
 }  // namespace trainsim

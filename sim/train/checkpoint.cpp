@@ -17,7 +17,7 @@ namespace trainsim {
 // size.
 static_assert(sizeof(OpStats) == 272, "OpStats changed: update archive(OpStats&)");
 static_assert(sizeof(OpTotals) == 296, "OpTotals changed: update archive(OpTotals&)");
-static_assert(sizeof(EpochMetrics) == 168, "EpochMetrics changed: update archive(EpochMetrics&)");
+static_assert(sizeof(EpochMetrics) == 176, "EpochMetrics changed: update archive(EpochMetrics&)");
 
 namespace {
 
@@ -75,6 +75,7 @@ void archive(StateArchive& a, EpochMetrics& m) {
   a.value(m.train);
   a.value(m.test);
   a.value(m.train_seconds);
+  a.value(m.train_macs);
   a.value(m.test_seconds);
   a.value(m.technique);
   a.vector(m.predictor);

@@ -6,6 +6,7 @@
 
 #include "sim/core/error.h"
 #include "sim/core/interrupt.h"
+#include "sim/core/parallel.h"
 #include "sim/nn/softmax.h"
 #include "sim/optim/optimizer_registry.h"
 
@@ -23,6 +24,7 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 Trainer::Trainer(const ExperimentSpec& spec, const Dataset& data)
     : spec_(spec),
       data_(data),
+      pool_(std::make_unique<ThreadPool>(spec.training.threads)),
       network_(spec.network),
       shuffle_rng_(spec.training.seed ^ kShuffleStream) {
   const Shape in = network_.input_shape();
@@ -65,11 +67,13 @@ void Trainer::load_batch(const DataSplit& split, const std::int64_t* indices, in
 }
 
 EpochMetrics Trainer::run_epoch(const std::function<void(const BatchProgress&)>& on_batch) {
+  const ParallelScope threads(pool_.get());
   EpochMetrics m;
   m.epoch = ++epoch_;
   technique_->on_epoch_begin(epoch_ - 1);
   const auto t0 = std::chrono::steady_clock::now();
   if (spec_.training.shuffle) shuffle_rng_.shuffle(order_);
+  network_.take_macs();  // the count starts with the epoch (not the last evaluation)
   const std::int64_t n = data_.train.count;
   const int bs = spec_.training.batch_size;
   double loss_sum = 0;
@@ -97,6 +101,7 @@ EpochMetrics Trainer::run_epoch(const std::function<void(const BatchProgress&)>&
   m.train.loss = loss_sum / static_cast<double>(seen);
   m.train.accuracy = static_cast<double>(correct) / static_cast<double>(seen);
   m.train_seconds = seconds_since(t0);
+  m.train_macs = network_.take_macs();
   m.technique = technique_->take_counts();
   m.predictor = technique_->take_predictor_stats();
   const auto t1 = std::chrono::steady_clock::now();
@@ -106,6 +111,7 @@ EpochMetrics Trainer::run_epoch(const std::function<void(const BatchProgress&)>&
 }
 
 EvalMetrics Trainer::evaluate(const DataSplit& split) {
+  const ParallelScope threads(pool_.get());
   EvalMetrics e;
   if (split.count == 0) return e;
   std::vector<std::int64_t> idx(static_cast<std::size_t>(split.count));

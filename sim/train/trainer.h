@@ -1,7 +1,8 @@
 #pragma once
 // The numerics-only training loop: mini-batch backprop over a dataset, one epoch at a time,
 // with test-set evaluation after each epoch. Deterministic for a given experiment spec:
-// initialisation and the per-epoch shuffle both derive from training.seed.
+// initialisation and the per-epoch shuffle both derive from training.seed, and the layers'
+// parallel loops give the same bytes for any `training.threads` (sim/core/parallel.h).
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -9,6 +10,7 @@
 
 #include "sim/config/specs.h"
 #include "sim/core/state_archive.h"
+#include "sim/core/thread_pool.h"
 #include "sim/data/dataset.h"
 #include "sim/nn/network.h"
 #include "sim/optim/optimizer.h"
@@ -28,6 +30,8 @@ struct EpochMetrics {
   EvalMetrics train;  ///< running loss/accuracy over the epoch's training batches
   EvalMetrics test;
   double train_seconds = 0;  ///< wall time; kept out of the deterministic outputs
+  /// Multiply-adds the training batches computed (Network::take_macs).
+  std::int64_t train_macs = 0;
   double test_seconds = 0;
   TechniqueCounts technique;  ///< sample steps, and speculative backprop's hits and misses
   std::vector<PredictorLayerStats> predictor;  ///< ADA-GP: per layer with parameters
@@ -54,6 +58,8 @@ class Trainer {
   Network<float>& network() { return network_; }
   std::int64_t batches_per_epoch() const;
   int epochs_done() const { return epoch_; }
+  /// Threads the numerics run on (training.threads).
+  int threads() const { return pool_->size(); }
   const TrainingTechnique& technique() const { return *technique_; }
   /// Saves or restores the state that carries over between epochs (weights, optimizer,
   /// technique, shuffle order and RNG, epoch count); defined in sim/train/checkpoint.cpp.
@@ -64,6 +70,7 @@ class Trainer {
 
   const ExperimentSpec& spec_;
   const Dataset& data_;
+  std::unique_ptr<ThreadPool> pool_;
   Network<float> network_;
   std::unique_ptr<Optimizer<float>> optimizer_;
   std::unique_ptr<TrainingTechnique> technique_;

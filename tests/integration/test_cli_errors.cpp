@@ -109,6 +109,18 @@ TEST_CASE("A negative batch size is rejected", "[cli][errors]") {
       dir + "/out", {"--set", "training.batch_size"});
 }
 
+TEST_CASE("A thread count outside 1..8 is rejected", "[cli][errors]") {
+  const std::string dir = fresh_dir("errors-threads");
+  const std::string data = make_tiny_dataset(dir + "/data");
+  const std::string body = good_body(data) + "  threads: 0\n";
+  require_clean_failure(run_trainsim({"train", experiment(dir, body), "--out", dir + "/out"}),
+                        dir + "/out", {"exp.yaml:9:", "training.threads", "0"});
+  const std::string ok = experiment(dir, good_body(data));
+  for (const char* bad : {"training.threads=-1", "training.threads=9"})
+    require_clean_failure(run_trainsim({"run", ok, "--out", dir + "/out", "--set", bad}),
+                          dir + "/out", {"--set", "training.threads"});
+}
+
 TEST_CASE("A missing dataset names the directory", "[cli][errors]") {
   const std::string dir = fresh_dir("errors-missing-dataset");
   const std::string exp = experiment(dir, good_body(dir + "/no-such-data"));

@@ -14,6 +14,7 @@
 
 #include "sim/config/experiment_config.h"
 #include "sim/core/error.h"
+#include "sim/core/parallel.h"
 #include "sim/core/paths.h"
 
 namespace fs = std::filesystem;
@@ -107,6 +108,7 @@ TEST_CASE("quickstart experiment loads with its values and defaults", "[config]"
   CHECK(s.training.batch_size == 15);
   CHECK(s.training.seed == 1);
   CHECK(s.training.shuffle);
+  CHECK(s.training.threads == default_threads());  // all cores, at most kMaxThreads
   CHECK(s.training.optimizer.kind == "sgd");
   CHECK(s.training.optimizer.lr == 0.01);
   CHECK(s.training.optimizer.reduction == "sum");
@@ -289,6 +291,10 @@ TEST_CASE("wrong types", "[config]") {
       {"training: {seed: 1.0}\n", "1.0", "training.seed", "expected an integer"},
       {"training: {batch_size: 99999999999}\n", "9999", "training.batch_size",
        "must be in [1, 65536], got 99999999999"},
+      {"training: {threads: 0}\n", "0}", "training.threads", "must be in [1, 8], got 0"},
+      {"training: {threads: -2}\n", "-2", "training.threads", "must be in [1, 8], got -2"},
+      {"training: {threads: 9}\n", "9}", "training.threads", "must be in [1, 8], got 9"},
+      {"training: {threads: all}\n", "all", "training.threads", "expected an integer"},
       {"output: {dir: [a]}\n", "[a]", "output.dir", "expected a string, got a sequence"},
       {"name: {a: 1}\n", "{a", "name", "expected a string, got a mapping"},
   };
@@ -612,6 +618,7 @@ void check_same_spec(const ExperimentSpec& a, const ExperimentSpec& b) {
   CHECK(s.batch_size == t.batch_size);
   CHECK(s.seed == t.seed);
   CHECK(s.shuffle == t.shuffle);
+  CHECK(s.threads == t.threads);
   CHECK(s.optimizer.kind == t.optimizer.kind);
   CHECK(s.optimizer.lr == t.optimizer.lr);  // exact: doubles must round-trip
   CHECK(s.optimizer.momentum == t.optimizer.momentum);
@@ -656,7 +663,7 @@ TEST_CASE("resolved_yaml round-trips", "[config]") {
         "name: awkward\nnetwork: small_cnn\ndataset: {name: fashion-mnist, path: null_dir, "
         "train_limit: 123, test_limit: 45}\n"
         "training:\n  epochs: 3\n  batch_size: 7\n  seed: 18446744073709551615\n"
-        "  shuffle: false\n  optimizer: {kind: adam, lr: 0.30000000000000004, "
+        "  shuffle: false\n  threads: 3\n  optimizer: {kind: adam, lr: 0.30000000000000004, "
         "beta1: 0.123456789012345678, epsilon: 1e-300, weight_decay: 5e-4, reduction: mean, "
         "clip: 0.1}\noutput: {dir: 'out dir/x: y'}\n";
     ExperimentSpec s = load_experiment(
@@ -664,6 +671,7 @@ TEST_CASE("resolved_yaml round-trips", "[config]") {
         {"network.layers.1.slope=0.2", "network.init.scheme=uniform", "network.init.scale=0.1"});
     CHECK(s.training.optimizer.lr == 0.1 + 0.2);
     CHECK(s.training.seed == 18446744073709551615ull);
+    CHECK(s.training.threads == 3);
     check_round_trip(tmp, s);
   }
   SECTION("names that look like other YAML types") {

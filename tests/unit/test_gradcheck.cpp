@@ -125,6 +125,10 @@ TEST_CASE("Conv2d gradients match finite differences", "[nn][gradcheck]") {
     Conv2d<double> c(Shape{4, 3, 3}, 2, 1, 1, 0, true);
     check_layer(c, 3, 6, "conv 1x1");
   }
+  SECTION("2 groups, stride 2, padding 1") {
+    Conv2d<double> c(Shape{4, 6, 5}, 6, 3, 2, 1, true, 2);
+    check_layer(c, 2, 16, "conv grouped");
+  }
 }
 
 TEST_CASE("Pooling gradients match finite differences", "[nn][gradcheck]") {
