@@ -154,7 +154,8 @@ void write_outputs(StagedDir& out, const ExperimentSpec& spec, Prepared& p,
   }
   if (has_predictor_stats(metrics))
     write_text_file(out.file("predictor.csv"), predictor_csv(metrics, trainer.network()));
-  write_text_file(out.file("timing.json"), timing_json(metrics, progress.load_seconds, trainer.threads()));
+  write_text_file(out.file("timing.json"),
+                  timing_json(metrics, progress.load_seconds, trainer.threads()));
 }
 
 std::string incomplete_note(const ExperimentSpec& spec, int done, bool simulate) {

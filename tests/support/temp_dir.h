@@ -14,8 +14,8 @@ class TempDir {
  public:
   explicit TempDir(const std::string& prefix = "tmp") {
     static std::atomic<int> counter{0};
-    path_ = std::string(TRAINSIM_TEST_TMP) + "/" + prefix + "-" + std::to_string(::getpid()) +
-            "-" + std::to_string(counter++);
+    path_ = std::string(TRAINSIM_TEST_TMP) + "/" + prefix + "-" + std::to_string(::getpid()) + "-" +
+            std::to_string(counter++);
     std::filesystem::remove_all(path_);
     std::filesystem::create_directories(path_);
   }

@@ -169,7 +169,7 @@ TEST_CASE("Energy is priced from counts and the table", "[accel][energy]") {
   s.dram_write_bytes = {0, 0, 8};
   s.vector_ops = 40;
   const EnergyBreakdown e = price(s, a);
-  CHECK(e.mac == Approx(100 * 2.0));         // 16-bit MAC entry
+  CHECK(e.mac == Approx(100 * 2.0));          // 16-bit MAC entry
   CHECK(e.rf == Approx(60 * 1.0 + 5 * 2.0));  // per 16-bit word
   CHECK(e.noc == Approx(10 * 3.0));
   // Buffer read: partition 1 KiB, halfway between (0.5 KiB, 4 pJ/64b) and (2 KiB, 16 pJ/64b)

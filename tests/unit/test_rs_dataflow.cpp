@@ -462,7 +462,8 @@ TEST_CASE("rs: register files of zero words are user errors", "[dataflow][rs]") 
   const OpStats st = rs_dataflow().evaluate(op, array(3, 3, 12, 4, 24));
   CHECK(mapping_value(st, "row_chunks") == 2);
   CHECK(mapping_value(st, "chunk_cols") == 4);
-  CHECK(rs_dataflow().evaluate(op, array(3, 3, 4, 224, 24)).macs == static_cast<Count>(lower_to_conv(op).macs()));
+  CHECK(rs_dataflow().evaluate(op, array(3, 3, 4, 224, 24)).macs ==
+        static_cast<Count>(lower_to_conv(op).macs()));
   CHECK_NOTHROW(rs_dataflow().evaluate(op, array(3, 3, 1, 1, 1)));
 }
 
