@@ -1,6 +1,7 @@
 #include "sim/accel/op_stats.h"
 
 #include <stdexcept>
+#include <string>
 
 namespace trainsim {
 
@@ -16,18 +17,8 @@ const char* operand_name(int operand) {
   return "?";
 }
 
-Count checked_add(Count a, Count b, const char* what) {
-  Count r = 0;
-  if (__builtin_add_overflow(a, b, &r))
-    throw std::overflow_error(std::string("event counter overflow (past 2^64): ") + what);
-  return r;
-}
-
-Count checked_mul(Count a, Count b, const char* what) {
-  Count r = 0;
-  if (__builtin_mul_overflow(a, b, &r))
-    throw std::overflow_error(std::string("event counter overflow (past 2^64): ") + what);
-  return r;
+void throw_count_overflow(const char* what) {
+  throw std::overflow_error(std::string("event counter overflow (past 2^64): ") + what);
 }
 
 Count AccessCounts::total_reads() const {

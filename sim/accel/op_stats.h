@@ -22,9 +22,21 @@ const char* operand_name(int operand);  ///< "ifmap", "filter", "ofmap"
 /// the run with an internal error instead of wrapping. Energies are summed in double.
 using Count = std::uint64_t;
 
-/// a + b and a * b, or std::overflow_error naming `what`.
-Count checked_add(Count a, Count b, const char* what);
-Count checked_mul(Count a, Count b, const char* what);
+/// Throws std::overflow_error naming `what`; out of line, so the checks below stay small.
+[[noreturn]] void throw_count_overflow(const char* what);
+
+/// a + b and a * b, or std::overflow_error naming `what`. Inline: every op's statistics are
+/// summed into several totals, so these run millions of times per epoch.
+inline Count checked_add(Count a, Count b, const char* what) {
+  Count r = 0;
+  if (__builtin_expect(__builtin_add_overflow(a, b, &r), 0)) throw_count_overflow(what);
+  return r;
+}
+inline Count checked_mul(Count a, Count b, const char* what) {
+  Count r = 0;
+  if (__builtin_expect(__builtin_mul_overflow(a, b, &r), 0)) throw_count_overflow(what);
+  return r;
+}
 
 /// Reads and writes of one memory level, in words, per operand.
 struct AccessCounts {

@@ -223,30 +223,38 @@ void AcceleratorSession::flush(Phase phase, bool whole_step) {
   const std::int64_t elapsed = system_.cycles() - before;
   const int p = static_cast<int>(phase);
   // Sums are utilized against every array that ran them: the main one and a technique's own.
+  // Each op is added once, to its unit's sum for this flush, which then goes to the phase,
+  // epoch and unit totals (a batch has hundreds of ops; adding each to every total cost a
+  // fifth of a small network's run time).
   const std::int64_t pes = array_pes();
+  std::array<OpTotals, 2> unit_sum{};
   for (int u = 0; u < 2; ++u) {
     const auto& reqs = pending_[static_cast<std::size_t>(u)];
     for (std::size_t k = 0; k < reqs.size(); ++k) {
       const OpRequest& r = reqs[k];
-      const bool update = r.op.role == OpRole::kUpdate;
-      totals_[p].add(r.stats, pes, update);
-      epoch_[p].add(r.stats, pes, update);
+      unit_sum[static_cast<std::size_t>(u)].add(r.stats, r.stats.pes, r.op.role == OpRole::kUpdate);
       layer_roles_[p][static_cast<std::size_t>(r.op.layer)][static_cast<int>(r.op.role)].add(
           r.stats, r.stats.pes);
-      if (phase == Phase::kTrain) {
-        unit_totals_[static_cast<std::size_t>(u)].add(r.stats, r.stats.pes);
-        if (u == 1 && discarded_flags_[k]) discarded_.add(r.stats, r.stats.pes);
-      }
+      if (phase == Phase::kTrain && u == 1 && discarded_flags_[k])
+        discarded_.add(r.stats, r.stats.pes);
     }
+  }
+  for (int u = 0; u < 2; ++u) {
+    const auto& reqs = pending_[static_cast<std::size_t>(u)];
+    if (reqs.empty()) continue;
+    const OpTotals& sum = unit_sum[static_cast<std::size_t>(u)];
+    totals_[p].merge(sum, pes, true);
+    epoch_[p].merge(sum, pes, true);
+    // A unit's own sum keeps the PE count of its last op, as adding op by op did.
+    if (phase == Phase::kTrain)
+      unit_totals_[static_cast<std::size_t>(u)].merge(sum, reqs.back().stats.pes, false);
+    if (adagp_ && phase == Phase::kTrain)
+      adagp_phases_[static_cast<std::size_t>(adagp_phase_)].merge(sum, pes, true);
   }
   totals_[p].elapsed_cycles += elapsed;
   epoch_[p].elapsed_cycles += elapsed;
-  if (adagp_ && phase == Phase::kTrain) {
-    OpTotals& ph = adagp_phases_[static_cast<std::size_t>(adagp_phase_)];
-    for (const auto& reqs : pending_)
-      for (const OpRequest& r : reqs) ph.add(r.stats, pes, r.op.role == OpRole::kUpdate);
-    ph.elapsed_cycles += elapsed;
-  }
+  if (adagp_ && phase == Phase::kTrain)
+    adagp_phases_[static_cast<std::size_t>(adagp_phase_)].elapsed_cycles += elapsed;
   predictor_layer_ = static_cast<std::size_t>(-1);
   pending_[0].clear();
   pending_[1].clear();

@@ -43,6 +43,14 @@ struct OpTotals {
     stats.pes = array_pes;
     ++ops;
   }
+  /// Adds another sum of ops (not its elapsed cycles: side-by-side sums overlap in time);
+  /// its update cycles only when `with_update`, as add() without `update` would.
+  void merge(const OpTotals& o, std::int64_t array_pes, bool with_update) {
+    stats += o.stats;
+    if (with_update) update_cycles += o.update_cycles;
+    stats.pes = array_pes;
+    ops += o.ops;
+  }
 };
 
 class AcceleratorSession final : public PassObserver {

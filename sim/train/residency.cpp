@@ -183,14 +183,14 @@ std::vector<Residency> plan_residency(const std::vector<Op>& ops, bool whole_ste
 }
 
 void ResidencyPlanner::plan(std::vector<OpRequest>& ops, bool whole_step, CostModel& cost) {
-  std::vector<std::int64_t> key{whole_step};
-  key.reserve(ops.size() * 32 + 1);
-  for (const OpRequest& r : ops) append_key(r.op, key);
-  auto it = cache_.find(key);
+  // The key is built in a buffer kept between calls: this runs once per batch and unit.
+  key_.assign(1, whole_step);
+  for (const OpRequest& r : ops) append_key(r.op, key_);
+  auto it = cache_.find(key_);
   if (it == cache_.end()) {
     std::vector<const Op*> ptrs;
     for (const OpRequest& r : ops) ptrs.push_back(&r.op);
-    it = cache_.emplace(std::move(key), trainsim::plan(ptrs, whole_step, cost)).first;
+    it = cache_.emplace(key_, trainsim::plan(ptrs, whole_step, cost)).first;
   }
   for (std::size_t i = 0; i < ops.size(); ++i) ops[i].op.residency = it->second[i];
 }

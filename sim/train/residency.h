@@ -32,6 +32,7 @@ class ResidencyPlanner {
 
  private:
   std::map<std::vector<std::int64_t>, std::vector<Residency>> cache_;
+  std::vector<std::int64_t> key_;
 };
 
 /// The planner's decision for one sequence, without memoization (tests).
