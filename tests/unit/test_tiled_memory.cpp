@@ -246,3 +246,46 @@ TEST_CASE("Pinned tiles and a pinned stationary operand are obeyed", "[memory][t
   CHECK(r.mapping.tile[kDimC] == 4);
   CHECK(r.mapping.order[2] == kFilter);
 }
+
+TEST_CASE("An op of more than 2^20 tiles: exact counts, a time bound, and no cycle fidelity",
+          "[memory][tiled][errors]") {
+  // A buffer of a few dozen words forces tiny tiles on a 512^3 GEMM: millions of tiles, too
+  // many to walk one by one. The fast fidelity counts them by class instead.
+  const Op op = [] {
+    Op o = Op::make_gemm({512, 512, 512});
+    o.word_bits = 16;
+    return o;
+  }();
+  SimSystem& sys = SimSystem::instance();
+  for (const char* name : kDataflows) {
+    const Dataflow& df = dataflow_or_throw(name);
+    // RS's smallest tile (a row of filters by a row of the map) needs more words.
+    const AcceleratorSpec a = accel(std::string(name) == "rs" ? 0.25 : 0.1, true);
+    INFO(name);
+    REQUIRE(tiled_mapping(op, a, df).cost.tiles > (std::int64_t{1} << 20));
+    sys.configure(a, df, Fidelity::kFast);
+    std::vector<OpRequest> batch(1);
+    batch[0].op = op;
+    sys.run(batch);
+    const OpStats& s = batch[0].stats;
+    CHECK(s.macs == Count{512} * 512 * 512);
+    CHECK(static_cast<std::int64_t>(s.dram_bytes()) > minimum_bytes(op, df));
+    // The same counts as a fresh evaluation (memoized or not, classes or not).
+    CHECK(first_difference(s, evaluate_op(op, a, df)) == "");
+    // The bound: never faster than the array's work or than the DRAM channel.
+    const double bytes_per_cycle = a.dram.bandwidth_gbps / a.clock_ghz;
+    CHECK(s.cycles() >= s.compute_cycles);
+    CHECK(static_cast<double>(s.cycles()) >= static_cast<double>(s.dram_bytes()) / bytes_per_cycle);
+    sys.configure(a, df, Fidelity::kCycle);
+    const OperandValues v = make_operands(op, df.gemm_based(), 5);
+    batch[0] = OpRequest{};
+    batch[0].op = op;
+    batch[0].values = &v;
+    try {
+      sys.run(batch);
+      FAIL("the cycle fidelity clocked an op of more than 2^20 tiles");
+    } catch (const UserError& e) {
+      CHECK(std::string(e.what()).find("too many to clock") != std::string::npos);
+    }
+  }
+}
