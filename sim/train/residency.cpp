@@ -70,7 +70,12 @@ bool read_later(const std::vector<const Op*>& ops, std::size_t after, TensorId i
   return false;
 }
 
-using Cost = std::pair<double, double>;  // DRAM bytes, then cycles
+// Cycles, then DRAM bytes. Time first: a carry takes buffer space from both ops' tiles, and
+// smaller tiles can move the same bytes in many more transfers, each paying the DRAM
+// latency (a batch-1 dense layer ran 26x slower for 1% less traffic when bytes came first).
+// Carries that do not slow the step down are still taken for the traffic they save, and most
+// make it faster: the next op's first fetch, exposed before its first tile, shrinks.
+using Cost = std::pair<double, double>;
 const Cost kInfeasible{std::numeric_limits<double>::infinity(), 0};
 
 Cost operator+(const Cost& a, const Cost& b) {
@@ -116,11 +121,11 @@ std::vector<Residency> plan(const std::vector<const Op*>& ops, bool whole_step, 
     op.residency = flags(i, in, out);
     if (!op.residency.any()) {
       const OpStats& s = cost.cost(op);  // must fit: errors here are the op's own
-      return {static_cast<double>(s.dram_bytes()), static_cast<double>(s.cycles())};
+      return {static_cast<double>(s.cycles()), static_cast<double>(s.dram_bytes())};
     }
     try {
       const OpStats& s = cost.cost(op);
-      return {static_cast<double>(s.dram_bytes()), static_cast<double>(s.cycles())};
+      return {static_cast<double>(s.cycles()), static_cast<double>(s.dram_bytes())};
     } catch (const UserError&) {
       return kInfeasible;  // the carried tensor does not fit beside the op's tiles
     }

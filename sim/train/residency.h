@@ -8,8 +8,8 @@
 // Between two consecutive ops at most one tensor is carried: the largest one the first op
 // writes, or reads, and the second reads, of at most half the buffer. Carrying it constrains both
 // ops' buffer mappings (it takes its whole footprint), so whether to carry is decided for the whole
-// sequence at once: a dynamic programme over the links picks the set of carries with the least DRAM
-// traffic (then cycles), each op priced by its cost model with the flags the choice
+// sequence at once: a dynamic programme over the links picks the set of carries with the least
+// cycles (then DRAM traffic), each op priced by its cost model with the flags the choice
 // implies. A tensor is written back to DRAM unless it is carried to the next op, nobody
 // after that op reads it in the flush, the flush holds a whole training step or evaluation
 // batch, and it does not outlive the step (weights and optimizer state always go back).
