@@ -1,5 +1,6 @@
 #include "sim/train/residency.h"
 
+#include <initializer_list>
 #include <limits>
 #include <utility>
 
@@ -156,26 +157,30 @@ std::vector<Residency> plan(const std::vector<const Op*>& ops, bool whole_step, 
   return out;
 }
 
-// The fields of an op the plan depends on.
+// The fields of an op the plan depends on. push_back into a vector whose capacity is kept
+// between calls: this runs for every op of every batch.
 void append_key(const Op& op, std::vector<std::int64_t>& key) {
-  key.insert(key.end(), {static_cast<std::int64_t>(op.kind), static_cast<std::int64_t>(op.role),
-                         op.layer, op.repeat, op.resident_filter, op.word_bits});
+  auto put = [&key](std::initializer_list<std::int64_t> values) {
+    for (std::int64_t v : values) key.push_back(v);
+  };
+  put({static_cast<std::int64_t>(op.kind), static_cast<std::int64_t>(op.role), op.layer, op.repeat,
+       op.resident_filter, op.word_bits});
   const ConvShape& c = op.conv;
   switch (op.kind) {
     case OpKind::kGemm:
-      key.insert(key.end(), {op.gemm.m, op.gemm.n, op.gemm.k});
+      put({op.gemm.m, op.gemm.n, op.gemm.k});
       break;
     case OpKind::kConv:
-      key.insert(key.end(), {c.batch, c.channels, c.height, c.width, c.filters, c.kernel_h,
-                             c.kernel_w, c.stride, c.pad});
+      put({c.batch, c.channels, c.height, c.width, c.filters, c.kernel_h, c.kernel_w, c.stride,
+           c.pad});
       break;
     case OpKind::kElementwise:
-      key.insert(key.end(), {op.eltwise.elements, op.eltwise.reads, op.eltwise.writes,
-                             op.eltwise.flops, op.eltwise.dram});
+      put({op.eltwise.elements, op.eltwise.reads, op.eltwise.writes, op.eltwise.flops,
+           op.eltwise.dram});
       break;
   }
-  for (const TensorUse& t : op.inputs) key.insert(key.end(), {t.id, t.words});
-  for (const TensorUse& t : op.outputs) key.insert(key.end(), {t.id, t.words});
+  for (const TensorUse& t : op.inputs) put({t.id, t.words});
+  for (const TensorUse& t : op.outputs) put({t.id, t.words});
 }
 
 }  // namespace
