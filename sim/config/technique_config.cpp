@@ -44,6 +44,16 @@ YAML::Node merge_technique_override(const YAML::Node& existing, const YAML::Node
   const auto at = text.find('@');
   const TechniqueInfo* info = find_technique(text.substr(0, at));
   if (info == nullptr || (at != std::string::npos && info->shorthand.empty())) return value;
+  // The shorthand's parameter first: when it is not YAML the value is returned as it is (its
+  // own parser names the error), and nothing may be reported as dropped.
+  YAML::Node parameter;
+  if (at != std::string::npos) {
+    try {
+      parameter = YAML::Load(text.substr(at + 1));
+    } catch (const YAML::Exception&) {
+      return value;
+    }
+  }
   YAML::Node merged(YAML::NodeType::Map);
   merged["kind"] = info->name;
   for (const auto& kv : existing) {
@@ -54,13 +64,7 @@ YAML::Node merge_technique_override(const YAML::Node& existing, const YAML::Node
     else if (dropped)
       dropped->push_back(key);
   }
-  if (at != std::string::npos) {
-    try {
-      merged[info->shorthand] = YAML::Load(text.substr(at + 1));
-    } catch (const YAML::Exception&) {
-      return value;  // not a number: the scalar's parser says so
-    }
-  }
+  if (at != std::string::npos) merged[info->shorthand] = parameter;
   return merged;
 }
 

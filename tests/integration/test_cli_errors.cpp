@@ -191,3 +191,16 @@ TEST_CASE("help and list describe what trainsim knows", "[cli]") {
   r = run_trainsim({"list", "gizmos"});
   CHECK(r.exit_code == 2);
 }
+
+TEST_CASE("A technique shorthand whose parameter is not YAML is a one-line error",
+          "[cli][errors]") {
+  // Found by the overrides fuzz target: over an experiment whose technique is a mapping,
+  // `--set technique=specbp@}a` reported the mapping's keys as dropped and then read the
+  // unparsed scalar as a mapping: an uncaught yaml-cpp exception (exit 1, "internal error").
+  const std::string dir = fresh_dir("errors-technique-shorthand");
+  const std::string data = make_tiny_dataset(dir + "/data");
+  std::string body = good_body(data) + "technique: {kind: adagp-max, warmup_epochs: 2}\n";
+  require_clean_failure(run_trainsim({"train", experiment(dir, body), "--out", dir + "/out",
+                                      "--set", "technique=specbp@}a"}),
+                        dir + "/out", {"technique", "'specbp@}a'", "threshold"});
+}
