@@ -57,6 +57,11 @@ YAML::Node merge_technique_override(const YAML::Node& existing, const YAML::Node
   YAML::Node merged(YAML::NodeType::Map);
   merged["kind"] = info->name;
   for (const auto& kv : existing) {
+    // A key that is not a scalar (`{a, b}: 1`) is no technique key: dropped like any other.
+    if (!kv.first.IsScalar()) {
+      if (dropped) dropped->push_back("(a key that is not a name)");
+      continue;
+    }
     const std::string key = kv.first.as<std::string>();
     if (key == "kind") continue;
     if (std::find(info->keys.begin(), info->keys.end(), key) != info->keys.end())
