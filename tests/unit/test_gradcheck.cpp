@@ -12,16 +12,11 @@
 #include "sim/nn/pool.h"
 #include "sim/nn/softmax.h"
 
+#include "tests/support/layer_spec.h"
+
 using namespace trainsim;
 
 namespace {
-
-LayerSpec named(const std::string& type, const std::string& name) {
-  LayerSpec l;
-  l.type = type;
-  l.name = name;
-  return l;
-}
 
 constexpr double kStep = 1e-6;
 constexpr double kTolerance = 1e-4;
@@ -200,8 +195,9 @@ TEST_CASE("Whole-network backprop matches finite differences of the loss", "[nn]
   mlp.name = "mini_mlp";
   mlp.input = {1, 4, 4};
   mlp.classes = 5;
-  mlp.layers = {named("flatten", "f"), named("dense", "fc1"), named("leaky_relu", "a1"),
-                named("dense", "fc2"), named("softmax", "out")};
+  mlp.layers = {test::layer_spec("flatten", "f"), test::layer_spec("dense", "fc1"),
+                test::layer_spec("leaky_relu", "a1"), test::layer_spec("dense", "fc2"),
+                test::layer_spec("softmax", "out")};
   mlp.layers[1].units = 6;
   mlp.layers[3].units = 5;
   check_network(mlp, 3, 21);
@@ -210,9 +206,10 @@ TEST_CASE("Whole-network backprop matches finite differences of the loss", "[nn]
   cnn.name = "mini_cnn";
   cnn.input = {1, 8, 8};
   cnn.classes = 4;
-  cnn.layers = {named("conv2d", "c1"), named("relu", "r1"),      named("maxpool2d", "p1"),
-                named("conv2d", "c2"), named("avgpool2d", "p2"), named("flatten", "f"),
-                named("dense", "fc"),  named("softmax", "out")};
+  cnn.layers = {test::layer_spec("conv2d", "c1"),    test::layer_spec("relu", "r1"),
+                test::layer_spec("maxpool2d", "p1"), test::layer_spec("conv2d", "c2"),
+                test::layer_spec("avgpool2d", "p2"), test::layer_spec("flatten", "f"),
+                test::layer_spec("dense", "fc"),     test::layer_spec("softmax", "out")};
   cnn.layers[0].filters = 3;
   cnn.layers[0].kernel = 3;
   cnn.layers[0].padding = 1;

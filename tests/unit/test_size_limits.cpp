@@ -15,17 +15,12 @@
 #include "sim/workload/size_limits.h"
 #include "tests/support/config_errors.h"
 
+#include "tests/support/layer_spec.h"
+
 using namespace trainsim;
 using namespace trainsim::test;
 
 namespace {
-
-LayerSpec layer(const std::string& type, const std::string& name) {
-  LayerSpec l;
-  l.type = type;
-  l.name = name;
-  return l;
-}
 
 // input -> `body` -> flatten -> dense(classes) -> softmax
 NetworkSpec net(std::array<int, 3> input, std::vector<LayerSpec> body) {
@@ -35,11 +30,11 @@ NetworkSpec net(std::array<int, 3> input, std::vector<LayerSpec> body) {
   n.input = input;
   n.classes = 2;
   n.layers = std::move(body);
-  n.layers.push_back(layer("flatten", "flat"));
-  LayerSpec fc = layer("dense", "fc");
+  n.layers.push_back(test::layer_spec("flatten", "flat"));
+  LayerSpec fc = test::layer_spec("dense", "fc");
   fc.units = 2;
   n.layers.push_back(fc);
-  n.layers.push_back(layer("softmax", "out"));
+  n.layers.push_back(test::layer_spec("softmax", "out"));
   return n;
 }
 
@@ -62,24 +57,25 @@ TEST_CASE("saturating_product stops at INT64_MAX instead of overflowing", "[size
 
 TEST_CASE("NetShape names the layer whose sizes pass a limit", "[sizes][shape]") {
   // The largest input allowed: 2^30 values.
-  CHECK_NOTHROW(NetShape(net({1 << 10, 1 << 10, 1 << 10}, {layer("global_avgpool", "gap")})));
+  CHECK_NOTHROW(
+      NetShape(net({1 << 10, 1 << 10, 1 << 10}, {test::layer_spec("global_avgpool", "gap")})));
   std::string msg = shape_error(net({2, 1 << 15, 1 << 15}, {}));
   CHECK(msg.find("network 'big' (<test>): the input 2x32768x32768 produces 2147483648 values "
                  "per sample, more than the limit of 1073741824 (2^30)") != std::string::npos);
 
   // A resize of a flattened 2^30 values to 2^20 x 2^20: 2^70 values overflow int64 if
   // multiplied naively.
-  LayerSpec resize = layer("resize", "up");
+  LayerSpec resize = test::layer_spec("resize", "up");
   resize.size = {{1 << 20, 1 << 20}};
-  NetworkSpec n = net({1 << 10, 1 << 10, 1 << 10}, {layer("flatten", "f0"), resize});
+  NetworkSpec n = net({1 << 10, 1 << 10, 1 << 10}, {test::layer_spec("flatten", "f0"), resize});
   msg = shape_error(n);
   CHECK(msg.find("layer 'up' (resize): produces more than 2^63 values per sample") !=
         std::string::npos);
 
   // A concat whose channel sum leaves int: clamped, then over the volume limit.
   n = net({1 << 29, 1, 1}, {});
-  n.layers.insert(n.layers.begin(), layer("relu", "a"));
-  LayerSpec cat = layer("concat", "cat");
+  n.layers.insert(n.layers.begin(), test::layer_spec("relu", "a"));
+  LayerSpec cat = test::layer_spec("concat", "cat");
   cat.from = {"a", "a", "a", "a", "a"};
   n.layers.insert(n.layers.begin() + 1, cat);
   msg = shape_error(n);
@@ -87,7 +83,7 @@ TEST_CASE("NetShape names the layer whose sizes pass a limit", "[sizes][shape]")
         std::string::npos);
 
   // Parameters: a conv with 4096 filters of 2^14 x 11 x 11 weights and a bias (8e9 > 2^30).
-  LayerSpec conv = layer("conv2d", "c");
+  LayerSpec conv = test::layer_spec("conv2d", "c");
   conv.filters = 4096, conv.kernel = 11;
   msg = shape_error(net({1 << 14, 11, 11}, {conv}));
   CHECK(msg.find("layer 'c' (conv2d): has 8120176640 parameters, more than the limit of "
@@ -101,15 +97,15 @@ TEST_CASE("NetShape names the layer whose sizes pass a limit", "[sizes][shape]")
                  "the limit of 68719476736 (2^36)") != std::string::npos);
 
   // A pooling window over a large output: 2^22 outputs x 4096^2 reads.
-  LayerSpec pool = layer("maxpool2d", "p");
+  LayerSpec pool = test::layer_spec("maxpool2d", "p");
   pool.kernel = 4096, pool.stride = 1, pool.padding = 2048;
   msg = shape_error(net({1 << 20, 1, 1}, {pool}));
   CHECK(msg.find("layer 'p' (maxpool2d): forms") != std::string::npos);
 
   // Summing the gradients of many readers of a large layer.
-  n = net({1 << 24, 1, 1}, {layer("relu", "r")});
+  n = net({1 << 24, 1, 1}, {test::layer_spec("relu", "r")});
   for (int i = 0; i < 5000; ++i) {
-    LayerSpec reader = layer("relu", "read" + std::to_string(i));
+    LayerSpec reader = test::layer_spec("relu", "read" + std::to_string(i));
     reader.from = {"r"};
     n.layers.insert(n.layers.begin() + 1, reader);
   }
