@@ -62,12 +62,15 @@ void SimSystem::configure(const AcceleratorSpec& acc, const Dataflow& df, Fideli
     trace_->set_time_unit(1, sc_core::SC_PS);
     accel_.trace(trace_);
   }
-  if (!started_) {
-    sc_core::sc_start(sc_core::SC_ZERO_TIME);  // finish elaboration, start the threads
-    restore_main_stack_for_asan();
-    started_ = true;
-  }
+  ensure_started();
   epoch_start_ = sc_core::sc_time_stamp();
+}
+
+void SimSystem::ensure_started() {
+  if (started_) return;
+  sc_core::sc_start(sc_core::SC_ZERO_TIME);  // finish elaboration, start the threads
+  restore_main_stack_for_asan();
+  started_ = true;
 }
 
 void SimSystem::run(std::vector<OpRequest>& batch) {

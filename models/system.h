@@ -37,6 +37,9 @@ class SimSystem {
   /// Runs `main` on the accelerator and `second` on the second unit at the same time;
   /// returns when both are done. Both book the shared DRAM channel op by op, in time order.
   void run_parallel(std::vector<OpRequest>& main, std::vector<OpRequest>& second);
+  /// Ends elaboration if no run has yet: the platform of several devices
+  /// (models/platform/) spawns its processes into a started kernel.
+  void ensure_started();
   /// Flushes and closes the waveform, if any.
   void close_trace();
 

@@ -1,0 +1,59 @@
+#pragma once
+// The links between the devices of a system, as a graph the platform routes over: nodes are
+// the devices (0..devices-1) and, for a switched topology, the switch (node `devices`).
+// Every link is full duplex: two channels, one per direction, each serialising its
+// transfers at the link's bandwidth. A transfer takes the path of fewest hops.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace trainsim {
+
+struct LinkSpec {
+  int a = 0, b = 1;             ///< nodes it joins
+  double bandwidth_gbps = 100;  ///< GB/s per direction
+  double latency_ns = 0;        ///< from the last byte sent to its arrival
+  double pj_per_bit = 0;        ///< energy of moving one bit across it
+};
+
+struct InterconnectSpec {
+  int devices = 1;
+  bool has_switch = false;  ///< node `devices` is a switch
+  std::vector<LinkSpec> links;
+  int nodes() const { return devices + (has_switch ? 1 : 0); }
+};
+
+struct Channel {
+  int from = 0, to = 0;
+  LinkSpec link;     // a copy: channels outlive nothing they point to
+  std::string name;  ///< e.g. "dev0->dev1", "dev2->switch"
+};
+
+class Interconnect {
+ public:
+  /// UserError if a link names a node that does not exist, joins a node to itself, has a
+  /// bandwidth that is not positive, or leaves two devices with no path between them.
+  explicit Interconnect(const InterconnectSpec& spec);
+  const InterconnectSpec& spec() const { return spec_; }
+  const std::vector<Channel>& channels() const { return channels_; }
+  /// The channel a transfer at node `at` headed for node `to` takes next (at != to).
+  int next_channel(int at, int to) const {
+    return next_[static_cast<std::size_t>(at * spec_.nodes() + to)];
+  }
+  /// Hops from device a to device b.
+  int hops(int a, int b) const;
+  /// Uncontended time in picoseconds to move `bytes` from device a to device b
+  /// (store-and-forward at every hop).
+  std::int64_t transfer_ps(int a, int b, std::int64_t bytes) const;
+
+ private:
+  InterconnectSpec spec_;
+  std::vector<Channel> channels_;
+  std::vector<int> next_;  // [at * nodes + to] -> channel
+};
+
+/// Picoseconds to serialise `bytes` at `gbps` GB/s, rounded up.
+std::int64_t serialise_ps(std::int64_t bytes, double gbps);
+std::string node_name(const InterconnectSpec& spec, int node);
+
+}  // namespace trainsim

@@ -1,0 +1,187 @@
+#include "models/platform/platform.h"
+
+#include <deque>
+#include <memory>
+#include <stdexcept>
+#include <systemc>
+
+#include "models/sc_asan.h"
+#include "models/system.h"
+
+namespace trainsim {
+
+namespace {
+
+using sc_core::SC_PS;
+using sc_core::sc_time;
+
+struct Transfer {
+  int task = 0;  // the consumer
+  int node = 0;  // its device
+  std::int64_t bytes = 0;
+};
+
+// The state one run shares between its processes. Lives until every process has returned.
+class Run {
+ public:
+  Run(const Interconnect& net, const PlatformWork& w)
+      : net_(net),
+        w_(w),
+        g_(*w.graph),
+        devices_(static_cast<std::size_t>(g_.layout().devices)),
+        channels_(net.channels().size()) {
+    result_.tasks.resize(g_.size());
+    result_.channels.resize(net.channels().size());
+    result_.busy_ps.assign(devices_.size(), 0);
+    waiting_.resize(g_.size());
+    for (std::size_t i = 0; i < g_.size(); ++i)
+      waiting_[i] = static_cast<int>(g_.deps(static_cast<int>(i)).size());
+  }
+
+  PlatformResult execute() {
+    start_ = sc_core::sc_time_stamp();
+    std::vector<sc_core::sc_process_handle> handles;
+    sc_core::sc_spawn_options opts;
+    for (std::size_t d = 0; d < devices_.size(); ++d)
+      handles.push_back(sc_core::sc_spawn([this, d] { device(static_cast<int>(d)); },
+                                          sc_core::sc_gen_unique_name("platform_device"), &opts));
+    for (std::size_t c = 0; c < channels_.size(); ++c) {
+      handles.push_back(sc_core::sc_spawn([this, c] { send(static_cast<int>(c)); },
+                                          sc_core::sc_gen_unique_name("platform_link"), &opts));
+      handles.push_back(sc_core::sc_spawn([this, c] { deliver(static_cast<int>(c)); },
+                                          sc_core::sc_gen_unique_name("platform_link_rx"), &opts));
+    }
+    sc_core::sc_start();
+    restore_main_stack_for_asan();
+    if (finished_devices_ != devices_.size()) {
+      for (auto& h : handles)
+        if (!h.terminated()) h.kill();
+      throw std::logic_error("platform: the device orders deadlocked");
+    }
+    return result_;
+  }
+
+ private:
+  struct Device {
+    sc_core::sc_event input;  // a task of this device got its last input
+  };
+  struct ChannelState {
+    std::deque<Transfer> queue;
+    std::deque<std::pair<sc_time, Transfer>> in_flight;  // arrival time order
+    sc_core::sc_event queued, sent;
+  };
+
+  std::int64_t now_ps() const {
+    return static_cast<std::int64_t>((sc_core::sc_time_stamp() - start_).value() /
+                                     sc_time(1, SC_PS).value());
+  }
+
+  void device(int d) {
+    Device& dev = devices_[static_cast<std::size_t>(d)];
+    for (int i : (*w_.orders)[static_cast<std::size_t>(d)]) {
+      while (waiting_[static_cast<std::size_t>(i)] > 0) sc_core::wait(dev.input);
+      const Task& t = g_.task(i);
+      TaskTiming& timing = result_.tasks[static_cast<std::size_t>(i)];
+      timing.start_ps = now_ps();
+      const std::int64_t dur = w_.duration_ps(t);
+      if (dur > 0) sc_core::wait(sc_time(static_cast<double>(dur), SC_PS));
+      timing.end_ps = now_ps();
+      result_.busy_ps[static_cast<std::size_t>(d)] += dur;
+      result_.makespan_ps = std::max(result_.makespan_ps, timing.end_ps);
+      for (int u : g_.users(i)) {
+        const Task& ut = g_.task(u);
+        if (ut.device == d) {
+          arrived(u);
+          continue;
+        }
+        EdgeData data = EdgeData::kNone;
+        for (const Edge& e : g_.deps(u))
+          if (e.from == i) data = e.data;
+        route({u, ut.device, w_.edge_bytes(t, data)}, d);
+      }
+    }
+    if (++finished_devices_ == devices_.size()) {
+      stopping_ = true;  // every transfer has been delivered: its consumer has run
+      for (auto& c : channels_) c.queued.notify(), c.sent.notify();
+    }
+  }
+
+  void arrived(int task) {
+    if (--waiting_[static_cast<std::size_t>(task)] == 0)
+      devices_[static_cast<std::size_t>(g_.task(task).device)].input.notify();
+  }
+
+  void route(const Transfer& t, int at) {
+    const int c = net_.next_channel(at, t.node);
+    ChannelState& ch = channels_[static_cast<std::size_t>(c)];
+    ch.queue.push_back(t);
+    ch.queued.notify();
+  }
+
+  // One direction of a link: transmits one transfer at a time at the link's bandwidth.
+  void send(int c) {
+    ChannelState& ch = channels_[static_cast<std::size_t>(c)];
+    const Channel& spec = net_.channels()[static_cast<std::size_t>(c)];
+    ChannelStats& stats = result_.channels[static_cast<std::size_t>(c)];
+    const sc_time latency(spec.link.latency_ns * 1000.0, SC_PS);
+    for (;;) {
+      while (ch.queue.empty()) {
+        if (stopping_) return;
+        sc_core::wait(ch.queued);
+      }
+      const Transfer t = ch.queue.front();
+      ch.queue.pop_front();
+      const std::int64_t ps = serialise_ps(t.bytes, spec.link.bandwidth_gbps);
+      if (ps > 0) sc_core::wait(sc_time(static_cast<double>(ps), SC_PS));
+      stats.bytes += t.bytes;
+      stats.busy_ps += ps;
+      ++stats.transfers;
+      stats.energy_pj += static_cast<double>(t.bytes) * 8.0 * spec.link.pj_per_bit;
+      ch.in_flight.emplace_back(sc_core::sc_time_stamp() + latency, t);
+      ch.sent.notify();
+    }
+  }
+
+  // The far end of the same direction: hands each transfer on after the link's latency.
+  void deliver(int c) {
+    ChannelState& ch = channels_[static_cast<std::size_t>(c)];
+    const int to = net_.channels()[static_cast<std::size_t>(c)].to;
+    for (;;) {
+      while (ch.in_flight.empty()) {
+        if (stopping_) return;
+        sc_core::wait(ch.sent);
+      }
+      const auto [when, t] = ch.in_flight.front();
+      ch.in_flight.pop_front();
+      if (when > sc_core::sc_time_stamp()) sc_core::wait(when - sc_core::sc_time_stamp());
+      if (to == t.node)
+        arrived(t.task);
+      else
+        route(t, to);
+    }
+  }
+
+  const Interconnect& net_;
+  const PlatformWork& w_;
+  const TaskGraph& g_;
+  std::vector<Device> devices_;
+  std::vector<ChannelState> channels_;
+  std::vector<int> waiting_;
+  PlatformResult result_;
+  sc_time start_;
+  std::size_t finished_devices_ = 0;
+  bool stopping_ = false;
+};
+
+}  // namespace
+
+PlatformResult run_platform(const Interconnect& net, const PlatformWork& work) {
+  if (net.spec().devices != work.graph->layout().devices)
+    throw std::logic_error("platform: the interconnect and the task graph disagree on devices");
+  check_orders(*work.graph, *work.orders);
+  SimSystem::instance().ensure_started();
+  auto run = std::make_unique<Run>(net, work);
+  return run->execute();
+}
+
+}  // namespace trainsim

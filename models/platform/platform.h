@@ -1,0 +1,50 @@
+#pragma once
+// The multi-device SystemC platform: one device process per device and one process pair per
+// link direction, built from the system for each run. A device runs its own queue of tasks
+// in order; a task waits until every input has arrived (an event per device, notified when
+// a task's last input lands, never polled), takes its duration, and sends its outputs to
+// the tasks that need them: directly on the same device, otherwise as a transfer that
+// every channel along the route serialises at its bandwidth and delivers after its latency.
+//
+// SystemC elaborates modules once per process and trainsim's single-accelerator system
+// (models/system.h) is elaborated on first use, so the platform's processes are spawned
+// dynamically (sc_spawn) for each run and end with it: any number of devices and links, and
+// runs with different systems in one process (trainsim compare).
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "models/platform/interconnect.h"
+#include "sim/pipeline/schedule.h"
+
+namespace trainsim {
+
+struct TaskTiming {
+  std::int64_t start_ps = 0, end_ps = 0;
+};
+
+struct ChannelStats {
+  std::int64_t bytes = 0, transfers = 0, busy_ps = 0;
+  double energy_pj = 0;
+};
+
+struct PlatformResult {
+  std::int64_t makespan_ps = 0;        ///< from the run's start to its last task's end
+  std::vector<TaskTiming> tasks;       ///< per TaskGraph index, relative to the start
+  std::vector<ChannelStats> channels;  ///< per Interconnect channel
+  std::vector<std::int64_t> busy_ps;   ///< per device: sum of its tasks' durations
+};
+
+struct PlatformWork {
+  const TaskGraph* graph = nullptr;
+  const DeviceOrders* orders = nullptr;
+  std::function<std::int64_t(const Task&)> duration_ps;
+  /// Bytes an edge carries when its tasks are on different devices.
+  std::function<std::int64_t(const Task& from, EdgeData data)> edge_bytes;
+};
+
+/// Executes `work` on devices joined by `net`; returns when every task has finished.
+PlatformResult run_platform(const Interconnect& net, const PlatformWork& work);
+
+}  // namespace trainsim

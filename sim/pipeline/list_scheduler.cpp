@@ -1,0 +1,68 @@
+#include "sim/pipeline/list_scheduler.h"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <stdexcept>
+#include <tuple>
+
+namespace trainsim {
+
+DeviceOrders list_schedule(const TaskGraph& g, const PlanCosts& c, const ListPolicy& policy) {
+  const int n = static_cast<int>(g.size());
+  std::vector<int> waiting(static_cast<std::size_t>(n));
+  std::vector<std::int64_t> finish(static_cast<std::size_t>(n), -1);
+  // Earliest time task i's inputs are all on its device.
+  std::vector<std::int64_t> arrive(static_cast<std::size_t>(n), 0);
+  std::vector<int> ready;
+  for (int i = 0; i < n; ++i) {
+    waiting[static_cast<std::size_t>(i)] = static_cast<int>(g.deps(i).size());
+    if (waiting[static_cast<std::size_t>(i)] == 0) ready.push_back(i);
+  }
+  std::vector<std::int64_t> free_at(static_cast<std::size_t>(g.layout().devices), 0);
+  std::map<std::pair<int, int>, int> inflight;  // (stage, pipe) -> BP micro-batches in flight
+  DeviceOrders orders(static_cast<std::size_t>(g.layout().devices));
+
+  auto bp = [&](const Task& t) {
+    return g.spec().batches[static_cast<std::size_t>(t.batch)] == BatchKind::kBackprop;
+  };
+  auto admitted = [&](const Task& t) {
+    if (t.pass != Pass::kForward || !bp(t) || !policy.inflight_limit) return true;
+    const int limit = policy.inflight_limit(t);
+    return limit <= 0 || inflight[{t.stage, t.pipe}] < limit;
+  };
+
+  for (int placed = 0; placed < n; ++placed) {
+    int best = -1;
+    std::tuple<std::int64_t, std::array<int, 4>, int> best_key;
+    for (int i : ready) {
+      const Task& t = g.task(i);
+      if (!admitted(t)) continue;
+      const std::int64_t start = std::max(free_at[static_cast<std::size_t>(t.device)],
+                                          arrive[static_cast<std::size_t>(i)]);
+      const auto key = std::make_tuple(start, policy.priority(t), i);
+      if (best < 0 || key < best_key) best = i, best_key = key;
+    }
+    if (best < 0) throw std::logic_error("pipeline list scheduler: no task can start");
+    const Task& t = g.task(best);
+    const std::int64_t end = std::get<0>(best_key) + c.task_ps(t);
+    finish[static_cast<std::size_t>(best)] = end;
+    free_at[static_cast<std::size_t>(t.device)] = end;
+    orders[static_cast<std::size_t>(t.device)].push_back(best);
+    ready.erase(std::find(ready.begin(), ready.end(), best));
+    if (bp(t) && t.pass == Pass::kForward) ++inflight[{t.stage, t.pipe}];
+    if (t.pass == Pass::kBackward || t.pass == Pass::kBackwardData) --inflight[{t.stage, t.pipe}];
+    for (int u : g.users(best)) {
+      for (const Edge& e : g.deps(u))
+        if (e.from == best) {
+          const Task& ut = g.task(u);
+          const std::int64_t at = end + (ut.device == t.device ? 0 : c.edge_ps(t, ut, e.data));
+          arrive[static_cast<std::size_t>(u)] = std::max(arrive[static_cast<std::size_t>(u)], at);
+        }
+      if (--waiting[static_cast<std::size_t>(u)] == 0) ready.push_back(u);
+    }
+  }
+  return orders;
+}
+
+}  // namespace trainsim

@@ -1,0 +1,58 @@
+#pragma once
+// A pipeline schedule: how the stages of a model are laid out over the devices and in which
+// order each device runs its tasks. Each schedule is one file in sim/pipeline/schedules/
+// and a line in schedule_registry.cpp; `trainsim list schedules` lists them. A schedule
+// only orders work: when each task starts follows from the order, the task costs and the
+// links, and is found by executing the order on the platform (models/platform/).
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "sim/pipeline/task_graph.h"
+
+namespace trainsim {
+
+struct ScheduleParams {
+  int devices = 1;
+  int micro_batches = 1;
+  int chunks = 1;  ///< model chunks per device (interleaved 1F1B's v); others need 1
+};
+
+/// Estimated durations the planner orders by, in picoseconds: a task's, and an edge's (the
+/// transfer when producer and consumer are on different devices, without contention).
+struct PlanCosts {
+  std::function<std::int64_t(const Task&)> task_ps;
+  std::function<std::int64_t(const Task& from, const Task& to, EdgeData data)> edge_ps;
+};
+
+/// [device] -> the indices of its tasks (TaskGraph::task) in the order it runs them.
+using DeviceOrders = std::vector<std::vector<int>>;
+
+class Schedule {
+ public:
+  virtual ~Schedule() = default;
+  virtual std::string name() const = 0;
+  virtual std::string description() const = 0;
+  /// Splits backward into backward-data (B) and backward-weight (W) tasks.
+  virtual bool split_backward() const { return false; }
+  /// Stages, placement and micro-batch pipes for `p`; UserError if the schedule cannot run
+  /// that configuration (e.g. Chimera on an odd number of devices).
+  virtual PipelineLayout layout(const ScheduleParams& p) const = 0;
+  /// The order of every device's tasks.
+  virtual DeviceOrders order(const TaskGraph& g, const PlanCosts& c) const = 0;
+};
+
+/// Every registered schedule, in a fixed order.
+const std::vector<const Schedule*>& schedules();
+/// The schedule called `name`, or UserError naming the known ones.
+const Schedule& schedule_named(const std::string& name);
+
+/// Checks that `orders` holds every task of `g` exactly once, on its own device, and that
+/// running them in that order cannot deadlock; throws std::logic_error otherwise.
+void check_orders(const TaskGraph& g, const DeviceOrders& orders);
+
+/// The layout every non-interleaved schedule uses: stage s on device s, one pipe.
+PipelineLayout straight_layout(const ScheduleParams& p);
+
+}  // namespace trainsim

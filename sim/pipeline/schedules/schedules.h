@@ -1,0 +1,17 @@
+#pragma once
+// The registered pipeline schedules, one per file; schedule_registry.cpp lists them.
+#include "sim/pipeline/schedule.h"
+
+namespace trainsim {
+
+const Schedule& gpipe_schedule();
+const Schedule& one_f_one_b_schedule();
+const Schedule& interleaved_schedule();
+const Schedule& zero_bubble_h1_schedule();
+const Schedule& chimera_schedule();
+
+/// Appends, for batch `b`, the device's update tasks (and gradient markers) of every stage it
+/// holds, after its other tasks of the batch: the order static schedules use.
+void append_updates(const TaskGraph& g, int b, int device, std::vector<int>& order);
+
+}  // namespace trainsim

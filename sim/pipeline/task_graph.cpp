@@ -1,0 +1,166 @@
+#include "sim/pipeline/task_graph.h"
+
+#include <set>
+#include <stdexcept>
+
+#include "sim/core/error.h"
+
+namespace trainsim {
+
+const char* pass_name(Pass p) {
+  switch (p) {
+    case Pass::kForward:
+      return "F";
+    case Pass::kBackward:
+      return "B";
+    case Pass::kBackwardData:
+      return "Bd";
+    case Pass::kBackwardWeight:
+      return "W";
+    case Pass::kUpdate:
+      return "U";
+    case Pass::kGradDone:
+      return "G";
+  }
+  return "?";
+}
+
+std::string Task::label() const {
+  std::string s = std::string(pass_name(pass)) + " b" + std::to_string(batch);
+  if (micro >= 0) s += " m" + std::to_string(micro);
+  s += " s" + std::to_string(stage);
+  if (micro < 0) s += " r" + std::to_string(pipe);
+  return s;
+}
+
+void check_layout(const PipelineLayout& l, int micro_batches) {
+  if (l.devices < 1) throw UserError("a pipeline needs at least one device");
+  if (l.stages < 1) throw UserError("a pipeline needs at least one stage");
+  if (l.placement.empty()) throw UserError("a pipeline layout needs at least one pipe");
+  for (const auto& pipe : l.placement) {
+    if (static_cast<int>(pipe.size()) != l.stages)
+      throw UserError("a pipe of the layout does not place every stage");
+    for (int d : pipe)
+      if (d < 0 || d >= l.devices)
+        throw UserError("the layout places a stage on device " + std::to_string(d) +
+                        ", which does not exist (" + std::to_string(l.devices) + " devices)");
+  }
+  if (static_cast<int>(l.micro_pipe.size()) != micro_batches)
+    throw UserError("the layout assigns " + std::to_string(l.micro_pipe.size()) +
+                    " micro-batches to pipes, not " + std::to_string(micro_batches));
+  std::set<int> used;
+  for (int p : l.micro_pipe) {
+    if (p < 0 || p >= l.pipes()) throw UserError("a micro-batch is assigned to no pipe");
+    used.insert(p);
+  }
+  if (static_cast<int>(used.size()) != l.pipes())
+    throw UserError("every pipe of the layout needs at least one micro-batch");
+}
+
+std::int64_t TaskGraph::key(Pass pass, int batch, int micro, int stage, int pipe) const {
+  const std::int64_t m = spec_.micro_batches + 1, s = layout_.stages, p = layout_.pipes();
+  const std::int64_t b = static_cast<std::int64_t>(spec_.batches.size());
+  return (((static_cast<std::int64_t>(pass) * b + batch) * m + (micro + 1)) * s + stage) * p + pipe;
+}
+
+int TaskGraph::find(Pass pass, int batch, int micro, int stage, int pipe) const {
+  if (batch < 0 || batch >= static_cast<int>(spec_.batches.size()) || stage < 0 ||
+      stage >= layout_.stages || micro < -1 || micro >= spec_.micro_batches || pipe < 0 ||
+      pipe >= layout_.pipes())
+    return -1;
+  return index_[static_cast<std::size_t>(key(pass, batch, micro, stage, pipe))];
+}
+
+int TaskGraph::add(const Task& t) {
+  const int i = static_cast<int>(tasks_.size());
+  tasks_.push_back(t);
+  deps_.emplace_back();
+  users_.emplace_back();
+  index_[static_cast<std::size_t>(key(t.pass, t.batch, t.micro, t.stage, t.pipe))] = i;
+  return i;
+}
+
+TaskGraph::TaskGraph(const PipelineLayout& layout, const GraphSpec& spec)
+    : layout_(layout), spec_(spec) {
+  if (spec_.micro_batches < 1) throw UserError("a pipeline needs at least one micro-batch");
+  if (spec_.batches.empty()) throw UserError("a pipeline run needs at least one batch");
+  check_layout(layout_, spec_.micro_batches);
+  const int nb = static_cast<int>(spec_.batches.size()), nm = spec_.micro_batches;
+  const int ns = layout_.stages, np = layout_.pipes();
+  index_.assign(static_cast<std::size_t>(kNumPasses) * nb * (nm + 1) * ns * np, -1);
+  const Pass back = spec_.split_backward ? Pass::kBackwardData : Pass::kBackward;
+
+  // Tasks first (every dependency then exists when the edges are added).
+  for (int b = 0; b < nb; ++b) {
+    const bool bp = spec_.batches[static_cast<std::size_t>(b)] == BatchKind::kBackprop;
+    for (int m = 0; m < nm; ++m) {
+      const int p = layout_.micro_pipe[static_cast<std::size_t>(m)];
+      for (int s = 0; s < ns; ++s) {
+        const int d = layout_.device(p, s);
+        add({Pass::kForward, b, m, s, p, d});
+        if (!bp) continue;
+        add({back, b, m, s, p, d});
+        if (spec_.split_backward) add({Pass::kBackwardWeight, b, m, s, p, d});
+      }
+    }
+    for (int s = 0; s < ns; ++s)
+      for (int p = 0; p < np; ++p) {
+        if (replicated()) add({Pass::kGradDone, b, -1, s, p, layout_.device(p, s)});
+        add({Pass::kUpdate, b, -1, s, p, layout_.device(p, s)});
+      }
+  }
+
+  auto edge = [&](int to, int from, EdgeData data) {
+    if (from < 0) throw std::logic_error("pipeline task graph: missing dependency");
+    deps_[static_cast<std::size_t>(to)].push_back({from, data});
+    users_[static_cast<std::size_t>(from)].push_back(to);
+  };
+  for (int i = 0; i < static_cast<int>(tasks_.size()); ++i) {
+    const Task t = tasks_[static_cast<std::size_t>(i)];
+    const bool bp = spec_.batches[static_cast<std::size_t>(t.batch)] == BatchKind::kBackprop;
+    // The tasks whose gradients the stage's update of this replica needs.
+    auto gradients = [&](int target, int pipe) {
+      for (int m = 0; m < nm; ++m) {
+        if (layout_.micro_pipe[static_cast<std::size_t>(m)] != pipe) continue;
+        const Pass last =
+            !bp ? Pass::kForward : (spec_.split_backward ? Pass::kBackwardWeight : Pass::kBackward);
+        edge(target, find(last, t.batch, m, t.stage, pipe), EdgeData::kNone);
+      }
+    };
+    switch (t.pass) {
+      case Pass::kForward:
+        if (t.stage > 0)
+          edge(i, find(Pass::kForward, t.batch, t.micro, t.stage - 1, t.pipe),
+               EdgeData::kActivation);
+        // Synchronous training: the stage's weights of the previous batch must be updated.
+        if (t.batch > 0)
+          edge(i, find(Pass::kUpdate, t.batch - 1, -1, t.stage, t.pipe), EdgeData::kNone);
+        break;
+      case Pass::kBackward:
+      case Pass::kBackwardData:
+        edge(i, find(Pass::kForward, t.batch, t.micro, t.stage, t.pipe), EdgeData::kNone);
+        if (t.stage + 1 < ns)
+          edge(i, find(t.pass, t.batch, t.micro, t.stage + 1, t.pipe), EdgeData::kGradient);
+        break;
+      case Pass::kBackwardWeight:
+        edge(i, find(Pass::kBackwardData, t.batch, t.micro, t.stage, t.pipe), EdgeData::kNone);
+        break;
+      case Pass::kGradDone:
+        gradients(i, t.pipe);
+        break;
+      case Pass::kUpdate:
+        if (!replicated()) {
+          gradients(i, t.pipe);
+          break;
+        }
+        // All-reduce between the replicas: each waits for every replica's gradients; those
+        // of the others travel.
+        for (int p = 0; p < np; ++p)
+          edge(i, find(Pass::kGradDone, t.batch, -1, t.stage, p),
+               p == t.pipe ? EdgeData::kNone : EdgeData::kWeightGrad);
+        break;
+    }
+  }
+}
+
+}  // namespace trainsim

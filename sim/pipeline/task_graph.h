@@ -1,0 +1,109 @@
+#pragma once
+// The work of a pipeline-parallel training run as a graph of tasks: one task per
+// (batch, micro-batch, stage, pass), plus per (batch, stage, replica) the weight update and,
+// when a stage has replicas (Chimera), a marker for "this replica's gradients are complete",
+// which the other replica's update waits for (the gradient all-reduce). Edges say which task
+// must finish first and how many bytes travel if the two run on different devices.
+//
+// A schedule (sim/pipeline/schedule.h) decides the layout (how many stages, which device
+// holds each stage of each pipe, which micro-batch goes down which pipe) and the order in
+// which each device runs its tasks; the platform (models/platform/) executes that order.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace trainsim {
+
+/// What a task computes. A schedule that splits backward (Zero Bubble) uses kBackwardData
+/// and kBackwardWeight; the others use kBackward, which is both.
+enum class Pass : std::uint8_t {
+  kForward,
+  kBackward,
+  kBackwardData,
+  kBackwardWeight,
+  kUpdate,    ///< the optimizer step of one stage, once per batch (after all its gradients)
+  kGradDone,  ///< zero-cost marker: a replica's gradients of the batch are complete
+};
+inline constexpr int kNumPasses = 6;
+const char* pass_name(Pass p);  ///< "F", "B", "Bd", "W", "U", "G"
+
+/// Phase BP: forward and backward; Phase GP (ADA-GP): forward only, each stage updating its
+/// weights from predicted gradients.
+enum class BatchKind : std::uint8_t { kBackprop, kPredicted };
+
+/// Where the stages live. Stages are numbered along the model (0 = the input side); a pipe
+/// is one direction through the devices (Chimera has two, each with a replica of every
+/// stage); a micro-batch travels one pipe.
+struct PipelineLayout {
+  int devices = 1;
+  int stages = 1;
+  std::vector<std::vector<int>> placement;  ///< [pipe][stage] -> device
+  std::vector<int> micro_pipe;              ///< [micro-batch] -> pipe
+  int pipes() const { return static_cast<int>(placement.size()); }
+  /// The devices stage s lives on, one per pipe.
+  int device(int pipe, int stage) const {
+    return placement[static_cast<std::size_t>(pipe)][static_cast<std::size_t>(stage)];
+  }
+};
+
+struct Task {
+  Pass pass = Pass::kForward;
+  int batch = 0;
+  int micro = -1;  ///< -1 for kUpdate and kGradDone
+  int stage = 0;
+  int pipe = 0;  ///< the replica (kUpdate, kGradDone) or the micro-batch's pipe
+  int device = 0;
+  std::string label() const;  ///< e.g. "F b0 m3 s1"
+};
+
+/// Bytes that travel along an edge when producer and consumer are on different devices.
+enum class EdgeData : std::uint8_t { kNone, kActivation, kGradient, kWeightGrad };
+
+struct Edge {
+  int from = 0;  ///< task index
+  EdgeData data = EdgeData::kNone;
+};
+
+/// What the graph needs besides the layout: the batch sequence and whether backward is
+/// split into backward-data and backward-weight.
+struct GraphSpec {
+  int micro_batches = 1;
+  std::vector<BatchKind> batches{BatchKind::kBackprop};
+  bool split_backward = false;
+};
+
+class TaskGraph {
+ public:
+  TaskGraph(const PipelineLayout& layout, const GraphSpec& spec);
+
+  const PipelineLayout& layout() const { return layout_; }
+  const GraphSpec& spec() const { return spec_; }
+  std::size_t size() const { return tasks_.size(); }
+  const Task& task(int i) const { return tasks_[static_cast<std::size_t>(i)]; }
+  const std::vector<Task>& tasks() const { return tasks_; }
+  /// What task i waits for.
+  const std::vector<Edge>& deps(int i) const { return deps_[static_cast<std::size_t>(i)]; }
+  /// Which tasks wait for task i (the reverse of deps).
+  const std::vector<int>& users(int i) const { return users_[static_cast<std::size_t>(i)]; }
+  /// Index of a task; -1 if the graph has none such.
+  int find(Pass pass, int batch, int micro, int stage, int pipe = 0) const;
+  /// Whether stage s has replicas (more than one pipe holds it on different devices).
+  bool replicated() const { return layout_.pipes() > 1; }
+
+ private:
+  int add(const Task& t);
+  std::int64_t key(Pass pass, int batch, int micro, int stage, int pipe) const;
+
+  PipelineLayout layout_;
+  GraphSpec spec_;
+  std::vector<Task> tasks_;
+  std::vector<std::vector<Edge>> deps_;
+  std::vector<std::vector<int>> users_;
+  std::vector<int> index_;  // dense key -> task index
+};
+
+/// Checks a layout: every placement names an existing device, every pipe covers all stages,
+/// every micro-batch a pipe. Throws UserError naming what is wrong.
+void check_layout(const PipelineLayout& layout, int micro_batches);
+
+}  // namespace trainsim
