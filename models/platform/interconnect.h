@@ -7,21 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "sim/config/system_spec.h"
+
 namespace trainsim {
-
-struct LinkSpec {
-  int a = 0, b = 1;             ///< nodes it joins
-  double bandwidth_gbps = 100;  ///< GB/s per direction
-  double latency_ns = 0;        ///< from the last byte sent to its arrival
-  double pj_per_bit = 0;        ///< energy of moving one bit across it
-};
-
-struct InterconnectSpec {
-  int devices = 1;
-  bool has_switch = false;  ///< node `devices` is a switch
-  std::vector<LinkSpec> links;
-  int nodes() const { return devices + (has_switch ? 1 : 0); }
-};
 
 struct Channel {
   int from = 0, to = 0;

@@ -132,11 +132,13 @@ class Run {
       const Transfer t = ch.queue.front();
       ch.queue.pop_front();
       const std::int64_t ps = serialise_ps(t.bytes, spec.link.bandwidth_gbps);
+      const std::int64_t begin = now_ps();
       if (ps > 0) sc_core::wait(sc_time(static_cast<double>(ps), SC_PS));
       stats.bytes += t.bytes;
       stats.busy_ps += ps;
       ++stats.transfers;
       stats.energy_pj += static_cast<double>(t.bytes) * 8.0 * spec.link.pj_per_bit;
+      result_.transfers.push_back({c, t.task, begin, now_ps(), t.bytes});
       ch.in_flight.emplace_back(sc_core::sc_time_stamp() + latency, t);
       ch.sent.notify();
     }

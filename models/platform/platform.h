@@ -29,11 +29,19 @@ struct ChannelStats {
   double energy_pj = 0;
 };
 
+/// One hop of one transfer: when the channel sent it and how large it was.
+struct TransferRecord {
+  int channel = 0;
+  int task = 0;  ///< the consumer it is for
+  std::int64_t start_ps = 0, end_ps = 0, bytes = 0;
+};
+
 struct PlatformResult {
-  std::int64_t makespan_ps = 0;        ///< from the run's start to its last task's end
-  std::vector<TaskTiming> tasks;       ///< per TaskGraph index, relative to the start
-  std::vector<ChannelStats> channels;  ///< per Interconnect channel
-  std::vector<std::int64_t> busy_ps;   ///< per device: sum of its tasks' durations
+  std::int64_t makespan_ps = 0;           ///< from the run's start to its last task's end
+  std::vector<TaskTiming> tasks;          ///< per TaskGraph index, relative to the start
+  std::vector<ChannelStats> channels;     ///< per Interconnect channel
+  std::vector<std::int64_t> busy_ps;      ///< per device: sum of its tasks' durations
+  std::vector<TransferRecord> transfers;  ///< every hop, in the order they were sent
 };
 
 struct PlatformWork {

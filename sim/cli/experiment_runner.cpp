@@ -9,6 +9,7 @@
 
 #include "sim/accel/energy.h"
 #include "sim/cli/progress_bar.h"
+#include "sim/cli/system_runner.h"
 #include "sim/config/experiment_config.h"
 #include "sim/core/error.h"
 #include "sim/core/interrupt.h"
@@ -174,6 +175,7 @@ int stop_after_epoch() {
 }  // namespace
 
 RunResult run_experiment(const ExperimentSpec& spec, const RunOptions& options) {
+  if (options.simulate && spec.system.present()) return run_system_experiment(spec, options);
   if (spec.numerics == "none") {
     if (!options.simulate)
       throw UserError("experiment '" + spec.name +
@@ -290,6 +292,10 @@ RunResult run_experiment(const ExperimentSpec& spec, const RunOptions& options) 
 }
 
 std::string check_experiment(const ExperimentSpec& spec, bool simulate) {
+  if (simulate && spec.system.present()) {
+    if (spec.numerics != "none") prepare(spec, false);  // the data and the numerics
+    return check_system_experiment(spec);
+  }
   if (spec.numerics == "none") return check_shape_only_experiment(spec);
   Prepared p = prepare(spec, simulate);
   char line[512];

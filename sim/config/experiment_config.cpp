@@ -14,6 +14,7 @@
 #include "sim/config/network_lookup.h"
 #include "sim/config/optimizer_fields.h"
 #include "sim/config/overrides.h"
+#include "sim/config/system_config.h"
 #include "sim/config/technique_config.h"
 #include "sim/config/yaml_file.h"
 #include "sim/config/yaml_reader.h"
@@ -324,7 +325,7 @@ ExperimentSpec load_experiment(const std::string& path, const std::vector<std::s
   ConfigMap m = top.as_map();
   // The simulation keys are listed after the older keys, which keeps that message stable.
   m.allow_only({"name", "network", "dataset", "training", "output", "accelerator", "dataflow",
-                "technique", "fidelity", "numerics", "memory", "residency"});
+                "technique", "fidelity", "numerics", "memory", "residency", "system", "pipeline"});
 
   ExperimentSpec spec;
   spec.notes = notes;
@@ -337,6 +338,15 @@ ExperimentSpec load_experiment(const std::string& path, const std::vector<std::s
   spec.training.threads = default_threads();
   if (auto v = m.get("training")) spec.training = parse_training(*v);
   spec.sim = parse_simulation(m, path, inlined);
+  // `system: none` (e.g. --set system=none) is one device, as no `system:` at all.
+  if (auto v = m.get("system"); v && !(v->is_scalar() && v->as_string() == "none"))
+    spec.system = parse_system(*v, path, spec.sim);
+  {
+    auto v = m.get("pipeline");
+    spec.pipeline = parse_pipeline(v ? &*v : nullptr, top, spec);
+    if (v && !spec.system.present())
+      spec.notes.push_back("pipeline: unused, the experiment runs on one device (no system)");
+  }
   spec.output.dir = "runs/" + spec.name;
   if (auto v = m.get("output")) {
     ConfigMap out = v->as_map();

@@ -69,6 +69,66 @@ void emit_optimizer(YAML::Emitter& out, const OptimizerSpec& opt) {
   out << YAML::EndMap;
 }
 
+void emit_link_figures(YAML::Emitter& out, const LinkSpec& l) {
+  out << YAML::Key << "bandwidth_gbps" << YAML::Value;
+  emit_double(out, l.bandwidth_gbps);
+  out << YAML::Key << "latency_ns" << YAML::Value;
+  emit_double(out, l.latency_ns);
+  out << YAML::Key << "pj_per_bit" << YAML::Value;
+  emit_double(out, l.pj_per_bit);
+}
+
+// The system inlined in full, every device with its accelerator, like the experiment's.
+void emit_system(YAML::Emitter& out, const SystemSpec& s) {
+  out << YAML::BeginMap;
+  out << YAML::Key << "name" << YAML::Value;
+  emit_string(out, s.name);
+  out << YAML::Key << "devices" << YAML::Value << YAML::BeginSeq;
+  for (const DeviceSpec& d : s.devices) {
+    out << YAML::BeginMap;
+    out << YAML::Key << "accelerator" << YAML::Value;
+    emit_accelerator(out, d.accelerator);
+    out << YAML::Key << "dataflow" << YAML::Value;
+    emit_string(out, d.dataflow);
+    out << YAML::EndMap;
+  }
+  out << YAML::EndSeq;
+  out << YAML::Key << "topology" << YAML::Value;
+  emit_string(out, s.topology);
+  out << YAML::Key << "link" << YAML::Value << YAML::BeginMap;
+  emit_link_figures(out, s.link);
+  out << YAML::EndMap;
+  if (s.topology == "custom") {
+    out << YAML::Key << "links" << YAML::Value << YAML::BeginSeq;
+    for (const LinkSpec& l : s.net.links) {
+      out << YAML::BeginMap << YAML::Key << "between" << YAML::Value << YAML::Flow << YAML::BeginSeq
+          << l.a << l.b << YAML::EndSeq;
+      emit_link_figures(out, l);
+      out << YAML::EndMap;
+    }
+    out << YAML::EndSeq;
+  }
+  out << YAML::EndMap;
+}
+
+void emit_pipeline(YAML::Emitter& out, const PipelineSpec& p) {
+  out << YAML::BeginMap;
+  out << YAML::Key << "schedule" << YAML::Value;
+  emit_string(out, p.schedule);
+  out << YAML::Key << "micro_batches" << YAML::Value << p.micro_batches;
+  out << YAML::Key << "chunks" << YAML::Value << p.chunks;
+  out << YAML::Key << "stages" << YAML::Value;
+  if (p.stages.empty()) {
+    out << "auto";
+  } else {
+    out << YAML::Flow << YAML::BeginSeq;
+    for (const auto& r : p.stages)
+      out << YAML::Flow << YAML::BeginSeq << r[0] << r[1] << YAML::EndSeq;
+    out << YAML::EndSeq;
+  }
+  out << YAML::EndMap;
+}
+
 }  // namespace
 
 std::string resolved_yaml(const ExperimentSpec& spec) {
@@ -115,6 +175,12 @@ std::string resolved_yaml(const ExperimentSpec& spec) {
   out << YAML::Key << "residency" << YAML::Value << sim.residency;
   out << YAML::Key << "numerics" << YAML::Value;
   emit_string(out, spec.numerics);
+  if (spec.system.present()) {
+    out << YAML::Key << "system" << YAML::Value;
+    emit_system(out, spec.system);
+    out << YAML::Key << "pipeline" << YAML::Value;
+    emit_pipeline(out, spec.pipeline);
+  }
 
   out << YAML::Key << "output" << YAML::Value << YAML::BeginMap;
   out << YAML::Key << "dir" << YAML::Value;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "sim/accel/accel_spec.h"
+#include "sim/config/system_spec.h"
 
 namespace trainsim {
 
@@ -152,6 +153,9 @@ struct ExperimentSpec {
   DatasetSpec dataset;
   TrainingSpec training;
   SimulationSpec sim;
+  /// Several devices (absent: the one accelerator of `sim`) and the pipeline over them.
+  SystemSpec system;
+  PipelineSpec pipeline;
   OutputSpec output;
   /// What loading decided that the user should hear (e.g. technique keys an override
   /// dropped); printed in the run header, not part of the configuration.

@@ -31,4 +31,8 @@ class AdagpSchedule {
   std::vector<std::array<int, 3>> entries_;  // (k, m, epochs); epochs 0 = forever
 };
 
+/// The kind of every training batch of `epoch` (0-based) under technique `t`: 0 backprop
+/// (ADA-GP's Warm Up too), 1 Phase BP, 2 Phase GP; all 0 for a technique without phases.
+std::vector<int> epoch_batch_kinds(const TechniqueSpec& t, int epoch, std::int64_t batches);
+
 }  // namespace trainsim

@@ -58,6 +58,7 @@ AcceleratorSession::AcceleratorSession(const ExperimentSpec& spec, const Dataflo
     }
   }
   for (auto& per_phase : layer_roles_) per_phase.resize(shape_.size());
+  layer_role_unit_.resize(shape_.size());
 }
 
 AcceleratorSession::~AcceleratorSession() {
@@ -235,6 +236,8 @@ void AcceleratorSession::flush(Phase phase, bool whole_step) {
       unit_sum[static_cast<std::size_t>(u)].add(r.stats, r.stats.pes, r.op.role == OpRole::kUpdate);
       layer_roles_[p][static_cast<std::size_t>(r.op.layer)][static_cast<int>(r.op.role)].add(
           r.stats, r.stats.pes);
+      layer_role_unit_[static_cast<std::size_t>(r.op.layer)][static_cast<int>(r.op.role)] =
+          static_cast<std::uint8_t>(u);
       if (phase == Phase::kTrain && u == 1 && discarded_flags_[k])
         discarded_.add(r.stats, r.stats.pes);
     }

@@ -88,6 +88,12 @@ class AcceleratorSession final : public PassObserver {
   const std::vector<std::array<OpTotals, kNumRoles>>& layer_roles(Phase p) const {
     return layer_roles_[static_cast<int>(p)];
   }
+  /// The unit (0 main, 1 the technique's second) that ran `layer`'s ops of `role` last.
+  int unit_of(std::size_t layer, OpRole role) const {
+    return layer_role_unit_[layer][static_cast<int>(role)];
+  }
+  /// Whether the second unit has an array of its own, running beside the main one.
+  bool own_unit() const { return own_unit_; }
   /// Work per unit (0: main array and vector unit, 1: the technique's second unit), training.
   const std::array<OpTotals, 2>& unit_totals() const { return unit_totals_; }
   /// ADA-GP: training work per phase (0 warm-up, 1 Phase BP, 2 Phase GP), elapsed included.
@@ -162,6 +168,7 @@ class AcceleratorSession final : public PassObserver {
   std::map<std::string, OperandValues> operands_;  // cycle fidelity: by op description
   std::array<OpTotals, kNumPhases> totals_, epoch_;
   std::array<std::vector<std::array<OpTotals, kNumRoles>>, kNumPhases> layer_roles_;
+  std::vector<std::array<std::uint8_t, kNumRoles>> layer_role_unit_;
 };
 
 }  // namespace trainsim

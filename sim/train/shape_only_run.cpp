@@ -99,6 +99,11 @@ class BatchEmitter {
 
 }  // namespace
 
+void emit_training_batch(const ExperimentSpec& spec, AcceleratorSession& session, int kind,
+                         int batch) {
+  BatchEmitter(spec, session).train(kind, batch);
+}
+
 void check_shape_only_technique(const ExperimentSpec& spec) {
   const TechniqueSpec& t = spec.sim.technique;
   if (t.kind != "bp" && t.kind.rfind("adagp-", 0) != 0)

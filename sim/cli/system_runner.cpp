@@ -1,0 +1,206 @@
+// `trainsim run` for an experiment with a `system:` of several devices: the network is cut
+// into pipeline stages over the devices, the schedule's orders are executed on the
+// multi-device SystemC platform (sim/pipeline/pipeline_model.h), and, with numerics: float,
+// the network trains for real exactly as on one device with the same global batch (a
+// synchronous pipeline only changes when each op runs). Output files:
+// sim/report/pipeline_report.h.
+#include <chrono>
+#include <cstdio>
+#include <memory>
+
+#include "sim/cli/experiment_runner.h"
+#include "sim/cli/progress_bar.h"
+#include "sim/cli/system_runner.h"
+#include "sim/config/experiment_config.h"
+#include "sim/core/error.h"
+#include "sim/data/dataset_registry.h"
+#include "sim/report/format.h"
+#include "sim/report/pipeline_report.h"
+#include "sim/report/staged_dir.h"
+#include "sim/techniques/adagp_schedule.h"
+
+namespace trainsim {
+
+namespace {
+
+void check_system_spec(const ExperimentSpec& spec) {
+  if (spec.sim.fidelity != "fast")
+    throw UserError(
+        "a system of devices is timed with fidelity: fast (its stage costs come "
+        "from the fast model; got fidelity: " +
+        spec.sim.fidelity + ")");
+}
+
+DatasetShape checked_data_shape(const ExperimentSpec& spec) {
+  const DatasetShape data = dataset_shape(spec.dataset);
+  const auto& in = spec.network.input;
+  if (in[0] != data.channels || in[1] != data.height || in[2] != data.width ||
+      spec.network.classes != data.classes)
+    throw UserError("network '" + spec.network.name + "' does not fit dataset '" +
+                    spec.dataset.name + "' (input " + std::to_string(in[0]) + "x" +
+                    std::to_string(in[1]) + "x" + std::to_string(in[2]) + ", " +
+                    std::to_string(spec.network.classes) + " classes; the dataset has " +
+                    std::to_string(data.channels) + "x" + std::to_string(data.height) + "x" +
+                    std::to_string(data.width) + ", " + std::to_string(data.classes) + ")");
+  if (data.train <= 0)
+    throw UserError("dataset '" + spec.dataset.name + "' has no training samples");
+  return data;
+}
+
+std::string stage_summary(PipelineModel& m) {
+  std::string out;
+  for (int s = 0; s < m.layout().stages; ++s)
+    out += (s ? " | " : "") + std::to_string(m.stage_first()[static_cast<std::size_t>(s)]) + "-" +
+           std::to_string(m.stage_first()[static_cast<std::size_t>(s) + 1] - 1);
+  return out;
+}
+
+}  // namespace
+
+std::string check_system_experiment(const ExperimentSpec& spec) {
+  check_system_spec(spec);
+  const DatasetShape data = checked_data_shape(spec);
+  const NetShape shape(spec.network);
+  PipelineModel model(spec, shape);
+  char line[512];
+  std::snprintf(line, sizeof line,
+                "%s: ok: network %s on %s (%lld train), %d device(s) (%s, %s), schedule %s, %d "
+                "micro-batches, stages %s; results would go to %s/",
+                spec.name.c_str(), spec.network.name.c_str(), spec.dataset.name.c_str(),
+                static_cast<long long>(data.train), model.layout().devices,
+                spec.system.name.c_str(), spec.system.topology.c_str(),
+                spec.pipeline.schedule.c_str(), spec.pipeline.micro_batches,
+                stage_summary(model).c_str(), spec.output.dir.c_str());
+  return line;
+}
+
+RunResult run_system_experiment(const ExperimentSpec& spec, const RunOptions& options) {
+  if (options.resume)
+    throw UserError(
+        "a run on a system of devices has no checkpoint to resume: run it again "
+        "with --force");
+  check_system_spec(spec);
+  // Everything that can fail on bad input happens before the output directory exists.
+  const DatasetShape data = checked_data_shape(spec);
+  const NetShape shape(spec.network);
+  PipelineModel model(spec, shape);
+  const bool real = spec.numerics != "none";
+  Dataset dataset;
+  std::unique_ptr<Trainer> trainer;
+  if (real) {
+    dataset = load_dataset(spec.dataset);
+    trainer = std::make_unique<Trainer>(spec, dataset);
+  }
+  if (!options.quiet) {
+    const AcceleratorSpec& a = spec.system.devices[0].accelerator;
+    std::printf(
+        "trainsim run: %s | network %s | dataset %s (%lld train, %lld test) | batch %d | "
+        "%d epoch(s)%s\n",
+        spec.name.c_str(), spec.network.name.c_str(), spec.dataset.name.c_str(),
+        static_cast<long long>(data.train), static_cast<long long>(data.test),
+        spec.training.batch_size, spec.training.epochs, real ? "" : " | shape only");
+    std::printf(
+        "system %s: %d device(s), %s, links %g GB/s %g ns %g pJ/bit | device 0: %s "
+        "(%dx%d, %s, %g GHz) | technique %s\n",
+        spec.system.name.c_str(), model.layout().devices, spec.system.topology.c_str(),
+        spec.system.link.bandwidth_gbps, spec.system.link.latency_ns, spec.system.link.pj_per_bit,
+        a.name.c_str(), a.rows, a.cols, spec.system.devices[0].dataflow.c_str(), a.clock_ghz,
+        spec.sim.technique.label().c_str());
+    std::printf("pipeline %s | %d micro-batches of %d | %d stage(s), layers %s\n",
+                spec.pipeline.schedule.c_str(), spec.pipeline.micro_batches,
+                spec.training.batch_size / spec.pipeline.micro_batches, model.layout().stages,
+                stage_summary(model).c_str());
+    print_notes(spec);
+    std::printf("%5s  %9s  %14s  %10s  %12s  %8s\n", "epoch", "test_acc", "train_seconds", "idle",
+                "samples/s", "wall_s");
+    std::fflush(stdout);
+  }
+  StagedDir out(spec.output.dir, options.force ? StagedDir::Mode::kReplace : StagedDir::Mode::kNew,
+                "run");
+  SystemRunData r;
+  r.spec = &spec;
+  r.model = &model;
+  r.data = data;
+  const std::int64_t bs = spec.training.batch_size;
+  const std::int64_t batches = (data.train + bs - 1) / bs;
+  const std::int64_t rest = data.train % bs;
+  const EtaClock clock(0, spec.training.epochs);
+  for (int e = 0; e < spec.training.epochs; ++e) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const std::vector<int> kinds = epoch_batch_kinds(spec.sim.technique, e, batches);
+    r.epochs.push_back(model.epoch(kinds, rest));
+    if (real) {
+      const std::string label = (options.label.empty() ? "" : options.label + " ") + "epoch " +
+                                std::to_string(e + 1) + "/" + std::to_string(spec.training.epochs);
+      ProgressBar bar(label);
+      r.metrics.push_back(trainer->run_epoch([&](const BatchProgress& b) {
+        if (!bar.enabled()) return;
+        char extra[64];
+        std::snprintf(extra, sizeof extra, "loss %.4f acc %.2f%%", b.loss, 100 * b.accuracy);
+        const double f = static_cast<double>(b.batch) / static_cast<double>(b.batches);
+        bar.update(b.batch, b.batches, clock.elapsed(), clock.eta(e, f), extra);
+      }));
+      bar.clear();
+    }
+    const PipelineEpoch& ep = r.epochs.back();
+    if (!options.quiet) {
+      const double secs = static_cast<double>(ep.time_ps) * 1e-12;
+      std::printf("%5d  %8s%%  %14.6g  %9.2f%%  %12.6g  %8.3f\n", e + 1,
+                  real ? fmt("%.2f", 100 * r.metrics.back().test.accuracy).c_str() : "-", secs,
+                  100 * idle_fraction(ep), secs > 0 ? static_cast<double>(data.train) / secs : 0,
+                  std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+      std::fflush(stdout);
+    }
+  }
+  // The timeline: epoch 1 from an idle system up to and including its first backprop batch.
+  std::vector<int> first = epoch_batch_kinds(spec.sim.technique, 0, batches);
+  std::vector<int> stretch;
+  for (std::size_t i = 0; i < first.size() && i + (rest > 0 ? 1 : 0) < first.size(); ++i) {
+    stretch.push_back(first[i]);
+    if (first[i] != kCostPhaseGp) break;
+  }
+  if (stretch.empty()) stretch.push_back(first.back());
+  const int micro = static_cast<int>(bs / spec.pipeline.micro_batches);
+  const BatchRun timeline = model.run(stretch, micro);
+  r.timeline = &timeline;
+
+  write_text_file(out.file("config.resolved.yaml"), resolved_yaml(spec));
+  write_text_file(out.file("stages.csv"), stages_csv(r));
+  write_text_file(out.file("devices.csv"), devices_csv(r));
+  write_text_file(out.file("links.csv"), links_csv(r));
+  write_text_file(out.file("epochs.csv"), system_epochs_csv(r));
+  write_text_file(out.file("timeline.json"), chrome_trace_json(r));
+  write_text_file(out.file("stats.json"), system_stats_json(r));
+  out.commit();
+
+  const PipelineEpoch t = system_totals(r);
+  RunResult result;
+  result.has_accuracy = real;
+  result.test_accuracy = real ? r.metrics.back().test.accuracy : 0;
+  result.clock_ghz = spec.system.devices[0].accelerator.clock_ghz;
+  result.seconds = static_cast<double>(t.time_ps) * 1e-12;
+  result.cycles = static_cast<std::int64_t>(result.seconds * result.clock_ghz * 1e9 + 0.5);
+  result.energy_unit = device_energy_unit(spec);
+  for (int d = 0; d < model.layout().devices; ++d) {
+    result.energy += device_energy(t, spec, d);
+    result.dram_bytes +=
+        static_cast<std::int64_t>(t.device_work[static_cast<std::size_t>(d)].stats.dram_bytes());
+  }
+  for (std::size_t e = 0; e < r.epochs.size(); ++e) {
+    RunResult::Epoch re;
+    re.test_accuracy = real ? r.metrics[e].test.accuracy : -1;
+    re.seconds = static_cast<double>(r.epochs[e].time_ps) * 1e-12;
+    result.epochs.push_back(re);
+  }
+  if (options.final_line)
+    std::printf(
+        "final: %s%.6g s of training on %d devices (%s), idle %.1f%%, device energy %.6g "
+        "%s, links %.6g pJ; results in %s/\n",
+        real ? ("test accuracy " + fmt("%.2f%%", 100 * result.test_accuracy) + ", ").c_str() : "",
+        result.seconds, model.layout().devices, spec.pipeline.schedule.c_str(),
+        100 * idle_fraction(t), result.energy, result.energy_unit.c_str(), link_energy_pj(t),
+        out.final_dir().c_str());
+  return result;
+}
+
+}  // namespace trainsim

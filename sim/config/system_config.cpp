@@ -1,0 +1,267 @@
+#include "sim/config/system_config.h"
+
+#include <filesystem>
+#include <memory>
+
+#include "dataflows/registry.h"
+#include "models/platform/interconnect.h"
+#include "models/platform/topology.h"
+#include "sim/config/accel_lookup.h"
+#include "sim/config/accelerator_parse.h"
+#include "sim/config/yaml_file.h"
+#include "sim/core/error.h"
+#include "sim/core/named_registry.h"
+#include "sim/pipeline/schedule.h"
+
+namespace trainsim {
+
+namespace {
+
+// Large enough for any pipeline the paper or the zoo needs, small enough that every
+// per-device table stays small.
+constexpr IntRange kDevices{1, 64};
+constexpr IntRange kMicroBatches{1, 1 << 16};
+constexpr IntRange kChunks{1, 64};
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+std::string topology_names() {
+  std::vector<std::string> names;
+  for (const Topology& t : topologies()) names.push_back(t.name);
+  return joined(names);
+}
+
+// A device entry's `accelerator:`: a name, a path (relative to the file holding the entry)
+// or an inline mapping.
+AcceleratorSpec parse_device_accelerator(const ConfigNode& node, const std::string& referrer) {
+  if (node.is_map()) {
+    return parse_accelerator_node(
+        node, {referrer, std::filesystem::path(referrer).stem().string(), "<inline>", {}});
+  }
+  const std::string ref = node.as_nonempty_string();
+  std::vector<std::string> tried;
+  auto file = find_referenced_file(ref, "accelerators", referrer, &tried);
+  if (!file) {
+    node.fail("unknown accelerator '" + ref + "' (tried " + joined(tried) +
+              "); shipped accelerators: " + joined(shipped_config_names("accelerators")));
+  }
+  auto origin = std::make_shared<ConfigOrigin>();
+  origin->file = *file;
+  ConfigNode accel(load_yaml_file(*file, "accelerator"), node.path(), origin);
+  const std::string stem = std::filesystem::path(*file).stem().string();
+  return parse_accelerator_node(accel, {*file, stem, *file, {}});
+}
+
+LinkSpec parse_link_figures(const ConfigMap& m, LinkSpec l) {
+  if (auto v = m.get("bandwidth_gbps")) l.bandwidth_gbps = v->as_double_positive();
+  if (auto v = m.get("latency_ns")) l.latency_ns = v->as_double_non_negative();
+  if (auto v = m.get("pj_per_bit")) l.pj_per_bit = v->as_double_non_negative();
+  return l;
+}
+
+SystemSpec parse_system_map(const ConfigNode& node, const std::string& file,
+                            const SimulationSpec& sim) {
+  ConfigMap m = node.as_map();
+  m.allow_only({"name", "devices", "topology", "link", "links"});
+  SystemSpec s;
+  if (auto v = m.get("name")) s.name = v->as_nonempty_string();
+  const ConfigNode devices = m.require("devices");
+  if (devices.is_scalar()) {
+    // `devices: 4`: that many of the experiment's accelerator.
+    const int n = devices.as_int_in(kDevices);
+    for (int i = 0; i < n; ++i) s.devices.push_back({sim.accelerator, sim.dataflow});
+  } else {
+    if (!devices.is_sequence())
+      devices.fail("expected a device count or a list of devices, got " + devices.describe());
+    for (const ConfigNode& entry : devices.as_sequence()) {
+      ConfigMap e = entry.as_map();
+      e.allow_only({"accelerator", "count", "dataflow"});
+      DeviceSpec d{sim.accelerator, sim.dataflow};
+      if (auto v = e.get("accelerator")) {
+        d.accelerator = parse_device_accelerator(*v, file);
+        d.dataflow = d.accelerator.dataflow;
+      }
+      if (auto v = e.get("dataflow")) {
+        d.dataflow = v->as_nonempty_string();
+        if (find_dataflow(d.dataflow) == nullptr)
+          v->fail("unknown dataflow '" + d.dataflow + "' (known: " + registry_names(dataflows()) +
+                  ")");
+      } else if (find_dataflow(d.dataflow) == nullptr) {
+        entry.fail("accelerator '" + d.accelerator.name + "' uses dataflow '" + d.dataflow +
+                   "', which is not registered (known: " + registry_names(dataflows()) + ")");
+      }
+      int count = 1;
+      if (auto v = e.get("count")) count = v->as_int_in(kDevices);
+      for (int i = 0; i < count; ++i) s.devices.push_back(d);
+    }
+    if (s.devices.empty()) devices.fail("a system needs at least one device");
+  }
+  const int n = static_cast<int>(s.devices.size());
+  if (n > kDevices.max)
+    devices.fail("at most " + std::to_string(kDevices.max) + " devices (got " + std::to_string(n) +
+                 ")");
+  const Topology* topology = find_topology(s.topology);
+  if (auto v = m.get("topology")) {
+    s.topology = v->as_nonempty_string();
+    topology = find_topology(s.topology);
+    if (topology == nullptr)
+      v->fail("unknown topology '" + s.topology + "' (known: " + topology_names() + ")");
+  }
+  if (auto v = m.get("link")) {
+    ConfigMap l = v->as_map();
+    l.allow_only({"bandwidth_gbps", "latency_ns", "pj_per_bit"});
+    s.link = parse_link_figures(l, s.link);
+  }
+  auto links = m.get("links");
+  if (topology->build != nullptr) {
+    if (links)
+      links->fail("system.links is only for topology: custom (topology is " + s.topology + ")");
+    s.net = topology->build(n, s.link);
+  } else {
+    if (!links) m.node().fail("topology: custom needs a list of links under `links`");
+    s.net.devices = n;
+    for (const ConfigNode& entry : links->as_sequence()) {
+      ConfigMap e = entry.as_map();
+      e.allow_only({"between", "bandwidth_gbps", "latency_ns", "pj_per_bit"});
+      const ConfigNode ends = e.require("between");
+      const std::vector<ConfigNode> pair = ends.as_sequence();
+      if (pair.size() != 2) ends.fail("expected two device indices, e.g. [0, 1]");
+      LinkSpec l = parse_link_figures(e, s.link);
+      l.a = pair[0].as_int();
+      l.b = pair[1].as_int();
+      for (int end : {l.a, l.b})
+        if (end < 0 || end >= n)
+          ends.fail("device " + std::to_string(end) + " does not exist (the system has " +
+                    std::to_string(n) + " devices, 0.." + std::to_string(n - 1) + ")");
+      if (l.a == l.b) ends.fail("a link joins two different devices");
+      s.net.links.push_back(l);
+    }
+  }
+  try {
+    Interconnect check(s.net);  // every pair of devices must be connected
+  } catch (const UserError& e) {
+    m.node().fail(e.what());
+  }
+  return s;
+}
+
+}  // namespace
+
+std::vector<std::string> shipped_system_names() {
+  return shipped_config_names("systems");
+}
+
+SystemSpec parse_system(const ConfigNode& node, const std::string& experiment_path,
+                        const SimulationSpec& sim) {
+  if (node.is_map()) {
+    SystemSpec s = parse_system_map(node, experiment_path, sim);
+    s.source = "<inline>";
+    if (s.name.empty()) s.name = "inline";
+    return s;
+  }
+  const std::string ref = node.as_nonempty_string();
+  std::vector<std::string> tried;
+  auto file = find_referenced_file(ref, "systems", experiment_path, &tried);
+  if (!file)
+    node.fail("unknown system '" + ref + "' (tried " + joined(tried) +
+              "); shipped systems: " + joined(shipped_system_names()));
+  auto origin = std::make_shared<ConfigOrigin>();
+  origin->file = *file;
+  ConfigNode top(load_yaml_file(*file, "system"), "", origin);
+  SystemSpec s = parse_system_map(top, *file, sim);
+  s.source = *file;
+  if (s.name.empty()) s.name = std::filesystem::path(*file).stem().string();
+  return s;
+}
+
+PipelineSpec parse_pipeline(const ConfigNode* node, const ConfigNode& top,
+                            const ExperimentSpec& spec) {
+  PipelineSpec p;
+  const int devices = static_cast<int>(spec.system.devices.size());
+  auto fail = [&](const std::string& key, const std::string& what) {
+    if (node) {
+      ConfigMap m = node->as_map();
+      if (auto v = m.get(key)) v->fail(what);
+      node->fail(what);
+    }
+    top.fail("pipeline: " + what);
+  };
+  if (node) {
+    ConfigMap m = node->as_map();
+    m.allow_only({"schedule", "micro_batches", "chunks", "stages"});
+    if (auto v = m.get("schedule")) {
+      p.schedule = v->as_nonempty_string();
+      if (registry_find(schedules(), p.schedule) == nullptr)
+        v->fail("unknown schedule '" + p.schedule + "' (known: " + registry_names(schedules()) +
+                ")");
+    }
+    if (auto v = m.get("micro_batches")) p.micro_batches = v->as_int_in(kMicroBatches);
+    if (auto v = m.get("chunks")) p.chunks = v->as_int_in(kChunks);
+    if (auto v = m.get("stages")) {
+      if (v->is_scalar()) {
+        v->as_choice({"auto"});
+      } else {
+        for (const ConfigNode& range : v->as_sequence()) {
+          const std::vector<ConfigNode> ends = range.as_sequence();
+          if (ends.size() != 2) range.fail("expected a layer range [first, last], e.g. [0, 3]");
+          p.stages.push_back({ends[0].as_int(), ends[1].as_int()});
+        }
+      }
+    }
+  }
+  if (!spec.system.present()) return p;  // one device: the caller notes it is unused
+  const int batch = spec.training.batch_size;
+  // Micro-batches must split the batch evenly: unequal micro-batches would make stage
+  // times differ by micro-batch, which the schedules' orders do not take into account.
+  if (p.micro_batches > batch)
+    fail("micro_batches", "micro_batches (" + std::to_string(p.micro_batches) +
+                              ") is larger than training.batch_size (" + std::to_string(batch) +
+                              ")");
+  if (batch % p.micro_batches != 0)
+    fail("micro_batches", "micro_batches (" + std::to_string(p.micro_batches) +
+                              ") must divide training.batch_size (" + std::to_string(batch) + ")");
+  PipelineLayout layout;
+  try {
+    layout = schedule_named(p.schedule).layout({devices, p.micro_batches, p.chunks});
+  } catch (const UserError& e) {
+    fail("schedule", e.what());
+  }
+  const int layers = static_cast<int>(spec.network.layers.size());
+  if (layout.stages > layers)
+    fail("schedule", "schedule " + p.schedule + " on " + std::to_string(devices) +
+                         " devices needs " + std::to_string(layout.stages) +
+                         " stages, more than the network's " + std::to_string(layers) + " layers");
+  if (!p.stages.empty()) {
+    if (static_cast<int>(p.stages.size()) != layout.stages)
+      fail("stages", std::to_string(p.stages.size()) + " layer ranges given, but schedule " +
+                         p.schedule + " on " + std::to_string(devices) + " devices has " +
+                         std::to_string(layout.stages) + " stages");
+    int next = 0;
+    for (std::size_t i = 0; i < p.stages.size(); ++i) {
+      const auto [first, last] = p.stages[i];
+      const std::string which = "stage " + std::to_string(i) + " [" + std::to_string(first) + ", " +
+                                std::to_string(last) + "]";
+      if (first > last) fail("stages", which + " ends before it starts");
+      if (first < next)
+        fail("stages", which + " overlaps the stage before it (which ends at layer " +
+                           std::to_string(next - 1) + ")");
+      if (first > next)
+        fail("stages", which + " leaves layers " + std::to_string(next) + ".." +
+                           std::to_string(first - 1) + " in no stage");
+      if (last >= layers)
+        fail("stages",
+             which + " goes past the network's last layer (" + std::to_string(layers - 1) + ")");
+      next = last + 1;
+    }
+    if (next != layers)
+      fail("stages", "the stages end at layer " + std::to_string(next - 1) + ", leaving layers " +
+                         std::to_string(next) + ".." + std::to_string(layers - 1) + " in no stage");
+  }
+  return p;
+}
+
+}  // namespace trainsim

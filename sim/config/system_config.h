@@ -1,0 +1,24 @@
+#pragma once
+// Parses `system:` and `pipeline:` of an experiment (sim/config/system_spec.h).
+#include <string>
+
+#include "sim/config/specs.h"
+#include "sim/config/yaml_reader.h"
+
+namespace trainsim {
+
+/// `node` is the experiment's `system:` value: a preset name (configs/systems/<name>.yaml),
+/// a path to a system file, or a mapping. Device accelerators default to `sim`'s.
+SystemSpec parse_system(const ConfigNode& node, const std::string& experiment_path,
+                        const SimulationSpec& sim);
+
+/// `node` is `pipeline:` (may be absent: the defaults). Checks the schedule against the
+/// system (device count, micro-batches against the batch, stage ranges against the
+/// network's layers).
+PipelineSpec parse_pipeline(const ConfigNode* node, const ConfigNode& top,
+                            const ExperimentSpec& spec);
+
+/// Stems of the shipped system presets.
+std::vector<std::string> shipped_system_names();
+
+}  // namespace trainsim

@@ -1,0 +1,267 @@
+#include "sim/pipeline/pipeline_model.h"
+
+#include <algorithm>
+
+#include "sim/core/error.h"
+#include "sim/train/shape_only_run.h"
+
+namespace trainsim {
+
+namespace {
+
+ScheduleParams params_of(const ExperimentSpec& spec) {
+  return {static_cast<int>(spec.system.devices.size()), spec.pipeline.micro_batches,
+          spec.pipeline.chunks};
+}
+
+void check_technique(const ExperimentSpec& spec) {
+  try {
+    check_shape_only_technique(spec);
+  } catch (const UserError&) {
+    throw UserError("technique '" + spec.sim.technique.label() +
+                    "' cannot run on a pipeline of devices: what it does depends on the data "
+                    "(pipelines support bp and adagp-max / adagp-efficient / adagp-low)");
+  }
+}
+
+}  // namespace
+
+PipelineModel::PipelineModel(const ExperimentSpec& spec, const NetShape& shape)
+    : spec_(spec),
+      shape_(shape),
+      schedule_((check_technique(spec), schedule_named(spec.pipeline.schedule))),
+      layout_(schedule_.layout(params_of(spec))),
+      net_(spec.system.net),
+      costs_(spec, shape) {
+  const int micro = spec.training.batch_size / spec.pipeline.micro_batches;
+  first_ = partition_stages(spec, shape, costs_, layout_.stages, micro);
+  // Words crossing each stage boundary per sample: outputs of layers before it that a layer
+  // after it reads (a skip connection is carried through the stages between).
+  const int n = static_cast<int>(shape.size());
+  std::vector<int> stage_of(static_cast<std::size_t>(n));
+  for (int s = 0; s < layout_.stages; ++s)
+    for (int l = first_[static_cast<std::size_t>(s)]; l < first_[static_cast<std::size_t>(s) + 1];
+         ++l)
+      stage_of[static_cast<std::size_t>(l)] = s;
+  boundary_words_.assign(static_cast<std::size_t>(layout_.stages), 0);
+  for (int l = 0; l < n; ++l) {
+    int last_reader = -1;
+    for (int j = l + 1; j < n; ++j)
+      for (int in : shape.layer(static_cast<std::size_t>(j)).inputs)
+        if (in == l) last_reader = std::max(last_reader, stage_of[static_cast<std::size_t>(j)]);
+    for (int s = stage_of[static_cast<std::size_t>(l)]; s < last_reader; ++s)
+      boundary_words_[static_cast<std::size_t>(s)] +=
+          shape.layer(static_cast<std::size_t>(l)).out.size();
+  }
+  peak_bytes_.assign(static_cast<std::size_t>(layout_.devices), 0);
+  peak_inflight_.assign(static_cast<std::size_t>(layout_.devices), 0);
+}
+
+std::int64_t PipelineModel::task_ps(const Task& t, int micro, int cost_kind) {
+  if (t.pass == Pass::kGradDone) return 0;
+  return costs_.stage_ps(t.device, micro, cost_kind, first_[static_cast<std::size_t>(t.stage)],
+                         first_[static_cast<std::size_t>(t.stage) + 1], t.pass);
+}
+
+std::int64_t PipelineModel::edge_bytes(const Task& from, EdgeData data, int micro) const {
+  const std::int64_t word =
+      spec_.system.devices[static_cast<std::size_t>(from.device)].accelerator.word_bytes();
+  switch (data) {
+    case EdgeData::kActivation:
+      return boundary_words_[static_cast<std::size_t>(from.stage)] * micro * word;
+    case EdgeData::kGradient:
+      // The gradient of the boundary below the producing stage travels down.
+      return boundary_words_[static_cast<std::size_t>(from.stage) - 1] * micro * word;
+    case EdgeData::kWeightGrad:
+      return stage_weight_bytes(from.stage);
+    case EdgeData::kNone:
+      return 0;
+  }
+  return 0;
+}
+
+std::int64_t PipelineModel::stage_activation_bytes(int stage) const {
+  const int first = first_[static_cast<std::size_t>(stage)];
+  std::int64_t words = shape_.layer(static_cast<std::size_t>(first)).in.size();
+  for (int l = first; l < first_[static_cast<std::size_t>(stage) + 1]; ++l)
+    words += shape_.layer(static_cast<std::size_t>(l)).out.size();
+  return words * spec_.sim.accelerator.word_bytes();
+}
+
+std::int64_t PipelineModel::stage_weight_bytes(int stage) const {
+  std::int64_t params = 0;
+  for (int l = first_[static_cast<std::size_t>(stage)];
+       l < first_[static_cast<std::size_t>(stage) + 1]; ++l)
+    params += shape_.layer(static_cast<std::size_t>(l)).params;
+  return params * spec_.sim.accelerator.word_bytes();
+}
+
+std::int64_t PipelineModel::device_weight_bytes(int device) const {
+  std::int64_t bytes = 0;
+  for (int p = 0; p < layout_.pipes(); ++p)
+    for (int s = 0; s < layout_.stages; ++s)
+      if (layout_.device(p, s) == device) bytes += stage_weight_bytes(s);
+  return bytes;
+}
+
+namespace {
+// Activation holdings over time on one device: +bytes when a forward starts, -bytes when
+// the micro-batch's last backward task of the stage ends (Phase GP: when the forward ends).
+template <class Weight>
+std::int64_t peak_of(const BatchRun& run, int device, Weight weight) {
+  const TaskGraph& g = *run.graph;
+  std::vector<std::pair<std::int64_t, std::int64_t>> events;
+  for (std::size_t i = 0; i < g.size(); ++i) {
+    const Task& t = g.task(static_cast<int>(i));
+    if (t.device != device) continue;
+    const TaskTiming& time = run.result.tasks[i];
+    const bool bp = g.spec().batches[static_cast<std::size_t>(t.batch)] == BatchKind::kBackprop;
+    const std::int64_t w = weight(t);
+    if (t.pass == Pass::kForward) {
+      events.emplace_back(time.start_ps, w);
+      if (!bp) events.emplace_back(time.end_ps, -w);
+    }
+    const bool releases =
+        g.spec().split_backward ? t.pass == Pass::kBackwardWeight : t.pass == Pass::kBackward;
+    if (releases) events.emplace_back(time.end_ps, -w);
+  }
+  std::sort(events.begin(), events.end());  // releases first at equal times
+  std::int64_t now = 0, peak = 0;
+  for (const auto& e : events) peak = std::max(peak, now += e.second);
+  return peak;
+}
+}  // namespace
+
+std::int64_t PipelineModel::peak_activation_bytes(const BatchRun& run, int device) const {
+  return peak_of(run, device,
+                 [&](const Task& t) { return stage_activation_bytes(t.stage) * run.micro; });
+}
+
+int PipelineModel::peak_inflight(const BatchRun& run, int device) const {
+  return static_cast<int>(peak_of(run, device, [](const Task&) { return std::int64_t{1}; }));
+}
+
+BatchRun PipelineModel::run(const std::vector<int>& kinds, int micro) {
+  BatchRun r;
+  r.kinds = kinds;
+  r.micro = micro;
+  GraphSpec gs;
+  gs.micro_batches = spec_.pipeline.micro_batches;
+  gs.batches.clear();
+  for (int k : kinds) gs.batches.push_back(graph_kind(k));
+  gs.split_backward = schedule_.split_backward();
+  r.graph = std::make_unique<TaskGraph>(layout_, gs);
+  const TaskGraph& g = *r.graph;
+  auto kind_of = [&](const Task& t) { return kinds[static_cast<std::size_t>(t.batch)]; };
+  PlanCosts plan;
+  plan.task_ps = [&](const Task& t) { return task_ps(t, micro, kind_of(t)); };
+  plan.edge_ps = [&](const Task& from, const Task& to, EdgeData data) {
+    return net_.transfer_ps(from.device, to.device, edge_bytes(from, data, micro));
+  };
+  r.orders = schedule_.order(g, plan);
+  PlatformWork work{&g, &r.orders, plan.task_ps,
+                    [&](const Task& from, EdgeData data) { return edge_bytes(from, data, micro); }};
+  r.result = run_platform(net_, work);
+  for (int d = 0; d < layout_.devices; ++d) {
+    peak_bytes_[static_cast<std::size_t>(d)] =
+        std::max(peak_bytes_[static_cast<std::size_t>(d)], peak_activation_bytes(r, d));
+    peak_inflight_[static_cast<std::size_t>(d)] =
+        std::max(peak_inflight_[static_cast<std::size_t>(d)], peak_inflight(r, d));
+  }
+  return r;
+}
+
+std::int64_t PipelineModel::sequence_ps(const std::vector<int>& kinds, int micro) {
+  auto key = std::make_pair(kinds, micro);
+  auto it = makespans_.find(key);
+  if (it != makespans_.end()) return it->second;
+  const std::int64_t t = run(kinds, micro).result.makespan_ps;
+  makespans_.emplace(key, t);
+  return t;
+}
+
+const BatchRun& PipelineModel::single(int kind, int micro) {
+  auto key = std::make_pair(kind, micro);
+  auto it = singles_.find(key);
+  if (it == singles_.end()) it = singles_.emplace(key, run({kind}, micro)).first;
+  return it->second;
+}
+
+PipelineEpoch PipelineModel::epoch(const std::vector<int>& kinds, std::int64_t rest) {
+  const int m = spec_.pipeline.micro_batches;
+  const int micro = spec_.training.batch_size / m;
+  PipelineEpoch e;
+  e.busy_ps.assign(static_cast<std::size_t>(layout_.devices), 0);
+  e.device_work.resize(static_cast<std::size_t>(layout_.devices));
+  e.channels.resize(net_.channels().size());
+  // Busy time, work and traffic add up batch by batch, whatever overlaps: counted here,
+  // multiplied out at the end.
+  std::map<std::pair<int, int>, std::int64_t> count;
+  auto add_batch = [&](int kind, int mb) {
+    ++e.batches[static_cast<std::size_t>(kind)];
+    ++count[{kind, mb}];
+  };
+  // Full batches: stretches that end with a backprop batch, each timed after the batch
+  // before it.
+  int before = -1;
+  std::vector<int> stretch;
+  auto close = [&]() {
+    if (stretch.empty()) return;
+    if (before < 0) {
+      e.time_ps += sequence_ps(stretch, micro);
+    } else {
+      std::vector<int> with = {before};
+      with.insert(with.end(), stretch.begin(), stretch.end());
+      e.time_ps += sequence_ps(with, micro) - sequence_ps({before}, micro);
+    }
+    before = stretch.back();
+    stretch.clear();
+  };
+  const std::size_t full = kinds.size() - (rest > 0 ? 1 : 0);
+  for (std::size_t i = 0; i < full; ++i) {
+    stretch.push_back(kinds[i]);
+    add_batch(kinds[i], micro);
+    if (kinds[i] != kCostPhaseGp) close();
+  }
+  close();
+  if (rest > 0) {
+    // The last partial batch: m micro-batches of ceil(rest / m) samples (padded), alone.
+    const int mb = static_cast<int>((rest + m - 1) / m);
+    e.time_ps += sequence_ps({kinds.back()}, mb);
+    add_batch(kinds.back(), mb);
+  }
+  for (const auto& [key, n] : count) {
+    const BatchRun& one = single(key.first, key.second);
+    for (int d = 0; d < layout_.devices; ++d) {
+      e.busy_ps[static_cast<std::size_t>(d)] += one.result.busy_ps[static_cast<std::size_t>(d)] * n;
+      accumulate(e.device_work[static_cast<std::size_t>(d)],
+                 times(batch_work(key.first, key.second)[static_cast<std::size_t>(d)], n));
+    }
+    for (std::size_t c = 0; c < e.channels.size(); ++c) {
+      const ChannelStats& s = one.result.channels[c];
+      e.channels[c].bytes += s.bytes * n;
+      e.channels[c].transfers += s.transfers * n;
+      e.channels[c].busy_ps += s.busy_ps * n;
+      e.channels[c].energy_pj += s.energy_pj * static_cast<double>(n);
+    }
+  }
+  return e;
+}
+
+const std::vector<OpTotals>& PipelineModel::batch_work(int kind, int micro) {
+  auto key = std::make_pair(kind, micro);
+  auto it = work_.find(key);
+  if (it != work_.end()) return it->second;
+  std::vector<OpTotals> w(static_cast<std::size_t>(layout_.devices));
+  const TaskGraph& g = *single(kind, micro).graph;
+  for (std::size_t i = 0; i < g.size(); ++i) {
+    const Task& t = g.task(static_cast<int>(i));
+    for (const OpTotals& u :
+         costs_.stage_work(t.device, micro, kind, first_[static_cast<std::size_t>(t.stage)],
+                           first_[static_cast<std::size_t>(t.stage) + 1], t.pass))
+      accumulate(w[static_cast<std::size_t>(t.device)], u);
+  }
+  return work_.emplace(key, std::move(w)).first->second;
+}
+
+}  // namespace trainsim

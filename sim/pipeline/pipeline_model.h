@@ -1,0 +1,108 @@
+#pragma once
+// A training run on a system of devices: the network cut into stages, the schedule's task
+// orders, and their execution on the SystemC platform, batch sequence by batch sequence.
+//
+// Synchronous pipelines (every schedule here) update the weights once per batch from the
+// whole batch's gradients, so the numerics are those of one device with the same global
+// batch; only when each op runs changes. A batch's tasks depend only on the shapes and the
+// batch's kind (backprop, ADA-GP Phase BP or Phase GP), so an epoch is timed by executing
+// each distinct stretch of batches once: a stretch ends with a backprop batch (whose update
+// the next batch's forwards wait for) and is timed after the batch before it, as the
+// difference T(before + stretch) - T(before), which keeps the overlap across the boundary.
+#include <array>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/platform/interconnect.h"
+#include "models/platform/platform.h"
+#include "sim/pipeline/schedule.h"
+#include "sim/pipeline/stage_costs.h"
+
+namespace trainsim {
+
+/// One execution of a sequence of batches on the platform.
+struct BatchRun {
+  std::vector<int> kinds;  ///< cost kind per batch
+  int micro = 1;           ///< samples per micro-batch
+  std::unique_ptr<TaskGraph> graph;
+  DeviceOrders orders;
+  PlatformResult result;
+};
+
+struct PipelineEpoch {
+  std::array<std::int64_t, 3> batches{};  ///< by cost kind
+  std::int64_t time_ps = 0;
+  std::vector<std::int64_t> busy_ps;   ///< per device
+  std::vector<OpTotals> device_work;   ///< per device, both units
+  std::vector<ChannelStats> channels;  ///< per channel: bytes, transfers, busy, energy
+};
+
+class PipelineModel {
+ public:
+  /// `spec` has a system; UserError if its technique or pipeline cannot run there.
+  PipelineModel(const ExperimentSpec& spec, const NetShape& shape);
+
+  const ExperimentSpec& spec() const { return spec_; }
+  const Schedule& schedule() const { return schedule_; }
+  const PipelineLayout& layout() const { return layout_; }
+  const Interconnect& net() const { return net_; }
+  int micro_batches() const { return spec_.pipeline.micro_batches; }
+  /// First layer of stage s is stage_first()[s]; stage_first()[stages] = layers.
+  const std::vector<int>& stage_first() const { return first_; }
+  StageCosts& costs() { return costs_; }
+
+  /// Executes `kinds` (cost kinds) with micro-batches of `micro` samples, from an idle
+  /// system.
+  BatchRun run(const std::vector<int>& kinds, int micro);
+  /// The time of the training batches of one epoch with `batches` full batches of kinds
+  /// `kinds` and, if `rest` > 0, a last partial batch of `rest` samples (padded to the
+  /// micro-batch count) of kind `kinds.back()`.
+  PipelineEpoch epoch(const std::vector<int>& kinds, std::int64_t rest);
+
+  /// Picoseconds a task takes (`micro` samples per micro-batch, batch of `cost_kind`).
+  std::int64_t task_ps(const Task& t, int micro, int cost_kind);
+  /// Bytes an edge carries between devices for micro-batches of `micro` samples.
+  std::int64_t edge_bytes(const Task& from, EdgeData data, int micro) const;
+  /// Activation bytes one micro-batch of one sample keeps on stage s until its backward:
+  /// the stage's input and every output of its layers.
+  std::int64_t stage_activation_bytes(int stage) const;
+  /// Parameter bytes of stage s.
+  std::int64_t stage_weight_bytes(int stage) const;
+  /// Weights held by `device` (every stage replica it holds).
+  std::int64_t device_weight_bytes(int device) const;
+  /// The largest activation memory `device` held at any time during `run`.
+  std::int64_t peak_activation_bytes(const BatchRun& run, int device) const;
+  /// The most micro-batches between forward and backward on `device` during `run`.
+  int peak_inflight(const BatchRun& run, int device) const;
+  /// The largest of those over every run so far, per device.
+  const std::vector<std::int64_t>& peak_activation_bytes() const { return peak_bytes_; }
+  const std::vector<int>& peak_inflight() const { return peak_inflight_; }
+
+ private:
+  std::int64_t sequence_ps(const std::vector<int>& kinds, int micro);
+  /// One batch of `kind` alone: its busy time and link traffic.
+  const BatchRun& single(int kind, int micro);
+
+ public:
+  /// The work every device does in one batch of `kind` (both units summed).
+  const std::vector<OpTotals>& batch_work(int kind, int micro);
+
+ private:
+  const ExperimentSpec& spec_;
+  const NetShape& shape_;
+  const Schedule& schedule_;
+  PipelineLayout layout_;
+  Interconnect net_;
+  StageCosts costs_;
+  std::vector<int> first_;
+  std::vector<std::int64_t> boundary_words_;  // per sample, leaving stage s forward
+  std::map<std::pair<std::vector<int>, int>, std::int64_t> makespans_;
+  std::map<std::pair<int, int>, BatchRun> singles_;
+  std::map<std::pair<int, int>, std::vector<OpTotals>> work_;
+  std::vector<std::int64_t> peak_bytes_;
+  std::vector<int> peak_inflight_;
+};
+
+}  // namespace trainsim

@@ -1,0 +1,186 @@
+#include "sim/pipeline/stage_costs.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "sim/core/error.h"
+#include "sim/train/shape_only_run.h"
+
+namespace trainsim {
+
+namespace {
+
+// Which pass a role's work belongs to; -1: none (roles of techniques that cannot run on a
+// pipeline).
+int pass_of(OpRole role, int cost_kind) {
+  switch (role) {
+    case OpRole::kForward:
+      return static_cast<int>(Pass::kForward);
+    case OpRole::kBackwardData:
+    case OpRole::kActivationGrad:
+      return static_cast<int>(Pass::kBackwardData);
+    case OpRole::kBackwardWeight:
+      return static_cast<int>(Pass::kBackwardWeight);
+    case OpRole::kPredictorForward:
+      // Phase GP predicts during the forward pass; Phase BP trains the predictor on the
+      // batch's true gradients, after them.
+      return static_cast<int>(cost_kind == kCostPhaseGp ? Pass::kForward : Pass::kUpdate);
+    case OpRole::kUpdate:
+    case OpRole::kPredictorBackward:
+    case OpRole::kPredictorUpdate:
+      return static_cast<int>(Pass::kUpdate);
+    case OpRole::kCompare:
+    case OpRole::kStore:
+      return -1;
+  }
+  return -1;
+}
+
+bool same_device(const DeviceSpec& a, const DeviceSpec& b) {
+  return a.dataflow == b.dataflow && a.accelerator.name == b.accelerator.name &&
+         a.accelerator.source == b.accelerator.source && a.accelerator.rows == b.accelerator.rows &&
+         a.accelerator.cols == b.accelerator.cols &&
+         a.accelerator.clock_ghz == b.accelerator.clock_ghz &&
+         a.accelerator.memory == b.accelerator.memory;
+}
+
+}  // namespace
+
+StageCosts::StageCosts(const ExperimentSpec& spec, const NetShape& shape)
+    : spec_(spec), shape_(shape) {
+  const auto& devices = spec_.system.devices;
+  for (std::size_t d = 0; d < devices.size(); ++d) {
+    int cls = static_cast<int>(d);
+    for (std::size_t e = 0; e < d; ++e)
+      if (same_device(devices[e], devices[d])) {
+        cls = device_class_[e];
+        break;
+      }
+    device_class_.push_back(cls);
+  }
+}
+
+const LayerWork& StageCosts::work(int device, int micro, int cost_kind) {
+  const int cls = device_class_[static_cast<std::size_t>(device)];
+  const auto key = std::make_tuple(cls, micro, cost_kind);
+  auto it = cache_.find(key);
+  if (it != cache_.end()) return it->second;
+  // The device's experiment: its accelerator and dataflow, everything else the same.
+  ExperimentSpec dev = spec_;
+  const DeviceSpec& d = spec_.system.devices[static_cast<std::size_t>(cls)];
+  dev.sim.accelerator = d.accelerator;
+  dev.sim.dataflow = d.dataflow;
+  dev.training.batch_size = micro;
+  AcceleratorSession session(dev);
+  emit_training_batch(dev, session, cost_kind, micro);
+  LayerWork w;
+  w.own_unit = session.own_unit();
+  w.clock_ghz = d.accelerator.clock_ghz;
+  const auto& roles = session.layer_roles(Phase::kTrain);
+  w.layers.resize(roles.size());
+  for (std::size_t l = 0; l < roles.size(); ++l)
+    for (int r = 0; r < kNumRoles; ++r) {
+      const OpTotals& t = roles[l][static_cast<std::size_t>(r)];
+      if (t.ops == 0) continue;
+      const int pass = pass_of(static_cast<OpRole>(r), cost_kind);
+      if (pass < 0)
+        throw UserError("technique '" + spec_.sim.technique.label() +
+                        "' cannot run on a pipeline: its " + role_name(static_cast<OpRole>(r)) +
+                        " work depends on the data");
+      const int unit = session.unit_of(l, static_cast<OpRole>(r));
+      OpTotals& into =
+          w.layers[l][static_cast<std::size_t>(pass)].unit[static_cast<std::size_t>(unit)];
+      into.merge(t, t.stats.pes, true);
+    }
+  return cache_.emplace(key, std::move(w)).first->second;
+}
+
+std::array<OpTotals, 2> StageCosts::stage_work(int device, int micro, int cost_kind, int first,
+                                               int last, Pass pass) {
+  const LayerWork& w = work(device, micro, cost_kind);
+  std::array<OpTotals, 2> sum{};
+  auto add = [&](Pass p) {
+    for (int l = first; l < last; ++l)
+      for (int u = 0; u < 2; ++u) {
+        const OpTotals& t = w.layers[static_cast<std::size_t>(l)][static_cast<std::size_t>(p)]
+                                .unit[static_cast<std::size_t>(u)];
+        sum[static_cast<std::size_t>(u)].merge(t, t.stats.pes, true);
+      }
+  };
+  switch (pass) {
+    case Pass::kBackward:
+      add(Pass::kBackwardData);
+      add(Pass::kBackwardWeight);
+      break;
+    case Pass::kGradDone:
+      break;
+    default:
+      add(pass);
+  }
+  return sum;
+}
+
+std::int64_t StageCosts::stage_ps(int device, int micro, int cost_kind, int first, int last,
+                                  Pass pass) {
+  const auto sum = stage_work(device, micro, cost_kind, first, last, pass);
+  const LayerWork& w = work(device, micro, cost_kind);
+  const std::int64_t main = sum[0].stats.cycles(), second = sum[1].stats.cycles();
+  const std::int64_t cycles = w.own_unit ? std::max(main, second) : main + second;
+  return std::llround(static_cast<double>(cycles) * 1000.0 / w.clock_ghz);
+}
+
+std::vector<int> partition_stages(const ExperimentSpec& spec, const NetShape& shape,
+                                  StageCosts& costs, int stages, int micro) {
+  const int n = static_cast<int>(shape.size());
+  std::vector<int> first;
+  if (!spec.pipeline.stages.empty()) {
+    for (const auto& r : spec.pipeline.stages) first.push_back(r[0]);
+    first.push_back(n);
+    return first;
+  }
+  if (stages > n)
+    throw UserError("the pipeline has " + std::to_string(stages) + " stages, more than the " +
+                    std::to_string(n) + " layers of network '" + spec.network.name + "'");
+  // Per layer: forward and backward of one micro-batch on device 0.
+  std::vector<double> cost(static_cast<std::size_t>(n));
+  std::vector<double> prefix(static_cast<std::size_t>(n) + 1, 0);
+  for (int l = 0; l < n; ++l) {
+    cost[static_cast<std::size_t>(l)] =
+        static_cast<double>(costs.stage_ps(0, micro, kCostBackprop, l, l + 1, Pass::kForward) +
+                            costs.stage_ps(0, micro, kCostBackprop, l, l + 1, Pass::kBackward));
+    prefix[static_cast<std::size_t>(l) + 1] =
+        prefix[static_cast<std::size_t>(l)] + cost[static_cast<std::size_t>(l)];
+  }
+  // best[k][i]: for layers [0, i) in k stages, the smallest possible slowest stage and,
+  // among cuts that reach it, the smallest sum of squared stage times (the most even
+  // spread of the rest: a network whose one layer dominates still gets its other layers
+  // shared out rather than piled on one stage).
+  using Score = std::pair<double, double>;
+  const Score none{std::numeric_limits<double>::infinity(), 0};
+  std::vector<std::vector<Score>> best(static_cast<std::size_t>(stages) + 1,
+                                       std::vector<Score>(static_cast<std::size_t>(n) + 1, none));
+  std::vector<std::vector<int>> cut(best.size(), std::vector<int>(best[0].size(), 0));
+  best[0][0] = {0, 0};
+  for (int k = 1; k <= stages; ++k)
+    for (int i = k; i <= n; ++i)
+      for (int j = k - 1; j < i; ++j) {
+        const Score& prev = best[static_cast<std::size_t>(k) - 1][static_cast<std::size_t>(j)];
+        const double stage =
+            prefix[static_cast<std::size_t>(i)] - prefix[static_cast<std::size_t>(j)];
+        const Score v{std::max(prev.first, stage), prev.second + stage * stage};
+        Score& here = best[static_cast<std::size_t>(k)][static_cast<std::size_t>(i)];
+        if (v < here) {
+          here = v;
+          cut[static_cast<std::size_t>(k)][static_cast<std::size_t>(i)] = j;
+        }
+      }
+  first.assign(static_cast<std::size_t>(stages) + 1, n);
+  for (int k = stages, i = n; k > 0; --k) {
+    i = cut[static_cast<std::size_t>(k)][static_cast<std::size_t>(i)];
+    first[static_cast<std::size_t>(k) - 1] = i;
+  }
+  return first;
+}
+
+}  // namespace trainsim

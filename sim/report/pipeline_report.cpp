@@ -1,0 +1,361 @@
+#include "sim/report/pipeline_report.h"
+
+#include <nlohmann/json.hpp>
+
+#include "sim/accel/energy.h"
+#include "sim/report/csv.h"
+#include "sim/report/units.h"
+#include "sim/train/shape_only_run.h"
+
+namespace trainsim {
+
+namespace {
+
+const char* kKindNames[3] = {"backprop", "phase_bp", "phase_gp"};
+
+double seconds(std::int64_t ps) {
+  return static_cast<double>(ps) * 1e-12;
+}
+
+std::string layer_range(const SystemRunData& r, int stage) {
+  const auto& first = r.model->stage_first();
+  const auto& layers = r.spec->network.layers;
+  const int a = first[static_cast<std::size_t>(stage)];
+  const int b = first[static_cast<std::size_t>(stage) + 1] - 1;
+  return std::to_string(a) + "-" + std::to_string(b) + " (" +
+         layers[static_cast<std::size_t>(a)].name + ".." +
+         layers[static_cast<std::size_t>(b)].name + ")";
+}
+
+std::string stage_devices(const PipelineLayout& l, int stage) {
+  std::string out;
+  for (int p = 0; p < l.pipes(); ++p)
+    out += (out.empty() ? "" : " ") + std::to_string(l.device(p, stage));
+  return out;
+}
+
+
+}  // namespace
+
+PipelineEpoch system_totals(const SystemRunData& r) {
+  PipelineEpoch t;
+  const int devices = r.model->layout().devices;
+  t.busy_ps.assign(static_cast<std::size_t>(devices), 0);
+  t.device_work.resize(static_cast<std::size_t>(devices));
+  t.channels.resize(r.model->net().channels().size());
+  for (const PipelineEpoch& e : r.epochs) {
+    for (int k = 0; k < 3; ++k)
+      t.batches[static_cast<std::size_t>(k)] += e.batches[static_cast<std::size_t>(k)];
+    t.time_ps += e.time_ps;
+    for (int d = 0; d < devices; ++d) {
+      t.busy_ps[static_cast<std::size_t>(d)] += e.busy_ps[static_cast<std::size_t>(d)];
+      accumulate(t.device_work[static_cast<std::size_t>(d)],
+                 e.device_work[static_cast<std::size_t>(d)]);
+    }
+    for (std::size_t c = 0; c < t.channels.size(); ++c) {
+      t.channels[c].bytes += e.channels[c].bytes;
+      t.channels[c].transfers += e.channels[c].transfers;
+      t.channels[c].busy_ps += e.channels[c].busy_ps;
+      t.channels[c].energy_pj += e.channels[c].energy_pj;
+    }
+  }
+  return t;
+}
+
+double idle_fraction(const PipelineEpoch& e) {
+  if (e.time_ps <= 0 || e.busy_ps.empty()) return 0;
+  double busy = 0;
+  for (std::int64_t b : e.busy_ps) busy += static_cast<double>(b);
+  const double total = static_cast<double>(e.time_ps) * static_cast<double>(e.busy_ps.size());
+  return (total - busy) / total;
+}
+
+double device_energy(const PipelineEpoch& e, const ExperimentSpec& spec, int device) {
+  return price(e.device_work[static_cast<std::size_t>(device)].stats,
+               spec.system.devices[static_cast<std::size_t>(device)].accelerator)
+      .total();
+}
+
+double link_energy_pj(const PipelineEpoch& e) {
+  double pj = 0;
+  for (const ChannelStats& c : e.channels) pj += c.energy_pj;
+  return pj;
+}
+
+std::string device_energy_unit(const ExperimentSpec& spec) {
+  std::string unit;
+  for (const DeviceSpec& d : spec.system.devices) {
+    if (unit.empty()) unit = d.accelerator.energy.unit;
+    if (unit != d.accelerator.energy.unit) return "mixed";
+  }
+  return unit;
+}
+
+std::string stages_csv(const SystemRunData& r) {
+  PipelineModel& m = *r.model;
+  const ExperimentSpec& spec = *r.spec;
+  const int micro = spec.training.batch_size / spec.pipeline.micro_batches;
+  CsvTable csv({"stage", "layers", "devices", "forward_cycles", "backward_data_cycles",
+                "backward_weight_cycles", "update_cycles", "activation_bytes_per_sample",
+                "weight_bytes", "boundary_bytes_per_micro_batch"});
+  const PipelineLayout& l = m.layout();
+  for (int s = 0; s < l.stages; ++s) {
+    const int d = l.device(0, s);
+    const int a = m.stage_first()[static_cast<std::size_t>(s)];
+    const int b = m.stage_first()[static_cast<std::size_t>(s) + 1];
+    auto cycles = [&](Pass p) {
+      const auto w = m.costs().stage_work(d, micro, kCostBackprop, a, b, p);
+      return w[0].stats.cycles() + w[1].stats.cycles();
+    };
+    Task probe;
+    probe.stage = s;
+    probe.device = d;
+    csv.row()
+        .cell(s)
+        .cell(layer_range(r, s))
+        .cell(stage_devices(l, s))
+        .cell(cycles(Pass::kForward))
+        .cell(cycles(Pass::kBackwardData))
+        .cell(cycles(Pass::kBackwardWeight))
+        .cell(cycles(Pass::kUpdate))
+        .cell(m.stage_activation_bytes(s))
+        .cell(m.stage_weight_bytes(s))
+        .cell(s + 1 < l.stages ? m.edge_bytes(probe, EdgeData::kActivation, micro) : 0);
+  }
+  return csv.text();
+}
+
+std::string devices_csv(const SystemRunData& r) {
+  const ExperimentSpec& spec = *r.spec;
+  PipelineModel& m = *r.model;
+  const PipelineEpoch t = system_totals(r);
+  const std::string unit = device_energy_unit(spec);
+  CsvTable csv({"device", "accelerator", "dataflow", "stages", "busy_seconds", "idle_seconds",
+                "idle_fraction", "peak_inflight_micro_batches", "peak_activation_bytes",
+                "weight_bytes", "macs", "dram_bytes", energy_column("energy", unit), "util"});
+  for (int d = 0; d < m.layout().devices; ++d) {
+    const DeviceSpec& dev = spec.system.devices[static_cast<std::size_t>(d)];
+    std::string stages;
+    for (int p = 0; p < m.layout().pipes(); ++p)
+      for (int s = 0; s < m.layout().stages; ++s)
+        if (m.layout().device(p, s) == d) stages += (stages.empty() ? "" : " ") + std::to_string(s);
+    const std::int64_t busy = t.busy_ps[static_cast<std::size_t>(d)];
+    const OpTotals& w = t.device_work[static_cast<std::size_t>(d)];
+    const double cycles = seconds(t.time_ps) * dev.accelerator.clock_ghz * 1e9;
+    csv.row()
+        .cell(d)
+        .cell(dev.accelerator.name)
+        .cell(dev.dataflow)
+        .cell(stages)
+        .num("%.9g", seconds(busy))
+        .num("%.9g", seconds(t.time_ps - busy))
+        .num("%.6f",
+             t.time_ps > 0 ? 1.0 - static_cast<double>(busy) / static_cast<double>(t.time_ps) : 0)
+        .cell(m.peak_inflight()[static_cast<std::size_t>(d)])
+        .cell(m.peak_activation_bytes()[static_cast<std::size_t>(d)])
+        .cell(m.device_weight_bytes(d))
+        .cell(w.stats.macs)
+        .cell(w.stats.dram_bytes())
+        .num("%.6e", device_energy(t, spec, d))
+        .num("%.6f", cycles > 0 ? static_cast<double>(w.stats.macs) /
+                                      (static_cast<double>(dev.accelerator.pes()) * cycles)
+                                : 0);
+  }
+  return csv.text();
+}
+
+std::string links_csv(const SystemRunData& r) {
+  const PipelineEpoch t = system_totals(r);
+  CsvTable csv({"channel", "bytes", "transfers", "busy_seconds", "busy_fraction", "energy_pj"});
+  const auto& channels = r.model->net().channels();
+  for (std::size_t c = 0; c < channels.size(); ++c) {
+    const ChannelStats& s = t.channels[c];
+    csv.row()
+        .cell(channels[c].name)
+        .cell(s.bytes)
+        .cell(s.transfers)
+        .num("%.9g", seconds(s.busy_ps))
+        .num("%.6f",
+             t.time_ps > 0 ? static_cast<double>(s.busy_ps) / static_cast<double>(t.time_ps) : 0)
+        .num("%.6e", s.energy_pj);
+  }
+  return csv.text();
+}
+
+std::string system_epochs_csv(const SystemRunData& r) {
+  const ExperimentSpec& spec = *r.spec;
+  const bool real = !r.metrics.empty();
+  std::vector<std::string> cols = {"epoch"};
+  if (real) cols.insert(cols.end(), {"train_loss", "test_loss", "test_accuracy"});
+  const std::string unit = device_energy_unit(spec);
+  cols.insert(cols.end(), {"backprop_batches", "phase_bp_batches", "phase_gp_batches",
+                           "train_seconds", "samples_per_second", "idle_fraction",
+                           energy_column("device_energy", unit), "link_energy_pj"});
+  CsvTable csv(cols);
+  for (std::size_t e = 0; e < r.epochs.size(); ++e) {
+    const PipelineEpoch& ep = r.epochs[e];
+    double energy = 0;
+    for (int d = 0; d < r.model->layout().devices; ++d) energy += device_energy(ep, spec, d);
+    csv.row().cell(static_cast<std::int64_t>(e + 1));
+    if (real) {
+      const EpochMetrics& m = r.metrics[e];
+      csv.num("%.6f", m.train.loss).num("%.6f", m.test.loss).num("%.6f", m.test.accuracy);
+    }
+    csv.cell(ep.batches[0])
+        .cell(ep.batches[1])
+        .cell(ep.batches[2])
+        .num("%.9g", seconds(ep.time_ps))
+        .num("%.6g", ep.time_ps > 0 ? static_cast<double>(r.data.train) / seconds(ep.time_ps) : 0)
+        .num("%.6f", idle_fraction(ep))
+        .num("%.6e", energy)
+        .num("%.6e", link_energy_pj(ep));
+  }
+  return csv.text();
+}
+
+std::string system_stats_json(const SystemRunData& r) {
+  const ExperimentSpec& spec = *r.spec;
+  PipelineModel& m = *r.model;
+  const PipelineEpoch t = system_totals(r);
+  nlohmann::ordered_json j;
+  j["experiment"] = spec.name;
+  j["status"] = r.status;
+  j["numerics"] = spec.numerics;
+  j["network"] = spec.network.name;
+  j["dataset"] = {
+      {"name", spec.dataset.name}, {"train_samples", r.data.train}, {"test_samples", r.data.test}};
+  j["technique"] = spec.sim.technique.label();
+  j["batch_size"] = spec.training.batch_size;
+  j["epochs"] = spec.training.epochs;
+  j["system"] = {{"name", spec.system.name},
+                 {"devices", m.layout().devices},
+                 {"topology", spec.system.topology},
+                 {"link",
+                  {{"bandwidth_gbps", spec.system.link.bandwidth_gbps},
+                   {"latency_ns", spec.system.link.latency_ns},
+                   {"pj_per_bit", spec.system.link.pj_per_bit}}}};
+  j["pipeline"] = {{"schedule", spec.pipeline.schedule},
+                   {"micro_batches", spec.pipeline.micro_batches},
+                   {"micro_batch_size", spec.training.batch_size / spec.pipeline.micro_batches},
+                   {"stages", m.layout().stages},
+                   {"pipes", m.layout().pipes()}};
+  for (int s = 0; s < m.layout().stages; ++s)
+    j["pipeline"]["stage_layers"].push_back({m.stage_first()[static_cast<std::size_t>(s)],
+                                             m.stage_first()[static_cast<std::size_t>(s) + 1] - 1});
+  const std::string unit = device_energy_unit(spec);
+  double energy = 0;
+  for (int d = 0; d < m.layout().devices; ++d) energy += device_energy(t, spec, d);
+  j["totals"] = {{"train_seconds", seconds(t.time_ps)},
+                 {"samples_per_second",
+                  t.time_ps > 0 ? static_cast<double>(r.data.train *
+                                                      static_cast<std::int64_t>(r.epochs.size())) /
+                                      seconds(t.time_ps)
+                                : 0},
+                 {"idle_fraction", idle_fraction(t)},
+                 {"device_energy", energy},
+                 {"device_energy_unit", unit},
+                 {"link_energy_pj", link_energy_pj(t)},
+                 {"link_bytes", [&] {
+                    std::int64_t b = 0;
+                    for (const auto& c : t.channels) b += c.bytes;
+                    return b;
+                  }()}};
+  for (int k = 0; k < 3; ++k)
+    j["totals"]["batches"][kKindNames[k]] = t.batches[static_cast<std::size_t>(k)];
+  if (!r.metrics.empty()) j["totals"]["test_accuracy"] = r.metrics.back().test.accuracy;
+  for (int d = 0; d < m.layout().devices; ++d) {
+    const std::int64_t busy = t.busy_ps[static_cast<std::size_t>(d)];
+    const OpTotals& w = t.device_work[static_cast<std::size_t>(d)];
+    j["devices"].push_back(
+        {{"device", d},
+         {"accelerator", spec.system.devices[static_cast<std::size_t>(d)].accelerator.name},
+         {"busy_seconds", seconds(busy)},
+         {"idle_seconds", seconds(t.time_ps - busy)},
+         {"peak_inflight_micro_batches", m.peak_inflight()[static_cast<std::size_t>(d)]},
+         {"peak_activation_bytes", m.peak_activation_bytes()[static_cast<std::size_t>(d)]},
+         {"weight_bytes", m.device_weight_bytes(d)},
+         {"macs", w.stats.macs},
+         {"dram_bytes", w.stats.dram_bytes()},
+         {"energy", device_energy(t, spec, d)}});
+  }
+  const auto& channels = m.net().channels();
+  for (std::size_t c = 0; c < channels.size(); ++c)
+    j["links"].push_back({{"channel", channels[c].name},
+                          {"bytes", t.channels[c].bytes},
+                          {"transfers", t.channels[c].transfers},
+                          {"busy_seconds", seconds(t.channels[c].busy_ps)},
+                          {"energy_pj", t.channels[c].energy_pj}});
+  for (std::size_t e = 0; e < r.epochs.size(); ++e) {
+    const PipelineEpoch& ep = r.epochs[e];
+    nlohmann::ordered_json je;
+    je["epoch"] = e + 1;
+    for (int k = 0; k < 3; ++k)
+      je["batches"][kKindNames[k]] = ep.batches[static_cast<std::size_t>(k)];
+    je["train_seconds"] = seconds(ep.time_ps);
+    je["idle_fraction"] = idle_fraction(ep);
+    if (!r.metrics.empty()) je["test_accuracy"] = r.metrics[e].test.accuracy;
+    j["per_epoch"].push_back(je);
+  }
+  return j.dump(2) + "\n";
+}
+
+std::string chrome_trace_json(const SystemRunData& r) {
+  // Chrome's trace event format: "X" (complete) events with microsecond timestamps, one
+  // thread per device and per link direction, named by "M" metadata events.
+  const BatchRun& run = *r.timeline;
+  const TaskGraph& g = *run.graph;
+  const ExperimentSpec& spec = *r.spec;
+  nlohmann::ordered_json events = nlohmann::ordered_json::array();
+  const int devices = g.layout().devices;
+  for (int d = 0; d < devices; ++d)
+    events.push_back(
+        {{"name", "thread_name"},
+         {"ph", "M"},
+         {"pid", 0},
+         {"tid", d},
+         {"args",
+          {{"name", "dev" + std::to_string(d) + " " +
+                        spec.system.devices[static_cast<std::size_t>(d)].accelerator.name}}}});
+  const auto& channels = r.model->net().channels();
+  for (std::size_t c = 0; c < channels.size(); ++c)
+    events.push_back({{"name", "thread_name"},
+                      {"ph", "M"},
+                      {"pid", 0},
+                      {"tid", devices + static_cast<int>(c)},
+                      {"args", {{"name", channels[c].name}}}});
+  for (std::size_t i = 0; i < g.size(); ++i) {
+    const Task& t = g.task(static_cast<int>(i));
+    const TaskTiming& tt = run.result.tasks[i];
+    if (tt.end_ps == tt.start_ps && (t.pass == Pass::kGradDone)) continue;
+    const int kind = run.kinds[static_cast<std::size_t>(t.batch)];
+    events.push_back(
+        {{"name", t.label()},
+         {"cat", pass_name(t.pass)},
+         {"ph", "X"},
+         {"ts", static_cast<double>(tt.start_ps) * 1e-6},
+         {"dur", static_cast<double>(tt.end_ps - tt.start_ps) * 1e-6},
+         {"pid", 0},
+         {"tid", t.device},
+         {"args",
+          {{"batch_kind", kKindNames[kind]}, {"stage", t.stage}, {"micro_batch", t.micro}}}});
+  }
+  for (const TransferRecord& x : run.result.transfers)
+    events.push_back({{"name", "to " + g.task(x.task).label()},
+                      {"cat", "transfer"},
+                      {"ph", "X"},
+                      {"ts", static_cast<double>(x.start_ps) * 1e-6},
+                      {"dur", static_cast<double>(x.end_ps - x.start_ps) * 1e-6},
+                      {"pid", 0},
+                      {"tid", devices + x.channel},
+                      {"args", {{"bytes", x.bytes}}}});
+  nlohmann::ordered_json j;
+  j["traceEvents"] = events;
+  j["displayTimeUnit"] = "ns";
+  j["otherData"] = {
+      {"experiment", spec.name},
+      {"schedule", spec.pipeline.schedule},
+      {"what", "the first batches of epoch 1 up to the first backprop batch, from an idle system"}};
+  return j.dump(1) + "\n";
+}
+
+}  // namespace trainsim

@@ -1,0 +1,50 @@
+#pragma once
+// The output files of a run on a system of devices (sim/cli/system_runner.cpp):
+//   stages.csv     per stage: its layers, devices, and what one micro-batch costs there
+//   devices.csv    per device: busy, idle, peak in-flight micro-batches and activation
+//                  memory, weights held, work, DRAM traffic, energy
+//   links.csv      per link direction: bytes, transfers, busy time, energy
+//   epochs.csv     per epoch: batches of each kind, time, idle fraction, energy (and the
+//                  accuracy of a real-data run)
+//   timeline.json  the first stretch of training as a Chrome trace (Perfetto,
+//                  chrome://tracing): one track per device and per link direction
+//   stats.json     all of it as one tree
+#include <string>
+#include <vector>
+
+#include "sim/data/dataset.h"
+#include "sim/pipeline/pipeline_model.h"
+#include "sim/train/trainer.h"
+
+namespace trainsim {
+
+/// What a system run produced, whole-run and per epoch.
+struct SystemRunData {
+  const ExperimentSpec* spec = nullptr;
+  PipelineModel* model = nullptr;
+  DatasetShape data;
+  std::vector<PipelineEpoch> epochs;
+  std::vector<EpochMetrics> metrics;   ///< empty for shape-only runs
+  const BatchRun* timeline = nullptr;  ///< the run timeline.json shows
+  std::string status = "complete";
+};
+
+/// The whole run's sums.
+PipelineEpoch system_totals(const SystemRunData& r);
+/// Idle device time over devices x time.
+double idle_fraction(const PipelineEpoch& e);
+/// Energy of one device's work, in its energy table's unit.
+double device_energy(const PipelineEpoch& e, const ExperimentSpec& spec, int device);
+/// Energy of the links, in pJ.
+double link_energy_pj(const PipelineEpoch& e);
+/// The devices' energy unit when every device uses the same one, else "mixed".
+std::string device_energy_unit(const ExperimentSpec& spec);
+
+std::string stages_csv(const SystemRunData& r);
+std::string devices_csv(const SystemRunData& r);
+std::string links_csv(const SystemRunData& r);
+std::string system_epochs_csv(const SystemRunData& r);
+std::string system_stats_json(const SystemRunData& r);
+std::string chrome_trace_json(const SystemRunData& r);
+
+}  // namespace trainsim
