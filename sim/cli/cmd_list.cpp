@@ -4,16 +4,19 @@
 #include <cstdio>
 
 #include "dataflows/registry.h"
+#include "models/platform/topology.h"
 #include "sim/cli/arg_parse.h"
 #include "sim/cli/commands.h"
 #include "sim/config/accelerator_config.h"
 #include "sim/config/experiment_config.h"
+#include "sim/config/system_config.h"
 #include "sim/core/error.h"
 #include "sim/core/paths.h"
 #include "sim/data/dataset_registry.h"
 #include "sim/nn/layer_registry.h"
 #include "sim/nn/network.h"
 #include "sim/optim/optimizer_registry.h"
+#include "sim/pipeline/schedule.h"
 #include "sim/techniques/technique.h"
 #include "sim/workload/net_shape.h"
 
@@ -106,6 +109,26 @@ void list_energy_tables() {
   }
 }
 
+void list_systems() {
+  std::printf("systems (configs/systems): devices, topology, link figures\n");
+  for (const auto& n : shipped_system_names()) {
+    const SystemSpec s = load_system(n);
+    std::string devices;
+    for (std::size_t i = 0; i < s.devices.size();) {
+      std::size_t j = i;
+      while (j < s.devices.size() && s.devices[j].accelerator.name == s.devices[i].accelerator.name)
+        ++j;
+      devices += (devices.empty() ? "" : " + ") + std::to_string(j - i) + "x " +
+                 s.devices[i].accelerator.name;
+      i = j;
+    }
+    char figures[256];
+    std::snprintf(figures, sizeof figures, "%s, %s, %g GB/s, %g ns, %g pJ/bit", devices.c_str(),
+                  s.topology.c_str(), s.link.bandwidth_gbps, s.link.latency_ns, s.link.pj_per_bit);
+    entry(n, figures, "");
+  }
+}
+
 }  // namespace
 
 int cmd_list(const std::vector<std::string>& args) {
@@ -116,9 +139,9 @@ int cmd_list(const std::vector<std::string>& args) {
   const po::variables_map vm = parse_args("list", args, po::options_description(), pos, hidden);
   const std::string what = vm.count("category") ? vm["category"].as<std::string>() : "all";
   const bool all = what == "all";
-  const std::vector<std::string> categories = {"networks",  "datasets",     "optimizers",
-                                               "layers",    "accelerators", "energy",
-                                               "dataflows", "techniques"};
+  const std::vector<std::string> categories = {
+      "networks",  "datasets",   "optimizers", "layers",     "accelerators", "energy",
+      "dataflows", "techniques", "schedules",  "topologies", "systems"};
   if (!all && std::find(categories.begin(), categories.end(), what) == categories.end())
     throw UserError("list: unknown category '" + what + "' (expected " + join(categories) + ")");
   if (all || what == "networks") list_networks();
@@ -145,6 +168,15 @@ int cmd_list(const std::vector<std::string>& args) {
     std::printf("techniques:\n");
     for (const auto& t : techniques()) entry(t.name, t.description, "");
   }
+  if (all || what == "schedules") {
+    std::printf("pipeline schedules:\n");
+    for (const Schedule* s : schedules()) entry(s->name(), s->description(), "");
+  }
+  if (all || what == "topologies") {
+    std::printf("topologies:\n");
+    for (const Topology& t : topologies()) entry(t.name, t.description, "");
+  }
+  if (all || what == "systems") list_systems();
   return 0;
 }
 

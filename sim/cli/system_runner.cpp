@@ -144,7 +144,7 @@ RunResult run_system_experiment(const ExperimentSpec& spec, const RunOptions& op
     }
     const PipelineEpoch& ep = r.epochs.back();
     if (!options.quiet) {
-      const double secs = static_cast<double>(ep.time_ps) * 1e-12;
+      const double secs = ep.time_s;
       std::printf("%5d  %8s%%  %14.6g  %9.2f%%  %12.6g  %8.3f\n", e + 1,
                   real ? fmt("%.2f", 100 * r.metrics.back().test.accuracy).c_str() : "-", secs,
                   100 * idle_fraction(ep), secs > 0 ? static_cast<double>(data.train) / secs : 0,
@@ -178,7 +178,7 @@ RunResult run_system_experiment(const ExperimentSpec& spec, const RunOptions& op
   result.has_accuracy = real;
   result.test_accuracy = real ? r.metrics.back().test.accuracy : 0;
   result.clock_ghz = spec.system.devices[0].accelerator.clock_ghz;
-  result.seconds = static_cast<double>(t.time_ps) * 1e-12;
+  result.seconds = t.time_s;
   result.cycles = static_cast<std::int64_t>(result.seconds * result.clock_ghz * 1e9 + 0.5);
   result.energy_unit = device_energy_unit(spec);
   for (int d = 0; d < model.layout().devices; ++d) {
@@ -189,7 +189,7 @@ RunResult run_system_experiment(const ExperimentSpec& spec, const RunOptions& op
   for (std::size_t e = 0; e < r.epochs.size(); ++e) {
     RunResult::Epoch re;
     re.test_accuracy = real ? r.metrics[e].test.accuracy : -1;
-    re.seconds = static_cast<double>(r.epochs[e].time_ps) * 1e-12;
+    re.seconds = r.epochs[e].time_s;
     result.epochs.push_back(re);
   }
   if (options.final_line)

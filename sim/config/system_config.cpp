@@ -7,6 +7,7 @@
 #include "models/platform/interconnect.h"
 #include "models/platform/topology.h"
 #include "sim/config/accel_lookup.h"
+#include "sim/config/accelerator_config.h"
 #include "sim/config/accelerator_parse.h"
 #include "sim/config/yaml_file.h"
 #include "sim/core/error.h"
@@ -153,6 +154,16 @@ SystemSpec parse_system_map(const ConfigNode& node, const std::string& file,
 
 std::vector<std::string> shipped_system_names() {
   return shipped_config_names("systems");
+}
+
+SystemSpec load_system(const std::string& ref) {
+  SimulationSpec sim;
+  sim.accelerator = load_accelerator("adagp_ws180");
+  sim.dataflow = sim.accelerator.dataflow;
+  auto origin = std::make_shared<ConfigOrigin>();
+  origin->file = "<list>";
+  YAML::Node scalar(ref);
+  return parse_system(ConfigNode(scalar, "system", origin), origin->file, sim);
 }
 
 SystemSpec parse_system(const ConfigNode& node, const std::string& experiment_path,

@@ -18,6 +18,10 @@ SystemSpec parse_system(const ConfigNode& node, const std::string& experiment_pa
 PipelineSpec parse_pipeline(const ConfigNode* node, const ConfigNode& top,
                             const ExperimentSpec& spec);
 
+/// A shipped system preset by name (or a system file by path), its `devices: N` entries on
+/// the default accelerator; for listing.
+SystemSpec load_system(const std::string& ref);
+
 /// Stems of the shipped system presets.
 std::vector<std::string> shipped_system_names();
 

@@ -191,7 +191,7 @@ PipelineEpoch PipelineModel::epoch(const std::vector<int>& kinds, std::int64_t r
   const int m = spec_.pipeline.micro_batches;
   const int micro = spec_.training.batch_size / m;
   PipelineEpoch e;
-  e.busy_ps.assign(static_cast<std::size_t>(layout_.devices), 0);
+  e.busy_s.assign(static_cast<std::size_t>(layout_.devices), 0);
   e.device_work.resize(static_cast<std::size_t>(layout_.devices));
   e.channels.resize(net_.channels().size());
   // Busy time, work and traffic add up batch by batch, whatever overlaps: counted here,
@@ -205,14 +205,15 @@ PipelineEpoch PipelineModel::epoch(const std::vector<int>& kinds, std::int64_t r
   // before it.
   int before = -1;
   std::vector<int> stretch;
+  double time_ps = 0;
   auto close = [&]() {
     if (stretch.empty()) return;
     if (before < 0) {
-      e.time_ps += sequence_ps(stretch, micro);
+      time_ps += sequence_ps(stretch, micro);
     } else {
       std::vector<int> with = {before};
       with.insert(with.end(), stretch.begin(), stretch.end());
-      e.time_ps += sequence_ps(with, micro) - sequence_ps({before}, micro);
+      time_ps += sequence_ps(with, micro) - sequence_ps({before}, micro);
     }
     before = stretch.back();
     stretch.clear();
@@ -227,13 +228,16 @@ PipelineEpoch PipelineModel::epoch(const std::vector<int>& kinds, std::int64_t r
   if (rest > 0) {
     // The last partial batch: m micro-batches of ceil(rest / m) samples (padded), alone.
     const int mb = static_cast<int>((rest + m - 1) / m);
-    e.time_ps += sequence_ps({kinds.back()}, mb);
+    time_ps += sequence_ps({kinds.back()}, mb);
     add_batch(kinds.back(), mb);
   }
+  e.time_s = time_ps * 1e-12;
   for (const auto& [key, n] : count) {
     const BatchRun& one = single(key.first, key.second);
     for (int d = 0; d < layout_.devices; ++d) {
-      e.busy_ps[static_cast<std::size_t>(d)] += one.result.busy_ps[static_cast<std::size_t>(d)] * n;
+      e.busy_s[static_cast<std::size_t>(d)] +=
+          static_cast<double>(one.result.busy_ps[static_cast<std::size_t>(d)]) * 1e-12 *
+          static_cast<double>(n);
       accumulate(e.device_work[static_cast<std::size_t>(d)],
                  times(batch_work(key.first, key.second)[static_cast<std::size_t>(d)], n));
     }
@@ -241,7 +245,7 @@ PipelineEpoch PipelineModel::epoch(const std::vector<int>& kinds, std::int64_t r
       const ChannelStats& s = one.result.channels[c];
       e.channels[c].bytes += s.bytes * n;
       e.channels[c].transfers += s.transfers * n;
-      e.channels[c].busy_ps += s.busy_ps * n;
+      e.channels[c].busy_s += static_cast<double>(s.busy_ps) * 1e-12 * static_cast<double>(n);
       e.channels[c].energy_pj += s.energy_pj * static_cast<double>(n);
     }
   }

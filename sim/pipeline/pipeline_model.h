@@ -31,12 +31,20 @@ struct BatchRun {
   PlatformResult result;
 };
 
+/// A link direction's traffic over many batches.
+struct LinkTotals {
+  std::int64_t bytes = 0, transfers = 0;
+  double busy_s = 0, energy_pj = 0;
+};
+
+/// Times are summed in seconds (double): 90 epochs of ImageNet on a few small devices pass
+/// 2^63 picoseconds (107 days), the platform's own unit.
 struct PipelineEpoch {
   std::array<std::int64_t, 3> batches{};  ///< by cost kind
-  std::int64_t time_ps = 0;
-  std::vector<std::int64_t> busy_ps;   ///< per device
-  std::vector<OpTotals> device_work;   ///< per device, both units
-  std::vector<ChannelStats> channels;  ///< per channel: bytes, transfers, busy, energy
+  double time_s = 0;
+  std::vector<double> busy_s;         ///< per device
+  std::vector<OpTotals> device_work;  ///< per device, both units
+  std::vector<LinkTotals> channels;   ///< per channel
 };
 
 class PipelineModel {

@@ -34,28 +34,27 @@ std::string stage_devices(const PipelineLayout& l, int stage) {
   return out;
 }
 
-
 }  // namespace
 
 PipelineEpoch system_totals(const SystemRunData& r) {
   PipelineEpoch t;
   const int devices = r.model->layout().devices;
-  t.busy_ps.assign(static_cast<std::size_t>(devices), 0);
+  t.busy_s.assign(static_cast<std::size_t>(devices), 0);
   t.device_work.resize(static_cast<std::size_t>(devices));
   t.channels.resize(r.model->net().channels().size());
   for (const PipelineEpoch& e : r.epochs) {
     for (int k = 0; k < 3; ++k)
       t.batches[static_cast<std::size_t>(k)] += e.batches[static_cast<std::size_t>(k)];
-    t.time_ps += e.time_ps;
+    t.time_s += e.time_s;
     for (int d = 0; d < devices; ++d) {
-      t.busy_ps[static_cast<std::size_t>(d)] += e.busy_ps[static_cast<std::size_t>(d)];
+      t.busy_s[static_cast<std::size_t>(d)] += e.busy_s[static_cast<std::size_t>(d)];
       accumulate(t.device_work[static_cast<std::size_t>(d)],
                  e.device_work[static_cast<std::size_t>(d)]);
     }
     for (std::size_t c = 0; c < t.channels.size(); ++c) {
       t.channels[c].bytes += e.channels[c].bytes;
       t.channels[c].transfers += e.channels[c].transfers;
-      t.channels[c].busy_ps += e.channels[c].busy_ps;
+      t.channels[c].busy_s += e.channels[c].busy_s;
       t.channels[c].energy_pj += e.channels[c].energy_pj;
     }
   }
@@ -63,10 +62,10 @@ PipelineEpoch system_totals(const SystemRunData& r) {
 }
 
 double idle_fraction(const PipelineEpoch& e) {
-  if (e.time_ps <= 0 || e.busy_ps.empty()) return 0;
+  if (e.time_s <= 0 || e.busy_s.empty()) return 0;
   double busy = 0;
-  for (std::int64_t b : e.busy_ps) busy += static_cast<double>(b);
-  const double total = static_cast<double>(e.time_ps) * static_cast<double>(e.busy_ps.size());
+  for (double b : e.busy_s) busy += b;
+  const double total = e.time_s * static_cast<double>(e.busy_s.size());
   return (total - busy) / total;
 }
 
@@ -78,7 +77,7 @@ double device_energy(const PipelineEpoch& e, const ExperimentSpec& spec, int dev
 
 double link_energy_pj(const PipelineEpoch& e) {
   double pj = 0;
-  for (const ChannelStats& c : e.channels) pj += c.energy_pj;
+  for (const LinkTotals& c : e.channels) pj += c.energy_pj;
   return pj;
 }
 
@@ -139,18 +138,17 @@ std::string devices_csv(const SystemRunData& r) {
     for (int p = 0; p < m.layout().pipes(); ++p)
       for (int s = 0; s < m.layout().stages; ++s)
         if (m.layout().device(p, s) == d) stages += (stages.empty() ? "" : " ") + std::to_string(s);
-    const std::int64_t busy = t.busy_ps[static_cast<std::size_t>(d)];
+    const double busy = t.busy_s[static_cast<std::size_t>(d)];
     const OpTotals& w = t.device_work[static_cast<std::size_t>(d)];
-    const double cycles = seconds(t.time_ps) * dev.accelerator.clock_ghz * 1e9;
+    const double cycles = t.time_s * dev.accelerator.clock_ghz * 1e9;
     csv.row()
         .cell(d)
         .cell(dev.accelerator.name)
         .cell(dev.dataflow)
         .cell(stages)
-        .num("%.9g", seconds(busy))
-        .num("%.9g", seconds(t.time_ps - busy))
-        .num("%.6f",
-             t.time_ps > 0 ? 1.0 - static_cast<double>(busy) / static_cast<double>(t.time_ps) : 0)
+        .num("%.9g", busy)
+        .num("%.9g", t.time_s - busy)
+        .num("%.6f", t.time_s > 0 ? 1.0 - busy / t.time_s : 0)
         .cell(m.peak_inflight()[static_cast<std::size_t>(d)])
         .cell(m.peak_activation_bytes()[static_cast<std::size_t>(d)])
         .cell(m.device_weight_bytes(d))
@@ -169,14 +167,13 @@ std::string links_csv(const SystemRunData& r) {
   CsvTable csv({"channel", "bytes", "transfers", "busy_seconds", "busy_fraction", "energy_pj"});
   const auto& channels = r.model->net().channels();
   for (std::size_t c = 0; c < channels.size(); ++c) {
-    const ChannelStats& s = t.channels[c];
+    const LinkTotals& s = t.channels[c];
     csv.row()
         .cell(channels[c].name)
         .cell(s.bytes)
         .cell(s.transfers)
-        .num("%.9g", seconds(s.busy_ps))
-        .num("%.6f",
-             t.time_ps > 0 ? static_cast<double>(s.busy_ps) / static_cast<double>(t.time_ps) : 0)
+        .num("%.9g", s.busy_s)
+        .num("%.6f", t.time_s > 0 ? s.busy_s / t.time_s : 0)
         .num("%.6e", s.energy_pj);
   }
   return csv.text();
@@ -204,8 +201,8 @@ std::string system_epochs_csv(const SystemRunData& r) {
     csv.cell(ep.batches[0])
         .cell(ep.batches[1])
         .cell(ep.batches[2])
-        .num("%.9g", seconds(ep.time_ps))
-        .num("%.6g", ep.time_ps > 0 ? static_cast<double>(r.data.train) / seconds(ep.time_ps) : 0)
+        .num("%.9g", ep.time_s)
+        .num("%.6g", ep.time_s > 0 ? static_cast<double>(r.data.train) / ep.time_s : 0)
         .num("%.6f", idle_fraction(ep))
         .num("%.6e", energy)
         .num("%.6e", link_energy_pj(ep));
@@ -245,32 +242,31 @@ std::string system_stats_json(const SystemRunData& r) {
   const std::string unit = device_energy_unit(spec);
   double energy = 0;
   for (int d = 0; d < m.layout().devices; ++d) energy += device_energy(t, spec, d);
-  j["totals"] = {{"train_seconds", seconds(t.time_ps)},
-                 {"samples_per_second",
-                  t.time_ps > 0 ? static_cast<double>(r.data.train *
-                                                      static_cast<std::int64_t>(r.epochs.size())) /
-                                      seconds(t.time_ps)
-                                : 0},
-                 {"idle_fraction", idle_fraction(t)},
-                 {"device_energy", energy},
-                 {"device_energy_unit", unit},
-                 {"link_energy_pj", link_energy_pj(t)},
-                 {"link_bytes", [&] {
-                    std::int64_t b = 0;
-                    for (const auto& c : t.channels) b += c.bytes;
-                    return b;
-                  }()}};
+  j["totals"] = {
+      {"train_seconds", t.time_s},
+      {"samples_per_second", t.time_s > 0 ? static_cast<double>(r.data.train) *
+                                                static_cast<double>(r.epochs.size()) / t.time_s
+                                          : 0},
+      {"idle_fraction", idle_fraction(t)},
+      {"device_energy", energy},
+      {"device_energy_unit", unit},
+      {"link_energy_pj", link_energy_pj(t)},
+      {"link_bytes", [&] {
+         std::int64_t b = 0;
+         for (const auto& c : t.channels) b += c.bytes;
+         return b;
+       }()}};
   for (int k = 0; k < 3; ++k)
     j["totals"]["batches"][kKindNames[k]] = t.batches[static_cast<std::size_t>(k)];
   if (!r.metrics.empty()) j["totals"]["test_accuracy"] = r.metrics.back().test.accuracy;
   for (int d = 0; d < m.layout().devices; ++d) {
-    const std::int64_t busy = t.busy_ps[static_cast<std::size_t>(d)];
+    const double busy = t.busy_s[static_cast<std::size_t>(d)];
     const OpTotals& w = t.device_work[static_cast<std::size_t>(d)];
     j["devices"].push_back(
         {{"device", d},
          {"accelerator", spec.system.devices[static_cast<std::size_t>(d)].accelerator.name},
          {"busy_seconds", seconds(busy)},
-         {"idle_seconds", seconds(t.time_ps - busy)},
+         {"idle_seconds", t.time_s - busy},
          {"peak_inflight_micro_batches", m.peak_inflight()[static_cast<std::size_t>(d)]},
          {"peak_activation_bytes", m.peak_activation_bytes()[static_cast<std::size_t>(d)]},
          {"weight_bytes", m.device_weight_bytes(d)},
@@ -283,7 +279,7 @@ std::string system_stats_json(const SystemRunData& r) {
     j["links"].push_back({{"channel", channels[c].name},
                           {"bytes", t.channels[c].bytes},
                           {"transfers", t.channels[c].transfers},
-                          {"busy_seconds", seconds(t.channels[c].busy_ps)},
+                          {"busy_seconds", t.channels[c].busy_s},
                           {"energy_pj", t.channels[c].energy_pj}});
   for (std::size_t e = 0; e < r.epochs.size(); ++e) {
     const PipelineEpoch& ep = r.epochs[e];
@@ -291,7 +287,7 @@ std::string system_stats_json(const SystemRunData& r) {
     je["epoch"] = e + 1;
     for (int k = 0; k < 3; ++k)
       je["batches"][kKindNames[k]] = ep.batches[static_cast<std::size_t>(k)];
-    je["train_seconds"] = seconds(ep.time_ps);
+    je["train_seconds"] = ep.time_s;
     je["idle_fraction"] = idle_fraction(ep);
     if (!r.metrics.empty()) je["test_accuracy"] = r.metrics[e].test.accuracy;
     j["per_epoch"].push_back(je);

@@ -15,8 +15,8 @@ class ZeroBubbleH1 final : public Schedule {
  public:
   std::string name() const override { return "zb-h1"; }
   std::string description() const override {
-    return "Zero Bubble ZB-H1: backward split into B and W, W deferred into the drain; "
-           "1F1B's memory, a third of its bubble";
+    return "Zero Bubble ZB-H1: backward split into B and W, W deferred into the drain; idle "
+           "(p-1)(F+B-W) where 1F1B idles (p-1)(F+B+W), at 1F1B's peak memory";
   }
   bool split_backward() const override { return true; }
   PipelineLayout layout(const ScheduleParams& p) const override { return straight_layout(p); }
