@@ -56,7 +56,7 @@ Interconnect::Interconnect(const InterconnectSpec& spec) : spec_(spec) {
   for (int a = 0; a < spec_.devices; ++a)
     for (int b = 0; b < spec_.devices; ++b)
       if (a != b && next_channel(a, b) < 0)
-        throw UserError("system: devices " + std::to_string(a) + " and " + std::to_string(b) +
+        throw UserError("devices " + std::to_string(a) + " and " + std::to_string(b) +
                         " are not connected by any link");
 }
 

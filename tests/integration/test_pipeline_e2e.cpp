@@ -1,0 +1,138 @@
+// Training on a system of devices through the real binary: one device with one micro-batch
+// costs exactly the single-device run; LeNet-5 on Fashion-MNIST over four devices (GPipe,
+// 1F1B) reaches exactly the single-device accuracy with per-device reports and a timeline
+// that loads as JSON; bad systems and pipelines fail with one line and no output.
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "tests/integration/cli_runner.h"
+
+using namespace trainsim;
+using namespace trainsim::test;
+
+namespace {
+
+// LeNet-5 on the first 2,000 / 500 Fashion-MNIST samples, batch 64 (31 full batches and a
+// partial one of 16), one epoch.
+std::string lenet_body(const std::string& extra) {
+  return "name: pipe\nnetwork: lenet5\n"
+         "dataset: {name: fashion-mnist, train_limit: 2000, test_limit: 500}\n"
+         "training: {epochs: 1, batch_size: 64, seed: 3, threads: 1,\n"
+         "           optimizer: {kind: sgd, lr: 0.02, momentum: 0.9, reduction: mean}}\n"
+         "accelerator: adagp_ws180\n" +
+         extra;
+}
+
+std::string write_experiment(const std::string& dir, const std::string& body) {
+  write_file(dir + "/exp.yaml", body);
+  return dir + "/exp.yaml";
+}
+
+}  // namespace
+
+TEST_CASE("One device and one micro-batch cost exactly the single-device run", "[pipeline]") {
+  require_dataset("fashion-mnist");
+  const std::string dir = fresh_dir("pipeline-one-device");
+  const std::string exp = write_experiment(
+      dir, lenet_body("numerics: none\nsystem: {devices: 1}\npipeline: {micro_batches: 1}\n"));
+  const auto piped = run_trainsim({"run", exp, "--out", dir + "/piped", "--quiet"});
+  INFO(piped.err);
+  REQUIRE(piped.exit_code == 0);
+  const auto single =
+      run_trainsim({"run", exp, "--out", dir + "/single", "--quiet", "--set", "system=none"});
+  INFO(single.err);
+  REQUIRE(single.exit_code == 0);
+  const auto p = nlohmann::json::parse(read_file(dir + "/piped/stats.json"));
+  const auto s = nlohmann::json::parse(read_file(dir + "/single/stats.json"));
+  // One device runs every task back to back, the single-device session's ops in the same
+  // order: the same cycles (1 GHz: seconds = cycles / 1e9), DRAM bytes and energy.
+  const double single_seconds = s["totals"]["train"]["elapsed_cycles"].get<double>() / 1e9;
+  CHECK(p["totals"]["train_seconds"].get<double>() == Approx(single_seconds).epsilon(1e-12));
+  CHECK(p["devices"][0]["dram_bytes"].get<double>() ==
+        s["totals"]["train"]["stats"]["dram_bytes"].get<double>());
+  CHECK(p["totals"]["device_energy"].get<double>() ==
+        Approx(s["totals"]["train"]["energy"]["total"].get<double>()).epsilon(1e-9));
+  CHECK(p["totals"]["idle_fraction"].get<double>() == 0);
+  CHECK(p["totals"]["link_bytes"].get<double>() == 0);
+}
+
+TEST_CASE("LeNet-5 on 4 devices: single-device accuracy, per-device reports, a timeline",
+          "[pipeline]") {
+  require_dataset("fashion-mnist");
+  const std::string dir = fresh_dir("pipeline-lenet");
+  const std::string exp =
+      write_experiment(dir, lenet_body("system: four_ws180_chain\npipeline: {micro_batches: 4}\n"));
+  const auto single =
+      run_trainsim({"run", exp, "--out", dir + "/single", "--quiet", "--set", "system=none"});
+  INFO(single.err);
+  REQUIRE(single.exit_code == 0);
+  const double accuracy =
+      epochs_csv_value(read_file(dir + "/single/epochs.csv"), 1, "test_accuracy");
+  for (const std::string schedule : {"gpipe", "1f1b"}) {
+    INFO(schedule);
+    const std::string out = dir + "/" + schedule;
+    const auto r = run_trainsim(
+        {"run", exp, "--out", out, "--quiet", "--set", "pipeline.schedule=" + schedule});
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK(epochs_csv_value(read_file(out + "/epochs.csv"), 1, "test_accuracy") == accuracy);
+    const auto devices = csv_rows(read_file(out + "/devices.csv"));
+    REQUIRE(devices.size() == 4);
+    for (const auto& d : devices) {
+      CHECK(std::stod(d.at("busy_seconds")) > 0);
+      CHECK(std::stod(d.at("idle_fraction")) >= 0);
+      CHECK(std::stod(d.at("idle_fraction")) < 1);
+    }
+    // 1F1B holds at most p - s micro-batches on stage s; GPipe all four on every stage.
+    for (int s = 0; s < 4; ++s)
+      CHECK(std::stoi(devices[static_cast<std::size_t>(s)].at("peak_inflight_micro_batches")) ==
+            (schedule == "gpipe" ? 4 : 4 - s));
+    CHECK(csv_rows(read_file(out + "/links.csv")).size() == 6);  // a chain of 4, both ways
+    const auto trace = nlohmann::json::parse(read_file(out + "/timeline.json"));
+    std::set<int> tracks, named;
+    for (const auto& e : trace["traceEvents"]) {
+      if (e["ph"] == "M") named.insert(e["tid"].get<int>());
+      if (e["ph"] == "X" && e["cat"] != "transfer") tracks.insert(e["tid"].get<int>());
+    }
+    CHECK(tracks == std::set<int>{0, 1, 2, 3});  // one track per device
+    for (int t : tracks) CHECK(named.count(t) == 1);
+  }
+  // The schedules time the same work: same energy, and (uniform ops) the same order of time.
+  const auto g = nlohmann::json::parse(read_file(dir + "/gpipe/stats.json"));
+  const auto o = nlohmann::json::parse(read_file(dir + "/1f1b/stats.json"));
+  CHECK(g["totals"]["device_energy"].get<double>() ==
+        Approx(o["totals"]["device_energy"].get<double>()).epsilon(1e-12));
+}
+
+TEST_CASE("Bad systems and pipelines: one line, exit 2, no output", "[pipeline][errors]") {
+  struct Case {
+    std::string extra;
+    std::vector<std::string> mentions;
+  };
+  const std::vector<Case> cases = {
+      {"system: {devices: 14}\n", {"14 stages", "13 layers"}},
+      {"system: {devices: 2}\npipeline: {stages: [[0, 6], [5, 12]]}\n", {"overlaps"}},
+      {"system: {devices: 2}\npipeline: {stages: [[0, 5], [7, 12]]}\n", {"layers 6..6"}},
+      {"system: {devices: 2}\npipeline: {stages: [[0, 5], [6, 11]]}\n", {"no stage"}},
+      {"system: {devices: 2}\npipeline: {micro_batches: 128}\n", {"larger than", "batch_size"}},
+      {"system: {devices: 2}\npipeline: {micro_batches: 3}\n", {"must divide"}},
+      {"system: {devices: 2}\npipeline: {schedule: pipedream}\n", {"unknown schedule 'pipedream'"}},
+      {"system: {devices: 3}\npipeline: {schedule: chimera}\n", {"even number of devices"}},
+      {"system: {devices: 2, topology: custom, links: [{between: [0, 2]}]}\n",
+       {"exp.yaml:", "device 2 does not exist"}},
+      {"system: {devices: 3, topology: custom, links: [{between: [0, 1]}]}\n", {"not connected"}},
+      {"system: {devices: 2, topology: torus}\n", {"unknown topology 'torus'"}},
+      {"system: {devices: 2, link: {bandwidth_gbps: 0}}\n", {"bandwidth_gbps"}},
+      {"system: four_gpus\n", {"unknown system 'four_gpus'"}},
+      {"system: {devices: 2}\ntechnique: specbp\n", {"cannot run on a pipeline"}},
+  };
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    INFO(cases[i].extra);
+    const std::string sub = fresh_dir("pipeline-errors-" + std::to_string(i));
+    const std::string exp = write_experiment(sub, lenet_body("numerics: none\n" + cases[i].extra));
+    require_clean_failure(run_trainsim({"run", exp, "--out", sub + "/out"}), sub + "/out",
+                          cases[i].mentions);
+  }
+}
