@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "sim/accel/energy.h"
 #include "sim/cli/experiment_runner.h"
 #include "sim/cli/progress_bar.h"
 #include "sim/cli/system_runner.h"
@@ -190,6 +191,8 @@ RunResult run_system_experiment(const ExperimentSpec& spec, const RunOptions& op
     RunResult::Epoch re;
     re.test_accuracy = real ? r.metrics[e].test.accuracy : -1;
     re.seconds = r.epochs[e].time_s;
+    // Time per training sample, in device-0 cycles (compare's step table).
+    re.step_cycles = r.epochs[e].time_s * result.clock_ghz * 1e9 / static_cast<double>(data.train);
     result.epochs.push_back(re);
   }
   if (options.final_line)

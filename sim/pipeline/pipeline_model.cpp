@@ -188,6 +188,9 @@ const BatchRun& PipelineModel::single(int kind, int micro) {
 }
 
 PipelineEpoch PipelineModel::epoch(const std::vector<int>& kinds, std::int64_t rest) {
+  // Epochs of the same schedule phase have the same batches: timed once.
+  auto memo = epochs_.find({kinds, rest});
+  if (memo != epochs_.end()) return memo->second;
   const int m = spec_.pipeline.micro_batches;
   const int micro = spec_.training.batch_size / m;
   PipelineEpoch e;
@@ -249,6 +252,7 @@ PipelineEpoch PipelineModel::epoch(const std::vector<int>& kinds, std::int64_t r
       e.channels[c].energy_pj += s.energy_pj * static_cast<double>(n);
     }
   }
+  epochs_.emplace(std::make_pair(kinds, rest), e);
   return e;
 }
 

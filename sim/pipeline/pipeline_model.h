@@ -109,6 +109,7 @@ class PipelineModel {
   std::map<std::pair<std::vector<int>, int>, std::int64_t> makespans_;
   std::map<std::pair<int, int>, BatchRun> singles_;
   std::map<std::pair<int, int>, std::vector<OpTotals>> work_;
+  std::map<std::pair<std::vector<int>, std::int64_t>, PipelineEpoch> epochs_;
   std::vector<std::int64_t> peak_bytes_;
   std::vector<int> peak_inflight_;
 };

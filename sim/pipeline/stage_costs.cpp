@@ -66,14 +66,24 @@ const LayerWork& StageCosts::work(int device, int micro, int cost_kind) {
   const auto key = std::make_tuple(cls, micro, cost_kind);
   auto it = cache_.find(key);
   if (it != cache_.end()) return it->second;
-  // The device's experiment: its accelerator and dataflow, everything else the same.
-  ExperimentSpec dev = spec_;
+  // One session per device kind and micro-batch size for every kind of batch: its cost
+  // model's memo (the mapping searches) serves them all. Only the last one lives: a
+  // session configures the process's one SystemC accelerator when it is built, so another
+  // device's session in between would leave it timing on the wrong accelerator.
   const DeviceSpec& d = spec_.system.devices[static_cast<std::size_t>(cls)];
-  dev.sim.accelerator = d.accelerator;
-  dev.sim.dataflow = d.dataflow;
-  dev.training.batch_size = micro;
-  AcceleratorSession session(dev);
-  emit_training_batch(dev, session, cost_kind, micro);
+  Session& slot = session_;
+  if (!slot.session || slot.key != std::make_pair(cls, micro)) {
+    slot.session.reset();
+    slot.key = {cls, micro};
+    slot.spec = std::make_unique<ExperimentSpec>(spec_);
+    slot.spec->sim.accelerator = d.accelerator;
+    slot.spec->sim.dataflow = d.dataflow;
+    slot.spec->training.batch_size = micro;
+    slot.session = std::make_unique<AcceleratorSession>(*slot.spec);
+  }
+  AcceleratorSession& session = *slot.session;
+  session.clear_layer_roles();
+  emit_training_batch(*slot.spec, session, cost_kind, micro);
   LayerWork w;
   w.own_unit = session.own_unit();
   w.clock_ghz = d.accelerator.clock_ghz;

@@ -59,6 +59,12 @@ class StageCosts {
   const NetShape& shape_;
   std::vector<int> device_class_;  // device -> first device with the same accelerator
   std::map<std::tuple<int, int, int>, LayerWork> cache_;
+  struct Session {
+    std::pair<int, int> key{-1, 0};        // device kind, micro-batch size
+    std::unique_ptr<ExperimentSpec> spec;  // the device's: the session keeps a reference
+    std::unique_ptr<AcceleratorSession> session;
+  };
+  Session session_;
 };
 
 /// Stage boundaries for `stages` stages: explicit (spec.pipeline.stages) or balanced so the

@@ -268,6 +268,11 @@ void AcceleratorSession::on_batch_end(Phase phase, int batch) {
   flush(phase, /*whole_step=*/true);
 }
 
+void AcceleratorSession::clear_layer_roles() {
+  for (auto& per_phase : layer_roles_)
+    for (auto& roles : per_phase) roles = {};
+}
+
 std::array<OpTotals, kNumPhases> AcceleratorSession::take_epoch() {
   std::array<OpTotals, kNumPhases> e = epoch_;
   epoch_ = {};

@@ -88,6 +88,8 @@ class AcceleratorSession final : public PassObserver {
   const std::vector<std::array<OpTotals, kNumRoles>>& layer_roles(Phase p) const {
     return layer_roles_[static_cast<int>(p)];
   }
+  /// Zeroes the per-layer sums (layer_roles), so that the next batch's can be read alone.
+  void clear_layer_roles();
   /// The unit (0 main, 1 the technique's second) that ran `layer`'s ops of `role` last.
   int unit_of(std::size_t layer, OpRole role) const {
     return layer_role_unit_[layer][static_cast<int>(role)];
