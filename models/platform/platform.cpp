@@ -83,7 +83,7 @@ class Run {
       const Task& t = g_.task(i);
       TaskTiming& timing = result_.tasks[static_cast<std::size_t>(i)];
       timing.start_ps = now_ps();
-      const std::int64_t dur = w_.duration_ps(t);
+      const std::int64_t dur = w_.duration_ps[static_cast<std::size_t>(i)];
       if (dur > 0) sc_core::wait(sc_time(static_cast<double>(dur), SC_PS));
       timing.end_ps = now_ps();
       result_.busy_ps[static_cast<std::size_t>(d)] += dur;
@@ -181,6 +181,8 @@ PlatformResult run_platform(const Interconnect& net, const PlatformWork& work) {
   if (net.spec().devices != work.graph->layout().devices)
     throw std::logic_error("platform: the interconnect and the task graph disagree on devices");
   check_orders(*work.graph, *work.orders);
+  if (work.duration_ps.size() != work.graph->size())
+    throw std::logic_error("platform: one duration per task expected");
   SimSystem::instance().ensure_started();
   auto run = std::make_unique<Run>(net, work);
   return run->execute();

@@ -47,7 +47,9 @@ struct PlatformResult {
 struct PlatformWork {
   const TaskGraph* graph = nullptr;
   const DeviceOrders* orders = nullptr;
-  std::function<std::int64_t(const Task&)> duration_ps;
+  /// Each task's duration, by TaskGraph index, computed before the run: costs may need
+  /// the single-accelerator system, which cannot run inside the platform's processes.
+  std::vector<std::int64_t> duration_ps;
   /// Bytes an edge carries when its tasks are on different devices.
   std::function<std::int64_t(const Task& from, EdgeData data)> edge_bytes;
 };

@@ -159,7 +159,9 @@ BatchRun PipelineModel::run(const std::vector<int>& kinds, int micro) {
     return net_.transfer_ps(from.device, to.device, edge_bytes(from, data, micro));
   };
   r.orders = schedule_.order(g, plan);
-  PlatformWork work{&g, &r.orders, plan.task_ps,
+  std::vector<std::int64_t> durations;
+  for (const Task& t : g.tasks()) durations.push_back(plan.task_ps(t));
+  PlatformWork work{&g, &r.orders, std::move(durations),
                     [&](const Task& from, EdgeData data) { return edge_bytes(from, data, micro); }};
   r.result = run_platform(net_, work);
   for (int d = 0; d < layout_.devices; ++d) {

@@ -68,7 +68,10 @@ StepRun run_steps(const std::string& name, int devices, int micro_batches,
   costs.edge_ps = [](const Task&, const Task&, EdgeData) -> std::int64_t { return 0; };
   DeviceOrders orders = s.order(g, costs);
   const Interconnect net = free_links(devices);
-  PlatformWork work{&g, &orders, costs.task_ps, [](const Task&, EdgeData) { return 0; }};
+  std::vector<std::int64_t> durations;
+  for (const Task& t : g.tasks()) durations.push_back(costs.task_ps(t));
+  PlatformWork work{&g, &orders, std::move(durations),
+                    [](const Task&, EdgeData) -> std::int64_t { return 0; }};
   PlatformResult r = run_platform(net, work);
   return StepRun{std::move(g), std::move(orders), std::move(r)};
 }

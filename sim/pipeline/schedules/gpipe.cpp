@@ -1,6 +1,7 @@
-// GPipe (Huang et al., NeurIPS 2019): every micro-batch's forward, then every backward; the
-// pipeline fills and drains once per batch, idle (p-1)/(m+p-1) of the time at uniform stages.
-#include "sim/pipeline/list_scheduler.h"
+// GPipe (Huang et al., NeurIPS 2019): on every device, the forwards of all the batch's
+// micro-batches, then all their backwards, then the update: the pipeline fills and drains
+// once per batch (idle (p-1)/(m+p-1) of the time at uniform stages) and every stage holds
+// all m micro-batches' activations at the turn.
 #include "sim/pipeline/schedules/schedules.h"
 
 namespace trainsim {
@@ -14,13 +15,20 @@ class Gpipe final : public Schedule {
            "every micro-batch's activations";
   }
   PipelineLayout layout(const ScheduleParams& p) const override { return straight_layout(p); }
-  DeviceOrders order(const TaskGraph& g, const PlanCosts& c) const override {
-    ListPolicy policy;
-    policy.priority = [](const Task& t) {
-      return std::array<int, 4>{t.batch, bookkeeping_first(t), t.pass == Pass::kForward ? 0 : 1,
-                                t.micro};
-    };
-    return list_schedule(g, c, policy);
+  DeviceOrders order(const TaskGraph& g, const PlanCosts&) const override {
+    const int p = g.layout().devices, m = g.spec().micro_batches;
+    DeviceOrders orders(static_cast<std::size_t>(p));
+    for (int b = 0; b < static_cast<int>(g.spec().batches.size()); ++b)
+      for (int s = 0; s < p; ++s) {
+        auto& o = orders[static_cast<std::size_t>(s)];
+        for (int k = 0; k < m; ++k) o.push_back(g.find(Pass::kForward, b, k, s));
+        for (int k = 0; k < m; ++k) {
+          const int back = g.find(Pass::kBackward, b, k, s);
+          if (back >= 0) o.push_back(back);  // none in a Phase GP batch
+        }
+        append_updates(g, b, s, o);
+      }
+    return orders;
   }
 };
 

@@ -1,8 +1,9 @@
 // 1F1B, as PipeDream-Flush (Narayanan et al., ICML 2021) and DAPPLE (Fan et al., PPoPP 2021)
-// run it: stage s starts at most p - s micro-batches before their backward, then alternates
-// one forward and one backward. Same time as GPipe at uniform stages, but the first stage
-// holds p micro-batches of activations instead of m.
-#include "sim/pipeline/list_scheduler.h"
+// run it: stage s starts p-s-1 warm-up forwards, then alternates one forward and one
+// backward, then drains the remaining backwards, then updates. Same time as GPipe at
+// uniform stages, but stage s holds at most p-s micro-batches of activations instead of m.
+#include <algorithm>
+
 #include "sim/pipeline/schedules/schedules.h"
 
 namespace trainsim {
@@ -12,19 +13,34 @@ class OneFOneB final : public Schedule {
  public:
   std::string name() const override { return "1f1b"; }
   std::string description() const override {
-    return "1F1B (PipeDream-Flush, DAPPLE): at most p-s micro-batches in flight on stage s, "
-           "backward before forward";
+    return "1F1B (PipeDream-Flush, DAPPLE): p-s-1 warm-up forwards on stage s, then one "
+           "forward, one backward; at most p-s micro-batches in flight";
   }
   PipelineLayout layout(const ScheduleParams& p) const override { return straight_layout(p); }
-  DeviceOrders order(const TaskGraph& g, const PlanCosts& c) const override {
-    const int stages = g.layout().stages;
-    ListPolicy policy;
-    policy.priority = [](const Task& t) {
-      return std::array<int, 4>{t.batch, bookkeeping_first(t), t.pass == Pass::kForward ? 1 : 0,
-                                t.micro};
-    };
-    policy.inflight_limit = [stages](const Task& t) { return stages - t.stage; };
-    return list_schedule(g, c, policy);
+  DeviceOrders order(const TaskGraph& g, const PlanCosts&) const override {
+    const int p = g.layout().devices, m = g.spec().micro_batches;
+    DeviceOrders orders(static_cast<std::size_t>(p));
+    for (int b = 0; b < static_cast<int>(g.spec().batches.size()); ++b) {
+      const bool bp = g.spec().batches[static_cast<std::size_t>(b)] == BatchKind::kBackprop;
+      for (int s = 0; s < p; ++s) {
+        auto& o = orders[static_cast<std::size_t>(s)];
+        auto f = [&](int k) { return g.find(Pass::kForward, b, k, s); };
+        auto back = [&](int k) { return g.find(Pass::kBackward, b, k, s); };
+        if (!bp) {
+          for (int k = 0; k < m; ++k) o.push_back(f(k));
+        } else {
+          const int warmup = std::min(p - s - 1, m);
+          for (int k = 0; k < warmup; ++k) o.push_back(f(k));
+          for (int k = 0; k < m - warmup; ++k) {
+            o.push_back(f(warmup + k));
+            o.push_back(back(k));
+          }
+          for (int k = m - warmup; k < m; ++k) o.push_back(back(k));
+        }
+        append_updates(g, b, s, o);
+      }
+    }
+    return orders;
   }
 };
 
