@@ -105,6 +105,29 @@ def make_run_dir(path, dataflow="ws", scale=1.0, epochs=3, unit="pJ", fc_name="f
     write(os.path.join(path, "config.resolved.yaml"), f"name: synthetic\ndataflow: {dataflow}\n")
 
 
+def make_system_dir(path, events=None):
+    """A system run directory as `trainsim run` with `system:` writes it (the files
+    tools/plot reads): a Chrome-trace timeline of two devices and one link, devices.csv."""
+    os.makedirs(path, exist_ok=True)
+    if events is None:
+        events = [{"name": "thread_name", "ph": "M", "pid": 0, "tid": 0, "args": {"name": "dev0"}},
+                  {"name": "thread_name", "ph": "M", "pid": 0, "tid": 1, "args": {"name": "dev1"}},
+                  {"name": "thread_name", "ph": "M", "pid": 0, "tid": 2,
+                   "args": {"name": "dev0->dev1"}},
+                  {"name": "F b0 m0 s0", "cat": "F", "ph": "X", "ts": 0, "dur": 1.0, "pid": 0,
+                   "tid": 0},
+                  {"name": "to F b0 m0 s1", "cat": "transfer", "ph": "X", "ts": 1.0, "dur": 0.1,
+                   "pid": 0, "tid": 2},
+                  {"name": "F b0 m0 s1", "cat": "F", "ph": "X", "ts": 1.1, "dur": 1.0, "pid": 0,
+                   "tid": 1},
+                  {"name": "B b0 m0 s1", "cat": "B", "ph": "X", "ts": 2.1, "dur": 2.0, "pid": 0,
+                   "tid": 1}]
+    with open(os.path.join(path, "timeline.json"), "w") as f:
+        json.dump({"traceEvents": events, "displayTimeUnit": "ns"}, f)
+    with open(os.path.join(path, "devices.csv"), "w") as f:
+        f.write("device,busy_seconds,idle_seconds\n0,1.0e-6,3.1e-6\n1,3.0e-6,1.1e-6\n")
+
+
 def make_compare_dir(path, variants=("ws", "os", "rs")):
     rows = [COMPARE_HEADER]
     for i, v in enumerate(variants):
@@ -265,6 +288,26 @@ class PlotTest(unittest.TestCase):
         self.assert_pngs(paths, os.path.join(run, "plots"),
                          ["accuracy.png", "layers_cycles.png", "layers_energy.png",
                           "energy_levels.png"])
+
+    def test_system_directory(self):
+        sysd = os.path.join(self.tmp, "system")
+        make_system_dir(sysd)
+        self.assertEqual(plot.detect(sysd), "system")
+        paths = plot.plot_dir(sysd)
+        self.assert_pngs(paths, os.path.join(sysd, "plots"), ["gantt.png", "devices.png"])
+
+    def test_system_directory_errors(self):
+        bad = os.path.join(self.tmp, "system_bad")
+        make_system_dir(bad, events=[{"ph": "X", "tid": 0, "ts": "soon", "dur": 1}])
+        with self.assertRaises(plot.PlotError):
+            plot.plot_dir(bad)
+        empty = os.path.join(self.tmp, "system_empty")
+        make_system_dir(empty, events=[])
+        with self.assertRaises(plot.PlotError):
+            plot.plot_dir(empty)
+        os.remove(os.path.join(empty, "devices.csv"))
+        with self.assertRaises(plot.PlotError):
+            plot.detect(empty)
 
     def test_single_epoch_run(self):
         run = os.path.join(self.tmp, "run1")
