@@ -17,6 +17,10 @@ class AdagpSchedule {
   static constexpr int kWarmUp = 0;
   static constexpr int kPhaseBp = 1;
   static constexpr int kPhaseGp = 2;
+  static constexpr int kPhases = 3;
+  /// The phases' names in reports: stats.json keys and the run summary's titles.
+  static constexpr const char* kPhaseKeys[kPhases] = {"warmup", "bp", "gp"};
+  static constexpr const char* kPhaseTitles[kPhases] = {"warm-up", "Phase BP", "Phase GP"};
 
   explicit AdagpSchedule(const TechniqueSpec& spec);
 
