@@ -18,7 +18,7 @@
 #include "sim/report/format.h"
 #include "sim/report/pipeline_report.h"
 #include "sim/report/staged_dir.h"
-#include "sim/techniques/adagp_schedule.h"
+#include "sim/techniques/technique.h"
 
 namespace trainsim {
 
@@ -126,9 +126,16 @@ RunResult run_system_experiment(const ExperimentSpec& spec, const RunOptions& op
   const std::int64_t batches = (data.train + bs - 1) / bs;
   const std::int64_t rest = data.train % bs;
   const EtaClock clock(0, spec.training.epochs);
+  // The kind of every batch (backprop, ADA-GP Phase BP, Phase GP), as the technique says.
+  const ShapeOnlyPlan plan = technique_info(spec.sim.technique).shape_only(spec.sim.technique);
+  auto epoch_kinds = [&](int e) {
+    std::vector<int> kinds(static_cast<std::size_t>(batches));
+    for (std::int64_t i = 0; i < batches; ++i) kinds[static_cast<std::size_t>(i)] = plan.kind(e, i);
+    return kinds;
+  };
   for (int e = 0; e < spec.training.epochs; ++e) {
     const auto t0 = std::chrono::steady_clock::now();
-    const std::vector<int> kinds = epoch_batch_kinds(spec.sim.technique, e, batches);
+    const std::vector<int> kinds = epoch_kinds(e);
     r.epochs.push_back(model.epoch(kinds, rest));
     if (real) {
       const std::string label = (options.label.empty() ? "" : options.label + " ") + "epoch " +
@@ -154,7 +161,7 @@ RunResult run_system_experiment(const ExperimentSpec& spec, const RunOptions& op
     }
   }
   // The timeline: epoch 1 from an idle system up to and including its first backprop batch.
-  std::vector<int> first = epoch_batch_kinds(spec.sim.technique, 0, batches);
+  std::vector<int> first = epoch_kinds(0);
   std::vector<int> stretch;
   for (std::size_t i = 0; i < first.size() && i + (rest > 0 ? 1 : 0) < first.size(); ++i) {
     stretch.push_back(first[i]);

@@ -10,6 +10,7 @@
 
 #include "sim/accel/accel_spec.h"
 #include "sim/config/system_spec.h"
+#include "sim/techniques/default_technique.h"
 
 namespace trainsim {
 
@@ -94,7 +95,7 @@ struct TrainingSpec {
 
 /// The training technique and its parameters (see sim/techniques/technique.h).
 struct TechniqueSpec {
-  std::string kind = "bp";  ///< bp, bp-sample, specbp (trainsim list techniques)
+  std::string kind = kDefaultTechnique;  ///< bp, bp-sample, specbp, ... (trainsim list techniques)
   // specbp (speculative backpropagation, Purkayastha et al. 2025):
   double threshold = 0.25;  ///< hit if mean |stored softmax - current softmax| <= threshold
   /// Where the speculative backward pass runs: "own" (a second PE array beside the main

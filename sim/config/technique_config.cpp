@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
+#include <utility>
 
 #include "sim/config/key_ranges.h"
 #include "sim/config/yaml_emit.h"
@@ -24,16 +26,66 @@ const TechniqueInfo& technique_or_fail(const std::string& kind, const ConfigNode
   return *info;
 }
 
-void parse_unit(const ConfigNode& node, TechniqueSpec& t) {
+// A key whose value is one of the names the technique lists for it.
+std::string parse_choice(const TechniqueInfo& info, const std::string& key, const ConfigNode& v) {
+  const std::vector<std::string>* names = info.choices_of(key);
+  if (names == nullptr)
+    throw std::logic_error("technique " + info.name + " lists no names for its key " + key);
+  return v.as_choice(*names);
+}
+
+// The technique's extra array: which of its keys apply is the technique's to say.
+void parse_unit(const ConfigNode& node, const TechniqueInfo& info, TechniqueSpec& t) {
   ConfigMap m = node.as_map();
-  // ADA-GP-MAX's extra array has a size but no choice of sharing (that is Efficient / LOW).
-  if (t.kind == "specbp")
-    m.allow_only({"array", "rows", "cols"});
-  else
-    m.allow_only({"rows", "cols"});
-  if (auto v = m.get("array")) t.unit = v->as_choice({"own", "shared"});
+  m.allow_only(info.unit_keys);
+  if (auto v = m.get("array")) t.unit = parse_choice(info, "unit.array", *v);
   if (auto v = m.get("rows")) t.unit_rows = v->as_int_in(key_range::kUnitExtent);
   if (auto v = m.get("cols")) t.unit_cols = v->as_int_in(key_range::kUnitExtent);
+}
+
+// How each technique key's resolved value is written, in the order the resolved YAML lists
+// them; a technique's mapping has the keys it declares.
+using KeyEmitter = void (*)(YAML::Emitter& out, const TechniqueSpec& t, const TechniqueInfo& info);
+const std::vector<std::pair<std::string, KeyEmitter>>& key_emitters() {
+  static const std::vector<std::pair<std::string, KeyEmitter>> all = {
+      {"threshold", [](YAML::Emitter& out, const TechniqueSpec& t,
+                       const TechniqueInfo&) { emit_double(out, t.threshold); }},
+      {"warmup_epochs", [](YAML::Emitter& out, const TechniqueSpec& t,
+                           const TechniqueInfo&) { out << t.warmup_epochs; }},
+      {"phase_gp", [](YAML::Emitter& out, const TechniqueSpec& t,
+                      const TechniqueInfo&) { emit_string(out, t.phase_gp); }},
+      {"schedule",
+       [](YAML::Emitter& out, const TechniqueSpec& t, const TechniqueInfo&) {
+         out << YAML::Flow << YAML::BeginSeq;
+         for (const auto& e : t.schedule)
+           out << YAML::Flow << YAML::BeginSeq << e[0] << e[1] << e[2] << YAML::EndSeq;
+         out << YAML::EndSeq;
+       }},
+      {"predictor",
+       [](YAML::Emitter& out, const TechniqueSpec& t, const TechniqueInfo&) {
+         out << YAML::BeginMap;
+         out << YAML::Key << "size" << YAML::Value << t.predictor_size;
+         out << YAML::Key << "channels" << YAML::Value << t.predictor_channels;
+         out << YAML::Key << "lr" << YAML::Value;
+         emit_double(out, t.predictor_lr);
+         out << YAML::EndMap;
+       }},
+      {"unit",
+       [](YAML::Emitter& out, const TechniqueSpec& t, const TechniqueInfo& info) {
+         out << YAML::BeginMap;
+         for (const std::string& key : info.unit_keys) {
+           out << YAML::Key << key << YAML::Value;
+           if (key == "array")
+             emit_string(out, t.unit);
+           else
+             out << (key == "rows" ? t.unit_rows : t.unit_cols);
+         }
+         out << YAML::EndMap;
+       }},
+      {"store", [](YAML::Emitter& out, const TechniqueSpec& t,
+                   const TechniqueInfo&) { emit_string(out, t.store); }},
+  };
+  return all;
 }
 
 }  // namespace
@@ -114,11 +166,10 @@ TechniqueSpec parse_technique(const ConfigNode* node, const ConfigNode& parent) 
   allowed.insert(allowed.end(), info.keys.begin(), info.keys.end());
   m.allow_only(allowed);
   if (auto v = m.get("threshold")) t.threshold = v->as_double_non_negative();
-  if (auto v = m.get("unit")) parse_unit(*v, t);
-  if (auto v = m.get("store")) t.store = v->as_choice({"buffer", "dram"});
+  if (auto v = m.get("unit")) parse_unit(*v, info, t);
+  if (auto v = m.get("store")) t.store = parse_choice(info, "store", *v);
   if (auto v = m.get("warmup_epochs")) t.warmup_epochs = v->as_int_in(key_range::kEpochsOrZero);
-  if (auto v = m.get("phase_gp"))
-    t.phase_gp = v->as_choice({"predict", "skip", "zero", "mean", "pseudo"});
+  if (auto v = m.get("phase_gp")) t.phase_gp = parse_choice(info, "phase_gp", *v);
   if (auto v = m.get("schedule")) {
     t.schedule.clear();
     for (const ConfigNode& item : v->as_sequence()) {
@@ -151,39 +202,16 @@ void emit_technique(YAML::Emitter& out, const TechniqueSpec& t) {
   out << YAML::BeginMap;
   out << YAML::Key << "kind" << YAML::Value;
   emit_string(out, t.kind);
-  if (t.kind.rfind("adagp-", 0) == 0) {
-    out << YAML::Key << "warmup_epochs" << YAML::Value << t.warmup_epochs;
-    out << YAML::Key << "phase_gp" << YAML::Value;
-    emit_string(out, t.phase_gp);
-    out << YAML::Key << "schedule" << YAML::Value << YAML::Flow << YAML::BeginSeq;
-    for (const auto& e : t.schedule)
-      out << YAML::Flow << YAML::BeginSeq << e[0] << e[1] << e[2] << YAML::EndSeq;
-    out << YAML::EndSeq;
-    out << YAML::Key << "predictor" << YAML::Value << YAML::BeginMap;
-    out << YAML::Key << "size" << YAML::Value << t.predictor_size;
-    out << YAML::Key << "channels" << YAML::Value << t.predictor_channels;
-    out << YAML::Key << "lr" << YAML::Value;
-    emit_double(out, t.predictor_lr);
-    out << YAML::EndMap;
-    if (t.kind == "adagp-max") {
-      out << YAML::Key << "unit" << YAML::Value << YAML::BeginMap;
-      out << YAML::Key << "rows" << YAML::Value << t.unit_rows;
-      out << YAML::Key << "cols" << YAML::Value << t.unit_cols;
-      out << YAML::EndMap;
-    }
-    out << YAML::EndMap;
-    return;
+  std::size_t emitted = 0;
+  for (const auto& [key, emit] : key_emitters()) {
+    if (std::find(info->keys.begin(), info->keys.end(), key) == info->keys.end()) continue;
+    out << YAML::Key << key << YAML::Value;
+    emit(out, t, *info);
+    ++emitted;
   }
-  out << YAML::Key << "threshold" << YAML::Value;
-  emit_double(out, t.threshold);
-  out << YAML::Key << "unit" << YAML::Value << YAML::BeginMap;
-  out << YAML::Key << "array" << YAML::Value;
-  emit_string(out, t.unit);
-  out << YAML::Key << "rows" << YAML::Value << t.unit_rows;
-  out << YAML::Key << "cols" << YAML::Value << t.unit_cols;
-  out << YAML::EndMap;
-  out << YAML::Key << "store" << YAML::Value;
-  emit_string(out, t.store);
+  // A key added to a technique needs its line above, or the resolved YAML would drop it.
+  if (emitted != info->keys.size())
+    throw std::logic_error("technique " + t.kind + " has a key the resolved YAML cannot write");
   out << YAML::EndMap;
 }
 

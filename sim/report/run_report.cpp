@@ -9,6 +9,8 @@
 #include "sim/report/op_report.h"
 #include "sim/report/train_report.h"
 #include "sim/report/units.h"
+#include "sim/techniques/adagp_schedule.h"
+#include "sim/techniques/technique.h"
 
 namespace trainsim {
 
@@ -164,7 +166,7 @@ std::string run_stats_json(const ExperimentSpec& spec, const Dataset& data, Netw
     }
     nlohmann::ordered_json t = counts_json(all);
     t["storage_bytes"] = storage_bytes;
-    if (spec.sim.technique.kind == "specbp") {
+    if (technique_info(spec.sim.technique).speculates) {
       t["threshold"] = spec.sim.technique.threshold;
       t["unit"] = spec.sim.technique.unit;
       t["store"] = spec.sim.technique.store;
@@ -172,9 +174,8 @@ std::string run_stats_json(const ExperimentSpec& spec, const Dataset& data, Netw
       t["discarded"] = totals_json(session.discarded(), acc);
     }
     if (session.adagp()) {
-      const char* names[3] = {"warmup", "bp", "gp"};
-      for (int ph = 0; ph < 3; ++ph)
-        t["phases"][names[ph]] =
+      for (int ph = 0; ph < AdagpSchedule::kPhases; ++ph)
+        t["phases"][AdagpSchedule::kPhaseKeys[ph]] =
             totals_json(session.adagp_phases()[static_cast<std::size_t>(ph)], acc);
       t["extra_storage_bytes"] = session.extra_storage_bytes();
       t["extra_pes"] = session.extra_pes();
@@ -299,11 +300,10 @@ std::string run_summary(const std::vector<RunEpoch>& epochs, AcceleratorSession&
     out += buf;
   }
   if (session.adagp()) {
-    const char* names[3] = {"warm-up", "Phase BP", "Phase GP"};
-    for (int ph = 0; ph < 3; ++ph) {
+    for (int ph = 0; ph < AdagpSchedule::kPhases; ++ph) {
       const OpTotals& t = session.adagp_phases()[static_cast<std::size_t>(ph)];
       std::snprintf(buf, sizeof buf, "ADA-GP %-9s %12lld cycles  %10.4g energy  %10.3f DRAM MB\n",
-                    names[ph], static_cast<long long>(t.elapsed_cycles),
+                    AdagpSchedule::kPhaseTitles[ph], static_cast<long long>(t.elapsed_cycles),
                     price(t.stats, acc).total(), static_cast<double>(t.stats.dram_bytes()) / 1e6);
       out += buf;
     }

@@ -13,17 +13,23 @@ namespace {
 // The predictor's initial weights: fixed, so a run depends on training.seed only through
 // the model (the predictor is hardware, the same in every experiment).
 constexpr std::uint64_t kPredictorSeed = 0xADA6'0003ULL;
-
-AdaGp::GpMode gp_mode(const std::string& name) {
-  if (name == "predict") return AdaGp::GpMode::kPredict;
-  if (name == "skip") return AdaGp::GpMode::kSkip;
-  if (name == "zero") return AdaGp::GpMode::kZero;
-  if (name == "mean") return AdaGp::GpMode::kMean;
-  if (name == "pseudo") return AdaGp::GpMode::kPseudo;
-  throw UserError("technique: unknown phase_gp '" + name +
-                  "' (choices: predict, skip, zero, mean, pseudo)");
-}
 }  // namespace
+
+const std::vector<std::string>& AdaGp::gp_mode_names() {
+  static const std::vector<std::string> names = {"predict", "skip", "zero", "mean", "pseudo"};
+  return names;
+}
+
+AdaGp::GpMode AdaGp::gp_mode(const std::string& name) {
+  const auto& names = gp_mode_names();
+  const auto it = std::find(names.begin(), names.end(), name);
+  if (it == names.end()) {
+    std::string choices;
+    for (const auto& n : names) choices += (choices.empty() ? "" : ", ") + n;
+    throw UserError("technique: unknown phase_gp '" + name + "' (choices: " + choices + ")");
+  }
+  return static_cast<GpMode>(it - names.begin());
+}
 
 AdaGp::AdaGp(const TechniqueSpec& spec, Network<float>& net)
     : schedule_(spec), predictor_(spec, net, kPredictorSeed), gp_mode_(gp_mode(spec.phase_gp)) {

@@ -24,9 +24,15 @@
 
 #include "sim/techniques/adagp_schedule.h"
 #include "sim/techniques/gradient_predictor.h"
+#include "sim/techniques/technique.h"
 #include "sim/techniques/training_technique.h"
 
 namespace trainsim {
+
+/// ADA-GP's three hardware designs (the paper's section 4), one technique each:
+/// adagp-max, adagp-efficient, adagp-low (adagp_technique.cpp).
+enum class AdagpDesign { kMax, kEfficient, kLow };
+TechniqueInfo adagp_technique(AdagpDesign design);
 
 class AdaGp final : public TrainingTechnique {
  public:
@@ -41,6 +47,10 @@ class AdaGp final : public TrainingTechnique {
   //         gradient taken from the Phase GP batch itself without its labels (costs a
   //         backward pass, so it is no speed-up; timed as a backprop batch).
   enum class GpMode { kPredict, kSkip, kZero, kMean, kPseudo };
+  /// The `phase_gp` names, in GpMode's order.
+  static const std::vector<std::string>& gp_mode_names();
+  /// UserError for a name that is not one of them.
+  static GpMode gp_mode(const std::string& name);
   AdaGp(const TechniqueSpec& spec, Network<float>& net);
   BatchResult train_batch(BatchContext& ctx) override;
   void on_epoch_begin(int epoch) override;

@@ -26,15 +26,4 @@ int AdagpSchedule::phase(int epoch, std::int64_t batch_in_epoch) const {
   return batch_in_epoch % (k + m) < k ? kPhaseGp : kPhaseBp;
 }
 
-std::vector<int> epoch_batch_kinds(const TechniqueSpec& t, int epoch, std::int64_t batches) {
-  std::vector<int> kinds(static_cast<std::size_t>(batches), 0);
-  if (t.kind.rfind("adagp-", 0) != 0) return kinds;
-  const AdagpSchedule schedule(t);
-  for (std::int64_t i = 0; i < batches; ++i) {
-    const int p = schedule.phase(epoch, i);
-    kinds[static_cast<std::size_t>(i)] = p == AdagpSchedule::kWarmUp ? 0 : p;
-  }
-  return kinds;
-}
-
 }  // namespace trainsim

@@ -17,6 +17,10 @@ class AdagpSchedule {
   static constexpr int kWarmUp = 0;
   static constexpr int kPhaseBp = 1;
   static constexpr int kPhaseGp = 2;
+  static constexpr int kPhases = 3;
+  /// The phases' names in reports: stats.json keys and the run summary's titles.
+  static constexpr const char* kPhaseKeys[kPhases] = {"warmup", "bp", "gp"};
+  static constexpr const char* kPhaseTitles[kPhases] = {"warm-up", "Phase BP", "Phase GP"};
 
   explicit AdagpSchedule(const TechniqueSpec& spec);
 
@@ -30,9 +34,5 @@ class AdagpSchedule {
   int warmup_epochs_;
   std::vector<std::array<int, 3>> entries_;  // (k, m, epochs); epochs 0 = forever
 };
-
-/// The kind of every training batch of `epoch` (0-based) under technique `t`: 0 backprop
-/// (ADA-GP's Warm Up too), 1 Phase BP, 2 Phase GP; all 0 for a technique without phases.
-std::vector<int> epoch_batch_kinds(const TechniqueSpec& t, int epoch, std::int64_t batches);
 
 }  // namespace trainsim

@@ -4,6 +4,7 @@
 // against, as the C program of Purkayastha et al. 2025 trains.
 #include "sim/techniques/backprop.h"
 
+#include "sim/config/specs.h"
 #include "sim/nn/softmax.h"
 
 namespace trainsim {
@@ -56,6 +57,39 @@ BatchResult SampleBackprop::train_batch(BatchContext& ctx) {
   }
   finish_batch(ctx);
   return r;
+}
+
+TechniqueInfo backprop_technique() {
+  TechniqueInfo t;
+  t.name = "bp";
+  t.description =
+      "backpropagation over the batch: forward, loss, backward-data and backward-weight of "
+      "every layer, then the update";
+  t.make = [](const TechniqueSpec&, Network<float>&) -> std::unique_ptr<TrainingTechnique> {
+    return std::make_unique<Backprop>();
+  };
+  // No hardware of its own, and every batch is the same backprop batch: its ops depend on
+  // the shapes alone.
+  t.shape_only = [](const TechniqueSpec&) {
+    ShapeOnlyPlan plan;
+    plan.kind = [](int, std::int64_t) { return 0; };
+    return plan;
+  };
+  return t;
+}
+
+TechniqueInfo sample_backprop_technique() {
+  TechniqueInfo t;
+  t.name = "bp-sample";
+  t.description =
+      "backpropagation one sample at a time (batch-1 ops), gradients summed over the batch: "
+      "the baseline of speculative backprop";
+  t.make = [](const TechniqueSpec&, Network<float>&) -> std::unique_ptr<TrainingTechnique> {
+    return std::make_unique<SampleBackprop>();
+  };
+  // No shape-only plan (shape-only runs refuse it): its batches would need a recipe of
+  // batch-1 steps, and it is the baseline of speculative backprop, which needs the data.
+  return t;
 }
 
 }  // namespace trainsim

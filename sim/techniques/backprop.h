@@ -1,4 +1,5 @@
 #pragma once
+#include "sim/techniques/technique.h"
 #include "sim/techniques/training_technique.h"
 
 namespace trainsim {
@@ -15,6 +16,10 @@ class SampleBackprop final : public TrainingTechnique {
  private:
   ForwardPass<float> one_;  // the current sample's forward pass
 };
+
+/// `bp` and `bp-sample` (technique_registry.cpp).
+TechniqueInfo backprop_technique();
+TechniqueInfo sample_backprop_technique();
 
 /// Copies sample `i` of the batch input into a batch-1 pass.
 void copy_sample(const ForwardPass<float>& batch, int i, ForwardPass<float>& one);

@@ -1,10 +1,10 @@
 #include "sim/techniques/specbp.h"
 
 #include <cmath>
+#include <cstdio>
 
 #include "sim/nn/softmax.h"
 #include "sim/nn/tensor_state.h"
-#include "sim/techniques/adagp.h"
 #include "sim/techniques/backprop.h"
 
 namespace trainsim {
@@ -105,11 +105,43 @@ BatchResult SpecBackprop::train_batch(BatchContext& ctx) {
   return r;
 }
 
-std::unique_ptr<TrainingTechnique> make_technique(const TechniqueSpec& spec, Network<float>& net) {
-  if (spec.kind == "bp-sample") return std::make_unique<SampleBackprop>();
-  if (spec.kind == "specbp") return std::make_unique<SpecBackprop>(spec, net);
-  if (spec.kind.rfind("adagp-", 0) == 0) return std::make_unique<AdaGp>(spec, net);
-  return std::make_unique<Backprop>();
+TechniqueInfo specbp_technique() {
+  TechniqueInfo t;
+  t.name = "specbp";
+  t.description =
+      "speculative backpropagation (Purkayastha et al. 2025): a second unit backpropagates the "
+      "stored forward pass of the previous same-label sample while the current forward pass "
+      "runs; kept if the outputs differ by <= threshold, else a normal backward pass runs";
+  t.keys = {"threshold", "unit", "store"};
+  t.shorthand = "threshold";
+  t.unit_keys = {"array", "rows", "cols"};
+  t.choices = {{"unit.array", {"own", "shared"}}, {"store", {"buffer", "dram"}}};
+  t.speculates = true;
+  // The threshold is what compare variants differ in, so the label always shows it.
+  t.label = [](const TechniqueSpec& spec) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%s@%g", spec.kind.c_str(), spec.threshold);
+    return std::string(buf);
+  };
+  t.make = [](const TechniqueSpec& spec,
+              Network<float>& net) -> std::unique_ptr<TrainingTechnique> {
+    return std::make_unique<SpecBackprop>(spec, net);
+  };
+  // The speculative backward pass runs on the second unit (train_batch's on_unit(1)): an
+  // array of its own beside the main one, or the main array after the forward pass.
+  t.hardware = [](const TechniqueSpec& spec, const NetShape&, int) {
+    TechniqueHardware hw;
+    const bool own = spec.unit == "own";
+    hw.second_unit = own ? TechniqueHardware::SecondUnit::kOwnArray
+                         : TechniqueHardware::SecondUnit::kSharedArray;
+    hw.unit_suffix = "-specbp-unit";
+    hw.unit_rows = spec.unit_rows;
+    hw.unit_cols = spec.unit_cols;
+    hw.store_in_dram = spec.store == "dram";
+    return hw;
+  };
+  // No shape-only plan: hits and misses, and so the work, depend on the data.
+  return t;
 }
 
 }  // namespace trainsim

@@ -15,9 +15,14 @@
 // hardware's wasted time and energy are counted.
 #include <vector>
 
+#include "sim/techniques/technique.h"
 #include "sim/techniques/training_technique.h"
 
 namespace trainsim {
+
+/// `specbp` (technique_registry.cpp): its second unit (an array of its own, or the main one)
+/// and the per-label store in the buffer or in DRAM.
+TechniqueInfo specbp_technique();
 
 class SpecBackprop final : public TrainingTechnique {
  public:

@@ -2,21 +2,153 @@
 // A training technique decides what one training step does: which passes run, in which
 // order, on which unit, and how the gradients are formed. Backprop over a batch (`bp`) is the
 // baseline; `bp-sample` runs backprop one sample at a time (the baseline of Purkayastha et al. 2025
-// for speculative backprop); `specbp` is speculative backpropagation.
+// for speculative backprop); `specbp` is speculative backpropagation; `adagp-max`,
+// `adagp-efficient` and `adagp-low` are ADA-GP on its three hardware designs.
+//
+// A technique is three things, kept apart:
+//  * its spec (TechniqueSpec, sim/config/specs.h): the parsed, validated configuration;
+//  * its description (TechniqueInfo, below): what the rest of trainsim needs to know about the
+//    technique, answered from the spec: its YAML keys, its label, the hardware it adds to a
+//    device, where its ops run, how its batches look without numerics, and its factory;
+//  * its model (TrainingTechnique, training_technique.h): the state that trains a network.
+// Code outside sim/techniques/ learns everything from the description that the registry finds
+// by the spec's kind, and never compares a technique's name (tests/unit/test_technique_names.cpp
+// fails if it does). A new technique is a new file with its TechniqueInfo plus one line in
+// technique_registry.cpp.
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include "sim/config/specs.h"
+#include "sim/workload/op.h"
 
 namespace trainsim {
 
+template <typename T>
+class Network;
+class NetShape;
+class TrainingTechnique;
+
+/// The hardware a technique adds to a device beside the device's own PE array, buffer and
+/// DRAM. It is a description, not a model: every device a technique runs on (one accelerator
+/// or each device of a system) builds the same units from it (own_array_spec()).
+struct TechniqueHardware {
+  /// Where the work the technique issues on its second unit (PassObserver::on_unit(1), and
+  /// ops of `second_unit_roles`) runs.
+  enum class SecondUnit {
+    kNone,         ///< the technique issues no such work
+    kSharedArray,  ///< the device's own array, after the main unit's work of each step
+    kOwnArray,     ///< a PE array of its own beside the main one; both run at the same time
+  };
+  SecondUnit second_unit = SecondUnit::kNone;
+  /// kOwnArray: appended to the device's name to name the array (reports show it), and the
+  /// array's size; 0 = as the device's array.
+  std::string unit_suffix;
+  int unit_rows = 0, unit_cols = 0;
+  /// Ops of these roles always run on the second unit, whichever unit the technique issues
+  /// them on (ADA-GP-MAX: the predictor's ops run on its predictor array).
+  std::vector<OpRole> second_unit_roles;
+  /// Where the technique's store (PassObserver::on_store) lives: DRAM, else the buffer.
+  bool store_in_dram = false;
+  /// Bytes of dedicated on-chip memory the technique adds (ADA-GP MAX and Efficient: the
+  /// predictor's weights); not part of the device's buffer.
+  std::int64_t storage_bytes = 0;
+
+  /// A gradient predictor (ADA-GP) the technique runs on the device; none when `outputs` is
+  /// empty.
+  struct Predictor {
+    /// Per network layer: the per-sample gradients the predictor computes (0: layer not
+    /// served), and the largest of them (its head's size).
+    std::vector<int> outputs;
+    int max_outputs = 0;
+    int size = 0, channels = 0;  ///< its input's side and its conv layer's channels
+    /// Its weights stay in dedicated memory (`storage_bytes`); else they are loaded from
+    /// DRAM for every use and their updates written back.
+    bool resident = false;
+  } predictor;
+
+  bool own_array() const { return second_unit == SecondUnit::kOwnArray; }
+  bool on_second_unit(OpRole role) const;
+};
+
+/// The technique's own array on a device whose array is `device`: the device's spec, renamed,
+/// at the declared size.
+AcceleratorSpec own_array_spec(const TechniqueHardware& hw, const AcceleratorSpec& device);
+
+/// Kinds of training batch a shape-only run (numerics: none) counts; its reports have one
+/// column each: backprop (bp, and ADA-GP's Warm Up), ADA-GP Phase BP, Phase GP.
+inline constexpr int kNumBatchKinds = 3;
+
+/// The passes of one training batch of some kind, in the order the technique's numerics
+/// issue them, for shape-only runs (sim/train/shape_only_run.cpp emits them).
+struct BatchRecipe {
+  /// Reported first with PassObserver::on_phase (ADA-GP's phase); -1: none.
+  int phase = -1;
+  /// Forward, loss gradient and backward pass of the whole network, then every layer's
+  /// update. Otherwise the forward pass runs layer by layer, each layer the predictor serves
+  /// followed at once by what the next two flags say.
+  bool backprop = true;
+  /// With backprop: after the backward pass, the predictor's forward, backward and update
+  /// for every layer it serves (it learns from the true gradients).
+  bool train_predictor = false;
+  /// Without backprop: the predictor's forward (its predicted gradients) ...
+  bool predict = false;
+  /// ... and the layer's update.
+  bool update = false;
+};
+
+/// How a technique's training batches are timed without numerics.
+struct ShapeOnlyPlan {
+  /// The kind (an index into `recipes`) of batch `batch` (0-based) of epoch `epoch`
+  /// (0-based).
+  std::function<int(int epoch, std::int64_t batch)> kind;
+  std::array<BatchRecipe, kNumBatchKinds> recipes;
+};
+
+/// What trainsim knows about one technique; one per registry line.
 struct TechniqueInfo {
   std::string name;
   std::string description;
-  std::vector<std::string> keys;  ///< YAML keys besides `kind`
-  std::string shorthand;          ///< key set by "name@value" ("" = none)
+  std::vector<std::string> keys;       ///< YAML keys besides `kind`
+  std::string shorthand;               ///< key set by "name@value" ("" = none)
+  std::vector<std::string> unit_keys;  ///< keys of its `unit:` mapping (when `unit` is a key)
+  /// Keys whose value is one of a list of names ("unit.array" for the `unit:` mapping's).
+  std::vector<std::pair<std::string, std::vector<std::string>>> choices;
+  /// The technique speculates (hits and misses; its second unit's work may be discarded).
+  bool speculates = false;
+  /// The technique has ADA-GP's phases (warm-up, Phase BP, Phase GP; adagp_schedule.h).
+  bool phased = false;
+
+  /// The spec's name for compare variants and reports; null: the name alone.
+  std::string (*label)(const TechniqueSpec& spec) = nullptr;
+  /// The model that trains `net`.
+  std::unique_ptr<TrainingTechnique> (*make)(const TechniqueSpec& spec,
+                                             Network<float>& net) = nullptr;
+  /// The hardware it adds to a device whose network is `net` and words `word_bytes` bytes;
+  /// null: none.
+  TechniqueHardware (*hardware)(const TechniqueSpec& spec, const NetShape& net,
+                                int word_bytes) = nullptr;
+  /// Its batches without numerics; null: what it does depends on the data, so it cannot run
+  /// with `numerics: none`.
+  ShapeOnlyPlan (*shape_only)(const TechniqueSpec& spec) = nullptr;
+
+  /// The names `key` takes (null: any value of its type).
+  const std::vector<std::string>* choices_of(const std::string& key) const;
 };
 
-/// Every registered technique, in a fixed order.
+/// Every registered technique, in a fixed order (the first is the default).
 const std::vector<TechniqueInfo>& techniques();
 const TechniqueInfo* find_technique(const std::string& name);
+/// The description of `spec`'s kind; std::logic_error for an unregistered kind (the parser
+/// only accepts registered ones).
+const TechniqueInfo& technique_info(const TechniqueSpec& spec);
+/// The hardware `spec` adds to a device running `net`.
+TechniqueHardware technique_hardware(const TechniqueSpec& spec, const NetShape& net,
+                                     int word_bytes);
 
 }  // namespace trainsim

@@ -1,45 +1,23 @@
-#include <cstdio>
+#include <stdexcept>
 
 #include "sim/config/specs.h"
+#include "sim/techniques/adagp.h"
+#include "sim/techniques/backprop.h"
+#include "sim/techniques/specbp.h"
 #include "sim/techniques/technique.h"
+#include "sim/techniques/training_technique.h"
 
 namespace trainsim {
 
 const std::vector<TechniqueInfo>& techniques() {
+  // One line per technique; each description lives in the technique's own file.
   static const std::vector<TechniqueInfo> all = {
-      {"bp",
-       "backpropagation over the batch: forward, loss, backward-data and backward-weight of "
-       "every layer, then the update",
-       {},
-       ""},
-      {"bp-sample",
-       "backpropagation one sample at a time (batch-1 ops), gradients summed over the batch: "
-       "the baseline of speculative backprop",
-       {},
-       ""},
-      {"specbp",
-       "speculative backpropagation (Purkayastha et al. 2025): a second unit backpropagates the "
-       "stored forward "
-       "pass of the previous same-label sample while the current forward pass runs; kept if "
-       "the outputs differ by <= threshold, else a normal backward pass runs",
-       {"threshold", "unit", "store"},
-       "threshold"},
-      {"adagp-max",
-       "ADA-GP (Janfaza et al., MICRO '23) on its MAX hardware: an extra PE array and memory for "
-       "the gradient "
-       "predictor, which runs alongside the model's layers",
-       {"warmup_epochs", "schedule", "predictor", "unit", "phase_gp"},
-       "warmup_epochs"},
-      {"adagp-efficient",
-       "ADA-GP on its Efficient hardware: dedicated predictor-weight memory, the predictor runs "
-       "on the main array after each layer",
-       {"warmup_epochs", "schedule", "predictor", "phase_gp"},
-       "warmup_epochs"},
-      {"adagp-low",
-       "ADA-GP on its LOW hardware: no extra hardware; the predictor's weights are loaded from "
-       "DRAM after each layer and its results stored",
-       {"warmup_epochs", "schedule", "predictor", "phase_gp"},
-       "warmup_epochs"},
+      backprop_technique(),
+      sample_backprop_technique(),
+      specbp_technique(),
+      adagp_technique(AdagpDesign::kMax),
+      adagp_technique(AdagpDesign::kEfficient),
+      adagp_technique(AdagpDesign::kLow),
   };
   return all;
 }
@@ -50,16 +28,46 @@ const TechniqueInfo* find_technique(const std::string& name) {
   return nullptr;
 }
 
+const TechniqueInfo& technique_info(const TechniqueSpec& spec) {
+  const TechniqueInfo* info = find_technique(spec.kind);
+  // Specs come from the parser, which accepts registered kinds only.
+  if (info == nullptr) throw std::logic_error("unregistered technique '" + spec.kind + "'");
+  return *info;
+}
+
+const std::vector<std::string>* TechniqueInfo::choices_of(const std::string& key) const {
+  for (const auto& [k, names] : choices)
+    if (k == key) return &names;
+  return nullptr;
+}
+
+bool TechniqueHardware::on_second_unit(OpRole role) const {
+  for (OpRole r : second_unit_roles)
+    if (r == role) return true;
+  return false;
+}
+
+TechniqueHardware technique_hardware(const TechniqueSpec& spec, const NetShape& net,
+                                     int word_bytes) {
+  const TechniqueInfo& info = technique_info(spec);
+  return info.hardware ? info.hardware(spec, net, word_bytes) : TechniqueHardware{};
+}
+
+AcceleratorSpec own_array_spec(const TechniqueHardware& hw, const AcceleratorSpec& device) {
+  AcceleratorSpec unit = device;
+  unit.name += hw.unit_suffix;
+  if (hw.unit_rows > 0) unit.rows = hw.unit_rows;
+  if (hw.unit_cols > 0) unit.cols = hw.unit_cols;
+  return unit;
+}
+
 std::string TechniqueSpec::label() const {
-  if (kind.rfind("adagp-", 0) == 0 && warmup_epochs != 1) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%s@%d", kind.c_str(), warmup_epochs);
-    return buf;
-  }
-  if (kind != "specbp") return kind;
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "specbp@%g", threshold);
-  return buf;
+  const TechniqueInfo* info = find_technique(kind);
+  return info && info->label ? info->label(*this) : kind;
+}
+
+std::unique_ptr<TrainingTechnique> make_technique(const TechniqueSpec& spec, Network<float>& net) {
+  return technique_info(spec).make(spec, net);
 }
 
 }  // namespace trainsim

@@ -3,6 +3,7 @@
 #include "dataflows/registry.h"
 #include "sim/accel/memory_model.h"
 #include "sim/accel/reference.h"
+#include "sim/techniques/adagp_schedule.h"
 
 namespace trainsim {
 
@@ -22,40 +23,18 @@ AcceleratorSession::AcceleratorSession(const ExperimentSpec& spec, const Dataflo
   system_.configure(spec_.sim.accelerator, *dataflow_, fidelity_);
   residency_ =
       spec_.sim.residency && memory_model_or_throw(spec_.sim.accelerator.memory).plans_residency();
+  // The technique's hardware, as its description declares it: a second unit (an array of
+  // its own, or the main one), the roles that always run there, its memory and predictor.
   const TechniqueSpec& t = spec_.sim.technique;
-  if (t.kind.rfind("adagp-", 0) == 0) {
-    adagp_ = true;
-    adagp_max_ = t.kind == "adagp-max";
-    // MAX and Efficient keep the predictor's weights in their own memory; LOW loads them
-    // from DRAM for every use and writes its updates back.
-    predictor_resident_ = t.kind != "adagp-low";
-    for (std::size_t i = 0; i < shape_.size(); ++i)
-      predictor_outputs_ = std::max(predictor_outputs_, predictor_outputs(i));
-    // The predictor's parameters: conv 1 -> C (3x3 + bias), dense C*S*S -> P_max (+ bias).
-    const std::int64_t c = t.predictor_channels,
-                       s2 = std::int64_t{t.predictor_size} * t.predictor_size;
-    const std::int64_t params = c * 9 + c + c * s2 * predictor_outputs_ + predictor_outputs_;
-    if (predictor_resident_) extra_storage_bytes_ = params * spec_.sim.accelerator.word_bytes();
-    if (adagp_max_) {
-      AcceleratorSpec unit = spec_.sim.accelerator;
-      unit.name += "-predictor-array";
-      if (t.unit_rows > 0) unit.rows = t.unit_rows;
-      if (t.unit_cols > 0) unit.cols = t.unit_cols;
-      extra_pes_ = unit.pes();
-      own_unit_ = true;
-      system_.configure_second_unit(unit);
-    }
-  }
-  if (t.kind == "specbp") {
-    own_unit_ = t.unit == "own";
-    store_in_dram_ = t.store == "dram";
-    if (own_unit_) {
-      AcceleratorSpec unit = spec_.sim.accelerator;
-      unit.name += "-specbp-unit";
-      if (t.unit_rows > 0) unit.rows = t.unit_rows;
-      if (t.unit_cols > 0) unit.cols = t.unit_cols;
-      system_.configure_second_unit(unit);
-    }
+  phased_ = technique_info(t).phased;
+  hw_ = technique_hardware(t, shape_, static_cast<int>(spec_.sim.accelerator.word_bytes()));
+  for (OpRole r : hw_.second_unit_roles) second_unit_role_[static_cast<std::size_t>(r)] = true;
+  extra_storage_bytes_ = hw_.storage_bytes;
+  own_unit_ = hw_.own_array();
+  if (own_unit_) {
+    const AcceleratorSpec unit = own_array_spec(hw_, spec_.sim.accelerator);
+    extra_pes_ = unit.pes();
+    system_.configure_second_unit(unit);
   }
   for (auto& per_phase : layer_roles_) per_phase.resize(shape_.size());
   layer_role_unit_.resize(shape_.size());
@@ -66,12 +45,8 @@ AcceleratorSession::~AcceleratorSession() {
 }
 
 int AcceleratorSession::predictor_outputs(std::size_t layer) const {
-  // The predictor learns the weights of conv and dense layers (ADA-GP paper, section 3.6).
-  const LayerSpec& ls = shape_.layer_spec(layer);
-  const Shape in = shape_.layer(layer).in;
-  if (ls.type == "conv2d") return in.c / ls.groups * ls.kernel * ls.kernel_width() + 1;
-  if (ls.type == "dense") return static_cast<int>(in.size()) + 1;
-  return 0;
+  const std::vector<int>& outputs = hw_.predictor.outputs;
+  return layer < outputs.size() ? outputs[layer] : 0;
 }
 
 const std::vector<LayerOps>& AcceleratorSession::ops_for(int batch) {
@@ -89,9 +64,11 @@ const std::vector<LayerOps>& AcceleratorSession::ops_for(int batch) {
 }
 
 void AcceleratorSession::push_op(const Op& op) {
-  OpRequest& req = pending_[static_cast<std::size_t>(unit_)].emplace_back();
+  // Roles the technique's hardware runs on its second unit go there from any unit.
+  const bool second = unit_ == 1 || second_unit_role_[static_cast<std::size_t>(op.role)];
+  OpRequest& req = pending_[second ? 1 : 0].emplace_back();
   req.op = op;
-  if (unit_ == 1) discarded_flags_.push_back(discarding_);
+  if (second) discarded_flags_.push_back(unit_ == 1 && discarding_);
   if (fidelity_ == Fidelity::kCycle && op.kind != OpKind::kElementwise) {
     // The clocked array needs operand values of the op's shape; one set per shape.
     const std::string key = op.describe();
@@ -159,7 +136,7 @@ void AcceleratorSession::on_store(std::size_t layer, std::int64_t words) {
   // The forward pass's activations are copied into the label's slot: on chip they are
   // written to the store partition of the buffer; in DRAM they are streamed out.
   Op op = Op::make_eltwise({words, 0, 1, 0}, OpRole::kStore, static_cast<int>(layer));
-  op.eltwise.dram = store_in_dram_;
+  op.eltwise.dram = hw_.store_in_dram;
   op.word_bits = spec_.sim.accelerator.word_bits;
   push_op(op);
 }
@@ -177,29 +154,26 @@ void AcceleratorSession::on_predictor(std::size_t layer, int pass, int samples) 
     // units as 1 x batch maps (sim/techniques/gradient_predictor.h).
     const Shape out = shape_.layer(layer).out;
     const bool conv = shape_.layer_spec(layer).type == "conv2d";
-    const TechniqueSpec& t = spec_.sim.technique;
+    const TechniqueHardware::Predictor& p = hw_.predictor;
     it = predictor_ops_
              .emplace(key, lower_predictor(static_cast<int>(layer), samples, conv ? out.h : 1,
-                                           conv ? out.w : batch, conv ? batch : 1, t.predictor_size,
-                                           t.predictor_channels, predictor_outputs(layer),
-                                           predictor_outputs_, spec_.sim.accelerator.word_bits,
-                                           predictor_resident_))
+                                           conv ? out.w : batch, conv ? batch : 1, p.size,
+                                           p.channels, predictor_outputs(layer), p.max_outputs,
+                                           spec_.sim.accelerator.word_bits, p.resident))
              .first;
   }
   const std::vector<Op>& ops =
       pass == 0 ? it->second.forward : (pass == 1 ? it->second.backward : it->second.update);
-  if (adagp_max_) {
-    // MAX: the predictor runs on its own array. In Phase GP its work for one layer overlaps
-    // the model's next layer; the layers stay in step (the paper waits for both before
-    // moving on), so pending work of another layer is joined first. In Warm Up and Phase BP
-    // the predictor's work for the batch runs beside the model's forward and backward passes.
-    if (adagp_phase_ == 2 && predictor_layer_ != layer && !pending_[1].empty())
+  if (!ops.empty() && second_unit_role_[static_cast<std::size_t>(ops.front().role)]) {
+    // A predictor on a unit of its own (ADA-GP-MAX): in Phase GP its work for one layer
+    // overlaps the model's next layer; the layers stay in step (the paper waits for both
+    // before moving on), so pending work of another layer is joined first. In Warm Up and
+    // Phase BP the predictor's work for the batch runs beside the model's forward and
+    // backward passes.
+    if (adagp_phase_ == AdagpSchedule::kPhaseGp && predictor_layer_ != layer &&
+        !pending_[1].empty())
       flush(Phase::kTrain);
     predictor_layer_ = layer;
-    on_unit(1, false);
-    for (const Op& op : ops) push_op(op);
-    on_unit(0, false);
-    return;
   }
   for (const Op& op : ops) push_op(op);
 }
@@ -251,12 +225,12 @@ void AcceleratorSession::flush(Phase phase, bool whole_step) {
     // A unit's own sum keeps the PE count of its last op, as adding op by op did.
     if (phase == Phase::kTrain)
       unit_totals_[static_cast<std::size_t>(u)].merge(sum, reqs.back().stats.pes, false);
-    if (adagp_ && phase == Phase::kTrain)
+    if (phased_ && phase == Phase::kTrain)
       adagp_phases_[static_cast<std::size_t>(adagp_phase_)].merge(sum, pes, true);
   }
   totals_[p].elapsed_cycles += elapsed;
   epoch_[p].elapsed_cycles += elapsed;
-  if (adagp_ && phase == Phase::kTrain)
+  if (phased_ && phase == Phase::kTrain)
     adagp_phases_[static_cast<std::size_t>(adagp_phase_)].elapsed_cycles += elapsed;
   predictor_layer_ = static_cast<std::size_t>(-1);
   pending_[0].clear();

@@ -14,6 +14,7 @@
 #include "sim/core/state_archive.h"
 #include "sim/nn/network.h"
 #include "sim/nn/pass_observer.h"
+#include "sim/techniques/technique.h"
 #include "sim/train/residency.h"
 #include "sim/workload/lowering.h"
 #include "sim/workload/net_shape.h"
@@ -100,10 +101,12 @@ class AcceleratorSession final : public PassObserver {
   const std::array<OpTotals, 2>& unit_totals() const { return unit_totals_; }
   /// ADA-GP: training work per phase (0 warm-up, 1 Phase BP, 2 Phase GP), elapsed included.
   const std::array<OpTotals, 3>& adagp_phases() const { return adagp_phases_; }
-  /// Bytes of dedicated predictor-weight memory and extra PEs the technique's hardware adds.
+  /// PEs of the technique's own array and bytes of its dedicated memory (ADA-GP: the
+  /// predictor's weights): what its hardware adds to the device (TechniqueHardware).
   std::int64_t extra_pes() const { return extra_pes_; }
   std::int64_t extra_storage_bytes() const { return extra_storage_bytes_; }
-  bool adagp() const { return adagp_; }
+  /// The technique has ADA-GP's phases (TechniqueInfo::phased): adagp_phases() are kept.
+  bool adagp() const { return phased_; }
   /// Speculative work whose result was thrown away (training).
   const OpTotals& discarded() const { return discarded_; }
   /// Sum over sample steps of the time each took, and how many (per-sample techniques).
@@ -121,10 +124,11 @@ class AcceleratorSession final : public PassObserver {
   SimSystem& system() { return system_; }
   const NetShape& shape() const { return shape_; }
   /// ADA-GP: per-sample outputs the predictor computes for `layer` (its filter's or unit's
-  /// weights plus bias; the other outputs of the shared head are masked and skipped), and
-  /// the largest over the network (the head's size).
+  /// weights plus bias; the other outputs of the shared head are masked and skipped; 0 for
+  /// layers it does not serve and without a predictor), and the largest over the network
+  /// (the head's size).
   int predictor_outputs(std::size_t layer) const;
-  int predictor_max_outputs() const { return predictor_outputs_; }
+  int predictor_max_outputs() const { return hw_.predictor.max_outputs; }
   /// Saves or restores the run's accumulated sums and simulated time at an epoch boundary
   /// (nothing pending), for checkpoints; defined in sim/train/checkpoint.cpp, which must
   /// learn about every new member that accumulates across batches.
@@ -153,13 +157,13 @@ class AcceleratorSession final : public PassObserver {
   std::vector<bool> discarded_flags_;              // parallel to pending_[1]
   int unit_ = 0;
   bool discarding_ = false;
+  TechniqueHardware hw_;   // what the technique adds to the device
   bool own_unit_ = false;  // second unit has its own array (else shares the main one)
-  bool store_in_dram_ = false;
+  std::array<bool, kNumRoles> second_unit_role_{};  // roles that always run on unit 1
   std::array<OpTotals, 2> unit_totals_;
   // ADA-GP
-  bool adagp_ = false, adagp_max_ = false, predictor_resident_ = false;
+  bool phased_ = false;
   int adagp_phase_ = 0;
-  int predictor_outputs_ = 0;  // P_max: largest per-sample gradient count of any layer
   std::size_t predictor_layer_ = static_cast<std::size_t>(-1);  // layer of pending unit-1 work
   std::map<std::tuple<std::size_t, int, int>, PredictorOps> predictor_ops_;
   std::array<OpTotals, 3> adagp_phases_;

@@ -1,7 +1,7 @@
 #include "sim/train/shape_only_run.h"
 
 #include "sim/core/error.h"
-#include "sim/techniques/adagp_schedule.h"
+#include "sim/techniques/technique.h"
 #include "sim/train/trainer.h"
 
 namespace trainsim {
@@ -27,28 +27,18 @@ void accumulate(OpTotals& into, const OpTotals& t) {
 
 namespace {
 
-constexpr int kBackprop = 0, kPhaseBp = 1, kPhaseGp = 2;
-
-// Emits one batch's passes to the session in the order the numerics make them.
+// Emits one batch's passes to the session in the order the numerics make them (Backprop,
+// AdaGp), as the technique's recipe for the batch's kind says.
 class BatchEmitter {
  public:
-  BatchEmitter(const ExperimentSpec& spec, AcceleratorSession& s)
-      : s_(s),
-        net_(s.shape()),
-        adagp_(spec.sim.technique.kind.rfind("adagp-", 0) == 0),
-        skip_gp_(spec.sim.technique.phase_gp == "skip"),
-        no_predictor_gp_(spec.sim.technique.phase_gp == "zero" ||
-                         spec.sim.technique.phase_gp == "mean"),
-        pseudo_gp_(spec.sim.technique.phase_gp == "pseudo") {}
+  explicit BatchEmitter(AcceleratorSession& s) : s_(s), net_(s.shape()) {}
 
-  void train(int kind, int b) {
-    if (adagp_) s_.on_phase(kind == kBackprop ? AdagpSchedule::kWarmUp : kind);
-    // The "pseudo" ablation's Phase GP batch is a backprop batch (the model's own classes as
-    // labels) without the predictor.
-    if (kind == kPhaseGp && !pseudo_gp_) return predicted(b);
+  void train(const BatchRecipe& r, int b) {
+    if (r.phase >= 0) s_.on_phase(r.phase);
+    if (!r.backprop) return forward_only(r, b);
     forward(b);
     backward(b);
-    if (adagp_ && kind != kPhaseGp)
+    if (r.train_predictor)
       for (std::size_t l = 0; l < net_.size(); ++l) {
         if (!predicted_layer(l)) continue;
         for (int pass = 0; pass < 3; ++pass) s_.on_predictor(l, pass, samples(l));
@@ -80,12 +70,12 @@ class BatchEmitter {
   }
   // AdaGp::predicted_batch: each layer's forward, then at once its predicted gradients and
   // its update. Layers the predictor does not serve (batchnorm) keep their weights.
-  void predicted(int b) {
+  void forward_only(const BatchRecipe& r, int b) {
     for (std::size_t l = 0; l < net_.size(); ++l) {
       s_.on_forward(l, b);
-      if (skip_gp_ || !predicted_layer(l)) continue;
-      if (!no_predictor_gp_) s_.on_predictor(l, 0, samples(l));
-      s_.on_update(l, b);
+      if (!predicted_layer(l)) continue;
+      if (r.predict) s_.on_predictor(l, 0, samples(l));
+      if (r.update) s_.on_update(l, b);
     }
     s_.on_batch_end(Phase::kTrain, b);
   }
@@ -94,38 +84,41 @@ class BatchEmitter {
 
   AcceleratorSession& s_;
   const NetShape& net_;
-  bool adagp_, skip_gp_, no_predictor_gp_, pseudo_gp_;
 };
 
 }  // namespace
 
 void emit_training_batch(const ExperimentSpec& spec, AcceleratorSession& session, int kind,
                          int batch) {
-  BatchEmitter(spec, session).train(kind, batch);
+  const ShapeOnlyPlan plan = technique_info(spec.sim.technique).shape_only(spec.sim.technique);
+  BatchEmitter(session).train(plan.recipes[static_cast<std::size_t>(kind)], batch);
 }
 
 void check_shape_only_technique(const ExperimentSpec& spec) {
   const TechniqueSpec& t = spec.sim.technique;
-  if (t.kind != "bp" && t.kind.rfind("adagp-", 0) != 0)
-    throw UserError("technique '" + t.label() +
-                    "' cannot run with numerics: none: what it does depends on the data "
-                    "(shape-only runs support bp and adagp-max / adagp-efficient / adagp-low)");
+  if (technique_info(t).shape_only) return;
+  std::string supported;
+  for (const TechniqueInfo& info : techniques())
+    if (info.shape_only) supported += (supported.empty() ? "" : ", ") + info.name;
+  throw UserError("technique '" + t.label() +
+                  "' cannot run with numerics: none: what it does depends on the data "
+                  "(shape-only runs support " +
+                  supported + ")");
 }
 
 ShapeOnlyResult run_shape_only(const ExperimentSpec& spec, const DatasetShape& data,
                                AcceleratorSession& session) {
   check_shape_only_technique(spec);
-  const TechniqueSpec& t = spec.sim.technique;
-  const bool adagp = t.kind.rfind("adagp-", 0) == 0;
+  const ShapeOnlyPlan plan = technique_info(spec.sim.technique).shape_only(spec.sim.technique);
   if (data.train <= 0)
     throw UserError("dataset '" + spec.dataset.name + "' has no training samples");
-  BatchEmitter emit(spec, session);
+  BatchEmitter emit(session);
   ShapeOnlyResult r;
   auto per_batch = [&](int kind, int b) -> const OpTotals& {
     auto it = r.per_batch.find({kind, b});
     if (it != r.per_batch.end()) return it->second;
     session.take_epoch();
-    emit.train(kind, b);
+    emit.train(plan.recipes[static_cast<std::size_t>(kind)], b);
     return r.per_batch.emplace(std::make_pair(kind, b), session.take_epoch()[0]).first->second;
   };
   auto eval_batch = [&](int b) -> const OpTotals& {
@@ -139,18 +132,13 @@ ShapeOnlyResult run_shape_only(const ExperimentSpec& spec, const DatasetShape& d
   const std::int64_t bs = spec.training.batch_size;
   const std::int64_t full = data.train / bs, rest = data.train % bs;
   const std::int64_t batches = full + (rest ? 1 : 0);
-  const AdagpSchedule schedule(t);
   for (int e = 0; e < spec.training.epochs; ++e) {
     ShapeOnlyEpoch ep;
     // Count the epoch's batches of each kind; the last (partial) batch separately.
     std::array<std::int64_t, kNumBatchKinds> full_kinds{};
-    int last_kind = kBackprop;
+    int last_kind = 0;
     for (std::int64_t i = 0; i < batches; ++i) {
-      int kind = kBackprop;
-      if (adagp) {
-        const int p = schedule.phase(e, i);
-        kind = p == AdagpSchedule::kWarmUp ? kBackprop : p;
-      }
+      const int kind = plan.kind(e, i);
       ++ep.batches[static_cast<std::size_t>(kind)];
       if (rest && i == batches - 1)
         last_kind = kind;

@@ -15,12 +15,10 @@
 #include <vector>
 
 #include "sim/data/dataset.h"
+#include "sim/techniques/technique.h"
 #include "sim/train/accel_session.h"
 
 namespace trainsim {
-
-/// Kinds of training batch: backprop (bp, and ADA-GP's Warm Up), ADA-GP Phase BP, Phase GP.
-inline constexpr int kNumBatchKinds = 3;
 
 /// OpTotals arithmetic for counting: `n` batches of `t`.
 OpTotals times(const OpTotals& t, std::int64_t n);
@@ -41,12 +39,14 @@ struct ShapeOnlyResult {
   std::map<int, OpTotals> eval_per_batch;                    ///< by batch size
 };
 
-/// UserError unless spec's technique can be timed without numerics (bp, adagp-*).
+/// UserError unless spec's technique can be timed without numerics (its description has a
+/// ShapeOnlyPlan: bp, adagp-*).
 void check_shape_only_technique(const ExperimentSpec& spec);
 
 /// Times `spec`'s training schedule on `session` (constructed without a Network) for a
-/// dataset of `data`'s split sizes. UserError for techniques whose work depends on the data
-/// (bp-sample, specbp: their hit rates need the numerics).
+/// dataset of `data`'s split sizes, batch by batch as the technique's ShapeOnlyPlan says.
+/// UserError for techniques without one (bp-sample, specbp: specbp's hit rates need the
+/// numerics).
 ShapeOnlyResult run_shape_only(const ExperimentSpec& spec, const DatasetShape& data,
                                AcceleratorSession& session);
 /// Sends one training batch of `kind` (0 backprop, 1 Phase BP, 2 Phase GP) and `batch`

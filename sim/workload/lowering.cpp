@@ -63,6 +63,11 @@ ElementwiseShape update_shape(std::int64_t params, const OptimizerSpec& o) {
   return e;
 }
 
+std::int64_t predictor_params(int size, int channels, int max_outputs) {
+  const std::int64_t hidden = channels * (static_cast<std::int64_t>(size) * size);
+  return static_cast<std::int64_t>(channels) * 9 + channels + hidden * max_outputs + max_outputs;
+}
+
 PredictorOps lower_predictor(int layer, int samples, int in_h, int in_w, int batch, int size,
                              int channels, int outputs, int max_outputs, int word_bits,
                              bool resident_weights) {
@@ -127,8 +132,7 @@ PredictorOps lower_predictor(int layer, int samples, int in_h, int in_w, int bat
   // attributing the op to the predictor's training.
   p.backward.push_back(
       with_tensors(bits(conv_bw), {resized, d_conv}, {use(TensorKind::kPredictor, -1, conv_w, 3)}));
-  const std::int64_t params =
-      static_cast<std::int64_t>(channels) * 9 + channels + hidden * max_outputs + max_outputs;
+  const std::int64_t params = predictor_params(size, channels, max_outputs);
   OptimizerSpec adam;
   adam.kind = "adam";
   adam.reduction = "mean";

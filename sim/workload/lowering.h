@@ -55,6 +55,9 @@ struct PredictorOps {
   std::vector<Op> backward;  ///< its training: dense bwd-weight / bwd-data, relu, conv bwd-weight
   std::vector<Op> update;    ///< Adam over its parameters
 };
+/// The predictor's parameters: conv 1 -> channels (3x3 + bias), dense channels*size*size ->
+/// max_outputs (+ bias).
+std::int64_t predictor_params(int size, int channels, int max_outputs);
 PredictorOps lower_predictor(int layer, int samples, int in_h, int in_w, int batch, int size,
                              int channels, int outputs, int max_outputs, int word_bits,
                              bool resident_weights);

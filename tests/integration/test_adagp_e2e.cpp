@@ -71,10 +71,11 @@ TEST_CASE("ADA-GP's hardware variants: same training, MAX <= Efficient <= LOW in
   CHECK_FALSE(bp["epochs"][1].contains("predictor"));
 }
 
-TEST_CASE("ADA-GP reports per-layer prediction error; the predictions carry information",
+TEST_CASE("ADA-GP reports per-layer prediction error, the predictions carry information",
           "[e2e][adagp]") {
   require_dataset("mnist");
-  const std::string dir = fresh_dir("adagp-predictor");
+  // fresh_dir makes the directory; the run writes below it (train refuses an existing one).
+  const std::string dir = fresh_dir("adagp-predictor") + "/run";
   // The default predictor and schedule on the 8,000 training digits, 1 warm-up epoch.
   const CliResult r =
       run_trainsim({"train", kLenet, "--out", dir, "--quiet", "--set", "training.epochs=3", "--set",

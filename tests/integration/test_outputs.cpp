@@ -92,7 +92,7 @@ TEST_CASE("A run stopped after epoch 1 of 3 and resumed equals an uninterrupted 
   }
 }
 
-TEST_CASE("trainsim train resumes too; a checkpoint resumes only its own run",
+TEST_CASE("trainsim train resumes too, a checkpoint resumes only its own run",
           "[outputs][resume]") {
   require_dataset("mnist");
   const std::string dir = fresh_dir("resume-train");

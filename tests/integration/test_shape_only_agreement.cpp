@@ -88,7 +88,7 @@ TEST_CASE("a grouped convolution trains and costs what its shape-only run costs"
   CHECK(r.eval.elapsed_cycles == real_eval);
 }
 
-TEST_CASE("trainsim run / compare with numerics: none; its errors leave nothing behind",
+TEST_CASE("trainsim run / compare with numerics: none, its errors leave nothing behind",
           "[e2e][shape]") {
   const std::string exp = std::string(TRAINSIM_SOURCE_DIR) + "/configs/experiments/adagp_zoo.yaml";
   const std::string dir = fresh_dir("shape-only-cli");

@@ -107,7 +107,7 @@ TEST_CASE("A forced miss (threshold 0) trains like bp-sample and pays for the wa
   CHECK(miss["technique_stats"]["discarded"]["ops"].get<std::int64_t>() > 0);
 }
 
-TEST_CASE("Speculation overlaps only on its own unit; a smaller unit is no faster",
+TEST_CASE("Speculation overlaps only on its own unit, a smaller unit is no faster",
           "[e2e][specbp]") {
   require_dataset("mnist");
   const std::string dir = fresh_dir("specbp-units");

@@ -324,7 +324,7 @@ TEST_CASE("Masked predictor outputs do not affect a smaller layer", "[adagp]") {
   for (std::size_t k = 0; k < pa.size(); ++k) CHECK(pa[k] == params[0]->grad[k]);
 }
 
-TEST_CASE("AdaGp runs all three phases; Phase GP issues no backward pass", "[adagp]") {
+TEST_CASE("AdaGp runs all three phases, Phase GP issues no backward pass", "[adagp]") {
   ExperimentSpec spec = tiny_adagp_spec(0.9);
   spec.sim.technique.schedule = {{{2, 1, 1}}, {{1, 1, 0}}};
   const Dataset data = tiny_data(60);  // 6 batches per epoch
@@ -369,7 +369,7 @@ TEST_CASE("AdaGp runs all three phases; Phase GP issues no backward pass", "[ada
   }
 }
 
-TEST_CASE("AdaGp in Warm Up trains exactly like bp; reports predictor errors", "[adagp]") {
+TEST_CASE("AdaGp in Warm Up trains exactly like bp, reports predictor errors", "[adagp]") {
   ExperimentSpec spec;
   spec.network = tiny_mlp();
   spec.training.batch_size = 7;

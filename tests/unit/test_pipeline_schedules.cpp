@@ -55,7 +55,7 @@ TEST_CASE("ADA-GP: alternating Phase GP and Phase BP costs 25 / 25 / 20 steps pe
   CHECK(run_steps("chimera", 4, 4, repeat({BP}, 3)).steps() == 48);
 }
 
-TEST_CASE("GPipe and 1F1B: idle (p-1)/(m+p-1) of the time; in flight m and p") {
+TEST_CASE("GPipe and 1F1B: idle (p-1)/(m+p-1) of the time, in flight m and p") {
   for (int p = 2; p <= 6; ++p)
     for (int m = 1; m <= 12; ++m)
       for (StepCosts c : {StepCosts{1, 2}, StepCosts{1, 1}, StepCosts{2, 3}}) {
@@ -89,7 +89,7 @@ TEST_CASE("Interleaved 1F1B: idle (1/v)(p-1)/m of the ideal time") {
         }
 }
 
-TEST_CASE("ZB-H1: idle (p-1)/(3m) of the ideal time at equal F, B and W; memory of 1F1B") {
+TEST_CASE("ZB-H1: idle (p-1)/(3m) of the ideal time at equal F, B and W, memory of 1F1B") {
   for (int p = 2; p <= 6; ++p)
     for (int m = p; m <= 12; ++m) {
       INFO("p " << p << " m " << m);

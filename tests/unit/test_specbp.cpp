@@ -37,7 +37,7 @@ TEST_CASE("The output distance never exceeds 2 / classes, so threshold 0.25 neve
   CHECK(worst < 0.25);
 }
 
-TEST_CASE("technique: specbp@T sets the threshold; a mapping sets every key", "[specbp][config]") {
+TEST_CASE("technique: specbp@T sets the threshold, a mapping sets every key", "[specbp][config]") {
   test::TempDir tmp("specbp-config");
   const std::string base = "network: seed_mlp\ndataset: {name: mnist}\naccelerator: adagp_ws180\n";
   auto load = [&](const std::string& extra) {

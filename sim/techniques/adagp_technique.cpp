@@ -1,0 +1,149 @@
+// What trainsim knows about ADA-GP's three techniques (adagp-max, adagp-efficient,
+// adagp-low): one numerics (AdaGp), one phase schedule, three hardware designs (Janfaza et al.,
+// MICRO '23, section 4; docs/adagp.md):
+//   MAX        the predictor runs on a PE array of its own and keeps its weights in
+//              dedicated memory;
+//   Efficient  the predictor runs on the main array after each layer, weights in dedicated
+//              memory;
+//   LOW        no extra hardware: the main array, weights loaded from DRAM for every use.
+#include <algorithm>
+#include <cstdio>
+
+#include "sim/techniques/adagp.h"
+#include "sim/workload/lowering.h"
+#include "sim/workload/net_shape.h"
+
+namespace trainsim {
+
+namespace {
+
+// The per-sample gradients the predictor computes for a layer: a conv layer's filter or a
+// dense layer's unit weights plus bias (the paper's section 3.6); it serves no other layer.
+int predictor_outputs(const NetShape& net, std::size_t layer) {
+  const LayerSpec& ls = net.layer_spec(layer);
+  const Shape in = net.layer(layer).in;
+  if (ls.type == "conv2d") return in.c / ls.groups * ls.kernel * ls.kernel_width() + 1;
+  if (ls.type == "dense") return static_cast<int>(in.size()) + 1;
+  return 0;
+}
+
+TechniqueHardware hardware(AdagpDesign design, const TechniqueSpec& spec, const NetShape& net,
+                           int word_bytes) {
+  TechniqueHardware hw;
+  TechniqueHardware::Predictor& p = hw.predictor;
+  for (std::size_t i = 0; i < net.size(); ++i) {
+    p.outputs.push_back(predictor_outputs(net, i));
+    p.max_outputs = std::max(p.max_outputs, p.outputs.back());
+  }
+  p.size = spec.predictor_size;
+  p.channels = spec.predictor_channels;
+  // MAX and Efficient keep the predictor's weights in their own memory; LOW loads them from
+  // DRAM for every use and writes its updates back.
+  p.resident = design != AdagpDesign::kLow;
+  if (p.resident)
+    hw.storage_bytes = predictor_params(p.size, p.channels, p.max_outputs) * word_bytes;
+  if (design == AdagpDesign::kMax) {
+    hw.second_unit = TechniqueHardware::SecondUnit::kOwnArray;
+    hw.unit_suffix = "-predictor-array";
+    hw.unit_rows = spec.unit_rows;
+    hw.unit_cols = spec.unit_cols;
+    hw.second_unit_roles = {OpRole::kPredictorForward, OpRole::kPredictorBackward,
+                            OpRole::kPredictorUpdate};
+  }
+  return hw;
+}
+
+// A batch's kind is its phase (warm-up batches are backprop batches, kind 0): Warm Up and
+// Phase BP backprop and train the predictor; Phase GP as `phase_gp` says (AdaGp::train_batch).
+ShapeOnlyPlan shape_only(const TechniqueSpec& spec) {
+  static_assert(AdagpSchedule::kWarmUp == 0 && AdagpSchedule::kPhases == kNumBatchKinds,
+                "batch kinds are ADA-GP's phases");
+  ShapeOnlyPlan plan;
+  const AdagpSchedule schedule(spec);
+  plan.kind = [schedule](int epoch, std::int64_t batch) { return schedule.phase(epoch, batch); };
+  for (int k = 0; k < kNumBatchKinds; ++k) {
+    BatchRecipe& r = plan.recipes[static_cast<std::size_t>(k)];
+    r.phase = k;
+    r.train_predictor = true;
+  }
+  BatchRecipe& gp = plan.recipes[AdagpSchedule::kPhaseGp];
+  gp.train_predictor = false;
+  switch (AdaGp::gp_mode(spec.phase_gp)) {
+    case AdaGp::GpMode::kPredict:  // each layer's predicted gradients and update
+      gp.backprop = false;
+      gp.predict = gp.update = true;
+      break;
+    case AdaGp::GpMode::kSkip:  // forward only, the weights stay
+      gp.backprop = false;
+      break;
+    case AdaGp::GpMode::kZero:  // updates without the predictor's work
+    case AdaGp::GpMode::kMean:
+      gp.backprop = false;
+      gp.update = true;
+      break;
+    case AdaGp::GpMode::kPseudo:  // a backprop batch on the model's own classes
+      break;
+  }
+  return plan;
+}
+
+template <AdagpDesign kDesign>
+TechniqueHardware hardware_of(const TechniqueSpec& spec, const NetShape& net, int word_bytes) {
+  return hardware(kDesign, spec, net, word_bytes);
+}
+
+struct Design {
+  const char* name;
+  const char* description;
+  TechniqueHardware (*hardware)(const TechniqueSpec&, const NetShape&, int);
+};
+
+// In AdagpDesign's order.
+const Design kDesigns[] = {
+    {"adagp-max",
+     "ADA-GP (Janfaza et al., MICRO '23) on its MAX hardware: an extra PE array and memory for "
+     "the gradient predictor, which runs alongside the model's layers",
+     hardware_of<AdagpDesign::kMax>},
+    {"adagp-efficient",
+     "ADA-GP on its Efficient hardware: dedicated predictor-weight memory, the predictor runs on "
+     "the main array after each layer",
+     hardware_of<AdagpDesign::kEfficient>},
+    {"adagp-low",
+     "ADA-GP on its LOW hardware: no extra hardware; the predictor's weights are loaded from "
+     "DRAM after each layer and its results stored",
+     hardware_of<AdagpDesign::kLow>},
+};
+
+}  // namespace
+
+TechniqueInfo adagp_technique(AdagpDesign design) {
+  const Design& d = kDesigns[static_cast<int>(design)];
+  TechniqueInfo t;
+  t.name = d.name;
+  t.description = d.description;
+  t.keys = {"warmup_epochs", "schedule", "predictor", "phase_gp"};
+  if (design == AdagpDesign::kMax) {
+    // Its own array has a size but no choice of sharing (that is Efficient / LOW).
+    t.keys.insert(t.keys.begin() + 3, "unit");
+    t.unit_keys = {"rows", "cols"};
+  }
+  t.shorthand = "warmup_epochs";
+  t.choices = {{"phase_gp", AdaGp::gp_mode_names()}};
+  t.phased = true;
+  t.hardware = d.hardware;
+  // The default warm-up (one epoch) goes unsaid.
+  t.label = [](const TechniqueSpec& spec) {
+    if (spec.warmup_epochs == 1) return spec.kind;
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%s@%d", spec.kind.c_str(), spec.warmup_epochs);
+    return std::string(buf);
+  };
+  t.make = [](const TechniqueSpec& spec,
+              Network<float>& net) -> std::unique_ptr<TrainingTechnique> {
+    return std::make_unique<AdaGp>(spec, net);
+  };
+  t.shape_only = shape_only;
+  return t;
+}
+
+}  // namespace trainsim
