@@ -106,6 +106,41 @@ TEST_CASE("LeNet-5 on 4 devices: single-device accuracy, per-device reports, a t
         Approx(o["totals"]["device_energy"].get<double>()).epsilon(1e-12));
 }
 
+TEST_CASE("Devices of different kinds each cost their stages on their own accelerator",
+          "[pipeline]") {
+  require_dataset("fashion-mnist");
+  const std::string dir = fresh_dir("pipeline-mixed");
+  const std::string pipeline =
+      "pipeline: {schedule: 1f1b, stages: [[0, 0], [1, 2], [3, 3], [4, 12]]}\n";
+  const std::string same = write_experiment(
+      dir, lenet_body("numerics: none\nsystem: {devices: 4, topology: ring}\n" + pipeline));
+  auto r = run_trainsim({"run", same, "--out", dir + "/same", "--quiet"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const std::string mixed =
+      write_experiment(dir, lenet_body("numerics: none\nsystem:\n  devices:\n"
+                                       "    - {accelerator: adagp_ws180, count: 2}\n"
+                                       "    - {accelerator: small_8x8, dataflow: os}\n"
+                                       "    - {accelerator: adagp_ws180}\n"
+                                       "  topology: ring\n" +
+                                       pipeline));
+  r = run_trainsim({"run", mixed, "--out", dir + "/mixed", "--quiet"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto a = csv_rows(read_file(dir + "/same/devices.csv"));
+  const auto b = csv_rows(read_file(dir + "/mixed/devices.csv"));
+  REQUIRE(a.size() == 4);
+  REQUIRE(b.size() == 4);
+  CHECK(b[2].at("accelerator") == "small_8x8");
+  CHECK(b[2].at("dataflow") == "os");
+  // conv2's stage on 64 PEs instead of 180 takes longer (1.45x when written);
+  // the other devices' work is the same.
+  CHECK(std::stod(b[2].at("busy_seconds")) > 1.3 * std::stod(a[2].at("busy_seconds")));
+  for (int d : {0, 1, 3})
+    CHECK(b[static_cast<std::size_t>(d)].at("busy_seconds") ==
+          a[static_cast<std::size_t>(d)].at("busy_seconds"));
+}
+
 TEST_CASE("Bad systems and pipelines: one line, exit 2, no output", "[pipeline][errors]") {
   struct Case {
     std::string extra;
