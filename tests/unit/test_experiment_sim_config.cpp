@@ -436,6 +436,32 @@ TEST_CASE("resolved_yaml writes the simulation keys and round-trips", "[config]"
     CHECK(text.find("\nfidelity: fast\n") != std::string::npos);
     check_round_trip(tmp, s);
   }
+  SECTION("a system of devices and its pipeline") {
+    for (const std::string& system :
+         {std::string("four_ws180_chain"), std::string("four_ws180_switch"),
+          std::string("{devices: [{accelerator: adagp_ws180, count: 2}, {accelerator: "
+                      "small_8x8, dataflow: os}], topology: custom, links: [{between: [0, 1]}, "
+                      "{between: [1, 2], bandwidth_gbps: 8, latency_ns: 2, pj_per_bit: 0.5}]}")}) {
+      INFO(system);
+      ExperimentSpec s = load_experiment(
+          quickstart(), {"system=" + system, "pipeline={schedule: zb-h1, micro_batches: 3}"});
+      REQUIRE(s.system.present());
+      const std::string text = resolved_yaml(s);
+      INFO(text);
+      const ExperimentSpec back =
+          load_experiment(tmp.write("experiments/resolved_system.yaml", text));
+      CHECK(resolved_yaml(back) == text);
+      REQUIRE(back.system.devices.size() == s.system.devices.size());
+      for (std::size_t d = 0; d < s.system.devices.size(); ++d) {
+        check_same_accelerator(s.system.devices[d].accelerator, back.system.devices[d].accelerator);
+        CHECK(back.system.devices[d].dataflow == s.system.devices[d].dataflow);
+      }
+      CHECK(back.system.net.links == s.system.net.links);
+      CHECK(back.system.net.has_switch == s.system.net.has_switch);
+      CHECK(back.pipeline.schedule == "zb-h1");
+      CHECK(back.pipeline.micro_batches == 3);
+    }
+  }
   SECTION("every shipped accelerator, with its dataflow overridden") {
     for (const char* name :
          {"adagp_ws180", "eyeriss_like", "scalesim_default", "small_8x8", "systolic_32x32"}) {

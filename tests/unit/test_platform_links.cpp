@@ -1,0 +1,97 @@
+// The platform's links: the topologies' link graphs and routes, and transfers on the SystemC
+// platform, serialised per link direction at its bandwidth and delivered after its latency.
+#include <catch2/catch.hpp>
+
+#include "models/platform/interconnect.h"
+#include "models/platform/platform.h"
+#include "models/platform/topology.h"
+#include "sim/core/error.h"
+
+using namespace trainsim;
+
+namespace {
+InterconnectSpec build(const std::string& topology, int devices, LinkSpec link = {}) {
+  return find_topology(topology)->build(devices, link);
+}
+}  // namespace
+
+TEST_CASE("Topologies: links, hops and uncontended transfer times", "[platform]") {
+  CHECK(build("chain", 5).links.size() == 4);
+  CHECK(build("ring", 5).links.size() == 5);
+  CHECK(build("switch", 5).links.size() == 5);
+  CHECK(build("switch", 5).has_switch);
+  CHECK(build("fully_connected", 5).links.size() == 10);
+  CHECK(find_topology("custom")->build == nullptr);
+  CHECK(find_topology("torus") == nullptr);
+
+  CHECK(Interconnect(build("chain", 5)).hops(0, 4) == 4);
+  CHECK(Interconnect(build("ring", 5)).hops(0, 4) == 1);
+  CHECK(Interconnect(build("ring", 5)).hops(0, 2) == 2);
+  CHECK(Interconnect(build("switch", 5)).hops(1, 3) == 2);
+  CHECK(Interconnect(build("fully_connected", 5)).hops(1, 3) == 1);
+
+  // 1 GB/s moves a byte per ns: 1000 bytes take 1 us, plus 100 ns latency, per hop.
+  LinkSpec slow;
+  slow.bandwidth_gbps = 1;
+  slow.latency_ns = 100;
+  CHECK(Interconnect(build("chain", 3, slow)).transfer_ps(0, 2, 1000) == 2 * (1'000'000 + 100'000));
+  CHECK(serialise_ps(1, 3) == 334);  // rounded up
+}
+
+TEST_CASE("Interconnects refuse links that cannot exist", "[platform]") {
+  InterconnectSpec s;
+  s.devices = 3;
+  s.links = {{0, 3}};
+  CHECK_THROWS_WITH(Interconnect(s), Catch::Contains("device 3, which does not exist"));
+  s.links = {{1, 1}};
+  CHECK_THROWS_WITH(Interconnect(s), Catch::Contains("to itself"));
+  s.links = {{0, 1}};
+  CHECK_THROWS_WITH(Interconnect(s), Catch::Contains("not connected"));
+  s.links = {{0, 1}, {1, 2}};
+  s.links[1].bandwidth_gbps = 0;
+  CHECK_THROWS_WITH(Interconnect(s), Catch::Contains("bandwidth_gbps must be positive"));
+}
+
+TEST_CASE("The platform serialises transfers on a link and adds its latency", "[platform]") {
+  // Two stages on two devices, two micro-batches forward only (a Phase GP batch): each
+  // forward takes 10 ps, each activation 1000 bytes over one 1 GB/s link with 100 ns latency.
+  const PipelineLayout layout = straight_layout({2, 2, 1});
+  GraphSpec spec;
+  spec.micro_batches = 2;
+  spec.batches = {BatchKind::kPredicted};
+  const TaskGraph g(layout, spec);
+  DeviceOrders orders(2);
+  for (int s = 0; s < 2; ++s) {
+    for (int m = 0; m < 2; ++m)
+      orders[static_cast<std::size_t>(s)].push_back(g.find(Pass::kForward, 0, m, s));
+    orders[static_cast<std::size_t>(s)].push_back(g.find(Pass::kUpdate, 0, -1, s));
+  }
+  std::vector<std::int64_t> durations;
+  for (const Task& t : g.tasks()) durations.push_back(t.pass == Pass::kForward ? 10 : 0);
+  LinkSpec link;
+  link.bandwidth_gbps = 1;
+  link.latency_ns = 100;
+  link.pj_per_bit = 2;
+  const Interconnect net(build("chain", 2, link));
+  PlatformWork work{&g, &orders, durations, [](const Task&, EdgeData d) -> std::int64_t {
+                      return d == EdgeData::kActivation ? 1000 : 0;
+                    }};
+  const PlatformResult r = run_platform(net, work);
+  const auto at = [&](int m, int s) {
+    return r.tasks[static_cast<std::size_t>(g.find(Pass::kForward, 0, m, s))];
+  };
+  // Micro-batch 0 leaves at 10 ps, is on the wire for 1 us and arrives 100 ns later.
+  CHECK(at(0, 1).start_ps == 10 + 1'000'000 + 100'000);
+  // Micro-batch 1 leaves at 20 ps but waits for the wire: it starts sending at 1'000'010.
+  CHECK(at(1, 1).start_ps == 10 + 2'000'000 + 100'000);
+  CHECK(r.makespan_ps == at(1, 1).end_ps);
+  REQUIRE(r.channels.size() == 2);
+  CHECK(r.channels[0].bytes == 2000);
+  CHECK(r.channels[0].transfers == 2);
+  CHECK(r.channels[0].busy_ps == 2'000'000);
+  CHECK(r.channels[0].energy_pj == 2000 * 8 * 2.0);
+  CHECK(r.channels[1].bytes == 0);
+  REQUIRE(r.transfers.size() == 2);
+  CHECK(r.transfers[1].start_ps == 1'000'010);
+  CHECK(r.busy_ps == std::vector<std::int64_t>{20, 20});
+}
