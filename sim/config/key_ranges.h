@@ -54,6 +54,22 @@ inline constexpr IntRange kPredictorChannels{1, 256};
 /// A technique's own array (specbp, ADA-GP-MAX); 0 = as the main array.
 inline constexpr IntRange kUnitExtent{0, 4096};
 
+// --- Systems of devices -----------------------------------------------------------------
+/// Devices of a system (each entry's `count` too): the platform has a process per device
+/// and two per link direction, and per-device tables are printed; 64 is past every
+/// pipeline in the papers trainsim models (4 devices) with room for sweeps.
+inline constexpr IntRange kDevices{1, 64};
+/// A device index in a custom link's `between`.
+inline constexpr IntRange kDeviceIndex{0, 63};
+/// A layer index in pipeline.stages: a tensor id packs the layer in 20 bits
+/// (sim/workload/op.h), so no network has more layers (checked against the network too).
+inline constexpr IntRange kLayerIndex{0, (1 << 20) - 2};
+/// Micro-batches per batch: at most the batch (checked against it), so kBatch's bound.
+inline constexpr IntRange kMicroBatches{1, 1 << 16};
+/// Model chunks per device (interleaved 1F1B): stages = devices x chunks <= 4096 tasks per
+/// micro-batch and pass.
+inline constexpr IntRange kChunks{1, 64};
+
 // --- Accelerator ------------------------------------------------------------------------
 /// Array rows and cols: at most 2^24 PEs, which the cycle-level engines count in `int`.
 inline constexpr IntRange kArrayExtent{1, 4096};

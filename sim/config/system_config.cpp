@@ -9,6 +9,7 @@
 #include "sim/config/accel_lookup.h"
 #include "sim/config/accelerator_config.h"
 #include "sim/config/accelerator_parse.h"
+#include "sim/config/key_ranges.h"
 #include "sim/config/yaml_file.h"
 #include "sim/core/error.h"
 #include "sim/core/named_registry.h"
@@ -17,12 +18,6 @@
 namespace trainsim {
 
 namespace {
-
-// Large enough for any pipeline the paper or the zoo needs, small enough that every
-// per-device table stays small.
-constexpr IntRange kDevices{1, 64};
-constexpr IntRange kMicroBatches{1, 1 << 16};
-constexpr IntRange kChunks{1, 64};
 
 std::string joined(const std::vector<std::string>& names) {
   std::string out;
@@ -73,7 +68,7 @@ SystemSpec parse_system_map(const ConfigNode& node, const std::string& file,
   const ConfigNode devices = m.require("devices");
   if (devices.is_scalar()) {
     // `devices: 4`: that many of the experiment's accelerator.
-    const int n = devices.as_int_in(kDevices);
+    const int n = devices.as_int_in(key_range::kDevices);
     for (int i = 0; i < n; ++i) s.devices.push_back({sim.accelerator, sim.dataflow});
   } else {
     if (!devices.is_sequence())
@@ -96,15 +91,15 @@ SystemSpec parse_system_map(const ConfigNode& node, const std::string& file,
                    "', which is not registered (known: " + registry_names(dataflows()) + ")");
       }
       int count = 1;
-      if (auto v = e.get("count")) count = v->as_int_in(kDevices);
+      if (auto v = e.get("count")) count = v->as_int_in(key_range::kDevices);
       for (int i = 0; i < count; ++i) s.devices.push_back(d);
     }
     if (s.devices.empty()) devices.fail("a system needs at least one device");
   }
   const int n = static_cast<int>(s.devices.size());
-  if (n > kDevices.max)
-    devices.fail("at most " + std::to_string(kDevices.max) + " devices (got " + std::to_string(n) +
-                 ")");
+  if (n > key_range::kDevices.max)
+    devices.fail("at most " + std::to_string(key_range::kDevices.max) + " devices (got " +
+                 std::to_string(n) + ")");
   const Topology* topology = find_topology(s.topology);
   if (auto v = m.get("topology")) {
     s.topology = v->as_nonempty_string();
@@ -132,8 +127,8 @@ SystemSpec parse_system_map(const ConfigNode& node, const std::string& file,
       const std::vector<ConfigNode> pair = ends.as_sequence();
       if (pair.size() != 2) ends.fail("expected two device indices, e.g. [0, 1]");
       LinkSpec l = parse_link_figures(e, s.link);
-      l.a = pair[0].as_int();
-      l.b = pair[1].as_int();
+      l.a = pair[0].as_int_in(key_range::kDeviceIndex);
+      l.b = pair[1].as_int_in(key_range::kDeviceIndex);
       for (int end : {l.a, l.b})
         if (end < 0 || end >= n)
           ends.fail("device " + std::to_string(end) + " does not exist (the system has " +
@@ -210,8 +205,8 @@ PipelineSpec parse_pipeline(const ConfigNode* node, const ConfigNode& top,
         v->fail("unknown schedule '" + p.schedule + "' (known: " + registry_names(schedules()) +
                 ")");
     }
-    if (auto v = m.get("micro_batches")) p.micro_batches = v->as_int_in(kMicroBatches);
-    if (auto v = m.get("chunks")) p.chunks = v->as_int_in(kChunks);
+    if (auto v = m.get("micro_batches")) p.micro_batches = v->as_int_in(key_range::kMicroBatches);
+    if (auto v = m.get("chunks")) p.chunks = v->as_int_in(key_range::kChunks);
     if (auto v = m.get("stages")) {
       if (v->is_scalar()) {
         v->as_choice({"auto"});
@@ -219,7 +214,8 @@ PipelineSpec parse_pipeline(const ConfigNode* node, const ConfigNode& top,
         for (const ConfigNode& range : v->as_sequence()) {
           const std::vector<ConfigNode> ends = range.as_sequence();
           if (ends.size() != 2) range.fail("expected a layer range [first, last], e.g. [0, 3]");
-          p.stages.push_back({ends[0].as_int(), ends[1].as_int()});
+          p.stages.push_back({ends[0].as_int_in(key_range::kLayerIndex),
+                              ends[1].as_int_in(key_range::kLayerIndex)});
         }
       }
     }
