@@ -60,14 +60,29 @@ const std::vector<Command>& commands() {
        "model on real values and checks its output against a reference; --vcd writes its "
        "waveform.",
        "trainsim layer --accel small_8x8 --dataflow ws --conv 28,28,128,256,3,3,1,1", cmd_layer},
+      {"sweep",
+       "sweep SWEEP.yaml [-o DIR] [-j N] [--shard I/N] [-f]  |  sweep --merge DIR... -o DIR",
+       "a design-space sweep: many runs of one experiment, resumable, in parallel",
+       "Runs the sweep file's base experiment once per point of its axes (any config keys; "
+       "lists, ranges or zipped keys; the whole grid or a seeded random sample), each point a "
+       "`trainsim run` of its own into DIR/points/<id>/, N at a time, and keeps DIR/sweep.csv: "
+       "one row per finished point with its axis values, seconds, cycles, energy, DRAM bytes, "
+       "utilization, accuracy, speedup over the baseline point and whether it is on the "
+       "Pareto front of time and energy. A point that fails is recorded with its error. Run "
+       "the same command again to finish an interrupted sweep: finished points are kept. "
+       "Ctrl-C stops starting points and lets the running ones finish; a second Ctrl-C stops "
+       "them. --shard I/N runs every N-th point (job arrays), --merge joins the shards. Plot "
+       "with tools/plot DIR. The sweep file's keys: docs/sweeps.md.",
+       "trainsim sweep configs/sweeps/vgg16_dataflows.yaml -j 2", cmd_sweep},
       {"list",
-       "list [networks|datasets|optimizers|layers|accelerators|energy|dataflows|techniques]",
+       "list [networks|datasets|optimizers|layers|accelerators|energy|dataflows|techniques|"
+       "schedules|topologies|systems]",
        "what trainsim knows: presets with their key figures, and the registries",
        "Lists the shipped presets and the registered kinds: networks (parameters, input, "
        "whether they train on real data or are timed from shapes only), datasets, optimizers, "
        "layer types, accelerators (array, dataflow, buffer, clock, word size), energy tables "
-       "(unit), dataflows and training techniques, each with its description. With a category, "
-       "only that one.",
+       "(unit), dataflows, training techniques, pipeline schedules, topologies and systems of "
+       "devices, each with its description. With a category, only that one.",
        "trainsim list accelerators", cmd_list},
   };
   return table;

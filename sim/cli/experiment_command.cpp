@@ -4,16 +4,42 @@
 #include "sim/cli/experiment_runner.h"
 #include "sim/config/experiment_config.h"
 #include "sim/core/error.h"
+#include "sim/report/staged_dir.h"
+#include "sim/sweep/sweep_table.h"
+
+#include <filesystem>
 
 namespace po = boost::program_options;
 
 namespace trainsim {
 
+namespace {
+// --summary FILE: written beside and renamed over, so a reader (a sweep deciding whether the
+// point finished) never sees half a file.
+void write_summary(const po::variables_map& vm, const RunResult& r) {
+  if (!vm.count("summary")) return;
+  PointResult p;
+  p.seconds = r.seconds;
+  p.cycles = static_cast<double>(r.cycles);
+  p.energy = r.energy;
+  p.energy_unit = r.energy_unit;
+  p.dram_bytes = static_cast<double>(r.dram_bytes);
+  p.utilization = r.utilization;
+  if (r.has_accuracy) p.test_accuracy = r.test_accuracy;
+  const std::string path = vm["summary"].as<std::string>();
+  write_text_file(path + ".tmp", point_result_json(p));
+  std::filesystem::rename(path + ".tmp", path);
+}
+}  // namespace
+
 int run_or_train(const std::string& command, const std::vector<std::string>& args, bool simulate) {
   po::options_description opts = experiment_options();
   opts.add_options()("resume", po::value<std::string>()->value_name("DIR"),
                      "continue the incomplete run in DIR from its last completed epoch (no "
-                     "EXPERIMENT.yaml, --set, --out or --force with it)");
+                     "EXPERIMENT.yaml, --set, --out or --force with it)")(
+      "summary", po::value<std::string>()->value_name("FILE"),
+      "also write the headline figures (seconds, cycles, energy, DRAM bytes, utilization, "
+      "test accuracy) as JSON to FILE when the run ends (trainsim sweep reads it)");
   po::variables_map vm;
   const ExperimentArgs a = parse_experiment_args(command, args, opts, &vm, /*optional_path=*/true);
   RunOptions options;
@@ -26,12 +52,14 @@ int run_or_train(const std::string& command, const std::vector<std::string>& arg
                       " --resume DIR continues the run as it was configured: give no "
                       "EXPERIMENT.yaml, --set, --out or --force with it");
     options.resume = true;
-    run_experiment(load_resumable_experiment(vm["resume"].as<std::string>(), command), options);
+    write_summary(vm,
+                  run_experiment(load_resumable_experiment(vm["resume"].as<std::string>(), command),
+                                 options));
     return 0;
   }
   if (a.path.empty())
     throw UserError(command + ": missing EXPERIMENT.yaml (see trainsim " + command + " --help)");
-  run_experiment(load_experiment(a.path, a.overrides), options);
+  write_summary(vm, run_experiment(load_experiment(a.path, a.overrides), options));
   return 0;
 }
 

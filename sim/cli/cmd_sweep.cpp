@@ -1,0 +1,336 @@
+// `trainsim sweep`: a design-space sweep (sim/sweep/sweep_spec.h). Every point is one
+// `trainsim run` of the base experiment with the point's --set overrides, as a child process
+// into DIR/points/<id>/run, reporting its headline figures into DIR/points/<id>/result.json
+// (or its error into DIR/points/<id>/error.txt). DIR/sweep.csv is rewritten after every
+// finished point, so it is always consistent. Running the same sweep again skips finished
+// points and redoes unfinished ones; Ctrl-C stops starting points and lets the running ones
+// finish (a second Ctrl-C stops them too). --shard I/N runs every N-th point; --merge joins
+// shard directories.
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+#include "sim/cli/arg_parse.h"
+#include "sim/cli/commands.h"
+#include "sim/cli/progress_bar.h"
+#include "sim/config/experiment_config.h"
+#include "sim/core/error.h"
+#include "sim/core/interrupt.h"
+#include "sim/report/format.h"
+#include "sim/report/staged_dir.h"
+#include "sim/sweep/process_pool.h"
+#include "sim/sweep/sweep_table.h"
+
+namespace po = boost::program_options;
+namespace fs = std::filesystem;
+
+namespace trainsim {
+
+namespace {
+
+constexpr char kStateFile[] = "sweep.json";
+
+std::string read_all(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The first line of a failed point's stderr that says what went wrong.
+std::string error_of(const std::string& err, int exit_code) {
+  std::istringstream in(err);
+  std::string line, last, error;
+  while (std::getline(in, line)) {
+    if (line.rfind("trainsim: error: ", 0) == 0 && error.empty()) error = line.substr(17);
+    if (!line.empty()) last = line;
+  }
+  if (!error.empty()) return error;
+  if (!last.empty()) return last;
+  return exit_code < 0 ? "killed by a signal" : "exit code " + std::to_string(exit_code);
+}
+
+struct Shard {
+  int index = 0, count = 1;
+  std::string text() const { return std::to_string(index) + "/" + std::to_string(count); }
+};
+
+Shard parse_shard(const std::string& text) {
+  Shard s;
+  char slash = 0;
+  std::istringstream in(text);
+  if (!(in >> s.index >> slash >> s.count) || slash != '/' || !in.eof() || s.count < 1 ||
+      s.count > 100000 || s.index < 0 || s.index >= s.count)
+    throw UserError("sweep: --shard takes I/N with 0 <= I < N, e.g. 0/4 (got '" + text + "')");
+  return s;
+}
+
+// What a results directory remembers of its sweep: the file, its text and the shard.
+nlohmann::json state_of(const SweepSpec& spec, const Shard& shard) {
+  return {{"sweep", fs::absolute(spec.source).lexically_normal().string()},
+          {"text", spec.text},
+          {"shard", shard.text()}};
+}
+
+// The rows of every finished point under `dir` (result.json or error.txt), in point order.
+std::vector<SweepRow> finished_rows(const std::vector<SweepPoint>& points, const fs::path& dir) {
+  std::vector<SweepRow> rows;
+  for (const SweepPoint& p : points) {
+    const fs::path pd = dir / "points" / p.id;
+    if (auto r = read_point_result((pd / "result.json").string())) {
+      rows.push_back({&p, true, *r, ""});
+    } else if (fs::exists(pd / "error.txt")) {
+      std::string e = read_all(pd / "error.txt");
+      while (!e.empty() && e.back() == '\n') e.pop_back();
+      rows.push_back({&p, false, {}, e});
+    }
+  }
+  return rows;
+}
+
+void write_table(const SweepSpec& spec, const std::vector<SweepRow>& rows, const fs::path& dir) {
+  // Written beside and renamed over: a reader never sees half a table.
+  const fs::path tmp = dir / "sweep.csv.tmp";
+  write_text_file(tmp.string(), sweep_csv(spec, rows));
+  fs::rename(tmp, dir / "sweep.csv");
+}
+
+// The experiment with each point's overrides must load: a key that no point can set is an
+// error of the sweep, found before anything runs.
+void check_points(const SweepSpec& spec, const std::vector<SweepPoint>& points) {
+  for (const SweepAxis& axis : spec.axes)
+    for (std::size_t k = 0; k < axis.keys.size(); ++k) {
+      bool any = false;
+      std::string first_error;
+      for (const auto& values : axis.values) {
+        std::vector<std::string> o = spec.set;
+        o.push_back(axis.keys[k] + "=" + values[k]);
+        try {
+          load_experiment(spec.experiment, o);
+          any = true;
+          break;
+        } catch (const UserError& e) {
+          if (first_error.empty()) first_error = e.what();
+        }
+      }
+      if (!any)
+        throw UserError("sweep " + spec.source + ": axis '" + axis.keys[k] +
+                        "' fails for every value: " + first_error);
+    }
+  (void)points;
+}
+
+int merge(const std::vector<std::string>& dirs, const std::string& out_dir, bool force) {
+  if (out_dir.empty()) throw UserError("sweep --merge: give the merged directory with --out DIR");
+  if (dirs.empty()) throw UserError("sweep --merge: give the shard directories to merge");
+  std::string source, text;
+  for (const std::string& d : dirs) {
+    const fs::path state = fs::path(d) / kStateFile;
+    if (!fs::exists(state)) throw UserError("sweep --merge: " + d + " is not a sweep directory");
+    const nlohmann::json j = nlohmann::json::parse(read_all(state));
+    if (source.empty()) {
+      source = j.at("sweep").get<std::string>();
+      text = j.at("text").get<std::string>();
+    } else if (j.at("text").get<std::string>() != text) {
+      throw UserError("sweep --merge: " + d + " holds another sweep than " + dirs.front());
+    }
+  }
+  const SweepSpec spec = load_sweep(source);
+  if (spec.text != text)
+    throw UserError("sweep --merge: " + source + " changed since the shards ran");
+  const std::vector<SweepPoint> points = sweep_points(spec);
+  if (fs::exists(out_dir)) {
+    if (!force)
+      throw UserError("sweep --merge: " + out_dir + " exists (use --force to replace it)");
+    fs::remove_all(out_dir);
+  }
+  const fs::path staging = out_dir + ".partial";
+  fs::remove_all(staging);
+  fs::create_directories(staging / "points");
+  for (const std::string& d : dirs)
+    for (const SweepPoint& p : points) {
+      const fs::path from = fs::path(d) / "points" / p.id;
+      const bool finished = fs::exists(from / "result.json") || fs::exists(from / "error.txt");
+      if (finished && !fs::exists(staging / "points" / p.id))
+        fs::copy(from, staging / "points" / p.id, fs::copy_options::recursive);
+    }
+  write_text_file((staging / kStateFile).string(), state_of(spec, Shard{}).dump(2) + "\n");
+  const std::vector<SweepRow> rows = finished_rows(points, staging);
+  write_table(spec, rows, staging);
+  fs::rename(staging, out_dir);
+  std::printf("sweep: merged %zu of %zu points from %zu directories into %s/\n", rows.size(),
+              points.size(), dirs.size(), out_dir.c_str());
+  return rows.size() == points.size() ? 0 : 1;
+}
+
+}  // namespace
+
+int cmd_sweep(const std::vector<std::string>& args) {
+  po::options_description opts;
+  opts.add_options()("out,o", po::value<std::string>()->value_name("DIR"),
+                     "results directory (default runs/<sweep file name>)")(
+      "jobs,j", po::value<int>()->value_name("N"),
+      "points to run at once (default: the number of cores)")(
+      "force,f", "start over: replace DIR even if it holds another sweep")(
+      "shard", po::value<std::string>()->value_name("I/N"),
+      "run only points I, I+N, I+2N, ... (for job arrays; join with --merge)")(
+      "merge", po::value<std::vector<std::string>>()->multitoken()->value_name("DIR..."),
+      "join the shard directories DIR... into --out DIR")("quiet,q", "print only the final line");
+  po::options_description hidden;
+  hidden.add_options()("sweep", po::value<std::string>());
+  po::positional_options_description pos;
+  pos.add("sweep", 1);
+  const po::variables_map vm = parse_args("sweep", args, opts, pos, hidden);
+  const bool force = vm.count("force") > 0, quiet = vm.count("quiet") > 0;
+  if (vm.count("merge")) {
+    if (vm.count("sweep") || vm.count("shard"))
+      throw UserError(
+          "sweep --merge joins finished shard directories: give no SWEEP.yaml or --shard");
+    return merge(vm["merge"].as<std::vector<std::string>>(),
+                 vm.count("out") ? vm["out"].as<std::string>() : "", force);
+  }
+  if (!vm.count("sweep")) throw UserError("sweep: missing SWEEP.yaml (see trainsim sweep --help)");
+  const SweepSpec spec = load_sweep(vm["sweep"].as<std::string>());
+  const Shard shard = vm.count("shard") ? parse_shard(vm["shard"].as<std::string>()) : Shard{};
+  int jobs = vm.count("jobs") ? vm["jobs"].as<int>()
+                              : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (jobs < 1 || jobs > kMaxChildren)
+    throw UserError("sweep: --jobs must be in [1, " + std::to_string(kMaxChildren) + "]");
+  const fs::path dir = vm.count("out") ? fs::path(vm["out"].as<std::string>())
+                                       : fs::path("runs") / fs::path(spec.source).stem();
+
+  const std::vector<SweepPoint> all = sweep_points(spec);
+  std::vector<SweepPoint> points;
+  for (const SweepPoint& p : all)
+    if (static_cast<int>(p.index % static_cast<std::size_t>(shard.count)) == shard.index)
+      points.push_back(p);
+  check_points(spec, points);
+
+  // A directory remembers its sweep: running another sweep into it needs --force.
+  const nlohmann::json state = state_of(spec, shard);
+  if (fs::exists(dir)) {
+    const fs::path sf = dir / kStateFile;
+    const bool same = fs::exists(sf) && nlohmann::json::parse(read_all(sf)) == state;
+    if (!same && !force)
+      throw UserError("sweep: " + dir.string() +
+                      (fs::exists(sf) ? " holds another sweep (or another shard, or the sweep file "
+                                        "changed): use --force to start over"
+                                      : " exists and is not this sweep's directory: use --force "
+                                        "to replace it"));
+    if (!same) fs::remove_all(dir);
+  }
+  fs::create_directories(dir / "points");
+  write_text_file((dir / kStateFile).string(), state.dump(2) + "\n");
+
+  std::vector<SweepRow> rows = finished_rows(points, dir);
+  std::vector<const SweepPoint*> todo;
+  for (const SweepPoint& p : points) {
+    bool finished = false;
+    for (const SweepRow& r : rows) finished = finished || r.point->id == p.id;
+    if (finished) continue;
+    fs::remove_all(dir / "points" / p.id);  // an unfinished point starts over
+    todo.push_back(&p);
+  }
+  // Rows point into `points`; the table lists them in the sweep's order.
+  write_table(spec, rows, dir);
+  const std::size_t skipped = rows.size();
+  if (!quiet)
+    std::printf(
+        "sweep %s: %zu points%s, %zu finished before, %zu to run, %d at a time -> %s/\n",
+        spec.source.c_str(), points.size(),
+        shard.count > 1
+            ? (" (shard " + shard.text() + " of " + std::to_string(all.size()) + ")").c_str()
+            : "",
+        skipped, todo.size(), jobs, dir.string().c_str());
+  std::fflush(stdout);
+
+  install_sweep_interrupt_handler();
+  // Test hook: a SIGINT after this many points have finished, as Ctrl-C would send it.
+  const char* stop_env = std::getenv("TRAINSIM_TEST_SWEEP_INTERRUPT_AFTER");
+  const int stop_after = stop_env ? std::atoi(stop_env) : 0;
+  const std::string exe = self_executable();
+  ProcessPool pool;
+  ProgressBar bar("sweep");
+  const auto t0 = std::chrono::steady_clock::now();
+  std::size_t next = 0, done = 0, failed = 0;
+  auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
+  while (next < todo.size() || pool.running() > 0) {
+    while (sweep_interrupts() == 0 && next < todo.size() &&
+           pool.running() < static_cast<std::size_t>(jobs)) {
+      const SweepPoint& p = *todo[next];
+      const fs::path pd = dir / "points" / p.id;
+      fs::create_directories(pd);
+      std::vector<std::string> argv = {exe,
+                                       "run",
+                                       spec.experiment,
+                                       "--quiet",
+                                       "--force",
+                                       "--out",
+                                       (pd / "run").string(),
+                                       "--summary",
+                                       (pd / "result.json").string()};
+      for (const std::string& o : p.overrides(spec)) {
+        argv.push_back("--set");
+        argv.push_back(o);
+      }
+      pool.spawn(argv, (pd / "stderr.txt").string(), static_cast<int>(next));
+      ++next;
+    }
+    ChildExit ex;
+    if (!pool.wait_one(ex)) break;
+    const SweepPoint& p = *todo[static_cast<std::size_t>(ex.tag)];
+    const fs::path pd = dir / "points" / p.id;
+    std::string what;
+    if (sweep_interrupts() >= 2 && ex.exit_code != 0) {
+      fs::remove_all(pd);  // stopped midway: it runs again next time
+      what = "stopped";
+    } else if (ex.exit_code == 0 && read_point_result((pd / "result.json").string())) {
+      rows.push_back({&p, true, *read_point_result((pd / "result.json").string()), ""});
+      ++done;
+      what = "done, " + fmt("%.4g", rows.back().result.seconds) + " s simulated";
+    } else {
+      const std::string error = error_of(read_all(pd / "stderr.txt"), ex.exit_code);
+      write_text_file((pd / "error.txt").string(), error + "\n");
+      rows.push_back({&p, false, {}, error});
+      ++failed;
+      what = "failed: " + error;
+    }
+    write_table(spec, rows, dir);
+    const std::size_t finished = done + failed;
+    const double rate = finished > 0 ? elapsed() / static_cast<double>(finished) : 0;
+    const double eta = rate * static_cast<double>(todo.size() - finished);
+    if (bar.enabled()) {
+      bar.update(static_cast<std::int64_t>(finished), static_cast<std::int64_t>(todo.size()),
+                 elapsed(), finished > 0 ? eta : -1, std::to_string(failed) + " failed");
+    } else if (!quiet) {
+      std::string values;
+      for (const auto& [k, v] : p.values) values += " " + k + "=" + v;
+      std::fprintf(stderr, "sweep: [%zu/%zu] %s%s: %s (elapsed %s, ETA %s)\n", finished,
+                   todo.size(), p.id.c_str(), values.c_str(), what.c_str(),
+                   format_duration(elapsed()).c_str(), format_duration(eta).c_str());
+    }
+    if (stop_after > 0 && static_cast<int>(finished) == stop_after) std::raise(SIGINT);
+  }
+  bar.clear();
+  const std::vector<std::size_t> front = pareto_front(rows);
+  const bool complete = rows.size() == points.size();
+  std::printf(
+      "sweep: %zu of %zu points finished (%zu failed), %zu on the Pareto front (seconds, "
+      "energy)%s; table in %s/sweep.csv\n",
+      rows.size(), points.size(),
+      static_cast<std::size_t>(
+          std::count_if(rows.begin(), rows.end(), [](const SweepRow& r) { return !r.done; })),
+      front.size(), complete ? "" : ": run the same command again to finish", dir.string().c_str());
+  if (!complete) return kExitInterrupted;
+  return 0;
+}
+
+}  // namespace trainsim

@@ -1,0 +1,161 @@
+#include "sim/sweep/sweep_spec.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <set>
+#include <sstream>
+
+#include "sim/config/yaml_file.h"
+#include "sim/config/yaml_reader.h"
+#include "sim/core/error.h"
+
+namespace trainsim {
+
+namespace {
+
+// At most this many points in a grid: each point is a process and a results directory.
+constexpr std::int64_t kMaxPoints = 1'000'000;
+
+// A value as --set takes it: a scalar's text, anything else as flow YAML.
+std::string value_text(const ConfigNode& node) {
+  if (node.is_scalar()) return node.as_string();
+  YAML::Emitter out;
+  out << YAML::Flow << node.yaml();
+  return out.c_str();
+}
+
+std::vector<std::string> values_of(const ConfigNode& node) {
+  if (!node.is_sequence()) node.fail("expected a list of values, got " + node.describe());
+  std::vector<std::string> out;
+  for (const ConfigNode& v : node.as_sequence()) out.push_back(value_text(v));
+  if (out.empty()) node.fail("an axis needs at least one value");
+  return out;
+}
+
+// range: {from, to, step}: from, from + step, ... up to and including `to`.
+std::vector<std::string> range_of(const ConfigNode& node) {
+  ConfigMap m = node.as_map();
+  m.allow_only({"from", "to", "step"});
+  const double from = m.require("from").as_double(), to = m.require("to").as_double();
+  double step = 1;
+  if (auto v = m.get("step")) step = v->as_double_positive();
+  if (to < from) node.fail("the range ends (" + std::to_string(to) + ") before it starts");
+  const double count = std::floor((to - from) / step + 1e-9) + 1;
+  if (count > static_cast<double>(kMaxPoints)) node.fail("the range has too many values");
+  std::vector<std::string> out;
+  const bool integral = from == std::floor(from) && step == std::floor(step);
+  for (std::int64_t i = 0; i < static_cast<std::int64_t>(count); ++i) {
+    const double v = from + static_cast<double>(i) * step;
+    std::ostringstream s;
+    if (integral)
+      s << static_cast<std::int64_t>(v);
+    else
+      s << v;
+    out.push_back(s.str());
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> SweepSpec::keys() const {
+  std::vector<std::string> out;
+  for (const SweepAxis& a : axes) out.insert(out.end(), a.keys.begin(), a.keys.end());
+  return out;
+}
+
+SweepSpec load_sweep(const std::string& path) {
+  SweepSpec s;
+  s.source = path;
+  {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    s.text = text.str();
+  }
+  auto origin = std::make_shared<ConfigOrigin>();
+  origin->file = path;
+  ConfigNode top(load_yaml_file(path, "sweep"), "", origin);
+  ConfigMap m = top.as_map();
+  m.allow_only({"experiment", "set", "axes", "baseline", "search"});
+  const ConfigNode exp = m.require("experiment");
+  std::filesystem::path e = exp.as_nonempty_string();
+  if (e.is_relative()) e = std::filesystem::path(path).parent_path() / e;
+  if (!std::filesystem::is_regular_file(e)) exp.fail("no experiment file '" + e.string() + "'");
+  s.experiment = e.lexically_normal().string();
+  if (auto v = m.get("set"))
+    for (const ConfigNode& o : v->as_sequence()) s.set.push_back(o.as_nonempty_string());
+
+  const ConfigNode axes = m.require("axes");
+  std::set<std::string> seen;
+  for (const ConfigNode& a : axes.as_sequence()) {
+    ConfigMap am = a.as_map();
+    SweepAxis axis;
+    if (auto zip = am.get("zip")) {
+      am.allow_only({"zip"});
+      ConfigMap zm = zip->as_map();
+      std::vector<std::vector<std::string>> columns;
+      for (const auto& key : zip->yaml()) {
+        if (!key.first.IsScalar()) zip->fail("a zip's keys are config keys");
+        const std::string k = key.first.as<std::string>();
+        axis.keys.push_back(k);
+        columns.push_back(values_of(*zm.get(k)));
+        if (columns.back().size() != columns.front().size())
+          zm.get(k)->fail("a zip's lists must have the same length: '" + axis.keys.front() +
+                          "' has " + std::to_string(columns.front().size()) + " values, '" + k +
+                          "' " + std::to_string(columns.back().size()));
+      }
+      if (axis.keys.empty()) zip->fail("a zip needs at least one key");
+      for (std::size_t i = 0; i < columns.front().size(); ++i) {
+        axis.values.emplace_back();
+        for (const auto& c : columns) axis.values.back().push_back(c[i]);
+      }
+    } else {
+      am.allow_only({"key", "values", "range"});
+      axis.keys.push_back(am.require("key").as_nonempty_string());
+      auto values = am.get("values");
+      auto range = am.get("range");
+      if (values && range) a.fail("an axis has `values` or `range`, not both");
+      if (!values && !range) a.fail("an axis needs `values` or `range`");
+      for (const std::string& v : values ? values_of(*values) : range_of(*range))
+        axis.values.push_back({v});
+    }
+    for (const std::string& k : axis.keys)
+      if (!seen.insert(k).second) a.fail("key '" + k + "' is on two axes");
+    s.axes.push_back(axis);
+  }
+  if (s.axes.empty()) axes.fail("a sweep needs at least one axis");
+  double points = 1;
+  for (const SweepAxis& a : s.axes) points *= static_cast<double>(a.size());
+  if (points > static_cast<double>(kMaxPoints))
+    axes.fail("the axes span " + std::to_string(static_cast<long long>(points)) +
+              " points, more than " + std::to_string(kMaxPoints) +
+              " (use search: {mode: random, budget: N})");
+
+  if (auto b = m.get("baseline")) {
+    ConfigMap bm = b->as_map();
+    for (const auto& kv : b->yaml()) {
+      if (!kv.first.IsScalar()) b->fail("baseline keys are config keys");
+      const std::string k = kv.first.as<std::string>();
+      if (!seen.count(k)) bm.get(k)->fail("baseline key '" + k + "' is not on any axis");
+      s.baseline.emplace_back(k, value_text(*bm.get(k)));
+    }
+  }
+  if (auto v = m.get("search")) {
+    ConfigMap sm = v->as_map();
+    sm.allow_only({"mode", "budget", "seed"});
+    if (auto mode = sm.get("mode")) s.mode = mode->as_choice({"grid", "random"});
+    if (auto b = sm.get("budget")) s.budget = b->as_int64_in({1, kMaxPoints});
+    if (auto seed = sm.get("seed")) s.seed = seed->as_uint64();
+    if (s.mode == "random" && s.budget == 0)
+      v->fail("search: {mode: random} needs a budget (points to sample)");
+    if (s.mode == "grid" && s.budget != 0) v->fail("a budget is for search: {mode: random}");
+  }
+  return s;
+}
+
+}  // namespace trainsim
