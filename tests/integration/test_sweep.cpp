@@ -1,0 +1,163 @@
+// `trainsim sweep` through the real binary: a grid runs to a complete sweep.csv; a sweep
+// stopped midway finishes when run again without redoing finished points; shards merge to
+// the single run's table; bad sweep files fail with one line and write nothing.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+
+#include "tests/integration/cli_runner.h"
+
+using namespace trainsim;
+using namespace trainsim::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+// LeNet-5 shape only on 2,000 Fashion-MNIST samples: 4 dataflows x 3 arrays = 12 points,
+// a fraction of a second each.
+std::string sweep_file(const std::string& dir, const std::string& axes_extra = "") {
+  write_file(dir + "/exp.yaml",
+             "name: s\nnetwork: lenet5\nnumerics: none\n"
+             "dataset: {name: fashion-mnist, train_limit: 2000, test_limit: 100}\n"
+             "training: {epochs: 1, batch_size: 32}\naccelerator: adagp_ws180\n");
+  write_file(
+      dir + "/sweep.yaml",
+      "experiment: exp.yaml\n"
+      "axes:\n"
+      "  - {key: dataflow, values: [ws, os, is, rs]}\n"
+      "  - zip: {accelerator.array.rows: [8, 12, 16], accelerator.array.cols: [8, 15, 16]}\n" +
+          axes_extra + "baseline: {dataflow: ws, accelerator.array.rows: 12}\n");
+  return dir + "/sweep.yaml";
+}
+
+fs::file_time_type mtime(const std::string& path) {
+  return fs::last_write_time(path);
+}
+
+}  // namespace
+
+TEST_CASE("A sweep runs every point into sweep.csv, with speedups and the Pareto front",
+          "[sweep]") {
+  require_dataset("fashion-mnist");
+  const std::string dir = fresh_dir("sweep-grid");
+  const auto r = run_trainsim({"sweep", sweep_file(dir), "--out", dir + "/out", "-j", "2"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto rows = csv_rows(read_file(dir + "/out/sweep.csv"));
+  REQUIRE(rows.size() == 12);
+  int pareto = 0;
+  for (const auto& row : rows) {
+    CHECK(row.at("status") == "done");
+    CHECK(std::stod(row.at("seconds")) > 0);
+    CHECK(fs::exists(dir + "/out/points/" + row.at("id") + "/run/stats.json"));
+    pareto += row.at("pareto") == "1";
+    if (row.at("dataflow") == "ws" && row.at("accelerator.array.rows") == "12")
+      CHECK(row.at("speedup") == "1.000000");
+  }
+  CHECK(pareto >= 1);
+  CHECK(rows[0].at("dataflow") == "ws");  // grid order: the last axis fastest
+  CHECK(rows[1].at("accelerator.array.rows") == "12");
+  // Run again: nothing to do, the same table.
+  const std::string before = read_file(dir + "/out/sweep.csv");
+  const auto again = run_trainsim({"sweep", sweep_file(dir), "--out", dir + "/out"});
+  REQUIRE(again.exit_code == 0);
+  CHECK(again.out.find("12 finished before, 0 to run") != std::string::npos);
+  CHECK(read_file(dir + "/out/sweep.csv") == before);
+}
+
+TEST_CASE("An interrupted sweep finishes when run again, keeping finished points", "[sweep]") {
+  require_dataset("fashion-mnist");
+  const std::string dir = fresh_dir("sweep-resume");
+  const std::string sweep = sweep_file(dir);
+  // Ctrl-C after the 5th point: the sweep lets nothing else start and stops.
+  const auto stopped = run_trainsim({"sweep", sweep, "--out", dir + "/out", "-j", "1"},
+                                    {"TRAINSIM_TEST_SWEEP_INTERRUPT_AFTER=5"});
+  CHECK(stopped.exit_code == 130);
+  auto rows = csv_rows(read_file(dir + "/out/sweep.csv"));
+  REQUIRE(rows.size() == 5);
+  std::vector<fs::file_time_type> times;
+  for (const auto& row : rows)
+    times.push_back(mtime(dir + "/out/points/" + row.at("id") + "/result.json"));
+  const auto resumed = run_trainsim({"sweep", sweep, "--out", dir + "/out", "-j", "2"});
+  INFO(resumed.err);
+  REQUIRE(resumed.exit_code == 0);
+  CHECK(resumed.out.find("5 finished before, 7 to run") != std::string::npos);
+  rows = csv_rows(read_file(dir + "/out/sweep.csv"));
+  CHECK(rows.size() == 12);
+  for (std::size_t i = 0; i < 5; ++i)  // not run again
+    CHECK(mtime(dir + "/out/points/" + rows[i].at("id") + "/result.json") == times[i]);
+  // The same table as a sweep that was never stopped.
+  const auto whole = run_trainsim({"sweep", sweep, "--out", dir + "/whole", "-j", "2"});
+  REQUIRE(whole.exit_code == 0);
+  CHECK(read_file(dir + "/out/sweep.csv") == read_file(dir + "/whole/sweep.csv"));
+}
+
+TEST_CASE("Shards merge to the single run's table", "[sweep]") {
+  require_dataset("fashion-mnist");
+  const std::string dir = fresh_dir("sweep-shards");
+  const std::string sweep = sweep_file(dir);
+  REQUIRE(run_trainsim({"sweep", sweep, "--out", dir + "/all", "-j", "2"}).exit_code == 0);
+  REQUIRE(run_trainsim({"sweep", sweep, "--out", dir + "/s0", "--shard", "0/2"}).exit_code == 0);
+  REQUIRE(run_trainsim({"sweep", sweep, "--out", dir + "/s1", "--shard", "1/2"}).exit_code == 0);
+  CHECK(csv_rows(read_file(dir + "/s0/sweep.csv")).size() == 6);
+  const auto m = run_trainsim({"sweep", "--merge", dir + "/s0", dir + "/s1", "--out", dir + "/m"});
+  INFO(m.err);
+  REQUIRE(m.exit_code == 0);
+  CHECK(read_file(dir + "/m/sweep.csv") == read_file(dir + "/all/sweep.csv"));
+  // A shard alone is not the whole sweep.
+  CHECK(run_trainsim({"sweep", "--merge", dir + "/s0", "--out", dir + "/m0"}).exit_code == 1);
+}
+
+TEST_CASE("A failing point is recorded and the sweep goes on", "[sweep]") {
+  require_dataset("fashion-mnist");
+  const std::string dir = fresh_dir("sweep-failing");
+  // An 8 x 8 array with a 1 KiB buffer is fine; fidelity cycle with numerics none is not.
+  const auto r =
+      run_trainsim({"sweep", sweep_file(dir, "  - {key: fidelity, values: [fast, cycle]}\n"),
+                    "--out", dir + "/out", "-j", "2"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto rows = csv_rows(read_file(dir + "/out/sweep.csv"));
+  REQUIRE(rows.size() == 24);
+  for (const auto& row : rows) {
+    CHECK(row.at("status") == (row.at("fidelity") == "fast" ? "done" : "failed"));
+    if (row.at("status") == "failed") CHECK(row.at("error").find("fidelity") != std::string::npos);
+  }
+}
+
+TEST_CASE("Bad sweeps: one line, exit 2, nothing written", "[sweep][errors]") {
+  const std::string dir = fresh_dir("sweep-errors");
+  write_file(dir + "/exp.yaml",
+             "name: s\nnetwork: lenet5\nnumerics: none\ndataset: {name: fashion-mnist}\n");
+  struct Case {
+    std::string body;
+    std::vector<std::string> mentions;
+  };
+  const std::vector<Case> cases = {
+      {"experiment: exp.yaml\naxes: [{key: training.epochz, values: [1, 2]}]\n",
+       {"training.epochz", "fails for every value"}},
+      {"experiment: exp.yaml\naxes: [{key: dataflow, values: []}]\n", {"at least one value"}},
+      {"experiment: exp.yaml\naxes: [{zip: {dataflow: [ws, os], training.epochs: [1]}}]\n",
+       {"same length"}},
+      {"experiment: exp.yaml\naxes: []\n", {"at least one axis"}},
+      {"experiment: nothing.yaml\naxes: [{key: dataflow, values: [ws]}]\n", {"no experiment file"}},
+      {"experiment: exp.yaml\naxes: [{key: dataflow, values: [ws]}]\nsearch: {mode: random}\n",
+       {"budget"}},
+  };
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    INFO(cases[i].body);
+    write_file(dir + "/sweep.yaml", cases[i].body);
+    require_clean_failure(run_trainsim({"sweep", dir + "/sweep.yaml", "--out", dir + "/out"}),
+                          dir + "/out", cases[i].mentions);
+  }
+  // The results directory of another sweep is left alone.
+  const std::string other = dir + "/other";
+  fs::create_directories(other);
+  write_file(other + "/sweep.json", "{\"sweep\": \"x\", \"text\": \"y\", \"shard\": \"0/1\"}\n");
+  write_file(dir + "/sweep.yaml", "experiment: exp.yaml\naxes: [{key: dataflow, values: [ws]}]\n");
+  const auto r = run_trainsim({"sweep", dir + "/sweep.yaml", "--out", other});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("holds another sweep") != std::string::npos);
+  CHECK(read_file(other + "/sweep.json").find("\"y\"") != std::string::npos);
+  CHECK_FALSE(fs::exists(other + "/points"));
+}
