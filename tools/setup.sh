@@ -25,7 +25,7 @@ packages=(
   build-essential cmake pkg-config
   libsystemc-dev libyaml-cpp-dev catch2 libboost-dev libboost-program-options-dev
   libeigen3-dev nlohmann-json3-dev zlib1g-dev
-  dataset-fashion-mnist nodejs npm python3-matplotlib
+  dataset-fashion-mnist nodejs npm python3-matplotlib openmpi-bin libopenmpi-dev
 )
 
 missing=()

@@ -24,7 +24,9 @@
 #include "sim/core/interrupt.h"
 #include "sim/report/format.h"
 #include "sim/report/staged_dir.h"
+#include "sim/sweep/mpi_sweep.h"
 #include "sim/sweep/process_pool.h"
+#include "sim/sweep/sweep_run.h"
 #include "sim/sweep/sweep_table.h"
 
 namespace po = boost::program_options;
@@ -41,19 +43,6 @@ std::string read_all(const fs::path& p) {
   std::ostringstream s;
   s << in.rdbuf();
   return s.str();
-}
-
-// The first line of a failed point's stderr that says what went wrong.
-std::string error_of(const std::string& err, int exit_code) {
-  std::istringstream in(err);
-  std::string line, last, error;
-  while (std::getline(in, line)) {
-    if (line.rfind("trainsim: error: ", 0) == 0 && error.empty()) error = line.substr(17);
-    if (!line.empty()) last = line;
-  }
-  if (!error.empty()) return error;
-  if (!last.empty()) return last;
-  return exit_code < 0 ? "killed by a signal" : "exit code " + std::to_string(exit_code);
 }
 
 struct Shard {
@@ -181,143 +170,161 @@ int cmd_sweep(const std::vector<std::string>& args) {
       "shard", po::value<std::string>()->value_name("I/N"),
       "run only points I, I+N, I+2N, ... (for job arrays; join with --merge)")(
       "merge", po::value<std::vector<std::string>>()->multitoken()->value_name("DIR..."),
-      "join the shard directories DIR... into --out DIR")("quiet,q", "print only the final line");
+      "join the shard directories DIR... into --out DIR")(
+      "mpi",
+      "under mpirun: rank 0 hands the points out to every rank (one point at a time "
+      "per rank; -j is ignored)")("quiet,q", "print only the final line");
   po::options_description hidden;
   hidden.add_options()("sweep", po::value<std::string>());
   po::positional_options_description pos;
   pos.add("sweep", 1);
   const po::variables_map vm = parse_args("sweep", args, opts, pos, hidden);
   const bool force = vm.count("force") > 0, quiet = vm.count("quiet") > 0;
+  const bool use_mpi = vm.count("mpi") > 0;
   if (vm.count("merge")) {
-    if (vm.count("sweep") || vm.count("shard"))
+    if (vm.count("sweep") || vm.count("shard") || use_mpi)
       throw UserError(
-          "sweep --merge joins finished shard directories: give no SWEEP.yaml or --shard");
+          "sweep --merge joins finished shard directories: give no SWEEP.yaml, --shard or --mpi");
     return merge(vm["merge"].as<std::vector<std::string>>(),
                  vm.count("out") ? vm["out"].as<std::string>() : "", force);
   }
   if (!vm.count("sweep")) throw UserError("sweep: missing SWEEP.yaml (see trainsim sweep --help)");
-  const SweepSpec spec = load_sweep(vm["sweep"].as<std::string>());
-  const Shard shard = vm.count("shard") ? parse_shard(vm["shard"].as<std::string>()) : Shard{};
-  int jobs = vm.count("jobs") ? vm["jobs"].as<int>()
-                              : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  if (jobs < 1 || jobs > kMaxChildren)
-    throw UserError("sweep: --jobs must be in [1, " + std::to_string(kMaxChildren) + "]");
-  const fs::path dir = vm.count("out") ? fs::path(vm["out"].as<std::string>())
-                                       : fs::path("runs") / fs::path(spec.source).stem();
+  int rank = 0, ranks = 1;
+  if (use_mpi) mpi_start(rank, ranks);
+  struct Finalize {
+    bool on;
+    ~Finalize() {
+      if (on) mpi_stop();
+    }
+  } finalize{use_mpi};
 
-  const std::vector<SweepPoint> all = sweep_points(spec);
+  // Every rank reads the sweep and forms the same points; rank 0 alone prepares the
+  // directory and decides what is left to run.
+  std::vector<std::size_t> todo;
+  std::vector<SweepRow> rows;
   std::vector<SweepPoint> points;
-  for (const SweepPoint& p : all)
-    if (static_cast<int>(p.index % static_cast<std::size_t>(shard.count)) == shard.index)
-      points.push_back(p);
-  check_points(spec, points);
-
-  // A directory remembers its sweep: running another sweep into it needs --force.
-  const nlohmann::json state = state_of(spec, shard);
-  if (fs::exists(dir)) {
-    const fs::path sf = dir / kStateFile;
-    const bool same = fs::exists(sf) && nlohmann::json::parse(read_all(sf)) == state;
-    if (!same && !force)
-      throw UserError("sweep: " + dir.string() +
-                      (fs::exists(sf) ? " holds another sweep (or another shard, or the sweep file "
-                                        "changed): use --force to start over"
-                                      : " exists and is not this sweep's directory: use --force "
-                                        "to replace it"));
-    if (!same) fs::remove_all(dir);
+  SweepSpec spec;
+  fs::path dir;
+  int jobs = 1;
+  Shard shard;
+  try {
+    spec = load_sweep(vm["sweep"].as<std::string>());
+    shard = vm.count("shard") ? parse_shard(vm["shard"].as<std::string>()) : Shard{};
+    jobs = vm.count("jobs") ? vm["jobs"].as<int>()
+                            : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    if (jobs < 1 || jobs > kMaxChildren)
+      throw UserError("sweep: --jobs must be in [1, " + std::to_string(kMaxChildren) + "]");
+    if (use_mpi) jobs = ranks;
+    dir = vm.count("out") ? fs::path(vm["out"].as<std::string>())
+                          : fs::path("runs") / fs::path(spec.source).stem();
+    for (const SweepPoint& p : sweep_points(spec))
+      if (static_cast<int>(p.index % static_cast<std::size_t>(shard.count)) == shard.index)
+        points.push_back(p);
+    if (rank == 0) {
+      check_points(spec, points);
+      // A directory remembers its sweep: running another sweep into it needs --force.
+      const nlohmann::json state = state_of(spec, shard);
+      if (fs::exists(dir)) {
+        const fs::path sf = dir / kStateFile;
+        const bool same = fs::exists(sf) && nlohmann::json::parse(read_all(sf)) == state;
+        if (!same && !force)
+          throw UserError("sweep: " + dir.string() +
+                          (fs::exists(sf) ? " holds another sweep (or another shard, or the "
+                                            "sweep file changed): use --force to start over"
+                                          : " exists and is not this sweep's directory: use "
+                                            "--force to replace it"));
+        if (!same) fs::remove_all(dir);
+      }
+      fs::create_directories(dir / "points");
+      write_text_file((dir / kStateFile).string(), state.dump(2) + "\n");
+      rows = finished_rows(points, dir);
+      for (std::size_t i = 0; i < points.size(); ++i) {
+        bool finished = false;
+        for (const SweepRow& r : rows) finished = finished || r.point->id == points[i].id;
+        if (finished) continue;
+        fs::remove_all(dir / "points" / points[i].id);  // an unfinished point starts over
+        todo.push_back(i);
+      }
+      write_table(spec, rows, dir);
+    }
+  } catch (...) {
+    // Every rank saw the same input, but only rank 0 reports; the others leave quietly.
+    if (use_mpi && !mpi_agree(false) && rank != 0) return kExitUserError;
+    throw;
   }
-  fs::create_directories(dir / "points");
-  write_text_file((dir / kStateFile).string(), state.dump(2) + "\n");
-
-  std::vector<SweepRow> rows = finished_rows(points, dir);
-  std::vector<const SweepPoint*> todo;
-  for (const SweepPoint& p : points) {
-    bool finished = false;
-    for (const SweepRow& r : rows) finished = finished || r.point->id == p.id;
-    if (finished) continue;
-    fs::remove_all(dir / "points" / p.id);  // an unfinished point starts over
-    todo.push_back(&p);
+  if (use_mpi) {
+    if (!mpi_agree(true)) return kExitUserError;
+    todo = mpi_share_todo(todo);
   }
-  // Rows point into `points`; the table lists them in the sweep's order.
-  write_table(spec, rows, dir);
-  const std::size_t skipped = rows.size();
-  if (!quiet)
-    std::printf(
-        "sweep %s: %zu points%s, %zu finished before, %zu to run, %d at a time -> %s/\n",
-        spec.source.c_str(), points.size(),
-        shard.count > 1
-            ? (" (shard " + shard.text() + " of " + std::to_string(all.size()) + ")").c_str()
-            : "",
-        skipped, todo.size(), jobs, dir.string().c_str());
-  std::fflush(stdout);
+  if (rank == 0 && !quiet) {
+    std::printf("sweep %s: %zu points%s, %zu finished before, %zu to run, %d at a time%s -> %s/\n",
+                spec.source.c_str(), points.size(),
+                shard.count > 1 ? (" (shard " + shard.text() + ")").c_str() : "", rows.size(),
+                todo.size(), jobs, use_mpi ? " (MPI ranks)" : "", dir.string().c_str());
+    std::fflush(stdout);
+  }
 
   install_sweep_interrupt_handler();
   // Test hook: a SIGINT after this many points have finished, as Ctrl-C would send it.
   const char* stop_env = std::getenv("TRAINSIM_TEST_SWEEP_INTERRUPT_AFTER");
   const int stop_after = stop_env ? std::atoi(stop_env) : 0;
-  const std::string exe = self_executable();
-  ProcessPool pool;
   ProgressBar bar("sweep");
   const auto t0 = std::chrono::steady_clock::now();
-  std::size_t next = 0, done = 0, failed = 0;
+  std::size_t done = 0, failed = 0;
   auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   };
-  while (next < todo.size() || pool.running() > 0) {
-    while (sweep_interrupts() == 0 && next < todo.size() &&
-           pool.running() < static_cast<std::size_t>(jobs)) {
-      const SweepPoint& p = *todo[next];
-      const fs::path pd = dir / "points" / p.id;
-      fs::create_directories(pd);
-      std::vector<std::string> argv = {exe,
-                                       "run",
-                                       spec.experiment,
-                                       "--quiet",
-                                       "--force",
-                                       "--out",
-                                       (pd / "run").string(),
-                                       "--summary",
-                                       (pd / "result.json").string()};
-      for (const std::string& o : p.overrides(spec)) {
-        argv.push_back("--set");
-        argv.push_back(o);
-      }
-      pool.spawn(argv, (pd / "stderr.txt").string(), static_cast<int>(next));
-      ++next;
-    }
-    ChildExit ex;
-    if (!pool.wait_one(ex)) break;
-    const SweepPoint& p = *todo[static_cast<std::size_t>(ex.tag)];
-    const fs::path pd = dir / "points" / p.id;
-    std::string what;
-    if (sweep_interrupts() >= 2 && ex.exit_code != 0) {
-      fs::remove_all(pd);  // stopped midway: it runs again next time
-      what = "stopped";
-    } else if (ex.exit_code == 0 && read_point_result((pd / "result.json").string())) {
-      rows.push_back({&p, true, *read_point_result((pd / "result.json").string()), ""});
-      ++done;
-      what = "done, " + fmt("%.4g", rows.back().result.seconds) + " s simulated";
-    } else {
-      const std::string error = error_of(read_all(pd / "stderr.txt"), ex.exit_code);
-      write_text_file((pd / "error.txt").string(), error + "\n");
-      rows.push_back({&p, false, {}, error});
-      ++failed;
-      what = "failed: " + error;
-    }
+  // Rank 0 (or the only process): a point ended with `row`.
+  auto finished_point = [&](const SweepRow& row, const std::string& what) {
+    rows.push_back(row);
+    row.done ? ++done : ++failed;
     write_table(spec, rows, dir);
     const std::size_t finished = done + failed;
-    const double rate = finished > 0 ? elapsed() / static_cast<double>(finished) : 0;
-    const double eta = rate * static_cast<double>(todo.size() - finished);
+    const double eta =
+        elapsed() / static_cast<double>(finished) * static_cast<double>(todo.size() - finished);
     if (bar.enabled()) {
       bar.update(static_cast<std::int64_t>(finished), static_cast<std::int64_t>(todo.size()),
-                 elapsed(), finished > 0 ? eta : -1, std::to_string(failed) + " failed");
+                 elapsed(), eta, std::to_string(failed) + " failed");
     } else if (!quiet) {
       std::string values;
-      for (const auto& [k, v] : p.values) values += " " + k + "=" + v;
+      for (const auto& [k, v] : row.point->values) values += " " + k + "=" + v;
       std::fprintf(stderr, "sweep: [%zu/%zu] %s%s: %s (elapsed %s, ETA %s)\n", finished,
-                   todo.size(), p.id.c_str(), values.c_str(), what.c_str(),
+                   todo.size(), row.point->id.c_str(), values.c_str(), what.c_str(),
                    format_duration(elapsed()).c_str(), format_duration(eta).c_str());
     }
     if (stop_after > 0 && static_cast<int>(finished) == stop_after) std::raise(SIGINT);
+  };
+  auto what_of = [](const SweepRow& r) {
+    return r.done ? "done, " + fmt("%.4g", r.result.seconds) + " s simulated"
+                  : "failed: " + r.error;
+  };
+
+  if (use_mpi) {
+    mpi_run_points(spec, points, todo, dir.string(),
+                   [&](const SweepRow& r) { finished_point(r, what_of(r)); });
+    if (rank != 0) return 0;
+  } else {
+    const std::string exe = self_executable();
+    ProcessPool pool;
+    std::size_t next = 0;
+    while (next < todo.size() || pool.running() > 0) {
+      while (sweep_interrupts() == 0 && next < todo.size() &&
+             pool.running() < static_cast<std::size_t>(jobs)) {
+        const SweepPoint& p = points[todo[next]];
+        pool.spawn(point_command(exe, spec, p, dir.string()), point_stderr(p, dir.string()),
+                   static_cast<int>(todo[next]));
+        ++next;
+      }
+      ChildExit ex;
+      if (!pool.wait_one(ex)) break;
+      const SweepPoint& p = points[static_cast<std::size_t>(ex.tag)];
+      if (sweep_interrupts() >= 2 && ex.exit_code != 0) {
+        fs::remove_all(dir / "points" / p.id);  // stopped midway: it runs again next time
+        continue;
+      }
+      const SweepRow row = finish_point(p, dir.string(), ex.exit_code);
+      finished_point(row, what_of(row));
+    }
   }
   bar.clear();
   const std::vector<std::size_t> front = pareto_front(rows);
@@ -329,8 +336,7 @@ int cmd_sweep(const std::vector<std::string>& args) {
       static_cast<std::size_t>(
           std::count_if(rows.begin(), rows.end(), [](const SweepRow& r) { return !r.done; })),
       front.size(), complete ? "" : ": run the same command again to finish", dir.string().c_str());
-  if (!complete) return kExitInterrupted;
-  return 0;
+  return complete ? 0 : kExitInterrupted;
 }
 
 }  // namespace trainsim

@@ -95,15 +95,28 @@ bool ProcessPool::wait_one(ChildExit& out) {
       if (errno == EINTR) continue;  // a Ctrl-C: the caller checks its flag after we return
       throw std::runtime_error(std::string("waitpid: ") + std::strerror(errno));
     }
-    for (std::size_t i = 0; i < children_.size(); ++i) {
-      if (children_[i].pid != pid) continue;
-      out.tag = children_[i].tag;
-      out.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-      forget(pid);
-      children_.erase(children_.begin() + static_cast<std::ptrdiff_t>(i));
-      return true;
-    }
+    if (reap(pid, status, out)) return true;
   }
+}
+
+bool ProcessPool::try_wait(ChildExit& out) {
+  for (const Child& c : children_) {
+    int status = 0;
+    if (::waitpid(c.pid, &status, WNOHANG) == c.pid) return reap(c.pid, status, out);
+  }
+  return false;
+}
+
+bool ProcessPool::reap(pid_t pid, int status, ChildExit& out) {
+  for (std::size_t i = 0; i < children_.size(); ++i) {
+    if (children_[i].pid != pid) continue;
+    out.tag = children_[i].tag;
+    out.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    forget(pid);
+    children_.erase(children_.begin() + static_cast<std::ptrdiff_t>(i));
+    return true;
+  }
+  return false;  // not ours (the MPI runtime's own helpers, if any)
 }
 
 void ProcessPool::signal_all(int signal) {

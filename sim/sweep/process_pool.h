@@ -20,6 +20,8 @@ class ProcessPool {
   void spawn(const std::vector<std::string>& argv, const std::string& stderr_path, int tag);
   /// Waits for any child to end; false if none is running.
   bool wait_one(ChildExit& out);
+  /// The same without waiting: false if no child has ended (yet).
+  bool try_wait(ChildExit& out);
   /// Sends `signal` to every running child's process group.
   void signal_all(int signal);
   std::size_t running() const { return children_.size(); }
@@ -29,6 +31,7 @@ class ProcessPool {
     pid_t pid;
     int tag;
   };
+  bool reap(pid_t pid, int status, ChildExit& out);
   std::vector<Child> children_;
 };
 

@@ -12,8 +12,14 @@ namespace trainsim {
 std::optional<PointResult> read_point_result(const std::string& path) {
   std::ifstream in(path);
   if (!in) return std::nullopt;
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_point_result(text.str());
+}
+
+std::optional<PointResult> parse_point_result(const std::string& text) {
   try {
-    const nlohmann::json j = nlohmann::json::parse(in);
+    const nlohmann::json j = nlohmann::json::parse(text);
     PointResult r;
     r.seconds = j.at("seconds").get<double>();
     r.cycles = j.at("cycles").get<double>();

@@ -25,6 +25,8 @@ struct SweepRow {
 
 /// Reads a --summary file; nullopt if it is missing or unreadable.
 std::optional<PointResult> read_point_result(const std::string& path);
+/// The same from the file's text.
+std::optional<PointResult> parse_point_result(const std::string& text);
 /// The text of a --summary file for `r`.
 std::string point_result_json(const PointResult& r);
 

@@ -1,0 +1,174 @@
+#include "sim/sweep/mpi_sweep.h"
+
+#include <stdexcept>
+
+#include "sim/core/error.h"
+
+#ifdef TRAINSIM_HAVE_MPI
+#include <mpi.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <thread>
+
+#include "sim/sweep/process_pool.h"
+#include "sim/sweep/sweep_run.h"
+#endif
+
+namespace trainsim {
+
+#ifdef TRAINSIM_HAVE_MPI
+
+namespace {
+constexpr int kTagRequest = 1;  // worker -> 0: give me a point (payload: nothing)
+constexpr int kTagResult = 2;   // worker -> 0: "<index>\n<row>"
+constexpr int kTagWork = 3;     // 0 -> worker: point index, or -1 = no more work
+
+void send_text(const std::string& text, int dest, int tag) {
+  MPI_Send(text.data(), static_cast<int>(text.size()), MPI_CHAR, dest, tag, MPI_COMM_WORLD);
+}
+
+std::string recv_text(int source, int tag, MPI_Status& status) {
+  MPI_Probe(source, tag, MPI_COMM_WORLD, &status);
+  int n = 0;
+  MPI_Get_count(&status, MPI_CHAR, &n);
+  std::string text(static_cast<std::size_t>(n), '\0');
+  MPI_Recv(text.data(), n, MPI_CHAR, status.MPI_SOURCE, status.MPI_TAG, MPI_COMM_WORLD,
+           MPI_STATUS_IGNORE);
+  return text;
+}
+}  // namespace
+
+bool mpi_built() {
+  return true;
+}
+
+void mpi_start(int& rank, int& size) {
+  int started = 0;
+  MPI_Initialized(&started);
+  if (!started) MPI_Init(nullptr, nullptr);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+}
+
+void mpi_stop() {
+  int started = 0, finished = 0;
+  MPI_Initialized(&started);
+  MPI_Finalized(&finished);
+  if (started && !finished) MPI_Finalize();
+}
+
+bool mpi_agree(bool ok) {
+  int flag = ok ? 1 : 0;
+  MPI_Bcast(&flag, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  return flag != 0;
+}
+
+std::vector<std::size_t> mpi_share_todo(const std::vector<std::size_t>& todo) {
+  long long n = static_cast<long long>(todo.size());
+  MPI_Bcast(&n, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
+  std::vector<long long> buf(todo.begin(), todo.end());
+  buf.resize(static_cast<std::size_t>(n));
+  MPI_Bcast(buf.data(), static_cast<int>(n), MPI_LONG_LONG, 0, MPI_COMM_WORLD);
+  return std::vector<std::size_t>(buf.begin(), buf.end());
+}
+
+void mpi_run_points(const SweepSpec& spec, const std::vector<SweepPoint>& points,
+                    const std::vector<std::size_t>& todo, const std::string& dir,
+                    const std::function<void(const SweepRow&)>& on_row) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const std::string exe = self_executable();
+  if (rank != 0) {
+    // A worker: ask, run, answer, until told there is no more work.
+    for (;;) {
+      MPI_Send(nullptr, 0, MPI_CHAR, 0, kTagRequest, MPI_COMM_WORLD);
+      long long index = -1;
+      MPI_Recv(&index, 1, MPI_LONG_LONG, 0, kTagWork, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      if (index < 0) return;
+      const SweepPoint& p = points[static_cast<std::size_t>(index)];
+      ProcessPool pool;
+      pool.spawn(point_command(exe, spec, p, dir), point_stderr(p, dir), 0);
+      ChildExit ex;
+      pool.wait_one(ex);
+      send_text(std::to_string(index) + "\n" + encode_row(finish_point(p, dir, ex.exit_code)), 0,
+                kTagResult);
+    }
+  }
+  // Rank 0: serve requests and run points of its own in between, polling both.
+  std::size_t next = 0, finished = 0;
+  int stopped_workers = 0;
+  ProcessPool own;
+  std::size_t own_index = 0;
+  while (finished < todo.size() || stopped_workers < size - 1) {
+    bool idle = true;
+    if (own.running() == 0 && next < todo.size() && sweep_interrupts() == 0) {
+      own_index = todo[next++];
+      const SweepPoint& p = points[own_index];
+      own.spawn(point_command(exe, spec, p, dir), point_stderr(p, dir), 0);
+      idle = false;
+    }
+    ChildExit ex;
+    if (own.try_wait(ex)) {
+      on_row(finish_point(points[own_index], dir, ex.exit_code));
+      ++finished;
+      idle = false;
+    }
+    int flag = 0;
+    MPI_Status status;
+    MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &status);
+    if (flag) {
+      idle = false;
+      if (status.MPI_TAG == kTagRequest) {
+        MPI_Recv(nullptr, 0, MPI_CHAR, status.MPI_SOURCE, kTagRequest, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
+        long long index = -1;
+        if (next < todo.size() && sweep_interrupts() == 0)
+          index = static_cast<long long>(todo[next++]);
+        if (index < 0) ++stopped_workers;
+        MPI_Send(&index, 1, MPI_LONG_LONG, status.MPI_SOURCE, kTagWork, MPI_COMM_WORLD);
+      } else {
+        const std::string text = recv_text(status.MPI_SOURCE, kTagResult, status);
+        const std::size_t nl = text.find('\n');
+        const std::size_t index = std::stoull(text.substr(0, nl));
+        on_row(decode_row(text.substr(nl + 1), points[index]));
+        ++finished;
+      }
+    }
+    // Interrupted: what was handed out still finishes; nothing new starts.
+    if (sweep_interrupts() > 0 && next < todo.size()) {
+      const std::size_t dropped = todo.size() - next;
+      next = todo.size();
+      finished += dropped;  // counted as settled: they stay unfinished on disk
+    }
+    if (idle) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+}
+
+#else  // built without MPI
+
+bool mpi_built() {
+  return false;
+}
+void mpi_start(int&, int&) {
+  throw UserError(
+      "sweep --mpi: this trainsim was built without MPI (install openmpi-bin and "
+      "libopenmpi-dev, as tools/setup.sh does, and rebuild)");
+}
+void mpi_stop() {}
+bool mpi_agree(bool ok) {
+  return ok;
+}
+std::vector<std::size_t> mpi_share_todo(const std::vector<std::size_t>& todo) {
+  return todo;
+}
+void mpi_run_points(const SweepSpec&, const std::vector<SweepPoint>&,
+                    const std::vector<std::size_t>&, const std::string&,
+                    const std::function<void(const SweepRow&)>&) {
+  throw std::logic_error("mpi_run_points without MPI");
+}
+
+#endif
+
+}  // namespace trainsim

@@ -1,0 +1,33 @@
+#pragma once
+// `trainsim sweep --mpi` under mpirun: rank 0 hands points out one at a time to whichever
+// rank asks (dynamic: a slow point does not hold up the others) and runs points itself in
+// between; every rank runs its points as child processes, as the local pool does, and
+// returns the point's row to rank 0, which alone writes sweep.csv. Built only when CMake
+// finds MPI (Debian's Open MPI: openmpi-bin, libopenmpi-dev, installed by tools/setup.sh).
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "sim/sweep/sweep_table.h"
+
+namespace trainsim {
+
+/// Whether this trainsim was built with MPI.
+bool mpi_built();
+
+/// MPI_Init (once) and this process's rank and the number of ranks.
+void mpi_start(int& rank, int& size);
+void mpi_stop();
+/// Rank 0 tells the others whether preparing the sweep worked (they exit quietly if not).
+bool mpi_agree(bool ok);
+/// Rank 0 sends the indices (into `points`) to run; the others receive them.
+std::vector<std::size_t> mpi_share_todo(const std::vector<std::size_t>& todo);
+
+/// Runs `todo` (indices into `points`) over every rank. On rank 0, `on_row` is called for
+/// each finished point (in the order they finish); other ranks return when there is no more
+/// work.
+void mpi_run_points(const SweepSpec& spec, const std::vector<SweepPoint>& points,
+                    const std::vector<std::size_t>& todo, const std::string& dir,
+                    const std::function<void(const SweepRow&)>& on_row);
+
+}  // namespace trainsim

@@ -1,0 +1,85 @@
+#include "sim/sweep/sweep_run.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "sim/report/staged_dir.h"
+
+namespace fs = std::filesystem;
+
+namespace trainsim {
+
+namespace {
+
+std::string read_all(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The first line of a failed point's stderr that says what went wrong.
+std::string error_of(const std::string& err, int exit_code) {
+  std::istringstream in(err);
+  std::string line, last, error;
+  while (std::getline(in, line)) {
+    if (line.rfind("trainsim: error: ", 0) == 0 && error.empty()) error = line.substr(17);
+    if (!line.empty()) last = line;
+  }
+  if (!error.empty()) return error;
+  if (!last.empty()) return last;
+  return exit_code < 0 ? "killed by a signal" : "exit code " + std::to_string(exit_code);
+}
+
+}  // namespace
+
+std::vector<std::string> point_command(const std::string& exe, const SweepSpec& spec,
+                                       const SweepPoint& p, const std::string& dir) {
+  const fs::path pd = fs::path(dir) / "points" / p.id;
+  fs::create_directories(pd);
+  std::vector<std::string> argv = {exe,
+                                   "run",
+                                   spec.experiment,
+                                   "--quiet",
+                                   "--force",
+                                   "--out",
+                                   (pd / "run").string(),
+                                   "--summary",
+                                   (pd / "result.json").string()};
+  for (const std::string& o : p.overrides(spec)) {
+    argv.push_back("--set");
+    argv.push_back(o);
+  }
+  return argv;
+}
+
+std::string point_stderr(const SweepPoint& p, const std::string& dir) {
+  return (fs::path(dir) / "points" / p.id / "stderr.txt").string();
+}
+
+SweepRow finish_point(const SweepPoint& p, const std::string& dir, int exit_code) {
+  const fs::path pd = fs::path(dir) / "points" / p.id;
+  if (exit_code == 0)
+    if (auto r = read_point_result((pd / "result.json").string())) return {&p, true, *r, ""};
+  const std::string error = error_of(read_all(pd / "stderr.txt"), exit_code);
+  write_text_file((pd / "error.txt").string(), error + "\n");
+  return {&p, false, {}, error};
+}
+
+std::string encode_row(const SweepRow& r) {
+  return r.done ? "done\n" + point_result_json(r.result) : "failed\n" + r.error;
+}
+
+SweepRow decode_row(const std::string& text, const SweepPoint& p) {
+  const std::size_t nl = text.find('\n');
+  const std::string head = text.substr(0, nl),
+                    body = nl == std::string::npos ? "" : text.substr(nl + 1);
+  if (head == "done") {
+    if (auto r = parse_point_result(body)) return {&p, true, *r, ""};
+    return {&p, false, {}, "unreadable result"};
+  }
+  return {&p, false, {}, body};
+}
+
+}  // namespace trainsim

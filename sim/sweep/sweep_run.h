@@ -1,0 +1,26 @@
+#pragma once
+// Running one sweep point, shared by the local process pool and the MPI workers: the child's
+// command line, and what its end means (a row: done with its figures, or failed with the
+// error its stderr named).
+#include <string>
+#include <vector>
+
+#include "sim/sweep/sweep_table.h"
+
+namespace trainsim {
+
+/// `exe run EXPERIMENT --quiet --force --out DIR/points/<id>/run --summary .../result.json
+/// --set ...` for point `p`; creates the point's directory.
+std::vector<std::string> point_command(const std::string& exe, const SweepSpec& spec,
+                                       const SweepPoint& p, const std::string& dir);
+/// The point's stderr file.
+std::string point_stderr(const SweepPoint& p, const std::string& dir);
+/// The row of point `p` whose process ended with `exit_code`: done if its result file is
+/// there, otherwise failed (error.txt written with the error from its stderr).
+SweepRow finish_point(const SweepPoint& p, const std::string& dir, int exit_code);
+
+/// A row as one message (MPI) and back; `point` is set by the receiver.
+std::string encode_row(const SweepRow& r);
+SweepRow decode_row(const std::string& text, const SweepPoint& p);
+
+}  // namespace trainsim

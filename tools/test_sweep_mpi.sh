@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# CTest: `mpirun --oversubscribe -n 3 trainsim sweep --mpi` writes the same sweep.csv as
+# `trainsim sweep -j 1` (12 shape-only LeNet-5 points on 2,000 Fashion-MNIST samples).
+#   tools/test_sweep_mpi.sh BUILD_DIR MPIEXEC
+set -euo pipefail
+build="$1"
+mpiexec="$2"
+tmp="$build/test-tmp/sweep-mpi"
+rm -rf "$tmp"
+mkdir -p "$tmp"
+cat >"$tmp/exp.yaml" <<'YAML'
+name: s
+network: lenet5
+numerics: none
+dataset: {name: fashion-mnist, train_limit: 2000, test_limit: 100}
+training: {epochs: 1, batch_size: 32}
+accelerator: adagp_ws180
+YAML
+cat >"$tmp/sweep.yaml" <<'YAML'
+experiment: exp.yaml
+axes:
+  - {key: dataflow, values: [ws, os, is, rs]}
+  - zip: {accelerator.array.rows: [8, 12, 16], accelerator.array.cols: [8, 15, 16]}
+  - {key: fidelity, values: [fast, cycle]}
+baseline: {dataflow: ws, accelerator.array.rows: 12}
+YAML
+"$build/trainsim" sweep "$tmp/sweep.yaml" --out "$tmp/local" -j 1 -q
+# Open MPI refuses root unless told; CI runs as root.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+"$mpiexec" --oversubscribe -n 3 "$build/trainsim" sweep "$tmp/sweep.yaml" --out "$tmp/mpi" --mpi -q
+if ! cmp "$tmp/local/sweep.csv" "$tmp/mpi/sweep.csv"; then
+  diff "$tmp/local/sweep.csv" "$tmp/mpi/sweep.csv" | head -20
+  echo "test_sweep_mpi: the MPI sweep's table differs from the local one" >&2
+  exit 1
+fi
+rows=$(($(wc -l <"$tmp/mpi/sweep.csv") - 1))
+[[ "$rows" == 24 ]] || { echo "test_sweep_mpi: $rows rows, expected 24" >&2; exit 1; }
+grep -q ',failed,' "$tmp/mpi/sweep.csv" || { echo "test_sweep_mpi: no failed point recorded" >&2; exit 1; }
+echo "test_sweep_mpi: 3 ranks wrote the same sweep.csv as -j 1 (24 points, 12 failing as expected)"
