@@ -128,6 +128,20 @@ def make_system_dir(path, events=None):
         f.write("device,busy_seconds,idle_seconds\n0,1.0e-6,3.1e-6\n1,3.0e-6,1.1e-6\n")
 
 
+def make_sweep_dir(path, rows=None):
+    """A sweep directory as `trainsim sweep` writes it: sweep.csv with two axes."""
+    os.makedirs(path, exist_ok=True)
+    header = ("id,dataflow,accelerator.array.rows,status,seconds,cycles,energy,energy_unit,"
+              "dram_bytes,utilization,test_accuracy,speedup,pareto,error\n")
+    if rows is None:
+        rows = ["a1,ws,8,done,10,1e10,5e12,pJ,1e9,0.5,,1.0,0,",
+                "a2,ws,16,done,4,4e9,6e12,pJ,1e9,0.6,,2.5,1,",
+                "a3,rs,8,done,12,1.2e10,3e12,pJ,1e9,0.4,,0.8,1,",
+                "a4,rs,16,failed,,,,,,,,,,\"buffer too small, 1 KiB\""]
+    with open(os.path.join(path, "sweep.csv"), "w") as f:
+        f.write(header + "\n".join(rows) + "\n")
+
+
 def make_compare_dir(path, variants=("ws", "os", "rs")):
     rows = [COMPARE_HEADER]
     for i, v in enumerate(variants):
@@ -295,6 +309,22 @@ class PlotTest(unittest.TestCase):
         self.assertEqual(plot.detect(sysd), "system")
         paths = plot.plot_dir(sysd)
         self.assert_pngs(paths, os.path.join(sysd, "plots"), ["gantt.png", "devices.png"])
+
+    def test_sweep_directory(self):
+        sw = os.path.join(self.tmp, "sweep")
+        make_sweep_dir(sw)
+        self.assertEqual(plot.detect(sw), "sweep")
+        notes = []
+        paths = plot.plot_dir(sw, notes=notes)
+        self.assert_pngs(paths, os.path.join(sw, "plots"), ["pareto.png", "axes.png"])
+        self.assertTrue(any("dataflow=ws accelerator.array.rows=16" in n for n in notes), notes)
+        self.assertFalse(any("rows=8 (10 s" in n for n in notes), notes)  # dominated
+
+    def test_sweep_directory_all_failed(self):
+        sw = os.path.join(self.tmp, "sweep_failed")
+        make_sweep_dir(sw, rows=["a4,rs,16,failed,,,,,,,,,,oops"])
+        with self.assertRaises(plot.PlotError):
+            plot.plot_dir(sw)
 
     def test_system_directory_errors(self):
         bad = os.path.join(self.tmp, "system_bad")
