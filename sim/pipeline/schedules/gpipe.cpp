@@ -16,19 +16,11 @@ class Gpipe final : public Schedule {
   }
   PipelineLayout layout(const ScheduleParams& p) const override { return straight_layout(p); }
   DeviceOrders order(const TaskGraph& g, const PlanCosts&) const override {
-    const int p = g.layout().devices, m = g.spec().micro_batches;
-    DeviceOrders orders(static_cast<std::size_t>(p));
-    for (int b = 0; b < static_cast<int>(g.spec().batches.size()); ++b)
-      for (int s = 0; s < p; ++s) {
-        auto& o = orders[static_cast<std::size_t>(s)];
-        for (int k = 0; k < m; ++k) o.push_back(g.find(Pass::kForward, b, k, s));
-        for (int k = 0; k < m; ++k) {
-          const int back = g.find(Pass::kBackward, b, k, s);
-          if (back >= 0) o.push_back(back);  // none in a Phase GP batch
-        }
-        append_updates(g, b, s, o);
-      }
-    return orders;
+    const int m = g.spec().micro_batches;
+    return batch_by_batch(g, [&](int b, int s, std::vector<int>& o) {
+      for (int k = 0; k < m; ++k) o.push_back(g.find(Pass::kForward, b, k, s));
+      for (int k = 0; k < m; ++k) o.push_back(g.find(Pass::kBackward, b, k, s));
+    });
   }
 };
 

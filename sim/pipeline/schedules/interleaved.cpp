@@ -36,31 +36,29 @@ class Interleaved final : public Schedule {
   DeviceOrders order(const TaskGraph& g, const PlanCosts&) const override {
     const int p = g.layout().devices, v = g.layout().stages / p, m = g.spec().micro_batches;
     const int total = m * v;
-    DeviceOrders orders(static_cast<std::size_t>(p));
-    for (int b = 0; b < static_cast<int>(g.spec().batches.size()); ++b) {
-      const bool bp = g.spec().batches[static_cast<std::size_t>(b)] == BatchKind::kBackprop;
-      for (int d = 0; d < p; ++d) {
-        auto& o = orders[static_cast<std::size_t>(d)];
-        // The k-th forward (backward) of device d: its micro-batch and chunk.
-        auto task = [&](int k, bool forward) {
-          const int group = k % (p * v);
-          int chunk = group / p;
-          if (!forward) chunk = v - 1 - chunk;
-          const int micro = (k / (p * v)) * p + k % p;
-          return g.find(forward ? Pass::kForward : Pass::kBackward, b, micro, chunk * p + d);
-        };
-        const int warmup = bp ? std::min((p - d - 1) * 2 + (v - 1) * p, total) : total;
-        for (int k = 0; k < warmup; ++k) o.push_back(task(k, true));
-        for (int k = 0; k < total - warmup; ++k) {
-          o.push_back(task(warmup + k, true));
-          o.push_back(task(k, false));
-        }
-        if (bp)
-          for (int k = std::max(0, total - warmup); k < total; ++k) o.push_back(task(k, false));
-        append_updates(g, b, d, o);
-      }
-    }
-    return orders;
+    // The k-th forward (backward) of device d in batch b: micro-batches in groups of p, each
+    // group through chunk 0, 1, ... (backwards through the chunks in reverse).
+    auto task = [&](int b, int d, int k, bool forward) {
+      const int group = k % (p * v);
+      const int chunk = forward ? group / p : v - 1 - group / p;
+      const int micro = (k / (p * v)) * p + k % p;
+      return g.find(forward ? Pass::kForward : Pass::kBackward, b, micro, chunk * p + d);
+    };
+    return batch_by_batch(
+        g,
+        [&](int b, int d, std::vector<int>& o) {
+          const int warmup = std::min((p - d - 1) * 2 + (v - 1) * p, total);
+          for (int k = 0; k < warmup; ++k) o.push_back(task(b, d, k, true));
+          for (int k = 0; k < total - warmup; ++k) {
+            o.push_back(task(b, d, warmup + k, true));
+            o.push_back(task(b, d, k, false));
+          }
+          for (int k = std::max(0, total - warmup); k < total; ++k)
+            o.push_back(task(b, d, k, false));
+        },
+        [&](int b, int d, std::vector<int>& o) {
+          for (int k = 0; k < total; ++k) o.push_back(task(b, d, k, true));
+        });
   }
 };
 

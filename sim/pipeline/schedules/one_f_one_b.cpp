@@ -19,28 +19,17 @@ class OneFOneB final : public Schedule {
   PipelineLayout layout(const ScheduleParams& p) const override { return straight_layout(p); }
   DeviceOrders order(const TaskGraph& g, const PlanCosts&) const override {
     const int p = g.layout().devices, m = g.spec().micro_batches;
-    DeviceOrders orders(static_cast<std::size_t>(p));
-    for (int b = 0; b < static_cast<int>(g.spec().batches.size()); ++b) {
-      const bool bp = g.spec().batches[static_cast<std::size_t>(b)] == BatchKind::kBackprop;
-      for (int s = 0; s < p; ++s) {
-        auto& o = orders[static_cast<std::size_t>(s)];
-        auto f = [&](int k) { return g.find(Pass::kForward, b, k, s); };
-        auto back = [&](int k) { return g.find(Pass::kBackward, b, k, s); };
-        if (!bp) {
-          for (int k = 0; k < m; ++k) o.push_back(f(k));
-        } else {
-          const int warmup = std::min(p - s - 1, m);
-          for (int k = 0; k < warmup; ++k) o.push_back(f(k));
-          for (int k = 0; k < m - warmup; ++k) {
-            o.push_back(f(warmup + k));
-            o.push_back(back(k));
-          }
-          for (int k = m - warmup; k < m; ++k) o.push_back(back(k));
-        }
-        append_updates(g, b, s, o);
+    return batch_by_batch(g, [&](int b, int s, std::vector<int>& o) {
+      auto f = [&](int k) { return g.find(Pass::kForward, b, k, s); };
+      auto back = [&](int k) { return g.find(Pass::kBackward, b, k, s); };
+      const int warmup = std::min(p - s - 1, m);
+      for (int k = 0; k < warmup; ++k) o.push_back(f(k));
+      for (int k = 0; k < m - warmup; ++k) {
+        o.push_back(f(warmup + k));
+        o.push_back(back(k));
       }
-    }
-    return orders;
+      for (int k = m - warmup; k < m; ++k) o.push_back(back(k));
+    });
   }
 };
 

@@ -22,30 +22,18 @@ class ZeroBubbleH1 final : public Schedule {
   PipelineLayout layout(const ScheduleParams& p) const override { return straight_layout(p); }
   DeviceOrders order(const TaskGraph& g, const PlanCosts&) const override {
     const int p = g.layout().devices, m = g.spec().micro_batches;
-    DeviceOrders orders(static_cast<std::size_t>(p));
-    for (int b = 0; b < static_cast<int>(g.spec().batches.size()); ++b) {
-      const bool bp = g.spec().batches[static_cast<std::size_t>(b)] == BatchKind::kBackprop;
-      for (int s = 0; s < p; ++s) {
-        auto& o = orders[static_cast<std::size_t>(s)];
-        auto f = [&](int k) { return g.find(Pass::kForward, b, k, s); };
-        if (!bp) {
-          for (int k = 0; k < m; ++k) o.push_back(f(k));
-        } else {
-          const int warmup = std::min(p - s - 1, m), delay = s;
-          int next_f = 0;
-          for (; next_f < warmup; ++next_f) o.push_back(f(next_f));
-          for (int k = 0; k < m; ++k) {
-            if (next_f < m) o.push_back(f(next_f++));
-            o.push_back(g.find(Pass::kBackwardData, b, k, s));
-            if (k - delay >= 0) o.push_back(g.find(Pass::kBackwardWeight, b, k - delay, s));
-          }
-          for (int k = std::max(0, m - delay); k < m; ++k)
-            o.push_back(g.find(Pass::kBackwardWeight, b, k, s));
-        }
-        append_updates(g, b, s, o);
+    return batch_by_batch(g, [&](int b, int s, std::vector<int>& o) {
+      const int warmup = std::min(p - s - 1, m), delay = s;
+      auto w = [&](int k) { return g.find(Pass::kBackwardWeight, b, k, s); };
+      int next_f = 0;
+      for (; next_f < warmup; ++next_f) o.push_back(g.find(Pass::kForward, b, next_f, s));
+      for (int k = 0; k < m; ++k) {
+        if (next_f < m) o.push_back(g.find(Pass::kForward, b, next_f++, s));
+        o.push_back(g.find(Pass::kBackwardData, b, k, s));
+        if (k - delay >= 0) o.push_back(w(k - delay));
       }
-    }
-    return orders;
+      for (int k = std::max(0, m - delay); k < m; ++k) o.push_back(w(k));
+    });
   }
 };
 
