@@ -1,6 +1,7 @@
 #include "sim/core/paths.h"
 
 #include <cstdlib>
+#include <filesystem>
 
 namespace trainsim {
 
@@ -12,7 +13,12 @@ std::string env_or(const char* name, const std::string& fallback) {
 }  // namespace
 
 std::string configs_root() {
-  return env_or("TRAINSIM_CONFIGS", TRAINSIM_SOURCE_DIR "/configs");
+  // The source tree's configs when built from it; the installed ones when the source tree
+  // is gone (a library installed with `cmake --install` and used elsewhere).
+  const std::string source = TRAINSIM_SOURCE_DIR "/configs";
+  std::error_code ec;
+  if (std::filesystem::is_directory(source, ec)) return env_or("TRAINSIM_CONFIGS", source);
+  return env_or("TRAINSIM_CONFIGS", TRAINSIM_INSTALLED_CONFIGS);
 }
 
 std::string data_root() {
