@@ -84,10 +84,12 @@ double utilization_over(Count macs, std::int64_t pes, std::int64_t cycles);
 /// The four figures SCALE-Sim v2 reports per layer (compute cycles, ifmap / filter SRAM
 /// reads, ofmap SRAM writes), computed under its conventions by the systolic dataflows so
 /// users can compare directly. They can differ from trainsim's own counters where
-/// SCALE-Sim counts differently (docs/scalesim.md), e.g. OS ofmap writes.
+/// SCALE-Sim counts differently (docs/systolic_dataflows.md), e.g. OS ofmap writes.
 struct ScaleSimView {
   std::int64_t compute_cycles = 0, ifmap_sram_reads = 0, filter_sram_reads = 0,
                ofmap_sram_writes = 0;
+  /// Mapped PEs over all PEs, averaged over the folds (SCALE-Sim's "Mapping Efficiency %").
+  double mapping_efficiency_pct = 0;
 };
 
 }  // namespace trainsim

@@ -14,6 +14,8 @@
 #include "sim/cli/commands.h"
 #include "sim/config/accelerator_config.h"
 #include "sim/core/error.h"
+#include "sim/interop/scalesim_inputs.h"
+#include "sim/interop/scalesim_reports.h"
 #include "sim/report/op_report.h"
 
 namespace po = boost::program_options;
@@ -130,12 +132,62 @@ void pin_tiles(const std::string& text, const Op& op, const Dataflow& df, Accele
 
 }  // namespace
 
+// --scalesim-topology: every layer of a SCALE-Sim topology on the accelerator with the
+// SCALE-Sim config applied, one line each, and SCALE-Sim's reports with --report-dir.
+int scalesim_layers(const po::variables_map& vm) {
+  for (const char* other : {"gemm", "conv", "tile", "stationary", "vcd", "array", "set"})
+    if (vm.count(other))
+      throw UserError(std::string("layer: --") + other +
+                      " does not go with --scalesim-topology (the topology and config say it)");
+  const std::vector<ScaleSimLayer> layers =
+      read_scalesim_topology(vm["scalesim-topology"].as<std::string>());
+  AcceleratorSpec acc =
+      load_accelerator(vm.count("accel") ? vm["accel"].as<std::string>() : "scalesim_default");
+  if (vm.count("scalesim-config"))
+    acc = apply_scalesim_config(vm["scalesim-config"].as<std::string>(), acc);
+  if (vm.count("dataflow")) acc.dataflow = vm["dataflow"].as<std::string>();
+  const Dataflow& df = dataflow_or_throw(acc.dataflow);
+  std::vector<ScaleSimLayerResult> results;
+  std::printf("%-24s %14s %12s %14s %14s %14s\n", "layer", "compute_cycles", "util %",
+              "ifmap_reads", "filter_reads", "ofmap_writes");
+  for (const ScaleSimLayer& l : layers) {
+    Op op = l.op;
+    op.word_bits = acc.word_bits;
+    ScaleSimLayerResult r{l.name, evaluate_op(op, acc, df), {}};
+    if (!df.scalesim_view(op, acc, r.view))
+      throw UserError("layer: dataflow " + df.name() + " has no SCALE-Sim view (os, ws, is do)");
+    std::printf("%-24s %14lld %12.4f %14lld %14lld %14lld\n", l.name.c_str(),
+                static_cast<long long>(r.view.compute_cycles),
+                r.view.compute_cycles > 0 ? 100.0 * static_cast<double>(r.stats.macs) /
+                                                (static_cast<double>(acc.pes()) *
+                                                 static_cast<double>(r.view.compute_cycles))
+                                          : 0.0,
+                static_cast<long long>(r.view.ifmap_sram_reads),
+                static_cast<long long>(r.view.filter_sram_reads),
+                static_cast<long long>(r.view.ofmap_sram_writes));
+    results.push_back(r);
+  }
+  if (vm.count("report-dir")) {
+    write_scalesim_reports(vm["report-dir"].as<std::string>(), acc, results);
+    std::printf("SCALE-Sim reports in %s/\n", vm["report-dir"].as<std::string>().c_str());
+  }
+  return 0;
+}
+
 int cmd_layer(const std::vector<std::string>& args) {
   po::options_description opts;
-  opts.add_options()("accel", po::value<std::string>()->required()->value_name("ACCEL"),
-                     "accelerator: a name in configs/accelerators or a YAML path")(
-      "dataflow", po::value<std::string>()->value_name("D"),
-      "ws, os, is or rs (default: the accelerator's)")(
+  opts.add_options()("accel", po::value<std::string>()->value_name("ACCEL"),
+                     "accelerator: a name in configs/accelerators or a YAML path (with "
+                     "--scalesim-topology: default scalesim_default)")(
+      "scalesim-topology", po::value<std::string>()->value_name("FILE.csv"),
+      "every layer of a SCALE-Sim topology CSV (conv or GEMM form), instead of --gemm/--conv")(
+      "scalesim-config", po::value<std::string>()->value_name("FILE.cfg"),
+      "a SCALE-Sim config: array, dataflow, SRAM sizes and bandwidth over the accelerator's")(
+      "report-dir", po::value<std::string>()->value_name("DIR"),
+      "with --scalesim-topology: write SCALE-Sim's COMPUTE_REPORT.csv, BANDWIDTH_REPORT.csv "
+      "and DETAILED_ACCESS_REPORT.csv into DIR")("dataflow",
+                                                 po::value<std::string>()->value_name("D"),
+                                                 "ws, os, is or rs (default: the accelerator's)")(
       "gemm", po::value<std::string>()->value_name("M,N,K"), "a GEMM C[MxN] = A[MxK] B[KxN]")(
       "conv", po::value<std::string>()->value_name("H,W,C,F,R,S[,STR[,PAD]]"),
       "a convolution: input HxWxC, F filters of RxS, stride, padding")(
@@ -158,6 +210,10 @@ int cmd_layer(const std::vector<std::string>& args) {
       "set,s", po::value<std::vector<std::string>>()->composing()->value_name("KEY=VALUE"),
       "override an accelerator key, e.g. -s energy=eyeriss_normalized; repeatable");
   const auto vm = parse_args("layer", args, opts, po::positional_options_description());
+  if (vm.count("scalesim-topology")) return scalesim_layers(vm);
+  if (vm.count("scalesim-config") || vm.count("report-dir"))
+    throw UserError("layer: --scalesim-config and --report-dir go with --scalesim-topology");
+  if (!vm.count("accel")) throw UserError("layer: --accel is required (see trainsim layer --help)");
 
   std::vector<std::string> overrides;
   if (vm.count("set")) overrides = vm["set"].as<std::vector<std::string>>();

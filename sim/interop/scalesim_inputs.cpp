@@ -1,0 +1,159 @@
+#include "sim/interop/scalesim_inputs.h"
+
+#include <cctype>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "sim/core/error.h"
+
+namespace trainsim {
+
+namespace {
+
+std::string trim(const std::string& s) {
+  std::size_t a = 0, b = s.size();
+  while (a < b && std::isspace(static_cast<unsigned char>(s[a]))) ++a;
+  while (b > a && std::isspace(static_cast<unsigned char>(s[b - 1]))) --b;
+  return s.substr(a, b - a);
+}
+
+std::vector<std::string> fields(const std::string& line) {
+  std::vector<std::string> out;
+  std::string cell;
+  std::istringstream in(line);
+  while (std::getline(in, cell, ',')) out.push_back(trim(cell));
+  while (!out.empty() && out.back().empty()) out.pop_back();  // SCALE-Sim ends rows with ','
+  return out;
+}
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::int64_t positive(const std::string& text, const std::string& where, const std::string& what) {
+  std::int64_t v = 0;
+  std::size_t used = 0;
+  try {
+    v = std::stoll(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != text.size() || text.empty() || v < 1 || v > (std::int64_t{1} << 30))
+    throw UserError(where + ": " + what + " must be an integer in [1, 2^30], got '" + text + "'");
+  return v;
+}
+
+}  // namespace
+
+std::vector<ScaleSimLayer> read_scalesim_topology(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw UserError(path + ": cannot open the SCALE-Sim topology file");
+  std::string line;
+  int line_no = 0;
+  std::vector<std::string> header;
+  while (header.empty() && std::getline(in, line)) {
+    ++line_no;
+    header = fields(line);
+  }
+  if (header.empty()) throw UserError(path + ": empty topology file");
+  const bool gemm = header.size() == 4 && lower(header[1]) == "m";
+  const bool conv = header.size() >= 8 && lower(header[1]).find("ifmap") != std::string::npos;
+  if (!gemm && !conv)
+    throw UserError(path + ":" + std::to_string(line_no) +
+                    ": not a SCALE-Sim topology header (expected 'Layer, M, N, K,' or 'Layer "
+                    "name, IFMAP Height, IFMAP Width, Filter Height, Filter Width, Channels, "
+                    "Num Filter, Strides,')");
+  std::vector<ScaleSimLayer> layers;
+  while (std::getline(in, line)) {
+    ++line_no;
+    const std::vector<std::string> f = fields(line);
+    if (f.empty()) continue;
+    const std::string where = path + ":" + std::to_string(line_no);
+    if (f.size() != header.size())
+      throw UserError(where + ": " + std::to_string(f.size()) + " fields, the header has " +
+                      std::to_string(header.size()));
+    ScaleSimLayer l;
+    l.name = f[0];
+    auto v = [&](std::size_t i) { return positive(f[i], where, header[i]); };
+    if (gemm) {
+      l.op = Op::make_gemm({v(1), v(2), v(3)}, OpRole::kForward);
+    } else {
+      ConvShape c;
+      c.height = v(1);
+      c.width = v(2);
+      c.kernel_h = v(3);
+      c.kernel_w = v(4);
+      c.channels = v(5);
+      c.filters = v(6);
+      c.stride = v(7);  // v3's separate stride columns: the first (height) one
+      if (c.kernel_h > c.height || c.kernel_w > c.width)
+        throw UserError(where + ": the filter is larger than the ifmap");
+      l.op = Op::make_conv(c, OpRole::kForward);
+    }
+    layers.push_back(l);
+  }
+  if (layers.empty()) throw UserError(path + ": the topology has no layers");
+  return layers;
+}
+
+AcceleratorSpec apply_scalesim_config(const std::string& path, AcceleratorSpec acc) {
+  std::ifstream in(path);
+  if (!in) throw UserError(path + ": cannot open the SCALE-Sim config file");
+  std::map<std::string, std::pair<std::string, int>> values;  // lower-case key -> value, line
+  std::string line;
+  int line_no = 0;
+  while (std::getline(in, line)) {
+    ++line_no;
+    const std::string t = trim(line);
+    if (t.empty() || t[0] == '#' || t[0] == ';' || t[0] == '[') continue;
+    const std::size_t sep = t.find_first_of(":=");
+    if (sep == std::string::npos)
+      throw UserError(path + ":" + std::to_string(line_no) + ": expected 'Key: value'");
+    values[lower(trim(t.substr(0, sep)))] = {trim(t.substr(sep + 1)), line_no};
+  }
+  auto get = [&](const std::string& key) -> const std::pair<std::string, int>* {
+    auto it = values.find(lower(key));
+    return it == values.end() ? nullptr : &it->second;
+  };
+  auto number = [&](const std::string& key, std::int64_t& into) {
+    if (const auto* v = get(key))
+      into = positive(v->first, path + ":" + std::to_string(v->second), key);
+  };
+  std::int64_t rows = acc.rows, cols = acc.cols;
+  number("ArrayHeight", rows);
+  number("ArrayWidth", cols);
+  if (rows > 4096 || cols > 4096) throw UserError(path + ": the array is larger than 4096 x 4096");
+  acc.rows = static_cast<int>(rows);
+  acc.cols = static_cast<int>(cols);
+  if (const auto* v = get("Dataflow")) {
+    const std::string df = lower(v->first);
+    if (df != "os" && df != "ws" && df != "is")
+      throw UserError(path + ":" + std::to_string(v->second) +
+                      ": Dataflow must be os, ws or is, got '" + v->first + "'");
+    acc.dataflow = df;
+  }
+  auto sram = [&](const std::string& key, double& kib) {
+    std::int64_t v = 0;
+    number(key, v);
+    if (v > 0) kib = static_cast<double>(v);
+  };
+  sram("IfmapSramSzkB", acc.buffer.ifmap_kib);
+  sram("FilterSramSzkB", acc.buffer.filter_kib);
+  sram("OfmapSramSzkB", acc.buffer.ofmap_kib);
+  std::int64_t bw = 0;
+  number("Bandwidth", bw);
+  if (bw > 0) acc.buffer.words_per_cycle = static_cast<int>(std::min<std::int64_t>(bw, 1 << 20));
+  if (const auto* v = get("InterfaceBandwidth")) {
+    const std::string mode = lower(v->first);
+    if (mode != "calc" && mode != "user")
+      throw UserError(path + ":" + std::to_string(v->second) +
+                      ": InterfaceBandwidth must be CALC or USER, got '" + v->first + "'");
+  }
+  acc.memory = "scalesim";
+  acc.name = "scalesim:" + path;
+  return acc;
+}
+
+}  // namespace trainsim
