@@ -48,7 +48,8 @@ const std::vector<Command>& commands() {
        "summarising the run and exits 0, or prints the usual one-line error and exits 2.",
        "trainsim validate configs/experiments/lenet5_mnist.yaml -s dataflow=rs", cmd_validate},
       {"layer",
-       "layer --accel ACCEL (--gemm M,N,K | --conv H,W,C,FILTERS,R,S[,STRIDE[,PAD]]) [options]",
+       "layer --accel ACCEL (--gemm M,N,K | --conv H,W,C,FILTERS,R,S[,STRIDE[,PAD]]) [options]  |  "
+       "layer --scalesim-topology FILE.csv [--scalesim-config FILE.cfg] [--report-dir DIR]",
        "one op on one accelerator: cycles, accesses, DRAM traffic, energy",
        "Times one op (a GEMM or a convolution in one training role) on one accelerator and "
        "dataflow and prints its cycles, utilization, MACs, accesses per memory level and "
@@ -58,7 +59,9 @@ const std::vector<Command>& commands() {
        "scalesim), --mapping prints the op's buffer-level loop nest, --tile and --stationary pin "
        "it. --fidelity cycle runs the clocked PE-array "
        "model on real values and checks its output against a reference; --vcd writes its "
-       "waveform.",
+       "waveform. --scalesim-topology FILE.csv times every layer of a SCALE-Sim topology "
+       "(with --scalesim-config FILE.cfg over the accelerator, default scalesim_default) and "
+       "--report-dir writes SCALE-Sim's COMPUTE, BANDWIDTH and DETAILED_ACCESS reports.",
        "trainsim layer --accel small_8x8 --dataflow ws --conv 28,28,128,256,3,3,1,1", cmd_layer},
       {"sweep",
        "sweep SWEEP.yaml [-o DIR] [-j N] [--shard I/N] [-f]  |  sweep --merge DIR... -o DIR",
