@@ -8,6 +8,7 @@
 
 #include "sim/config/key_ranges.h"
 #include "sim/config/yaml_emit.h"
+#include "sim/interop/accelergy_ert.h"
 
 namespace trainsim {
 
@@ -114,8 +115,10 @@ void emit_buffer_table(YAML::Emitter& out,
 EnergyTable parse_energy_table(const ConfigNode& node, const std::string& default_name,
                                const std::string& source) {
   ConfigMap m = node.as_map();
+  // A table made from an Accelergy ERT (sim/interop/accelergy_ert.h).
+  if (m.has("ert")) return energy_table_from_ert(m, default_name, source);
   m.allow_only({"name", "description", "unit", "mac", "rf", "noc", "buffer", "dram", "vector_op",
-                "leakage"});
+                "leakage", "ert"});
   EnergyTable t;
   t.source = source;
   t.name = default_name;
