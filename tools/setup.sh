@@ -26,6 +26,7 @@ packages=(
   libsystemc-dev libyaml-cpp-dev catch2 libboost-dev libboost-program-options-dev
   libeigen3-dev nlohmann-json3-dev zlib1g-dev
   dataset-fashion-mnist nodejs npm python3-matplotlib openmpi-bin libopenmpi-dev
+  python3-pybind11 python3-dev
 )
 
 missing=()
