@@ -39,13 +39,17 @@ int run_or_train(const std::string& command, const std::vector<std::string>& arg
                      "EXPERIMENT.yaml, --set, --out or --force with it)")(
       "summary", po::value<std::string>()->value_name("FILE"),
       "also write the headline figures (seconds, cycles, energy, DRAM bytes, utilization, "
-      "test accuracy) as JSON to FILE when the run ends (trainsim sweep reads it)");
+      "test accuracy) as JSON to FILE when the run ends (trainsim sweep reads it)")(
+      "chakra", po::value<std::string>()->value_name("DIR"),
+      "a run on a system of devices: also write Chakra execution traces (one per device, "
+      "for ASTRA-sim) of its timeline into DIR");
   po::variables_map vm;
   const ExperimentArgs a = parse_experiment_args(command, args, opts, &vm, /*optional_path=*/true);
   RunOptions options;
   options.simulate = simulate;
   options.quiet = a.quiet;
   options.force = a.force;
+  if (vm.count("chakra")) options.chakra_dir = vm["chakra"].as<std::string>();
   if (vm.count("resume")) {
     if (!a.path.empty() || !a.overrides.empty() || a.force)
       throw UserError(command +

@@ -176,6 +176,10 @@ int stop_after_epoch() {
 
 RunResult run_experiment(const ExperimentSpec& spec, const RunOptions& options) {
   if (options.simulate && spec.system.present()) return run_system_experiment(spec, options);
+  if (!options.chakra_dir.empty())
+    throw UserError(
+        "--chakra writes the traces of a run on a system of devices: give the "
+        "experiment a `system:` (one device: system: {devices: 1})");
   if (spec.numerics == "none") {
     if (!options.simulate)
       throw UserError("experiment '" + spec.name +

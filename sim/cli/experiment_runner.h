@@ -27,6 +27,8 @@ struct RunOptions {
   bool epoch_lines = false;
   bool final_line = true;       ///< print the "final: ..." line
   bool keep_incomplete = true;  ///< on failure, keep completed epochs (compare: no)
+  /// Write Chakra execution traces of the run into this directory (systems of devices).
+  std::string chakra_dir;
 };
 
 /// What `compare` needs from a finished run.

@@ -15,6 +15,7 @@
 #include "sim/config/experiment_config.h"
 #include "sim/core/error.h"
 #include "sim/data/dataset_registry.h"
+#include "sim/interop/chakra_writer.h"
 #include "sim/report/format.h"
 #include "sim/report/pipeline_report.h"
 #include "sim/report/staged_dir.h"
@@ -172,6 +173,13 @@ RunResult run_system_experiment(const ExperimentSpec& spec, const RunOptions& op
   const BatchRun timeline = model.run(stretch, micro);
   r.timeline = &timeline;
 
+  if (!options.chakra_dir.empty()) {
+    const ChakraCounts c = write_chakra_traces(options.chakra_dir, spec.name, model, timeline);
+    if (!options.quiet)
+      std::printf("Chakra traces of the timeline stretch: %s/%s.<device>.et (%d files)\n",
+                  options.chakra_dir.c_str(), spec.name.c_str(), model.layout().devices);
+    (void)c;
+  }
   write_text_file(out.file("config.resolved.yaml"), resolved_yaml(spec));
   write_text_file(out.file("stages.csv"), stages_csv(r));
   write_text_file(out.file("devices.csv"), devices_csv(r));

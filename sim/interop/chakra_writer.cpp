@@ -1,0 +1,214 @@
+#include "sim/interop/chakra_writer.h"
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <queue>
+
+#include "sim/core/error.h"
+#include "sim/interop/protobuf_wire.h"
+
+namespace trainsim {
+
+namespace {
+
+// et_def.proto: NodeType values and field numbers.
+enum NodeType : int { kMemLoad = 2, kMemStore = 3, kComp = 4, kSend = 5, kRecv = 6 };
+constexpr int kNodeId = 1, kNodeName = 2, kNodeType = 3, kNodeDataDeps = 5, kNodeStart = 6,
+              kNodeDuration = 7, kNodeAttr = 10;
+constexpr int kAttrName = 1, kAttrInt64 = 9, kAttrUint64 = 13, kAttrBool = 27;
+
+std::string attr_u64(const std::string& name, std::uint64_t v) {
+  std::string a;
+  pb::field_bytes(a, kAttrName, name);
+  pb::tag(a, kAttrUint64, pb::kVarint);  // a oneof member: written even when zero
+  pb::varint(a, v);
+  return a;
+}
+
+std::string attr_i64(const std::string& name, std::int64_t v) {
+  std::string a;
+  pb::field_bytes(a, kAttrName, name);
+  pb::tag(a, kAttrInt64, pb::kVarint);
+  pb::varint(a, static_cast<std::uint64_t>(v));
+  return a;
+}
+
+std::string attr_bool(const std::string& name, bool v) {
+  std::string a;
+  pb::field_bytes(a, kAttrName, name);
+  pb::tag(a, kAttrBool, pb::kVarint);
+  pb::varint(a, v ? 1 : 0);
+  return a;
+}
+
+struct NodeOut {
+  std::uint64_t id = 0;
+  std::string name;
+  int type = kComp;
+  std::vector<std::uint64_t> deps;
+  std::uint64_t start_us = 0, duration_us = 0;
+  std::vector<std::string> attrs;
+  std::string encode() const {
+    std::string n;
+    pb::field_varint(n, kNodeId, id);
+    pb::field_bytes(n, kNodeName, name);
+    pb::field_varint(n, kNodeType, static_cast<std::uint64_t>(type));
+    pb::field_packed(n, kNodeDataDeps, deps);
+    pb::field_varint(n, kNodeStart, start_us);
+    pb::field_varint(n, kNodeDuration, duration_us);
+    for (const std::string& a : attrs) pb::field_bytes(n, kNodeAttr, a);
+    return n;
+  }
+};
+
+std::uint64_t micros(std::int64_t ps) {
+  return static_cast<std::uint64_t>(std::llround(static_cast<double>(ps) * 1e-6));
+}
+
+}  // namespace
+
+ChakraCounts write_chakra_traces(const std::string& dir, const std::string& prefix,
+                                 PipelineModel& model, const BatchRun& run) {
+  const TaskGraph& g = *run.graph;
+  const int devices = g.layout().devices;
+  std::filesystem::create_directories(dir);
+  std::vector<std::vector<NodeOut>> nodes(static_cast<std::size_t>(devices));
+  std::vector<std::uint64_t> next_id(static_cast<std::size_t>(devices), 0);
+  ChakraCounts counts;
+  for (auto* v : {&counts.comp, &counts.mem, &counts.send, &counts.recv})
+    v->assign(static_cast<std::size_t>(devices), 0);
+  auto add = [&](int device, NodeOut n) {
+    n.id = next_id[static_cast<std::size_t>(device)]++;
+    nodes[static_cast<std::size_t>(device)].push_back(n);
+    return n.id;
+  };
+  const auto& first = model.stage_first();
+  // Per task, in each device's order: its recvs, its load, the compute, its store, its sends.
+  std::map<int, std::uint64_t> done;                     // task -> node ending it
+  std::map<std::pair<int, int>, std::uint64_t> recv_of;  // (consumer, producer) -> recv
+  int tag = 0;
+  std::map<std::pair<int, int>, int> tags;  // (producer, consumer) -> tag
+  for (std::size_t i = 0; i < g.size(); ++i)
+    for (int u : g.users(static_cast<int>(i)))
+      if (g.task(u).device != g.task(static_cast<int>(i)).device)
+        tags[{static_cast<int>(i), u}] = tag++;
+  // Tasks in a topological order, earliest start first among the ready ones, so every
+  // dependency's node exists when a node is written.
+  std::vector<int> order;
+  {
+    std::vector<int> waiting(g.size());
+    using Ready = std::pair<std::int64_t, int>;
+    std::priority_queue<Ready, std::vector<Ready>, std::greater<Ready>> ready;
+    for (std::size_t i = 0; i < g.size(); ++i) {
+      waiting[i] = static_cast<int>(g.deps(static_cast<int>(i)).size());
+      if (waiting[i] == 0) ready.push({run.result.tasks[i].start_ps, static_cast<int>(i)});
+    }
+    while (!ready.empty()) {
+      const int i = ready.top().second;
+      ready.pop();
+      order.push_back(i);
+      for (int u : g.users(i))
+        if (--waiting[static_cast<std::size_t>(u)] == 0)
+          ready.push({run.result.tasks[static_cast<std::size_t>(u)].start_ps, u});
+    }
+  }
+  const int kind_micro = run.micro;
+  for (int i : order) {
+    const Task& t = g.task(i);
+    const TaskTiming& time = run.result.tasks[static_cast<std::size_t>(i)];
+    std::vector<std::uint64_t> deps;
+    for (const Edge& e : g.deps(i)) {
+      const Task& from = g.task(e.from);
+      if (from.device == t.device) {
+        deps.push_back(done.at(e.from));
+        continue;
+      }
+      NodeOut r;
+      r.name = "recv " + from.label() + " -> " + t.label();
+      r.type = kRecv;
+      r.start_us = micros(time.start_ps);
+      const std::int64_t bytes = model.edge_bytes(from, e.data, kind_micro);
+      r.attrs = {attr_i64("comm_src", from.device), attr_i64("comm_dst", t.device),
+                 attr_u64("comm_size", static_cast<std::uint64_t>(bytes)),
+                 attr_i64("comm_tag", tags.at({e.from, i})), attr_bool("is_cpu_op", false)};
+      deps.push_back(add(t.device, r));
+      ++counts.recv[static_cast<std::size_t>(t.device)];
+    }
+    const int kind = run.kinds[static_cast<std::size_t>(t.batch)];
+    const auto work = model.costs().stage_work(
+        t.device, kind_micro, kind, first[static_cast<std::size_t>(t.stage)],
+        first[static_cast<std::size_t>(t.stage) + 1], t.pass);
+    OpStats stats;
+    for (const OpTotals& w : work) stats += w.stats;
+    const std::uint64_t read_bytes =
+        stats.dram_read_bytes[0] + stats.dram_read_bytes[1] + stats.dram_read_bytes[2];
+    const std::uint64_t write_bytes =
+        stats.dram_write_bytes[0] + stats.dram_write_bytes[1] + stats.dram_write_bytes[2];
+    if (read_bytes > 0) {
+      NodeOut m;
+      m.name = "load " + t.label();
+      m.type = kMemLoad;
+      m.deps = deps;
+      m.start_us = micros(time.start_ps);
+      m.attrs = {attr_u64("tensor_size", read_bytes), attr_bool("is_cpu_op", false)};
+      deps = {add(t.device, m)};
+      ++counts.mem[static_cast<std::size_t>(t.device)];
+    }
+    NodeOut c;
+    c.name = t.label();
+    c.type = kComp;
+    c.deps = deps;
+    c.start_us = micros(time.start_ps);
+    c.duration_us = micros(time.end_ps - time.start_ps);
+    c.attrs = {attr_u64("num_ops", 2 * stats.macs), attr_u64("tensor_size", read_bytes),
+               attr_i64("duration_ps", time.end_ps - time.start_ps),
+               attr_i64("cycles", stats.cycles()), attr_bool("is_cpu_op", false)};
+    std::uint64_t last = add(t.device, c);
+    ++counts.comp[static_cast<std::size_t>(t.device)];
+    if (write_bytes > 0) {
+      NodeOut m;
+      m.name = "store " + t.label();
+      m.type = kMemStore;
+      m.deps = {last};
+      m.start_us = micros(time.end_ps);
+      m.attrs = {attr_u64("tensor_size", write_bytes), attr_bool("is_cpu_op", false)};
+      last = add(t.device, m);
+      ++counts.mem[static_cast<std::size_t>(t.device)];
+    }
+    done[i] = last;
+    for (int u : g.users(i)) {
+      const Task& ut = g.task(u);
+      if (ut.device == t.device) continue;
+      EdgeData data = EdgeData::kNone;
+      for (const Edge& e : g.deps(u))
+        if (e.from == i) data = e.data;
+      NodeOut s;
+      s.name = "send " + t.label() + " -> " + ut.label();
+      s.type = kSend;
+      s.deps = {last};
+      s.start_us = micros(time.end_ps);
+      s.attrs = {
+          attr_i64("comm_src", t.device), attr_i64("comm_dst", ut.device),
+          attr_u64("comm_size", static_cast<std::uint64_t>(model.edge_bytes(t, data, kind_micro))),
+          attr_i64("comm_tag", tags.at({i, u})), attr_bool("is_cpu_op", false)};
+      add(t.device, s);
+      ++counts.send[static_cast<std::size_t>(t.device)];
+    }
+  }
+  for (int d = 0; d < devices; ++d) {
+    std::string out;
+    std::string meta;
+    pb::field_bytes(meta, 1, "0.0.4");  // GlobalMetadata.version
+    pb::delimited(out, meta);
+    for (const NodeOut& n : nodes[static_cast<std::size_t>(d)]) pb::delimited(out, n.encode());
+    const std::string path = dir + "/" + prefix + "." + std::to_string(d) + ".et";
+    std::ofstream f(path, std::ios::binary);
+    f.write(out.data(), static_cast<std::streamsize>(out.size()));
+    if (!f) throw UserError("cannot write the Chakra trace " + path);
+  }
+  return counts;
+}
+
+}  // namespace trainsim

@@ -1,0 +1,166 @@
+// Chakra execution traces (`trainsim run --chakra DIR`) of a 4-device pipeline: every file
+// parses against Chakra's schema (schema/protobuf/et_def.proto: field numbers and wire types
+// checked by a reader of our own), and the node counts equal the run's: one compute node per
+// pipeline task, one send and one receive per transfer between devices.
+#include <catch2/catch.hpp>
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "tests/integration/cli_runner.h"
+
+using namespace trainsim;
+using namespace trainsim::test;
+
+namespace {
+
+struct Reader {
+  const std::string& data;
+  std::size_t pos = 0;
+  std::uint64_t varint() {
+    std::uint64_t v = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+      REQUIRE(pos < data.size());
+      const auto b = static_cast<unsigned char>(data[pos++]);
+      v |= static_cast<std::uint64_t>(b & 0x7f) << shift;
+      if (!(b & 0x80)) return v;
+    }
+    FAIL("varint longer than 10 bytes");
+    return 0;
+  }
+  std::string bytes() {
+    const std::uint64_t n = varint();
+    REQUIRE(pos + n <= data.size());
+    const std::string s = data.substr(pos, n);
+    pos += n;
+    return s;
+  }
+};
+
+// et_def.proto's wire types: field number -> wire type (0 varint, 1 fixed64, 2 length, 5
+// fixed32). Anything else in a message is a schema violation.
+const std::map<int, int> kNodeFields = {{1, 0}, {2, 2}, {3, 0}, {4, 2},  {5, 2}, {6, 0},
+                                        {7, 0}, {8, 2}, {9, 2}, {10, 2}, {11, 2}};
+const std::map<int, int> kMetadataFields = {{1, 2}, {2, 2}};
+std::map<int, int> attr_fields() {
+  std::map<int, int> f = {{1, 2}, {2, 2}, {3, 1}, {5, 5}, {19, 5}, {21, 1}, {23, 5}, {25, 1}};
+  for (int varints : {7, 9, 11, 13, 15, 17, 27}) f[varints] = 0;
+  for (int lists : {4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 29, 30, 31, 32}) f[lists] = 2;
+  return f;
+}
+
+struct Field {
+  int number, wire;
+  std::uint64_t value;
+  std::string bytes;
+};
+
+std::vector<Field> parse(const std::string& msg, const std::map<int, int>& schema) {
+  Reader r{msg};
+  std::vector<Field> out;
+  while (r.pos < msg.size()) {
+    const std::uint64_t key = r.varint();
+    Field f{static_cast<int>(key >> 3), static_cast<int>(key & 7), 0, ""};
+    INFO("field " << f.number << " wire " << f.wire);
+    REQUIRE(schema.count(f.number) == 1);
+    REQUIRE(schema.at(f.number) == f.wire);
+    if (f.wire == 0) f.value = r.varint();
+    if (f.wire == 2) f.bytes = r.bytes();
+    if (f.wire == 1 || f.wire == 5) r.pos += f.wire == 1 ? 8 : 4;
+    out.push_back(f);
+  }
+  return out;
+}
+
+struct NodeIn {
+  std::uint64_t id = 0, type = 0;
+  std::vector<std::uint64_t> deps;
+  std::map<std::string, std::uint64_t> attrs;
+};
+
+}  // namespace
+
+TEST_CASE("Chakra traces of a pipeline run parse against the schema, node for task",
+          "[chakra][pipeline]") {
+  require_dataset("fashion-mnist");
+  const std::string dir = fresh_dir("chakra");
+  write_file(dir + "/exp.yaml",
+             "name: pipe\nnetwork: lenet5\nnumerics: none\n"
+             "dataset: {name: fashion-mnist, train_limit: 640, test_limit: 100}\n"
+             "training: {epochs: 1, batch_size: 64}\naccelerator: adagp_ws180\n"
+             "system: four_ws180_chain\npipeline: {schedule: 1f1b, micro_batches: 4}\n");
+  const auto r = run_trainsim(
+      {"run", dir + "/exp.yaml", "--out", dir + "/out", "--quiet", "--chakra", dir + "/et"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  // The run's own account of the same stretch: tasks and transfers per device.
+  const auto trace = nlohmann::json::parse(read_file(dir + "/out/timeline.json"));
+  std::map<int, int> tasks, transfers_out;
+  std::map<int, std::string> names;
+  for (const auto& e : trace["traceEvents"])
+    if (e["ph"] == "M") names[e["tid"].get<int>()] = e["args"]["name"].get<std::string>();
+  for (const auto& e : trace["traceEvents"]) {
+    if (e["ph"] != "X") continue;
+    const int tid = e["tid"].get<int>();
+    if (e["cat"] == "transfer")
+      ++transfers_out[std::stoi(names[tid].substr(3))];  // "devA->devB": A is the sender
+    else
+      ++tasks[tid];
+  }
+  int total_send = 0, total_recv = 0;
+  const auto attrs = attr_fields();
+  for (int d = 0; d < 4; ++d) {
+    INFO("device " << d);
+    const std::string data = read_file(dir + "/et/pipe." + std::to_string(d) + ".et");
+    Reader stream{data};
+    std::vector<std::string> messages;
+    while (stream.pos < data.size()) messages.push_back(stream.bytes());
+    REQUIRE(messages.size() > 1);
+    const auto meta = parse(messages[0], kMetadataFields);
+    REQUIRE(!meta.empty());
+    CHECK(meta[0].number == 1);  // version
+    std::map<std::uint64_t, NodeIn> nodes;
+    std::map<std::uint64_t, int> by_type;
+    for (std::size_t m = 1; m < messages.size(); ++m) {
+      NodeIn n;
+      for (const Field& f : parse(messages[m], kNodeFields)) {
+        if (f.number == 1) n.id = f.value;
+        if (f.number == 3) n.type = f.value;
+        if (f.number == 5) {
+          Reader packed{f.bytes};
+          while (packed.pos < f.bytes.size()) n.deps.push_back(packed.varint());
+        }
+        if (f.number == 10) {
+          std::string name;
+          std::uint64_t value = 0;
+          for (const Field& a : parse(f.bytes, attrs)) {
+            if (a.number == 1) name = a.bytes;
+            if (a.wire == 0) value = a.value;
+          }
+          n.attrs[name] = value;
+        }
+      }
+      CHECK(n.type >= 2);
+      CHECK(n.type <= 6);
+      for (std::uint64_t dep : n.deps) CHECK(nodes.count(dep) == 1);  // earlier nodes only
+      CHECK(nodes.count(n.id) == 0);
+      if (n.type == 5 || n.type == 6) {
+        CHECK(n.attrs.count("comm_src") == 1);
+        CHECK(n.attrs.count("comm_dst") == 1);
+        CHECK(n.attrs.count("comm_size") == 1);
+        CHECK(n.attrs.count("comm_tag") == 1);
+      }
+      if (n.type == 4) CHECK(n.attrs.count("num_ops") == 1);
+      ++by_type[n.type];
+      nodes[n.id] = n;
+    }
+    CHECK(by_type[4] == tasks[d]);          // a compute node per task
+    CHECK(by_type[5] == transfers_out[d]);  // a send per transfer leaving the device (one hop)
+    CHECK(by_type[2] + by_type[3] > 0);     // DRAM traffic as memory nodes
+    total_send += by_type[5];
+    total_recv += by_type[6];
+  }
+  CHECK(total_send == total_recv);
+  CHECK(total_send > 0);
+}
