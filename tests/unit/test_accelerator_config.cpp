@@ -72,7 +72,8 @@ TEST_CASE("shipped accelerators and energy tables are listed", "[accel][config]"
   CHECK(shipped_accelerator_names() == std::vector<std::string>{"adagp_ws180", "eyeriss_like",
                                                                 "scalesim_default", "small_8x8",
                                                                 "systolic_32x32"});
-  CHECK(shipped_energy_names() == std::vector<std::string>{"eyeriss_normalized", "horowitz45"});
+  CHECK(shipped_energy_names() ==
+        std::vector<std::string>{"eyeriss_ert", "eyeriss_normalized", "horowitz45"});
 }
 
 TEST_CASE("horowitz45 energy table has the published values", "[accel][config]") {
@@ -356,7 +357,7 @@ TEST_CASE("accelerator errors name file, line, column and key", "[accel][config]
   SECTION("unknown energy table") {
     std::string text = std::string(kMinimal) + "energy: nosuch\n";
     check_error(err(text), file, pos_of(text, "nosuch"), "energy", "unknown energy table 'nosuch'");
-    CHECK(err(text).find("shipped energy tables: eyeriss_normalized, horowitz45") !=
+    CHECK(err(text).find("shipped energy tables: eyeriss_ert, eyeriss_normalized, horowitz45") !=
           std::string::npos);
   }
   SECTION("unknown accelerator name") {
