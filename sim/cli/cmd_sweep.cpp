@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
+#include <unordered_set>
 
 #include "sim/cli/arg_parse.h"
 #include "sim/cli/commands.h"
@@ -115,14 +116,32 @@ void check_points(const SweepSpec& spec, const std::vector<SweepPoint>& points) 
   (void)points;
 }
 
-int merge(const std::vector<std::string>& dirs, const std::string& out_dir, bool force) {
+// sweep.json of a results directory, or a UserError naming it.
+nlohmann::json read_state(const fs::path& file) {
+  try {
+    const nlohmann::json j = nlohmann::json::parse(read_all(file));
+    j.at("sweep").get<std::string>();
+    j.at("text").get<std::string>();
+    j.at("shard").get<std::string>();
+    return j;
+  } catch (const nlohmann::json::exception&) {
+    throw UserError(file.string() +
+                    ": not a sweep's state file (delete the directory, or use "
+                    "--force)");
+  }
+}
+
+int merge(const std::vector<std::string>& dirs, const std::string& out_arg, bool force) {
+  // Without a trailing separator, so that OUT.partial is a sibling of OUT.
+  std::string out_dir = out_arg;
+  while (out_dir.size() > 1 && out_dir.back() == '/') out_dir.pop_back();
   if (out_dir.empty()) throw UserError("sweep --merge: give the merged directory with --out DIR");
   if (dirs.empty()) throw UserError("sweep --merge: give the shard directories to merge");
   std::string source, text;
   for (const std::string& d : dirs) {
     const fs::path state = fs::path(d) / kStateFile;
     if (!fs::exists(state)) throw UserError("sweep --merge: " + d + " is not a sweep directory");
-    const nlohmann::json j = nlohmann::json::parse(read_all(state));
+    const nlohmann::json j = read_state(state);
     if (source.empty()) {
       source = j.at("sweep").get<std::string>();
       text = j.at("text").get<std::string>();
@@ -226,7 +245,14 @@ int cmd_sweep(const std::vector<std::string>& args) {
       const nlohmann::json state = state_of(spec, shard);
       if (fs::exists(dir)) {
         const fs::path sf = dir / kStateFile;
-        const bool same = fs::exists(sf) && nlohmann::json::parse(read_all(sf)) == state;
+        bool same = false;
+        if (fs::exists(sf)) {
+          try {
+            same = read_state(sf) == state;
+          } catch (const UserError&) {
+            if (!force) throw;  // --force replaces a directory whatever it holds
+          }
+        }
         if (!same && !force)
           throw UserError("sweep: " + dir.string() +
                           (fs::exists(sf) ? " holds another sweep (or another shard, or the "
@@ -238,10 +264,10 @@ int cmd_sweep(const std::vector<std::string>& args) {
       fs::create_directories(dir / "points");
       write_text_file((dir / kStateFile).string(), state.dump(2) + "\n");
       rows = finished_rows(points, dir);
+      std::unordered_set<std::string> finished_ids;
+      for (const SweepRow& r : rows) finished_ids.insert(r.point->id);
       for (std::size_t i = 0; i < points.size(); ++i) {
-        bool finished = false;
-        for (const SweepRow& r : rows) finished = finished || r.point->id == points[i].id;
-        if (finished) continue;
+        if (finished_ids.count(points[i].id)) continue;
         fs::remove_all(dir / "points" / points[i].id);  // an unfinished point starts over
         todo.push_back(i);
       }

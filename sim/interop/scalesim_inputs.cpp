@@ -92,6 +92,12 @@ std::vector<ScaleSimLayer> read_scalesim_topology(const std::string& path) {
         throw UserError(where + ": the filter is larger than the ifmap");
       l.op = Op::make_conv(c, OpRole::kForward);
     }
+    // Each field is at most 2^30, their products are not: an op past the limits every network
+    // layer obeys (sim/workload/size_limits.h: 2^36 MACs per sample) is refused here.
+    long double macs = 1;
+    for (std::size_t i = 1; i < f.size(); ++i) macs *= static_cast<long double>(v(i));
+    if (macs > static_cast<long double>(std::int64_t{1} << 40) * (1 << 12))
+      throw UserError(where + ": the layer is too large to time (more than 2^52 MACs)");
     layers.push_back(l);
   }
   if (layers.empty()) throw UserError(path + ": the topology has no layers");
@@ -142,12 +148,18 @@ AcceleratorSpec apply_scalesim_config(const std::string& path, AcceleratorSpec a
   sram("IfmapSramSzkB", acc.buffer.ifmap_kib);
   sram("FilterSramSzkB", acc.buffer.filter_kib);
   sram("OfmapSramSzkB", acc.buffer.ofmap_kib);
+  // SCALE-Sim's CALC interface bandwidth (the DRAM keeps up, no stalls) is what trainsim's
+  // scalesim memory model computes; USER (a fixed DRAM bandwidth with stalls) is not modelled,
+  // so it is refused rather than silently run as CALC. `Bandwidth` only matters for USER.
   std::int64_t bw = 0;
   number("Bandwidth", bw);
-  if (bw > 0) acc.buffer.words_per_cycle = static_cast<int>(std::min<std::int64_t>(bw, 1 << 20));
   if (const auto* v = get("InterfaceBandwidth")) {
     const std::string mode = lower(v->first);
-    if (mode != "calc" && mode != "user")
+    if (mode == "user")
+      throw UserError(path + ":" + std::to_string(v->second) +
+                      ": InterfaceBandwidth: USER is not modelled (trainsim reproduces SCALE-Sim's "
+                      "CALC mode); use CALC");
+    if (mode != "calc")
       throw UserError(path + ":" + std::to_string(v->second) +
                       ": InterfaceBandwidth must be CALC or USER, got '" + v->first + "'");
   }

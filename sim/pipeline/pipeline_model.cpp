@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "sim/core/error.h"
+#include "sim/techniques/technique.h"
 #include "sim/train/shape_only_run.h"
 
 namespace trainsim {
@@ -33,6 +34,11 @@ PipelineModel::PipelineModel(const ExperimentSpec& spec, const NetShape& shape)
       layout_(schedule_.layout(params_of(spec))),
       net_(spec.system.net),
       costs_(spec, shape) {
+  // Which kinds of batch run a backward pass: a Phase GP batch predicts (forward tasks only)
+  // unless the technique's recipe says otherwise (the `pseudo` ablation backpropagates).
+  const ShapeOnlyPlan plan = technique_info(spec.sim.technique).shape_only(spec.sim.technique);
+  for (std::size_t k = 0; k < backprop_kind_.size(); ++k)
+    backprop_kind_[k] = plan.recipes[k].backprop;
   const int micro = spec.training.batch_size / spec.pipeline.micro_batches;
   first_ = partition_stages(spec, shape, costs_, layout_.stages, micro);
   // Words crossing each stage boundary per sample: outputs of layers before it that a layer
@@ -85,7 +91,7 @@ std::int64_t PipelineModel::stage_activation_bytes(int stage) const {
   std::int64_t words = shape_.layer(static_cast<std::size_t>(first)).in.size();
   for (int l = first; l < first_[static_cast<std::size_t>(stage) + 1]; ++l)
     words += shape_.layer(static_cast<std::size_t>(l)).out.size();
-  return words * spec_.sim.accelerator.word_bytes();
+  return words * word_bytes(stage);
 }
 
 std::int64_t PipelineModel::stage_weight_bytes(int stage) const {
@@ -93,7 +99,13 @@ std::int64_t PipelineModel::stage_weight_bytes(int stage) const {
   for (int l = first_[static_cast<std::size_t>(stage)];
        l < first_[static_cast<std::size_t>(stage) + 1]; ++l)
     params += shape_.layer(static_cast<std::size_t>(l)).params;
-  return params * spec_.sim.accelerator.word_bytes();
+  return params * word_bytes(stage);
+}
+
+std::int64_t PipelineModel::word_bytes(int stage) const {
+  // The words of the device that holds the stage (its first replica's).
+  return spec_.system.devices[static_cast<std::size_t>(layout_.device(0, stage))]
+      .accelerator.word_bytes();
 }
 
 std::int64_t PipelineModel::device_weight_bytes(int device) const {
@@ -148,7 +160,9 @@ BatchRun PipelineModel::run(const std::vector<int>& kinds, int micro) {
   GraphSpec gs;
   gs.micro_batches = spec_.pipeline.micro_batches;
   gs.batches.clear();
-  for (int k : kinds) gs.batches.push_back(graph_kind(k));
+  for (int k : kinds)
+    gs.batches.push_back(backprop_kind_[static_cast<std::size_t>(k)] ? BatchKind::kBackprop
+                                                                     : BatchKind::kPredicted);
   gs.split_backward = schedule_.split_backward();
   r.graph = std::make_unique<TaskGraph>(layout_, gs);
   const TaskGraph& g = *r.graph;
@@ -227,7 +241,7 @@ PipelineEpoch PipelineModel::epoch(const std::vector<int>& kinds, std::int64_t r
   for (std::size_t i = 0; i < full; ++i) {
     stretch.push_back(kinds[i]);
     add_batch(kinds[i], micro);
-    if (kinds[i] != kCostPhaseGp) close();
+    if (backprop_kind_[static_cast<std::size_t>(kinds[i])]) close();
   }
   close();
   if (rest > 0) {

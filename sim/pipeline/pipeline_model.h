@@ -110,6 +110,8 @@ class PipelineModel {
   std::map<std::pair<int, int>, BatchRun> singles_;
   std::map<std::pair<int, int>, std::vector<OpTotals>> work_;
   std::map<std::pair<std::vector<int>, std::int64_t>, PipelineEpoch> epochs_;
+  std::int64_t word_bytes(int stage) const;
+  std::array<bool, 3> backprop_kind_{{true, true, false}};  // by cost kind
   std::vector<std::int64_t> peak_bytes_;
   std::vector<int> peak_inflight_;
 };

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "sim/config/accelerator_config.h"
 #include "sim/core/error.h"
 #include "sim/train/shape_only_run.h"
 
@@ -37,12 +38,12 @@ int pass_of(OpRole role, int cost_kind) {
   return -1;
 }
 
+// Devices cost their stages alike only when every figure of their accelerators agrees (the
+// YAML the resolved config writes for them), not just their names: inline devices of one file
+// share a name.
 bool same_device(const DeviceSpec& a, const DeviceSpec& b) {
-  return a.dataflow == b.dataflow && a.accelerator.name == b.accelerator.name &&
-         a.accelerator.source == b.accelerator.source && a.accelerator.rows == b.accelerator.rows &&
-         a.accelerator.cols == b.accelerator.cols &&
-         a.accelerator.clock_ghz == b.accelerator.clock_ghz &&
-         a.accelerator.memory == b.accelerator.memory;
+  return a.dataflow == b.dataflow &&
+         accelerator_yaml(a.accelerator) == accelerator_yaml(b.accelerator);
 }
 
 }  // namespace

@@ -25,9 +25,6 @@ namespace trainsim {
 /// Kinds of batch as the costs see them (those of shape_only_run.h): backprop (bp, ADA-GP's
 /// warm-up), ADA-GP Phase BP (backprop and the predictor's training), Phase GP.
 inline constexpr int kCostBackprop = 0, kCostPhaseBp = 1, kCostPhaseGp = 2;
-inline BatchKind graph_kind(int cost_kind) {
-  return cost_kind == kCostPhaseGp ? BatchKind::kPredicted : BatchKind::kBackprop;
-}
 
 /// One pass of one layer for one micro-batch: its ops on the main array and on the second.
 struct PassWork {

@@ -265,7 +265,7 @@ std::string system_stats_json(const SystemRunData& r) {
     j["devices"].push_back(
         {{"device", d},
          {"accelerator", spec.system.devices[static_cast<std::size_t>(d)].accelerator.name},
-         {"busy_seconds", seconds(busy)},
+         {"busy_seconds", busy},
          {"idle_seconds", t.time_s - busy},
          {"peak_inflight_micro_batches", m.peak_inflight()[static_cast<std::size_t>(d)]},
          {"peak_activation_bytes", m.peak_activation_bytes()[static_cast<std::size_t>(d)]},

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
 #include <thread>
 
 #include "sim/sweep/process_pool.h"
@@ -20,9 +21,10 @@ namespace trainsim {
 #ifdef TRAINSIM_HAVE_MPI
 
 namespace {
-constexpr int kTagRequest = 1;  // worker -> 0: give me a point (payload: nothing)
-constexpr int kTagResult = 2;   // worker -> 0: "<index>\n<row>"
-constexpr int kTagWork = 3;     // 0 -> worker: point index, or -1 = no more work
+constexpr int kTagRequest = 1;               // worker -> 0: give me a point (payload: nothing)
+constexpr int kTagResult = 2;                // worker -> 0: "<index>\n<row>"
+constexpr int kTagWork = 3;                  // 0 -> worker: point index, or -1 = no more work
+constexpr const char* kStopped = "stopped";  // a result that is none: stopped by Ctrl-C
 
 void send_text(const std::string& text, int dest, int tag) {
   MPI_Send(text.data(), static_cast<int>(text.size()), MPI_CHAR, dest, tag, MPI_COMM_WORLD);
@@ -92,8 +94,13 @@ void mpi_run_points(const SweepSpec& spec, const std::vector<SweepPoint>& points
       pool.spawn(point_command(exe, spec, p, dir), point_stderr(p, dir), 0);
       ChildExit ex;
       pool.wait_one(ex);
-      send_text(std::to_string(index) + "\n" + encode_row(finish_point(p, dir, ex.exit_code)), 0,
-                kTagResult);
+      // Stopped by a second Ctrl-C: not a result; the point runs again next time.
+      const bool stopped = sweep_interrupts() >= 2 && ex.exit_code != 0;
+      if (stopped) std::filesystem::remove_all(std::filesystem::path(dir) / "points" / p.id);
+      send_text(
+          std::to_string(index) + "\n" +
+              (stopped ? std::string(kStopped) : encode_row(finish_point(p, dir, ex.exit_code))),
+          0, kTagResult);
     }
   }
   // Rank 0: serve requests and run points of its own in between, polling both.
@@ -111,7 +118,10 @@ void mpi_run_points(const SweepSpec& spec, const std::vector<SweepPoint>& points
     }
     ChildExit ex;
     if (own.try_wait(ex)) {
-      on_row(finish_point(points[own_index], dir, ex.exit_code));
+      if (sweep_interrupts() >= 2 && ex.exit_code != 0)
+        std::filesystem::remove_all(std::filesystem::path(dir) / "points" / points[own_index].id);
+      else
+        on_row(finish_point(points[own_index], dir, ex.exit_code));
       ++finished;
       idle = false;
     }
@@ -132,7 +142,7 @@ void mpi_run_points(const SweepSpec& spec, const std::vector<SweepPoint>& points
         const std::string text = recv_text(status.MPI_SOURCE, kTagResult, status);
         const std::size_t nl = text.find('\n');
         const std::size_t index = std::stoull(text.substr(0, nl));
-        on_row(decode_row(text.substr(nl + 1), points[index]));
+        if (text.substr(nl + 1) != kStopped) on_row(decode_row(text.substr(nl + 1), points[index]));
         ++finished;
       }
     }

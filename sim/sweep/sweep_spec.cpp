@@ -5,6 +5,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iomanip>
 #include <memory>
 #include <set>
 #include <sstream>
@@ -54,7 +55,7 @@ std::vector<std::string> range_of(const ConfigNode& node) {
     if (integral)
       s << static_cast<std::int64_t>(v);
     else
-      s << v;
+      s << std::setprecision(17) << v;  // every value its own text: ids must not collide
     out.push_back(s.str());
   }
   return out;
@@ -126,15 +127,14 @@ SweepSpec load_sweep(const std::string& path) {
     }
     for (const std::string& k : axis.keys)
       if (!seen.insert(k).second) a.fail("key '" + k + "' is on two axes");
+    // Two equal values would be one point twice (the same id, the same directory).
+    std::set<std::vector<std::string>> distinct(axis.values.begin(), axis.values.end());
+    if (distinct.size() != axis.values.size()) a.fail("an axis lists the same value twice");
     s.axes.push_back(axis);
   }
   if (s.axes.empty()) axes.fail("a sweep needs at least one axis");
   double points = 1;
   for (const SweepAxis& a : s.axes) points *= static_cast<double>(a.size());
-  if (points > static_cast<double>(kMaxPoints))
-    axes.fail("the axes span " + std::to_string(static_cast<long long>(points)) +
-              " points, more than " + std::to_string(kMaxPoints) +
-              " (use search: {mode: random, budget: N})");
 
   if (auto b = m.get("baseline")) {
     ConfigMap bm = b->as_map();
@@ -155,6 +155,12 @@ SweepSpec load_sweep(const std::string& path) {
       v->fail("search: {mode: random} needs a budget (points to sample)");
     if (s.mode == "grid" && s.budget != 0) v->fail("a budget is for search: {mode: random}");
   }
+  // A grid runs every point; a random search draws from any space whose size fits 62 bits.
+  if (s.mode == "grid" && points > static_cast<double>(kMaxPoints))
+    axes.fail("the axes span " + std::to_string(static_cast<long long>(points)) +
+              " points, more than " + std::to_string(kMaxPoints) +
+              " (use search: {mode: random, budget: N})");
+  if (points > 4.0e18) axes.fail("the axes span more than 4e18 points");
   return s;
 }
 

@@ -99,6 +99,8 @@ TEST_CASE("LeNet-5 on 4 devices: single-device accuracy, per-device reports, a t
     CHECK(tracks == std::set<int>{0, 1, 2, 3});  // one track per device
     for (int t : tracks) CHECK(named.count(t) == 1);
   }
+  for (const auto& d : nlohmann::json::parse(read_file(dir + "/gpipe/stats.json"))["devices"])
+    CHECK(d["busy_seconds"].get<double>() > 0);
   // The schedules time the same work: same energy, and (uniform ops) the same order of time.
   const auto g = nlohmann::json::parse(read_file(dir + "/gpipe/stats.json"));
   const auto o = nlohmann::json::parse(read_file(dir + "/1f1b/stats.json"));
@@ -139,6 +141,24 @@ TEST_CASE("Devices of different kinds each cost their stages on their own accele
   for (int d : {0, 1, 3})
     CHECK(b[static_cast<std::size_t>(d)].at("busy_seconds") ==
           a[static_cast<std::size_t>(d)].at("busy_seconds"));
+}
+
+TEST_CASE("ADA-GP's pseudo-label ablation backpropagates its Phase GP batches on a pipeline too",
+          "[pipeline]") {
+  require_dataset("fashion-mnist");
+  const std::string dir = fresh_dir("pipeline-pseudo");
+  const std::string exp =
+      write_experiment(dir, lenet_body("numerics: none\nsystem: four_ws180_chain\n"
+                                       "technique: {kind: adagp-efficient, warmup_epochs: 1}\n"));
+  auto seconds = [&](const std::string& phase_gp) {
+    const auto r = run_trainsim({"run", exp, "--out", dir + "/" + phase_gp, "--quiet", "--set",
+                                 "training.epochs=2", "--set", "technique.phase_gp=" + phase_gp});
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    return epochs_csv_value(read_file(dir + "/" + phase_gp + "/epochs.csv"), 2, "train_seconds");
+  };
+  // zero: Phase GP batches run forward (and updates); pseudo: forward and backward.
+  CHECK(seconds("pseudo") > 1.3 * seconds("zero"));
 }
 
 TEST_CASE("Bad systems and pipelines: one line, exit 2, no output", "[pipeline][errors]") {

@@ -129,6 +129,8 @@ TEST_CASE("Bad SCALE-Sim inputs: one line, exit 2", "[cli][layer][scalesim][erro
   write_file(dir + "/ok.csv", "Layer, M, N, K,\nx, 4, 4, 4,\n");
   write_file(dir + "/bad_df.cfg", "[architecture_presets]\nArrayHeight: 8\nDataflow : xs\n");
   write_file(dir + "/bad_rows.cfg", "[architecture_presets]\nArrayHeight: -8\n");
+  write_file(dir + "/user.cfg", "[run_presets]\nInterfaceBandwidth: USER\n");
+  write_file(dir + "/huge.csv", "Layer, M, N, K,\nx, 1073741824, 1073741824, 1073741824,\n");
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
       {{"--scalesim-topology", dir + "/bad_header.csv"}, "not a SCALE-Sim topology header"},
       {{"--scalesim-topology", dir + "/short_row.csv"}, "short_row.csv:2: 3 fields"},
@@ -139,6 +141,9 @@ TEST_CASE("Bad SCALE-Sim inputs: one line, exit 2", "[cli][layer][scalesim][erro
       {{"--scalesim-topology", dir + "/ok.csv", "--scalesim-config", dir + "/bad_rows.cfg"},
        "bad_rows.cfg:2: ArrayHeight"},
       {{"--scalesim-topology", dir + "/ok.csv", "--gemm", "4,4,4"}, "does not go with"},
+      {{"--scalesim-topology", dir + "/ok.csv", "--scalesim-config", dir + "/user.cfg"},
+       "USER is not modelled"},
+      {{"--scalesim-topology", dir + "/huge.csv"}, "huge.csv:2: the layer is too large"},
   };
   for (const auto& [args, what] : cases) {
     std::vector<std::string> a = {"layer"};

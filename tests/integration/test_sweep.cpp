@@ -140,6 +140,7 @@ TEST_CASE("Bad sweeps: one line, exit 2, nothing written", "[sweep][errors]") {
       {"experiment: exp.yaml\naxes: [{zip: {dataflow: [ws, os], training.epochs: [1]}}]\n",
        {"same length"}},
       {"experiment: exp.yaml\naxes: []\n", {"at least one axis"}},
+      {"experiment: exp.yaml\naxes: [{key: dataflow, values: [ws, ws]}]\n", {"same value twice"}},
       {"experiment: nothing.yaml\naxes: [{key: dataflow, values: [ws]}]\n", {"no experiment file"}},
       {"experiment: exp.yaml\naxes: [{key: dataflow, values: [ws]}]\nsearch: {mode: random}\n",
        {"budget"}},

@@ -38,7 +38,7 @@ class Chimera final : public Schedule {
     ListPolicy policy;
     policy.priority = [](const Task& t) {
       return std::array<int, 4>{t.batch, bookkeeping_first(t), t.pass == Pass::kForward ? 1 : 0,
-                                -t.stage * 1024 + t.micro};
+                                -t.stage * 65537 + t.micro};
     };
     return list_schedule(g, c, policy);
   }
