@@ -39,13 +39,6 @@ namespace {
 
 constexpr char kStateFile[] = "sweep.json";
 
-std::string read_all(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 struct Shard {
   int index = 0, count = 1;
   std::string text() const { return std::to_string(index) + "/" + std::to_string(count); }
@@ -76,7 +69,7 @@ std::vector<SweepRow> finished_rows(const std::vector<SweepPoint>& points, const
     if (auto r = read_point_result((pd / "result.json").string())) {
       rows.push_back({&p, true, *r, ""});
     } else if (fs::exists(pd / "error.txt")) {
-      std::string e = read_all(pd / "error.txt");
+      std::string e = read_text_file((pd / "error.txt").string());
       while (!e.empty() && e.back() == '\n') e.pop_back();
       rows.push_back({&p, false, {}, e});
     }
@@ -119,7 +112,7 @@ void check_points(const SweepSpec& spec, const std::vector<SweepPoint>& points) 
 // sweep.json of a results directory, or a UserError naming it.
 nlohmann::json read_state(const fs::path& file) {
   try {
-    const nlohmann::json j = nlohmann::json::parse(read_all(file));
+    const nlohmann::json j = nlohmann::json::parse(read_text_file(file.string()));
     j.at("sweep").get<std::string>();
     j.at("text").get<std::string>();
     j.at("shard").get<std::string>();

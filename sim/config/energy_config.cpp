@@ -115,10 +115,13 @@ void emit_buffer_table(YAML::Emitter& out,
 EnergyTable parse_energy_table(const ConfigNode& node, const std::string& default_name,
                                const std::string& source) {
   ConfigMap m = node.as_map();
-  // A table made from an Accelergy ERT (sim/interop/accelergy_ert.h).
-  if (m.has("ert")) return energy_table_from_ert(m, default_name, source);
-  m.allow_only({"name", "description", "unit", "mac", "rf", "noc", "buffer", "dram", "vector_op",
-                "leakage", "ert"});
+  // A table whose costs come from an Accelergy ERT (sim/interop/accelergy_ert.h).
+  const bool ert = m.has("ert");
+  if (ert)
+    m.allow_only(kErtTableKeys);
+  else
+    m.allow_only({"name", "description", "unit", "mac", "rf", "noc", "buffer", "dram", "vector_op",
+                  "leakage", "ert"});
   EnergyTable t;
   t.source = source;
   t.name = default_name;
@@ -126,15 +129,19 @@ EnergyTable parse_energy_table(const ConfigNode& node, const std::string& defaul
   t.unit = "pJ";
   if (auto v = m.get("unit")) t.unit = v->as_choice({"pJ", "normalized"});
   if (auto v = m.get("description")) t.description = v->as_string();
-  t.mac = parse_mac(m.require("mac"));
-  parse_read_write(m.require("rf"), t.rf_read, t.rf_write);
-  t.noc = parse_cost(m.require("noc"));
-  ConfigMap buffer = m.require("buffer").as_map();
-  buffer.allow_only({"read", "write"});
-  t.buffer_read = parse_buffer_table(buffer.require("read"));
-  t.buffer_write = parse_buffer_table(buffer.require("write"));
-  parse_read_write(m.require("dram"), t.dram_read, t.dram_write);
-  t.vector_op = m.require("vector_op").as_double_non_negative();
+  if (ert) {
+    read_ert_costs(m, source, t);
+  } else {
+    t.mac = parse_mac(m.require("mac"));
+    parse_read_write(m.require("rf"), t.rf_read, t.rf_write);
+    t.noc = parse_cost(m.require("noc"));
+    ConfigMap buffer = m.require("buffer").as_map();
+    buffer.allow_only({"read", "write"});
+    t.buffer_read = parse_buffer_table(buffer.require("read"));
+    t.buffer_write = parse_buffer_table(buffer.require("write"));
+    parse_read_write(m.require("dram"), t.dram_read, t.dram_write);
+    t.vector_op = m.require("vector_op").as_double_non_negative();
+  }
   // Leakage is optional: dynamic-only tables (Eyeriss' normalized one) have no figure.
   if (auto v = m.get("leakage")) {
     ConfigMap leak = v->as_map();

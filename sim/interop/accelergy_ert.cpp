@@ -34,16 +34,7 @@ struct ErtAction {
 
 }  // namespace
 
-EnergyTable energy_table_from_ert(const ConfigMap& m, const std::string& default_name,
-                                  const std::string& source) {
-  m.allow_only({"name", "description", "unit", "ert", "per_bits", "map", "ignore", "leakage"});
-  EnergyTable t;
-  t.source = source;
-  t.name = default_name;
-  if (auto v = m.get("name")) t.name = v->as_nonempty_string();
-  t.unit = "pJ";
-  if (auto v = m.get("unit")) t.unit = v->as_choice({"pJ", "normalized"});
-  if (auto v = m.get("description")) t.description = v->as_string();
+void read_ert_costs(const ConfigMap& m, const std::string& source, EnergyTable& t) {
   const int per_bits = m.require("per_bits").as_int_in(key_range::kBits);
 
   // The ERT file, relative to the table's own file.
@@ -123,13 +114,6 @@ EnergyTable energy_table_from_ert(const ConfigMap& m, const std::string& default
   t.dram_read = cost("dram_read");
   t.dram_write = cost("dram_write");
   t.vector_op = energy.at("vector_op");
-  if (auto v = m.get("leakage")) {
-    ConfigMap leak = v->as_map();
-    leak.allow_only({"per_pe_ns", "per_kib_ns"});
-    if (auto x = leak.get("per_pe_ns")) t.leakage_per_pe_ns = x->as_double_non_negative();
-    if (auto x = leak.get("per_kib_ns")) t.leakage_per_kib_ns = x->as_double_non_negative();
-  }
-  return t;
 }
 
 }  // namespace trainsim

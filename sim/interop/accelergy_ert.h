@@ -19,15 +19,20 @@
 // in the ERT, and every ERT component must be mapped or ignored: anything else is an error
 // naming it.
 #include <string>
+#include <vector>
 
 #include "sim/accel/accel_spec.h"
 #include "sim/config/yaml_reader.h"
 
 namespace trainsim {
 
-/// The table `m` describes (its `ert` key present); `source` is the file holding it.
-EnergyTable energy_table_from_ert(const ConfigMap& m, const std::string& default_name,
-                                  const std::string& source);
+/// The keys an energy table made from an ERT takes (sim/config/energy_config.cpp reads the
+/// name, unit, description and leakage as for any table).
+inline const std::vector<std::string> kErtTableKeys = {
+    "name", "description", "unit", "ert", "per_bits", "map", "ignore", "leakage"};
+/// Fills `t`'s cost entries from the ERT `m` (a table with an `ert` key) names; `source` is
+/// the file holding `m` (relative `ert` paths resolve against its folder).
+void read_ert_costs(const ConfigMap& m, const std::string& source, EnergyTable& t);
 
 /// A component name without its index ranges.
 std::string ert_component_base(const std::string& name);

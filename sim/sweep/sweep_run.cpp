@@ -1,7 +1,6 @@
 #include "sim/sweep/sweep_run.h"
 
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
 #include "sim/report/staged_dir.h"
@@ -11,13 +10,6 @@ namespace fs = std::filesystem;
 namespace trainsim {
 
 namespace {
-
-std::string read_all(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 // The first line of a failed point's stderr that says what went wrong.
 std::string error_of(const std::string& err, int exit_code) {
@@ -62,7 +54,7 @@ SweepRow finish_point(const SweepPoint& p, const std::string& dir, int exit_code
   const fs::path pd = fs::path(dir) / "points" / p.id;
   if (exit_code == 0)
     if (auto r = read_point_result((pd / "result.json").string())) return {&p, true, *r, ""};
-  const std::string error = error_of(read_all(pd / "stderr.txt"), exit_code);
+  const std::string error = error_of(read_text_file((pd / "stderr.txt").string()), exit_code);
   write_text_file((pd / "error.txt").string(), error + "\n");
   return {&p, false, {}, error};
 }

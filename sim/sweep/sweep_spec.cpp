@@ -4,7 +4,6 @@
 
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <iomanip>
 #include <memory>
 #include <set>
@@ -13,6 +12,7 @@
 #include "sim/config/yaml_file.h"
 #include "sim/config/yaml_reader.h"
 #include "sim/core/error.h"
+#include "sim/report/staged_dir.h"
 
 namespace trainsim {
 
@@ -72,15 +72,10 @@ std::vector<std::string> SweepSpec::keys() const {
 SweepSpec load_sweep(const std::string& path) {
   SweepSpec s;
   s.source = path;
-  {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    s.text = text.str();
-  }
   auto origin = std::make_shared<ConfigOrigin>();
   origin->file = path;
-  ConfigNode top(load_yaml_file(path, "sweep"), "", origin);
+  ConfigNode top(load_yaml_file(path, "sweep"), "", origin);  // names a missing file
+  s.text = read_text_file(path);
   ConfigMap m = top.as_map();
   m.allow_only({"experiment", "set", "axes", "baseline", "search"});
   const ConfigNode exp = m.require("experiment");
