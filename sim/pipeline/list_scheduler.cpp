@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <limits>
-#include <map>
 #include <stdexcept>
 #include <tuple>
 
@@ -20,24 +19,13 @@ DeviceOrders list_schedule(const TaskGraph& g, const PlanCosts& c, const ListPol
     if (waiting[static_cast<std::size_t>(i)] == 0) ready.push_back(i);
   }
   std::vector<std::int64_t> free_at(static_cast<std::size_t>(g.layout().devices), 0);
-  std::map<std::pair<int, int>, int> inflight;  // (stage, pipe) -> BP micro-batches in flight
   DeviceOrders orders(static_cast<std::size_t>(g.layout().devices));
-
-  auto bp = [&](const Task& t) {
-    return g.spec().batches[static_cast<std::size_t>(t.batch)] == BatchKind::kBackprop;
-  };
-  auto admitted = [&](const Task& t) {
-    if (t.pass != Pass::kForward || !bp(t) || !policy.inflight_limit) return true;
-    const int limit = policy.inflight_limit(t);
-    return limit <= 0 || inflight[{t.stage, t.pipe}] < limit;
-  };
 
   for (int placed = 0; placed < n; ++placed) {
     int best = -1;
     std::tuple<std::int64_t, std::array<int, 4>, int> best_key;
     for (int i : ready) {
       const Task& t = g.task(i);
-      if (!admitted(t)) continue;
       const std::int64_t start = std::max(free_at[static_cast<std::size_t>(t.device)],
                                           arrive[static_cast<std::size_t>(i)]);
       const auto key = std::make_tuple(start, policy.priority(t), i);
@@ -50,8 +38,6 @@ DeviceOrders list_schedule(const TaskGraph& g, const PlanCosts& c, const ListPol
     free_at[static_cast<std::size_t>(t.device)] = end;
     orders[static_cast<std::size_t>(t.device)].push_back(best);
     ready.erase(std::find(ready.begin(), ready.end(), best));
-    if (bp(t) && t.pass == Pass::kForward) ++inflight[{t.stage, t.pipe}];
-    if (t.pass == Pass::kBackward || t.pass == Pass::kBackwardData) --inflight[{t.stage, t.pipe}];
     for (int u : g.users(best)) {
       for (const Edge& e : g.deps(u))
         if (e.from == best) {

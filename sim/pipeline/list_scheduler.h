@@ -1,8 +1,8 @@
 #pragma once
 // List scheduling: a device that becomes free starts, among the tasks whose inputs have
-// arrived, the one that can start earliest, ties broken by the schedule's priority. GPipe,
-// 1F1B and Chimera are this with different priorities and in-flight limits; it also lets a
-// device run the next batch's work while waiting for the current one (Chimera under ADA-GP).
+// arrived, the one that can start earliest, ties broken by the schedule's priority. Chimera's
+// order is this; it lets a device run the next batch's work while waiting for the current
+// one (Chimera under ADA-GP).
 #include <array>
 #include <functional>
 
@@ -13,9 +13,6 @@ namespace trainsim {
 struct ListPolicy {
   /// Smaller first; compared after the start time.
   std::function<std::array<int, 4>(const Task&)> priority;
-  /// At most this many micro-batches of Phase BP batches between forward and backward per
-  /// (stage, pipe); 0 = no limit. 1F1B's memory bound.
-  std::function<int(const Task&)> inflight_limit;
 };
 
 DeviceOrders list_schedule(const TaskGraph& g, const PlanCosts& c, const ListPolicy& policy);
