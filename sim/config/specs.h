@@ -116,6 +116,20 @@ struct TechniqueSpec {
   /// optimizer with a zero gradient, so only its state (SGD momentum, Adam's moments) moves
   /// the weights, as it does under the predictions.
   std::string phase_gp = "predict";
+  /// `phase_gp: oracle` (a reference, not hardware): Phase GP backprops the batch and applies
+  /// p = m |g| (rho g/|g| + sqrt(1 - rho^2) n), n a random unit vector orthogonal to the
+  /// layer's true gradient g, drawn afresh each batch or (persistent) one fixed direction
+  /// per layer, projected off each batch's g.
+  double oracle_cosine = 1.0;     ///< rho, in [-1, 1]
+  double oracle_magnitude = 1.0;  ///< m, >= 0
+  bool oracle_persistent = false;
+  /// Scale predictions by the per-layer least-squares gain (trainsim's addition; the paper
+  /// applies the raw de-normalised predictions, calibrate: false).
+  bool predictor_calibrate = true;
+  /// Measure Phase GP's applied gradients against the batch's true gradient (an unobserved,
+  /// untimed backward pass per Phase GP batch) and the true gradients' persistence; the
+  /// training is bit-identical either way.
+  bool diagnostics = false;
 
   /// "bp", "specbp@0.25": the name used for compare variants.
   std::string label() const;
@@ -124,7 +138,10 @@ struct TechniqueSpec {
            unit_rows == o.unit_rows && unit_cols == o.unit_cols && store == o.store &&
            warmup_epochs == o.warmup_epochs && schedule == o.schedule &&
            predictor_size == o.predictor_size && predictor_channels == o.predictor_channels &&
-           predictor_lr == o.predictor_lr && phase_gp == o.phase_gp;
+           predictor_lr == o.predictor_lr && phase_gp == o.phase_gp &&
+           oracle_cosine == o.oracle_cosine && oracle_magnitude == o.oracle_magnitude &&
+           oracle_persistent == o.oracle_persistent &&
+           predictor_calibrate == o.predictor_calibrate && diagnostics == o.diagnostics;
   }
 };
 

@@ -68,8 +68,21 @@ const std::vector<std::pair<std::string, KeyEmitter>>& key_emitters() {
          out << YAML::Key << "channels" << YAML::Value << t.predictor_channels;
          out << YAML::Key << "lr" << YAML::Value;
          emit_double(out, t.predictor_lr);
+         out << YAML::Key << "calibrate" << YAML::Value << t.predictor_calibrate;
          out << YAML::EndMap;
        }},
+      {"oracle",
+       [](YAML::Emitter& out, const TechniqueSpec& t, const TechniqueInfo&) {
+         out << YAML::BeginMap;
+         out << YAML::Key << "cosine" << YAML::Value;
+         emit_double(out, t.oracle_cosine);
+         out << YAML::Key << "magnitude" << YAML::Value;
+         emit_double(out, t.oracle_magnitude);
+         out << YAML::Key << "persistent" << YAML::Value << t.oracle_persistent;
+         out << YAML::EndMap;
+       }},
+      {"diagnostics", [](YAML::Emitter& out, const TechniqueSpec& t,
+                         const TechniqueInfo&) { out << t.diagnostics; }},
       {"unit",
        [](YAML::Emitter& out, const TechniqueSpec& t, const TechniqueInfo& info) {
          out << YAML::BeginMap;
@@ -183,12 +196,25 @@ TechniqueSpec parse_technique(const ConfigNode* node, const ConfigNode& parent) 
   }
   if (auto v = m.get("predictor")) {
     ConfigMap p = v->as_map();
-    p.allow_only({"size", "channels", "lr"});
+    p.allow_only({"size", "channels", "lr", "calibrate"});
     if (auto x = p.get("size")) t.predictor_size = x->as_int_in(key_range::kPredictorSize);
     if (auto x = p.get("channels"))
       t.predictor_channels = x->as_int_in(key_range::kPredictorChannels);
     if (auto x = p.get("lr")) t.predictor_lr = x->as_double_positive();
+    if (auto x = p.get("calibrate")) t.predictor_calibrate = x->as_bool();
   }
+  if (auto v = m.get("oracle")) {
+    ConfigMap o = v->as_map();
+    o.allow_only({"cosine", "magnitude", "persistent"});
+    if (auto x = o.get("cosine")) {
+      t.oracle_cosine = x->as_double();
+      if (t.oracle_cosine < -1 || t.oracle_cosine > 1)
+        x->fail("must be in [-1, 1], got " + x->as_string());
+    }
+    if (auto x = o.get("magnitude")) t.oracle_magnitude = x->as_double_non_negative();
+    if (auto x = o.get("persistent")) t.oracle_persistent = x->as_bool();
+  }
+  if (auto v = m.get("diagnostics")) t.diagnostics = v->as_bool();
   (void)parent;
   return t;
 }

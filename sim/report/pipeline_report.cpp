@@ -13,10 +13,6 @@ namespace {
 
 const char* kKindNames[3] = {"backprop", "phase_bp", "phase_gp"};
 
-double seconds(std::int64_t ps) {
-  return static_cast<double>(ps) * 1e-12;
-}
-
 std::string layer_range(const SystemRunData& r, int stage) {
   const auto& first = r.model->stage_first();
   const auto& layers = r.spec->network.layers;

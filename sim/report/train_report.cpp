@@ -1,5 +1,6 @@
 #include "sim/report/train_report.h"
 
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -43,9 +44,16 @@ bool has_predictor_stats(const std::vector<EpochMetrics>& epochs) {
 }
 
 std::string predictor_csv(const std::vector<EpochMetrics>& epochs, Network<float>& net) {
-  CsvTable csv({"epoch", "layer", "name", "type", "batches", "mse", "mape", "cosine", "gain"});
+  CsvTable csv({"epoch", "layer", "name", "type", "batches", "mse", "mape", "cosine", "gain",
+                "gp_batches", "gp_cosine", "gp_magnitude", "gp_persistence", "grad_prev_cosine",
+                "grad_mean_cosine"});
+  // The diagnostics' cells are empty where nothing was measured (diagnostics off, or no
+  // batch of that kind this epoch).
+  auto measured = [&csv](double v) -> CsvTable& {
+    return std::isnan(v) ? csv.cell("") : csv.num("%.6f", v);
+  };
   for (const auto& e : epochs)
-    for (const PredictorLayerStats& p : e.predictor)
+    for (const PredictorLayerStats& p : e.predictor) {
       csv.row()
           .cell(e.epoch)
           .cell(static_cast<std::int64_t>(p.layer))
@@ -55,7 +63,12 @@ std::string predictor_csv(const std::vector<EpochMetrics>& epochs, Network<float
           .num("%.6f", p.mse)
           .num("%.6f", p.mape)
           .num("%.6f", p.cosine)
-          .num("%.6f", p.gain);
+          .num("%.6f", p.gain)
+          .cell(p.gp_batches);
+      for (double v :
+           {p.gp_cosine, p.gp_magnitude, p.gp_persistence, p.grad_prev_cosine, p.grad_mean_cosine})
+        measured(v);
+    }
   return csv.text();
 }
 
@@ -69,7 +82,13 @@ nlohmann::ordered_json predictor_json(const std::vector<PredictorLayerStats>& st
                  {"mse", p.mse},
                  {"mape", p.mape},
                  {"cosine", p.cosine},
-                 {"gain", p.gain}});
+                 {"gain", p.gain},
+                 {"gp_batches", p.gp_batches},
+                 {"gp_cosine", p.gp_cosine},  // NaN (not measured) is written as null
+                 {"gp_magnitude", p.gp_magnitude},
+                 {"gp_persistence", p.gp_persistence},
+                 {"grad_prev_cosine", p.grad_prev_cosine},
+                 {"grad_mean_cosine", p.grad_mean_cosine}});
   return j;
 }
 

@@ -3,7 +3,9 @@
 //   epochs.csv           one row per epoch: losses and accuracies (deterministic)
 //   predictor.csv        ADA-GP only: per epoch x predicted layer, the predictor's MSE, MAPE
 //                        and cosine against the true gradients on the epoch's backprop
-//                        batches, and its calibration gain (also written by `trainsim run`)
+//                        batches, and its calibration gain (also written by `trainsim run`);
+//                        with `diagnostics: true` also Phase GP's applied gradients against
+//                        the true ones and the true gradients' persistence (GradientDiagnostics)
 //   stats.json           the run as one tree: experiment, status, network, dataset, epochs, final
 //                        (deterministic: same experiment and seed give identical bytes)
 //   timing.json          wall-clock times, which differ run to run, kept apart on purpose,

@@ -13,10 +13,13 @@ namespace {
 // The predictor's initial weights: fixed, so a run depends on training.seed only through
 // the model (the predictor is hardware, the same in every experiment).
 constexpr std::uint64_t kPredictorSeed = 0xADA6'0003ULL;
+// The oracle's noise directions: fixed for the same reason (a reference, not the model's).
+constexpr std::uint64_t kOracleSeed = 0x0EAC'1E00ULL;
 }  // namespace
 
 const std::vector<std::string>& AdaGp::gp_mode_names() {
-  static const std::vector<std::string> names = {"predict", "skip", "zero", "mean", "pseudo"};
+  static const std::vector<std::string> names = {"predict", "skip",   "zero",
+                                                 "mean",    "pseudo", "oracle"};
   return names;
 }
 
@@ -32,13 +35,17 @@ AdaGp::GpMode AdaGp::gp_mode(const std::string& name) {
 }
 
 AdaGp::AdaGp(const TechniqueSpec& spec, Network<float>& net)
-    : schedule_(spec), predictor_(spec, net, kPredictorSeed), gp_mode_(gp_mode(spec.phase_gp)) {
+    : schedule_(spec),
+      predictor_(spec, net, kPredictorSeed),
+      gp_mode_(gp_mode(spec.phase_gp)),
+      oracle_(spec.oracle_cosine, spec.oracle_magnitude, spec.oracle_persistent, kOracleSeed) {
   for (std::size_t i = 0; i < net.size(); ++i) {
     if (!net.has_params(i)) continue;
     param_layers_.push_back(i);
     layer_params_.push_back(net.layer(i).params());
   }
   error_sum_.resize(param_layers_.size());
+  if (spec.diagnostics) diagnostics_ = std::make_unique<GradientDiagnostics>(layer_params_);
 }
 
 void AdaGp::on_epoch_begin(int epoch) {
@@ -72,13 +79,8 @@ BatchResult AdaGp::train_batch(BatchContext& ctx) {
 }
 
 BatchResult AdaGp::backprop_batch(BatchContext& ctx) {
-  BatchResult r;
   PassObserver* obs = ctx.net.observer();
-  ctx.net.forward(ctx.pass);
-  r.loss_sum = cross_entropy_loss(ctx.pass.probs(), ctx.labels);
-  r.correct = count_correct(ctx.pass.probs(), ctx.labels);
-  ctx.net.zero_grad();
-  ctx.net.backward(ctx.pass, ctx.labels, ctx.scratch);
+  const BatchResult r = forward_backward(ctx);
   // The predictor learns from the true gradients before the optimizer reduces/clips them.
   for (std::size_t k = 0; k < param_layers_.size(); ++k) {
     const std::size_t l = param_layers_[k];
@@ -95,6 +97,7 @@ BatchResult AdaGp::backprop_batch(BatchContext& ctx) {
   }
   ++error_batches_;
   if (gp_mode_ == GpMode::kMean) remember_gradients();
+  if (diagnostics_) diagnostics_->record_truth();
   // The model update with the true gradients.
   update_all_and_finish(ctx);
   return r;
@@ -126,6 +129,36 @@ void AdaGp::remember_gradients() {
     }
 }
 
+void AdaGp::measure_true_gradients(BatchContext& ctx) {
+  // Unobserved, so untimed. Its forward pass is recomputed by the batch, and the gradients
+  // it leaves are overwritten before any use (predict, zero, mean, pseudo) or never read
+  // (skip): the training goes on bit for bit as without it.
+  PassObserver* obs = ctx.net.observer();
+  ctx.net.set_observer(nullptr);
+  ctx.net.forward(ctx.pass);
+  ctx.net.zero_grad();
+  ctx.net.backward(ctx.pass, ctx.labels, ctx.scratch);
+  ctx.net.set_observer(obs);
+  diagnostics_->record_truth();
+}
+
+void AdaGp::step_layer(BatchContext& ctx, std::size_t k) {
+  if (diagnostics_) diagnostics_->record_applied(k);
+  optimizers_[k]->step(layer_params_[k], ctx.count);
+  if (PassObserver* obs = ctx.net.observer()) obs->on_update(param_layers_[k], ctx.count);
+}
+
+BatchResult AdaGp::oracle_batch(BatchContext& ctx) {
+  const BatchResult r = forward_backward(ctx);
+  if (diagnostics_) diagnostics_->record_truth();
+  for (std::size_t k = 0; k < param_layers_.size(); ++k) {
+    oracle_.perturb(k, layer_params_[k]);
+    step_layer(ctx, k);
+  }
+  if (PassObserver* obs = ctx.net.observer()) obs->on_batch_end(Phase::kTrain, ctx.count);
+  return r;
+}
+
 BatchResult AdaGp::pseudo_label_batch(BatchContext& ctx) {
   BatchResult r;
   ctx.net.forward(ctx.pass);
@@ -142,11 +175,15 @@ BatchResult AdaGp::pseudo_label_batch(BatchContext& ctx) {
   }
   ctx.net.zero_grad();
   ctx.net.backward(ctx.pass, pseudo_labels_.data(), ctx.scratch);
-  update_all_and_finish(ctx);
+  for (std::size_t k = 0; k < param_layers_.size(); ++k) step_layer(ctx, k);
+  if (PassObserver* obs = ctx.net.observer()) obs->on_batch_end(Phase::kTrain, ctx.count);
   return r;
 }
 
 BatchResult AdaGp::predicted_batch(BatchContext& ctx) {
+  // The oracle's own backward pass yields the truth; every other mode measures it apart.
+  if (gp_mode_ == GpMode::kOracle) return oracle_batch(ctx);
+  if (diagnostics_) measure_true_gradients(ctx);
   if (gp_mode_ == GpMode::kPseudo) return pseudo_label_batch(ctx);
   BatchResult r;
   PassObserver* obs = ctx.net.observer();
@@ -156,7 +193,12 @@ BatchResult AdaGp::predicted_batch(BatchContext& ctx) {
   for (std::size_t i = 0; i < ctx.net.size(); ++i) {
     ctx.net.layer(i).forward(pass.acts[i], pass.acts[i + 1]);
     if (obs) obs->on_forward(i, ctx.count);
-    if (!ctx.net.has_params(i) || gp_mode_ == GpMode::kSkip) continue;
+    if (!ctx.net.has_params(i)) continue;
+    if (gp_mode_ == GpMode::kSkip) {
+      if (diagnostics_) diagnostics_->record_nothing(k);
+      ++k;
+      continue;
+    }
     // This layer's output exists: predict its gradients and update it right away.
     if (gp_mode_ == GpMode::kMean && !mean_grad_.empty()) {
       for (std::size_t j = 0; j < layer_params_[k].size(); ++j)
@@ -167,8 +209,7 @@ BatchResult AdaGp::predicted_batch(BatchContext& ctx) {
       if (obs) obs->on_predictor(i, 0, predictor_.samples(i));
       predictor_.predict(i, pass.acts[i + 1]);
     }
-    optimizers_[k]->step(layer_params_[k], ctx.count);
-    if (obs) obs->on_update(i, ctx.count);
+    step_layer(ctx, k);
     ++k;
   }
   r.loss_sum = cross_entropy_loss(pass.probs(), ctx.labels);
@@ -190,6 +231,8 @@ void AdaGp::checkpoint(StateArchive& a, const Optimizer<float>& model_optimizer)
                     std::to_string(optimizers_.size()) + " layers");
   for (auto& o : optimizers_) o->checkpoint(a);
   a.vector(mean_grad_);
+  oracle_.checkpoint(a);
+  if (diagnostics_) diagnostics_->checkpoint(a);
   a.vector(error_sum_);
   a.value(error_batches_);
   a.value(epoch_);
@@ -208,6 +251,7 @@ std::vector<PredictorLayerStats> AdaGp::take_predictor_stats() {
     s.cosine = error_sum_[k].cosine / n;
     s.gain = predictor_.gain(param_layers_[k]);
   }
+  if (diagnostics_) diagnostics_->take(stats);
   error_sum_.assign(error_sum_.size(), PredictorError{});
   error_batches_ = 0;
   return stats;

@@ -23,6 +23,8 @@
 #include <vector>
 
 #include "sim/techniques/adagp_schedule.h"
+#include "sim/techniques/gradient_diagnostics.h"
+#include "sim/techniques/gradient_oracle.h"
 #include "sim/techniques/gradient_predictor.h"
 #include "sim/techniques/technique.h"
 #include "sim/techniques/training_technique.h"
@@ -46,7 +48,10 @@ class AdaGp final : public TrainingTechnique {
   //  pseudo backprop with the model's own predicted classes as labels: the reference for a
   //         gradient taken from the Phase GP batch itself without its labels (costs a
   //         backward pass, so it is no speed-up; timed as a backprop batch).
-  enum class GpMode { kPredict, kSkip, kZero, kMean, kPseudo };
+  //  oracle the batch's true gradient degraded to a chosen cosine and magnitude
+  //         (GradientOracle): the reference for a predictor of that quality (costs a
+  //         backward pass; timed as a backprop batch).
+  enum class GpMode { kPredict, kSkip, kZero, kMean, kPseudo, kOracle };
   /// The `phase_gp` names, in GpMode's order.
   static const std::vector<std::string>& gp_mode_names();
   /// UserError for a name that is not one of them.
@@ -67,6 +72,12 @@ class AdaGp final : public TrainingTechnique {
   BatchResult backprop_batch(BatchContext& ctx);      // Warm Up and Phase BP
   BatchResult predicted_batch(BatchContext& ctx);     // Phase GP
   BatchResult pseudo_label_batch(BatchContext& ctx);  // Phase GP, ablation "pseudo"
+  BatchResult oracle_batch(BatchContext& ctx);        // Phase GP, reference "oracle"
+  // Diagnostics: the batch's true gradient by an unobserved forward and backward pass that
+  // changes nothing the batch then does.
+  void measure_true_gradients(BatchContext& ctx);
+  // Steps layer k's optimizer with its current grads (and records them for diagnostics).
+  void step_layer(BatchContext& ctx, std::size_t k);
   void remember_gradients();  // ablation "mean": the running mean of the true gradients
   void update_all_and_finish(BatchContext& ctx);  // every layer's optimizer step; batch end
   void make_optimizers(const Optimizer<float>& like);
@@ -77,6 +88,8 @@ class AdaGp final : public TrainingTechnique {
   static constexpr float kMeanRate = 0.1F;             // "mean": weight of the newest batch
   std::vector<std::vector<Tensor<float>>> mean_grad_;  // per param layer, per param
   std::vector<std::uint8_t> pseudo_labels_;
+  GradientOracle oracle_;
+  std::unique_ptr<GradientDiagnostics> diagnostics_;  // with `diagnostics: true`
   std::vector<std::size_t> param_layers_;
   std::vector<std::vector<Param<float>*>> layer_params_;       // per param layer
   std::vector<std::unique_ptr<Optimizer<float>>> optimizers_;  // per param layer

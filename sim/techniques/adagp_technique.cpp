@@ -82,6 +82,7 @@ ShapeOnlyPlan shape_only(const TechniqueSpec& spec) {
       gp.update = true;
       break;
     case AdaGp::GpMode::kPseudo:  // a backprop batch on the model's own classes
+    case AdaGp::GpMode::kOracle:  // a backprop batch whose gradients are then perturbed
       break;
   }
   return plan;
@@ -121,7 +122,7 @@ TechniqueInfo adagp_technique(AdagpDesign design) {
   TechniqueInfo t;
   t.name = d.name;
   t.description = d.description;
-  t.keys = {"warmup_epochs", "schedule", "predictor", "phase_gp"};
+  t.keys = {"warmup_epochs", "schedule", "predictor", "phase_gp", "oracle", "diagnostics"};
   if (design == AdagpDesign::kMax) {
     // Its own array has a size but no choice of sharing (that is Efficient / LOW).
     t.keys.insert(t.keys.begin() + 3, "unit");

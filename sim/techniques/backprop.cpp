@@ -22,13 +22,18 @@ void finish_batch(BatchContext& ctx) {
   }
 }
 
-BatchResult Backprop::train_batch(BatchContext& ctx) {
+BatchResult forward_backward(BatchContext& ctx) {
   BatchResult r;
   ctx.net.forward(ctx.pass);
   r.loss_sum = cross_entropy_loss(ctx.pass.probs(), ctx.labels);
   r.correct = count_correct(ctx.pass.probs(), ctx.labels);
   ctx.net.zero_grad();
   ctx.net.backward(ctx.pass, ctx.labels, ctx.scratch);
+  return r;
+}
+
+BatchResult Backprop::train_batch(BatchContext& ctx) {
+  const BatchResult r = forward_backward(ctx);
   counts_.steps += ctx.count;
   finish_batch(ctx);
   return r;

@@ -75,6 +75,7 @@ GradientPredictor::GradientPredictor(const TechniqueSpec& spec, Network<float>& 
     : size_(checked_size(spec.predictor_size)),
       channels_(std::max(1, spec.predictor_channels)),
       p_max_(largest_target(net)),
+      calibrate_(spec.predictor_calibrate),
       targets_(net.size()),
       conv_(Shape{1, size_, size_}, channels_, 3, 1, 1, true),
       relu_(Shape{channels_, size_, size_}, 0.0F),
@@ -206,6 +207,7 @@ void GradientPredictor::run(std::size_t layer, const Tensor<float>& y) {
 
 double GradientPredictor::gain(std::size_t layer) const {
   const Target& t = target(layer);
+  if (!calibrate_) return 1.0;
   return t.pp > 0 ? std::clamp(t.pt / t.pp, 0.0, 1.0) : 0.0;
 }
 

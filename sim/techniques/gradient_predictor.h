@@ -40,7 +40,9 @@
 // the predictor has not learnt a layer (its output uncorrelated with the true gradient) g
 // stays near 0 and Phase GP applies a small update instead of noise at full gradient
 // magnitude; once it predicts well g -> 1. Measured on LeNet-5 / MNIST, the conv layers'
-// gains stay low (0-0.4) and the dense layers' reach 0.8-1.
+// gains stay low (0-0.4) and the dense layers' reach 0.8-1. The gain is trainsim's addition:
+// `predictor: {calibrate: false}` applies the de-normalised predictions as they are (g = 1),
+// as the paper does.
 #include <cstdint>
 #include <vector>
 
@@ -76,8 +78,15 @@ class GradientPredictor {
 
   GradientPredictor(const TechniqueSpec& spec, Network<float>& net, std::uint64_t seed);
 
-  /// The calibration gain of layer `layer`'s predictions (see predict()).
+  /// The calibration gain applied to layer `layer`'s predictions (see predict()); 1 without
+  /// calibration.
   double gain(std::size_t layer) const;
+  /// The running RMS that de-normalises layer `layer`'s predicted weight / bias gradients.
+  float weight_scale(std::size_t layer) const { return w_scale(target(layer)); }
+  float bias_scale(std::size_t layer) const { return b_scale(target(layer)); }
+  /// The predictor's output of the last predict() or train() call, in normalised units:
+  /// (samples, P_max), one row per sample. Public for tests.
+  const Tensor<float>& last_output() const { return out_; }
   /// Predicts layer `layer`'s weight and bias gradients from its output activations `y`
   /// and writes them into its Param::grad (overwriting), summed over the batch like
   /// backprop's, scaled by the running RMS and the calibration gain.
@@ -123,6 +132,7 @@ class GradientPredictor {
   float b_scale(const Target& t) const;
 
   int size_, channels_, p_max_ = 0;
+  bool calibrate_;
   std::vector<Target> targets_;  // indexed by network layer
   Conv2d<float> conv_;
   LeakyRelu<float> relu_;

@@ -1,6 +1,7 @@
 #pragma once
 // The behaviour behind a TechniqueSpec: one training batch, numerics and op issue.
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <string>
 #include <utility>
@@ -53,6 +54,14 @@ struct PredictorLayerStats {
   double mape = 0;
   double cosine = 0;  ///< of predicted vs true gradients
   double gain = 0;    ///< calibration gain at the end of the epoch (applied in Phase GP)
+  // With `diagnostics: true` (GradientDiagnostics); NaN where not measured or undefined.
+  std::int64_t gp_batches = 0;             ///< Phase GP batches measured
+  double gp_cosine = kNotMeasured;         ///< applied vs true gradient, Phase GP
+  double gp_magnitude = kNotMeasured;      ///< |applied| / |true|, Phase GP
+  double gp_persistence = kNotMeasured;    ///< cosine of consecutive Phase GP error components
+  double grad_prev_cosine = kNotMeasured;  ///< true gradient vs the previous batch's
+  double grad_mean_cosine = kNotMeasured;  ///< true gradient vs the running mean of earlier ones
+  static constexpr double kNotMeasured = std::numeric_limits<double>::quiet_NaN();
 };
 
 class TrainingTechnique {
@@ -85,6 +94,10 @@ class TrainingTechnique {
 };
 
 std::unique_ptr<TrainingTechnique> make_technique(const TechniqueSpec& spec, Network<float>& net);
+
+/// The whole batch's forward pass, its loss and correct count, and the backward pass with
+/// the batch's labels: every Param::grad holds the batch's true gradient afterwards.
+BatchResult forward_backward(BatchContext& ctx);
 
 /// Notifies the observer (if any) of the update of every layer with parameters and the end
 /// of a training batch of `count` samples. Shared by the techniques.

@@ -20,11 +20,14 @@ TEST_CASE("a shape-only run costs what the real training run costs", "[e2e][shap
        {"bp", "{kind: adagp-max, warmup_epochs: 1, predictor: {size: 4, channels: 2}}",
         "{kind: adagp-efficient, warmup_epochs: 1}", "{kind: adagp-low, warmup_epochs: 1}",
         // The Phase GP ablations: forward only (skip), forward + updates (zero, mean), a
-        // backprop batch without the predictor (pseudo).
+        // backprop batch without the predictor (pseudo, oracle).
         "{kind: adagp-efficient, warmup_epochs: 1, phase_gp: skip}",
         "{kind: adagp-efficient, warmup_epochs: 1, phase_gp: zero}",
         "{kind: adagp-efficient, warmup_epochs: 1, phase_gp: mean}",
-        "{kind: adagp-low, warmup_epochs: 1, phase_gp: pseudo}"}) {
+        "{kind: adagp-low, warmup_epochs: 1, phase_gp: pseudo}",
+        // The oracle backprops; the diagnostics' measurement pass is not timed at all.
+        "{kind: adagp-max, warmup_epochs: 1, phase_gp: oracle, oracle: {cosine: 0.5}}",
+        "{kind: adagp-efficient, warmup_epochs: 1, diagnostics: true}"}) {
     INFO(technique);
     // 20 batches of 32 and a partial one of 8; 2 epochs: warm-up, then 4:1.
     ExperimentSpec spec =

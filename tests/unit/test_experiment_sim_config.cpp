@@ -276,9 +276,12 @@ TEST_CASE("simulation key errors name file, line, column and key", "[config]") {
   check_error(err(text), file, pos_of(text, "specbp@abc"), "technique", "must be a number");
   text = with_base("technique: {kind: specbp, threshold: -1}\n");
   check_error(err(text), file, pos_of(text, "-1"), "technique.threshold", ">= 0");
-  text = with_base("technique: {kind: adagp-max, phase_gp: oracle}\n");
-  check_error(err(text), file, pos_of(text, "oracle"), "technique.phase_gp",
-              "must be one of predict, skip, zero, mean, pseudo, got 'oracle'");
+  text = with_base("technique: {kind: adagp-max, phase_gp: guess}\n");
+  check_error(err(text), file, pos_of(text, "guess"), "technique.phase_gp",
+              "must be one of predict, skip, zero, mean, pseudo, oracle, got 'guess'");
+  text = with_base("technique: {kind: adagp-max, oracle: {cosine: -2}}\n");
+  check_error(err(text), file, pos_of(text, "-2"), "technique.oracle.cosine",
+              "must be in [-1, 1], got -2");
   text = with_base("technique: {kind: bp, phase_gp: skip}\n");
   check_error(err(text), file, pos_of(text, "phase_gp"), "technique.phase_gp",
               "unknown key 'phase_gp'");
