@@ -1,36 +1,46 @@
 #!/usr/bin/env python3
-"""ADA-GP accuracy on real data: backprop vs ADA-GP vs its Phase GP ablations.
+"""ADA-GP accuracy on real data, with paired statistics: backprop, ADA-GP and its references.
 
-For every network x dataset x seed, trains (numerics only, `trainsim train`) once per kind
-(bp and adagp always; the others with --kinds, default bp,adagp,skip) with the same experiment
-and seed:
-  bp       plain backprop
-  adagp    ADA-GP (adagp-efficient; the three variants train identically)
-  skip     (default) ADA-GP's schedule with `phase_gp: skip`: Phase GP batches leave the weights
-           alone
-  zero     (only with --kinds) `phase_gp: zero`: Phase GP batches step the optimizer with zero
-           gradients, so only its momentum moves the weights (what ADA-GP does minus the
-           predictions)
-  mean     (only with --kinds) `phase_gp: mean`: Phase GP applies each weight's running mean
-           of its past true gradients (reference: what past gradients alone give)
-  pseudo   (only with --kinds) `phase_gp: pseudo`: Phase GP backprops with the model's own
-           predicted classes as labels (reference: a gradient from the batch without labels)
-and prints, per network / dataset, the test accuracy after the last epoch (mean over seeds,
-and per seed), ADA-GP minus every other kind, plus the predictor's mean cosine similarity to
-the true gradients over the Phase BP batches after warm-up (predictor.csv).
+For every network x dataset x seed, trains (numerics only, `trainsim train`) once per kind with
+the same experiment and seed, so every comparison is paired by seed:
+  bp                 plain backprop (the ceiling)
+  skip               ADA-GP's schedule, `phase_gp: skip`: Phase GP batches leave the weights
+                     alone (the floor)
+  zero               `phase_gp: zero`: Phase GP steps the optimizers with zero gradients, so only
+                     momentum moves the weights: ADA-GP minus its predictions, the primary control
+  adagp              ADA-GP (adagp-efficient; the three hardware variants train identically)
+  raw                ADA-GP with `predictor: {calibrate: false}` (the paper's raw predictions)
+  mean, pseudo       the `phase_gp` references of docs/adagp.md
+  oracle:RHO:M[:p]   `phase_gp: oracle`: the batch's true gradient at cosine RHO and magnitude M;
+                     `:p` keeps the error direction (persistent) instead of drawing it per batch
+bp, skip and zero always run. Prints, per network / dataset:
+  * test accuracy and test loss after the last epoch (mean over seeds);
+  * paired differences, mean +- standard error over seeds, against zero and against skip;
+    for bp the difference against skip is the ceiling: what perfect predictions could add;
+  * the fraction of the bp - skip gap each kind recovers, (X - skip) / (bp - skip), for
+    accuracy and for loss (ratios of the seed means);
+  * with diagnostics (default on for adagp and raw; bit-identical training, docs/adagp.md):
+    the in-situ cosine and magnitude of the Phase GP gradients against the true ones, their
+    error persistence, and the true gradients' cosine with the previous batch's and with the
+    running mean, averaged over layers and the epochs after warm-up.
 
-  tools/adagp_accuracy.py [--networks lenet5,seed_mlp] [--datasets mnist,fashion-mnist]
-                          [--seeds 1,2,3] [--epochs 6] [--warmup 3] [--jobs 2]
-                          [--kinds bp,adagp,skip,zero,mean,pseudo]
-                          [--set KEY=VALUE ...] [--adagp 'KEY: VALUE' ...]
-                          [--out DIR] [--csv FILE]
+  tools/adagp_accuracy.py [--regime main|short|slow] [--networks lenet5,seed_mlp]
+                          [--datasets mnist,fashion-mnist] [--seeds 1,2,3,4,5,6]
+                          [--kinds bp,skip,zero,adagp,...] [--epochs N] [--warmup N]
+                          [--jobs 2] [--set KEY=VALUE ...] [--adagp 'KEY: VALUE' ...]
+                          [--no-diagnostics] [--out DIR] [--csv FILE]
 
-The experiment is configs/experiments/lenet5_mnist.yaml (SGD, lr 0.02, momentum 0.9, batch
-32) with the network and dataset swapped by --set. Every figure comes from the runs.
+Regimes (configs/experiments/lenet5_mnist.yaml: SGD lr 0.02, momentum 0.9, batch 32, with the
+network and dataset swapped by --set):
+  main   6 epochs, 3 of warm-up (the docs' main table; the ceiling is small here)
+  short  2 epochs, 1 of warm-up (backprop clearly beats skip)
+  slow   4 epochs, 1 of warm-up, lr 0.01, no momentum (progress limited by the learning rate)
+Every figure comes from the runs.
 """
 import argparse
 import concurrent.futures
 import csv
+import math
 import os
 import statistics
 import subprocess
@@ -41,68 +51,134 @@ from progress import Progress
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXPERIMENT = os.path.join(REPO, "configs", "experiments", "lenet5_mnist.yaml")
-KINDS = ["bp", "adagp", "skip", "zero", "mean", "pseudo"]
-LABELS = {"bp": "bp", "adagp": "ADA-GP", "skip": "skip GP", "zero": "zero GP",
-          "mean": "mean GP", "pseudo": "pseudo GP"}
+PLAIN = ["bp", "skip", "zero", "adagp", "raw", "mean", "pseudo"]
+ALWAYS = ["bp", "skip", "zero"]
+REGIMES = {
+    "main": (6, 3, []),
+    "short": (2, 1, []),
+    "slow": (4, 1, ["training.optimizer.lr=0.01", "training.optimizer.momentum=0"]),
+}
+# After the technique, so that it merges with --adagp's own predictor keys.
+RAW_SET = "technique.predictor.calibrate=false"
+DIAG = ["gp_cosine", "gp_magnitude", "gp_persistence", "grad_prev_cosine", "grad_mean_cosine"]
 
 
-def technique(kind, warmup, adagp_keys):
-    if kind == "bp":
+def parse_kind(kind):
+    """The technique mapping's extra keys for a kind, or None if it is no kind."""
+    if kind in PLAIN:
+        return {"bp": None, "adagp": "", "raw": "",  # raw: an override (RAW_SET)
+                "skip": ", phase_gp: skip", "zero": ", phase_gp: zero",
+                "mean": ", phase_gp: mean", "pseudo": ", phase_gp: pseudo"}[kind]
+    parts = kind.split(":")
+    if parts[0] != "oracle" or len(parts) not in (3, 4) or (len(parts) == 4 and parts[3] != "p"):
+        return None
+    try:
+        rho, m = float(parts[1]), float(parts[2])
+    except ValueError:
+        return None
+    return ", phase_gp: oracle, oracle: {cosine: %r, magnitude: %r, persistent: %s}" % (
+        rho, m, "true" if len(parts) == 4 else "false")
+
+
+def label(kind):
+    if not kind.startswith("oracle:"):
+        return {"adagp": "ADA-GP", "raw": "ADA-GP raw"}.get(kind, kind)
+    parts = kind.split(":")
+    return "oracle cos %s mag %s%s" % (parts[1], parts[2], " persistent" if len(parts) == 4 else "")
+
+
+def technique(kind, warmup, args):
+    extra = parse_kind(kind)
+    if extra is None:
         return "{kind: bp}"
-    gp = ", phase_gp: %s" % kind if kind in KINDS[2:] else ""
-    extra = "".join(", " + k for k in adagp_keys)
-    return "{kind: adagp-efficient, warmup_epochs: %d%s%s}" % (warmup, gp, extra)
+    diag = ", diagnostics: true" if args.diagnostics and kind in ("adagp", "raw") else ""
+    keys = "".join(", " + k for k in args.adagp)
+    return "{kind: adagp-efficient, warmup_epochs: %d%s%s%s}" % (warmup, extra, diag, keys)
+
+
+def mean_of(rows, key):
+    vals = [float(r[key]) for r in rows if r.get(key, "") != ""]
+    return statistics.mean(vals) if vals else None
 
 
 def run_one(trainsim, out_root, net, data, seed, kind, args):
-    out = os.path.join(out_root, "%s_%s_s%d_%s" % (net, data, seed, kind))
+    out = os.path.join(out_root, "%s_%s_s%d_%s" % (net, data, seed, kind.replace(":", "_")))
     cmd = [trainsim, "train", EXPERIMENT, "--out", out, "--force", "--quiet",
            "--set", "network=" + net, "--set", "dataset.name=" + data,
            "--set", "training.seed=%d" % seed, "--set", "training.epochs=%d" % args.epochs,
-           "--set", "technique=" + technique(kind, args.warmup, args.adagp)]
-    for s in args.set:
+           "--set", "technique=" + technique(kind, args.warmup, args)]
+    for s in args.regime_sets + args.set + ([RAW_SET] if kind == "raw" else []):
         cmd += ["--set", s]
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
         sys.exit("adagp_accuracy: %s failed:\n%s" % (" ".join(cmd), r.stderr))
     with open(os.path.join(out, "epochs.csv")) as f:
-        acc = 100 * float(list(csv.DictReader(f))[-1]["test_accuracy"])
-    cosine = None
+        last = list(csv.DictReader(f))[-1]
+    result = {"accuracy": 100 * float(last["test_accuracy"]), "loss": float(last["test_loss"])}
     pred = os.path.join(out, "predictor.csv")
-    if kind == "adagp" and os.path.exists(pred):
+    if os.path.exists(pred):
         with open(pred) as f:
-            rows = [r for r in csv.DictReader(f)
-                    if int(r["epoch"]) > args.warmup and int(r["batches"]) > 0]
-        if rows:
-            cosine = statistics.mean(float(r["cosine"]) for r in rows)
-    return acc, cosine
+            rows = [r for r in csv.DictReader(f) if int(r["epoch"]) > args.warmup]
+        result["cosine"] = mean_of([r for r in rows if int(r["batches"]) > 0], "cosine")
+        for key in DIAG:
+            result[key] = mean_of(rows, key)
+    return result
+
+
+def paired(a, b):
+    """Mean and standard error of the per-seed differences a - b."""
+    d = [x - y for x, y in zip(a, b)]
+    se = statistics.stdev(d) / math.sqrt(len(d)) if len(d) > 1 else float("nan")
+    return statistics.mean(d), se
+
+
+def fmt_pm(mean_se, digits=2):
+    m, se = mean_se
+    return "%+.*f ± %.*f" % (digits, m, digits, se)
+
+
+def gap_fraction(x, floor, ceiling):
+    gap = ceiling - floor
+    return "n/a" if gap == 0 else "%.0f%%" % (100 * (x - floor) / gap)
+
+
+def fmt(v, spec="%.3f"):
+    return "" if v is None else spec % v
 
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--regime", choices=sorted(REGIMES), default="main")
     p.add_argument("--networks", default="lenet5,seed_mlp")
     p.add_argument("--datasets", default="mnist,fashion-mnist")
-    p.add_argument("--seeds", default="1,2,3")
-    p.add_argument("--epochs", type=int, default=6)
-    p.add_argument("--warmup", type=int, default=3)
+    p.add_argument("--seeds", default="1,2,3,4,5,6")
+    p.add_argument("--epochs", type=int, default=None, help="default: the regime's")
+    p.add_argument("--warmup", type=int, default=None, help="default: the regime's")
     p.add_argument("--jobs", type=int, default=2)
-    p.add_argument("--kinds", default="bp,adagp,skip",
-                   help="which of %s to run (bp and adagp always run)" % ",".join(KINDS))
+    p.add_argument("--kinds", default="bp,skip,zero,adagp",
+                   help="from %s and oracle:RHO:M[:p] (bp, skip, zero always run)"
+                   % ",".join(PLAIN))
     p.add_argument("--set", action="append", default=[])
     p.add_argument("--adagp", action="append", default=[], metavar="'KEY: VALUE'",
-                   help="an extra technique key for every run but bp (ADA-GP and its ablations), "
+                   help="an extra technique key for every run but bp, "
                    "e.g. 'predictor: {lr: 1e-3}'")
+    p.add_argument("--no-diagnostics", dest="diagnostics", action="store_false",
+                   help="do not measure adagp / raw's Phase GP gradients against the truth")
     p.add_argument("--trainsim", default=os.path.join(REPO, "build", "trainsim"))
     p.add_argument("--out", default=None, help="keep the runs here (default: a temp dir)")
     p.add_argument("--csv", default=None, help="also write the per-seed results here")
     args = p.parse_args()
+    epochs, warmup, args.regime_sets = REGIMES[args.regime]
+    args.epochs = epochs if args.epochs is None else args.epochs
+    args.warmup = warmup if args.warmup is None else args.warmup
     nets, datas = args.networks.split(","), args.datasets.split(",")
     seeds = [int(s) for s in args.seeds.split(",")]
-    kinds = [k for k in KINDS if k in args.kinds.split(",") or k in ("bp", "adagp")]
-    unknown = set(args.kinds.split(",")) - set(KINDS)
+    asked = [k for k in args.kinds.split(",") if k]
+    unknown = [k for k in asked if parse_kind(k) is None and k != "bp"]
     if unknown:
-        sys.exit("adagp_accuracy: unknown kind(s) %s (known: %s)" % (
-            ", ".join(sorted(unknown)), ",".join(KINDS)))
+        sys.exit("adagp_accuracy: unknown kind(s) %s (known: %s, oracle:RHO:M[:p])" % (
+            ", ".join(unknown), ",".join(PLAIN)))
+    kinds = ALWAYS + [k for k in dict.fromkeys(asked) if k not in ALWAYS]
 
     tmp = None
     out_root = args.out
@@ -117,35 +193,66 @@ def main():
         for f in concurrent.futures.as_completed(futs):
             results[futs[f]] = f.result()
             n, d, s, k = futs[f]
-            progress.step("%s on %s, seed %d, %s: %.2f%%" % (n, d, s, k, results[futs[f]][0]))
+            progress.step("%s on %s, seed %d, %s: %.2f%%" % (n, d, s, k,
+                                                             results[futs[f]]["accuracy"]))
 
     if args.csv:
         with open(args.csv, "w", newline="") as f:
             w = csv.writer(f)
-            w.writerow(["network", "dataset", "seed"] + kinds + ["adagp_cosine"])
+            w.writerow(["network", "dataset", "seed", "kind", "test_accuracy", "test_loss",
+                        "predictor_cosine"] + DIAG)
             for n in nets:
                 for d in datas:
                     for s in seeds:
-                        c = results[(n, d, s, "adagp")][1]
-                        w.writerow([n, d, s] + ["%.2f" % results[(n, d, s, k)][0] for k in kinds]
-                                   + ["" if c is None else "%.4f" % c])
+                        for k in kinds:
+                            r = results[(n, d, s, k)]
+                            w.writerow([n, d, s, k, "%.2f" % r["accuracy"], "%.6f" % r["loss"],
+                                        fmt(r.get("cosine"), "%.4f")]
+                                       + [fmt(r.get(key), "%.4f") for key in DIAG])
 
-    print("%d epochs, warm-up %d, seeds %s; test accuracy after the last epoch (mean; per seed)"
-          % (args.epochs, args.warmup, args.seeds))
-    others = [k for k in kinds if k not in ("bp", "adagp")]
-    print("| network / dataset | " + " | ".join(LABELS[k] for k in kinds) + " | ADA-GP - bp | "
-          + "".join("ADA-GP - %s | " % LABELS[k] for k in others) + "predictor cosine |")
-    print("|---" * (len(kinds) + len(others) + 3) + "|")
+    print("Regime %s: %d epochs, %d of warm-up%s; seeds %s (%d). Test accuracy (%%) and test "
+          "loss after the last epoch; differences paired by seed, mean ± standard error."
+          % (args.regime, args.epochs, args.warmup,
+             "".join(", " + s for s in args.regime_sets + args.set), args.seeds, len(seeds)))
+    print()
+    print("| network / dataset | kind | accuracy | loss | acc - zero | loss - zero | acc - skip "
+          "| loss - skip | gap recovered (acc / loss) |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    diag_rows = []
     for n in nets:
         for d in datas:
-            acc = {k: [results[(n, d, s, k)][0] for s in seeds] for k in kinds}
-            mean = {k: statistics.mean(v) for k, v in acc.items()}
-            cos = [results[(n, d, s, "adagp")][1] for s in seeds]
-            cos = [c for c in cos if c is not None]
-            cells = ["%.2f (%s)" % (mean[k], " / ".join("%.2f" % a for a in acc[k])) for k in kinds]
-            diffs = ["%+.2f" % (mean["adagp"] - mean[k]) for k in ["bp"] + others]
-            print("| %s / %s | %s | %s | %s |" % (n, d, " | ".join(cells), " | ".join(diffs),
-                                                 "%.3f" % statistics.mean(cos) if cos else "n/a"))
+            acc = {k: [results[(n, d, s, k)]["accuracy"] for s in seeds] for k in kinds}
+            loss = {k: [results[(n, d, s, k)]["loss"] for s in seeds] for k in kinds}
+            ma = {k: statistics.mean(v) for k, v in acc.items()}
+            ml = {k: statistics.mean(v) for k, v in loss.items()}
+            for k in kinds:
+                vs_zero = ["", ""] if k == "zero" else [
+                    fmt_pm(paired(acc[k], acc["zero"])), fmt_pm(paired(loss[k], loss["zero"]), 3)]
+                vs_skip = ["", ""] if k == "skip" else [
+                    fmt_pm(paired(acc[k], acc["skip"])), fmt_pm(paired(loss[k], loss["skip"]), 3)]
+                gap = "" if k in ("bp", "skip") else "%s / %s" % (
+                    gap_fraction(ma[k], ma["skip"], ma["bp"]),
+                    gap_fraction(-ml[k], -ml["skip"], -ml["bp"]))
+                name = label(k) + (" (ceiling vs skip)" if k == "bp" else "")
+                print("| %s / %s | %s | %.2f | %.3f | %s | %s | %s |" % (
+                    n, d, name, ma[k], ml[k], " | ".join(vs_zero), " | ".join(vs_skip), gap))
+                runs = [results[(n, d, s, k)] for s in seeds]
+                if any(r.get("gp_cosine") is not None for r in runs):
+                    cells = []
+                    for key in ["cosine"] + DIAG:
+                        vals = [r[key] for r in runs if r.get(key) is not None]
+                        cells.append(fmt(statistics.mean(vals)) if vals else "")
+                    diag_rows.append("| %s / %s | %s | %s |" % (n, d, label(k), " | ".join(cells)))
+    if diag_rows:
+        print()
+        print("Diagnostics (means over seeds, layers and the epochs after warm-up):")
+        print()
+        print("| network / dataset | kind | predictor cosine (Phase BP) | Phase GP cosine | "
+              "Phase GP magnitude | error persistence | true grad vs previous | "
+              "true grad vs running mean |")
+        print("|---|---|---|---|---|---|---|---|")
+        for row in diag_rows:
+            print(row)
 
 
 if __name__ == "__main__":

@@ -27,41 +27,55 @@ class AdagpAccuracyTest(unittest.TestCase):
     def test_every_kind_table_csv_and_runs(self):
         with tempfile.TemporaryDirectory() as tmp:
             out, table = os.path.join(tmp, "runs"), os.path.join(tmp, "cells.csv")
-            r = run_tool("--kinds", "bp,adagp,skip,zero,mean,pseudo", "--out", out,
-                         "--csv", table, "--adagp", "predictor: {lr: 0.001}",
+            kinds = "adagp,raw,mean,pseudo,oracle:1:1,oracle:0.5:0.5:p"
+            r = run_tool("--kinds", kinds, "--out", out, "--csv", table,
+                         "--adagp", "predictor: {lr: 0.001}",
                          "--set", "training.optimizer.momentum=0")
             self.assertEqual(r.returncode, 0, r.stderr)
-            # One progress line per run, numbered: 2 seeds x 6 kinds.
-            self.assertIn("adagp_accuracy: [1/12] ", r.stderr)
-            self.assertIn("adagp_accuracy: [12/12] ", r.stderr)
+            # One progress line per run, numbered: 2 seeds x 9 kinds (bp, skip, zero always).
+            self.assertIn("adagp_accuracy: [1/18] ", r.stderr)
+            self.assertIn("adagp_accuracy: [18/18] ", r.stderr)
             self.assertIn("ETA 0:00", r.stderr.splitlines()[-1])
             # Re-running into the same --out replaces its runs.
             again = run_tool("--kinds", "bp,adagp", "--out", out)
             self.assertEqual(again.returncode, 0, again.stderr)
-            for label in ("bp", "ADA-GP", "skip GP", "zero GP", "mean GP", "pseudo GP",
-                          "ADA-GP - mean GP", "predictor cosine"):
-                self.assertIn(label, r.stdout)
+            for text in ("| bp (ceiling vs skip) |", "| ADA-GP raw |", "| pseudo |",
+                         "| oracle cos 0.5 mag 0.5 persistent |", "gap recovered", "±",
+                         "Diagnostics", "Phase GP cosine"):
+                self.assertIn(text, r.stdout)
             with open(table) as f:
                 rows = list(csv.DictReader(f))
-            self.assertEqual([r["seed"] for r in rows], ["1", "2"])
-            for row in rows:
-                for k in ("bp", "adagp", "skip", "zero", "mean", "pseudo"):
-                    self.assertTrue(0 <= float(row[k]) <= 100, row)
-                self.assertNotEqual(row["adagp_cosine"], "")
+            self.assertEqual(len(rows), 18)
+            cell = {(row["seed"], row["kind"]): row for row in rows}
+            for seed in ("1", "2"):
+                for row in (cell[(seed, k)] for k in ("bp", "adagp", "skip", "zero")):
+                    self.assertTrue(0 <= float(row["test_accuracy"]) <= 100, row)
+                    self.assertGreater(float(row["test_loss"]), 0, row)
                 # Without momentum a zero gradient is no step: zero trains exactly like skip.
-                self.assertEqual(row["zero"], row["skip"])
+                self.assertEqual(cell[(seed, "zero")]["test_loss"], cell[(seed, "skip")]["test_loss"])
+                # The perfect oracle is backprop, to the last digit.
+                self.assertEqual(cell[(seed, "oracle:1:1")]["test_loss"], cell[(seed, "bp")]["test_loss"])
+                # Diagnostics ran for ADA-GP: a cosine in [-1, 1].
+                self.assertTrue(-1 <= float(cell[(seed, "adagp")]["gp_cosine"]) <= 1)
+                self.assertEqual(cell[(seed, "skip")]["gp_cosine"], "")
             # Each run got its technique; --adagp reached the ADA-GP runs only.
             with open(os.path.join(out, "seed_mlp_mnist_s1_mean", "config.resolved.yaml")) as f:
                 text = f.read()
             self.assertIn("phase_gp: mean", text)
             self.assertIn("lr: 0.001", text)
+            with open(os.path.join(out, "seed_mlp_mnist_s1_oracle_0.5_0.5_p",
+                                   "config.resolved.yaml")) as f:
+                text = f.read()
+            self.assertIn("phase_gp: oracle", text)
+            self.assertIn("persistent: true", text)
             with open(os.path.join(out, "seed_mlp_mnist_s1_bp", "config.resolved.yaml")) as f:
                 self.assertIn("technique: bp", f.read())
 
     def test_unknown_kind_is_an_error(self):
-        r = run_tool("--kinds", "bp,adagp,oracle")
-        self.assertNotEqual(r.returncode, 0)
-        self.assertIn("unknown kind(s) oracle", r.stderr)
+        for kind in ("oracle", "oracle:x:1", "oracle:1:1:q", "guess"):
+            r = run_tool("--kinds", "bp,adagp," + kind)
+            self.assertNotEqual(r.returncode, 0)
+            self.assertIn("unknown kind(s) " + kind, r.stderr)
 
     def test_failing_run_names_the_command(self):
         r = run_tool("--adagp", "predictor: {size: 0}")
