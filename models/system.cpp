@@ -1,6 +1,7 @@
 #include "models/system.h"
 
 #include <cstdlib>
+#include <stdexcept>
 
 #include "models/sc_asan.h"
 #include "sim/core/error.h"
@@ -91,6 +92,33 @@ void SimSystem::close_trace() {
 std::int64_t SimSystem::cycles() const {
   const sc_core::sc_time period = clock_period(accel_.spec());
   return static_cast<std::int64_t>((sc_core::sc_time_stamp() - epoch_start_) / period + 0.5);
+}
+
+SimSystem::Carried SimSystem::carried() const {
+  Carried c;
+  c.cycles = cycles();
+  const SharedChannel* channels[] = {&dram_, &port_};
+  for (std::size_t i = 0; i < 2; ++i)
+    c.channels[i] = {channels[i]->units_moved(), channels[i]->busy_cycles(),
+                     channels[i]->contention_cycles()};
+  return c;
+}
+
+void SimSystem::restore(const Carried& state) {
+  const std::int64_t now = cycles();
+  if (state.cycles < now) throw UserError("simulated time cannot run backwards");
+  if (state.cycles > now) {
+    const sc_core::sc_time period = clock_period(accel_.spec());
+    sc_core::sc_start(sc_core::sc_time::from_value(period.value() *
+                                                   static_cast<std::uint64_t>(state.cycles - now)));
+    restore_main_stack_for_asan();
+  }
+  if (cycles() != state.cycles)
+    throw std::logic_error("simulated time restored to " + std::to_string(cycles()) +
+                           ", expected " + std::to_string(state.cycles));
+  SharedChannel* channels[] = {&dram_, &port_};
+  for (std::size_t i = 0; i < 2; ++i)
+    channels[i]->restore_counters(state.channels[i][0], state.channels[i][1], state.channels[i][2]);
 }
 
 }  // namespace trainsim

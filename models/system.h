@@ -10,6 +10,8 @@
 //                 --ops--> OpDriver2 --TLM b_transport--> second unit --+-- PeArray, GlobalBuffer
 //                                                                       `-- DmaEngine --^
 // clang-format on
+#include <array>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -49,6 +51,18 @@ class SimSystem {
   BufferPort& buffer_port() { return port_; }
   /// Accelerator cycles elapsed since configure().
   std::int64_t cycles() const;
+
+  /// What carries from one run to the next. A run returns when every transfer has
+  /// completed, so only simulated time and the shared channels' counters do: checkpoints
+  /// save this, and a repeated flush of the same ops (AcceleratorSession) replays its delta.
+  struct Carried {
+    std::int64_t cycles = 0;
+    std::array<std::array<std::int64_t, 3>, 2>
+        channels{};  // dram, buffer port: units, busy, contention
+  };
+  Carried carried() const;
+  /// Moves to `state`: simulated time forward (never back: a UserError), counters set.
+  void restore(const Carried& state);
 
  private:
   SimSystem();

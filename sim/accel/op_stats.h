@@ -65,6 +65,13 @@ struct OpStats {
   Count onchip_read_bytes = 0, skipped_write_bytes = 0;
 
   std::int64_t cycles() const { return compute_cycles + stall_cycles; }
+  bool operator==(const OpStats& o) const {
+    return macs == o.macs && compute_cycles == o.compute_cycles && stall_cycles == o.stall_cycles &&
+           vector_ops == o.vector_ops && pes == o.pes && mapping == o.mapping && rf == o.rf &&
+           noc == o.noc && buffer == o.buffer && dram_read_bytes == o.dram_read_bytes &&
+           dram_write_bytes == o.dram_write_bytes && onchip_read_bytes == o.onchip_read_bytes &&
+           skipped_write_bytes == o.skipped_write_bytes;
+  }
   /// `util`, as every report uses it: MACs over PE-cycles of the whole time the op took,
   /// DRAM stalls included.
   double utilization() const;

@@ -21,6 +21,8 @@ AcceleratorSession::AcceleratorSession(const ExperimentSpec& spec, const Dataflo
       system_(SimSystem::instance()),
       fidelity_(parse_fidelity(spec.sim.fidelity)) {
   system_.configure(spec_.sim.accelerator, *dataflow_, fidelity_);
+  // Cycle fidelity computes each op's real outputs: every flush runs.
+  memo_ = fidelity_ == Fidelity::kFast;
   residency_ =
       spec_.sim.residency && memory_model_or_throw(spec_.sim.accelerator.memory).plans_residency();
   // The technique's hardware, as its description declares it: a second unit (an array of
@@ -69,6 +71,7 @@ void AcceleratorSession::push_op(const Op& op) {
   OpRequest& req = pending_[second ? 1 : 0].emplace_back();
   req.op = op;
   if (second) discarded_flags_.push_back(unit_ == 1 && discarding_);
+  flush_key_.push_back(reinterpret_cast<std::uintptr_t>(&op) | (second ? 1U : 0U));
   if (fidelity_ == Fidelity::kCycle && op.kind != OpKind::kElementwise) {
     // The clocked array needs operand values of the op's shape; one set per shape.
     const std::string key = op.describe();
@@ -125,20 +128,30 @@ void AcceleratorSession::on_step(bool begin) {
 }
 
 void AcceleratorSession::on_compare(std::size_t layer, int values) {
-  // Subtract, absolute value and accumulate per output, then one compare with the threshold.
-  Op op = Op::make_eltwise({values, 2, 0, 3}, OpRole::kCompare, static_cast<int>(layer));
-  op.eltwise.dram = false;  // both softmax vectors are on chip
-  op.word_bits = spec_.sim.accelerator.word_bits;
-  push_op(op);
+  auto key = std::make_tuple(static_cast<int>(OpRole::kCompare), layer, std::int64_t{values});
+  auto it = ad_hoc_ops_.find(key);
+  if (it == ad_hoc_ops_.end()) {
+    // Subtract, absolute value and accumulate per output, then one compare with the threshold.
+    Op op = Op::make_eltwise({values, 2, 0, 3}, OpRole::kCompare, static_cast<int>(layer));
+    op.eltwise.dram = false;  // both softmax vectors are on chip
+    op.word_bits = spec_.sim.accelerator.word_bits;
+    it = ad_hoc_ops_.emplace(key, op).first;
+  }
+  push_op(it->second);
 }
 
 void AcceleratorSession::on_store(std::size_t layer, std::int64_t words) {
-  // The forward pass's activations are copied into the label's slot: on chip they are
-  // written to the store partition of the buffer; in DRAM they are streamed out.
-  Op op = Op::make_eltwise({words, 0, 1, 0}, OpRole::kStore, static_cast<int>(layer));
-  op.eltwise.dram = hw_.store_in_dram;
-  op.word_bits = spec_.sim.accelerator.word_bits;
-  push_op(op);
+  auto key = std::make_tuple(static_cast<int>(OpRole::kStore), layer, words);
+  auto it = ad_hoc_ops_.find(key);
+  if (it == ad_hoc_ops_.end()) {
+    // The forward pass's activations are copied into the label's slot: on chip they are
+    // written to the store partition of the buffer; in DRAM they are streamed out.
+    Op op = Op::make_eltwise({words, 0, 1, 0}, OpRole::kStore, static_cast<int>(layer));
+    op.eltwise.dram = hw_.store_in_dram;
+    op.word_bits = spec_.sim.accelerator.word_bits;
+    it = ad_hoc_ops_.emplace(key, op).first;
+  }
+  push_op(it->second);
 }
 
 void AcceleratorSession::on_phase(int phase) {
@@ -178,8 +191,13 @@ void AcceleratorSession::on_predictor(std::size_t layer, int pass, int samples) 
   for (const Op& op : ops) push_op(op);
 }
 
-void AcceleratorSession::flush(Phase phase, bool whole_step) {
-  if (pending_[0].empty() && pending_[1].empty()) return;
+std::size_t AcceleratorSession::KeyHash::operator()(const std::vector<std::uintptr_t>& key) const {
+  std::uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a over the words
+  for (std::uintptr_t v : key) h = (h ^ static_cast<std::uint64_t>(v)) * 0x100000001b3ULL;
+  return static_cast<std::size_t>(h);
+}
+
+void AcceleratorSession::run_pending(bool whole_step) {
   if (residency_) {
     // Each unit has its own buffer; a second unit that shares the array runs its ops on the
     // main accelerator, after the main unit's.
@@ -187,7 +205,6 @@ void AcceleratorSession::flush(Phase phase, bool whole_step) {
     Accelerator& second = own_unit_ ? system_.second_unit() : system_.accelerator();
     planners_[1].plan(pending_[1], whole_step, second.cost_model());
   }
-  const std::int64_t before = system_.cycles();
   if (own_unit_) {
     system_.run_parallel(pending_[0], pending_[1]);
   } else {
@@ -195,7 +212,47 @@ void AcceleratorSession::flush(Phase phase, bool whole_step) {
     system_.run(pending_[0]);
     system_.run(pending_[1]);
   }
-  const std::int64_t elapsed = system_.cycles() - before;
+}
+
+void AcceleratorSession::flush(Phase phase, bool whole_step) {
+  if (pending_[0].empty() && pending_[1].empty()) return;
+  // The key: the ops in push order (each tagged with its unit), then whole_step, which
+  // changes the residency plan.
+  flush_key_.push_back(whole_step ? 1 : 0);
+  const SimSystem::Carried before = system_.carried();
+  auto hit = memo_ ? flush_memo_.find(flush_key_) : flush_memo_.end();
+  if (hit != flush_memo_.end()) {
+    const FlushResult& f = hit->second;
+    for (int u = 0; u < 2; ++u) {
+      auto& reqs = pending_[static_cast<std::size_t>(u)];
+      for (std::size_t k = 0; k < reqs.size(); ++k)
+        reqs[k].stats = f.stats[static_cast<std::size_t>(u)][k];
+    }
+    SimSystem::Carried after = before;
+    after.cycles += f.delta.cycles;
+    for (std::size_t c = 0; c < after.channels.size(); ++c)
+      for (std::size_t i = 0; i < after.channels[c].size(); ++i)
+        after.channels[c][i] += f.delta.channels[c][i];
+    system_.restore(after);
+    ++flushes_replayed_;
+  } else {
+    run_pending(whole_step);
+    ++flushes_run_;
+    if (memo_) {
+      FlushResult f;
+      for (int u = 0; u < 2; ++u)
+        for (const OpRequest& r : pending_[static_cast<std::size_t>(u)])
+          f.stats[static_cast<std::size_t>(u)].push_back(r.stats);
+      const SimSystem::Carried after = system_.carried();
+      f.delta.cycles = after.cycles - before.cycles;
+      for (std::size_t c = 0; c < after.channels.size(); ++c)
+        for (std::size_t i = 0; i < after.channels[c].size(); ++i)
+          f.delta.channels[c][i] = after.channels[c][i] - before.channels[c][i];
+      flush_memo_.emplace(flush_key_, std::move(f));
+    }
+  }
+  flush_key_.clear();
+  const std::int64_t elapsed = system_.cycles() - before.cycles;
   const int p = static_cast<int>(phase);
   // Sums are utilized against every array that ran them: the main one and a technique's own.
   // Each op is added once, to its unit's sum for this flush, which then goes to the phase,

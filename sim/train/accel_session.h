@@ -5,8 +5,10 @@
 // keeps the sums trainsim run reports: per phase (training, evaluation), per epoch, and per
 // layer x role.
 #include <array>
+#include <cstdint>
 #include <map>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 #include "models/system.h"
@@ -46,6 +48,10 @@ struct OpTotals {
   }
   /// Adds another sum of ops (not its elapsed cycles: side-by-side sums overlap in time);
   /// its update cycles only when `with_update`, as add() without `update` would.
+  bool operator==(const OpTotals& o) const {
+    return stats == o.stats && ops == o.ops && elapsed_cycles == o.elapsed_cycles &&
+           update_cycles == o.update_cycles;
+  }
   void merge(const OpTotals& o, std::int64_t array_pes, bool with_update) {
     stats += o.stats;
     if (with_update) update_cycles += o.update_cycles;
@@ -129,6 +135,12 @@ class AcceleratorSession final : public PassObserver {
   /// (the head's size).
   int predictor_outputs(std::size_t layer) const;
   int predictor_max_outputs() const { return hw_.predictor.max_outputs; }
+  /// Whether a flush that repeats an earlier one's ops replays its results (on by default
+  /// in fast fidelity; tests switch it off to compare).
+  void set_flush_memo(bool on) { memo_ = on && fidelity_ == Fidelity::kFast; }
+  /// Flushes run on the SystemC model / replayed from an earlier identical one.
+  std::int64_t flushes_run() const { return flushes_run_; }
+  std::int64_t flushes_replayed() const { return flushes_replayed_; }
   /// Saves or restores the run's accumulated sums and simulated time at an epoch boundary
   /// (nothing pending), for checkpoints; defined in sim/train/checkpoint.cpp, which must
   /// learn about every new member that accumulates across batches.
@@ -137,10 +149,15 @@ class AcceleratorSession final : public PassObserver {
  private:
   const std::vector<LayerOps>& ops_for(int batch);
   void push(const std::optional<Op>& op);
+  /// `op` must live as long as the session (its address is its memo key): a lowered op, a
+  /// predictor op, or one of ad_hoc_ops_.
   void push_op(const Op& op);
+
   /// Runs the pending ops of both units and accounts them to `phase`. `whole_step`: they
   /// complete a training step or evaluation batch (residency may drop dead tensors).
   void flush(Phase phase, bool whole_step = false);
+  /// Plans and runs the pending ops on the SystemC model.
+  void run_pending(bool whole_step);
 
   const ExperimentSpec& spec_;
   NetShape shape_;
@@ -152,9 +169,29 @@ class AcceleratorSession final : public PassObserver {
   const std::vector<LayerOps>* current_ = nullptr;
   int current_batch_ = -1;
   std::array<std::vector<OpRequest>, 2> pending_;  // per unit
-  bool residency_ = false;                         // plan inter-op residency (tiled memory)
-  std::array<ResidencyPlanner, 2> planners_;       // per unit
-  std::vector<bool> discarded_flags_;              // parallel to pending_[1]
+  // Replaying repeated flushes. A flush's results depend on its ops alone: planning is a
+  // function of the op sequence, and between flushes only simulated time and the channels'
+  // counters carry over (SimSystem::Carried). So a flush of the same ops on the same units
+  // as an earlier one gets that one's per-op statistics and advances time and counters by
+  // the same amounts, without running the model again: each distinct batch (per size,
+  // phase and technique step) runs on the SystemC model once. Keyed by the ops' addresses,
+  // which are stable (lowered_, predictor_ops_ and ad_hoc_ops_ never drop an op).
+  struct FlushResult {
+    std::array<std::vector<OpStats>, 2> stats;  // per unit, per op
+    SimSystem::Carried delta;
+  };
+  struct KeyHash {
+    std::size_t operator()(const std::vector<std::uintptr_t>& key) const;
+  };
+  bool memo_ = false;
+  std::unordered_map<std::vector<std::uintptr_t>, FlushResult, KeyHash> flush_memo_;
+  std::vector<std::uintptr_t> flush_key_;
+  // Specbp's compare and store ops, made on first use: by role, layer and size.
+  std::map<std::tuple<int, std::size_t, std::int64_t>, Op> ad_hoc_ops_;
+  std::int64_t flushes_run_ = 0, flushes_replayed_ = 0;
+  bool residency_ = false;                    // plan inter-op residency (tiled memory)
+  std::array<ResidencyPlanner, 2> planners_;  // per unit
+  std::vector<bool> discarded_flags_;         // parallel to pending_[1]
   int unit_ = 0;
   bool discarding_ = false;
   TechniqueHardware hw_;   // what the technique adds to the device

@@ -127,31 +127,15 @@ void AcceleratorSession::checkpoint(StateArchive& a) {
   a.value(epoch_step_cycles_);
   a.value(epoch_steps_);
   a.value(adagp_phase_);
-  // Simulated time and the shared channels' counters. Between batches every transfer has
-  // completed, so nothing else of the SystemC model carries over.
-  std::int64_t cycles = system_.cycles();
-  a.value(cycles);
-  SharedChannel* channels[] = {&system_.dram(), &system_.buffer_port()};
-  for (SharedChannel* c : channels) {
-    std::int64_t units = c->units_moved(), busy = c->busy_cycles(),
-                 contention = c->contention_cycles();
-    a.value(units);
-    a.value(busy);
-    a.value(contention);
-    if (a.loading()) c->restore_counters(units, busy, contention);
-  }
+  // Simulated time and the shared channels' counters: all that carries over between batches.
+  SimSystem::Carried carried = system_.carried();
+  a.value(carried.cycles);
+  for (auto& channel : carried.channels)
+    for (std::int64_t& v : channel) a.value(v);
   if (a.loading()) {
-    const std::int64_t now = system_.cycles();
-    if (cycles < now) throw UserError("checkpoint out of step: simulated time runs backwards");
-    if (cycles > now) {
-      const sc_core::sc_time period = clock_period(spec_.sim.accelerator);
-      sc_core::sc_start(
-          sc_core::sc_time::from_value(period.value() * static_cast<std::uint64_t>(cycles - now)));
-    }
-    if (system_.cycles() != cycles)
-      throw std::logic_error("checkpoint: simulated time restored to " +
-                             std::to_string(system_.cycles()) + ", expected " +
-                             std::to_string(cycles));
+    if (carried.cycles < system_.cycles())
+      throw UserError("checkpoint out of step: simulated time runs backwards");
+    system_.restore(carried);
   }
 }
 
