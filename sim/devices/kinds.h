@@ -1,0 +1,9 @@
+#pragma once
+// The registered device kinds, one per file; device_registry.cpp lists them.
+#include "sim/devices/device_model.h"
+
+namespace trainsim {
+
+const DeviceKind& gpu_device_kind();  // gpu_kind.cpp
+
+}  // namespace trainsim
