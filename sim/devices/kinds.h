@@ -4,6 +4,7 @@
 
 namespace trainsim {
 
-const DeviceKind& gpu_device_kind();  // gpu_kind.cpp
+const DeviceKind& gpu_device_kind();   // gpu_kind.cpp
+const DeviceKind& fpga_device_kind();  // fpga_kind.cpp
 
 }  // namespace trainsim

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "sim/config/device_config.h"
+#include "sim/devices/fpga_model.h"
 #include "sim/devices/gpu_model.h"
 #include "tests/support/device_yaml.h"
 
@@ -33,24 +34,24 @@ TEST_CASE("Device kinds are registered in a fixed order", "[devices][registry]")
     CHECK_FALSE(k->keys().empty());
     CHECK(find_device_kind(k->name()) == k);
   }
-  CHECK(names == std::vector<std::string>{"gpu"});
+  CHECK(names == std::vector<std::string>{"gpu", "fpga"});
   CHECK(find_device_kind("tpu") == nullptr);
-  CHECK(unknown_device_kind("tpu") == "unknown device kind 'tpu' (known: gpu)");
+  CHECK(unknown_device_kind("tpu") == "unknown device kind 'tpu' (known: gpu, fpga)");
 }
 
 TEST_CASE("An unknown device kind is an error at its key", "[devices][registry]") {
   check_device_error("kind: tpu\nclock_mhz: 1\n", "tpu", "kind",
-                     "unknown device kind 'tpu' (known: gpu)");
+                     "unknown device kind 'tpu' (known: gpu, fpga)");
   check_device_error("clock_mhz: 1\n", "clock_mhz", "kind", "missing required key");
   // The error from a device file names that file.
   const std::string msg = error_of([] { load_device("no_such_device"); });
   CHECK(msg.find("unknown device 'no_such_device'") != std::string::npos);
-  CHECK(msg.find("shipped devices: v100") != std::string::npos);
+  CHECK(msg.find("shipped devices: s10_gx2500, v100") != std::string::npos);
 }
 
 TEST_CASE("The shipped device presets load with their sources' values", "[devices][config]") {
   std::vector<std::string> shipped = shipped_device_names();
-  CHECK(shipped == std::vector<std::string>{"v100"});
+  CHECK(shipped == std::vector<std::string>{"s10_gx2500", "v100"});
   const auto v100 = load_device("v100");
   CHECK(v100->kind == "gpu");
   CHECK(v100->name == "v100");
@@ -62,6 +63,12 @@ TEST_CASE("The shipped device presets load with their sources' values", "[device
   CHECK(g.dynamic_max_w == 261);
   CHECK(g.static_w == 39);
   CHECK(g.peak_over_average_w == 6);
+  const auto s10 = load_device("s10_gx2500");
+  const auto& f = dynamic_cast<const FpgaSpec&>(*s10);
+  CHECK(f.clock_mhz == 1000);
+  CHECK(f.memory_gbps == 14.9);
+  CHECK(f.dynamic_max_w == 33);
+  for (const auto& k : f.kernels) CHECK(k.present);
   for (const std::string& n : shipped) {
     CHECK_FALSE(load_device(n)->figures().empty());
     CHECK(load_device(n)->build()->name() == n);
@@ -81,4 +88,32 @@ TEST_CASE("Device files reject unknown keys and values out of range", "[devices]
                      "needs peak_tflops.tensor");
   check_device_error("kind: gpu\nclock_mhz: 1000\npeak_tflops: {fp32: 10}\nmemory_gbps: 500\n",
                      "kind", "power", "missing required key");
+
+  const std::string fpga =
+      "kind: fpga\nclock_mhz: 500\nmemory_gbps: 10\nresources: {dsp: 64, ram_blocks: 32}\n"
+      "power: {static_w: 5, dynamic_max_w: 10}\n";
+  const std::string space =
+      "design_space: {compute_units: [1, 2], simd: [1, 2], work_group: [16], unroll: [1, 8]}\n";
+  REQUIRE(device_from_text(fpga + space)->kind == "fpga");
+  check_device_error(fpga +
+                         "design_space: {compute_units: [1], simd: [3], work_group: [16], "
+                         "unroll: [1, 8]}\n",
+                     "3]", "design_space.simd.0", "1, 2, 4, 8, 16");
+  check_device_error(fpga +
+                         "design_space: {compute_units: [2, 1], simd: [1], work_group: [16], "
+                         "unroll: [1, 8]}\n",
+                     "1], simd", "design_space.compute_units.1", "values must increase");
+  check_device_error(fpga +
+                         "design_space: {compute_units: [1], simd: [1], work_group: [16], "
+                         "unroll: [8, 1]}\n",
+                     "1]}", "design_space.unroll.1", "must be >= min (8)");
+  check_device_error(fpga + space + "kernels: {softmax: search}\n", "softmax", "kernels.softmax",
+                     "unknown key 'softmax'");
+  check_device_error(fpga + space + "kernels: {matmul: {tiny: {}}}\n", "tiny",
+                     "kernels.matmul.tiny", "unknown key 'tiny'");
+  check_device_error(fpga + space + "kernels: {matmul: best}\n", "best", "kernels.matmul",
+                     "search");
+  check_device_error(
+      "kind: fpga\nclock_mhz: 500\nmemory_gbps: 10\nresources: {dsp: 0, ram_blocks: 1}\n", "0,",
+      "resources.dsp", "must be in [1, 16777216]");
 }

@@ -1,12 +1,13 @@
 // The analytic device models (sim/devices/): the V100 GPU's invariants (time grows with work,
-// bandwidth within the memory's, power between static and static + dynamic maximum), and an op
-// split over several devices.
+// bandwidth within the memory's, power between static and static + dynamic maximum), the
+// S10 FPGA's, and an op split over several devices.
 #include <catch2/catch.hpp>
 
 #include <cmath>
 #include <vector>
 
 #include "sim/config/device_config.h"
+#include "sim/devices/fpga_model.h"
 #include "sim/devices/gpu_model.h"
 #include "sim/devices/op_work.h"
 
@@ -107,12 +108,40 @@ TEST_CASE("GPU model: small ops leave the SMs idle, large ones fill them", "[dev
   CHECK(tc.cost(stream).bytes == gpu.cost(stream).bytes / 2);
 }
 
+TEST_CASE("FPGA model: time grows with work within the memory's bandwidth and power",
+          "[devices][fpga]") {
+  const auto spec = load_device("s10_gx2500");
+  const auto& f = dynamic_cast<const FpgaSpec&>(*spec);
+  auto model = spec->build();
+  CHECK(model->kind() == "fpga");
+  CHECK(model->static_w() == f.static_w);
+  for (const auto& ops : growing_ops()) {
+    double last = 0;
+    for (const Op& op : ops) {
+      INFO(op.describe());
+      const OpCost c = model->cost(op);
+      REQUIRE(c.supported);
+      // Non-decreasing: ops too small to fill the kernel's lanes all take one pass of it.
+      CHECK(c.time_s >= last);
+      last = c.time_s;
+      CHECK(c.bandwidth_gbps <= f.memory_gbps * (1 + 1e-12));
+      CHECK(c.avg_w == c.peak_w);
+      CHECK(f.static_w <= c.avg_w);
+      CHECK(c.avg_w <= f.static_w + f.dynamic_max_w);
+      CHECK(c.energy_j == Approx(c.avg_w * c.time_s));
+      CHECK(std::isnan(c.ipc));
+    }
+    CHECK(last > model->cost(ops.front()).time_s * 100);
+  }
+}
+
 TEST_CASE("An op split over devices: one share's time, all shares' power", "[devices]") {
   auto gpu = load_device("v100")->build();
+  auto fpga = load_device("s10_gx2500")->build();
   const Op op = Op::make_gemm({3000, 1024, 1024});
   CHECK(split_rows(op, 3).gemm.m == 1000);
   CHECK(split_rows(op, 7).gemm.m == 429);  // rounded up
-  for (DeviceModel* d : {gpu.get()}) {
+  for (DeviceModel* d : {gpu.get(), fpga.get()}) {
     const OpCost one = d->cost(op), alone = d->cost_split(op, 1);
     CHECK(alone.time_s == one.time_s);
     CHECK(alone.avg_w == one.avg_w);
