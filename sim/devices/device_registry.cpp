@@ -6,7 +6,8 @@
 namespace trainsim {
 
 const std::vector<const DeviceKind*>& device_kinds() {
-  static const std::vector<const DeviceKind*> all{&gpu_device_kind(), &fpga_device_kind()};
+  static const std::vector<const DeviceKind*> all{&gpu_device_kind(), &fpga_device_kind(),
+                                                  &accelerator_device_kind()};
   return all;
 }
 

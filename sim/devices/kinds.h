@@ -4,7 +4,8 @@
 
 namespace trainsim {
 
-const DeviceKind& gpu_device_kind();   // gpu_kind.cpp
-const DeviceKind& fpga_device_kind();  // fpga_kind.cpp
+const DeviceKind& gpu_device_kind();          // gpu_kind.cpp
+const DeviceKind& fpga_device_kind();         // fpga_kind.cpp
+const DeviceKind& accelerator_device_kind();  // accel_kind.cpp
 
 }  // namespace trainsim

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "sim/config/device_config.h"
+#include "sim/devices/accel_device.h"
 #include "sim/devices/fpga_model.h"
 #include "sim/devices/gpu_model.h"
 #include "tests/support/device_yaml.h"
@@ -34,24 +35,24 @@ TEST_CASE("Device kinds are registered in a fixed order", "[devices][registry]")
     CHECK_FALSE(k->keys().empty());
     CHECK(find_device_kind(k->name()) == k);
   }
-  CHECK(names == std::vector<std::string>{"gpu", "fpga"});
+  CHECK(names == std::vector<std::string>{"gpu", "fpga", "accelerator"});
   CHECK(find_device_kind("tpu") == nullptr);
-  CHECK(unknown_device_kind("tpu") == "unknown device kind 'tpu' (known: gpu, fpga)");
+  CHECK(unknown_device_kind("tpu") == "unknown device kind 'tpu' (known: gpu, fpga, accelerator)");
 }
 
 TEST_CASE("An unknown device kind is an error at its key", "[devices][registry]") {
   check_device_error("kind: tpu\nclock_mhz: 1\n", "tpu", "kind",
-                     "unknown device kind 'tpu' (known: gpu, fpga)");
+                     "unknown device kind 'tpu' (known: gpu, fpga, accelerator)");
   check_device_error("clock_mhz: 1\n", "clock_mhz", "kind", "missing required key");
   // The error from a device file names that file.
   const std::string msg = error_of([] { load_device("no_such_device"); });
   CHECK(msg.find("unknown device 'no_such_device'") != std::string::npos);
-  CHECK(msg.find("shipped devices: s10_gx2500, v100") != std::string::npos);
+  CHECK(msg.find("shipped devices: adagp_ws180, s10_gx2500, v100") != std::string::npos);
 }
 
 TEST_CASE("The shipped device presets load with their sources' values", "[devices][config]") {
   std::vector<std::string> shipped = shipped_device_names();
-  CHECK(shipped == std::vector<std::string>{"s10_gx2500", "v100"});
+  CHECK(shipped == std::vector<std::string>{"adagp_ws180", "s10_gx2500", "v100"});
   const auto v100 = load_device("v100");
   CHECK(v100->kind == "gpu");
   CHECK(v100->name == "v100");
@@ -69,6 +70,10 @@ TEST_CASE("The shipped device presets load with their sources' values", "[device
   CHECK(f.memory_gbps == 14.9);
   CHECK(f.dynamic_max_w == 33);
   for (const auto& k : f.kernels) CHECK(k.present);
+  const auto ws = load_device("adagp_ws180");
+  const auto& a = dynamic_cast<const AccelDeviceSpec&>(*ws);
+  CHECK(a.accelerator.name == "adagp_ws180");
+  CHECK(a.dataflow == "ws");
   for (const std::string& n : shipped) {
     CHECK_FALSE(load_device(n)->figures().empty());
     CHECK(load_device(n)->build()->name() == n);
@@ -116,4 +121,21 @@ TEST_CASE("Device files reject unknown keys and values out of range", "[devices]
   check_device_error(
       "kind: fpga\nclock_mhz: 500\nmemory_gbps: 10\nresources: {dsp: 0, ram_blocks: 1}\n", "0,",
       "resources.dsp", "must be in [1, 16777216]");
+}
+
+TEST_CASE("An accelerator device needs a registered dataflow and an energy table in pJ",
+          "[devices][config]") {
+  const auto spec = device_from_text("kind: accelerator\naccelerator: eyeriss_like\n");
+  const auto& a = dynamic_cast<const AccelDeviceSpec&>(*spec);
+  CHECK(a.dataflow == "rs");  // the preset's own
+  CHECK(a.name == "dev");     // the file's stem when the mapping has no name
+  check_device_error("kind: accelerator\naccelerator: small_8x8\ndataflow: xs\n", "xs", "dataflow",
+                     "unknown dataflow 'xs' (known: ws, os, is, rs)");
+  check_device_error("kind: accelerator\naccelerator: nope\n", "nope", "accelerator",
+                     "unknown accelerator 'nope'");
+  const std::string normalized =
+      "kind: accelerator\naccelerator: {dataflow: ws, array: {rows: 4, cols: 4}, energy: "
+      "eyeriss_normalized}\n";
+  check_device_error(normalized, "{dataflow", "accelerator",
+                     "a device needs an energy table in pJ");
 }
