@@ -8,6 +8,7 @@
 #include "sim/cli/arg_parse.h"
 #include "sim/cli/commands.h"
 #include "sim/config/accelerator_config.h"
+#include "sim/config/device_config.h"
 #include "sim/config/experiment_config.h"
 #include "sim/config/system_config.h"
 #include "sim/core/error.h"
@@ -129,6 +130,17 @@ void list_systems() {
   }
 }
 
+void list_devices() {
+  std::printf("device kinds:\n");
+  for (const DeviceKind* k : device_kinds())
+    entry(k->name(), k->description() + "; keys: " + join(k->keys()), "");
+  std::printf("devices (configs/devices): kind, key figures\n");
+  for (const auto& n : shipped_device_names()) {
+    const auto d = load_device(n);
+    entry(n, d->kind + ": " + d->figures(), d->description);
+  }
+}
+
 }  // namespace
 
 int cmd_list(const std::vector<std::string>& args) {
@@ -141,7 +153,7 @@ int cmd_list(const std::vector<std::string>& args) {
   const bool all = what == "all";
   const std::vector<std::string> categories = {
       "networks",  "datasets",   "optimizers", "layers",     "accelerators", "energy",
-      "dataflows", "techniques", "schedules",  "topologies", "systems"};
+      "dataflows", "techniques", "schedules",  "topologies", "systems",      "devices"};
   if (!all && std::find(categories.begin(), categories.end(), what) == categories.end())
     throw UserError("list: unknown category '" + what + "' (expected " + join(categories) + ")");
   if (all || what == "networks") list_networks();
@@ -177,6 +189,7 @@ int cmd_list(const std::vector<std::string>& args) {
     for (const Topology& t : topologies()) entry(t.name, t.description, "");
   }
   if (all || what == "systems") list_systems();
+  if (all || what == "devices") list_devices();
   return 0;
 }
 

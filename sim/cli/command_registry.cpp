@@ -79,13 +79,14 @@ const std::vector<Command>& commands() {
        "trainsim sweep configs/sweeps/vgg16_dataflows.yaml -j 2", cmd_sweep},
       {"list",
        "list [networks|datasets|optimizers|layers|accelerators|energy|dataflows|techniques|"
-       "schedules|topologies|systems]",
+       "schedules|topologies|systems|devices]",
        "what trainsim knows: presets with their key figures, and the registries",
        "Lists the shipped presets and the registered kinds: networks (parameters, input, "
        "whether they train on real data or are timed from shapes only), datasets, optimizers, "
        "layer types, accelerators (array, dataflow, buffer, clock, word size), energy tables "
-       "(unit), dataflows, training techniques, pipeline schedules, topologies and systems of "
-       "devices, each with its description. With a category, only that one.",
+       "(unit), dataflows, training techniques, pipeline schedules, topologies, systems of "
+       "devices, and the device kinds with the shipped device files (docs/hype.md), each "
+       "with its description. With a category, only that one.",
        "trainsim list accelerators", cmd_list},
   };
   return table;

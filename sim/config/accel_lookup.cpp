@@ -90,6 +90,10 @@ std::string find_energy_table_file(const std::string& ref) {
   return find_named_config(ref, "energy", "energy table", "energy tables");
 }
 
+std::string find_device_file(const std::string& ref) {
+  return find_named_config(ref, "devices", "device", "devices");
+}
+
 std::optional<std::string> find_energy_file(const std::string& ref,
                                             const std::string& accelerator_path,
                                             std::vector<std::string>* tried) {

@@ -17,6 +17,9 @@ std::string find_accelerator_file(const std::string& ref);
 /// The same for a standalone energy table: a path, or <configs root>/energy/<name>.yaml.
 std::string find_energy_table_file(const std::string& ref);
 
+/// The same for a device: a path, or <configs root>/devices/<name>.yaml.
+std::string find_device_file(const std::string& ref);
+
 /// The energy file an accelerator's `energy: <ref>` refers to, for an accelerator read
 /// from `accelerator_path`:
 ///   name: <configs root>/energy/<name>.yaml, then <accelerator dir>/../energy/<name>.yaml

@@ -231,6 +231,23 @@ AcceleratorSpec parse_accelerator_node(const ConfigNode& top, const AcceleratorN
   return a;
 }
 
+AcceleratorSpec parse_accelerator_ref(const ConfigNode& node, const std::string& referrer) {
+  if (node.is_map()) {
+    return parse_accelerator_node(node, {referrer, file_stem(referrer), "<inline>", {}});
+  }
+  const std::string ref = node.as_nonempty_string();
+  std::vector<std::string> tried;
+  auto file = find_referenced_file(ref, "accelerators", referrer, &tried);
+  if (!file) {
+    node.fail("unknown accelerator '" + ref + "' (tried " + join(tried) +
+              "); shipped accelerators: " + join(shipped_config_names("accelerators")));
+  }
+  auto origin = std::make_shared<ConfigOrigin>();
+  origin->file = *file;
+  ConfigNode accel(load_yaml_file(*file, "accelerator"), node.path(), origin);
+  return parse_accelerator_node(accel, {*file, file_stem(*file), *file, {}});
+}
+
 std::optional<std::string> inline_energy_for_override(YAML::Node accel,
                                                       const std::vector<std::string>& segments,
                                                       const ConfigNode& at,

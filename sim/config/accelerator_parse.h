@@ -33,6 +33,12 @@ std::string parse_memory_model(const ConfigNode& node);
 /// Validates the accelerator mapping at `node` (errors at node.child_path(...)).
 AcceleratorSpec parse_accelerator_node(const ConfigNode& node, const AcceleratorNodeSource& from);
 
+/// An accelerator another config file (`referrer`) refers to: a name (<configs
+/// root>/accelerators/<name>.yaml, then <referrer dir>/../accelerators/<name>.yaml), a path
+/// (relative to the referrer's folder, then to the cwd) or an inline mapping. Errors name the
+/// node (a system's device entry, a device file's `accelerator:`).
+AcceleratorSpec parse_accelerator_ref(const ConfigNode& node, const std::string& referrer);
+
 /// Prepares the accelerator tree `accel` for an override whose key path, relative to the
 /// accelerator, is `segments`: if it descends into `energy.<...>` and the table is given
 /// by name or path (or left to the default), replaces it by the table file's content so the

@@ -81,6 +81,20 @@ inline constexpr IntRange kPerCycle{1, 1 << 20};
 /// DRAM latency in cycles, added per transfer.
 inline constexpr IntRange kLatencyCycles{0, 1 << 20};
 
+// --- Devices (configs/devices/) -----------------------------------------------------------
+/// An FPGA's DSP and on-chip RAM blocks (a Stratix 10 GX 2800 has 5,760 and 11,721).
+inline constexpr IntRange kFpgaBlocks{1, 1 << 24};
+inline constexpr IntRange kRamBlockBytes{1, 1 << 20};
+/// An FPGA kernel design's compute units, work-group size and unroll degree: their product
+/// with the SIMD width (<= 16) and a tile's 16 bytes per work-item and unrolled step (RAM use,
+/// sim/devices/fpga_design.h) stays below 2^43.
+inline constexpr IntRange kComputeUnits{1, 64};
+inline constexpr IntRange kWorkGroup{1, 1 << 16};
+inline constexpr IntRange kUnroll{1, 4096};
+/// Designs in an FPGA's design space: the search evaluates each (the paper's MatMul space has
+/// 20,480).
+inline constexpr std::int64_t kMaxDesignSpace = std::int64_t{1} << 20;
+
 // --- Energy tables ----------------------------------------------------------------------
 /// per_bits of an access energy and the operand widths of the MAC table.
 inline constexpr IntRange kBits{1, 4096};

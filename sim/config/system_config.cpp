@@ -31,27 +31,6 @@ std::string topology_names() {
   return joined(names);
 }
 
-// A device entry's `accelerator:`: a name, a path (relative to the file holding the entry)
-// or an inline mapping.
-AcceleratorSpec parse_device_accelerator(const ConfigNode& node, const std::string& referrer) {
-  if (node.is_map()) {
-    return parse_accelerator_node(
-        node, {referrer, std::filesystem::path(referrer).stem().string(), "<inline>", {}});
-  }
-  const std::string ref = node.as_nonempty_string();
-  std::vector<std::string> tried;
-  auto file = find_referenced_file(ref, "accelerators", referrer, &tried);
-  if (!file) {
-    node.fail("unknown accelerator '" + ref + "' (tried " + joined(tried) +
-              "); shipped accelerators: " + joined(shipped_config_names("accelerators")));
-  }
-  auto origin = std::make_shared<ConfigOrigin>();
-  origin->file = *file;
-  ConfigNode accel(load_yaml_file(*file, "accelerator"), node.path(), origin);
-  const std::string stem = std::filesystem::path(*file).stem().string();
-  return parse_accelerator_node(accel, {*file, stem, *file, {}});
-}
-
 LinkSpec parse_link_figures(const ConfigMap& m, LinkSpec l) {
   if (auto v = m.get("bandwidth_gbps")) l.bandwidth_gbps = v->as_double_positive();
   if (auto v = m.get("latency_ns")) l.latency_ns = v->as_double_non_negative();
@@ -78,7 +57,7 @@ SystemSpec parse_system_map(const ConfigNode& node, const std::string& file,
       e.allow_only({"accelerator", "count", "dataflow"});
       DeviceSpec d{sim.accelerator, sim.dataflow};
       if (auto v = e.get("accelerator")) {
-        d.accelerator = parse_device_accelerator(*v, file);
+        d.accelerator = parse_accelerator_ref(*v, file);
         d.dataflow = d.accelerator.dataflow;
       }
       if (auto v = e.get("dataflow")) {

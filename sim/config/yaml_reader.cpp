@@ -267,6 +267,12 @@ double ConfigNode::as_double_unit() const {
   return v;
 }
 
+double ConfigNode::as_double_fraction() const {
+  double v = as_double();
+  if (!(v > 0 && v <= 1)) fail("must be in (0, 1], got " + node_.Scalar());
+  return v;
+}
+
 std::string ConfigNode::as_choice(const std::vector<std::string>& choices) const {
   std::string s = as_string();
   for (const auto& c : choices) {

@@ -86,6 +86,7 @@ class ConfigNode {
   double as_double_positive() const;      ///< > 0
   double as_double_non_negative() const;  ///< >= 0
   double as_double_unit() const;          ///< in [0, 1)
+  double as_double_fraction() const;      ///< in (0, 1]
   /// One of `choices`; the message lists them.
   std::string as_choice(const std::vector<std::string>& choices) const;
 

@@ -181,6 +181,27 @@ TEST_CASE("trainsim list gives each preset's key figures and description", "[cli
   CHECK(run_trainsim({"list", "networks", "datasets"}).exit_code == 2);
 }
 
+TEST_CASE("trainsim list devices gives the device kinds and the shipped devices",
+          "[cli][list][devices]") {
+  CliResult r = run_trainsim({"list", "devices"});
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 0);
+  for (const char* kind : {"gpu", "fpga", "accelerator"})
+    CHECK(r.out.find(std::string("\n  ") + kind + " ") != std::string::npos);
+  CHECK(r.out.find("v100                   gpu: 15.7 TFLOP/s fp32") != std::string::npos);
+  CHECK(r.out.find("s10_gx2500             fpga: 1000 MHz, 14.9 GB/s") != std::string::npos);
+  CHECK(r.out.find("20480 designs") != std::string::npos);
+  CHECK(r.out.find("adagp_ws180            accelerator: accelerator adagp_ws180") !=
+        std::string::npos);
+  // A device file of a kind that does not exist: one line naming the file, exit 2.
+  const std::string root = fresh_dir("list-devices");
+  std::filesystem::create_directories(root + "/devices");
+  write_file(root + "/devices/bad.yaml", "kind: tpu\n");
+  r = run_trainsim({"list", "devices"}, {"TRAINSIM_CONFIGS=" + root});
+  require_one_line_error(r, {"bad.yaml:1:7: kind: unknown device kind 'tpu' (known: gpu, fpga, "
+                             "accelerator)"});
+}
+
 TEST_CASE("An existing results directory needs --force", "[cli][outputs]") {
   require_dataset("mnist");
   const std::string dir = fresh_dir("force") + "/r";

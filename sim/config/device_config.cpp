@@ -1,0 +1,42 @@
+#include "sim/config/device_config.h"
+
+#include <filesystem>
+
+#include "sim/config/accel_lookup.h"
+#include "sim/config/yaml_file.h"
+
+namespace trainsim {
+
+std::shared_ptr<const DeviceModelSpec> parse_device_node(const ConfigNode& node,
+                                                         const std::string& file,
+                                                         const std::string& default_name) {
+  ConfigMap m = node.as_map();
+  const ConfigNode kind_node = m.require("kind");
+  const std::string kind_name = kind_node.as_nonempty_string();
+  const DeviceKind* kind = find_device_kind(kind_name);
+  if (kind == nullptr) kind_node.fail(unknown_device_kind(kind_name));
+  std::vector<std::string> keys = {"kind", "name", "description"};
+  for (const std::string& k : kind->keys()) keys.push_back(k);
+  m.allow_only(keys);
+  std::shared_ptr<DeviceModelSpec> spec = kind->parse(m, file);
+  spec->kind = kind->name();
+  spec->name = default_name;
+  if (auto v = m.get("name")) spec->name = v->as_nonempty_string();
+  if (auto v = m.get("description")) spec->description = v->as_string();
+  spec->source = file;
+  return spec;
+}
+
+std::shared_ptr<const DeviceModelSpec> load_device(const std::string& ref) {
+  const std::string file = find_device_file(ref);
+  auto origin = std::make_shared<ConfigOrigin>();
+  origin->file = file;
+  const ConfigNode top(load_yaml_file(file, "device"), "", origin);
+  return parse_device_node(top, file, std::filesystem::path(file).stem().string());
+}
+
+std::vector<std::string> shipped_device_names() {
+  return shipped_config_names("devices");
+}
+
+}  // namespace trainsim

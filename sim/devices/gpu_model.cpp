@@ -1,0 +1,48 @@
+#include "sim/devices/gpu_model.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "sim/devices/op_work.h"
+
+namespace trainsim {
+
+std::unique_ptr<DeviceModel> GpuSpec::build() const {
+  return std::make_unique<GpuModel>(*this);
+}
+
+std::string GpuSpec::figures() const {
+  char s[200];
+  std::snprintf(s, sizeof s, "%g TFLOP/s fp32, %g tensor (%s), %g GB/s, %g MHz, %g + %g W",
+                fp32_tflops, tensor_tflops, tensor ? "used" : "not used", memory_gbps, clock_mhz,
+                static_w, dynamic_max_w);
+  return s;
+}
+
+OpCost GpuModel::cost(const Op& op) {
+  const GpuSpec& s = spec_;
+  const OpWork w = op_work(op, s.word_bytes());
+  const bool matrix = op.kind != OpKind::kElementwise;
+  const double peak_flops = (s.tensor && matrix ? s.tensor_tflops : s.fp32_tflops) * 1e12;
+  const double bw = s.memory_gbps * 1e9;
+  const double eta = s.efficiency_max * w.outputs / (w.outputs + s.efficiency_half_outputs);
+  const double t_c = w.flops > 0 ? w.flops / (peak_flops * eta) : 0;
+  const double bytes = w.bytes * s.traffic_factor;
+  const double t_m = bytes / (bw * s.memory_efficiency);
+  const double t = s.launch_us * 1e-6 + std::max(t_c, t_m);
+
+  OpCost c;
+  c.time_s = t;
+  c.bytes = bytes;
+  c.bandwidth_gbps = t > 0 ? bytes / t / 1e9 : 0;
+  const double u_compute = t > 0 ? w.flops / (t * peak_flops) : 0;
+  const double u_memory = t > 0 ? bytes / (t * bw) : 0;
+  const double load = std::min(1.0, s.power_compute * u_compute + s.power_memory * u_memory);
+  c.avg_w = s.static_w + s.dynamic_max_w * load;
+  c.peak_w = std::min(s.static_w + s.dynamic_max_w, c.avg_w + s.peak_over_average_w);
+  c.energy_j = c.avg_w * t;
+  c.ipc = s.ipc_max * std::min(1.0, u_compute / s.efficiency_max + s.ipc_memory * u_memory);
+  return c;
+}
+
+}  // namespace trainsim
