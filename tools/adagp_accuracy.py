@@ -18,7 +18,8 @@ bp, skip and zero always run. Prints, per network / dataset:
   * paired differences, mean +- standard error over seeds, against zero and against skip;
     for bp the difference against skip is the ceiling: what perfect predictions could add;
   * the fraction of the bp - skip gap each kind recovers, (X - skip) / (bp - skip), for
-    accuracy and for loss (ratios of the seed means);
+    accuracy and for loss (ratios of the seed means), where that gap exceeds twice its
+    standard error ("(no gap)" otherwise);
   * with diagnostics (default on for adagp and raw; bit-identical training, docs/adagp.md):
     the in-situ cosine and magnitude of the Phase GP gradients against the true ones, their
     error persistence, and the true gradients' cosine with the previous batch's and with the
@@ -28,7 +29,8 @@ bp, skip and zero always run. Prints, per network / dataset:
                           [--datasets mnist,fashion-mnist] [--seeds 1,2,3,4,5,6]
                           [--kinds bp,skip,zero,adagp,...] [--epochs N] [--warmup N]
                           [--jobs 2] [--set KEY=VALUE ...] [--adagp 'KEY: VALUE' ...]
-                          [--no-diagnostics] [--out DIR] [--csv FILE]
+                          [--no-diagnostics] [--out DIR [--reuse]] [--csv FILE]
+  tools/adagp_accuracy.py --from-csv FILE [--regime ...]     (tabulate an earlier --csv)
 
 Regimes (configs/experiments/lenet5_mnist.yaml: SGD lr 0.02, momentum 0.9, batch 32, with the
 network and dataset swapped by --set):
@@ -109,12 +111,21 @@ def run_one(trainsim, out_root, net, data, seed, kind, args):
            "--set", "technique=" + technique(kind, args.warmup, args)]
     for s in args.regime_sets + args.set + ([RAW_SET] if kind == "raw" else []):
         cmd += ["--set", s]
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    if r.returncode != 0:
-        sys.exit("adagp_accuracy: %s failed:\n%s" % (" ".join(cmd), r.stderr))
+    stamp = os.path.join(out, "adagp_accuracy_command.txt")
+    reused = False
+    if args.reuse and os.path.exists(stamp) and os.path.exists(os.path.join(out, "epochs.csv")):
+        with open(stamp) as f:
+            reused = f.read() == "\n".join(cmd[1:]) + "\n"
+    if not reused:
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        if r.returncode != 0:
+            sys.exit("adagp_accuracy: %s failed:\n%s" % (" ".join(cmd), r.stderr))
+        with open(stamp, "w") as f:  # what --reuse compares (the binary's path aside)
+            f.write("\n".join(cmd[1:]) + "\n")
     with open(os.path.join(out, "epochs.csv")) as f:
         last = list(csv.DictReader(f))[-1]
-    result = {"accuracy": 100 * float(last["test_accuracy"]), "loss": float(last["test_loss"])}
+    result = {"accuracy": 100 * float(last["test_accuracy"]), "loss": float(last["test_loss"]),
+              "reused": reused}
     pred = os.path.join(out, "predictor.csv")
     if os.path.exists(pred):
         with open(pred) as f:
@@ -125,21 +136,56 @@ def run_one(trainsim, out_root, net, data, seed, kind, args):
     return result
 
 
+def finite(values):
+    return all(math.isfinite(v) for v in values)
+
+
+def mean(values):
+    """The mean, NaN when a run diverged (a NaN or infinite loss)."""
+    return statistics.mean(values) if finite(values) else float("nan")
+
+
 def paired(a, b):
-    """Mean and standard error of the per-seed differences a - b."""
+    """Mean and standard error of the per-seed differences a - b (NaN if a run diverged)."""
     d = [x - y for x, y in zip(a, b)]
+    if not finite(d):
+        return float("nan"), float("nan")
     se = statistics.stdev(d) / math.sqrt(len(d)) if len(d) > 1 else float("nan")
     return statistics.mean(d), se
 
 
 def fmt_pm(mean_se, digits=2):
     m, se = mean_se
-    return "%+.*f ± %.*f" % (digits, m, digits, se)
+    return "diverged" if math.isnan(m) else "%+.*f ± %.*f" % (digits, m, digits, se)
 
 
-def gap_fraction(x, floor, ceiling):
+def gap_fraction(x, floor, ceiling, ceiling_se):
+    """(x - floor) / (ceiling - floor): only where the gap is over twice its standard error
+    (otherwise there is no gap to recover, and the ratio is noise)."""
     gap = ceiling - floor
-    return "n/a" if gap == 0 else "%.0f%%" % (100 * (x - floor) / gap)
+    if not finite([x, floor, ceiling]):
+        return "n/a"
+    if not abs(gap) > 2 * ceiling_se:
+        return "(no gap)"
+    f = 100 * (x - floor) / gap
+    return "< -999%" if f < -999 else "%.0f%%" % f
+
+
+def read_csv(path):
+    """The per-seed results of an earlier --csv, to tabulate again without training."""
+    results, order = {}, {"network": [], "dataset": [], "seed": [], "kind": []}
+    with open(path) as f:
+        for row in csv.DictReader(f):
+            key = (row["network"], row["dataset"], int(row["seed"]), row["kind"])
+            for i, name in enumerate(order):
+                if key[i] not in order[name]:
+                    order[name].append(key[i])
+            r = {"accuracy": float(row["test_accuracy"]), "loss": float(row["test_loss"])}
+            for k in ["cosine"] + DIAG:
+                col = "predictor_cosine" if k == "cosine" else k
+                r[k] = float(row[col]) if row.get(col, "") != "" else None
+            results[key] = r
+    return results, order
 
 
 def fmt(v, spec="%.3f"):
@@ -167,6 +213,12 @@ def main():
     p.add_argument("--trainsim", default=os.path.join(REPO, "build", "trainsim"))
     p.add_argument("--out", default=None, help="keep the runs here (default: a temp dir)")
     p.add_argument("--csv", default=None, help="also write the per-seed results here")
+    p.add_argument("--reuse", action="store_true",
+                   help="keep a run of --out whose command was exactly this one's instead of "
+                   "training again (add kinds or seeds to an earlier table)")
+    p.add_argument("--from-csv", default=None, metavar="FILE",
+                   help="tabulate an earlier run's --csv instead of training (the regime "
+                   "options must match that run's, for the header)")
     args = p.parse_args()
     epochs, warmup, args.regime_sets = REGIMES[args.regime]
     args.epochs = epochs if args.epochs is None else args.epochs
@@ -180,6 +232,12 @@ def main():
             ", ".join(unknown), ",".join(PLAIN)))
     kinds = ALWAYS + [k for k in dict.fromkeys(asked) if k not in ALWAYS]
 
+    if args.from_csv:
+        results, order = read_csv(args.from_csv)
+        nets, datas, seeds, kinds = (order["network"], order["dataset"], order["seed"],
+                                     order["kind"])
+        args.seeds = ",".join(str(x) for x in seeds)
+        return tabulate(args, results, nets, datas, seeds, kinds)
     tmp = None
     out_root = args.out
     if out_root is None:
@@ -193,8 +251,9 @@ def main():
         for f in concurrent.futures.as_completed(futs):
             results[futs[f]] = f.result()
             n, d, s, k = futs[f]
-            progress.step("%s on %s, seed %d, %s: %.2f%%" % (n, d, s, k,
-                                                             results[futs[f]]["accuracy"]))
+            r = results[futs[f]]
+            progress.step("%s on %s, seed %d, %s: %.2f%%%s" % (
+                n, d, s, k, r["accuracy"], " (reused)" if r["reused"] else ""))
 
     if args.csv:
         with open(args.csv, "w", newline="") as f:
@@ -210,6 +269,10 @@ def main():
                                         fmt(r.get("cosine"), "%.4f")]
                                        + [fmt(r.get(key), "%.4f") for key in DIAG])
 
+    tabulate(args, results, nets, datas, seeds, kinds)
+
+
+def tabulate(args, results, nets, datas, seeds, kinds):
     print("Regime %s: %d epochs, %d of warm-up%s; seeds %s (%d). Test accuracy (%%) and test "
           "loss after the last epoch; differences paired by seed, mean ± standard error."
           % (args.regime, args.epochs, args.warmup,
@@ -223,16 +286,17 @@ def main():
         for d in datas:
             acc = {k: [results[(n, d, s, k)]["accuracy"] for s in seeds] for k in kinds}
             loss = {k: [results[(n, d, s, k)]["loss"] for s in seeds] for k in kinds}
-            ma = {k: statistics.mean(v) for k, v in acc.items()}
-            ml = {k: statistics.mean(v) for k, v in loss.items()}
+            ma = {k: mean(v) for k, v in acc.items()}
+            ml = {k: mean(v) for k, v in loss.items()}
             for k in kinds:
                 vs_zero = ["", ""] if k == "zero" else [
                     fmt_pm(paired(acc[k], acc["zero"])), fmt_pm(paired(loss[k], loss["zero"]), 3)]
                 vs_skip = ["", ""] if k == "skip" else [
                     fmt_pm(paired(acc[k], acc["skip"])), fmt_pm(paired(loss[k], loss["skip"]), 3)]
                 gap = "" if k in ("bp", "skip") else "%s / %s" % (
-                    gap_fraction(ma[k], ma["skip"], ma["bp"]),
-                    gap_fraction(-ml[k], -ml["skip"], -ml["bp"]))
+                    gap_fraction(ma[k], ma["skip"], ma["bp"], paired(acc["bp"], acc["skip"])[1]),
+                    gap_fraction(-ml[k], -ml["skip"], -ml["bp"],
+                                 paired(loss["bp"], loss["skip"])[1]))
                 name = label(k) + (" (ceiling vs skip)" if k == "bp" else "")
                 print("| %s / %s | %s | %.2f | %.3f | %s | %s | %s |" % (
                     n, d, name, ma[k], ml[k], " | ".join(vs_zero), " | ".join(vs_skip), gap))

@@ -36,9 +36,21 @@ class AdagpAccuracyTest(unittest.TestCase):
             self.assertIn("adagp_accuracy: [1/18] ", r.stderr)
             self.assertIn("adagp_accuracy: [18/18] ", r.stderr)
             self.assertIn("ETA 0:00", r.stderr.splitlines()[-1])
-            # Re-running into the same --out replaces its runs.
+            # The tables again from the CSV, without training: the same text.
+            tab = run_tool("--from-csv", table, "--set", "training.optimizer.momentum=0")
+            self.assertEqual(tab.returncode, 0, tab.stderr)
+            self.assertEqual(tab.stdout, r.stdout)
+            # --reuse keeps the runs of the same command and trains the new ones only.
+            more = run_tool("--kinds", kinds + ",oracle:0.5:0.5", "--out", out, "--reuse",
+                            "--adagp", "predictor: {lr: 0.001}",
+                            "--set", "training.optimizer.momentum=0")
+            self.assertEqual(more.returncode, 0, more.stderr)
+            self.assertEqual(more.stderr.count("(reused)"), 18, more.stderr)
+            self.assertIn("oracle:0.5:0.5: ", more.stderr)
+            # Re-running into the same --out without --reuse replaces its runs.
             again = run_tool("--kinds", "bp,adagp", "--out", out)
             self.assertEqual(again.returncode, 0, again.stderr)
+            self.assertNotIn("(reused)", again.stderr)
             for text in ("| bp (ceiling vs skip) |", "| ADA-GP raw |", "| pseudo |",
                          "| oracle cos 0.5 mag 0.5 persistent |", "gap recovered", "±",
                          "Diagnostics", "Phase GP cosine"):
