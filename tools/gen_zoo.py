@@ -263,13 +263,20 @@ def build_vgg(b, depth_name, cifar):
     b.flatten("flatten")
     if cifar:
         b.dense("classifier", b.classes)
+        b.softmax("softmax")
     else:
         # AdaptiveAvgPool2d((7, 7)) is an identity at 224x224 input: omitted. Dropouts omitted.
-        b.dense("classifier.0", 4096)
-        b.relu("classifier.1")
-        b.dense("classifier.3", 4096)
-        b.relu("classifier.4")
-        b.dense("classifier.6", b.classes)
+        fc_4096_head(b, (0, 3, 6))
+
+
+def fc_4096_head(b, dense_indices):
+    """Dense 4096, ReLU, dense 4096, ReLU, dense to the classes, softmax: torchvision's VGG and
+    AlexNet classifiers without their dropouts. The dense layers are classifier.<i> for i in
+    dense_indices (torchvision's indices in its Sequential) and each ReLU classifier.<i + 1>."""
+    for i in dense_indices[:2]:
+        b.dense("classifier.%d" % i, 4096)
+        b.relu("classifier.%d" % (i + 1))
+    b.dense("classifier.%d" % dense_indices[2], b.classes)
     b.softmax("softmax")
 
 
@@ -295,12 +302,7 @@ def build_alexnet(b, _name, cifar):
     b.maxpool("features.12", 3, stride=2)
     # AdaptiveAvgPool2d((6, 6)) is an identity at 224x224 input: omitted. Dropouts omitted.
     b.flatten("flatten")
-    b.dense("classifier.1", 4096)
-    b.relu("classifier.2")
-    b.dense("classifier.4", 4096)
-    b.relu("classifier.5")
-    b.dense("classifier.6", b.classes)
-    b.softmax("softmax")
+    fc_4096_head(b, (1, 4, 6))
 
 
 # --------------------------------------------------------------------------------------------

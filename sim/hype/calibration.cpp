@@ -131,42 +131,8 @@ void fit_fpga(FpgaSpec& f, const std::vector<FitRow>& rows, std::vector<FitStage
                            return log_ratio2(c.avg_w, t.fpga_avg_w);
                          });
                        }));
-  f.fmax.base_mhz = gemm.fmax.base_mhz;
-  f.traffic_factor = gemm.traffic_factor;
-  f.power_dsp = gemm.power_dsp;
-  f.power_ram = gemm.power_ram;
-  f.power_memory = gemm.power_memory;
-}
-
-// The initial values of the fitted parameters: the specs' defaults.
-void reset_fit(GpuSpec& g) {
-  const GpuSpec d;
-  g.launch_us = d.launch_us;
-  g.efficiency_max = d.efficiency_max;
-  g.efficiency_half_outputs = d.efficiency_half_outputs;
-  g.memory_efficiency = d.memory_efficiency;
-  g.traffic_factor = d.traffic_factor;
-  g.ipc_max = d.ipc_max;
-  g.ipc_memory = d.ipc_memory;
-  g.power_compute = d.power_compute;
-  g.power_memory = d.power_memory;
-  g.peak_over_average_w = d.peak_over_average_w;
-}
-
-void reset_fit(FpgaSpec& f) {
-  const FpgaSpec d;
-  f.fmax = d.fmax;
-  f.efficiency = d.efficiency;
-  f.work_group_half = d.work_group_half;
-  f.traffic_factor = d.traffic_factor;
-  f.launch_us = d.launch_us;
-  f.power_dsp = d.power_dsp;
-  f.power_ram = d.power_ram;
-  f.power_memory = d.power_memory;
-}
-
-const char* winner(double fpga, double gpu) {
-  return fpga < gpu ? "fpga" : gpu < fpga ? "gpu" : "tie";
+  const std::vector<FitParameter> to = fit_parameters(f), from = fit_parameters(gemm);
+  for (std::size_t i = 0; i < to.size(); ++i) *to[i].value = *from[i].value;
 }
 
 // Six significant digits; a value the fit drove to zero (a parameter searched as a logarithm
@@ -176,6 +142,26 @@ std::string number(double v) {
   char s[32];
   std::snprintf(s, sizeof s, "%.6g", v);
   return s;
+}
+
+// The initial values of the fitted parameters: the spec's defaults.
+template <class Spec>
+void reset_fit(Spec& s) {
+  Spec initial;
+  const std::vector<FitParameter> to = fit_parameters(s), from = fit_parameters(initial);
+  for (std::size_t i = 0; i < to.size(); ++i) *to[i].value = *from[i].value;
+}
+
+template <class Spec>
+std::string fit_yaml(Spec& s) {
+  std::string out = "fit:\n";
+  for (const FitParameter& p : fit_parameters(s))
+    out += "  " + p.key + ": " + number(*p.value) + "\n";
+  return out;
+}
+
+const char* winner(double fpga, double gpu) {
+  return fpga < gpu ? "fpga" : gpu < fpga ? "gpu" : "tie";
 }
 
 }  // namespace
@@ -259,27 +245,41 @@ std::string calibration_csv(const CalibrationResult& r) {
   return csv.text();
 }
 
+std::vector<FitParameter> fit_parameters(GpuSpec& g) {
+  return {{"launch_us", &g.launch_us},
+          {"efficiency_max", &g.efficiency_max},
+          {"efficiency_half_outputs", &g.efficiency_half_outputs},
+          {"memory_efficiency", &g.memory_efficiency},
+          {"traffic_factor", &g.traffic_factor},
+          {"ipc_max", &g.ipc_max},
+          {"ipc_memory", &g.ipc_memory},
+          {"power_compute", &g.power_compute},
+          {"power_memory", &g.power_memory},
+          {"peak_over_average_w", &g.peak_over_average_w}};
+}
+
+std::vector<FitParameter> fit_parameters(FpgaSpec& f) {
+  return {{"fmax_base_mhz", &f.fmax.base_mhz},
+          {"fmax_dsp", &f.fmax.dsp},
+          {"fmax_ram", &f.fmax.ram},
+          {"fmax_cu", &f.fmax.cu},
+          {"efficiency", &f.efficiency},
+          {"work_group_half", &f.work_group_half},
+          {"traffic_factor", &f.traffic_factor},
+          {"launch_us", &f.launch_us},
+          {"power_dsp", &f.power_dsp},
+          {"power_ram", &f.power_ram},
+          {"power_memory", &f.power_memory}};
+}
+
 std::string gpu_fit_yaml(const GpuSpec& g) {
-  return "fit:\n  launch_us: " + number(g.launch_us) +
-         "\n  efficiency_max: " + number(g.efficiency_max) +
-         "\n  efficiency_half_outputs: " + number(g.efficiency_half_outputs) +
-         "\n  memory_efficiency: " + number(g.memory_efficiency) +
-         "\n  traffic_factor: " + number(g.traffic_factor) + "\n  ipc_max: " + number(g.ipc_max) +
-         "\n  ipc_memory: " + number(g.ipc_memory) +
-         "\n  power_compute: " + number(g.power_compute) +
-         "\n  power_memory: " + number(g.power_memory) +
-         "\n  peak_over_average_w: " + number(g.peak_over_average_w) + "\n";
+  GpuSpec copy = g;
+  return fit_yaml(copy);
 }
 
 std::string fpga_fit_yaml(const FpgaSpec& f) {
-  return "fit:\n  fmax_base_mhz: " + number(f.fmax.base_mhz) +
-         "\n  fmax_dsp: " + number(f.fmax.dsp) + "\n  fmax_ram: " + number(f.fmax.ram) +
-         "\n  fmax_cu: " + number(f.fmax.cu) + "\n  efficiency: " + number(f.efficiency) +
-         "\n  work_group_half: " + number(f.work_group_half) +
-         "\n  traffic_factor: " + number(f.traffic_factor) +
-         "\n  launch_us: " + number(f.launch_us) + "\n  power_dsp: " + number(f.power_dsp) +
-         "\n  power_ram: " + number(f.power_ram) + "\n  power_memory: " + number(f.power_memory) +
-         "\n";
+  FpgaSpec copy = f;
+  return fit_yaml(copy);
 }
 
 }  // namespace trainsim

@@ -72,6 +72,15 @@ CalibrationResult calibrate(const GpuSpec& gpu, const FpgaSpec& fpga,
                             const std::vector<HypeTable1Row>& table,
                             const Table1Workload& workload = {});
 
+/// A model's `fit:` parameter: its key in a device file and where the spec holds it.
+struct FitParameter {
+  std::string key;
+  double* value;
+};
+/// Every `fit:` parameter of the kind, in the device files' order.
+std::vector<FitParameter> fit_parameters(GpuSpec& g);
+std::vector<FitParameter> fit_parameters(FpgaSpec& f);
+
 /// calibration.csv: one line per row, device and metric.
 std::string calibration_csv(const CalibrationResult& r);
 /// The `fit:` block of a device file holding the fitted values.

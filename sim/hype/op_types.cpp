@@ -2,6 +2,8 @@
 
 #include <iterator>
 
+#include "sim/devices/op_work.h"
+
 namespace trainsim {
 
 namespace {
@@ -95,24 +97,22 @@ constexpr Rule kRules[] = {
     {"*", LayerOpSlot::kUpdate, PaperOpType::kApplyAdam, 4},
 };
 
-// Ops the table does not cover (a technique's, or of a layer type added later): by kind.
+// Ops the table does not cover (a technique's, or of a layer type added later): by the kernel
+// a device would run them on.
 PaperOpType by_kind(const Op& op) {
-  switch (op.kind) {
-    case OpKind::kGemm:
+  switch (kernel_type(op)) {
+    case KernelType::kMatMul:
       return PaperOpType::kMatMul;
-    case OpKind::kElementwise:
-      return PaperOpType::kOther;
-    case OpKind::kConv:
+    case KernelType::kConv2D:
+      return PaperOpType::kConv2D;
+    case KernelType::kConv2DBackpropInput:
+      return PaperOpType::kConv2DBackpropInput;
+    case KernelType::kConv2DBackpropFilter:
+      return PaperOpType::kConv2DBackpropFilter;
+    case KernelType::kElementwise:
       break;
   }
-  switch (conv_pass(op.role)) {
-    case OpRole::kBackwardData:
-      return PaperOpType::kConv2DBackpropInput;
-    case OpRole::kBackwardWeight:
-      return PaperOpType::kConv2DBackpropFilter;
-    default:
-      return PaperOpType::kConv2D;
-  }
+  return PaperOpType::kOther;
 }
 
 }  // namespace

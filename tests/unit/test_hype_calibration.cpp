@@ -31,29 +31,12 @@ const CalibrationResult& shipped() {
   return r;
 }
 
-// Every fitted parameter of both devices, by YAML key.
-std::map<std::string, double> fitted(const GpuSpec& g, const FpgaSpec& f) {
-  return {{"gpu.launch_us", g.launch_us},
-          {"gpu.efficiency_max", g.efficiency_max},
-          {"gpu.efficiency_half_outputs", g.efficiency_half_outputs},
-          {"gpu.memory_efficiency", g.memory_efficiency},
-          {"gpu.traffic_factor", g.traffic_factor},
-          {"gpu.ipc_max", g.ipc_max},
-          {"gpu.ipc_memory", g.ipc_memory},
-          {"gpu.power_compute", g.power_compute},
-          {"gpu.power_memory", g.power_memory},
-          {"gpu.peak_over_average_w", g.peak_over_average_w},
-          {"fpga.fmax_base_mhz", f.fmax.base_mhz},
-          {"fpga.fmax_dsp", f.fmax.dsp},
-          {"fpga.fmax_ram", f.fmax.ram},
-          {"fpga.fmax_cu", f.fmax.cu},
-          {"fpga.efficiency", f.efficiency},
-          {"fpga.work_group_half", f.work_group_half},
-          {"fpga.traffic_factor", f.traffic_factor},
-          {"fpga.launch_us", f.launch_us},
-          {"fpga.power_dsp", f.power_dsp},
-          {"fpga.power_ram", f.power_ram},
-          {"fpga.power_memory", f.power_memory}};
+// Every fit: parameter of both devices, by YAML key.
+std::map<std::string, double> fitted(GpuSpec g, FpgaSpec f) {
+  std::map<std::string, double> values;
+  for (const FitParameter& p : fit_parameters(g)) values["gpu." + p.key] = *p.value;
+  for (const FitParameter& p : fit_parameters(f)) values["fpga." + p.key] = *p.value;
+  return values;
 }
 
 }  // namespace

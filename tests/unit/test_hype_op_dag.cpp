@@ -11,16 +11,22 @@
 #include "sim/config/experiment_config.h"
 #include "sim/core/paths.h"
 #include "sim/hype/op_dag.h"
+#include "tests/support/layer_spec.h"
 
 using namespace trainsim;
+using trainsim::test::layer_spec;
 
 namespace {
 
-LayerSpec layer(const std::string& type, const std::string& name) {
-  LayerSpec l;
-  l.type = type;
-  l.name = name;
-  return l;
+// A network of `layers` on `channels` x size x size inputs and three classes.
+NetworkSpec network(const std::string& name, int channels, int size,
+                    std::vector<LayerSpec> layers) {
+  NetworkSpec spec;
+  spec.name = name;
+  spec.input = {channels, size, size};
+  spec.classes = 3;
+  spec.layers = std::move(layers);
+  return spec;
 }
 
 // (from, to, kind) of every edge.
@@ -117,15 +123,13 @@ NetworkSpec zoo(const std::string& name) {
 }  // namespace
 
 TEST_CASE("Op DAG of a chain: every edge by hand", "[hype][dag]") {
-  NetworkSpec spec;
-  spec.name = "chain";
-  spec.input = {1, 8, 8};
-  spec.classes = 3;
-  LayerSpec conv = layer("conv2d", "conv");
+  LayerSpec conv = layer_spec("conv2d", "conv");
   conv.filters = 2, conv.kernel = 3, conv.padding = 1;
-  LayerSpec fc = layer("dense", "fc");
+  LayerSpec fc = layer_spec("dense", "fc");
   fc.units = 3;
-  spec.layers = {conv, layer("relu", "act"), layer("flatten", "flat"), fc, layer("softmax", "out")};
+  const NetworkSpec spec = network("chain", 1, 8,
+                                   {conv, layer_spec("relu", "act"), layer_spec("flatten", "flat"),
+                                    fc, layer_spec("softmax", "out")});
   const NetShape net(spec);
   const OpDag dag = build_op_dag(net, 4, 16, OptimizerSpec{});
   // conv fw, relu, fc fw, softmax; loss gradient, fc bwd-weight, fc bwd-data, relu grad, conv
@@ -161,22 +165,20 @@ TEST_CASE("Op DAG of a chain: every edge by hand", "[hype][dag]") {
 }
 
 TEST_CASE("Op DAG of a graph: a residual add, a concat and gradient sums", "[hype][dag]") {
-  NetworkSpec spec;
-  spec.name = "graph";
-  spec.input = {1, 4, 4};
-  spec.classes = 3;
-  LayerSpec stem = layer("conv2d", "stem");
+  LayerSpec stem = layer_spec("conv2d", "stem");
   stem.filters = 2, stem.kernel = 1, stem.bias = false;
-  LayerSpec b = layer("conv2d", "b");
+  LayerSpec b = layer_spec("conv2d", "b");
   b.filters = 2, b.kernel = 1, b.bias = false;
-  LayerSpec sum = layer("add", "sum");
+  LayerSpec sum = layer_spec("add", "sum");
   sum.from = {"b", "a"};
-  LayerSpec cat = layer("concat", "cat");
+  LayerSpec cat = layer_spec("concat", "cat");
   cat.from = {"sum", "stem"};
-  LayerSpec fc = layer("dense", "fc");
+  LayerSpec fc = layer_spec("dense", "fc");
   fc.units = 3;
-  spec.layers = {stem, layer("relu", "a"),       b,  sum,
-                 cat,  layer("flatten", "flat"), fc, layer("softmax", "out")};
+  const NetworkSpec spec =
+      network("graph", 1, 4,
+              {stem, layer_spec("relu", "a"), b, sum, cat, layer_spec("flatten", "flat"), fc,
+               layer_spec("softmax", "out")});
   const NetShape net(spec);
   REQUIRE(net.layer(1).consumers == 2);  // a: read by b and the add
   REQUIRE(net.layer(0).consumers == 2);  // stem: read by a and the concat
@@ -190,17 +192,37 @@ TEST_CASE("Op DAG of a graph: a residual add, a concat and gradient sums", "[hyp
   CHECK(dag.node(3).type == PaperOpType::kAdd);
   const DepKind D = DepKind::kData, O = DepKind::kOrder;
   const EdgeSet expected = {
-      {0, 1, D},   {1, 2, D},   {2, 3, D},  {1, 3, D},  // a -> b -> sum, a -> sum
-      {3, 4, D},   {0, 4, D},                           // the concat is the sum's and stem's output
-      {4, 5, D},   {5, 6, D},   {3, 7, D},  {0, 7, D},  {6, 7, D},  // fc dW reads the concat and dY
-      {6, 8, D},   {1, 9, D},   {8, 9, D},  // b's dY is the add's, which is the concat's slice:
-                                            // fc's dX
-      {8, 10, D},                           // b's dX reads the same dY
-      {10, 11, D}, {8, 11, D},              // a's gradient sum: from b's dX and through the add
-      {0, 12, D},  {11, 12, D},             // relu grad: the stem's output and the summed gradient
-      {12, 13, D}, {8, 13, D},  // the stem's gradient sum: relu grad and the concat's slice
-      {13, 14, D}, {14, 15, D}, {9, 16, D}, {7, 17, D}, {0, 15, O},
-      {2, 16, O},  {10, 16, O}, {4, 17, O}, {8, 17, O},
+      {0, 1, D},
+      {1, 2, D},
+      {2, 3, D},
+      {1, 3, D},  // a -> b -> sum, a -> sum
+      {3, 4, D},
+      {0, 4, D},  // the concat is the sum's and stem's output
+      {4, 5, D},
+      {5, 6, D},
+      {3, 7, D},
+      {0, 7, D},
+      {6, 7, D},  // fc dW reads the concat and dY
+      {6, 8, D},
+      {1, 9, D},
+      {8, 9, D},   // b's dY is the add's, which is the concat's slice:
+                   // fc's dX
+      {8, 10, D},  // b's dX reads the same dY
+      {10, 11, D},
+      {8, 11, D},  // a's gradient sum: from b's dX and through the add
+      {0, 12, D},
+      {11, 12, D},  // relu grad: the stem's output and the summed gradient
+      {12, 13, D},
+      {8, 13, D},  // the stem's gradient sum: relu grad and the concat's slice
+      {13, 14, D},
+      {14, 15, D},
+      {9, 16, D},
+      {7, 17, D},
+      {0, 15, O},
+      {2, 16, O},
+      {10, 16, O},
+      {4, 17, O},
+      {8, 17, O},
   };
   CHECK(edge_set(dag) == expected);
   CHECK(dag.edges().size() == 30);
