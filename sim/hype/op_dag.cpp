@@ -142,8 +142,8 @@ class DagBuilder {
   }
 
   void alias_sources(TensorId id, std::vector<Source>& out) {
-    const auto kind = static_cast<TensorKind>(id >> 28);
-    const int layer = static_cast<int>((id >> 8) & 0xfffff) - 1;
+    const TensorKind kind = tensor_id_kind(id);
+    const int layer = tensor_id_layer(id);
     if (layer < 0) return;  // the input batch comes from outside the iteration
     const auto l = static_cast<std::size_t>(layer);
     if (kind == TensorKind::kActivation && writes_[id].empty()) {

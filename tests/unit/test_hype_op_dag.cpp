@@ -159,6 +159,10 @@ TEST_CASE("Op DAG of a chain: every edge by hand", "[hype][dag]") {
   };
   CHECK(edge_set(dag) == expected);
   check_iteration_dag(net, dag);
+  // Edges name the tensor; its id unpacks to its kind and layer.
+  CHECK(tensor_id_kind(dag.edges().front().tensor) == TensorKind::kActivation);
+  CHECK(tensor_id_layer(dag.edges().front().tensor) == 0);
+  CHECK(tensor_id_layer(tensor_id(TensorKind::kGradient, -1)) == -1);
   // Bytes: the relu's output, 4 x 2 x 8 x 8 words of 2 bytes, to the fc's forward pass.
   for (const DagEdge& e : dag.edges())
     if (e.from == 1 && e.to == 2) CHECK(e.bytes == 4 * 128 * 2);
