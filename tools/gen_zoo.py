@@ -2,14 +2,15 @@
 """Generate the shape-only network zoo: configs/networks/{model}_{dataset}.yaml.
 
 13 architectures (VGG13/16/19, ResNet50/101/152, DenseNet121/161/169/201, MobileNetV2,
-Inception-V3, Inception-V4) x 2 datasets (CIFAR-10, ImageNet) = 26 YAML files, one layer
-per line in flow style. The generator does its own shape inference: every layer's output
+Inception-V3, Inception-V4) x 2 datasets (CIFAR-10, ImageNet), and AlexNet on ImageNet only
+(its 11x11/4 stem and three 3x3/2 pools leave nothing of a 32x32 image) = 27 YAML files, one
+layer per line in flow style. The generator does its own shape inference: every layer's output
 shape is computed and checked (positive sizes, matching channels for add, matching H x W
 for concat, divisibility for grouped convolutions), and the trainable parameters are
 counted so they can be compared with the reference implementations.
 
 Usage (Python 3 standard library only):
-  python3 tools/gen_zoo.py            write all 26 files
+  python3 tools/gen_zoo.py            write all 27 files
   python3 tools/gen_zoo.py --check    exit 1 if a file is missing or differs from the generator
   python3 tools/gen_zoo.py --params   table: layers, computed params, reference params
 """
@@ -262,14 +263,46 @@ def build_vgg(b, depth_name, cifar):
     b.flatten("flatten")
     if cifar:
         b.dense("classifier", b.classes)
+        b.softmax("softmax")
     else:
         # AdaptiveAvgPool2d((7, 7)) is an identity at 224x224 input: omitted. Dropouts omitted.
-        b.dense("classifier.0", 4096)
-        b.relu("classifier.1")
-        b.dense("classifier.3", 4096)
-        b.relu("classifier.4")
-        b.dense("classifier.6", b.classes)
+        fc_4096_head(b, (0, 3, 6))
+
+
+def fc_4096_head(b, dense_indices):
+    """Dense 4096, ReLU, dense 4096, ReLU, dense to the classes, softmax: torchvision's VGG and
+    AlexNet classifiers without their dropouts. The dense layers are classifier.<i> for i in
+    dense_indices (torchvision's indices in its Sequential) and each ReLU classifier.<i + 1>."""
+    for i in dense_indices[:2]:
+        b.dense("classifier.%d" % i, 4096)
+        b.relu("classifier.%d" % (i + 1))
+    b.dense("classifier.%d" % dense_indices[2], b.classes)
     b.softmax("softmax")
+
+
+# --------------------------------------------------------------------------------------------
+# AlexNet (torchvision alexnet: Krizhevsky et al. 2012 as in Krizhevsky's "one weird trick")
+# --------------------------------------------------------------------------------------------
+
+def build_alexnet(b, _name, cifar):
+    if cifar:
+        raise ShapeError("alexnet: no CIFAR-10 variant")
+    b.conv("features.0", 64, 11, stride=4, padding=2)
+    b.relu("features.1")
+    b.maxpool("features.2", 3, stride=2)
+    b.conv("features.3", 192, 5, padding=2)
+    b.relu("features.4")
+    b.maxpool("features.5", 3, stride=2)
+    b.conv("features.6", 384, 3, padding=1)
+    b.relu("features.7")
+    b.conv("features.8", 256, 3, padding=1)
+    b.relu("features.9")
+    b.conv("features.10", 256, 3, padding=1)
+    b.relu("features.11")
+    b.maxpool("features.12", 3, stride=2)
+    # AdaptiveAvgPool2d((6, 6)) is an identity at 224x224 input: omitted. Dropouts omitted.
+    b.flatten("flatten")
+    fc_4096_head(b, (1, 4, 6))
 
 
 # --------------------------------------------------------------------------------------------
@@ -645,8 +678,11 @@ MODELS = {
     "densenet121": build_densenet, "densenet161": build_densenet,
     "densenet169": build_densenet, "densenet201": build_densenet,
     "mobilenetv2": build_mobilenetv2, "inceptionv3": build_inceptionv3,
-    "inceptionv4": build_inceptionv4,
+    "inceptionv4": build_inceptionv4, "alexnet": build_alexnet,
 }
+
+# The datasets each model is generated for (all of DATASETS unless listed).
+MODEL_DATASETS = {"alexnet": ("imagenet",)}
 
 TITLES = {
     "vgg13": "VGG-13 (Simonyan & Zisserman 2015, configuration B)",
@@ -662,6 +698,7 @@ TITLES = {
     "mobilenetv2": "MobileNetV2 (Sandler et al. 2018, width 1.0)",
     "inceptionv3": "Inception-V3 (Szegedy et al. 2016, 'Rethinking the Inception Architecture')",
     "inceptionv4": "Inception-V4 (Szegedy et al. 2016, 'Inception-v4, Inception-ResNet ...')",
+    "alexnet": "AlexNet (Krizhevsky et al. 2012)",
 }
 
 FAMILY_NOTES = {
@@ -714,6 +751,13 @@ FAMILY_NOTES = {
                    "follows unchanged (no AuxLogits) except the final dense has 10 units. "
                    "Mixed_7a leaves 1x1 at this input size.",
     },
+    "alexnet": {
+        "imagenet": "Follows torchvision alexnet (the single-tower variant of Krizhevsky's 'One "
+                    "weird trick', 64-192-384-256-256 filters, no local response normalization): "
+                    "11x11/4 stem, three 3x3/2 max pools, the classifier 9216-4096-4096-1000 with "
+                    "ReLUs. AdaptiveAvgPool2d(6) is an identity at 224x224 and is omitted. Hype-"
+                    "training (He et al., ICS 2021) trains AlexNet; there is no CIFAR-10 variant.",
+    },
     "inceptionv4": {
         "imagenet": "Follows Cadene's pretrainedmodels inceptionv4 (BasicConv2d = conv without bias + "
                     "BN(affine) + ReLU) at 224x224 input: stem, Mixed_3a/4a/5a, 4x Inception-A, "
@@ -748,6 +792,7 @@ REFERENCES = {
     "mobilenetv2_imagenet": ("torchvision", 3504872),
     "inceptionv3_imagenet": ("torchvision - AuxLogits", 23834568),
     "inceptionv4_imagenet": ("Cadene pretrainedmodels", 42679816),
+    "alexnet_imagenet": ("torchvision", 61100840),
     "vgg13_cifar10": ("kuangliu - BN", 9410122),
     "vgg16_cifar10": ("kuangliu - BN", 14719818),
     "vgg19_cifar10": ("kuangliu - BN", 20029514),
@@ -801,7 +846,7 @@ def build(model, dataset):
 def generate():
     """Yield (file name, builder, YAML text) for the whole zoo."""
     for model in MODELS:
-        for dataset in ("cifar10", "imagenet"):
+        for dataset in MODEL_DATASETS.get(model, ("cifar10", "imagenet")):
             b = build(model, dataset)
             yield b.name + ".yaml", b, b.to_yaml(header(model, dataset, b),
                                                  description(model, dataset))

@@ -77,6 +77,21 @@ const std::vector<Command>& commands() {
        "them. --shard I/N runs every N-th point (job arrays), --merge joins the shards. Plot "
        "with tools/plot DIR. The sweep file's keys: docs/sweeps.md.",
        "trainsim sweep configs/sweeps/vgg16_dataflows.yaml -j 2", cmd_sweep},
+      {"hype-calibrate",
+       "hype-calibrate [--gpu DEVICE] [--fpga DEVICE] [--table FILE.csv] [-o DIR] [-f]",
+       "fit the gpu and fpga device models on Hype-training's Table 1 and compare",
+       "Fits a gpu and an fpga device (default v100 and s10_gx2500) on the MatMul and Conv2D "
+       "rows of Table 1 of He et al., ICS 2021 (configs/devices/hype_table1.csv) and predicts "
+       "the other fifteen rows (Conv2DBackpropFilter, Conv2DBackpropInput, BiasAddGrad, Mul, "
+       "Transpose). Each row stands for the op of its type, in one training iteration of "
+       "AlexNet, VGG-16, ResNet-50 and Inception-V3 at batch 256, whose bytes are nearest the "
+       "bytes the row's GPU moved; the FPGA runs the big types on three FPGAs and Mul and "
+       "Transpose on one, as the paper did. The fit is deterministic (Nelder-Mead from the "
+       "models' initial values), so it reproduces the shipped presets' `fit:` values. Prints "
+       "each row's time, power and IPC against the table and the fitted `fit:` blocks; writes "
+       "DIR/calibration.csv (row, fitted or held out, device, metric, table, model, error), "
+       "DIR/<gpu>.fit.yaml and DIR/<fpga>.fit.yaml. docs/hype.md explains each disagreement.",
+       "trainsim hype-calibrate -o runs/calibration", cmd_hype_calibrate},
       {"list",
        "list [networks|datasets|optimizers|layers|accelerators|energy|dataflows|techniques|"
        "schedules|topologies|systems|devices]",

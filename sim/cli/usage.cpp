@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cstdio>
 
 #include "sim/cli/commands.h"
@@ -9,9 +10,11 @@ std::string usage() {
       "trainsim: a cycle-approximate simulator of DNN training accelerators\n\n"
       "usage: trainsim <command> [options]      trainsim <command> --help for its options\n\n"
       "commands:\n";
+  int width = 0;
+  for (const Command& c : commands()) width = std::max(width, static_cast<int>(c.name.size()));
   for (const Command& c : commands()) {
-    char line[160];
-    std::snprintf(line, sizeof line, "  %-9s %s\n", c.name.c_str(), c.summary.c_str());
+    char line[200];
+    std::snprintf(line, sizeof line, "  %-*s %s\n", width, c.name.c_str(), c.summary.c_str());
     out += line;
   }
   out += R"(

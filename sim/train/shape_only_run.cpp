@@ -3,6 +3,7 @@
 #include "sim/core/error.h"
 #include "sim/techniques/technique.h"
 #include "sim/train/trainer.h"
+#include "sim/workload/step_order.h"
 
 namespace trainsim {
 
@@ -43,8 +44,7 @@ class BatchEmitter {
         if (!predicted_layer(l)) continue;
         for (int pass = 0; pass < 3; ++pass) s_.on_predictor(l, pass, samples(l));
       }
-    for (std::size_t l = 0; l < net_.size(); ++l)
-      if (net_.has_params(l)) s_.on_update(l, b);
+    for (const StepEvent& e : update_events(net_)) s_.on_update(e.layer, b);
     s_.on_batch_end(Phase::kTrain, b);
   }
 
@@ -55,17 +55,28 @@ class BatchEmitter {
 
  private:
   void forward(int b) {
-    for (std::size_t l = 0; l < net_.size(); ++l) s_.on_forward(l, b);
+    for (const StepEvent& e : forward_events(net_)) s_.on_forward(e.layer, b);
   }
-  // Network::backward, generalised to graphs: a layer read by several layers first sums
-  // their gradients; layers with nothing trainable upstream skip backward-data.
+  // The order is sim/workload/step_order.h's, which the op DAG of an iteration follows too.
   void backward(int b) {
-    s_.on_loss_grad(net_.size() - 1, b);
-    for (std::size_t l = net_.size() - 1; l-- > 0;) {
-      if (!net_.has_params(l) && !net_.needs_input_grad(l)) continue;
-      if (net_.layer(l).consumers > 1) s_.on_grad_sum(l, b);
-      if (net_.has_params(l)) s_.on_backward_weight(l, b);
-      if (net_.needs_input_grad(l)) s_.on_backward_data(l, b);
+    for (const StepEvent& e : backward_events(net_)) {
+      switch (e.slot) {
+        case LayerOpSlot::kLossGrad:
+          s_.on_loss_grad(e.layer, b);
+          break;
+        case LayerOpSlot::kGradSum:
+          s_.on_grad_sum(e.layer, b);
+          break;
+        case LayerOpSlot::kBackwardWeight:
+          s_.on_backward_weight(e.layer, b);
+          break;
+        case LayerOpSlot::kBackwardData:
+          s_.on_backward_data(e.layer, b);
+          break;
+        case LayerOpSlot::kForward:
+        case LayerOpSlot::kUpdate:
+          break;  // not backward events
+      }
     }
   }
   // AdaGp::predicted_batch: each layer's forward, then at once its predicted gradients and

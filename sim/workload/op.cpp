@@ -62,8 +62,16 @@ TensorId tensor_id(TensorKind kind, int layer, int index) {
          static_cast<TensorId>(index & 0xff);
 }
 
+TensorKind tensor_id_kind(TensorId id) {
+  return static_cast<TensorKind>(id >> 28);
+}
+
+int tensor_id_layer(TensorId id) {
+  return static_cast<int>((id >> 8) & 0xfffff) - 1;
+}
+
 bool tensor_persistent(TensorId id) {
-  const auto kind = static_cast<TensorKind>(id >> 28);
+  const TensorKind kind = tensor_id_kind(id);
   return kind == TensorKind::kWeight || kind == TensorKind::kOptimizerState;
 }
 

@@ -82,6 +82,9 @@ enum class TensorKind : std::uint8_t {
 };
 /// kind | layer + 1 | index, packed; layer in [-1, 2^20 - 2], index in [0, 255].
 TensorId tensor_id(TensorKind kind, int layer, int index = 0);
+/// The kind and layer tensor_id() packed into `id` (not kNoTensor).
+TensorKind tensor_id_kind(TensorId id);
+int tensor_id_layer(TensorId id);
 /// Whether the tensor outlives the training step (weights and optimizer state): such a
 /// tensor is always written back to DRAM, whatever reads it next.
 bool tensor_persistent(TensorId id);

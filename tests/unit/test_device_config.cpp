@@ -63,7 +63,8 @@ TEST_CASE("The shipped device presets load with their sources' values", "[device
   CHECK_FALSE(g.tensor);
   CHECK(g.dynamic_max_w == 261);
   CHECK(g.static_w == 39);
-  CHECK(g.peak_over_average_w == 6);
+  // The fitted parameters: tests/unit/test_hype_calibration.cpp checks they are the fit's.
+  CHECK(g.peak_over_average_w > 0);
   const auto s10 = load_device("s10_gx2500");
   const auto& f = dynamic_cast<const FpgaSpec&>(*s10);
   CHECK(f.clock_mhz == 1000);

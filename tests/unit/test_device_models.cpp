@@ -10,6 +10,7 @@
 #include "sim/devices/fpga_model.h"
 #include "sim/devices/gpu_model.h"
 #include "sim/devices/op_work.h"
+#include "sim/devices/size_class.h"
 
 using namespace trainsim;
 
@@ -91,7 +92,7 @@ TEST_CASE("GPU model: small ops leave the SMs idle, large ones fill them", "[dev
     return 2.0 * d * d * d / c.time_s / 1e12;  // TFLOP/s
   };
   CHECK(achieved(64) < 0.05 * s.fp32_tflops);
-  CHECK(achieved(8192) > 0.75 * s.fp32_tflops);
+  CHECK(achieved(8192) > 0.95 * s.efficiency_max * s.fp32_tflops);
   CHECK(achieved(8192) <= s.efficiency_max * s.fp32_tflops);
   // A large GEMM issues near ipc_max; a streaming element-wise op far fewer.
   CHECK(gpu.cost(Op::make_gemm({8192, 8192, 8192})).ipc == Approx(s.ipc_max).epsilon(0.01));
@@ -117,13 +118,16 @@ TEST_CASE("FPGA model: time grows with work within the memory's bandwidth and po
   CHECK(model->static_w() == f.static_w);
   for (const auto& ops : growing_ops()) {
     double last = 0;
+    SizeClass last_class = SizeClass::kSmall;
     for (const Op& op : ops) {
       INFO(op.describe());
       const OpCost c = model->cost(op);
       REQUIRE(c.supported);
-      // Non-decreasing: ops too small to fill the kernel's lanes all take one pass of it.
-      CHECK(c.time_s >= last);
+      // Non-decreasing on one kernel: ops too small to fill its lanes all take one pass of it.
+      // The next size class's kernel may be faster (a 1024^3 GEMM than a 1000^3 one).
+      if (size_class(op) == last_class) CHECK(c.time_s >= last);
       last = c.time_s;
+      last_class = size_class(op);
       CHECK(c.bandwidth_gbps <= f.memory_gbps * (1 + 1e-12));
       CHECK(c.avg_w == c.peak_w);
       CHECK(f.static_w <= c.avg_w);

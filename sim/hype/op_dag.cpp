@@ -1,0 +1,219 @@
+#include "sim/hype/op_dag.h"
+
+#include <algorithm>
+#include <functional>
+#include <limits>
+#include <map>
+#include <queue>
+#include <stdexcept>
+
+namespace trainsim {
+
+int OpDag::add_node(const DagNode& node) {
+  nodes_.push_back(node);
+  in_.emplace_back();
+  out_.emplace_back();
+  return size() - 1;
+}
+
+void OpDag::add_edge(int from, int to, DepKind kind, double bytes, TensorId tensor) {
+  if (from == to || from < 0 || to < 0 || from >= size() || to >= size())
+    throw std::logic_error("OpDag::add_edge: bad edge " + std::to_string(from) + " -> " +
+                           std::to_string(to));
+  const std::uint64_t key =
+      (static_cast<std::uint64_t>(from) << 32) | static_cast<std::uint32_t>(to);
+  auto it = edge_of_.find(key);
+  if (it != edge_of_.end()) {
+    DagEdge& e = edges_[static_cast<std::size_t>(it->second)];
+    e.bytes += bytes;
+    if (kind == DepKind::kData && e.kind == DepKind::kOrder) {
+      e.kind = DepKind::kData;
+      e.tensor = tensor;
+    }
+    return;
+  }
+  const int index = static_cast<int>(edges_.size());
+  edges_.push_back({from, to, kind, bytes, tensor});
+  edge_of_.emplace(key, index);
+  out_[static_cast<std::size_t>(from)].push_back(index);
+  in_[static_cast<std::size_t>(to)].push_back(index);
+}
+
+std::vector<int> OpDag::topological_order() const {
+  std::vector<int> pending(nodes_.size());
+  std::priority_queue<int, std::vector<int>, std::greater<int>> ready;
+  for (int i = 0; i < size(); ++i) {
+    pending[static_cast<std::size_t>(i)] = static_cast<int>(in_edges(i).size());
+    if (pending[static_cast<std::size_t>(i)] == 0) ready.push(i);
+  }
+  std::vector<int> order;
+  while (!ready.empty()) {
+    const int n = ready.top();
+    ready.pop();
+    order.push_back(n);
+    for (int e : out_edges(n)) {
+      const int to = edges_[static_cast<std::size_t>(e)].to;
+      if (--pending[static_cast<std::size_t>(to)] == 0) ready.push(to);
+    }
+  }
+  if (order.size() != nodes_.size()) return {};
+  return order;
+}
+
+namespace {
+
+// Builds the DAG from the op stream, tracking who wrote and who read each tensor.
+class DagBuilder {
+ public:
+  DagBuilder(const NetShape& net, const std::vector<LayerOps>& ops) : net_(net), ops_(ops) {
+    consumers_.resize(net.size());
+    for (std::size_t l = 0; l < net.size(); ++l)
+      for (int in : net.layer(l).inputs)
+        if (in >= 0) consumers_[static_cast<std::size_t>(in)].push_back(static_cast<int>(l));
+  }
+
+  OpDag build() {
+    for (const auto& events : {forward_events(net_), backward_events(net_), update_events(net_)})
+      for (const StepEvent& e : events) {
+        const std::optional<Op>& op = slot_op(ops_[e.layer], e.slot);
+        if (op) add(*op, e);
+      }
+    return std::move(dag_);
+  }
+
+ private:
+  struct Write {
+    int node;
+    std::int64_t words;
+    bool in_place;  // the writer read the tensor too (a gradient sum, an update)
+  };
+  struct Source {
+    int node;
+    double bytes;
+    TensorId tensor;
+  };
+
+  static double bytes_of(const Op& op, std::int64_t words) {
+    return static_cast<double>(words) * op.word_bits / 8;
+  }
+
+  void add(const Op& op, const StepEvent& e) {
+    const std::string& type = net_.layer_spec(e.layer).type;
+    const int n = dag_.add_node({op, e.slot, paper_op_type(op, type, e.slot)});
+    for (const TensorUse& in : op.inputs) {
+      if (in.id == kNoTensor) continue;
+      std::vector<Source> from;
+      sources(in.id, from);
+      // A reader of a slice of what a writer wrote (a concat's gradient, routed to one of its
+      // inputs) reads only its own words; a gradient sum reads one reader's gradient from each.
+      std::int64_t words = in.words;
+      if (e.slot == LayerOpSlot::kGradSum) words /= std::max(1, net_.layer(e.layer).consumers);
+      for (const Source& s : from)
+        dag_.add_edge(s.node, n, DepKind::kData, std::min(s.bytes, bytes_of(op, words)), s.tensor);
+      readers_[in.id].push_back(n);
+    }
+    for (const TensorUse& out : op.outputs) {
+      if (out.id == kNoTensor) continue;
+      std::vector<int>& readers = readers_[out.id];
+      for (int r : readers)
+        if (r != n) dag_.add_edge(r, n, DepKind::kOrder, 0, out.id);
+      const bool in_place = std::find(readers.begin(), readers.end(), n) != readers.end();
+      readers.clear();
+      writes_[out.id].push_back({n, out.words, in_place});
+    }
+  }
+
+  // Who the current value of `id` comes from. The last in-place writer holds all of it;
+  // otherwise every writer so far contributed a part, and so does whatever the tensor aliases.
+  void sources(TensorId id, std::vector<Source>& out) {
+    const std::vector<Write>& w = writes_[id];
+    for (std::size_t i = w.size(); i-- > 0;) {
+      if (w[i].in_place) {
+        for (std::size_t j = i; j < w.size(); ++j) out.push_back(source(w[j], id));
+        return;
+      }
+    }
+    for (const Write& x : w) out.push_back(source(x, id));
+    alias_sources(id, out);
+  }
+
+  Source source(const Write& w, TensorId id) const {
+    return {w.node, bytes_of(dag_.node(w.node).op, w.words), id};
+  }
+
+  void alias_sources(TensorId id, std::vector<Source>& out) {
+    const TensorKind kind = tensor_id_kind(id);
+    const int layer = tensor_id_layer(id);
+    if (layer < 0) return;  // the input batch comes from outside the iteration
+    const auto l = static_cast<std::size_t>(layer);
+    if (kind == TensorKind::kActivation && writes_[id].empty()) {
+      // A concat or flatten: its output is its inputs' outputs, side by side.
+      for (int in : net_.layer(l).inputs) sources(tensor_id(TensorKind::kActivation, in), out);
+    } else if (kind == TensorKind::kGradient) {
+      // Readers that issue no backward op (add, concat, flatten) route their own gradient.
+      for (int c : consumers_[l])
+        if (routes_gradient(static_cast<std::size_t>(c)))
+          sources(tensor_id(TensorKind::kGradient, c), out);
+    }
+  }
+
+  bool routes_gradient(std::size_t l) const {
+    const LayerOps& o = ops_[l];
+    return !o.backward_data && !o.loss_grad && !net_.has_params(l);
+  }
+
+  const NetShape& net_;
+  const std::vector<LayerOps>& ops_;
+  std::vector<std::vector<int>> consumers_;
+  std::map<TensorId, std::vector<Write>> writes_;
+  std::map<TensorId, std::vector<int>> readers_;  // since the last write
+  OpDag dag_;
+};
+
+}  // namespace
+
+OpDag build_op_dag(const NetShape& net, const std::vector<LayerOps>& ops) {
+  if (ops.size() != net.size())
+    throw std::logic_error("build_op_dag: ops for " + std::to_string(ops.size()) +
+                           " layers, the network has " + std::to_string(net.size()));
+  return DagBuilder(net, ops).build();
+}
+
+OpDag build_op_dag(const NetShape& net, int batch, int word_bits, const OptimizerSpec& optimizer) {
+  return build_op_dag(net, lower_network(net, batch, word_bits, optimizer));
+}
+
+DagTimes dag_times(const OpDag& dag, const std::vector<double>& duration) {
+  if (static_cast<int>(duration.size()) != dag.size())
+    throw std::logic_error("dag_times: " + std::to_string(duration.size()) + " durations for " +
+                           std::to_string(dag.size()) + " nodes");
+  const std::vector<int> order = dag.topological_order();
+  if (static_cast<int>(order.size()) != dag.size())
+    throw std::logic_error("dag_times: the graph has a cycle");
+  const auto n = static_cast<std::size_t>(dag.size());
+  auto d = [&](int i) { return duration[static_cast<std::size_t>(i)]; };
+  DagTimes t;
+  t.asap.assign(n, 0);
+  for (int i : order)
+    for (int e : dag.in_edges(i)) {
+      const int p = dag.edges()[static_cast<std::size_t>(e)].from;
+      t.asap[static_cast<std::size_t>(i)] =
+          std::max(t.asap[static_cast<std::size_t>(i)], t.asap[static_cast<std::size_t>(p)] + d(p));
+    }
+  for (int i : order) t.makespan = std::max(t.makespan, t.asap[static_cast<std::size_t>(i)] + d(i));
+  t.alap.assign(n, 0);
+  t.slack.assign(n, 0);
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    const int i = *it;
+    double finish = t.makespan;
+    for (int e : dag.out_edges(i))
+      finish = std::min(
+          finish, t.alap[static_cast<std::size_t>(dag.edges()[static_cast<std::size_t>(e)].to)]);
+    t.alap[static_cast<std::size_t>(i)] = finish - d(i);
+    t.slack[static_cast<std::size_t>(i)] =
+        std::max(0.0, t.alap[static_cast<std::size_t>(i)] - t.asap[static_cast<std::size_t>(i)]);
+  }
+  return t;
+}
+
+}  // namespace trainsim

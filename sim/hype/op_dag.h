@@ -1,0 +1,92 @@
+#pragma once
+// The op DAG of one training iteration: its nodes are the ops a backprop step issues (in the
+// order sim/workload/step_order.h gives, the order the shape-only runs time them), its edges
+// the dependencies their tensors make (TensorIds, sim/workload/op.h):
+//   * data (read after write): the op that wrote a tensor -> each op that reads it, carrying
+//     the bytes the writer wrote (or the reader's, if it reads less: a slice of a concat's
+//     gradient). Tensors no op writes are resolved to what makes them up: a
+//     concat's (or flatten's) output to its inputs' producers; the gradient of a layer read by
+//     an add or a concat (whose backward routes dY and issues no op) to the producers of that
+//     reader's gradient. A layer read by several layers has its readers' gradients written one
+//     after another and summed by its gradient sum (AddN), which depends on all of them.
+//   * order (write after read): every op that reads a layer's weights -> the update that
+//     overwrites them, so the update follows the weights' last reader. Carries no bytes.
+// Tensors from outside the iteration (the input batch, the weights and optimizer state at its
+// start) have no producer. Parallel dependencies between the same two ops are one edge.
+//
+// Given a duration per op, dag_times() gives each op's earliest and latest start (ASAP, ALAP)
+// with no resource limits, and its slack: how long it can slip without lengthening the
+// iteration (Hype-training's critical-path rule for small ops, He et al. Sec. 3.3).
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+#include "sim/config/specs.h"
+#include "sim/hype/op_types.h"
+#include "sim/workload/lowering.h"
+#include "sim/workload/net_shape.h"
+#include "sim/workload/step_order.h"
+
+namespace trainsim {
+
+struct DagNode {
+  Op op;
+  LayerOpSlot slot = LayerOpSlot::kForward;
+  PaperOpType type = PaperOpType::kOther;
+};
+
+enum class DepKind : std::uint8_t {
+  kData,   ///< read after write: the reader needs the writer's result
+  kOrder,  ///< write after read: the writer must not overwrite what the reader still reads
+};
+
+struct DagEdge {
+  int from = 0, to = 0;
+  DepKind kind = DepKind::kData;
+  double bytes = 0;             ///< data moved from `from` to `to` (0 for order edges)
+  TensorId tensor = kNoTensor;  ///< the first tensor that made the dependency
+};
+
+class OpDag {
+ public:
+  int add_node(const DagNode& node);
+  /// Adds the dependency from -> to, or merges it into an existing edge between the two: the
+  /// bytes add up and a data dependency outranks an order one. std::logic_error for an edge to
+  /// itself or to a node that does not exist.
+  void add_edge(int from, int to, DepKind kind, double bytes = 0, TensorId tensor = kNoTensor);
+
+  int size() const { return static_cast<int>(nodes_.size()); }
+  const DagNode& node(int i) const { return nodes_[static_cast<std::size_t>(i)]; }
+  const std::vector<DagEdge>& edges() const { return edges_; }
+  /// Indices into edges() of the edges into / out of node i.
+  const std::vector<int>& in_edges(int i) const { return in_[static_cast<std::size_t>(i)]; }
+  const std::vector<int>& out_edges(int i) const { return out_[static_cast<std::size_t>(i)]; }
+  /// The nodes in an order where every edge goes forward (Kahn's algorithm, ties by index);
+  /// empty if the graph has a cycle (and nodes).
+  std::vector<int> topological_order() const;
+
+ private:
+  std::vector<DagNode> nodes_;
+  std::vector<DagEdge> edges_;
+  std::vector<std::vector<int>> in_, out_;
+  std::unordered_map<std::uint64_t, int> edge_of_;  // (from, to) -> index in edges_
+};
+
+/// The DAG of one backprop iteration of `net` whose layers lowered to `ops`
+/// (lower_network()).
+OpDag build_op_dag(const NetShape& net, const std::vector<LayerOps>& ops);
+/// The same, lowering `net` at `batch` samples, `word_bits`-bit words and `optimizer`'s update.
+OpDag build_op_dag(const NetShape& net, int batch, int word_bits, const OptimizerSpec& optimizer);
+
+struct DagTimes {
+  std::vector<double> asap;   ///< earliest start of each node
+  std::vector<double> alap;   ///< latest start that keeps the makespan
+  std::vector<double> slack;  ///< alap - asap (>= 0; 0 on a critical path)
+  double makespan = 0;        ///< the longest path: the iteration with unlimited devices
+};
+
+/// Earliest and latest starts of every node for `duration` (one per node, >= 0) with edges
+/// taking no time. std::logic_error if the sizes differ or the graph has a cycle.
+DagTimes dag_times(const OpDag& dag, const std::vector<double>& duration);
+
+}  // namespace trainsim

@@ -1,0 +1,287 @@
+// The op DAG of a training iteration (sim/hype/op_dag.h): every edge of two tiny hand networks
+// (a chain with a flatten; a graph with a residual add, a concat and gradient sums), the
+// properties every iteration's DAG must have on LeNet-5, ResNet-50 and Inception-V3 (acyclic,
+// one source, every op reachable and feeding an update, updates after the weights' last
+// readers, edge bytes), and ASAP / ALAP / slack on a hand DAG.
+#include <catch2/catch.hpp>
+
+#include <set>
+#include <tuple>
+
+#include "sim/config/experiment_config.h"
+#include "sim/core/paths.h"
+#include "sim/hype/op_dag.h"
+#include "tests/support/layer_spec.h"
+
+using namespace trainsim;
+using trainsim::test::layer_spec;
+
+namespace {
+
+// A network of `layers` on `channels` x size x size inputs and three classes.
+NetworkSpec network(const std::string& name, int channels, int size,
+                    std::vector<LayerSpec> layers) {
+  NetworkSpec spec;
+  spec.name = name;
+  spec.input = {channels, size, size};
+  spec.classes = 3;
+  spec.layers = std::move(layers);
+  return spec;
+}
+
+// (from, to, kind) of every edge.
+using EdgeSet = std::set<std::tuple<int, int, DepKind>>;
+EdgeSet edge_set(const OpDag& dag) {
+  EdgeSet s;
+  for (const DagEdge& e : dag.edges()) s.insert({e.from, e.to, e.kind});
+  return s;
+}
+
+// Nodes reachable from `from` following edges forward (or backward).
+std::vector<bool> reach(const OpDag& dag, int from, bool forward) {
+  std::vector<bool> seen(static_cast<std::size_t>(dag.size()));
+  std::vector<int> stack = {from};
+  seen[static_cast<std::size_t>(from)] = true;
+  while (!stack.empty()) {
+    const int n = stack.back();
+    stack.pop_back();
+    for (int e : forward ? dag.out_edges(n) : dag.in_edges(n)) {
+      const DagEdge& edge = dag.edges()[static_cast<std::size_t>(e)];
+      const int next = forward ? edge.to : edge.from;
+      if (!seen[static_cast<std::size_t>(next)]) {
+        seen[static_cast<std::size_t>(next)] = true;
+        stack.push_back(next);
+      }
+    }
+  }
+  return seen;
+}
+
+// The properties every iteration's DAG has.
+void check_iteration_dag(const NetShape& net, const OpDag& dag) {
+  REQUIRE(dag.size() > 0);
+  const std::vector<int> order = dag.topological_order();
+  REQUIRE(static_cast<int>(order.size()) == dag.size());  // acyclic
+  // Built in issue order, every edge already points forward.
+  for (const DagEdge& e : dag.edges()) CHECK(e.from < e.to);
+  // One source: the first layer's forward pass, which reads only the input and its weights.
+  std::vector<int> sources;
+  for (int i = 0; i < dag.size(); ++i)
+    if (dag.in_edges(i).empty()) sources.push_back(i);
+  REQUIRE(sources == std::vector<int>{0});
+  CHECK(dag.node(0).slot == LayerOpSlot::kForward);
+  CHECK(dag.node(0).op.layer == 0);
+  const std::vector<bool> from_input = reach(dag, 0, true);
+  // Every op is reachable from it, and every op feeds some update (no dead work).
+  std::vector<bool> feeds_update(static_cast<std::size_t>(dag.size()));
+  int updates = 0;
+  for (int i = 0; i < dag.size(); ++i) {
+    CHECK(from_input[static_cast<std::size_t>(i)]);
+    if (dag.node(i).slot != LayerOpSlot::kUpdate) continue;
+    ++updates;
+    CHECK(dag.out_edges(i).empty());  // nothing in the iteration follows an update
+    const std::vector<bool> up = reach(dag, i, false);
+    for (std::size_t k = 0; k < up.size(); ++k) feeds_update[k] = feeds_update[k] || up[k];
+  }
+  for (int i = 0; i < dag.size(); ++i) {
+    INFO(i << " " << dag.node(i).op.describe());
+    CHECK(feeds_update[static_cast<std::size_t>(i)]);
+  }
+  int with_params = 0;
+  for (std::size_t l = 0; l < net.size(); ++l) with_params += net.has_params(l) ? 1 : 0;
+  CHECK(updates == with_params);
+  // Every reader of a layer's weights comes before that layer's update, by an order edge.
+  for (int u = 0; u < dag.size(); ++u) {
+    if (dag.node(u).slot != LayerOpSlot::kUpdate) continue;
+    const TensorId w = tensor_id(TensorKind::kWeight, dag.node(u).op.layer);
+    for (int r = 0; r < dag.size(); ++r) {
+      if (r == u) continue;
+      bool reads = false;
+      for (const TensorUse& in : dag.node(r).op.inputs) reads = reads || in.id == w;
+      if (!reads) continue;
+      bool ordered = false;
+      for (int e : dag.in_edges(u))
+        ordered = ordered || dag.edges()[static_cast<std::size_t>(e)].from == r;
+      CHECK(ordered);
+      CHECK(r < u);
+    }
+  }
+  // Data edges carry bytes, order edges none.
+  for (const DagEdge& e : dag.edges()) {
+    if (e.kind == DepKind::kData) {
+      CHECK(e.bytes > 0);
+    } else {
+      CHECK(e.bytes == 0);
+    }
+  }
+}
+
+NetworkSpec zoo(const std::string& name) {
+  return load_network(configs_root() + "/networks/" + name + ".yaml");
+}
+
+}  // namespace
+
+TEST_CASE("Op DAG of a chain: every edge by hand", "[hype][dag]") {
+  LayerSpec conv = layer_spec("conv2d", "conv");
+  conv.filters = 2, conv.kernel = 3, conv.padding = 1;
+  LayerSpec fc = layer_spec("dense", "fc");
+  fc.units = 3;
+  const NetworkSpec spec = network("chain", 1, 8,
+                                   {conv, layer_spec("relu", "act"), layer_spec("flatten", "flat"),
+                                    fc, layer_spec("softmax", "out")});
+  const NetShape net(spec);
+  const OpDag dag = build_op_dag(net, 4, 16, OptimizerSpec{});
+  // conv fw, relu, fc fw, softmax; loss gradient, fc bwd-weight, fc bwd-data, relu grad, conv
+  // bwd-weight (the first layer computes no input gradient); the two updates.
+  REQUIRE(dag.size() == 11);
+  const PaperOpType types[] = {PaperOpType::kConv2D,
+                               PaperOpType::kRelu,
+                               PaperOpType::kMatMul,
+                               PaperOpType::kSoftmax,
+                               PaperOpType::kSoftmaxCrossEntropy,
+                               PaperOpType::kMatMul,
+                               PaperOpType::kMatMul,
+                               PaperOpType::kReluGrad,
+                               PaperOpType::kConv2DBackpropFilter,
+                               PaperOpType::kApplyGradientDescent,
+                               PaperOpType::kApplyGradientDescent};
+  for (int i = 0; i < dag.size(); ++i) CHECK(dag.node(i).type == types[i]);
+  const DepKind D = DepKind::kData, O = DepKind::kOrder;
+  const EdgeSet expected = {
+      {0, 1, D}, {1, 2, D},  {2, 3, D},  {3, 4, D},  // forward, and the loss reads the output
+      {1, 5, D}, {4, 5, D},                          // fc dW = X^T dY: X through the flatten
+      {4, 6, D},                                     // fc dX = dY W^T
+      {6, 7, D}, {0, 7, D},                          // relu grad: dY and the conv's output
+      {7, 8, D},                                     // conv dW
+      {8, 9, D}, {5, 10, D},                         // updates read the weight gradients
+      {0, 9, O}, {2, 10, O}, {6, 10, O},             // ... after the weights' readers
+  };
+  CHECK(edge_set(dag) == expected);
+  check_iteration_dag(net, dag);
+  // Edges name the tensor; its id unpacks to its kind and layer.
+  CHECK(tensor_id_kind(dag.edges().front().tensor) == TensorKind::kActivation);
+  CHECK(tensor_id_layer(dag.edges().front().tensor) == 0);
+  CHECK(tensor_id_layer(tensor_id(TensorKind::kGradient, -1)) == -1);
+  // Bytes: the relu's output, 4 x 2 x 8 x 8 words of 2 bytes, to the fc's forward pass.
+  for (const DagEdge& e : dag.edges())
+    if (e.from == 1 && e.to == 2) CHECK(e.bytes == 4 * 128 * 2);
+}
+
+TEST_CASE("Op DAG of a graph: a residual add, a concat and gradient sums", "[hype][dag]") {
+  LayerSpec stem = layer_spec("conv2d", "stem");
+  stem.filters = 2, stem.kernel = 1, stem.bias = false;
+  LayerSpec b = layer_spec("conv2d", "b");
+  b.filters = 2, b.kernel = 1, b.bias = false;
+  LayerSpec sum = layer_spec("add", "sum");
+  sum.from = {"b", "a"};
+  LayerSpec cat = layer_spec("concat", "cat");
+  cat.from = {"sum", "stem"};
+  LayerSpec fc = layer_spec("dense", "fc");
+  fc.units = 3;
+  const NetworkSpec spec =
+      network("graph", 1, 4,
+              {stem, layer_spec("relu", "a"), b, sum, cat, layer_spec("flatten", "flat"), fc,
+               layer_spec("softmax", "out")});
+  const NetShape net(spec);
+  REQUIRE(net.layer(1).consumers == 2);  // a: read by b and the add
+  REQUIRE(net.layer(0).consumers == 2);  // stem: read by a and the concat
+  const OpDag dag = build_op_dag(net, 2, 32, OptimizerSpec{});
+  // 0 stem, 1 a, 2 b, 3 sum (the concat and flatten issue nothing), 4 fc, 5 softmax; 6 loss
+  // gradient, 7 fc dW, 8 fc dX, 9 b dW, 10 b dX, 11 AddN of a, 12 relu grad, 13 AddN of the
+  // stem, 14 stem dW; 15-17 updates of stem, b, fc.
+  REQUIRE(dag.size() == 18);
+  CHECK(dag.node(11).type == PaperOpType::kAddN);
+  CHECK(dag.node(13).type == PaperOpType::kAddN);
+  CHECK(dag.node(3).type == PaperOpType::kAdd);
+  const DepKind D = DepKind::kData, O = DepKind::kOrder;
+  const EdgeSet expected = {
+      {0, 1, D},
+      {1, 2, D},
+      {2, 3, D},
+      {1, 3, D},  // a -> b -> sum, a -> sum
+      {3, 4, D},
+      {0, 4, D},  // the concat is the sum's and stem's output
+      {4, 5, D},
+      {5, 6, D},
+      {3, 7, D},
+      {0, 7, D},
+      {6, 7, D},  // fc dW reads the concat and dY
+      {6, 8, D},
+      {1, 9, D},
+      {8, 9, D},   // b's dY is the add's, which is the concat's slice:
+                   // fc's dX
+      {8, 10, D},  // b's dX reads the same dY
+      {10, 11, D},
+      {8, 11, D},  // a's gradient sum: from b's dX and through the add
+      {0, 12, D},
+      {11, 12, D},  // relu grad: the stem's output and the summed gradient
+      {12, 13, D},
+      {8, 13, D},  // the stem's gradient sum: relu grad and the concat's slice
+      {13, 14, D},
+      {14, 15, D},
+      {9, 16, D},
+      {7, 17, D},
+      {0, 15, O},
+      {2, 16, O},
+      {10, 16, O},
+      {4, 17, O},
+      {8, 17, O},
+  };
+  CHECK(edge_set(dag) == expected);
+  CHECK(dag.edges().size() == 30);
+  check_iteration_dag(net, dag);
+  // A slice of a concat's gradient: b reads 2 x 2 x 4 x 4 words of fc's 2 x 4 x 4 x 4.
+  for (const DagEdge& e : dag.edges()) {
+    if (e.from == 8 && e.to == 9) CHECK(e.bytes == 2 * 32 * 4);
+    if (e.from == 8 && e.to == 13) CHECK(e.bytes == 2 * 32 * 4);
+    if (e.from == 10 && e.to == 11) CHECK(e.bytes == 2 * 32 * 4);
+    if (e.from == 8 && e.to == 11) CHECK(e.bytes == 2 * 32 * 4);
+    if (e.from == 0 && e.to == 4) CHECK(e.bytes == 2 * 32 * 4);  // the stem's part of the concat
+  }
+}
+
+TEST_CASE("Op DAGs of LeNet-5, ResNet-50 and Inception-V3", "[hype][dag]") {
+  OptimizerSpec momentum;
+  momentum.momentum = 0.9;
+  for (const char* name : {"lenet5", "resnet50_imagenet", "inceptionv3_imagenet"}) {
+    INFO(name);
+    const NetworkSpec spec = zoo(name);  // NetShape refers to it
+    const NetShape net(spec);
+    const OpDag dag = build_op_dag(net, 32, 16, momentum);
+    check_iteration_dag(net, dag);
+    // As many nodes as the step issues ops.
+    const auto ops = lower_network(net, 32, 16, momentum);
+    int issued = 0;
+    for (const auto& events : {forward_events(net), backward_events(net), update_events(net)})
+      for (const StepEvent& e : events) issued += slot_op(ops[e.layer], e.slot) ? 1 : 0;
+    CHECK(dag.size() == issued);
+  }
+}
+
+TEST_CASE("ASAP, ALAP and slack on a hand DAG", "[hype][dag]") {
+  // Durations in brackets; 5 stands alone.
+  //   0 (1) -> 1 (2) -> 3 (1) -> 4 (1)
+  //   0 (1) -> 2 (5) -> 3
+  //   5 (1)
+  OpDag dag;
+  for (int i = 0; i < 6; ++i) dag.add_node({});
+  dag.add_edge(0, 1, DepKind::kData, 8);
+  dag.add_edge(0, 2, DepKind::kData, 8);
+  dag.add_edge(1, 3, DepKind::kData, 8);
+  dag.add_edge(2, 3, DepKind::kOrder);
+  dag.add_edge(3, 4, DepKind::kData, 8);
+  dag.add_edge(3, 4, DepKind::kData, 4);  // merged with the one before
+  REQUIRE(dag.edges().size() == 5);
+  CHECK(dag.edges().back().bytes == 12);
+  const DagTimes t = dag_times(dag, {1, 2, 5, 1, 1, 1});
+  CHECK(t.makespan == 8);
+  CHECK(t.asap == std::vector<double>{0, 1, 1, 6, 7, 0});
+  CHECK(t.alap == std::vector<double>{0, 4, 1, 6, 7, 7});
+  CHECK(t.slack == std::vector<double>{0, 3, 0, 0, 0, 7});
+  CHECK_THROWS_AS(dag_times(dag, {1, 2, 3}), std::logic_error);
+  CHECK_THROWS_AS(dag.add_edge(2, 2, DepKind::kData), std::logic_error);
+  dag.add_edge(4, 0, DepKind::kOrder);  // a cycle
+  CHECK(dag.topological_order().empty());
+  CHECK_THROWS_AS(dag_times(dag, {1, 2, 5, 1, 1, 1}), std::logic_error);
+}
