@@ -241,8 +241,12 @@ void AcceleratorSession::flush(Phase phase, bool whole_step) {
     if (memo_) {
       FlushResult f;
       for (int u = 0; u < 2; ++u)
-        for (const OpRequest& r : pending_[static_cast<std::size_t>(u)])
-          f.stats[static_cast<std::size_t>(u)].push_back(r.stats);
+        for (const OpRequest& r : pending_[static_cast<std::size_t>(u)]) {
+          // The sums below ignore an op's mapping summary (OpStats::operator+=); not keeping
+          // it spares a replay a vector of strings per op.
+          OpStats& kept = f.stats[static_cast<std::size_t>(u)].emplace_back(r.stats);
+          kept.mapping.clear();
+        }
       const SimSystem::Carried after = system_.carried();
       f.delta.cycles = after.cycles - before.cycles;
       for (std::size_t c = 0; c < after.channels.size(); ++c)
