@@ -29,6 +29,8 @@ class NetShape {
   /// Infers every shape; UserError naming the network, its file and the layer on any shape
   /// that does not work out (a kernel larger than its input, mismatched add inputs, ...).
   explicit NetShape(const NetworkSpec& spec);
+  /// It keeps pointers into `spec`: a temporary would leave them dangling.
+  explicit NetShape(NetworkSpec&&) = delete;
 
   const NetworkSpec& spec() const { return *spec_; }
   std::size_t size() const { return layers_.size(); }

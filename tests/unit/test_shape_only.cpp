@@ -120,7 +120,10 @@ TEST_CASE("graph network errors name the layer and where", "[shape][config]") {
               "needs two or more layers");
   text = head + "  - {type: conv2d, name: a, filters: 2, kernel: [3, 5]}\n  - {type: softmax}\n";
   path = write(text);
-  std::string msg = error_of([&] { NetShape s(load_network(path)); });
+  std::string msg = error_of([&] {
+    const NetworkSpec spec = load_network(path);
+    NetShape s(spec);
+  });
   CHECK(msg.find("layer 'a' (conv2d): kernel 5 does not fit the input width 4") !=
         std::string::npos);
   text = head +
@@ -129,12 +132,18 @@ TEST_CASE("graph network errors name the layer and where", "[shape][config]") {
          "  - {type: add, name: s, from: [a, b]}\n"
          "  - {type: flatten}\n  - {type: dense, units: 2}\n  - {type: softmax}\n";
   path = write(text);
-  msg = error_of([&] { NetShape s(load_network(path)); });
+  msg = error_of([&] {
+    const NetworkSpec spec = load_network(path);
+    NetShape s(spec);
+  });
   CHECK(msg.find("layer 's' (add): inputs differ in shape: 2x4x4 and 2x2x2") != std::string::npos);
   text =
       head + "  - {type: conv2d, name: a, filters: 3, kernel: 1, groups: 2}\n  - {type: softmax}\n";
   path = write(text);
-  msg = error_of([&] { NetShape s(load_network(path)); });
+  msg = error_of([&] {
+    const NetworkSpec spec = load_network(path);
+    NetShape s(spec);
+  });
   CHECK(msg.find("groups 2 must divide the input channels (1) and the filters (3)") !=
         std::string::npos);
 }

@@ -57,8 +57,9 @@ TEST_CASE("saturating_product stops at INT64_MAX instead of overflowing", "[size
 
 TEST_CASE("NetShape names the layer whose sizes pass a limit", "[sizes][shape]") {
   // The largest input allowed: 2^30 values.
-  CHECK_NOTHROW(
-      NetShape(net({1 << 10, 1 << 10, 1 << 10}, {test::layer_spec("global_avgpool", "gap")})));
+  const NetworkSpec largest =
+      net({1 << 10, 1 << 10, 1 << 10}, {test::layer_spec("global_avgpool", "gap")});
+  CHECK_NOTHROW(NetShape(largest));
   std::string msg = shape_error(net({2, 1 << 15, 1 << 15}, {}));
   CHECK(msg.find("network 'big' (<test>): the input 2x32768x32768 produces 2147483648 values "
                  "per sample, more than the limit of 1073741824 (2^30)") != std::string::npos);
