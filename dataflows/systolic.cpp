@@ -91,8 +91,8 @@ bool SystolicDataflow::scalesim_view(const Op& op, const AcceleratorSpec& acc,
   const SystolicMapping m = map_systolic(kind_, op, acc);
   out = m.folds() == 0 ? ScaleSimView{} : scalesim(m);
   if (m.folds() > 0)
-    out.mapping_efficiency_pct = 100.0 * static_cast<double>(m.sr * m.sc) /
-                                 static_cast<double>(m.folds() * m.rows * m.cols);
+    out.mapping_efficiency_pct =
+        100.0 * static_cast<double>(m.sr * m.sc) / static_cast<double>(m.folds() * m.rows * m.cols);
   return true;
 }
 

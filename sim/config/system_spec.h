@@ -13,10 +13,10 @@ namespace trainsim {
 
 /// One link: full duplex, the same bandwidth each way.
 struct LinkSpec {
-  int a = 0, b = 1;             ///< the nodes it joins (devices; `devices` is the switch)
-  double bandwidth_gbps = 64;   ///< GB/s per direction
-  double latency_ns = 500;      ///< from a transfer's last byte leaving to its arrival
-  double pj_per_bit = 4;        ///< energy of one bit crossing the link
+  int a = 0, b = 1;            ///< the nodes it joins (devices; `devices` is the switch)
+  double bandwidth_gbps = 64;  ///< GB/s per direction
+  double latency_ns = 500;     ///< from a transfer's last byte leaving to its arrival
+  double pj_per_bit = 4;       ///< energy of one bit crossing the link
   bool operator==(const LinkSpec& o) const {
     return a == o.a && b == o.b && bandwidth_gbps == o.bandwidth_gbps &&
            latency_ns == o.latency_ns && pj_per_bit == o.pj_per_bit;
