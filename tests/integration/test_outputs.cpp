@@ -65,7 +65,14 @@ TEST_CASE("A run stopped after epoch 1 of 3 and resumed equals an uninterrupted 
   // Adam optimizers; speculative backprop's per-label store and SGD momentum.
   const std::vector<std::vector<std::string>> cases = {
       {"-s", "technique=adagp-max@1", "-s", "training.optimizer={kind: adam, lr: 0.001}"},
-      {"-s", "technique=specbp@0.1", "-s", "training.optimizer.momentum=0.9"}};
+      {"-s", "technique=specbp@0.1", "-s", "training.optimizer.momentum=0.9"},
+      // The oracle's random state and persistent directions, the diagnostics' memory of the
+      // previous batch, the running mean and the last error direction.
+      {"-s",
+       "technique={kind: adagp-efficient, warmup_epochs: 1, schedule: [[2, 1, 0]], phase_gp: "
+       "oracle, oracle: {cosine: 0.5, magnitude: 0.5, persistent: true}, diagnostics: true}",
+       "-s", "training.optimizer.momentum=0.9"},
+      {"-s", "technique={kind: adagp-low, warmup_epochs: 1, diagnostics: true}"}};
   int k = 0;
   for (const auto& technique : cases) {
     INFO(technique[1]);
