@@ -52,9 +52,13 @@ class SimSystem {
   /// Accelerator cycles elapsed since configure().
   std::int64_t cycles() const;
 
-  /// What carries from one run to the next. A run returns when every transfer has
-  /// completed, so only simulated time and the shared channels' counters do: checkpoints
-  /// save this, and a repeated flush of the same ops (AcceleratorSession) replays its delta.
+  /// What carries from one run to the next and decides later runs' results. A run returns
+  /// when every transfer has completed, so only simulated time and the shared channels'
+  /// counters do: checkpoints save this, and a repeated flush of the same ops
+  /// (AcceleratorSession) replays its delta. The units' own tallies (Accelerator::totals(),
+  /// the buffer's and DMA's counts) count the work the model executed, which a replay does
+  /// not; nothing downstream of a session reads them (the session's sums are the run's
+  /// record).
   struct Carried {
     std::int64_t cycles = 0;
     std::array<std::array<std::int64_t, 3>, 2>

@@ -117,6 +117,8 @@ def run_one(trainsim, out_root, net, data, seed, kind, args):
         with open(stamp) as f:
             reused = f.read() == "\n".join(cmd[1:]) + "\n"
     if not reused:
+        if os.path.exists(stamp):  # a run that fails half-way must not look reusable
+            os.remove(stamp)
         r = subprocess.run(cmd, capture_output=True, text=True)
         if r.returncode != 0:
             sys.exit("adagp_accuracy: %s failed:\n%s" % (" ".join(cmd), r.stderr))
@@ -164,6 +166,8 @@ def gap_fraction(x, floor, ceiling, ceiling_se):
     (otherwise there is no gap to recover, and the ratio is noise)."""
     gap = ceiling - floor
     if not finite([x, floor, ceiling]):
+        return "n/a"
+    if math.isnan(ceiling_se):  # one seed: no standard error to judge the gap by
         return "n/a"
     if not abs(gap) > 2 * ceiling_se:
         return "(no gap)"

@@ -213,6 +213,11 @@ TechniqueSpec parse_technique(const ConfigNode* node, const ConfigNode& parent) 
     }
     if (auto x = o.get("magnitude")) t.oracle_magnitude = x->as_double_non_negative();
     if (auto x = o.get("persistent")) t.oracle_persistent = x->as_bool();
+    // An oracle quality under another phase_gp would be silently ignored (the defaults, which
+    // the resolved YAML always writes, mean nothing either way).
+    const bool set = t.oracle_cosine != 1 || t.oracle_magnitude != 1 || t.oracle_persistent;
+    if (set && t.phase_gp != "oracle")
+      v->fail("applies only with phase_gp: oracle (phase_gp is '" + t.phase_gp + "')");
   }
   if (auto v = m.get("diagnostics")) t.diagnostics = v->as_bool();
   (void)parent;

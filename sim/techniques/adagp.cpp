@@ -131,8 +131,10 @@ void AdaGp::remember_gradients() {
 
 void AdaGp::measure_true_gradients(BatchContext& ctx) {
   // Unobserved, so untimed. Its forward pass is recomputed by the batch, and the gradients
-  // it leaves are overwritten before any use (predict, zero, mean, pseudo) or never read
-  // (skip): the training goes on bit for bit as without it.
+  // it leaves are overwritten before any use (predict, zero, mean, pseudo) or never read by
+  // the training (skip; a checkpoint taken then does save them, but a run cannot resume
+  // with diagnostics switched, its configuration differs): the training goes on bit for
+  // bit as without it.
   PassObserver* obs = ctx.net.observer();
   ctx.net.set_observer(nullptr);
   ctx.net.forward(ctx.pass);

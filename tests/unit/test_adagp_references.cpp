@@ -239,4 +239,9 @@ TEST_CASE("technique keys oracle, predictor.calibrate and diagnostics: parsed an
   CHECK_THAT(error("{kind: adagp-max, oracle: {rho: 0.5}}"), Catch::Contains("rho"));
   CHECK_THAT(error("{kind: adagp-max, diagnostics: 3}"), Catch::Contains("diagnostics"));
   CHECK_THAT(error("{kind: bp, diagnostics: true}"), Catch::Contains("diagnostics"));
+  // An oracle quality without phase_gp: oracle would be ignored.
+  CHECK_THAT(error("{kind: adagp-max, oracle: {cosine: 0.2}}"),
+             Catch::Contains("technique.oracle") &&
+                 Catch::Contains("applies only with phase_gp: oracle (phase_gp is 'predict')"));
+  CHECK(error("{kind: adagp-max, oracle: {cosine: 1, magnitude: 1}}") == "no error");
 }
