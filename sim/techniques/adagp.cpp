@@ -99,18 +99,15 @@ BatchResult AdaGp::backprop_batch(BatchContext& ctx) {
   if (gp_mode_ == GpMode::kMean) remember_gradients();
   if (diagnostics_) diagnostics_->record_truth();
   // The model update with the true gradients.
-  update_all_and_finish(ctx);
+  update_all_and_finish(ctx, false);
   return r;
 }
 
-void AdaGp::update_all_and_finish(BatchContext& ctx) {
-  // finish_batch, with the per-layer optimizers.
-  PassObserver* obs = ctx.net.observer();
-  for (std::size_t k = 0; k < param_layers_.size(); ++k) {
-    optimizers_[k]->step(layer_params_[k], ctx.count);
-    if (obs) obs->on_update(param_layers_[k], ctx.count);
-  }
-  if (obs) obs->on_batch_end(Phase::kTrain, ctx.count);
+void AdaGp::update_all_and_finish(BatchContext& ctx, bool phase_gp) {
+  // finish_batch, with the per-layer optimizers; a Phase GP batch's updates are what the
+  // diagnostics measure.
+  for (std::size_t k = 0; k < param_layers_.size(); ++k) step_layer(ctx, k, phase_gp);
+  if (PassObserver* obs = ctx.net.observer()) obs->on_batch_end(Phase::kTrain, ctx.count);
 }
 
 void AdaGp::remember_gradients() {
@@ -144,8 +141,8 @@ void AdaGp::measure_true_gradients(BatchContext& ctx) {
   diagnostics_->record_truth();
 }
 
-void AdaGp::step_layer(BatchContext& ctx, std::size_t k) {
-  if (diagnostics_) diagnostics_->record_applied(k);
+void AdaGp::step_layer(BatchContext& ctx, std::size_t k, bool phase_gp) {
+  if (phase_gp && diagnostics_) diagnostics_->record_applied(k);
   optimizers_[k]->step(layer_params_[k], ctx.count);
   if (PassObserver* obs = ctx.net.observer()) obs->on_update(param_layers_[k], ctx.count);
 }
@@ -153,11 +150,8 @@ void AdaGp::step_layer(BatchContext& ctx, std::size_t k) {
 BatchResult AdaGp::oracle_batch(BatchContext& ctx) {
   const BatchResult r = forward_backward(ctx);
   if (diagnostics_) diagnostics_->record_truth();
-  for (std::size_t k = 0; k < param_layers_.size(); ++k) {
-    oracle_.perturb(k, layer_params_[k]);
-    step_layer(ctx, k);
-  }
-  if (PassObserver* obs = ctx.net.observer()) obs->on_batch_end(Phase::kTrain, ctx.count);
+  for (std::size_t k = 0; k < param_layers_.size(); ++k) oracle_.perturb(k, layer_params_[k]);
+  update_all_and_finish(ctx, true);
   return r;
 }
 
@@ -177,8 +171,7 @@ BatchResult AdaGp::pseudo_label_batch(BatchContext& ctx) {
   }
   ctx.net.zero_grad();
   ctx.net.backward(ctx.pass, pseudo_labels_.data(), ctx.scratch);
-  for (std::size_t k = 0; k < param_layers_.size(); ++k) step_layer(ctx, k);
-  if (PassObserver* obs = ctx.net.observer()) obs->on_batch_end(Phase::kTrain, ctx.count);
+  update_all_and_finish(ctx, true);
   return r;
 }
 
@@ -211,7 +204,7 @@ BatchResult AdaGp::predicted_batch(BatchContext& ctx) {
       if (obs) obs->on_predictor(i, 0, predictor_.samples(i));
       predictor_.predict(i, pass.acts[i + 1]);
     }
-    step_layer(ctx, k);
+    step_layer(ctx, k, true);
     ++k;
   }
   r.loss_sum = cross_entropy_loss(pass.probs(), ctx.labels);

@@ -76,10 +76,12 @@ class AdaGp final : public TrainingTechnique {
   // Diagnostics: the batch's true gradient by an unobserved forward and backward pass that
   // changes nothing the batch then does.
   void measure_true_gradients(BatchContext& ctx);
-  // Steps layer k's optimizer with its current grads (and records them for diagnostics).
-  void step_layer(BatchContext& ctx, std::size_t k);
+  // Steps layer k's optimizer with its current grads (in Phase GP recording them for the
+  // diagnostics).
+  void step_layer(BatchContext& ctx, std::size_t k, bool phase_gp);
   void remember_gradients();  // ablation "mean": the running mean of the true gradients
-  void update_all_and_finish(BatchContext& ctx);  // every layer's optimizer step; batch end
+  // Every layer's optimizer step, then the batch's end.
+  void update_all_and_finish(BatchContext& ctx, bool phase_gp);
   void make_optimizers(const Optimizer<float>& like);
 
   AdagpSchedule schedule_;
