@@ -10,7 +10,7 @@ void parse_fit(const ConfigNode& node, GpuSpec& g) {
   ConfigMap m = node.as_map();
   m.allow_only({"launch_us", "efficiency_max", "efficiency_half_outputs", "memory_efficiency",
                 "traffic_factor", "ipc_max", "ipc_memory", "power_compute", "power_memory",
-                "peak_over_average_w"});
+                "peak_over_average_w", "split_k_tile_outputs", "split_k_min_depth"});
   if (auto v = m.get("launch_us")) g.launch_us = v->as_double_non_negative();
   if (auto v = m.get("efficiency_max")) g.efficiency_max = v->as_double_fraction();
   if (auto v = m.get("efficiency_half_outputs"))
@@ -22,6 +22,8 @@ void parse_fit(const ConfigNode& node, GpuSpec& g) {
   if (auto v = m.get("power_compute")) g.power_compute = v->as_double_non_negative();
   if (auto v = m.get("power_memory")) g.power_memory = v->as_double_non_negative();
   if (auto v = m.get("peak_over_average_w")) g.peak_over_average_w = v->as_double_non_negative();
+  if (auto v = m.get("split_k_tile_outputs")) g.split_k_tile_outputs = v->as_double_positive();
+  if (auto v = m.get("split_k_min_depth")) g.split_k_min_depth = v->as_double_positive();
 }
 
 class GpuKind final : public DeviceKind {
@@ -32,11 +34,13 @@ class GpuKind final : public DeviceKind {
            "IPC-like figure, power = static + dynamic by utilization";
   }
   std::vector<std::string> keys() const override {
-    return {"clock_mhz", "peak_tflops", "precision", "memory_gbps", "power", "fit"};
+    return {"clock_mhz", "sm_count", "peak_tflops", "precision", "memory_gbps", "power", "fit"};
   }
   std::shared_ptr<DeviceModelSpec> parse(const ConfigMap& m, const std::string&) const override {
     auto g = std::make_shared<GpuSpec>();
     g->clock_mhz = m.require("clock_mhz").as_double_positive();
+    // Used by no product: a local range (sim/config/key_ranges.h).
+    if (auto v = m.get("sm_count")) g->sm_count = v->as_int_in({1, 1 << 20});
     const ConfigNode peak = m.require("peak_tflops");
     ConfigMap p = peak.as_map();
     p.allow_only({"fp32", "tensor"});

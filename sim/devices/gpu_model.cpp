@@ -19,13 +19,24 @@ std::string GpuSpec::figures() const {
   return s;
 }
 
+double GpuSpec::parallel_outputs(double results, double depth) const {
+  if (sm_count <= 0) return results;
+  // Splits fill the SMs one tile each, and no split is shallower than split_k_min_depth.
+  const double split =
+      std::min(sm_count * split_k_tile_outputs, results * depth / split_k_min_depth);
+  return std::max(results, split);
+}
+
 OpCost GpuModel::cost(const Op& op) {
   const GpuSpec& s = spec_;
   const OpWork w = op_work(op, s.word_bytes());
   const bool matrix = op.kind != OpKind::kElementwise;
   const double peak_flops = (s.tensor && matrix ? s.tensor_tflops : s.fp32_tflops) * 1e12;
   const double bw = s.memory_gbps * 1e9;
-  const double eta = s.efficiency_max * w.outputs / (w.outputs + s.efficiency_half_outputs);
+  // The parallelism the SMs share: the results, times the reduction's splits (split-K).
+  const double n =
+      matrix ? s.parallel_outputs(w.outputs, static_cast<double>(w.gemm.k)) : w.outputs;
+  const double eta = s.efficiency_max * n / (n + s.efficiency_half_outputs);
   const double t_c = w.flops > 0 ? w.flops / (peak_flops * eta) : 0;
   const double bytes = w.bytes * s.traffic_factor;
   const double t_m = bytes / (bw * s.memory_efficiency);

@@ -255,7 +255,9 @@ std::vector<FitParameter> fit_parameters(GpuSpec& g) {
           {"ipc_memory", &g.ipc_memory},
           {"power_compute", &g.power_compute},
           {"power_memory", &g.power_memory},
-          {"peak_over_average_w", &g.peak_over_average_w}};
+          {"peak_over_average_w", &g.peak_over_average_w},
+          {"split_k_tile_outputs", &g.split_k_tile_outputs},
+          {"split_k_min_depth", &g.split_k_min_depth}};
 }
 
 std::vector<FitParameter> fit_parameters(FpgaSpec& f) {

@@ -16,7 +16,7 @@ TEST_CASE("trainsim hype-calibrate writes calibration.csv and the fitted values"
   INFO(r.out << r.err);
   REQUIRE(r.exit_code == 0);
   CHECK(r.err.empty());
-  CHECK(r.out.find("held-out rows whose faster device is the table's: 6 of 15") !=
+  CHECK(r.out.find("held-out rows whose faster device is the table's: 7 of 15") !=
         std::string::npos);
   CHECK(r.out.find("MatMul small               fitted") != std::string::npos);
   CHECK(r.out.find("Conv2DBackpropFilter large held-out") != std::string::npos);

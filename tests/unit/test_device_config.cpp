@@ -87,6 +87,7 @@ TEST_CASE("Device files reject unknown keys and values out of range", "[devices]
                      "unknown key 'warp_size'");
   check_device_error(kGpu + "bogus: 1\n", "bogus", "bogus", "unknown key 'bogus'");
   check_device_error("kind: gpu\nclock_mhz: 0\n", "0", "clock_mhz", "must be > 0, got 0");
+  check_device_error(kGpu + "sm_count: -3\n", "-3", "sm_count", "must be in [1, 1048576], got -3");
   check_device_error(kGpu + "fit: {efficiency_max: 1.5}\n", "1.5", "fit.efficiency_max",
                      "must be in (0, 1], got 1.5");
   check_device_error(kGpu + "precision: fp64\n", "fp64", "precision", "fp32, tensor");

@@ -110,19 +110,21 @@ TEST_CASE("Calibration: the MatMul and Conv2D rows within the tolerances", "[hyp
 TEST_CASE("Calibration: which device is faster on the held-out rows", "[hype]") {
   const CalibrationResult& r = shipped();
   CHECK(r.held_out == 15);
-  // Six agree: BiasAddGrad (3), Mul large, Transpose medium and large. Conv2DBackpropFilter and
-  // Conv2DBackpropInput (6) come out faster on the FPGA: its one efficiency for every
-  // GEMM-shaped kernel is fitted on MatMul and Conv2D, whose FPGA kernels Table 1 shows 2-4
-  // times faster than its backward ones. Mul small and medium: the assumed launch times make
-  // the GPU win every microsecond op. Transpose small is a tie in the table.
-  CHECK(r.held_out_agree == 6);
+  // Seven agree: Conv2DBackpropInput medium, BiasAddGrad (3), Mul large, Transpose medium and
+  // large. The other backward convolutions (5) come out faster on the FPGA: their
+  // representatives' arithmetic in the table's GPU times is beyond the fp32 peak (docs/hype.md),
+  // and the FPGA's one efficiency for every GEMM-shaped kernel is fitted on MatMul and Conv2D.
+  // Mul small and medium: the assumed launch times make the GPU win every microsecond op.
+  // Transpose small is a tie in the table. (Before the GPU's split-K, 6: without
+  // Conv2DBackpropInput medium.)
+  CHECK(r.held_out_agree == 7);
   std::vector<std::string> agree;
   for (std::size_t i = 0; i < r.table.size(); ++i)
     if (!table1_fit_row(r.table[i]) && r.table_winner[i] == r.predicted_winner[i])
       agree.push_back(r.table[i].op + " " + size_class_name(r.table[i].size));
-  CHECK(agree == std::vector<std::string>{"BiasAddGrad small", "BiasAddGrad medium",
-                                          "BiasAddGrad large", "Mul large", "Transpose medium",
-                                          "Transpose large"});
+  CHECK(agree == std::vector<std::string>{"Conv2DBackpropInput medium", "BiasAddGrad small",
+                                          "BiasAddGrad medium", "BiasAddGrad large", "Mul large",
+                                          "Transpose medium", "Transpose large"});
   CHECK(r.table_winner[18] == "tie");
 }
 
@@ -167,7 +169,7 @@ TEST_CASE("The shipped v100 and s10_gx2500 hold the calibration's values", "[hyp
     CHECK(shipped_values.at(key) == Approx(value).epsilon(1e-5).margin(1e-9));
   }
   // The YAML the command prints is what the files hold.
-  CHECK(gpu_fit_yaml(r.gpu).find("efficiency_max: " + std::string("0.587")) != std::string::npos);
+  CHECK(gpu_fit_yaml(r.gpu).find("efficiency_max: " + std::string("0.596")) != std::string::npos);
   CHECK(fpga_fit_yaml(r.fpga).find("power_dsp: 0\n") != std::string::npos);
 }
 
