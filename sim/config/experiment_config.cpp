@@ -9,6 +9,7 @@
 #include "sim/config/accel_lookup.h"
 #include "sim/config/accelerator_config.h"
 #include "sim/config/accelerator_parse.h"
+#include "sim/config/hype_config.h"
 #include "sim/config/key_ranges.h"
 #include "sim/config/network_config.h"
 #include "sim/config/network_lookup.h"
@@ -325,7 +326,8 @@ ExperimentSpec load_experiment(const std::string& path, const std::vector<std::s
   ConfigMap m = top.as_map();
   // The simulation keys are listed after the older keys, which keeps that message stable.
   m.allow_only({"name", "network", "dataset", "training", "output", "accelerator", "dataflow",
-                "technique", "fidelity", "numerics", "memory", "residency", "system", "pipeline"});
+                "technique", "fidelity", "numerics", "memory", "residency", "system", "pipeline",
+                "hype"});
 
   ExperimentSpec spec;
   spec.notes = notes;
@@ -346,6 +348,12 @@ ExperimentSpec load_experiment(const std::string& path, const std::vector<std::s
     spec.pipeline = parse_pipeline(v ? &*v : nullptr, top, spec);
     if (v && !spec.system.present())
       spec.notes.push_back("pipeline: unused, the experiment runs on one device (no system)");
+  }
+  // `hype: none` (e.g. --set hype=none) is one device, as no `hype:` at all.
+  if (auto v = m.get("hype"); v && !(v->is_scalar() && v->as_string() == "none")) {
+    if (spec.system.present())
+      v->fail("an experiment has a `system:` (pipelines) or a `hype:` system, not both");
+    spec.hype = std::make_shared<const HypeSpec>(parse_hype(*v, path));
   }
   spec.output.dir = "runs/" + spec.name;
   if (auto v = m.get("output")) {

@@ -5,6 +5,7 @@
 // read specs; they never touch YAML.
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -160,6 +161,8 @@ struct OutputSpec {
   std::string dir;  ///< default "runs/<experiment name>"
 };
 
+struct HypeSpec;
+
 struct ExperimentSpec {
   std::string name;
   std::string source;  ///< experiment file path
@@ -174,6 +177,9 @@ struct ExperimentSpec {
   /// Several devices (absent: the one accelerator of `sim`) and the pipeline over them.
   SystemSpec system;
   PipelineSpec pipeline;
+  /// A hybrid GPU + offload-device system for Hype-training (sim/hype/hype_spec.h); null:
+  /// none.
+  std::shared_ptr<const HypeSpec> hype;
   OutputSpec output;
   /// What loading decided that the user should hear (e.g. technique keys an override
   /// dropped); printed in the run header, not part of the configuration.
