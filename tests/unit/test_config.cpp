@@ -421,7 +421,7 @@ TEST_CASE("network validation", "[config]") {
       {"  - {type: lstm}\n  - {type: softmax}\n", "lstm", "layers.0.type",
        "unknown layer type 'lstm' (known: dense, conv2d"},
       {"  - {type: dense, units: 4}\n", "dense", "layers.0.type",
-       "the last layer must be 'softmax', got 'dense'"},
+       "the last layer must be 'softmax' or a sink, got 'dense'"},
       {"  - {type: softmax}\n  - {type: dense, units: 4}\n  - {type: softmax}\n", "softmax",
        "layers.0.type", "softmax must be the last layer"},
       {"  - {type: dense, units: 4, name: x}\n  - {type: relu, name: x}\n  - {type: softmax}\n",
