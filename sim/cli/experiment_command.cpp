@@ -33,14 +33,16 @@ void write_summary(const po::variables_map& vm, const RunResult& r) {
 }
 
 // --scalesim-topology FILE.csv: the topology as the experiment's network, shape only. As an
-// override, so config.resolved.yaml records the network it made. A file found from the cwd
-// is passed absolute: the experiment's `network:` paths are tried from its folder first.
+// override, so config.resolved.yaml records the network it made. The file is taken from the
+// cwd, as `trainsim layer` takes it (passed absolute: the experiment's `network:` paths are
+// tried from its folder first).
 void add_topology_overrides(const po::variables_map& vm, std::vector<std::string>& overrides) {
   if (!vm.count("scalesim-topology")) return;
   std::string file = vm["scalesim-topology"].as<std::string>();
   std::error_code ec;
-  if (std::filesystem::is_regular_file(file, ec))
-    file = std::filesystem::absolute(file).lexically_normal().string();
+  if (!std::filesystem::is_regular_file(file, ec))
+    throw UserError(file + ": cannot open the SCALE-Sim topology file");
+  file = std::filesystem::absolute(file).lexically_normal().string();
   std::string quoted = "\"";
   for (char c : file) quoted += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
   overrides.push_back("network={scalesim_topology: " + quoted + "\"}");

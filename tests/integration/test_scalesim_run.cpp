@@ -200,6 +200,8 @@ TEST_CASE("Bad SCALE-Sim topologies for trainsim run: one line, exit 2, no resul
            {"big.csv): layer 'c1' (conv2d): forms", "(2^36)"}},
           {{"{scalesim_topology: ok.csv}", {"--scalesim-config", dir + "/user.cfg"}},
            {"user.cfg:2: InterfaceBandwidth: USER is not modelled"}},
+          {{"{scalesim_topology: ok.csv}", {"--scalesim-topology", dir + "/none.csv"}},
+           {"none.csv: cannot open the SCALE-Sim topology file"}},
           {{"{scalesim_topology: ok.csv}", {"--scalesim-config", dir + "/none.cfg"}},
            {"none.cfg: cannot open the SCALE-Sim config file"}},
           {{"{scalesim_topology: ok.csv}", {"-s", "numerics=float", "-s", "dataset.name=mnist"}},
