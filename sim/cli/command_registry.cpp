@@ -43,7 +43,9 @@ const std::vector<Command>& commands() {
        "per-epoch train loss, test accuracy and wall time. Writes DIR/epochs.csv, "
        "DIR/stats.json, DIR/timing.json and DIR/config.resolved.yaml.",
        "trainsim train configs/experiments/mlp_fashion.yaml -s training.epochs=2", cmd_train},
-      {"validate", "validate EXPERIMENT.yaml [-s KEY=VALUE]...",
+      {"validate",
+       "validate EXPERIMENT.yaml [-s KEY=VALUE]... [--scalesim-topology FILE.csv] "
+       "[--scalesim-config FILE.cfg]",
        "check an experiment and the data it names without running it",
        "Reads the experiment with its overrides, every file it refers to and its dataset, and "
        "builds everything a run builds before its first batch (network, optimizer, technique, "

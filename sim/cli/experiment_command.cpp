@@ -4,7 +4,6 @@
 #include "sim/cli/experiment_runner.h"
 #include "sim/config/experiment_config.h"
 #include "sim/core/error.h"
-#include "sim/interop/scalesim_inputs.h"
 #include "sim/report/staged_dir.h"
 #include "sim/sweep/sweep_table.h"
 
@@ -32,41 +31,10 @@ void write_summary(const po::variables_map& vm, const RunResult& r) {
   std::filesystem::rename(path + ".tmp", path);
 }
 
-// --scalesim-topology FILE.csv: the topology as the experiment's network, shape only. As an
-// override, so config.resolved.yaml records the network it made. The file is taken from the
-// cwd, as `trainsim layer` takes it (passed absolute: the experiment's `network:` paths are
-// tried from its folder first).
-void add_topology_overrides(const po::variables_map& vm, std::vector<std::string>& overrides) {
-  if (!vm.count("scalesim-topology")) return;
-  std::string file = vm["scalesim-topology"].as<std::string>();
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(file, ec))
-    throw UserError(file + ": cannot open the SCALE-Sim topology file");
-  file = std::filesystem::absolute(file).lexically_normal().string();
-  std::string quoted = "\"";
-  for (char c : file) quoted += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
-  overrides.push_back("network={scalesim_topology: " + quoted + "\"}");
-  overrides.push_back("numerics=none");
-}
-
-// --scalesim-config FILE.cfg: SCALE-Sim's array, SRAMs, dataflow and bandwidth mode over the
-// experiment's accelerator, as `trainsim layer` applies them. The config's Dataflow replaces
-// the experiment's dataflow too; without one the experiment's stays.
-ExperimentSpec with_scalesim_config(const po::variables_map& vm, ExperimentSpec spec) {
-  if (!vm.count("scalesim-config")) return spec;
-  if (spec.system.present())
-    throw UserError("--scalesim-config sets the one accelerator of an experiment; '" + spec.name +
-                    "' runs on a system of devices");
-  std::string dataflow;
-  spec.sim.accelerator = apply_scalesim_config(vm["scalesim-config"].as<std::string>(),
-                                               spec.sim.accelerator, &dataflow);
-  if (!dataflow.empty()) spec.sim.dataflow = dataflow;
-  return spec;
-}
 }  // namespace
 
 int run_or_train(const std::string& command, const std::vector<std::string>& args, bool simulate) {
-  po::options_description opts = experiment_options();
+  po::options_description opts = experiment_options(kOptAll | (simulate ? kOptScaleSim : 0));
   opts.add_options()("resume", po::value<std::string>()->value_name("DIR"),
                      "continue the incomplete run in DIR from its last completed epoch (no "
                      "EXPERIMENT.yaml, --set, --out or --force with it)")(
@@ -76,23 +44,15 @@ int run_or_train(const std::string& command, const std::vector<std::string>& arg
       "chakra", po::value<std::string>()->value_name("DIR"),
       "a run on a system of devices: also write Chakra execution traces (one per device, "
       "for ASTRA-sim) of its timeline into DIR");
-  if (simulate)
-    opts.add_options()("scalesim-topology", po::value<std::string>()->value_name("FILE.csv"),
-                       "time a SCALE-Sim topology (conv or GEMM form) as the experiment's "
-                       "network, shape only: every row an independent layer (docs/interop.md)")(
-        "scalesim-config", po::value<std::string>()->value_name("FILE.cfg"),
-        "a SCALE-Sim config: array, dataflow, SRAM sizes and bandwidth mode over the "
-        "experiment's accelerator, as trainsim layer applies it");
   po::variables_map vm;
-  ExperimentArgs a = parse_experiment_args(command, args, opts, &vm, /*optional_path=*/true);
+  const ExperimentArgs a = parse_experiment_args(command, args, opts, &vm, /*optional_path=*/true);
   RunOptions options;
   options.simulate = simulate;
   options.quiet = a.quiet;
   options.force = a.force;
   if (vm.count("chakra")) options.chakra_dir = vm["chakra"].as<std::string>();
   if (vm.count("resume")) {
-    if (!a.path.empty() || !a.overrides.empty() || a.force || vm.count("scalesim-topology") ||
-        vm.count("scalesim-config"))
+    if (!a.path.empty() || !a.overrides.empty() || a.force || !a.scalesim_config.empty())
       throw UserError(command +
                       " --resume DIR continues the run as it was configured: give no "
                       "EXPERIMENT.yaml, --set, --out, --force or --scalesim-* with it");
@@ -104,9 +64,7 @@ int run_or_train(const std::string& command, const std::vector<std::string>& arg
   }
   if (a.path.empty())
     throw UserError(command + ": missing EXPERIMENT.yaml (see trainsim " + command + " --help)");
-  add_topology_overrides(vm, a.overrides);
-  write_summary(
-      vm, run_experiment(with_scalesim_config(vm, load_experiment(a.path, a.overrides)), options));
+  write_summary(vm, run_experiment(load_experiment(a), options));
   return 0;
 }
 

@@ -145,6 +145,13 @@ TEST_CASE("A SCALE-Sim topology run reads back from its config.resolved.yaml",
                     dir + "/first", "-q"});
   INFO(first.err);
   REQUIRE(first.exit_code == 0);
+  // validate takes the same flags and checks what the run would do.
+  const auto check = run_trainsim({"validate", exp, "--scalesim-topology", topo.conv,
+                                   "--scalesim-config", write_reference_config(dir, "32", "os")});
+  INFO(check.err);
+  CHECK(check.exit_code == 0);
+  CHECK(check.out.find("ok: network conv (") != std::string::npos);
+  CHECK(check.out.find("(32x32, os)") != std::string::npos);
   const auto again =
       run_trainsim({"run", dir + "/first/config.resolved.yaml", "-o", dir + "/again", "-q"});
   INFO(again.err);
