@@ -30,7 +30,6 @@ void write_summary(const po::variables_map& vm, const RunResult& r) {
   write_text_file(path + ".tmp", point_result_json(p));
   std::filesystem::rename(path + ".tmp", path);
 }
-
 }  // namespace
 
 int run_or_train(const std::string& command, const std::vector<std::string>& args, bool simulate) {

@@ -93,7 +93,8 @@ std::vector<LayerSpec> parse_layers(const ConfigNode& node) {
     if (layer.type == "softmax" && i + 1 != items.size()) {
       items[i].as_map().require("type").fail("softmax must be the last layer");
     }
-    // A sink ends the network as softmax does: the gradients it hands back are its outputs'.
+    // A sink stands where the loss would: for the rest of the model, which is not simulated
+    // and hands back the gradients of the outputs it reads. Nothing may follow it.
     const bool sink = layer_boundary(layer.type) == LayerBoundary::kSink;
     if (sink && i + 1 != items.size())
       items[i].as_map().require("type").fail("a sink must be the last layer");
