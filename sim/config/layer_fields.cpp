@@ -62,6 +62,17 @@ const LayerField kLayerFields[] = {
      [](YAML::Emitter& o, const LayerSpec& l) {
        o << YAML::Flow << YAML::BeginSeq << l.size[0] << l.size[1] << YAML::EndSeq;
      }},
+    {"shape",
+     [](const ConfigNode& v, LayerSpec& l) {
+       std::vector<ConfigNode> d = v.as_sequence();
+       if (d.size() != 3)
+         v.fail("expected [channels, height, width], got " + std::to_string(d.size()) + " values");
+       l.shape = {{d[0].as_int_in(key_range::kExtent), d[1].as_int_in(key_range::kExtent),
+                   d[2].as_int_in(key_range::kExtent)}};
+     },
+     [](YAML::Emitter& o, const LayerSpec& l) {
+       o << YAML::Flow << YAML::BeginSeq << l.shape[0] << l.shape[1] << l.shape[2] << YAML::EndSeq;
+     }},
     {"from",
      [](const ConfigNode& v, LayerSpec& l) {
        l.from.clear();

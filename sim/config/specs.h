@@ -30,7 +30,8 @@ struct LayerSpec {
   int groups = 1;       ///< conv2d: grouped convolution (groups = channels: depthwise)
   double slope = 0.01;  ///< leaky_relu: negative slope
   bool bias = true;     ///< dense / conv2d
-  std::array<int, 2> size{{0, 0}};  ///< resize: output height and width
+  std::array<int, 2> size{{0, 0}};      ///< resize: output height and width
+  std::array<int, 3> shape{{0, 0, 0}};  ///< source: channels, height, width of its tensor
   /// The layers whose outputs this layer reads ("input": the network input). Empty: the
   /// previous layer's (a sequential network). add / concat take two or more.
   std::vector<std::string> from;

@@ -128,8 +128,21 @@ const std::vector<LayerTypeInfo>& layer_types() {
                            Keys{"from"}),
       TRAINSIM_SHAPE_LAYER("resize", "bilinear resize of the input to size [h, w] (timed only)",
                            (Keys{"size", "from"})),
+      LayerTypeInfo{"source",
+                    "an input of shape [c, h, w] from outside the network, whose gradient is "
+                    "computed (timed only; SCALE-Sim topologies)",
+                    Keys{"shape"}, nullptr, nullptr, LayerBoundary::kSource, Keys{"shape"}},
+      LayerTypeInfo{"sink",
+                    "last layer instead of softmax: the outputs in `from` leave the network, "
+                    "their gradients come from outside (timed only; SCALE-Sim topologies)",
+                    Keys{"from"}, nullptr, nullptr, LayerBoundary::kSink, Keys{"from"}},
   };
   return types;
+}
+
+LayerBoundary layer_boundary(const std::string& type) {
+  const LayerTypeInfo* info = find_layer_type(type);
+  return info ? info->boundary : LayerBoundary::kNone;
 }
 
 const LayerTypeInfo* find_layer_type(const std::string& name) {

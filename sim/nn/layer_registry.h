@@ -1,6 +1,7 @@
 #pragma once
 // The layer types a network YAML may name. The config parser uses `keys` to reject
 // parameters that do not belong to a type; the network builder uses `make` to build it.
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -10,13 +11,31 @@
 
 namespace trainsim {
 
+/// Where a layer type's data comes from or goes to when that is outside the network's
+/// layers. Networks that time layers cut out of a larger model (a SCALE-Sim topology, whose
+/// rows do not chain) need both ends: a tensor that exists without a producer, and outputs
+/// whose gradients arrive from layers that are not simulated.
+enum class LayerBoundary : std::uint8_t {
+  kNone,    ///< an ordinary layer: reads layers above it or the network input
+  kSource,  ///< reads nothing: its output (`shape`) is an input from outside the network,
+            ///< produced by a layer that is not simulated, which wants its gradient back
+  kSink,    ///< the last layer instead of softmax: takes the outputs in `from` out of the
+            ///< network; their gradients come from outside (no loss op, no class output)
+};
+
 struct LayerTypeInfo {
   std::string name;
   std::string description;
   std::vector<std::string> keys;  ///< YAML keys allowed besides `type` and `name`
   std::unique_ptr<Layer<float>> (*make_float)(const LayerSpec&, const Shape& in);
   std::unique_ptr<Layer<double>> (*make_double)(const LayerSpec&, const Shape& in);
+  LayerBoundary boundary = LayerBoundary::kNone;
+  std::vector<std::string> required = {};  ///< keys without a default (besides the older
+                                           ///< types' in required_layer_keys())
 };
+
+/// The boundary role of `type` (kNone for an unknown type).
+LayerBoundary layer_boundary(const std::string& type);
 
 /// All layer types, in a fixed order.
 const std::vector<LayerTypeInfo>& layer_types();
