@@ -160,3 +160,34 @@ TEST_CASE("trainsim list policies", "[hype][cli]") {
   for (const char* p : {"gpu-only", "energy", "power-cap"})
     CHECK(r.out.find(p) != std::string::npos);
 }
+
+TEST_CASE("trainsim compare --systems gpu-only,hype", "[hype][cli]") {
+  const std::string dir = fresh_dir("hype-compare");
+  const auto r = run_trainsim(
+      {"compare", kZoo, "--systems", "gpu-only,hype", "--out", dir + "/cmp", "--quiet"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto rows = csv_rows(read_file(dir + "/cmp/compare.csv"));
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[0].at("variant") == "gpu-only");
+  CHECK(rows[1].at("variant") == "hype");
+  CHECK(std::stod(rows[0].at("speedup")) == 1.0);
+  // Case 1 on AlexNet: no slower, and the same work for less energy.
+  CHECK(std::stod(rows[1].at("speedup")) >= 1.0);
+  CHECK(std::stod(rows[1].at("energy_efficiency_rel")) >= 1.0);
+  // The ratios are the runs' own figures.
+  const auto hype = nlohmann::json::parse(read_file(dir + "/cmp/hype/stats.json"));
+  const auto base = nlohmann::json::parse(read_file(dir + "/cmp/gpu-only/stats.json"));
+  CHECK(std::stod(rows[1].at("speedup")) == Approx(base["epochs"][0]["seconds"].get<double>() /
+                                                   hype["epochs"][0]["seconds"].get<double>())
+                                                .epsilon(1e-5));
+  // --systems needs a hype: system, and goes alone.
+  require_clean_failure(
+      run_trainsim({"compare",
+                    std::string(TRAINSIM_SOURCE_DIR) + "/configs/experiments/quickstart.yaml",
+                    "--systems", "gpu-only", "--out", dir + "/bad1"}),
+      dir + "/bad1", {"no hype: system"});
+  require_clean_failure(run_trainsim({"compare", kZoo, "--systems", "gpu-only", "--dataflows",
+                                      "ws,os", "--out", dir + "/bad2"}),
+                        dir + "/bad2", {"--systems"});
+}
