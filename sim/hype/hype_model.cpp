@@ -75,6 +75,7 @@ HypeIteration simulate_hype(const HypeSpec& spec, const NetShape& net, int batch
 
   PolicyParams params;
   params.power_cap_w = spec.power_cap_w;
+  params.dvfs = spec.dvfs;
   // The replicas are identical and run in step: each keeps its share of the cap left after
   // the host.
   params.power_cap_w = std::isfinite(spec.power_cap_w)
@@ -89,6 +90,14 @@ HypeIteration simulate_hype(const HypeSpec& spec, const NetShape& net, int batch
                     *baseline, sys);
   std::vector<Placement> plan = it.plan;
   it.policy.run = run_iteration(it.dag, it.character, plan, *policy, sys);
+  if (policy->dvfs()) {
+    // The controller's clock carries from one iteration to the next: run iterations until one
+    // starts where the one before started (a steady state, or a cycle of one iteration), at
+    // most 16, and keep the last.
+    for (int k = 0; k < 16 && it.policy.run.end_level != it.policy.run.start_level; ++k)
+      it.policy.run =
+          run_iteration(it.dag, it.character, plan, *policy, sys, it.policy.run.end_level);
+  }
   if (policy->never_slower()) {
     // Move back the offloads that lose the most against the GPU, doubling the count each
     // round, until the iteration is no slower; with every op back it is gpu-only's.

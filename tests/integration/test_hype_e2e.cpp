@@ -157,7 +157,7 @@ TEST_CASE("Bad hype systems fail with one line and no output", "[hype][cli]") {
 TEST_CASE("trainsim list policies", "[hype][cli]") {
   const auto r = run_trainsim({"list", "policies"});
   REQUIRE(r.exit_code == 0);
-  for (const char* p : {"gpu-only", "energy", "power-cap"})
+  for (const char* p : {"gpu-only", "energy", "power-cap", "dvfs"})
     CHECK(r.out.find(p) != std::string::npos);
 }
 
