@@ -118,6 +118,7 @@ std::string hype_stats_json(const HypeRunData& r) {
                            {"slack_eligible", slack},
                            {"planned_offload", planned},
                            {"guard_demotions", it.guard_demotions}};
+  j["exposed_transfer_s"] = it.exposed_transfer_s;
   j["allreduce_s"] = it.allreduce_s;
   j["allreduce_bytes"] = it.allreduce_bytes;
   j["iteration"] = {{"policy", outcome_json(it.policy, it.batch)},

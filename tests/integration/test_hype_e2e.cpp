@@ -96,6 +96,8 @@ TEST_CASE("Hype Case 1 is never slower than gpu-only on the paper's CNNs", "[hyp
     CHECK(it["policy"]["iteration_s"].get<double>() <= it["gpu_only"]["iteration_s"].get<double>());
     CHECK(j["gains"]["throughput"].get<double>() >= 0);
     CHECK(it["policy"]["offloaded_ops"].get<int>() > 0);
+    CHECK(j["exposed_transfer_s"].get<double>() >= 0);
+    CHECK(j["exposed_transfer_s"].get<double>() < it["policy"]["iteration_s"].get<double>());
   }
   // trainsim's own accelerator in the FPGAs' place: a 180-PE array wins no op against the V100,
   // so nothing is offloaded and the run is gpu-only's.
