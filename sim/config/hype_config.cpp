@@ -71,6 +71,9 @@ HypeSpec parse_hype(const ConfigNode& node, const std::string& experiment_path) 
   if (s.offloads % s.gpus != 0)
     m.node().fail(
         sformat("offloads: %d offload devices do not divide among %d GPUs", s.offloads, s.gpus));
+  if (s.offloads / s.gpus > kMaxOffloadDevices)
+    m.node().fail(sformat("offloads: at most %d offload devices per GPU (got %d)",
+                          kMaxOffloadDevices, s.offloads / s.gpus));
   s.gpu_link = paper_link(1.198);
   s.offload_link = paper_link(0.547);
   if (auto v = m.get("links")) {
@@ -104,7 +107,10 @@ HypeSpec parse_hype(const ConfigNode& node, const std::string& experiment_path) 
     if (auto x = d.get("gamma")) s.dvfs.gamma = x->as_double_non_negative();
   }
   if (auto v = m.get("host_static_w")) s.host_static_w = v->as_double_non_negative();
-  if (auto v = m.get("sample_ms")) s.sample_ms = v->as_double_positive();
+  if (auto v = m.get("sample_ms")) {
+    s.sample_ms = v->as_double_positive();
+    if (s.sample_ms < 1e-3) v->fail("at least 0.001 (1 us)");
+  }
   if (auto v = m.get("thresholds")) {
     ConfigMap t = v->as_map();
     t.allow_only({"bandwidth_gbps", "ipc", "combine"});

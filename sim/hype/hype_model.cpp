@@ -11,23 +11,33 @@ namespace trainsim {
 
 namespace {
 
+// Power draws within this fraction of the cap count as at the cap: the runtime admits ops on
+// sums of peaks, the trace adds and removes them one by one, and the two may differ by a
+// rounding.
+constexpr double kCapTolerance = 1e-9;
+
 // The cap's violations in a replica's power trace, sampled every `sample_s` from time 0 as a
-// power meter would (the paper does not say how it counted; docs/hype.md).
-// The replicas run in step, so the system draws `gpus` times a replica's power plus the host's.
+// power meter would (the paper does not say how it counted; docs/hype.md): the samples that
+// fall in each step above the cap. The replicas run in step, so the system draws `gpus` times
+// a replica's power plus the host's.
 void count_violations(HypeOutcome& o, double cap, double sample_s, int gpus, double host_w) {
   const std::vector<PowerStep>& p = o.run.power;
   auto system = [&](double replica_w) { return gpus * replica_w + host_w; };
   o.peak_w = system(o.run.peak_w);
   if (!std::isfinite(cap)) return;
-  std::size_t k = 0;
-  for (double t = 0; t < o.run.makespan_s; t += sample_s) {
-    while (k + 1 < p.size() && p[k + 1].t_s <= t) ++k;
-    if (system(p[k].peak_w) > cap) o.violations += 1;
-  }
+  // Samples at k * sample_s in [a, b): ceil(b / s) - ceil(a / s).
+  auto samples_before = [&](double t) { return std::ceil(t / sample_s - 1e-9); };
   for (std::size_t i = 0; i < p.size(); ++i) {
     const double end = i + 1 < p.size() ? p[i + 1].t_s : o.run.makespan_s;
-    if (system(p[i].peak_w) > cap) o.above_cap_s += end - p[i].t_s;
+    if (end <= p[i].t_s || system(p[i].peak_w) <= cap * (1 + kCapTolerance)) continue;
+    o.above_cap_s += end - p[i].t_s;
+    o.violations += samples_before(end) - samples_before(p[i].t_s);
   }
+}
+
+// Static power of `gpus` replicas of `per_gpu_w` each plus the host's.
+double system_static_w(int gpus, double per_gpu_w, double host_w) {
+  return gpus * per_gpu_w + host_w;
 }
 
 }  // namespace
@@ -47,15 +57,16 @@ HypeIteration simulate_hype(const HypeSpec& spec, const NetShape& net, int batch
   const std::unique_ptr<DeviceModel> offload = spec.offload ? spec.offload->build() : nullptr;
   const int per_gpu = spec.offloads_per_gpu();
 
-  RuntimeSystem sys;
-  sys.gpu = gpu.get();
-  sys.offload = per_gpu > 0 ? offload.get() : nullptr;
-  sys.offload_count = per_gpu;
-  sys.gpu_link = spec.gpu_link;
-  sys.offload_link = spec.offload_link;
-  sys.overlap = spec.overlap_rule;
-  // The host's static power belongs to the whole system, once: the replicas' runs leave it out.
-  sys.host_static_w = 0;
+  // Two systems: the GPU with its offload devices, and the GPU alone (the baselines'). The
+  // host's static power belongs to the whole system, once: the replicas' runs leave it out.
+  RuntimeSystem alone;
+  alone.gpu = gpu.get();
+  alone.gpu_link = spec.gpu_link;
+  alone.offload_link = spec.offload_link;
+  alone.overlap = spec.overlap_rule;
+  RuntimeSystem hybrid = alone;
+  hybrid.offload = per_gpu > 0 ? offload.get() : nullptr;
+  hybrid.offload_count = per_gpu;
 
   if (per_gpu > 0) {
     CharacterizeDevices d;
@@ -73,9 +84,15 @@ HypeIteration simulate_hype(const HypeSpec& spec, const NetShape& net, int batch
     for (int i = 0; i < it.dag.size(); ++i)
       it.character.ops[static_cast<std::size_t>(i)].gpu = gpu->cost(it.dag.node(i).op);
   }
+  // Every op must be able to run on the GPU: it is where the baselines run everything.
+  for (int i = 0; i < it.dag.size(); ++i)
+    if (!it.character.ops[static_cast<std::size_t>(i)].gpu.supported)
+      throw UserError("hype.gpu: device '" + gpu->name() + "' has no kernel for " +
+                      paper_op_type_name(it.dag.node(i).type) + " (op " + std::to_string(i) +
+                      ", layer " + std::to_string(it.dag.node(i).op.layer) +
+                      "), and every op must be able to run on the GPU");
 
   PolicyParams params;
-  params.power_cap_w = spec.power_cap_w;
   params.dvfs = spec.dvfs;
   // The replicas are identical and run in step: each keeps its share of the cap left after
   // the host.
@@ -84,11 +101,13 @@ HypeIteration simulate_hype(const HypeSpec& spec, const NetShape& net, int batch
                            : spec.power_cap_w;
   const std::unique_ptr<HypePolicy> policy = hype_policy_info(spec.policy).make(params);
   const std::unique_ptr<HypePolicy> baseline = make_gpu_only_policy(params);
+  const RuntimeSystem& sys = policy->offloads() ? hybrid : alone;
 
-  it.plan = policy->plan(it.character);
+  it.plan = policy->offloads() ? policy->plan(it.character)
+                               : std::vector<Placement>(it.character.ops.size(), Placement::kGpu);
   it.gpu_only.run =
       run_iteration(it.dag, it.character, std::vector<Placement>(it.plan.size(), Placement::kGpu),
-                    *baseline, sys);
+                    *baseline, alone);
   std::vector<Placement> plan = it.plan;
   it.policy.run = run_iteration(it.dag, it.character, plan, *policy, sys);
   if (policy->dvfs()) {
@@ -100,13 +119,15 @@ HypeIteration simulate_hype(const HypeSpec& spec, const NetShape& net, int batch
           run_iteration(it.dag, it.character, plan, *policy, sys, it.policy.run.end_level);
   }
   if (policy->never_slower()) {
-    // Move back the offloads that lose the most against the GPU, doubling the count each
-    // round, until the iteration is no slower; with every op back it is gpu-only's.
+    // Move back the planned offloads that lose the most against the GPU, doubling the count
+    // each round, until the iteration is no slower; with every op back it is gpu-only's. The
+    // doubling may move back up to twice as many as needed.
     int step = 1;
-    while (it.policy.run.makespan_s > it.gpu_only.run.makespan_s) {
+    while (it.policy.run.makespan_s > it.gpu_only.run.makespan_s * (1 + kCapTolerance)) {
       std::vector<int> off;
       for (int i = 0; i < it.dag.size(); ++i)
-        if (it.policy.run.ops[static_cast<std::size_t>(i)].place == Placement::kOffload)
+        if (it.policy.run.ops[static_cast<std::size_t>(i)].place == Placement::kOffload &&
+            plan[static_cast<std::size_t>(i)] == Placement::kOffload)
           off.push_back(i);
       if (off.empty()) break;
       auto loss = [&](int i) {
@@ -140,26 +161,26 @@ HypeIteration simulate_hype(const HypeSpec& spec, const NetShape& net, int batch
   }
 
   // Data parallelism: a ring all-reduce of each GPU's gradient through the host, 2 (G - 1)
-  // steps each moving 1/G of it over every GPU's link.
-  if (spec.gpus > 1) {
+  // steps, each moving 1/G of it from every GPU up to the host and down to the next GPU (two
+  // hops, store and forward, as every move through the host).
+  const int g = spec.gpus;
+  if (g > 1) {
     it.allreduce_bytes = 4.0 * static_cast<double>(net.param_count());
-    const int g = spec.gpus;
-    it.allreduce_s =
-        2.0 * (g - 1) *
-        (spec.gpu_link.latency_s + it.allreduce_bytes / g / (spec.gpu_link.bandwidth_gbps * 1e9));
+    it.allreduce_s = 2.0 * (g - 1) * 2 * spec.gpu_link.time_s(it.allreduce_bytes / g);
   }
-  const double system_static =
-      spec.gpus * (gpu->static_w() + per_gpu * (offload ? offload->static_w() : 0)) +
-      spec.host_static_w;
-  const double allreduce_link_j = spec.gpus > 1 ? 2.0 * 2.0 * (spec.gpus - 1) * it.allreduce_bytes /
-                                                      spec.gpus * 8 * spec.gpu_link.pj_per_bit *
-                                                      1e-12 * spec.gpus
-                                                : 0;
+  // Every GPU sends and receives 2 (G - 1) / G of its gradient, each byte over two links.
+  const double allreduce_link_j =
+      g > 1 ? g * 2.0 * (g - 1) / g * it.allreduce_bytes * 2 * 8 * spec.gpu_link.pj_per_bit * 1e-12
+            : 0;
+  const double offload_static_w = offload ? offload->static_w() : 0;
   for (HypeOutcome* o : {&it.policy, &it.gpu_only}) {
+    const bool with_offload = o == &it.policy && policy->offloads();
+    const double replica_static = gpu->static_w() + (with_offload ? per_gpu * offload_static_w : 0);
     o->iteration_s = o->run.makespan_s + it.allreduce_s;
-    o->energy_j = spec.gpus * o->run.energy_j() + spec.host_static_w * o->run.makespan_s +
-                  system_static * it.allreduce_s + allreduce_link_j;
-    count_violations(*o, spec.power_cap_w, spec.sample_ms * 1e-3, spec.gpus, spec.host_static_w);
+    o->energy_j = g * o->run.energy_j() + spec.host_static_w * o->run.makespan_s +
+                  system_static_w(g, replica_static, spec.host_static_w) * it.allreduce_s +
+                  allreduce_link_j;
+    count_violations(*o, spec.power_cap_w, spec.sample_ms * 1e-3, g, spec.host_static_w);
   }
   return it;
 }

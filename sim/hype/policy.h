@@ -42,8 +42,11 @@ struct PolicyParams {
 class HypePolicy {
  public:
   virtual ~HypePolicy() = default;
-  virtual std::string name() const = 0;
-  virtual std::string description() const = 0;
+  virtual std::string name() const = 0;  ///< as in the registry (its description is there)
+  /// Whether the policy uses the offload devices. Those that do not (gpu-only, dvfs) run on
+  /// the GPUs alone: the offload devices are no part of their system, as the paper's
+  /// baselines are GPU-only machines.
+  virtual bool offloads() const { return true; }
   /// The device each op of the characterized DAG is planned for.
   virtual std::vector<Placement> plan(const Characterization& c) const = 0;
   /// Whether an idle device may start an op whose peak draw there is `op_peak_w` (the static

@@ -13,7 +13,7 @@ class DvfsPolicy final : public HypePolicy {
  public:
   explicit DvfsPolicy(const PolicyParams& p) : cap_(p.power_cap_w), dvfs_(p.dvfs) {}
   std::string name() const override { return "dvfs"; }
-  std::string description() const override { return "GPU alone, clock scaled to the cap"; }
+  bool offloads() const override { return false; }
   std::vector<Placement> plan(const Characterization& c) const override {
     return std::vector<Placement>(c.ops.size(), Placement::kGpu);
   }

@@ -19,7 +19,6 @@ namespace {
 class EnergyPolicy final : public HypePolicy {
  public:
   std::string name() const override { return "energy"; }
-  std::string description() const override { return "Case 1: least energy, no slower"; }
   std::vector<Placement> plan(const Characterization& c) const override {
     return characterized_plan(c);
   }

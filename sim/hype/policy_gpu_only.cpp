@@ -8,7 +8,7 @@ namespace {
 class GpuOnlyPolicy final : public HypePolicy {
  public:
   std::string name() const override { return "gpu-only"; }
-  std::string description() const override { return "every op on the GPU"; }
+  bool offloads() const override { return false; }
   std::vector<Placement> plan(const Characterization& c) const override {
     return std::vector<Placement>(c.ops.size(), Placement::kGpu);
   }

@@ -12,7 +12,6 @@ class PowerCapPolicy final : public HypePolicy {
  public:
   explicit PowerCapPolicy(double cap) : cap_(cap) {}
   std::string name() const override { return "power-cap"; }
-  std::string description() const override { return "Case 2: most throughput under a cap"; }
   std::vector<Placement> plan(const Characterization& c) const override {
     return characterized_plan(c);
   }

@@ -91,9 +91,12 @@ class Runtime {
     const std::size_t n = at(dag.size());
     if (c.ops.size() != n || plan_.size() != n)
       throw std::logic_error("run_iteration: one cost and one placement per node needed");
-    if (!sys.gpu || sys.offload_count < 0 || sys.offload_count > 64 ||
+    if (!sys.gpu || sys.offload_count < 0 || sys.offload_count > kMaxOffloadDevices ||
         (sys.offload_count > 0 && !sys.offload))
-      throw std::logic_error("run_iteration: a GPU and 0-64 offload devices needed");
+      throw std::logic_error("run_iteration: a GPU and 0-63 offload devices needed");
+    for (const OpCharacter& o : c.ops)
+      if (!std::isfinite(o.gpu.time_s) || o.gpu.time_s < 0)
+        throw std::logic_error("run_iteration: every op needs a finite GPU time");
     std::vector<double> gpu_time(n);
     for (std::size_t i = 0; i < n; ++i) gpu_time[i] = c.ops[i].gpu.time_s;
     rank_ = upward_ranks(dag, gpu_time);
@@ -110,7 +113,7 @@ class Runtime {
     r_.ops.resize(n);
     r_.devices.resize(at(devices_));
     r_.devices[0].name = "gpu";
-    for (int d = 1; d < devices_; ++d) r_.devices[at(d)].name = "fpga" + std::to_string(d - 1);
+    for (int d = 1; d < devices_; ++d) r_.devices[at(d)].name = "offload" + std::to_string(d - 1);
     // Links: per device, to the host then from the host.
     for (int d = 0; d < devices_; ++d) {
       LinkUse up, down;
@@ -131,6 +134,7 @@ class Runtime {
     pending_.assign(n, 0);
     finish_.assign(n, kNaN);
     at_gpu_.assign(n, kNaN);
+    at_host_.assign(n, kNaN);
     mask_.assign(n, 0);
     for (std::size_t i = 0; i < n; ++i) {
       pending_[i] = static_cast<int>(dag.in_edges(static_cast<int>(i)).size());
@@ -225,18 +229,35 @@ class Runtime {
     return end;
   }
 
-  // Moves `bytes` from the devices in `from` (bit 0: the GPU, bit d: offload device d - 1),
-  // split evenly among them, to those in `to` through the host; returns the arrival time.
-  double move(std::uint64_t from, std::uint64_t to, double bytes, double t0, int op) {
+  // Sends `bytes` from the devices in `from` (bit 0: the GPU, bit d: offload device d - 1) up
+  // to the host, each device `per_device` of them (bytes split evenly if 0); returns the time
+  // the last arrives.
+  double up(std::uint64_t from, double bytes, double t0, int op, double per_device = 0) {
     if (bytes <= 0) return t0;
-    const int nf = __builtin_popcountll(from), nt = __builtin_popcountll(to);
+    const int n = __builtin_popcountll(from);
     double at_host = t0;
     for (int d = 0; d < devices_; ++d)
-      if (from >> d & 1) at_host = std::max(at_host, hop(d, true, bytes / nf, t0, op));
-    double arrived = at_host;
+      if (from >> d & 1)
+        at_host = std::max(at_host, hop(d, true, per_device > 0 ? per_device : bytes / n, t0, op));
+    return at_host;
+  }
+
+  // Sends `bytes` down from the host to the devices in `to`, each `per_device` of them (split
+  // evenly if 0), starting at `t0`; returns the time the last arrives.
+  double down(std::uint64_t to, double bytes, double t0, int op, double per_device = 0) {
+    if (bytes <= 0) return t0;
+    const int n = __builtin_popcountll(to);
+    double arrived = t0;
     for (int d = 0; d < devices_; ++d)
-      if (to >> d & 1) arrived = std::max(arrived, hop(d, false, bytes / nt, at_host, op));
+      if (to >> d & 1)
+        arrived = std::max(arrived, hop(d, false, per_device > 0 ? per_device : bytes / n, t0, op));
     return arrived;
+  }
+
+  // Moves `bytes` from the devices in `from` to those in `to` through the host.
+  double move(std::uint64_t from, std::uint64_t to, double bytes, double t0, int op) {
+    if (bytes <= 0) return t0;
+    return down(to, bytes, up(from, bytes, t0, op), op);
   }
 
   // When node i's inputs are all on the GPU (all its producers are done).
@@ -308,17 +329,19 @@ class Runtime {
   // so they travel from the iteration's start beside its other transfers (an approximation:
   // they do not queue on the links; docs/hype.md). Returns their arrival.
   double prefetch(int i, std::uint64_t mask, int found) {
+    (void)found;
     const double bytes = external_input_bytes(dag_, i);
     if (bytes <= 0) return 0;
-    const double arrival = sys_.gpu_link.time_s(bytes) + sys_.offload_link.time_s(bytes / found);
-    const double serial_gpu = bytes / (sys_.gpu_link.bandwidth_gbps * 1e9);
-    const double serial_off = bytes / found / (sys_.offload_link.bandwidth_gbps * 1e9);
-    count_hop(0, true, bytes, serial_gpu);
-    r_.transfers.push_back({0, i, 0, sys_.gpu_link.time_s(bytes), bytes});
+    // Every device of a gang needs all of them: the split is of the batch or the rows, never of
+    // the weights.
+    const double at_host = sys_.gpu_link.time_s(bytes);
+    const double arrival = at_host + sys_.offload_link.time_s(bytes);
+    count_hop(0, true, bytes, bytes / (sys_.gpu_link.bandwidth_gbps * 1e9));
+    r_.transfers.push_back({0, i, 0, at_host, bytes});
     for (int d = 1; d < devices_; ++d)
       if (mask >> d & 1) {
-        count_hop(d, false, bytes / found, serial_off);
-        r_.transfers.push_back({2 * d + 1, i, sys_.gpu_link.time_s(bytes), arrival, bytes / found});
+        count_hop(d, false, bytes, bytes / (sys_.offload_link.bandwidth_gbps * 1e9));
+        r_.transfers.push_back({2 * d + 1, i, at_host, arrival, bytes});
       }
     return arrival;
   }
@@ -379,7 +402,7 @@ class Runtime {
         if (mask_[at(edge.from)] == 1) from_gpu += edge.bytes;
       }
       // (Not for an op the GPU may never run: there is nowhere else for it.)
-      if (from_gpu > 0 && plan_[at(i)] == Placement::kOffload &&
+      if (from_gpu > 0 && plan_[at(i)] == Placement::kOffload && !gpu_never &&
           sys_.overlap != OverlapRule::kOff) {
         // The overlap rule (Sec. 3.4), on unloaded links.
         const double moving =
@@ -397,9 +420,14 @@ class Runtime {
         const DagEdge& edge = dag_.edges()[at(e)];
         const int j = edge.from;
         if (mask_[at(j)] == mask || edge.kind == DepKind::kOrder) continue;
-        // Results of other offload devices go back through the host; GPU results are sent now.
-        const double from_time = mask_[at(j)] == 1 ? now : finish_[at(j)];
-        start = std::max(start, move(mask_[at(j)], mask, edge.bytes, from_time, i));
+        if (mask_[at(j)] == 1) {
+          // A GPU result: sent now, through the host.
+          start = std::max(start, move(1, mask, edge.bytes, now, i));
+        } else {
+          // Another offload device's result went up to the host when it was done (complete());
+          // from there it comes down now, once it has arrived.
+          start = std::max(start, down(mask, edge.bytes, std::max(now, at_host_[at(j)]), i));
+        }
       }
       start_on(i, mask, now, start, ch.offload);
       return true;
@@ -430,7 +458,14 @@ class Runtime {
     for (int d = 0; d < devices_; ++d)
       if ((mask >> d & 1) && running_[at(d)] == i) running_[at(d)] = -1;
     if (mask != 1) {
-      at_gpu_[at(i)] = move(mask, 1, returned_bytes(dag_, i), now, i);
+      // A gang splits GEMMs by rows and convolutions by batch (split_rows), so a split
+      // backward-weight pass leaves a whole partial weight gradient on every device: each sends
+      // all of it, and the host sums them. Other results are split among the devices.
+      const double bytes = returned_bytes(dag_, i);
+      const bool partial_sums =
+          dag_.node(i).op.role == OpRole::kBackwardWeight && __builtin_popcountll(mask) > 1;
+      at_host_[at(i)] = up(mask, bytes, now, i, partial_sums ? bytes : 0);
+      at_gpu_[at(i)] = down(1, bytes, at_host_[at(i)], i);
       events_.push({at_gpu_[at(i)], -1});
     }
     for (int e : dag_.out_edges(i)) {
@@ -513,7 +548,7 @@ class Runtime {
   std::vector<double> rank_;
   std::vector<double> busy_until_, running_peak_, static_w_, link_free_;
   std::vector<int> running_, pending_;
-  std::vector<double> finish_, at_gpu_;
+  std::vector<double> finish_, at_gpu_, at_host_;
   std::vector<std::uint64_t> mask_;  // where each finished op ran (bit 0: the GPU)
   std::set<std::pair<double, int>> ready_;
   std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events_;

@@ -54,10 +54,13 @@ const char* overlap_rule_name(OverlapRule r);
 /// Parses overlap_rule_name() output; false if unknown.
 bool parse_overlap_rule(const std::string& text, OverlapRule& r);
 
+/// The most offload devices a GPU can have (a device set is a 64-bit mask with the GPU in bit 0).
+inline constexpr int kMaxOffloadDevices = 63;
+
 struct RuntimeSystem {
   DeviceModel* gpu = nullptr;
   DeviceModel* offload = nullptr;  ///< null (and offload_count 0): a GPU alone
-  int offload_count = 0;           ///< at most 64
+  int offload_count = 0;           ///< at most kMaxOffloadDevices
   HostLink gpu_link, offload_link;
   double host_static_w = 0;
   OverlapRule overlap = OverlapRule::kWindow;
@@ -77,7 +80,7 @@ struct OpRun {
 };
 
 struct DeviceUse {
-  std::string name;  ///< "gpu", "fpga0", ...
+  std::string name;  ///< "gpu", "offload0", ...
   int ops = 0;
   double busy_s = 0;    ///< running ops
   double wait_s = 0;    ///< holding an op whose inputs were still on their way
@@ -86,7 +89,7 @@ struct DeviceUse {
 };
 
 struct LinkUse {
-  std::string name;  ///< "gpu:to-host", "fpga0:from-host", ...
+  std::string name;  ///< "gpu:to-host", "offload0:from-host", ...
   int transfers = 0;
   double bytes = 0, busy_s = 0, energy_j = 0;
 };

@@ -38,9 +38,12 @@ nlohmann::ordered_json outcome_json(const HypeOutcome& o, int batch) {
   j["offloaded_ops"] = o.run.offloaded;
   j["demoted_ops"] = o.run.demoted;
   j["overlap_blocked_ops"] = o.run.overlap_blocked;
+  // Time devices held an op while its inputs were on their way, summed over devices (a gang
+  // op's wait counts once per device). The GPU never waits: it starts an op once its inputs
+  // are there. exposed_transfer_s is the data movement left on the critical path.
   double wait = 0;
   for (const DeviceUse& d : o.run.devices) wait += d.wait_s;
-  j["data_wait_s"] = wait;
+  j["device_wait_s"] = wait;
   j["link_energy_j"] = o.run.link_energy_j;
   // The GPU's clock over its busy time, as a fraction of the full clock (DVFS; else 1).
   j["gpu_mean_clock"] = o.run.mean_clock;
@@ -203,7 +206,7 @@ std::string hype_ops_csv(const HypeRunData& r) {
         .cell(place_name(it.plan[at(i)]))
         .cell(o.place == Placement::kGpu
                   ? "gpu"
-                  : "fpga" + std::to_string(o.first_device - 1) +
+                  : "offload" + std::to_string(o.first_device - 1) +
                         (o.devices > 1 ? "+" + std::to_string(o.devices - 1) : ""))
         .cell(o.demoted ? "yes" : "no")
         .cell(o.overlap_blocked ? "yes" : "no")
@@ -267,7 +270,7 @@ std::string hype_devices_csv(const HypeRunData& r) {
         .cell(u.ops)
         .num("%.9g", u.busy_s)
         .num("%.9g", u.wait_s)
-        .num("%.9g", span - u.busy_s)
+        .num("%.9g", span - u.busy_s - u.wait_s)
         .num("%.4f", span > 0 ? u.busy_s / span : 0)
         .num("%.9g", u.energy_j)
         .num("%.6g", span > 0 ? u.energy_j / span : 0)
