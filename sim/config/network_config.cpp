@@ -88,15 +88,13 @@ std::vector<LayerSpec> parse_layers(const ConfigNode& node) {
             "', which is not a layer above it (nor 'input', the network input)");
       }
     }
-    // Softmax is fused with the cross-entropy loss, so it can only be the output.
-    if (layer.type == "softmax" && i + 1 != items.size()) {
-      items[i].as_map().require("type").fail("softmax must be the last layer");
-    }
     layers.push_back(layer);
   }
-  if (layers.back().type != "softmax") {
-    items.back().as_map().require("type").fail("the last layer must be 'softmax', got '" +
-                                               layers.back().type + "'");
+  // The last layer is fused with the loss (softmax with cross-entropy, sigmoid with binary
+  // cross-entropy); a softmax elsewhere is an ordinary layer (attention's).
+  if (output_loss(layers.back().type) == OutputLoss::kNone) {
+    items.back().as_map().require("type").fail("the last layer must be " + output_layer_types() +
+                                               ", got '" + layers.back().type + "'");
   }
   return layers;
 }

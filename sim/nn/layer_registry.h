@@ -1,6 +1,7 @@
 #pragma once
 // The layer types a network YAML may name. The config parser uses `keys` to reject
 // parameters that do not belong to a type; the network builder uses `make` to build it.
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -10,12 +11,25 @@
 
 namespace trainsim {
 
+struct LayerKind;  // sim/workload/layer_kind.h
+
+/// How a network's last layer is trained: the loss it is fused with.
+enum class OutputLoss : std::uint8_t {
+  kNone,          ///< the layer cannot end a network
+  kCrossEntropy,  ///< softmax: one output value per class
+  kBinary,        ///< sigmoid: one value, the probability of the second of two classes
+};
+
 struct LayerTypeInfo {
   std::string name;
   std::string description;
   std::vector<std::string> keys;  ///< YAML keys allowed besides `type` and `name`
   std::unique_ptr<Layer<float>> (*make_float)(const LayerSpec&, const Shape& in);
   std::unique_ptr<Layer<double>> (*make_double)(const LayerSpec&, const Shape& in);
+  /// Its shape inference and lowering (sim/workload/layers/), for the types added with the
+  /// Hype-training workloads; nullptr: NetShape and the lowering know the type themselves.
+  const LayerKind* kind;
+  OutputLoss loss;
 };
 
 /// All layer types, in a fixed order.
@@ -23,5 +37,12 @@ const std::vector<LayerTypeInfo>& layer_types();
 
 /// The type called `name`, or nullptr.
 const LayerTypeInfo* find_layer_type(const std::string& name);
+
+/// The shape-level description of type `name` (nullptr: none, or an unknown type).
+const LayerKind* find_layer_kind(const std::string& name);
+/// The loss a network ending in a layer of type `name` trains with.
+OutputLoss output_loss(const std::string& name);
+/// "softmax, sigmoid": the types that can end a network, for messages.
+std::string output_layer_types();
 
 }  // namespace trainsim
