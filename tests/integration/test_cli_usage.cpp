@@ -216,8 +216,9 @@ TEST_CASE("An existing results directory needs --force", "[cli][outputs]") {
   CHECK_FALSE(exists(dir + ".partial"));
 }
 
-TEST_CASE("The Hype-training workloads list, validate and run shape-only; their bad layers exit 2",
-          "[cli][list][hype]") {
+TEST_CASE(
+    "The Hype-training workloads list, validate and run shape-only, and their bad layers exit 2",
+    "[cli][list][hype]") {
   const CliResult list = run_trainsim({"list", "networks"});
   CHECK(list.exit_code == 0);
   const std::string dir = fresh_dir("hype-workloads");
