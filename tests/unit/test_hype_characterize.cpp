@@ -157,3 +157,41 @@ TEST_CASE("Characterization of LeNet-5 on a V100 and three S10s", "[hype][charac
   for (std::size_t i = 0; i < c.ops.size(); ++i)
     if (c.ops[i].candidate) CHECK(o.ops[i].candidate);
 }
+
+TEST_CASE("Characterization of BERT-Large and DCGAN on a V100 and three S10s",
+          "[hype][characterize]") {
+  // The new layer types' ops (BatchMatMul repeated per head, transposed convolutions, the
+  // element-wise types) are priced on both devices like the CNNs' ops.
+  auto gpu = load_device("v100")->build();
+  auto fpga = load_device("s10_gx2500")->build();
+  CharacterizeDevices d;
+  d.gpu = gpu.get();
+  d.offload = fpga.get();
+  d.offload_count = 3;
+  OptimizerSpec adam;
+  adam.kind = "adam";
+  for (const auto& [name, batch] : {std::pair<const char*, int>{"bert_large_squad", 10},
+                                    std::pair<const char*, int>{"dcgan_gd_celeba", 256}}) {
+    INFO(name);
+    const NetworkSpec spec = load_network(configs_root() + "/networks/" + name + ".yaml");
+    const NetShape net(spec);
+    const OpDag dag = build_op_dag(net, batch, 32, adam);
+    const Characterization c =
+        characterize(dag, d, auto_thresholds(dag, d, ThresholdCombine::kAnd));
+    REQUIRE(static_cast<int>(c.ops.size()) == dag.size());
+    double gpu_s = 0, batch_matmul_s = 0;
+    for (int i = 0; i < dag.size(); ++i) {
+      const OpCharacter& o = c.ops[static_cast<std::size_t>(i)];
+      INFO(i << " " << paper_op_type_name(dag.node(i).type));
+      CHECK(std::isfinite(o.gpu.time_s));
+      CHECK(o.gpu.time_s > 0);
+      CHECK(o.slack_s >= 0);
+      gpu_s += o.gpu.time_s;
+      if (dag.node(i).type == PaperOpType::kBatchMatMul) batch_matmul_s += o.gpu.time_s;
+    }
+    // One iteration on the GPU alone: BERT-Large's attention products are a part of it, not
+    // most of it (its projections and feed-forward GEMMs dominate at 384 tokens).
+    CHECK(gpu_s > 0);
+    if (batch_matmul_s > 0) CHECK(batch_matmul_s < 0.5 * gpu_s);
+  }
+}
