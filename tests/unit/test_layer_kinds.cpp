@@ -244,6 +244,16 @@ TEST_CASE("element-wise, normalization, embedding and reshape layers lower as do
   CHECK_FALSE(out.backward_data);
   CHECK(paper_op_type(*out.loss_grad, *l.net) == PaperOpType::kSigmoidCrossEntropy);
   CHECK(paper_op_type(*out.forward, *l.net) == PaperOpType::kSigmoid);
+  // A sigmoid elsewhere is an activation: its derivative from y.
+  const Lowered gate = lower("[4, 1, 1]", 3,
+                             "  - {type: dense, units: 4}\n  - {type: sigmoid, name: s}\n"
+                             "  - {type: dense, units: 3}\n  - {type: softmax}\n",
+                             b);
+  const LayerOps& s = gate.at("s");
+  REQUIRE(s.backward_data);
+  CHECK_FALSE(s.loss_grad);
+  CHECK(s.backward_data->inputs[0].id == tensor_id(TensorKind::kActivation, 1));
+  CHECK(paper_op_type(*s.backward_data, *gate.net) == PaperOpType::kSigmoidGrad);
 }
 
 TEST_CASE("the new layer types reject impossible shapes with one line naming the layer",
