@@ -761,15 +761,16 @@ def build_inceptionv4(b, _name, cifar):
 LATENT = 100
 
 
-def dcgan_generator(b):
-    """Project and reshape z to 1024x4x4, four 5x5 stride-2 transposed convolutions (TF 'SAME':
-    padding 2, output_padding 1) to 3x64x64; BN + ReLU between, tanh at the end."""
+def dcgan_generator(b, base=1024):
+    """Project and reshape z to base x 4 x 4 (Fig. 1: 1024; TensorFlow's CelebA example: 512),
+    four 5x5 stride-2 transposed convolutions (TF 'SAME': padding 2, output_padding 1) halving
+    the channels to 3x64x64; BN + ReLU between, tanh at the end."""
     b.flatten("G.z")
-    b.dense("G.project", 1024 * 4 * 4, bias=False)
-    b.reshape("G.reshape", (1024, 4, 4))
+    b.dense("G.project", base * 4 * 4, bias=False)
+    b.reshape("G.reshape", (base, 4, 4))
     b.bn("G.bn0")
     b.relu("G.relu0")
-    for i, filters in enumerate((512, 256, 128), start=1):
+    for i, filters in enumerate((base // 2, base // 4, base // 8), start=1):
         b.conv_transpose("G.deconv%d" % i, filters, 5, stride=2, padding=2, output_padding=1,
                          bias=False)
         b.bn("G.bn%d" % i)
@@ -778,10 +779,10 @@ def dcgan_generator(b):
     return b.elementwise("tanh", "G.tanh")
 
 
-def dcgan_discriminator(b):
-    """The generator mirrored: four 5x5 stride-2 convolutions 3 -> 128 -> ... -> 1024x4x4,
+def dcgan_discriminator(b, base=1024):
+    """The generator mirrored: four 5x5 stride-2 convolutions 3 -> base/8 -> ... -> base x 4 x 4,
     LeakyReLU(0.2) (no BN on the first), flattened into one sigmoid output."""
-    for i, filters in enumerate((128, 256, 512, 1024)):
+    for i, filters in enumerate((base // 8, base // 4, base // 2, base)):
         b.conv("D.conv%d" % i, filters, 5, stride=2, padding=2, bias=(i == 0))
         if i:
             b.bn("D.bn%d" % i)
