@@ -11,8 +11,9 @@
 namespace trainsim {
 
 int cmd_validate(const std::vector<std::string>& args) {
-  const ExperimentArgs a = parse_experiment_args("validate", args, experiment_options(kOptSet));
-  const ExperimentSpec spec = load_experiment(a.path, a.overrides);
+  const ExperimentArgs a =
+      parse_experiment_args("validate", args, experiment_options(kOptSet | kOptScaleSim));
+  const ExperimentSpec spec = load_experiment(a);
   const std::string summary = check_experiment(spec, /*simulate=*/true);
   print_notes(spec);
   std::printf("%s\n", summary.c_str());

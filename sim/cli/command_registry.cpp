@@ -15,7 +15,10 @@ const std::vector<Command>& commands() {
        "cycles, seconds, DRAM bytes, energy per epoch), DIR/layers.csv (per layer x role), "
        "DIR/stats.json (one tree: totals, epochs, layers, units), timing.json and "
        "config.resolved.yaml; plot them with tools/plot DIR. An experiment with `numerics: "
-       "none` is timed from its layer shapes instead (no accuracy).\n\n"
+       "none` is timed from its layer shapes instead (no accuracy). --scalesim-topology "
+       "FILE.csv times a SCALE-Sim topology that way, every row an independent layer, and "
+       "--scalesim-config FILE.cfg applies a SCALE-Sim config to the accelerator "
+       "(docs/interop.md).\n\n"
        "The results appear in DIR when the run ends. If it is interrupted (Ctrl-C) or fails "
        "after some epochs, DIR keeps the completed epochs, marked incomplete (an INCOMPLETE "
        "file, \"status\": \"incomplete\" in stats.json) with a checkpoint; --resume DIR "
@@ -40,7 +43,9 @@ const std::vector<Command>& commands() {
        "per-epoch train loss, test accuracy and wall time. Writes DIR/epochs.csv, "
        "DIR/stats.json, DIR/timing.json and DIR/config.resolved.yaml.",
        "trainsim train configs/experiments/mlp_fashion.yaml -s training.epochs=2", cmd_train},
-      {"validate", "validate EXPERIMENT.yaml [-s KEY=VALUE]...",
+      {"validate",
+       "validate EXPERIMENT.yaml [-s KEY=VALUE]... [--scalesim-topology FILE.csv] "
+       "[--scalesim-config FILE.cfg]",
        "check an experiment and the data it names without running it",
        "Reads the experiment with its overrides, every file it refers to and its dataset, and "
        "builds everything a run builds before its first batch (network, optimizer, technique, "

@@ -2,11 +2,34 @@
 
 #include "sim/cli/arg_parse.h"
 #include "sim/cli/commands.h"
+#include "sim/config/experiment_config.h"
 #include "sim/core/error.h"
+#include "sim/interop/scalesim_inputs.h"
+
+#include <filesystem>
 
 namespace po = boost::program_options;
 
 namespace trainsim {
+
+namespace {
+
+// --scalesim-topology FILE.csv: the topology as the experiment's network, shape only. As an
+// override, so config.resolved.yaml records the network it made. The file is taken from the
+// cwd, as `trainsim layer` takes it (passed absolute: the experiment's `network:` paths are
+// tried from its folder first).
+void add_topology_overrides(std::string file, std::vector<std::string>& overrides) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(file, ec))
+    throw UserError(file + ": cannot open the SCALE-Sim topology file");
+  file = std::filesystem::absolute(file).lexically_normal().string();
+  std::string quoted = "\"";
+  for (char c : file) quoted += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
+  overrides.push_back("network={scalesim_topology: " + quoted + "\"}");
+  overrides.push_back("numerics=none");
+}
+
+}  // namespace
 
 po::options_description experiment_options(unsigned which) {
   po::options_description opts;
@@ -21,6 +44,13 @@ po::options_description experiment_options(unsigned which) {
                        "-s network.layers.1.units=32 (VALUE is YAML); repeatable");
   if (which & kOptQuiet)
     opts.add_options()("quiet,q", po::bool_switch(), "print only the final line");
+  if (which & kOptScaleSim)
+    opts.add_options()("scalesim-topology", po::value<std::string>()->value_name("FILE.csv"),
+                       "time a SCALE-Sim topology (conv or GEMM form) as the experiment's "
+                       "network, shape only: every row an independent layer (docs/interop.md)")(
+        "scalesim-config", po::value<std::string>()->value_name("FILE.cfg"),
+        "a SCALE-Sim config: array, dataflow, SRAM sizes and bandwidth mode over the "
+        "experiment's accelerator, as trainsim layer applies it");
   if (which & kOptForce)
     opts.add_options()("force,f", po::bool_switch(),
                        "replace the results directory if it exists (without it an existing "
@@ -48,10 +78,25 @@ ExperimentArgs parse_experiment_args(const std::string& command,
   if (vm.count("set")) a.overrides = vm["set"].as<std::vector<std::string>>();
   // --out is an override like any other, so config.resolved.yaml records where results went.
   if (vm.count("out")) a.overrides.push_back("output.dir=" + vm["out"].as<std::string>());
+  if (vm.count("scalesim-topology"))
+    add_topology_overrides(vm["scalesim-topology"].as<std::string>(), a.overrides);
+  if (vm.count("scalesim-config")) a.scalesim_config = vm["scalesim-config"].as<std::string>();
   if (vm.count("quiet")) a.quiet = vm["quiet"].as<bool>();
   if (vm.count("force")) a.force = vm["force"].as<bool>();
   if (vm_out) *vm_out = vm;
   return a;
+}
+
+ExperimentSpec load_experiment(const ExperimentArgs& a) {
+  ExperimentSpec spec = load_experiment(a.path, a.overrides);
+  if (a.scalesim_config.empty()) return spec;
+  if (spec.system.present())
+    throw UserError("--scalesim-config sets the one accelerator of an experiment; '" + spec.name +
+                    "' runs on a system of devices");
+  std::string dataflow;
+  spec.sim.accelerator = apply_scalesim_config(a.scalesim_config, spec.sim.accelerator, &dataflow);
+  if (!dataflow.empty()) spec.sim.dataflow = dataflow;
+  return spec;
 }
 
 }  // namespace trainsim

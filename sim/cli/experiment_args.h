@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "sim/config/specs.h"
+
 namespace trainsim {
 
 /// Which of the shared options a command takes.
@@ -14,6 +16,8 @@ enum ExperimentOption : unsigned {
   kOptQuiet = 4,
   kOptForce = 8,
   kOptAll = kOptOut | kOptSet | kOptQuiet | kOptForce,
+  /// --scalesim-topology FILE.csv, --scalesim-config FILE.cfg (commands that time a run)
+  kOptScaleSim = 16,
 };
 
 /// The visible options `which` selects; a command adds its own before parsing.
@@ -24,6 +28,9 @@ struct ExperimentArgs {
   std::vector<std::string> overrides;  ///< --set in order, then --out as output.dir
   bool quiet = false;
   bool force = false;  ///< replace an existing results directory
+  /// --scalesim-config: applied over the loaded experiment's accelerator (load_experiment).
+  /// --scalesim-topology is an override in `overrides`.
+  std::string scalesim_config;
 };
 
 /// Parses `args` of `command` against `opts` (built from experiment_options()). A missing
@@ -33,5 +40,11 @@ ExperimentArgs parse_experiment_args(const std::string& command,
                                      const boost::program_options::options_description& opts,
                                      boost::program_options::variables_map* vm_out = nullptr,
                                      bool optional_path = false);
+
+/// The experiment `a` names, with its overrides and then its --scalesim-config: SCALE-Sim's
+/// array, SRAMs, dataflow and bandwidth mode over the experiment's accelerator, as `trainsim
+/// layer` applies them (the config's Dataflow replaces the experiment's dataflow too; without
+/// one the experiment's stays). UserError for a config on an experiment with a system.
+ExperimentSpec load_experiment(const ExperimentArgs& a);
 
 }  // namespace trainsim

@@ -33,7 +33,7 @@ void write_summary(const po::variables_map& vm, const RunResult& r) {
 }  // namespace
 
 int run_or_train(const std::string& command, const std::vector<std::string>& args, bool simulate) {
-  po::options_description opts = experiment_options();
+  po::options_description opts = experiment_options(kOptAll | (simulate ? kOptScaleSim : 0));
   opts.add_options()("resume", po::value<std::string>()->value_name("DIR"),
                      "continue the incomplete run in DIR from its last completed epoch (no "
                      "EXPERIMENT.yaml, --set, --out or --force with it)")(
@@ -51,10 +51,10 @@ int run_or_train(const std::string& command, const std::vector<std::string>& arg
   options.force = a.force;
   if (vm.count("chakra")) options.chakra_dir = vm["chakra"].as<std::string>();
   if (vm.count("resume")) {
-    if (!a.path.empty() || !a.overrides.empty() || a.force)
+    if (!a.path.empty() || !a.overrides.empty() || a.force || !a.scalesim_config.empty())
       throw UserError(command +
                       " --resume DIR continues the run as it was configured: give no "
-                      "EXPERIMENT.yaml, --set, --out or --force with it");
+                      "EXPERIMENT.yaml, --set, --out, --force or --scalesim-* with it");
     options.resume = true;
     write_summary(vm,
                   run_experiment(load_resumable_experiment(vm["resume"].as<std::string>(), command),
@@ -63,7 +63,7 @@ int run_or_train(const std::string& command, const std::vector<std::string>& arg
   }
   if (a.path.empty())
     throw UserError(command + ": missing EXPERIMENT.yaml (see trainsim " + command + " --help)");
-  write_summary(vm, run_experiment(load_experiment(a.path, a.overrides), options));
+  write_summary(vm, run_experiment(load_experiment(a), options));
   return 0;
 }
 

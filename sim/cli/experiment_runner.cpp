@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "sim/accel/energy.h"
+#include "sim/cli/hype_runner.h"
 #include "sim/cli/progress_bar.h"
 #include "sim/cli/system_runner.h"
 #include "sim/config/experiment_config.h"
@@ -176,6 +177,7 @@ int stop_after_epoch() {
 
 RunResult run_experiment(const ExperimentSpec& spec, const RunOptions& options) {
   if (options.simulate && spec.system.present()) return run_system_experiment(spec, options);
+  if (options.simulate && spec.hype) return run_hype_experiment(spec, options);
   if (!options.chakra_dir.empty())
     throw UserError(
         "--chakra writes the traces of a run on a system of devices: give the "
@@ -299,6 +301,10 @@ std::string check_experiment(const ExperimentSpec& spec, bool simulate) {
   if (simulate && spec.system.present()) {
     if (spec.numerics != "none") prepare(spec, false);  // the data and the numerics
     return check_system_experiment(spec);
+  }
+  if (simulate && spec.hype) {
+    if (spec.numerics != "none") prepare(spec, false);  // the data and the numerics
+    return check_hype_experiment(spec);
   }
   if (spec.numerics == "none") return check_shape_only_experiment(spec);
   Prepared p = prepare(spec, simulate);

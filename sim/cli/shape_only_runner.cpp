@@ -20,6 +20,7 @@
 #include "sim/report/staged_dir.h"
 #include "sim/report/units.h"
 #include "sim/train/shape_only_run.h"
+#include "sim/workload/net_shape.h"
 
 namespace trainsim {
 
@@ -126,12 +127,16 @@ std::string stats_json(const ExperimentSpec& spec, const DatasetShape& data,
 DatasetShape checked_shape(const ExperimentSpec& spec) {
   const DatasetShape data = dataset_shape(spec.dataset);
   const auto& in = spec.network.input;
-  if (in[0] != data.channels || in[1] != data.height || in[2] != data.width)
+  // A network whose branches all start at sources and end in a sink (a SCALE-Sim topology)
+  // uses the dataset only for its sample counts: neither its images nor its classes.
+  const NetShape shape(spec.network);
+  if (shape.reads_input() &&
+      (in[0] != data.channels || in[1] != data.height || in[2] != data.width))
     throw UserError("network '" + spec.network.name + "' expects input " + std::to_string(in[0]) +
                     "x" + std::to_string(in[1]) + "x" + std::to_string(in[2]) + " but dataset '" +
                     spec.dataset.name + "' has " + std::to_string(data.channels) + "x" +
                     std::to_string(data.height) + "x" + std::to_string(data.width));
-  if (spec.network.classes != data.classes)
+  if (!shape.ends_in_sink() && spec.network.classes != data.classes)
     throw UserError("network '" + spec.network.name + "' has " +
                     std::to_string(spec.network.classes) + " classes but dataset '" +
                     spec.dataset.name + "' has " + std::to_string(data.classes));

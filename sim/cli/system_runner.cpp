@@ -33,6 +33,16 @@ void check_system_spec(const ExperimentSpec& spec) {
         spec.sim.fidelity + ")");
 }
 
+std::string stage_summary(PipelineModel& m) {
+  std::string out;
+  for (int s = 0; s < m.layout().stages; ++s)
+    out += (s ? " | " : "") + std::to_string(m.stage_first()[static_cast<std::size_t>(s)]) + "-" +
+           std::to_string(m.stage_first()[static_cast<std::size_t>(s) + 1] - 1);
+  return out;
+}
+
+}  // namespace
+
 DatasetShape checked_data_shape(const ExperimentSpec& spec) {
   const DatasetShape data = dataset_shape(spec.dataset);
   const auto& in = spec.network.input;
@@ -48,16 +58,6 @@ DatasetShape checked_data_shape(const ExperimentSpec& spec) {
     throw UserError("dataset '" + spec.dataset.name + "' has no training samples");
   return data;
 }
-
-std::string stage_summary(PipelineModel& m) {
-  std::string out;
-  for (int s = 0; s < m.layout().stages; ++s)
-    out += (s ? " | " : "") + std::to_string(m.stage_first()[static_cast<std::size_t>(s)]) + "-" +
-           std::to_string(m.stage_first()[static_cast<std::size_t>(s) + 1] - 1);
-  return out;
-}
-
-}  // namespace
 
 std::string check_system_experiment(const ExperimentSpec& spec) {
   check_system_spec(spec);

@@ -9,6 +9,7 @@
 #include "sim/config/accel_lookup.h"
 #include "sim/config/accelerator_config.h"
 #include "sim/config/accelerator_parse.h"
+#include "sim/config/hype_config.h"
 #include "sim/config/key_ranges.h"
 #include "sim/config/network_config.h"
 #include "sim/config/network_lookup.h"
@@ -21,6 +22,7 @@
 #include "sim/core/error.h"
 #include "sim/core/named_registry.h"
 #include "sim/core/parallel.h"
+#include "sim/interop/scalesim_inputs.h"
 #include "sim/optim/optimizer_registry.h"
 #include "sim/techniques/technique.h"
 #include "sim/workload/net_shape.h"
@@ -185,6 +187,22 @@ NetworkSpec parse_experiment_network(const ConfigNode& node, const std::string& 
     ConfigNode net(node.yaml(), node.path(), origin, node.key_mark());
     return parse_network(net, file_stem(*inlined_from), *inlined_from);
   }
+  if (node.is_map() && ConfigMap(node).has("scalesim_topology")) {
+    ConfigMap m = node.as_map();
+    m.allow_only({"scalesim_topology"});
+    const ConfigNode file = m.require("scalesim_topology");
+    const std::string ref = file.as_nonempty_string();
+    // A path, as an accelerator's: relative to the experiment's folder, then to the cwd.
+    std::vector<std::string> tried;
+    const auto found =
+        find_referenced_file(is_config_path(ref) ? ref : "./" + ref, "", path, &tried);
+    if (!found) {
+      std::string list;
+      for (const auto& t : tried) list += (list.empty() ? "" : ", ") + t;
+      file.fail("SCALE-Sim topology '" + ref + "' not found (tried " + list + ")");
+    }
+    return scalesim_topology_network(*found);
+  }
   if (node.is_map()) return parse_network(node, file_stem(path), "<inline>");
   if (!node.is_scalar()) {
     node.fail("expected a network name, a path to a network file or a mapping, got " +
@@ -325,7 +343,8 @@ ExperimentSpec load_experiment(const std::string& path, const std::vector<std::s
   ConfigMap m = top.as_map();
   // The simulation keys are listed after the older keys, which keeps that message stable.
   m.allow_only({"name", "network", "dataset", "training", "output", "accelerator", "dataflow",
-                "technique", "fidelity", "numerics", "memory", "residency", "system", "pipeline"});
+                "technique", "fidelity", "numerics", "memory", "residency", "system", "pipeline",
+                "hype"});
 
   ExperimentSpec spec;
   spec.notes = notes;
@@ -347,6 +366,12 @@ ExperimentSpec load_experiment(const std::string& path, const std::vector<std::s
     if (v && !spec.system.present())
       spec.notes.push_back("pipeline: unused, the experiment runs on one device (no system)");
   }
+  // `hype: none` (e.g. --set hype=none) is one device, as no `hype:` at all.
+  if (auto v = m.get("hype"); v && !(v->is_scalar() && v->as_string() == "none")) {
+    if (spec.system.present())
+      v->fail("an experiment has a `system:` (pipelines) or a `hype:` system, not both");
+    spec.hype = std::make_shared<const HypeSpec>(parse_hype(*v, path));
+  }
   spec.output.dir = "runs/" + spec.name;
   if (auto v = m.get("output")) {
     ConfigMap out = v->as_map();
@@ -356,6 +381,12 @@ ExperimentSpec load_experiment(const std::string& path, const std::vector<std::s
   // The shapes, and the sizes they form, are checked before anything is built from them: a
   // kernel that does not fit, or a layer past the limits of sim/workload/size_limits.h.
   const NetShape shapes(spec.network);
+  // Its branches are layers cut out of a model; split over devices, every branch's output
+  // would travel to the sink's device, traffic the model it came from does not have.
+  if (shapes.ends_in_sink() && spec.system.present())
+    m.require("system").fail(
+        "a network that ends in a sink (a SCALE-Sim topology) runs on one device, not on a "
+        "system");
   return spec;
 }
 

@@ -4,8 +4,6 @@
 
 #include "sim/config/key_ranges.h"
 #include "sim/config/yaml_emit.h"
-#include "sim/nn/layer_registry.h"
-#include "sim/workload/layer_kind.h"
 
 namespace trainsim {
 
@@ -64,6 +62,17 @@ const LayerField kLayerFields[] = {
      [](YAML::Emitter& o, const LayerSpec& l) {
        o << YAML::Flow << YAML::BeginSeq << l.size[0] << l.size[1] << YAML::EndSeq;
      }},
+    {"shape",
+     [](const ConfigNode& v, LayerSpec& l) {
+       std::vector<ConfigNode> d = v.as_sequence();
+       if (d.size() != 3)
+         v.fail("expected [channels, height, width], got " + std::to_string(d.size()) + " values");
+       l.shape = {{d[0].as_int_in(key_range::kExtent), d[1].as_int_in(key_range::kExtent),
+                   d[2].as_int_in(key_range::kExtent)}};
+     },
+     [](YAML::Emitter& o, const LayerSpec& l) {
+       o << YAML::Flow << YAML::BeginSeq << l.shape[0] << l.shape[1] << l.shape[2] << YAML::EndSeq;
+     }},
     {"from",
      [](const ConfigNode& v, LayerSpec& l) {
        l.from.clear();
@@ -98,16 +107,6 @@ const LayerField kLayerFields[] = {
      [](YAML::Emitter& o, const LayerSpec& l) { o << l.transpose_b; }},
     {"rate", [](const ConfigNode& v, LayerSpec& l) { l.rate = v.as_double_unit(); },
      [](YAML::Emitter& o, const LayerSpec& l) { emit_double(o, l.rate); }},
-    {"shape",
-     [](const ConfigNode& v, LayerSpec& l) {
-       std::vector<ConfigNode> d = v.as_sequence();
-       if (d.size() != 3)
-         v.fail("expected [channels, height, width], got " + std::to_string(d.size()) + " values");
-       for (std::size_t i = 0; i < 3; ++i) l.shape[i] = d[i].as_int_in(key_range::kExtent);
-     },
-     [](YAML::Emitter& o, const LayerSpec& l) {
-       o << YAML::Flow << YAML::BeginSeq << l.shape[0] << l.shape[1] << l.shape[2] << YAML::EndSeq;
-     }},
 };
 
 }  // namespace
@@ -125,7 +124,6 @@ std::vector<std::string> required_layer_keys(const std::string& type) {
   if (is_pool_type(type)) return {"kernel"};
   if (type == "resize") return {"size"};
   if (type == "add" || type == "concat") return {"from"};
-  if (const LayerKind* kind = find_layer_kind(type)) return kind->required;
   return {};
 }
 

@@ -29,6 +29,7 @@ LayerSpec parse_layer(const ConfigNode& node, std::size_t index) {
   allowed.insert(allowed.end(), info->keys.begin(), info->keys.end());
   m.allow_only(allowed);
   for (const auto& key : required_layer_keys(layer.type)) m.require(key);
+  for (const auto& key : info->required) m.require(key);
 
   for (const auto& key : info->keys) {
     if (auto v = m.get(key)) layer_field(key).read(*v, layer);
@@ -88,11 +89,17 @@ std::vector<LayerSpec> parse_layers(const ConfigNode& node) {
             "', which is not a layer above it (nor 'input', the network input)");
       }
     }
+    // A sink stands where the loss would: for the rest of the model, which is not simulated
+    // and hands back the gradients of the outputs it reads. Nothing may follow it.
+    const bool sink = layer_boundary(layer.type) == LayerBoundary::kSink;
+    if (sink && i + 1 != items.size())
+      items[i].as_map().require("type").fail("a sink must be the last layer");
     layers.push_back(layer);
   }
   // The last layer is fused with the loss (softmax with cross-entropy, sigmoid with binary
-  // cross-entropy); a softmax elsewhere is an ordinary layer (attention's).
-  if (output_loss(layers.back().type) == OutputLoss::kNone) {
+  // cross-entropy) or a sink; a softmax elsewhere is an ordinary layer (attention's).
+  if (output_loss(layers.back().type) == OutputLoss::kNone &&
+      layer_boundary(layers.back().type) != LayerBoundary::kSink) {
     items.back().as_map().require("type").fail("the last layer must be " + output_layer_types() +
                                                ", got '" + layers.back().type + "'");
   }

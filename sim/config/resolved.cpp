@@ -9,6 +9,7 @@
 #include "sim/config/optimizer_fields.h"
 #include "sim/config/technique_config.h"
 #include "sim/config/yaml_emit.h"
+#include "sim/hype/hype_spec.h"
 #include "sim/nn/layer_registry.h"
 #include "sim/optim/optimizer_registry.h"
 
@@ -175,6 +176,10 @@ std::string resolved_yaml(const ExperimentSpec& spec) {
   out << YAML::Key << "residency" << YAML::Value << sim.residency;
   out << YAML::Key << "numerics" << YAML::Value;
   emit_string(out, spec.numerics);
+  if (spec.hype) {
+    // As written: its devices are named presets or files, its figures the user's.
+    out << YAML::Key << "hype" << YAML::Value << spec.hype->raw;
+  }
   if (spec.system.present()) {
     out << YAML::Key << "system" << YAML::Value;
     emit_system(out, spec.system);

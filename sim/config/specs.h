@@ -5,6 +5,7 @@
 // read specs; they never touch YAML.
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -35,7 +36,8 @@ struct LayerSpec {
   int heads = 1;             ///< batched_matmul: independent products per sample (attention heads)
   bool transpose_b = false;  ///< batched_matmul: multiply by the second input's transpose
   double rate = 0.1;         ///< dropout: probability that a value is dropped
-  std::array<int, 3> shape{{0, 0, 0}};  ///< reshape: output channels, height, width
+  /// source: channels, height, width of its tensor; reshape: of its output
+  std::array<int, 3> shape{{0, 0, 0}};
   /// The layers whose outputs this layer reads ("input": the network input). Empty: the
   /// previous layer's (a sequential network). add / concat take two or more.
   std::vector<std::string> from;
@@ -166,6 +168,8 @@ struct OutputSpec {
   std::string dir;  ///< default "runs/<experiment name>"
 };
 
+struct HypeSpec;
+
 struct ExperimentSpec {
   std::string name;
   std::string source;  ///< experiment file path
@@ -180,6 +184,9 @@ struct ExperimentSpec {
   /// Several devices (absent: the one accelerator of `sim`) and the pipeline over them.
   SystemSpec system;
   PipelineSpec pipeline;
+  /// A hybrid GPU + offload-device system for Hype-training (sim/hype/hype_spec.h); null:
+  /// none.
+  std::shared_ptr<const HypeSpec> hype;
   OutputSpec output;
   /// What loading decided that the user should hear (e.g. technique keys an override
   /// dropped); printed in the run header, not part of the configuration.

@@ -1,10 +1,12 @@
 #include "sim/interop/scalesim_inputs.h"
 
 #include <cctype>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
 
+#include "sim/config/key_ranges.h"
 #include "sim/core/error.h"
 
 namespace trainsim {
@@ -76,6 +78,7 @@ std::vector<ScaleSimLayer> read_scalesim_topology(const std::string& path) {
                       std::to_string(header.size()));
     ScaleSimLayer l;
     l.name = f[0];
+    l.line = line_no;
     auto v = [&](std::size_t i) { return positive(f[i], where, header[i]); };
     if (gemm) {
       l.op = Op::make_gemm({v(1), v(2), v(3)}, OpRole::kForward);
@@ -104,7 +107,72 @@ std::vector<ScaleSimLayer> read_scalesim_topology(const std::string& path) {
   return layers;
 }
 
-AcceleratorSpec apply_scalesim_config(const std::string& path, AcceleratorSpec acc) {
+NetworkSpec scalesim_topology_network(const std::string& path) {
+  const std::vector<ScaleSimLayer> rows = read_scalesim_topology(path);
+  NetworkSpec net;
+  net.name = std::filesystem::path(path).stem().string();
+  net.source = path;
+  net.description = "SCALE-Sim topology " + path + ": " + std::to_string(rows.size()) +
+                    " independent rows, each from a source of its ifmap to the sink";
+  std::map<std::string, int> lines;  // layer name -> the row that made it
+  LayerSpec sink;
+  sink.type = "sink";
+  sink.name = "sink";
+  for (const ScaleSimLayer& row : rows) {
+    const std::string where = path + ":" + std::to_string(row.line);
+    // A layer of a network keeps to the config's key ranges (sim/config/key_ranges.h), so
+    // that config.resolved.yaml reads back; the topology reader allows up to 2^30.
+    auto in_range = [&](std::int64_t v, IntRange r, const char* column) {
+      if (v > r.max)
+        throw UserError(where + ": " + column + " " + std::to_string(v) +
+                        " is more than a network layer takes (" + std::to_string(r.max) + ")");
+      return static_cast<int>(v);
+    };
+    LayerSpec in, layer;
+    in.type = "source";
+    layer.type = "conv2d";
+    layer.bias = false;  // SCALE-Sim's layers have none
+    if (row.op.kind == OpKind::kGemm) {
+      const GemmShape& g = row.op.gemm;
+      in.shape = {
+          {in_range(g.k, key_range::kExtent, "K"), in_range(g.m, key_range::kExtent, "M"), 1}};
+      layer.filters = in_range(g.n, key_range::kExtent, "N");
+      layer.kernel = 1;
+    } else {
+      const ConvShape& c = row.op.conv;
+      in.shape = {{in_range(c.channels, key_range::kExtent, "Channels"),
+                   in_range(c.height, key_range::kExtent, "IFMAP Height"),
+                   in_range(c.width, key_range::kExtent, "IFMAP Width")}};
+      layer.filters = in_range(c.filters, key_range::kExtent, "Num Filter");
+      layer.kernel = in_range(c.kernel_h, key_range::kWindow, "Filter Height");
+      layer.kernel_w = in_range(c.kernel_w, key_range::kWindow, "Filter Width");
+      layer.stride = in_range(c.stride, key_range::kWindow, "Strides");
+    }
+    layer.name = row.name;
+    in.name = row.name + ".ifmap";
+    layer.from = {in.name};
+    if (row.name.empty()) throw UserError(where + ": the layer has no name");
+    // `from: input` means the network input, so no layer may be called that.
+    if (row.name == "input") throw UserError(where + ": a layer may not be called 'input'");
+    for (const std::string& name : {layer.name, in.name}) {
+      const auto [it, fresh] = lines.emplace(name, row.line);
+      if (!fresh)
+        throw UserError(where + ": layer name '" + name + "' is used twice (also line " +
+                        std::to_string(it->second) + ")");
+    }
+    sink.from.push_back(layer.name);
+    net.layers.push_back(in);
+    net.layers.push_back(layer);
+  }
+  if (lines.count(sink.name))
+    throw UserError(path + ":" + std::to_string(lines[sink.name]) +
+                    ": the name 'sink' is taken by the network's last layer");
+  net.layers.push_back(sink);
+  return net;
+}
+
+AcceleratorSpec apply_scalesim_config(const std::string& path, AcceleratorSpec acc,
+                                      std::string* dataflow) {
   std::ifstream in(path);
   if (!in) throw UserError(path + ": cannot open the SCALE-Sim config file");
   std::map<std::string, std::pair<std::string, int>> values;  // lower-case key -> value, line
@@ -139,6 +207,9 @@ AcceleratorSpec apply_scalesim_config(const std::string& path, AcceleratorSpec a
       throw UserError(path + ":" + std::to_string(v->second) +
                       ": Dataflow must be os, ws or is, got '" + v->first + "'");
     acc.dataflow = df;
+    if (dataflow) *dataflow = df;
+  } else if (dataflow) {
+    dataflow->clear();
   }
   auto sram = [&](const std::string& key, double& kib) {
     std::int64_t v = 0;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "sim/accel/accel_spec.h"
+#include "sim/config/specs.h"
 #include "sim/workload/op.h"
 
 namespace trainsim {
@@ -19,13 +20,28 @@ namespace trainsim {
 struct ScaleSimLayer {
   std::string name;
   Op op;
+  int line = 0;  ///< of the topology file, for messages
 };
 
 /// The layers of a topology file; UserError naming file:line for anything malformed.
 std::vector<ScaleSimLayer> read_scalesim_topology(const std::string& path);
 
+/// A topology file as a shape-only network for `trainsim run` (docs/interop.md). Its rows do
+/// not chain (each has its own ifmap), so every row is an independent branch:
+///   source `<row>.ifmap` (the row's ifmap: C x H x W; a GEMM row's A as K x M x 1)
+///   -> conv2d `<row>` (its filters, stride, no padding, no bias; a GEMM row a 1x1
+///      convolution with N filters, so the batch multiplies M as it multiplies a conv row's
+///      output pixels)
+/// and one `sink` takes every row's output. Each row is thus timed as a layer inside a larger
+/// model: forward, backward-data (its source wants the gradient), backward-weight and the
+/// update; no loss op, the output gradients come from outside. UserError naming file:line for
+/// a malformed row, for sizes a network layer cannot take and for a repeated layer name.
+NetworkSpec scalesim_topology_network(const std::string& path);
+
 /// `base` (an accelerator with memory: scalesim) with the config's array, dataflow, SRAM sizes
 /// and bandwidth; UserError naming file:line for an unknown dataflow, a missing or bad value.
-AcceleratorSpec apply_scalesim_config(const std::string& path, AcceleratorSpec base);
+/// `dataflow`, if given, receives the config's Dataflow ("" if it names none).
+AcceleratorSpec apply_scalesim_config(const std::string& path, AcceleratorSpec base,
+                                      std::string* dataflow = nullptr);
 
 }  // namespace trainsim

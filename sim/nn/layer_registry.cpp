@@ -101,24 +101,24 @@ std::unique_ptr<Layer<T>> make_reshape(const LayerSpec& s, const Shape& in) {
   return std::make_unique<Reshape<T>>(in, out);
 }
 
-#define TRAINSIM_LAYER(name, desc, keys, fn)                              \
-  LayerTypeInfo {                                                         \
-    name, desc, keys, &fn<float>, &fn<double>, nullptr, OutputLoss::kNone \
+#define TRAINSIM_LAYER(name, desc, keys, fn)  \
+  LayerTypeInfo {                             \
+    name, desc, keys, &fn<float>, &fn<double> \
   }
 // A layer type of shape-only networks (numerics: none): no numeric implementation.
-#define TRAINSIM_SHAPE_LAYER(name, desc, keys)                     \
-  LayerTypeInfo {                                                  \
-    name, desc, keys, nullptr, nullptr, nullptr, OutputLoss::kNone \
+#define TRAINSIM_SHAPE_LAYER(name, desc, keys) \
+  LayerTypeInfo {                              \
+    name, desc, keys, nullptr, nullptr         \
   }
-// A type described by a LayerKind (sim/workload/layers/), with numerics (fn) or without
-// (nullptr).
-#define TRAINSIM_KIND_LAYER(name, desc, keys, fn, kind, loss) \
-  LayerTypeInfo {                                             \
-    name, desc, keys, &fn<float>, &fn<double>, &kind, loss    \
+// A type described by a LayerKind (sim/workload/layers/) with the keys it requires, with
+// numerics (fn) or without (nullptr).
+#define TRAINSIM_KIND_LAYER(name, desc, keys, required, fn, kind, loss)                    \
+  LayerTypeInfo {                                                                          \
+    name, desc, keys, &fn<float>, &fn<double>, LayerBoundary::kNone, required, &kind, loss \
   }
-#define TRAINSIM_KIND_SHAPE_LAYER(name, desc, keys, kind)        \
-  LayerTypeInfo {                                                \
-    name, desc, keys, nullptr, nullptr, &kind, OutputLoss::kNone \
+#define TRAINSIM_KIND_SHAPE_LAYER(name, desc, keys, required, kind)                              \
+  LayerTypeInfo {                                                                                \
+    name, desc, keys, nullptr, nullptr, LayerBoundary::kNone, required, &kind, OutputLoss::kNone \
   }
 using Keys = std::vector<std::string>;
 
@@ -144,8 +144,8 @@ const std::vector<LayerTypeInfo>& layer_types() {
       LayerTypeInfo{"softmax",
                     "softmax over each sample's values; as the last layer trained with "
                     "cross-entropy",
-                    Keys{"from"}, &make_softmax<float>, &make_softmax<double>, nullptr,
-                    OutputLoss::kCrossEntropy},
+                    Keys{"from"}, &make_softmax<float>, &make_softmax<double>, LayerBoundary::kNone,
+                    Keys{}, nullptr, OutputLoss::kCrossEntropy},
       TRAINSIM_SHAPE_LAYER("batchnorm", "batch normalization per channel (timed only)",
                            Keys{"from"}),
       TRAINSIM_SHAPE_LAYER("global_avgpool",
@@ -162,45 +162,61 @@ const std::vector<LayerTypeInfo>& layer_types() {
                            Keys{"from"}),
       TRAINSIM_SHAPE_LAYER("resize", "bilinear resize of the input to size [h, w] (timed only)",
                            (Keys{"size", "from"})),
+      LayerTypeInfo{"source",
+                    "an input of shape [c, h, w] from outside the network, whose gradient is "
+                    "computed (timed only; SCALE-Sim topologies)",
+                    Keys{"shape"}, nullptr, nullptr, LayerBoundary::kSource, Keys{"shape"}},
+      LayerTypeInfo{"sink",
+                    "last layer instead of softmax: the outputs in `from` leave the network, "
+                    "their gradients come from outside (timed only; SCALE-Sim topologies)",
+                    Keys{"from"}, nullptr, nullptr, LayerBoundary::kSink, Keys{"from"}},
       TRAINSIM_KIND_SHAPE_LAYER(
           "conv2d_transpose",
           "transposed convolution (the mirrored conv's backward-data), output (H - 1) stride - "
           "2 padding + kernel + output_padding (timed only)",
           (Keys{"filters", "kernel", "stride", "padding", "output_padding", "bias", "from"}),
-          kConv2dTransposeKind),
-      TRAINSIM_KIND_LAYER("tanh", "tanh(x)", Keys{"from"}, SmoothMaker<Smooth::kTanh>::make,
+          (Keys{"filters", "kernel"}), kConv2dTransposeKind),
+      TRAINSIM_KIND_LAYER("tanh", "tanh(x)", Keys{"from"}, Keys{}, SmoothMaker<Smooth::kTanh>::make,
                           kTanhKind, OutputLoss::kNone),
       TRAINSIM_KIND_LAYER("sigmoid",
                           "1 / (1 + exp(-x)); as the last layer one value trained with binary "
                           "cross-entropy (timed only)",
-                          Keys{"from"}, SmoothMaker<Smooth::kSigmoid>::make, kSigmoidKind,
+                          Keys{"from"}, Keys{}, SmoothMaker<Smooth::kSigmoid>::make, kSigmoidKind,
                           OutputLoss::kBinary),
-      TRAINSIM_KIND_LAYER("gelu", "x Phi(x), tanh form", Keys{"from"},
+      TRAINSIM_KIND_LAYER("gelu", "x Phi(x), tanh form", Keys{"from"}, Keys{},
                           SmoothMaker<Smooth::kGelu>::make, kGeluKind, OutputLoss::kNone),
       TRAINSIM_KIND_SHAPE_LAYER("dropout",
                                 "drops each value with probability rate, scales the rest by 1 / "
                                 "(1 - rate) (timed only)",
-                                (Keys{"rate", "from"}), kDropoutKind),
+                                (Keys{"rate", "from"}), Keys{}, kDropoutKind),
       TRAINSIM_KIND_LAYER("reshape", "the input's values as shape [c, h, w]",
-                          (Keys{"shape", "from"}), make_reshape, kReshapeKind, OutputLoss::kNone),
+                          (Keys{"shape", "from"}), Keys{"shape"}, make_reshape, kReshapeKind,
+                          OutputLoss::kNone),
       TRAINSIM_KIND_SHAPE_LAYER("linear",
                                 "dense layer at every position: C x H x W -> units x H x W, one "
                                 "weight matrix (timed only)",
-                                (Keys{"units", "bias", "from"}), kLinearKind),
+                                (Keys{"units", "bias", "from"}), Keys{"units"}, kLinearKind),
       TRAINSIM_KIND_SHAPE_LAYER("batched_matmul",
                                 "A B (or A B^T) per sample and head, A and B from two layers "
                                 "(attention; timed only)",
-                                (Keys{"heads", "transpose_b", "from"}), kBatchedMatmulKind),
+                                (Keys{"heads", "transpose_b", "from"}), Keys{"from"},
+                                kBatchedMatmulKind),
       TRAINSIM_KIND_SHAPE_LAYER("layernorm",
                                 "normalization over each position's features, scale and shift "
                                 "(timed only)",
-                                Keys{"from"}, kLayerNormKind),
+                                Keys{"from"}, Keys{}, kLayerNormKind),
       TRAINSIM_KIND_SHAPE_LAYER("embedding",
                                 "a vocab x units table looked up by the token id at each "
                                 "position: 1 x H x W -> units x H x W (timed only)",
-                                (Keys{"vocab", "units", "from"}), kEmbeddingKind),
+                                (Keys{"vocab", "units", "from"}), (Keys{"vocab", "units"}),
+                                kEmbeddingKind),
   };
   return types;
+}
+
+LayerBoundary layer_boundary(const std::string& type) {
+  const LayerTypeInfo* info = find_layer_type(type);
+  return info ? info->boundary : LayerBoundary::kNone;
 }
 
 const LayerTypeInfo* find_layer_type(const std::string& name) {
@@ -220,10 +236,16 @@ OutputLoss output_loss(const std::string& name) {
 }
 
 std::string output_layer_types() {
-  std::string out;
+  // The loss layers first, then the sinks.
+  std::vector<std::string> names;
   for (const auto& t : layer_types())
-    if (t.loss != OutputLoss::kNone) out += (out.empty() ? "'" : "' or '") + t.name;
-  return out + "'";
+    if (t.loss != OutputLoss::kNone) names.push_back("'" + t.name + "'");
+  for (const auto& t : layer_types())
+    if (t.boundary == LayerBoundary::kSink) names.push_back("'" + t.name + "'");
+  std::string out;
+  for (std::size_t i = 0; i < names.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+  return out;
 }
 
 }  // namespace trainsim

@@ -15,9 +15,21 @@ struct LayerKind;  // sim/workload/layer_kind.h
 
 /// How a network's last layer is trained: the loss it is fused with.
 enum class OutputLoss : std::uint8_t {
-  kNone,          ///< the layer cannot end a network
+  kNone,          ///< the layer cannot end a network with a loss
   kCrossEntropy,  ///< softmax: one output value per class
   kBinary,        ///< sigmoid: one value, the probability of the second of two classes
+};
+
+/// Where a layer type's data comes from or goes to when that is outside the network's
+/// layers. Networks that time layers cut out of a larger model (a SCALE-Sim topology, whose
+/// rows do not chain) need both ends: a tensor that exists without a producer, and outputs
+/// whose gradients arrive from layers that are not simulated.
+enum class LayerBoundary : std::uint8_t {
+  kNone,    ///< an ordinary layer: reads layers above it or the network input
+  kSource,  ///< reads nothing: its output (`shape`) is an input from outside the network,
+            ///< produced by a layer that is not simulated, which wants its gradient back
+  kSink,    ///< the last layer instead of softmax: takes the outputs in `from` out of the
+            ///< network; their gradients come from outside (no loss op, no class output)
 };
 
 struct LayerTypeInfo {
@@ -26,11 +38,17 @@ struct LayerTypeInfo {
   std::vector<std::string> keys;  ///< YAML keys allowed besides `type` and `name`
   std::unique_ptr<Layer<float>> (*make_float)(const LayerSpec&, const Shape& in);
   std::unique_ptr<Layer<double>> (*make_double)(const LayerSpec&, const Shape& in);
+  LayerBoundary boundary = LayerBoundary::kNone;
+  std::vector<std::string> required = {};  ///< keys without a default (besides the older
+                                           ///< types' in required_layer_keys())
   /// Its shape inference and lowering (sim/workload/layers/), for the types added with the
   /// Hype-training workloads; nullptr: NetShape and the lowering know the type themselves.
-  const LayerKind* kind;
-  OutputLoss loss;
+  const LayerKind* kind = nullptr;
+  OutputLoss loss = OutputLoss::kNone;
 };
+
+/// The boundary role of `type` (kNone for an unknown type).
+LayerBoundary layer_boundary(const std::string& type);
 
 /// All layer types, in a fixed order.
 const std::vector<LayerTypeInfo>& layer_types();
@@ -42,7 +60,7 @@ const LayerTypeInfo* find_layer_type(const std::string& name);
 const LayerKind* find_layer_kind(const std::string& name);
 /// The loss a network ending in a layer of type `name` trains with.
 OutputLoss output_loss(const std::string& name);
-/// "softmax, sigmoid": the types that can end a network, for messages.
+/// "'softmax', 'sigmoid' or 'sink'": the types that can end a network, for messages.
 std::string output_layer_types();
 
 }  // namespace trainsim

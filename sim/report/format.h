@@ -1,7 +1,8 @@
 #pragma once
-// printf-style formatting of one number for the CSV and text reports.
+// printf-style formatting for the CSV and text reports and messages.
 #include <cstdio>
 #include <string>
+#include <vector>
 
 namespace trainsim {
 
@@ -9,6 +10,16 @@ inline std::string fmt(const char* format, double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, format, v);
   return buf;
+}
+
+/// printf into a string of any length.
+template <class... Args>
+std::string sformat(const char* format, Args... args) {
+  const int n = std::snprintf(nullptr, 0, format, args...);
+  if (n <= 0) return {};
+  std::vector<char> buf(static_cast<std::size_t>(n) + 1);
+  std::snprintf(buf.data(), buf.size(), format, args...);
+  return std::string(buf.data(), static_cast<std::size_t>(n));
 }
 
 }  // namespace trainsim

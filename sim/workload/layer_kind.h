@@ -47,10 +47,9 @@ struct LayerLowering {
 };
 
 /// The layer type's descriptor. Every function may assume the keys were parsed and checked
-/// against their ranges (sim/config/layer_fields.cpp).
+/// against their ranges (sim/config/layer_fields.cpp); the keys a type requires are in its
+/// registry line (LayerTypeInfo::required).
 struct LayerKind {
-  /// Keys a layer of the type must set.
-  std::vector<std::string> required;
   /// Output shape and trainable parameters from the inputs' shapes, or an error message
   /// ("" if the shapes work out). NetShape prefixes the network, file and layer.
   std::string (*infer)(const LayerSpec& spec, const std::vector<Shape>& ins, Shape& out,

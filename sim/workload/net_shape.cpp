@@ -43,6 +43,19 @@ NetShape::NetShape(const NetworkSpec& spec) : spec_(&spec) {
     auto fail = [&](const std::string& what) {
       throw UserError(where + ": layer '" + ls.name + "' (" + ls.type + "): " + what);
     };
+    const LayerBoundary boundary = layer_boundary(ls.type);
+    if (boundary == LayerBoundary::kSource) {
+      // A tensor from outside: no producer here, but the layer outside that made it wants
+      // its gradient, so its readers compute backward-data as if it had parameters.
+      l.out = l.in = Shape{ls.shape[0], ls.shape[1], ls.shape[2]};
+      const std::int64_t values = saturating_product({l.out.c, l.out.h, l.out.w});
+      if (values <= 0) fail("produces an empty output");
+      const std::string too_big = size_limit_violation(values, 0, values);
+      if (!too_big.empty()) fail(too_big);
+      upstream_params[i] = true;
+      index[ls.name] = static_cast<int>(i);
+      continue;
+    }
     if (ls.from.empty()) {
       l.inputs.push_back(static_cast<int>(i) - 1);
     } else {
@@ -143,9 +156,11 @@ NetShape::NetShape(const NetworkSpec& spec) : spec_(&spec) {
                       std::to_string(l.consumers) + " layers read it: summing their gradients " +
                       size_limit_violation(0, 0, summed));
   }
+  // The last layer is fused with the loss, or a sink whose outputs are not classes: their
+  // gradients come from outside the network.
   const OutputLoss loss =
       layers_.empty() ? OutputLoss::kNone : output_loss(spec.layers.back().type);
-  if (loss == OutputLoss::kNone)
+  if (loss == OutputLoss::kNone && !ends_in_sink())
     throw UserError(where + ": the last layer must be " + output_layer_types());
   if (loss == OutputLoss::kBinary && (layers_.back().out.size() != 1 || spec.classes != 2))
     throw UserError(where + ": a " + spec.layers.back().type +
@@ -156,6 +171,17 @@ NetShape::NetShape(const NetworkSpec& spec) : spec_(&spec) {
     throw UserError(where + ": the output has " + std::to_string(layers_.back().out.size()) +
                     " values but the network declares " + std::to_string(spec.classes) +
                     " classes");
+}
+
+bool NetShape::reads_input() const {
+  for (const auto& l : layers_)
+    for (int p : l.inputs)
+      if (p < 0) return true;
+  return false;
+}
+
+bool NetShape::ends_in_sink() const {
+  return !layers_.empty() && layer_boundary(layers_.back().spec->type) == LayerBoundary::kSink;
 }
 
 std::int64_t NetShape::param_count() const {

@@ -47,6 +47,11 @@ class NetShape {
   /// Whether layer i must compute the gradient of its input: some layer feeding it,
   /// directly or not, has parameters (as Network::needs_input_grad for a chain).
   bool needs_input_grad(std::size_t i) const { return needs_input_grad_[i]; }
+  /// Some layer reads the network input (not so when every branch starts at a `source`).
+  bool reads_input() const;
+  /// The last layer is a sink (a cut-out network, e.g. a SCALE-Sim topology): no softmax,
+  /// no loss op and no class output; the gradients of its inputs arrive from outside.
+  bool ends_in_sink() const;
   std::int64_t param_count() const;
   /// Multiply-accumulates of one sample's forward pass (conv and dense layers).
   std::int64_t forward_macs() const;

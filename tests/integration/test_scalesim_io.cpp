@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "tests/integration/cli_runner.h"
+#include "tests/integration/scalesim_topologies.h"
 
 using namespace trainsim;
 using namespace trainsim::test;
@@ -42,28 +43,8 @@ std::vector<std::string> lines(const std::string& text) {
 TEST_CASE("SCALE-Sim topologies and configs give SCALE-Sim's reports and figures",
           "[cli][layer][scalesim]") {
   const std::string dir = fresh_dir("scalesim-io");
-  const auto layers = csv_rows(read_file(kRefs + "inputs/layers.csv"));
   const auto results = csv_rows(read_file(kRefs + "results.csv"));
-  // The topology files, both forms (a conv layer also as its GEMM, as SCALE-Sim allows).
-  std::string conv =
-      "Layer name, IFMAP Height, IFMAP Width, Filter Height, Filter Width, "
-      "Channels, Num Filter, Strides,\n";
-  std::string gemm = "Layer, M, N, K,\n";
-  std::vector<std::string> conv_names, gemm_names;
-  for (const auto& l : layers) {
-    if (l.at("input_format") == "conv") {
-      conv += l.at("layer") + ", " + l.at("ifmap_h") + ", " + l.at("ifmap_w") + ", " +
-              l.at("filt_h") + ", " + l.at("filt_w") + ", " + l.at("channels") + ", " +
-              l.at("num_filt") + ", " + l.at("stride") + ",\n";
-      conv_names.push_back(l.at("layer"));
-    } else {
-      gemm += l.at("layer") + ", " + l.at("M") + ", " + l.at("N") + ", " + l.at("K") + ",\n";
-      gemm_names.push_back(l.at("layer"));
-    }
-  }
-  write_file(dir + "/conv.csv", conv);
-  write_file(dir + "/gemm.csv", gemm);
-  const std::string cfg_template = read_file(kRefs + "inputs/example_32x32_ws.cfg");
+  const ReferenceTopologies topo = write_reference_topologies(dir);
   std::map<std::string, std::map<std::string, std::string>> ref;  // key -> row
   for (const auto& r : results)
     ref[r.at("layer") + " " + r.at("array_rows") + " " + r.at("dataflow")] = r;
@@ -71,14 +52,9 @@ TEST_CASE("SCALE-Sim topologies and configs give SCALE-Sim's reports and figures
   std::size_t checked = 0;
   for (const char* array : {"8", "32"})
     for (const char* df : {"os", "ws", "is"}) {
-      std::string cfg = cfg_template;
-      for (const std::string key : {"ArrayHeight:    32", "ArrayWidth:     32"})
-        cfg.replace(cfg.find(key), key.size(), key.substr(0, key.find(':') + 1) + " " + array);
-      cfg.replace(cfg.find("Dataflow : ws"), 13, std::string("Dataflow : ") + df);
-      const std::string cfg_path = dir + "/" + array + "_" + df + ".cfg";
-      write_file(cfg_path, cfg);
-      for (const auto& [form, names] : {std::make_pair(std::string("conv"), conv_names),
-                                        std::make_pair(std::string("gemm"), gemm_names)}) {
+      const std::string cfg_path = write_reference_config(dir, array, df);
+      for (const auto& [form, names] : {std::make_pair(std::string("conv"), topo.conv_names),
+                                        std::make_pair(std::string("gemm"), topo.gemm_names)}) {
         const std::string out = dir + "/" + form + "_" + array + "_" + df;
         const auto r = run_trainsim({"layer", "--scalesim-topology", dir + "/" + form + ".csv",
                                      "--scalesim-config", cfg_path, "--report-dir", out});

@@ -422,7 +422,7 @@ TEST_CASE("network validation", "[config]") {
       {"  - {type: lstm}\n  - {type: softmax}\n", "lstm", "layers.0.type",
        "unknown layer type 'lstm' (known: dense, conv2d"},
       {"  - {type: dense, units: 4}\n", "dense", "layers.0.type",
-       "the last layer must be 'softmax' or 'sigmoid', got 'dense'"},
+       "the last layer must be 'softmax', 'sigmoid' or 'sink', got 'dense'"},
       // The Hype-training workloads' layer types (a softmax may come anywhere now).
       {"  - {type: dropout, rate: 1}\n  - {type: softmax}\n", "1}", "layers.0.rate",
        "must be in [0, 1), got 1"},
@@ -446,6 +446,15 @@ TEST_CASE("network validation", "[config]") {
        "{type: dense", "layers.1", "duplicate layer name 'dense1'"},
       {"  - {type: relu, name: ''}\n  - {type: softmax}\n", "''", "layers.0.name",
        "must not be empty"},
+      {"  - {type: source, shape: [1, 4, 4]}\n  - {type: sink, from: source0}\n"
+       "  - {type: softmax}\n",
+       "sink", "layers.1.type", "a sink must be the last layer"},
+      {"  - {type: source}\n  - {type: sink, from: source0}\n", "{type: source}", "layers.0.shape",
+       "missing required key"},
+      {"  - {type: source, shape: [1, 4]}\n  - {type: sink, from: source0}\n", "[1, 4]",
+       "layers.0.shape", "expected [channels, height, width], got 2 values"},
+      {"  - {type: source, shape: [1, 4, 4]}\n  - {type: sink}\n", "{type: sink}", "layers.1.from",
+       "missing required key"},
   };
   for (const auto& c : cases) {
     std::string text = head + c.layers;

@@ -301,7 +301,7 @@ TEST_CASE("simulation key errors name file, line, column and key", "[config]") {
   text = with_base("acelerator: small_8x8\n");
   check_error(err(text), file, pos_of(text, "acelerator"), "acelerator",
               "allowed: name, network, dataset, training, output, accelerator, dataflow, "
-              "technique, fidelity, numerics, memory, residency, system, pipeline)");
+              "technique, fidelity, numerics, memory, residency, system, pipeline, hype)");
 
   // Inside an inline accelerator: the experiment file, paths under `accelerator.`.
   text = with_base("accelerator:\n  dataflow: ws\n  array: {rows: 0, cols: 2}\n");

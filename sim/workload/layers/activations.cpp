@@ -35,8 +35,8 @@ void lower_gelu(const LayerLowering& l, LayerOps& ops) {
 
 }  // namespace
 
-const LayerKind kTanhKind{{}, &same_shape, nullptr, &lower_tanh};
-const LayerKind kSigmoidKind{{}, &same_shape, nullptr, &lower_sigmoid};
-const LayerKind kGeluKind{{}, &same_shape, nullptr, &lower_gelu};
+const LayerKind kTanhKind{&same_shape, nullptr, &lower_tanh};
+const LayerKind kSigmoidKind{&same_shape, nullptr, &lower_sigmoid};
+const LayerKind kGeluKind{&same_shape, nullptr, &lower_gelu};
 
 }  // namespace trainsim

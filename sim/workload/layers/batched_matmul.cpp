@@ -79,6 +79,6 @@ void lower(const LayerLowering& l, LayerOps& ops) {
 
 }  // namespace
 
-const LayerKind kBatchedMatmulKind{{"from"}, &infer, &work, &lower, false, true};
+const LayerKind kBatchedMatmulKind{&infer, &work, &lower, false, true};
 
 }  // namespace trainsim

@@ -71,6 +71,6 @@ void lower(const LayerLowering& l, LayerOps& ops) {
 
 }  // namespace
 
-const LayerKind kConv2dTransposeKind{{"filters", "kernel"}, &infer, &work, &lower};
+const LayerKind kConv2dTransposeKind{&infer, &work, &lower};
 
 }  // namespace trainsim

@@ -27,6 +27,6 @@ void lower(const LayerLowering& l, LayerOps& ops) {
 
 }  // namespace
 
-const LayerKind kDropoutKind{{}, &infer, nullptr, &lower};
+const LayerKind kDropoutKind{&infer, nullptr, &lower};
 
 }  // namespace trainsim

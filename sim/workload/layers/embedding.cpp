@@ -31,6 +31,6 @@ void lower(const LayerLowering& l, LayerOps& ops) {
 
 }  // namespace
 
-const LayerKind kEmbeddingKind{{"vocab", "units"}, &infer, nullptr, &lower};
+const LayerKind kEmbeddingKind{&infer, nullptr, &lower};
 
 }  // namespace trainsim

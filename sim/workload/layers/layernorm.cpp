@@ -17,6 +17,6 @@ std::string infer(const LayerSpec&, const std::vector<Shape>& ins, Shape& out,
 
 }  // namespace
 
-const LayerKind kLayerNormKind{{}, &infer, nullptr, &lower_normalization};
+const LayerKind kLayerNormKind{&infer, nullptr, &lower_normalization};
 
 }  // namespace trainsim

@@ -29,6 +29,6 @@ void lower(const LayerLowering& l, LayerOps& ops) {
 
 }  // namespace
 
-const LayerKind kLinearKind{{"units"}, &infer, &work, &lower};
+const LayerKind kLinearKind{&infer, &work, &lower};
 
 }  // namespace trainsim

@@ -23,6 +23,6 @@ void lower(const LayerLowering&, LayerOps&) {}
 
 }  // namespace
 
-const LayerKind kReshapeKind{{"shape"}, &infer, nullptr, &lower, /*alias=*/true};
+const LayerKind kReshapeKind{&infer, nullptr, &lower, /*alias=*/true};
 
 }  // namespace trainsim

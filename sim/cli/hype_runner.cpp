@@ -1,0 +1,197 @@
+// `trainsim run` (and validate) for an experiment with `hype:`: every iteration is timed on the
+// hybrid system by the Hype-training runtime (sim/hype/hype_model.h) under the experiment's
+// policy and under gpu-only, and, with numerics: float, the network trains for real exactly as
+// on one device: placing an op on another device changes when and where it runs, never what
+// it computes. Output files: sim/report/hype_report.h.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <optional>
+
+#include "sim/cli/experiment_runner.h"
+#include "sim/cli/hype_runner.h"
+#include "sim/cli/progress_bar.h"
+#include "sim/cli/system_runner.h"
+#include "sim/config/experiment_config.h"
+#include "sim/core/error.h"
+#include "sim/report/format.h"
+#include "sim/report/hype_report.h"
+#include "sim/report/staged_dir.h"
+#include "sim/techniques/default_technique.h"
+#include "sim/train/trainer.h"
+
+namespace trainsim {
+
+namespace {
+
+void check_hype_spec(const ExperimentSpec& spec) {
+  // The op DAG is backprop's: a technique that changes the step's ops has no DAG here yet.
+  if (spec.sim.technique.kind != kDefaultTechnique)
+    throw UserError("a hype: system runs plain backprop (technique: " + spec.sim.technique.label() +
+                    " is for one accelerator or a pipeline)");
+}
+
+// The iterations an epoch has: full batches, and the last smaller one (rounded up to a
+// multiple of the GPUs, which share it).
+struct EpochShape {
+  std::int64_t full = 0;
+  int rest = 0;
+};
+EpochShape epoch_shape(const ExperimentSpec& spec, std::int64_t train) {
+  const int bs = spec.training.batch_size;
+  const int g = spec.hype->gpus;
+  EpochShape e{train / bs, static_cast<int>(train % bs)};
+  if (e.rest % g != 0) e.rest += g - e.rest % g;
+  return e;
+}
+
+std::string system_line(const HypeSpec& h) {
+  std::string s = std::to_string(h.gpus) + "x " + h.gpu->name;
+  if (h.offloads > 0) s += " + " + std::to_string(h.offloads) + "x " + h.offload->name;
+  return s;
+}
+
+}  // namespace
+
+std::string check_hype_experiment(const ExperimentSpec& spec) {
+  check_hype_spec(spec);
+  const DatasetShape data = checked_data_shape(spec);
+  const NetShape net(spec.network);
+  const HypeIteration it =
+      simulate_hype(*spec.hype, net, spec.training.batch_size, spec.training.optimizer);
+  return sformat(
+      "%s: ok: network %s on %s (%lld train), hype system %s, policy %s, %d ops per "
+      "iteration; results would go to %s/",
+      spec.name.c_str(), spec.network.name.c_str(), spec.dataset.name.c_str(),
+      static_cast<long long>(data.train), system_line(*spec.hype).c_str(),
+      spec.hype->policy.c_str(), it.dag.size(), spec.output.dir.c_str());
+}
+
+RunResult run_hype_experiment(const ExperimentSpec& spec, const RunOptions& options) {
+  if (options.resume)
+    throw UserError(
+        "a run on a hype: system has no checkpoint to resume: run it again with --force");
+  if (!options.chakra_dir.empty())
+    throw UserError("--chakra writes pipeline systems' traces; a hype: run writes timeline.json");
+  check_hype_spec(spec);
+  // Everything that can fail on bad input happens before the output directory exists.
+  const DatasetShape data = checked_data_shape(spec);
+  const NetShape net(spec.network);
+  const HypeSpec& h = *spec.hype;
+  const HypeIteration it = simulate_hype(h, net, spec.training.batch_size, spec.training.optimizer);
+  const EpochShape shape = epoch_shape(spec, data.train);
+  std::optional<HypeIteration> rest;
+  if (shape.rest > 0) rest = simulate_hype(h, net, shape.rest, spec.training.optimizer);
+  const bool real = spec.numerics != "none";
+  Dataset dataset;
+  std::unique_ptr<Trainer> trainer;
+  if (real) {
+    dataset = load_dataset(spec.dataset);
+    trainer = std::make_unique<Trainer>(spec, dataset);
+  }
+  if (!options.quiet) {
+    std::printf(
+        "trainsim run: %s | network %s | dataset %s (%lld train, %lld test) | batch %d | "
+        "%d epoch(s)%s\n",
+        spec.name.c_str(), spec.network.name.c_str(), spec.dataset.name.c_str(),
+        static_cast<long long>(data.train), static_cast<long long>(data.test),
+        spec.training.batch_size, spec.training.epochs, real ? "" : " | shape only");
+    std::printf("hype system: %s | policy %s | %d ops per iteration, %d planned off the GPU%s\n",
+                system_line(h).c_str(), h.policy.c_str(), it.dag.size(),
+                static_cast<int>(std::count(it.plan.begin(), it.plan.end(), Placement::kOffload)),
+                std::isfinite(h.power_cap_w) ? sformat(" | cap %g W", h.power_cap_w).c_str() : "");
+    print_notes(spec);
+    std::printf("%5s  %9s  %14s  %12s  %12s  %8s  %14s  %8s\n", "epoch", "test_acc",
+                "train_seconds", "samples/s", "energy_J", "avg_W", "gpu_only_s", "wall_s");
+    std::fflush(stdout);
+  }
+  StagedDir out(spec.output.dir, options.force ? StagedDir::Mode::kReplace : StagedDir::Mode::kNew,
+                "run");
+  HypeRunData r;
+  r.spec = &spec;
+  r.net = &net;
+  r.it = &it;
+  r.train_samples = data.train;
+  const EtaClock clock(0, spec.training.epochs);
+  for (int e = 0; e < spec.training.epochs; ++e) {
+    const auto t0 = std::chrono::steady_clock::now();
+    HypeEpoch ep = hype_epoch(it, shape.full, rest ? &*rest : nullptr);
+    if (real) {
+      const std::string label = (options.label.empty() ? "" : options.label + " ") + "epoch " +
+                                std::to_string(e + 1) + "/" + std::to_string(spec.training.epochs);
+      ProgressBar bar(label);
+      const EpochMetrics m = trainer->run_epoch([&](const BatchProgress& b) {
+        if (!bar.enabled()) return;
+        char extra[64];
+        std::snprintf(extra, sizeof extra, "loss %.4f acc %.2f%%", b.loss, 100 * b.accuracy);
+        const double f = static_cast<double>(b.batch) / static_cast<double>(b.batches);
+        bar.update(b.batch, b.batches, clock.elapsed(), clock.eta(e, f), extra);
+      });
+      bar.clear();
+      ep.has_accuracy = true;
+      ep.test_accuracy = m.test.accuracy;
+      ep.test_loss = m.test.loss;
+    }
+    r.epochs.push_back(ep);
+    if (!options.quiet) {
+      std::printf("%5d  %8s%%  %14.6g  %12.6g  %12.6g  %8.4g  %14.6g  %8.3f\n", e + 1,
+                  real ? fmt("%.2f", 100 * ep.test_accuracy).c_str() : "-", ep.seconds,
+                  static_cast<double>(data.train) / ep.seconds, ep.energy_j,
+                  ep.energy_j / ep.seconds, ep.gpu_only_seconds,
+                  std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+      std::fflush(stdout);
+    }
+  }
+  write_text_file(out.file("config.resolved.yaml"), resolved_yaml(spec));
+  write_text_file(out.file("stats.json"), hype_stats_json(r));
+  write_text_file(out.file("epochs.csv"), hype_epochs_csv(r));
+  write_text_file(out.file("ops.csv"), hype_ops_csv(r));
+  write_text_file(out.file("placement.csv"), hype_placement_csv(r));
+  write_text_file(out.file("devices.csv"), hype_devices_csv(r));
+  write_text_file(out.file("links.csv"), hype_links_csv(r));
+  write_text_file(out.file("power.csv"), hype_power_csv(r));
+  write_text_file(out.file("timeline.json"), hype_timeline_json(r));
+  out.commit();
+
+  RunResult result;
+  result.has_accuracy = real;
+  result.test_accuracy = real ? r.epochs.back().test_accuracy : 0;
+  // Seconds are the system's; "cycles" are nanoseconds (a 1 GHz reference clock), since the
+  // devices have clocks of their own.
+  result.clock_ghz = 1;
+  result.energy_unit = "J";
+  for (const HypeEpoch& ep : r.epochs) {
+    result.seconds += ep.seconds;
+    result.energy += ep.energy_j;
+    RunResult::Epoch re;
+    re.test_accuracy = ep.has_accuracy ? ep.test_accuracy : -1;
+    re.seconds = ep.seconds;
+    re.step_cycles = ep.seconds * 1e9 / static_cast<double>(data.train);
+    result.epochs.push_back(re);
+  }
+  result.cycles = static_cast<std::int64_t>(result.seconds * 1e9 + 0.5);
+  if (options.final_line)
+    std::printf(
+        "final: %s%.6g s of training on %s (policy %s): %.6g samples/s, %.6g J, %.4g W average "
+        "(gpu-only: %.6g s, %.6g J); results in %s/\n",
+        real ? ("test accuracy " + fmt("%.2f%%", 100 * result.test_accuracy) + ", ").c_str() : "",
+        result.seconds, system_line(h).c_str(), h.policy.c_str(),
+        static_cast<double>(data.train) * spec.training.epochs / result.seconds, result.energy,
+        result.energy / result.seconds,
+        [&] {
+          double s = 0;
+          for (const HypeEpoch& ep : r.epochs) s += ep.gpu_only_seconds;
+          return s;
+        }(),
+        [&] {
+          double j = 0;
+          for (const HypeEpoch& ep : r.epochs) j += ep.gpu_only_energy_j;
+          return j;
+        }(),
+        out.final_dir().c_str());
+  return result;
+}
+
+}  // namespace trainsim

@@ -1,0 +1,126 @@
+#include "sim/config/hype_config.h"
+
+#include "sim/config/device_config.h"
+#include "sim/config/key_ranges.h"
+#include "sim/core/error.h"
+#include "sim/report/format.h"
+
+namespace trainsim {
+
+double HypeSpec::static_w() const {
+  double w = host_static_w;
+  if (gpu) w += gpus * gpu->build()->static_w();
+  if (offload) w += offloads * offload->build()->static_w();
+  return w;
+}
+
+namespace {
+
+// PCIe 3.0 x16 as He et al. measured it (Sec. 3.4): 512 KB from the CPU took 0.547 ms to an
+// S10 and 1.198 ms to a V100. One point per link cannot separate latency from bandwidth; with
+// 12 GB/s [assumed: PCIe 3.0 x16's 15.75 GB/s raw at ~75% efficiency] the rest is latency,
+// which makes the two points exact (docs/hype.md#links).
+constexpr double kPcieGbps = 12;
+constexpr double kKiB512 = 512 * 1024;
+HostLink paper_link(double ms_for_512k) {
+  HostLink l;
+  l.bandwidth_gbps = kPcieGbps;
+  l.latency_s = ms_for_512k * 1e-3 - kKiB512 / (kPcieGbps * 1e9);
+  l.pj_per_bit = 6;  // [assumed] a PCIe 3.0 SerDes lane, a few pJ/bit
+  return l;
+}
+
+HostLink parse_link(const ConfigNode& node, HostLink l) {
+  ConfigMap m = node.as_map();
+  m.allow_only({"bandwidth_gbps", "latency_us", "pj_per_bit"});
+  if (auto v = m.get("bandwidth_gbps")) l.bandwidth_gbps = v->as_double_positive();
+  if (auto v = m.get("latency_us")) l.latency_s = v->as_double_non_negative() * 1e-6;
+  if (auto v = m.get("pj_per_bit")) l.pj_per_bit = v->as_double_non_negative();
+  return l;
+}
+
+std::shared_ptr<const DeviceModelSpec> parse_device_ref(const ConfigNode& node,
+                                                        const std::string& file) {
+  if (node.is_scalar()) {
+    try {
+      return load_device(node.as_nonempty_string());
+    } catch (const UserError& e) {
+      node.fail(e.what());
+    }
+  }
+  return parse_device_node(node, file, node.path());
+}
+
+}  // namespace
+
+HypeSpec parse_hype(const ConfigNode& node, const std::string& experiment_path) {
+  ConfigMap m = node.as_map();
+  m.allow_only({"gpu", "gpus", "offload", "offloads", "links", "policy", "power_cap_w",
+                "thresholds", "overlap_rule", "host_static_w", "sample_ms"});
+  HypeSpec s;
+  s.raw = YAML::Clone(node.yaml());
+  s.gpu = parse_device_ref(m.require("gpu"), experiment_path);
+  if (auto v = m.get("gpus")) s.gpus = v->as_int_in(key_range::kDevices);
+  if (auto v = m.get("offload")) s.offload = parse_device_ref(*v, experiment_path);
+  if (auto v = m.get("offloads")) {
+    s.offloads = v->as_int_in(IntRange{0, key_range::kDevices.max});
+    if (s.offloads > 0 && !s.offload) v->fail("offload devices need `offload:` (a device)");
+  } else if (s.offload) {
+    s.offloads = s.gpus;  // one per GPU
+  }
+  if (s.offloads % s.gpus != 0)
+    m.node().fail(
+        sformat("offloads: %d offload devices do not divide among %d GPUs", s.offloads, s.gpus));
+  s.gpu_link = paper_link(1.198);
+  s.offload_link = paper_link(0.547);
+  if (auto v = m.get("links")) {
+    ConfigMap l = v->as_map();
+    l.allow_only({"gpu", "offload"});
+    if (auto g = l.get("gpu")) s.gpu_link = parse_link(*g, s.gpu_link);
+    if (auto o = l.get("offload")) {
+      if (s.offloads == 0) o->fail("a link to nowhere: the system has no offload devices");
+      s.offload_link = parse_link(*o, s.offload_link);
+    }
+  }
+  if (auto v = m.get("policy")) {
+    s.policy = v->as_nonempty_string();
+    try {
+      hype_policy_info(s.policy);
+    } catch (const UserError& e) {
+      v->fail(e.what());
+    }
+  }
+  if (auto v = m.get("overlap_rule")) {
+    if (!parse_overlap_rule(v->as_nonempty_string(), s.overlap_rule))
+      v->fail("expected window, previous or off, got " + v->describe());
+  }
+  if (auto v = m.get("host_static_w")) s.host_static_w = v->as_double_non_negative();
+  if (auto v = m.get("sample_ms")) s.sample_ms = v->as_double_positive();
+  if (auto v = m.get("thresholds")) {
+    ConfigMap t = v->as_map();
+    t.allow_only({"bandwidth_gbps", "ipc", "combine"});
+    if (auto c = t.get("combine")) {
+      if (!parse_threshold_combine(c->as_nonempty_string(), s.thresholds.combine))
+        c->fail("expected and or or, got " + c->describe());
+    }
+    auto bw = t.get("bandwidth_gbps");
+    auto ipc = t.get("ipc");
+    if (bw || ipc) {
+      if (!bw || !ipc) v->fail("give both bandwidth_gbps and ipc, or neither (auto)");
+      s.auto_thresholds = false;
+      s.thresholds.bandwidth_gbps = bw->as_double_non_negative();
+      s.thresholds.ipc = ipc->as_double_non_negative();
+    }
+  }
+  if (auto v = m.get("power_cap_w")) {
+    s.power_cap_w = v->as_double_positive();
+    const double floor = s.static_w();
+    if (s.power_cap_w < floor)
+      v->fail(sformat("%.6g W is below the system's static power, %.6g W", s.power_cap_w, floor));
+  } else if (hype_policy_info(s.policy).needs_power_cap) {
+    m.node().fail("policy " + s.policy + " needs power_cap_w");
+  }
+  return s;
+}
+
+}  // namespace trainsim

@@ -1,0 +1,35 @@
+// power-cap: He et al.'s Case 2 (Sec. 3.4). The plan is Case 1's; at run time an idle device
+// starts an op only if the op's peak power there, with every other device at its current peak
+// (or idle static), keeps the system at or under the cap, so the cap holds at every instant by
+// construction. When none fits the device waits for the next completion; the GPU chooses first.
+#include "sim/hype/policy.h"
+
+namespace trainsim {
+
+namespace {
+
+class PowerCapPolicy final : public HypePolicy {
+ public:
+  explicit PowerCapPolicy(double cap) : cap_(cap) {}
+  std::string name() const override { return "power-cap"; }
+  std::string description() const override { return "Case 2: most throughput under a cap"; }
+  std::vector<Placement> plan(const Characterization& c) const override {
+    return characterized_plan(c);
+  }
+  bool admit(double system_peak_w, double idle_static_w, double op_peak_w) const override {
+    return system_peak_w - idle_static_w + op_peak_w <= cap_;
+  }
+  bool gpu_first() const override { return true; }
+  double power_cap_w() const override { return cap_; }
+
+ private:
+  double cap_;
+};
+
+}  // namespace
+
+std::unique_ptr<HypePolicy> make_power_cap_policy(const PolicyParams& p) {
+  return std::make_unique<PowerCapPolicy>(p.power_cap_w);
+}
+
+}  // namespace trainsim

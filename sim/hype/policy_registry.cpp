@@ -1,0 +1,31 @@
+#include "sim/core/error.h"
+#include "sim/hype/policy.h"
+
+namespace trainsim {
+
+const std::vector<PolicyInfo>& hype_policies() {
+  static const std::vector<PolicyInfo> all = {
+      {"gpu-only", "every op on the GPU: the baseline the others are measured against", false,
+       make_gpu_only_policy},
+      {"energy",
+       "Case 1 (He et al. Sec. 3.4): offload the candidates that are faster, or hidden in "
+       "their slack; never slower than gpu-only",
+       false, make_energy_policy},
+      {"power-cap",
+       "Case 2: Case 1's plan, and an op starts only if its peak power keeps the system under "
+       "hype.power_cap_w (GPU first)",
+       true, make_power_cap_policy},
+  };
+  return all;
+}
+
+const PolicyInfo& hype_policy_info(const std::string& name) {
+  std::string known;
+  for (const PolicyInfo& p : hype_policies()) {
+    if (p.name == name) return p;
+    known += (known.empty() ? "" : ", ") + p.name;
+  }
+  throw UserError("unknown policy '" + name + "' (known: " + known + ")");
+}
+
+}  // namespace trainsim

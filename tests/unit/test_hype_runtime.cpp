@@ -1,0 +1,261 @@
+// Hype-training's runtime (sim/hype/runtime.h) on hand DAGs whose costs are given: an op the
+// FPGA runs faster moves there; the overlap rule keeps it on the GPU when moving its inputs
+// takes longer than the GPU op before it; an idle GPU runs a ready op planned for a busy FPGA;
+// a power cap holds at every instant and a cap no op fits is an error. Then the whole model
+// (sim/hype/hype_model.h) on LeNet-5 with the shipped V100 and S10s: the energy policy is never
+// slower than gpu-only, the power-cap policy never exceeds its cap, runs are deterministic.
+#include <catch2/catch.hpp>
+
+#include "sim/config/device_config.h"
+#include "sim/config/experiment_config.h"
+#include "sim/core/error.h"
+#include "sim/core/paths.h"
+#include "sim/hype/hype_model.h"
+#include "sim/hype/runtime.h"
+
+using namespace trainsim;
+
+namespace {
+
+struct Cost {
+  double ms, avg_w, peak_w;
+};
+OpCost cost_of(const Cost& c) {
+  OpCost o;
+  o.time_s = c.ms * 1e-3;
+  o.avg_w = c.avg_w;
+  o.peak_w = c.peak_w;
+  o.energy_j = c.avg_w * o.time_s;
+  return o;
+}
+
+// A fixed-static device whose costs the test writes into the characterization itself.
+class StaticDevice final : public DeviceModel {
+ public:
+  explicit StaticDevice(double w) : w_(w) {}
+  const std::string& name() const override { return name_; }
+  const std::string& kind() const override { return name_; }
+  double static_w() const override { return w_; }
+  OpCost cost(const Op&) override { return unsupported_cost(); }
+
+ private:
+  std::string name_ = "static";
+  double w_;
+};
+
+// A DAG of `n` GEMMs (every input is a 1 KB edge, no weights) with the given edges.
+OpDag hand_dag(int n, const std::vector<std::pair<int, int>>& edges) {
+  OpDag dag;
+  for (int i = 0; i < n; ++i) {
+    DagNode node;
+    node.op = Op::make_gemm({8, 8, 8}, OpRole::kForward, i);
+    node.op.word_bits = 32;
+    node.type = PaperOpType::kRelu;  // small: one FPGA
+    dag.add_node(node);
+  }
+  for (auto [a, b] : edges) dag.add_edge(a, b, DepKind::kData, 1024);
+  return dag;
+}
+
+struct Hand {
+  OpDag dag;
+  Characterization c;
+  std::vector<Placement> plan;
+};
+
+Hand hand(int n, const std::vector<std::pair<int, int>>& edges, const std::vector<Cost>& gpu,
+          const std::vector<Cost>& fpga, const std::vector<int>& offloaded) {
+  Hand h{hand_dag(n, edges), {}, std::vector<Placement>(static_cast<std::size_t>(n))};
+  for (int i = 0; i < n; ++i) {
+    OpCharacter o;
+    o.gpu = cost_of(gpu[static_cast<std::size_t>(i)]);
+    o.offload = cost_of(fpga[static_cast<std::size_t>(i)]);
+    o.offload_devices = 1;
+    h.c.ops.push_back(o);
+  }
+  for (int i : offloaded) h.plan[static_cast<std::size_t>(i)] = Placement::kOffload;
+  return h;
+}
+
+RuntimeSystem system_of(StaticDevice& gpu, StaticDevice& fpga, int fpgas, double latency_s = 0) {
+  RuntimeSystem s;
+  s.gpu = &gpu;
+  s.offload = &fpga;
+  s.offload_count = fpgas;
+  s.gpu_link.bandwidth_gbps = s.offload_link.bandwidth_gbps = 10;
+  s.gpu_link.latency_s = latency_s;
+  s.offload_link.latency_s = 0;
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("Hype runtime: a faster FPGA op moves, and the overlap rule", "[hype][runtime]") {
+  // 0 -> 1 -> 2; op 1 takes 4 ms on the GPU and 1 ms on the FPGA.
+  const Hand h = hand(3, {{0, 1}, {1, 2}}, {{2, 200, 220}, {4, 200, 220}, {1, 150, 160}},
+                      {{9, 30, 33}, {1, 30, 33}, {9, 30, 33}}, {1});
+  StaticDevice gpu(40), fpga(10);
+  const auto energy = make_energy_policy({});
+  const auto gpu_only = make_gpu_only_policy({});
+
+  const RuntimeResult base = run_iteration(h.dag, h.c, std::vector<Placement>(3, Placement::kGpu),
+                                           *gpu_only, system_of(gpu, fpga, 1));
+  CHECK(base.makespan_s == Approx(7e-3));
+  CHECK(base.offloaded == 0);
+  // GPU busy 7 ms at the ops' power; the FPGA idles at 10 W.
+  CHECK(base.device_energy_j == Approx(2e-3 * 200 + 4e-3 * 200 + 1e-3 * 150 + 7e-3 * 10));
+
+  const RuntimeResult r = run_iteration(h.dag, h.c, h.plan, *energy, system_of(gpu, fpga, 1));
+  CHECK(r.offloaded == 1);
+  CHECK(r.ops[1].place == Placement::kOffload);
+  // 1 KB over two 10 GB/s hops each way.
+  const double hop = 1024 / 10e9;
+  CHECK(r.ops[1].start_s == Approx(2e-3 + 2 * hop));
+  CHECK(r.makespan_s == Approx(4e-3 + 4 * hop));
+  CHECK(r.makespan_s < base.makespan_s);
+  CHECK(r.energy_j() < base.energy_j());
+  CHECK(r.links[0].bytes == 1024);  // gpu:to-host, op 0's result
+  CHECK(r.transfers.size() == 4);
+
+  // With 3 ms of latency on the GPU's link, moving op 1's input takes longer than the 3 ms op 1
+  // gains on the FPGA, and no other GPU op runs beside the move: op 1 stays on the GPU, and the
+  // run is gpu-only's. Read literally ("the GPU op that ran last": op 0's 2 ms), the rule
+  // blocks it as well.
+  const RuntimeResult blocked =
+      run_iteration(h.dag, h.c, h.plan, *energy, system_of(gpu, fpga, 1, 3e-3));
+  CHECK(blocked.overlap_blocked == 1);
+  CHECK(blocked.ops[1].overlap_blocked);
+  CHECK(blocked.ops[1].place == Placement::kGpu);
+  CHECK(blocked.offloaded == 0);
+  CHECK(blocked.makespan_s == Approx(base.makespan_s));
+  RuntimeSystem previous = system_of(gpu, fpga, 1, 1e-3);
+  previous.overlap = OverlapRule::kPrevious;
+  // 1 ms of latency: within op 1's 3 ms gain (window) and op 0's 2 ms (previous).
+  CHECK(run_iteration(h.dag, h.c, h.plan, *energy, previous).offloaded == 1);
+  CHECK(run_iteration(h.dag, h.c, h.plan, *energy, system_of(gpu, fpga, 1, 1e-3)).offloaded == 1);
+  // 2.5 ms: still within the gain, no longer within op 0.
+  previous.gpu_link.latency_s = 2.5e-3;
+  CHECK(run_iteration(h.dag, h.c, h.plan, *energy, previous).offloaded == 0);
+  CHECK(run_iteration(h.dag, h.c, h.plan, *energy, system_of(gpu, fpga, 1, 2.5e-3)).offloaded == 1);
+  // Off: it moves whatever the link.
+  RuntimeSystem off = system_of(gpu, fpga, 1, 3e-3);
+  off.overlap = OverlapRule::kOff;
+  CHECK(run_iteration(h.dag, h.c, h.plan, *energy, off).offloaded == 1);
+}
+
+TEST_CASE("Hype runtime: an idle GPU runs ops planned for a busy FPGA", "[hype][runtime]") {
+  // 0 -> {1, 2} -> 3: ops 1 and 2 are planned for the one FPGA; the GPU takes the second.
+  const Hand h = hand(4, {{0, 1}, {0, 2}, {1, 3}, {2, 3}},
+                      {{1, 200, 220}, {3, 200, 220}, {3, 200, 220}, {1, 200, 220}},
+                      {{9, 30, 33}, {2, 30, 33}, {2, 30, 33}, {9, 30, 33}}, {1, 2});
+  StaticDevice gpu(40), fpga(10);
+  const RuntimeResult r =
+      run_iteration(h.dag, h.c, h.plan, *make_energy_policy({}), system_of(gpu, fpga, 1));
+  CHECK(r.offloaded == 1);
+  CHECK(r.demoted == 1);
+  CHECK(r.ops[1].place == Placement::kOffload);  // equal ranks: the lower index first
+  CHECK(r.ops[2].place == Placement::kGpu);
+  CHECK(r.ops[2].demoted);
+  CHECK(r.ops[2].start_s == Approx(1e-3));
+  // Deterministic: the same run twice is the same run.
+  const RuntimeResult again =
+      run_iteration(h.dag, h.c, h.plan, *make_energy_policy({}), system_of(gpu, fpga, 1));
+  CHECK(again.makespan_s == r.makespan_s);
+  CHECK(again.energy_j() == r.energy_j());
+
+  // Two FPGAs: both ops move, and the GPU idles.
+  const RuntimeResult two =
+      run_iteration(h.dag, h.c, h.plan, *make_energy_policy({}), system_of(gpu, fpga, 2));
+  CHECK(two.offloaded == 2);
+  CHECK(two.demoted == 0);
+  CHECK(two.devices.size() == 3);
+  CHECK(two.links.size() == 6);
+}
+
+TEST_CASE("Hype runtime: a power cap holds at every instant", "[hype][runtime]") {
+  // The same fork on one FPGA; GPU ops peak at 200 W, FPGA ops at 30 W, statics 40 W and 10 W.
+  const Hand h = hand(4, {{0, 1}, {0, 2}, {1, 3}, {2, 3}},
+                      {{1, 190, 200}, {3, 190, 200}, {3, 190, 200}, {1, 190, 200}},
+                      {{9, 25, 30}, {4, 25, 30}, {4, 25, 30}, {9, 25, 30}}, {1, 2});
+  StaticDevice gpu(40), fpga(10);
+  PolicyParams loose, tight;
+  loose.power_cap_w = 1000;
+  tight.power_cap_w = 225;  // 200 + 30 = 230 > 225: GPU and FPGA cannot both run ops
+  // Without the overlap rule, which would otherwise keep op 1 on the idle GPU (nothing hides
+  // its move and the FPGA is slower): this test is about the cap.
+  RuntimeSystem sys = system_of(gpu, fpga, 1);
+  sys.overlap = OverlapRule::kOff;
+  const RuntimeResult free_run =
+      run_iteration(h.dag, h.c, h.plan, *make_power_cap_policy(loose), sys);
+  const RuntimeResult capped =
+      run_iteration(h.dag, h.c, h.plan, *make_power_cap_policy(tight), sys);
+  // Uncapped, the GPU runs op 2 beside the FPGA's op 1 (230 W).
+  CHECK(free_run.peak_w == Approx(230));
+  CHECK(free_run.demoted == 1);
+  CHECK(capped.peak_w <= 225);
+  for (const PowerStep& p : capped.power) CHECK(p.peak_w <= 225);
+  // Capped, the GPU may not start op 2 beside op 1, so op 2 waits for the FPGA: 1 + 4 + 4 + 1.
+  CHECK(capped.offloaded == 2);
+  CHECK(capped.demoted == 0);
+  CHECK(capped.makespan_s > free_run.makespan_s);
+  CHECK(capped.makespan_s == Approx(10e-3).epsilon(1e-3));
+  // The average trace integrates to the devices' energy.
+  double integral = 0;
+  for (std::size_t i = 0; i < capped.power.size(); ++i) {
+    const double end = i + 1 < capped.power.size() ? capped.power[i + 1].t_s : capped.makespan_s;
+    integral += capped.power[i].avg_w * (end - capped.power[i].t_s);
+  }
+  CHECK(integral == Approx(capped.device_energy_j).epsilon(1e-9));
+
+  // A cap below a GPU op's 200 W with the FPGA idle (200 + 10 > 150), and op 0 runs nowhere
+  // else: an error naming the cap.
+  PolicyParams low;
+  low.power_cap_w = 150;
+  Hand only_gpu = h;
+  for (OpCharacter& o : only_gpu.c.ops) o.offload = unsupported_cost();
+  only_gpu.plan.assign(4, Placement::kGpu);
+  CHECK_THROWS_WITH(run_iteration(only_gpu.dag, only_gpu.c, only_gpu.plan,
+                                  *make_power_cap_policy(low), system_of(gpu, fpga, 1)),
+                    Catch::Contains("power cap 150 W") && Catch::Contains("no device may start"));
+}
+
+TEST_CASE("Hype model: LeNet-5 on a V100 and three S10s", "[hype][runtime]") {
+  const NetworkSpec lenet = load_network(configs_root() + "/networks/lenet5.yaml");
+  const NetShape net(lenet);
+  HypeSpec spec;
+  spec.gpu = load_device("v100");
+  spec.offload = load_device("s10_gx2500");
+  spec.offloads = 3;
+  for (int batch : {32, 256}) {
+    INFO("batch " << batch);
+    const HypeIteration it = simulate_hype(spec, net, batch, OptimizerSpec{});
+    CHECK(it.policy.iteration_s <= it.gpu_only.iteration_s);
+    CHECK(it.gpu_only.run.offloaded == 0);
+    // Every op ran once, after its producers.
+    for (const DagEdge& e : it.dag.edges())
+      CHECK(it.policy.run.ops[static_cast<std::size_t>(e.to)].start_s >=
+            it.policy.run.ops[static_cast<std::size_t>(e.from)].end_s);
+    const HypeIteration again = simulate_hype(spec, net, batch, OptimizerSpec{});
+    CHECK(again.policy.iteration_s == it.policy.iteration_s);
+    CHECK(again.policy.energy_j == it.policy.energy_j);
+
+    // A cap between the static floor and gpu-only's peak: never exceeded, zero violations.
+    HypeSpec capped = spec;
+    capped.policy = "power-cap";
+    capped.power_cap_w = 0.5 * (spec.static_w() + it.gpu_only.peak_w) + 30;
+    const HypeIteration c = simulate_hype(capped, net, batch, OptimizerSpec{});
+    CHECK(c.policy.peak_w <= capped.power_cap_w);
+    CHECK(c.policy.violations == 0);
+    CHECK(c.gpu_only.violations >= 0);
+  }
+  // Two GPUs, each with three FPGAs and half the batch, then the all-reduce.
+  HypeSpec two = spec;
+  two.gpus = 2;
+  two.offloads = 6;
+  const HypeIteration dp = simulate_hype(two, net, 256, OptimizerSpec{});
+  CHECK(dp.batch_per_gpu == 128);
+  CHECK(dp.allreduce_bytes == 4.0 * static_cast<double>(net.param_count()));
+  CHECK(dp.allreduce_s > 0);
+  CHECK(dp.policy.iteration_s <= dp.gpu_only.iteration_s);
+  CHECK_THROWS_AS(simulate_hype(two, net, 255, OptimizerSpec{}), UserError);
+}
