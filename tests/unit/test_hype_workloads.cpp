@@ -1,12 +1,15 @@
 // The Hype-training paper's workloads in the zoo (configs/networks, tools/gen_zoo.py):
 // parameter counts against the published figures (BERT-Large, AlexNet, DCGAN as PyTorch's
-// example counts it), and the paper's op type of every op of BERT-Large and DCGAN.
+// example counts it), the paper's op type of every op of BERT-Large and DCGAN, and their
+// iterations on the Hype runtime.
 #include <catch2/catch.hpp>
 
 #include <map>
 
+#include "sim/config/device_config.h"
 #include "sim/config/experiment_config.h"
 #include "sim/core/paths.h"
+#include "sim/hype/hype_model.h"
 #include "sim/hype/op_types.h"
 #include "sim/report/staged_dir.h"
 #include "sim/workload/lowering.h"
@@ -127,5 +130,33 @@ TEST_CASE("Hype-training workloads: every op has the paper's type, read off the 
       INFO(type);
       CHECK(counts[type] == n);
     }
+  }
+}
+
+TEST_CASE("Hype runtime on BERT-Large and DCGAN: Case 1 never slower, a power cap holds",
+          "[hype][runtime]") {
+  HypeSpec spec;
+  spec.gpu = load_device("v100");
+  spec.offload = load_device("s10_gx2500");
+  spec.offloads = 3;
+  OptimizerSpec adam;
+  adam.kind = "adam";
+  // BERT-Large at the paper's batch; a GAN step of 128 images (docs/hype.md#dcgan).
+  for (const auto& [name, batch] : {std::pair<const char*, int>{"bert_large_squad", 10},
+                                    std::pair<const char*, int>{"dcgan_d_celeba", 256},
+                                    std::pair<const char*, int>{"dcgan_gd_celeba", 128}}) {
+    INFO(name);
+    const NetworkSpec net_spec = zoo(name);
+    const NetShape net(net_spec);
+    const HypeIteration it = simulate_hype(spec, net, batch, adam);
+    CHECK(it.policy.iteration_s <= it.gpu_only.iteration_s);
+    CHECK(it.policy.energy_j <= it.gpu_only.energy_j);
+    CHECK(static_cast<int>(it.policy.run.ops.size()) == it.dag.size());
+    HypeSpec capped = spec;
+    capped.policy = "power-cap";
+    capped.power_cap_w = 230;
+    const HypeIteration c = simulate_hype(capped, net, batch, adam);
+    CHECK(c.policy.peak_w <= 230);
+    CHECK(c.policy.violations == 0);
   }
 }
