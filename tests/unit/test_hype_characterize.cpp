@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <map>
+#include <memory>
 
 #include "sim/config/device_config.h"
 #include "sim/config/experiment_config.h"
@@ -46,6 +47,18 @@ int add(OpDag& dag, int layer, PaperOpType type) {
   n.type = type;
   return dag.add_node(n);
 }
+
+// The shipped V100 and three S10s in their roles.
+struct ShippedDevices {
+  ShippedDevices() {
+    roles.gpu = gpu.get();
+    roles.offload = fpga.get();
+    roles.offload_count = 3;
+  }
+  std::unique_ptr<DeviceModel> gpu = load_device("v100")->build();
+  std::unique_ptr<DeviceModel> fpga = load_device("s10_gx2500")->build();
+  CharacterizeDevices roles;
+};
 
 }  // namespace
 
@@ -117,12 +130,8 @@ TEST_CASE("Characterization of LeNet-5 on a V100 and three S10s", "[hype][charac
   const NetworkSpec spec = load_network(configs_root() + "/networks/lenet5.yaml");
   const NetShape net(spec);
   const OpDag dag = build_op_dag(net, 256, 32, OptimizerSpec{});
-  auto gpu = load_device("v100")->build();
-  auto fpga = load_device("s10_gx2500")->build();
-  CharacterizeDevices d;
-  d.gpu = gpu.get();
-  d.offload = fpga.get();
-  d.offload_count = 3;
+  ShippedDevices shipped;
+  const CharacterizeDevices& d = shipped.roles;
   const OffloadThresholds t = auto_thresholds(dag, d, ThresholdCombine::kAnd);
   const Characterization c = characterize(dag, d, t);
   REQUIRE(static_cast<int>(c.ops.size()) == dag.size());
@@ -162,12 +171,8 @@ TEST_CASE("Characterization of BERT-Large and DCGAN on a V100 and three S10s",
           "[hype][characterize]") {
   // The new layer types' ops (BatchMatMul repeated per head, transposed convolutions, the
   // element-wise types) are priced on both devices like the CNNs' ops.
-  auto gpu = load_device("v100")->build();
-  auto fpga = load_device("s10_gx2500")->build();
-  CharacterizeDevices d;
-  d.gpu = gpu.get();
-  d.offload = fpga.get();
-  d.offload_count = 3;
+  ShippedDevices shipped;
+  const CharacterizeDevices& d = shipped.roles;
   OptimizerSpec adam;
   adam.kind = "adam";
   for (const auto& [name, batch] : {std::pair<const char*, int>{"bert_large_squad", 10},
