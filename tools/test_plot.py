@@ -128,6 +128,22 @@ def make_system_dir(path, events=None):
         f.write("device,busy_seconds,idle_seconds\n0,1.0e-6,3.1e-6\n1,3.0e-6,1.1e-6\n")
 
 
+def make_hype_dir(path, power=None):
+    """A run directory of a hype: system (the files tools/plot reads): the system timeline
+    of make_system_dir, power.csv, placement.csv and stats.json with a cap."""
+    make_system_dir(path)
+    with open(os.path.join(path, "power.csv"), "w") as f:
+        f.write(power if power is not None else
+                "run,t_s,avg_w,peak_w\npolicy,0,100,110\npolicy,1e-6,220,235\npolicy,3e-6,100,110\n"
+                "gpu-only,0,260,280\ngpu-only,4e-6,260,280\n")
+    with open(os.path.join(path, "placement.csv"), "w") as f:
+        f.write("type,ops,offloaded,ops_offloaded_pct,gpu_s,offloaded_gpu_s,time_offloaded_pct\n"
+                "all,3,1,33.33,4e-6,1e-6,25.00\n")
+    with open(os.path.join(path, "stats.json"), "w") as f:
+        json.dump({"experiment": "toy", "policy": "power-cap",
+                   "system": {"power_cap_w": 230}}, f)
+
+
 def make_sweep_dir(path, rows=None):
     """A sweep directory as `trainsim sweep` writes it: sweep.csv with two axes."""
     os.makedirs(path, exist_ok=True)
@@ -309,6 +325,18 @@ class PlotTest(unittest.TestCase):
         self.assertEqual(plot.detect(sysd), "system")
         paths = plot.plot_dir(sysd)
         self.assert_pngs(paths, os.path.join(sysd, "plots"), ["gantt.png", "devices.png"])
+
+    def test_hype_directory(self):
+        hd = os.path.join(self.tmp, "hype")
+        make_hype_dir(hd)
+        self.assertEqual(plot.detect(hd), "hype")
+        paths = plot.plot_dir(hd)
+        self.assert_pngs(paths, os.path.join(hd, "plots"), ["power.png", "gantt.png"])
+        bad = os.path.join(self.tmp, "hype_bad")
+        make_hype_dir(bad, power="run,t_s,avg_w,peak_w\ngpu-only,0,x,1\n")
+        with self.assertRaises(plot.PlotError):
+            plot.plot_dir(bad)
+        self.assertFalse(os.path.exists(os.path.join(bad, "plots")))
 
     def test_sweep_directory(self):
         sw = os.path.join(self.tmp, "sweep")

@@ -1,6 +1,8 @@
-// `trainsim compare`: one experiment, same seed, across dataflows and/or techniques. Each
-// variant is a full `trainsim run` into DIR/<variant>/; DIR/compare.csv lists cycles,
-// energy, DRAM traffic, utilization and accuracy, each also relative to the first variant.
+// `trainsim compare`: one experiment, same seed, across dataflows and/or techniques, or, for an
+// experiment with a `hype:` system, across its policies (--systems). Each variant is a full
+// `trainsim run` into DIR/<variant>/; DIR/compare.csv lists cycles, energy, DRAM traffic,
+// utilization and accuracy (systems: seconds, throughput, energy, power, cap violations), each
+// also relative to the first variant.
 #include <algorithm>
 #include <cstdio>
 #include <sstream>
@@ -10,6 +12,7 @@
 #include "sim/cli/experiment_runner.h"
 #include "sim/config/experiment_config.h"
 #include "sim/core/error.h"
+#include "sim/data/dataset_registry.h"
 #include "sim/report/csv.h"
 #include "sim/report/format.h"
 #include "sim/report/staged_dir.h"
@@ -34,6 +37,7 @@ std::vector<std::string> split_list(const std::string& text, const std::string& 
 
 struct Variant {
   std::string name, dataflow, technique;
+  std::vector<std::string> overrides;  ///< what makes the variant
   RunResult result;
 };
 
@@ -118,6 +122,40 @@ void write_technique_tables(const std::vector<Variant>& variants, const StagedDi
   }
 }
 
+// --systems: the paper's figures of merit (He et al. Sec. 5): throughput, energy, energy
+// efficiency (throughput per watt), average and peak power, cap violations.
+void print_system_table(const std::vector<Variant>& variants, std::int64_t samples,
+                        const StagedDir& out) {
+  const RunResult& b = variants.front().result;
+  CsvTable csv({"variant", "seconds", "samples_per_s", "energy_j", "avg_w", "peak_w", "violations",
+                "test_accuracy", "speedup", "energy_efficiency_rel", "avg_w_rel"});
+  std::printf("%-12s %14s %12s %14s %9s %9s %11s %8s %9s %8s %8s\n", "variant", "seconds",
+              "samples/s", "energy J", "avg W", "peak W", "violations", "speedup", "EE_rel",
+              "W_rel", "test_acc");
+  for (const Variant& v : variants) {
+    const RunResult& r = v.result;
+    const double speed = rel(b.seconds, r.seconds);
+    const double ee = rel(b.energy, r.energy);  // same work: samples per joule
+    csv.row()
+        .cell(v.name)
+        .num("%.9g", r.seconds)
+        .num("%.6g", static_cast<double>(samples) / r.seconds)
+        .num("%.9g", r.energy)
+        .num("%.6g", r.avg_w)
+        .num("%.6g", r.peak_w)
+        .num("%.0f", r.violations)
+        .cell(r.has_accuracy ? fmt("%.6f", r.test_accuracy) : std::string())
+        .num("%.6f", speed)
+        .num("%.6f", ee)
+        .num("%.6f", rel(r.avg_w, b.avg_w));
+    std::printf("%-12s %14.6g %12.6g %14.6g %9.4g %9.4g %11.0f %7.3fx %9.3f %8.3f %8s\n",
+                v.name.c_str(), r.seconds, static_cast<double>(samples) / r.seconds, r.energy,
+                r.avg_w, r.peak_w, r.violations, speed, ee, rel(r.avg_w, b.avg_w),
+                r.has_accuracy ? fmt("%.2f%%", 100 * r.test_accuracy).c_str() : "n/a");
+  }
+  write_text_file(out.file("compare.csv"), csv.text());
+}
+
 }  // namespace
 
 int cmd_compare(const std::vector<std::string>& args) {
@@ -126,14 +164,27 @@ int cmd_compare(const std::vector<std::string>& args) {
                      "dataflows to compare, e.g. ws,os,is,rs")(
       "techniques", po::value<std::string>()->value_name("LIST"),
       "techniques to compare, e.g. bp,specbp@0.25 or bp,adagp-max (a technique of the "
-      "experiment's own kind keeps its settings)");
+      "experiment's own kind keeps its settings)")(
+      "systems", po::value<std::string>()->value_name("LIST"),
+      "for an experiment with a hype: system, its policies to compare, e.g. gpu-only,hype "
+      "(hype: the paper's Case 1, energy; trainsim list policies)");
   po::variables_map vm;
   const ExperimentArgs a = parse_experiment_args("compare", args, opts, &vm);
-  if (!vm.count("dataflows") && !vm.count("techniques"))
-    throw UserError("compare: give --dataflows and/or --techniques (see trainsim compare --help)");
+  const bool systems = vm.count("systems") > 0;
+  if (!vm.count("dataflows") && !vm.count("techniques") && !systems)
+    throw UserError(
+        "compare: give --dataflows and/or --techniques, or --systems (see trainsim compare "
+        "--help)");
+  if (systems && (vm.count("dataflows") || vm.count("techniques")))
+    throw UserError(
+        "compare: --systems compares a hype: system's policies; it does not go "
+        "with --dataflows or --techniques");
 
   // Validate the experiment (and every variant) before anything runs.
   const ExperimentSpec base = load_experiment(a.path, a.overrides);
+  if (systems && !base.hype)
+    throw UserError("compare --systems: experiment '" + base.name +
+                    "' has no hype: system whose policies to compare");
   const std::vector<std::string> dfs =
       vm.count("dataflows") ? split_list(vm["dataflows"].as<std::string>(), "--dataflows")
                             : std::vector<std::string>{base.sim.dataflow};
@@ -141,20 +192,29 @@ int cmd_compare(const std::vector<std::string>& args) {
       vm.count("techniques") ? split_list(vm["techniques"].as<std::string>(), "--techniques")
                              : std::vector<std::string>{base.sim.technique.label()};
   std::vector<Variant> variants;
-  for (const auto& t : techs)
-    for (const auto& d : dfs) {
+  if (systems) {
+    for (const auto& p : split_list(vm["systems"].as<std::string>(), "--systems")) {
       Variant v;
-      v.dataflow = d;
-      v.technique = t;
-      v.name = techs.size() > 1 && dfs.size() > 1 ? t + "-" + d : (dfs.size() > 1 ? d : t);
+      v.name = p;
+      v.overrides = {"hype.policy=" + std::string(p == "hype" ? "energy" : p)};
       variants.push_back(v);
     }
+  } else {
+    for (const auto& t : techs)
+      for (const auto& d : dfs) {
+        Variant v;
+        v.dataflow = d;
+        v.technique = t;
+        v.name = techs.size() > 1 && dfs.size() > 1 ? t + "-" + d : (dfs.size() > 1 ? d : t);
+        v.overrides = {"dataflow=" + d, "technique=" + t};
+        variants.push_back(v);
+      }
+  }
   const std::string dir =
       vm.count("out") ? vm["out"].as<std::string>() : "runs/" + base.name + "-compare";
   auto variant_overrides = [&](const Variant& v, const std::string& out_dir) {
     std::vector<std::string> o = a.overrides;
-    o.push_back("dataflow=" + v.dataflow);
-    o.push_back("technique=" + v.technique);
+    o.insert(o.end(), v.overrides.begin(), v.overrides.end());
     o.push_back("output.dir=" + out_dir);
     return o;
   };
@@ -189,6 +249,13 @@ int cmd_compare(const std::vector<std::string>& args) {
     if (!a.quiet) std::printf("    %s\n", variant_line(v.result).c_str());
   }
 
+  if (systems) {
+    print_system_table(variants, dataset_shape(base.dataset).train * base.training.epochs, out);
+    out.commit();
+    std::printf("wrote %s/compare.csv and one run directory per variant (%s/<variant>/)\n",
+                out.final_dir().c_str(), out.final_dir().c_str());
+    return 0;
+  }
   const RunResult& b = variants.front().result;
   const std::string unit = b.energy_unit;
   CsvTable csv({"variant", "dataflow", "technique", "cycles", "seconds",

@@ -14,6 +14,7 @@
 #include "sim/core/error.h"
 #include "sim/core/paths.h"
 #include "sim/data/dataset_registry.h"
+#include "sim/hype/policy.h"
 #include "sim/nn/layer_registry.h"
 #include "sim/nn/network.h"
 #include "sim/optim/optimizer_registry.h"
@@ -156,8 +157,8 @@ int cmd_list(const std::vector<std::string>& args) {
   const std::string what = vm.count("category") ? vm["category"].as<std::string>() : "all";
   const bool all = what == "all";
   const std::vector<std::string> categories = {
-      "networks",  "datasets",   "optimizers", "layers",     "accelerators", "energy",
-      "dataflows", "techniques", "schedules",  "topologies", "systems",      "devices"};
+      "networks",   "datasets",  "optimizers", "layers",  "accelerators", "energy",  "dataflows",
+      "techniques", "schedules", "topologies", "systems", "devices",      "policies"};
   if (!all && std::find(categories.begin(), categories.end(), what) == categories.end())
     throw UserError("list: unknown category '" + what + "' (expected " + join(categories) + ")");
   if (all || what == "networks") list_networks();
@@ -194,6 +195,11 @@ int cmd_list(const std::vector<std::string>& args) {
   }
   if (all || what == "systems") list_systems();
   if (all || what == "devices") list_devices();
+  if (all || what == "policies") {
+    std::printf("hype policies (hype.policy):\n");
+    for (const PolicyInfo& p : hype_policies())
+      entry(p.name, p.description + (p.needs_power_cap ? "; needs hype.power_cap_w" : ""), "");
+  }
   return 0;
 }
 

@@ -9,6 +9,7 @@
 // complete; when it is interrupted or fails after some epochs, it appears with those epochs,
 // marked incomplete: an INCOMPLETE file saying how to continue, "status": "incomplete" in
 // stats.json, and checkpoint.bin, from which --resume continues.
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,11 @@ struct RunResult {
   std::int64_t dram_bytes = 0;
   double utilization = 0;          ///< `util`: MACs / (PEs x training cycles, stalls included)
   double compute_utilization = 0;  ///< `compute_util`: the same over the arrays' busy cycles
+  /// Runs on a hype: system (whose energy is in J): the system's average and peak draw, W, and
+  /// the power samples over its cap (NaN for other runs).
+  double avg_w = std::numeric_limits<double>::quiet_NaN();
+  double peak_w = std::numeric_limits<double>::quiet_NaN();
+  double violations = std::numeric_limits<double>::quiet_NaN();
 };
 
 /// Trains (numerics: float) or times the schedule from shapes (numerics: none).

@@ -172,6 +172,10 @@ RunResult run_hype_experiment(const ExperimentSpec& spec, const RunOptions& opti
     result.epochs.push_back(re);
   }
   result.cycles = static_cast<std::int64_t>(result.seconds * 1e9 + 0.5);
+  result.avg_w = result.energy / result.seconds;
+  result.peak_w = it.policy.peak_w;
+  result.violations = 0;
+  for (const HypeEpoch& ep : r.epochs) result.violations += ep.violations;
   if (options.final_line)
     std::printf(
         "final: %s%.6g s of training on %s (policy %s): %.6g samples/s, %.6g J, %.4g W average "

@@ -56,7 +56,7 @@ std::shared_ptr<const DeviceModelSpec> parse_device_ref(const ConfigNode& node,
 HypeSpec parse_hype(const ConfigNode& node, const std::string& experiment_path) {
   ConfigMap m = node.as_map();
   m.allow_only({"gpu", "gpus", "offload", "offloads", "links", "policy", "power_cap_w",
-                "thresholds", "overlap_rule", "host_static_w", "sample_ms"});
+                "thresholds", "overlap_rule", "dvfs", "host_static_w", "sample_ms"});
   HypeSpec s;
   s.raw = YAML::Clone(node.yaml());
   s.gpu = parse_device_ref(m.require("gpu"), experiment_path);
@@ -93,6 +93,15 @@ HypeSpec parse_hype(const ConfigNode& node, const std::string& experiment_path) 
   if (auto v = m.get("overlap_rule")) {
     if (!parse_overlap_rule(v->as_nonempty_string(), s.overlap_rule))
       v->fail("expected window, previous or off, got " + v->describe());
+  }
+  if (auto v = m.get("dvfs")) {
+    ConfigMap d = v->as_map();
+    d.allow_only({"period_ms", "step", "min_scale", "hysteresis_w", "gamma"});
+    if (auto x = d.get("period_ms")) s.dvfs.period_s = x->as_double_positive() * 1e-3;
+    if (auto x = d.get("step")) s.dvfs.step = x->as_double_fraction();
+    if (auto x = d.get("min_scale")) s.dvfs.min_scale = x->as_double_fraction();
+    if (auto x = d.get("hysteresis_w")) s.dvfs.hysteresis_w = x->as_double_non_negative();
+    if (auto x = d.get("gamma")) s.dvfs.gamma = x->as_double_non_negative();
   }
   if (auto v = m.get("host_static_w")) s.host_static_w = v->as_double_non_negative();
   if (auto v = m.get("sample_ms")) s.sample_ms = v->as_double_positive();

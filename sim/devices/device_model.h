@@ -49,6 +49,13 @@ class DeviceModel {
   /// which run their shares side by side: the time of one share; energy, power and traffic of
   /// all of them.
   OpCost cost_split(const Op& op, int devices);
+  /// The same device with its clock at `scale` (0, 1] of the full clock, its dynamic power at
+  /// scale^`gamma` (voltage following the clock), for DVFS; null if the kind has no clock to
+  /// scale.
+  virtual std::unique_ptr<DeviceModel> at_clock(double scale, double gamma) const {
+    (void)scale, (void)gamma;
+    return nullptr;
+  }
 };
 
 /// A parsed, validated device: what every kind has, plus its own figures in the kind's subclass.

@@ -1,6 +1,7 @@
 #include "sim/devices/gpu_model.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "sim/devices/op_work.h"
@@ -54,6 +55,17 @@ OpCost GpuModel::cost(const Op& op) {
   c.energy_j = c.avg_w * t;
   c.ipc = s.ipc_max * std::min(1.0, u_compute / s.efficiency_max + s.ipc_memory * u_memory);
   return c;
+}
+
+std::unique_ptr<DeviceModel> GpuModel::at_clock(double scale, double gamma) const {
+  GpuSpec s = spec_;
+  s.clock_mhz *= scale;
+  s.fp32_tflops *= scale;
+  s.tensor_tflops *= scale;
+  const double power = std::pow(scale, gamma);
+  s.dynamic_max_w *= power;
+  s.peak_over_average_w *= power;
+  return std::make_unique<GpuModel>(s);
 }
 
 }  // namespace trainsim

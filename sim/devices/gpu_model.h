@@ -77,6 +77,9 @@ class GpuModel final : public DeviceModel {
   const std::string& kind() const override { return spec_.kind; }
   double static_w() const override { return spec_.static_w; }
   OpCost cost(const Op& op) override;
+  /// The compute roofs scale with the clock, the memory roof and the launch time do not; the
+  /// dynamic power (and the peak's margin over the average) scale by scale^gamma.
+  std::unique_ptr<DeviceModel> at_clock(double scale, double gamma) const override;
   const GpuSpec& spec() const { return spec_; }
 
  private:

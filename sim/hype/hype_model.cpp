@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "sim/core/error.h"
 #include "sim/report/format.h"
@@ -75,6 +76,7 @@ HypeIteration simulate_hype(const HypeSpec& spec, const NetShape& net, int batch
 
   PolicyParams params;
   params.power_cap_w = spec.power_cap_w;
+  params.dvfs = spec.dvfs;
   // The replicas are identical and run in step: each keeps its share of the cap left after
   // the host.
   params.power_cap_w = std::isfinite(spec.power_cap_w)
@@ -89,6 +91,14 @@ HypeIteration simulate_hype(const HypeSpec& spec, const NetShape& net, int batch
                     *baseline, sys);
   std::vector<Placement> plan = it.plan;
   it.policy.run = run_iteration(it.dag, it.character, plan, *policy, sys);
+  if (policy->dvfs()) {
+    // The controller's clock carries from one iteration to the next: run iterations until one
+    // starts where the one before started (a steady state, or a cycle of one iteration), at
+    // most 16, and keep the last.
+    for (int k = 0; k < 16 && it.policy.run.end_level != it.policy.run.start_level; ++k)
+      it.policy.run =
+          run_iteration(it.dag, it.character, plan, *policy, sys, it.policy.run.end_level);
+  }
   if (policy->never_slower()) {
     // Move back the offloads that lose the most against the GPU, doubling the count each
     // round, until the iteration is no slower; with every op back it is gpu-only's.
@@ -111,6 +121,22 @@ HypeIteration simulate_hype(const HypeSpec& spec, const NetShape& net, int batch
       step *= 2;
       it.policy.run = run_iteration(it.dag, it.character, plan, *policy, sys);
     }
+  }
+
+  // The data movement the iteration could not hide: the same placement again with links that
+  // take no time. The runtime may order the ops differently then, so it is an estimate.
+  if (it.policy.run.offloaded > 0) {
+    std::vector<Placement> ran(plan.size());
+    for (std::size_t i = 0; i < ran.size(); ++i) ran[i] = it.policy.run.ops[i].place;
+    RuntimeSystem ideal = sys;
+    for (HostLink* l : {&ideal.gpu_link, &ideal.offload_link}) {
+      l->bandwidth_gbps = std::numeric_limits<double>::infinity();
+      l->latency_s = 0;
+    }
+    ideal.overlap = OverlapRule::kOff;
+    const RuntimeResult free_moves =
+        run_iteration(it.dag, it.character, ran, *policy, ideal, it.policy.run.start_level);
+    it.exposed_transfer_s = std::max(0.0, it.policy.run.makespan_s - free_moves.makespan_s);
   }
 
   // Data parallelism: a ring all-reduce of each GPU's gradient through the host, 2 (G - 1)

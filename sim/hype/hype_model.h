@@ -33,6 +33,9 @@ struct HypeIteration {
   Characterization character;
   std::vector<Placement> plan;  ///< the policy's plan before the run
   int guard_demotions = 0;      ///< offloads moved back so as not to be slower than gpu-only
+  /// How much longer the policy's iteration is than the same placement with links that take
+  /// no time: the data movement left on the critical path (0 if nothing was offloaded).
+  double exposed_transfer_s = 0;
   double allreduce_s = 0;
   double allreduce_bytes = 0;  ///< each GPU's gradient
   HypeOutcome policy;          ///< the experiment's policy

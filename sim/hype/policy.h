@@ -8,6 +8,9 @@
 //              hidden in its slack, and never end the iteration later than gpu-only
 //   power-cap  He et al.'s Case 2: the same plan, and an op starts only if its peak power keeps
 //              the system under `hype.power_cap_w`; the GPU is served first
+//   dvfs       the paper's Case 2 baseline (NVIDIA's power management, "PMM"): every op on the
+//              GPU, whose clock a controller lowers while the system's average power over the
+//              last period is above the cap and raises while it is below it
 #include <limits>
 #include <memory>
 #include <string>
@@ -20,10 +23,20 @@ namespace trainsim {
 /// Where an op runs: the GPU, or the offload devices (a gang of them for big ops).
 enum class Placement : std::uint8_t { kGpu, kOffload };
 
+/// A DVFS controller's settings (`hype.dvfs`). The defaults are assumptions (docs/hype.md).
+struct DvfsParams {
+  double period_s = 10e-3;   ///< the controller reads the power and acts this often
+  double step = 7.5 / 1530;  ///< one clock level, as a fraction of the full clock (V100: 7.5 MHz)
+  double min_scale = 0.5;    ///< the lowest level
+  double hysteresis_w = 10;  ///< raise the clock only below cap - hysteresis
+  double gamma = 3;          ///< dynamic power ~ clock^gamma (voltage following the clock)
+};
+
 /// The settings a policy may read (`hype:` in an experiment).
 struct PolicyParams {
   /// The system's power cap, W (infinite: none).
   double power_cap_w = std::numeric_limits<double>::infinity();
+  DvfsParams dvfs;
 };
 
 class HypePolicy {
@@ -49,6 +62,14 @@ class HypePolicy {
   virtual bool never_slower() const { return false; }
   /// A power cap, W, the runtime must keep (infinite: none); reports count violations of it.
   virtual double power_cap_w() const { return std::numeric_limits<double>::infinity(); }
+  /// DVFS of the GPU: the controller's settings, or null (the GPU stays at its full clock).
+  virtual const DvfsParams* dvfs() const { return nullptr; }
+  /// The clock level (0: full; level k runs at 1 - k step) for the next period, given this one
+  /// and the system's average power over the period that ended.
+  virtual int next_level(int level, int levels, double average_w) const {
+    (void)levels, (void)average_w;
+    return level;
+  }
 };
 
 struct PolicyInfo {
@@ -71,5 +92,6 @@ std::vector<Placement> characterized_plan(const Characterization& c);
 std::unique_ptr<HypePolicy> make_gpu_only_policy(const PolicyParams& p);
 std::unique_ptr<HypePolicy> make_energy_policy(const PolicyParams& p);
 std::unique_ptr<HypePolicy> make_power_cap_policy(const PolicyParams& p);
+std::unique_ptr<HypePolicy> make_dvfs_policy(const PolicyParams& p);
 
 }  // namespace trainsim

@@ -15,6 +15,10 @@ const std::vector<PolicyInfo>& hype_policies() {
        "Case 2: Case 1's plan, and an op starts only if its peak power keeps the system under "
        "hype.power_cap_w (GPU first)",
        true, make_power_cap_policy},
+      {"dvfs",
+       "Case 2's baseline (the paper's PMM): every op on the GPU, its clock stepped down while "
+       "the last period's average power is over hype.power_cap_w and up below it",
+       true, make_dvfs_policy},
   };
   return all;
 }

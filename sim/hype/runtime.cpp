@@ -86,7 +86,7 @@ double returned_bytes(const OpDag& dag, int i) {
 class Runtime {
  public:
   Runtime(const OpDag& dag, const Characterization& c, std::vector<Placement> plan,
-          const HypePolicy& policy, const RuntimeSystem& sys)
+          const HypePolicy& policy, const RuntimeSystem& sys, int start_level)
       : dag_(dag), c_(c), plan_(std::move(plan)), policy_(policy), sys_(sys) {
     const std::size_t n = at(dag.size());
     if (c.ops.size() != n || plan_.size() != n)
@@ -120,6 +120,14 @@ class Runtime {
       r_.links.push_back(down);
     }
     link_free_.assign(r_.links.size(), 0);
+    if (const DvfsParams* d = policy.dvfs()) {
+      const int levels = 1 + static_cast<int>((1 - d->min_scale) / d->step + 1e-9);
+      level_models_.resize(at(levels));
+      level_cost_.resize(at(levels));
+      level_ = std::min(std::max(start_level, 0), levels - 1);
+      r_.start_level = level_;
+      events_.push({d->period_s, kControl});
+    }
     pending_.assign(n, 0);
     finish_.assign(n, kNaN);
     at_gpu_.assign(n, kNaN);
@@ -132,7 +140,6 @@ class Runtime {
 
   RuntimeResult run() {
     double now = 0;
-    std::size_t done = 0;
     for (;;) {
       dispatch(now);
       if (events_.empty()) break;
@@ -142,17 +149,53 @@ class Runtime {
         events_.pop();
         if (op >= 0) {
           complete(op, now);
-          ++done;
+          ++done_;
+        } else if (op == kControl) {
+          control(now);
         }
       }
     }
-    if (done != at(dag_.size())) stuck(now);
+    if (done_ != at(dag_.size())) stuck(now);
+    r_.end_level = level_;
     finish_totals();
     return std::move(r_);
   }
 
  private:
-  using Event = std::pair<double, int>;  // time, completed op (-1: data arrived)
+  using Event = std::pair<double, int>;  // time, completed op (-1: data arrived, kControl)
+  static constexpr int kControl = -2;    // the DVFS controller's turn
+
+  // The GPU's cost of op i at its current clock.
+  const OpCost& gpu_cost(int i) {
+    if (level_cost_.empty()) return c_.ops[at(i)].gpu;
+    std::vector<OpCost>& costs = level_cost_[at(level_)];
+    if (costs.empty()) {
+      // Priced when the controller first reaches the level.
+      const DvfsParams& d = *policy_.dvfs();
+      level_models_[at(level_)] = sys_.gpu->at_clock(1 - level_ * d.step, d.gamma);
+      if (!level_models_[at(level_)])
+        throw UserError("policy " + policy_.name() + ": device '" + sys_.gpu->name() +
+                        "' has no clock to scale");
+      costs.reserve(at(dag_.size()));
+      for (int k = 0; k < dag_.size(); ++k)
+        costs.push_back(level_models_[at(level_)]->cost(dag_.node(k).op));
+    }
+    return costs[at(i)];
+  }
+
+  // The DVFS controller: the system's average power over the period that just ended decides
+  // the clock for the next one.
+  void control(double now) {
+    const DvfsParams& d = *policy_.dvfs();
+    const double from = now - d.period_s;
+    double energy = static_floor_ * d.period_s;
+    for (const Busy& b : busy_) {
+      const double overlap = std::min(b.end, now) - std::max(b.start, from);
+      if (overlap > 0) energy += (b.avg_w - static_w_[at(b.device)]) * overlap;
+    }
+    level_ = policy_.next_level(level_, static_cast<int>(level_cost_.size()), energy / d.period_s);
+    if (done_ < at(dag_.size())) events_.push({now + d.period_s, kControl});
+  }
 
   void make_ready(int i) { ready_.insert({-rank_[at(i)], i}); }
 
@@ -290,7 +333,7 @@ class Runtime {
       const bool planned = plan_[at(i)] == Placement::kGpu;
       if (planned == leftovers) continue;
       if (gpu_data_time(i) > now) continue;
-      const OpCost& g = c_.ops[at(i)].gpu;
+      const OpCost& g = gpu_cost(i);
       if (!policy_.admit(system_peak(), static_w_[0], g.peak_w)) continue;
       best = i;
       best_cost = &g;
@@ -302,6 +345,7 @@ class Runtime {
       ++r_.demoted;
     }
     last_gpu_op_ = best;
+    r_.ops[at(best)].clock = level_cost_.empty() ? 1 : 1 - level_ * policy_.dvfs()->step;
     start_on(best, 1, now, now, *best_cost);
     return true;
   }
@@ -415,6 +459,13 @@ class Runtime {
     for (const OpRun& o : r_.ops) end = std::max(end, o.end_s);
     for (const TransferRun& t : r_.transfers) end = std::max(end, t.end_s);
     r_.makespan_s = end;
+    double clock_time = 0, gpu_time = 0;
+    for (const OpRun& o : r_.ops)
+      if (o.place == Placement::kGpu) {
+        clock_time += o.clock * (o.end_s - o.start_s);
+        gpu_time += o.end_s - o.start_s;
+      }
+    r_.mean_clock = gpu_time > 0 ? clock_time / gpu_time : 1;
     for (int d = 0; d < devices_; ++d) {
       DeviceUse& u = r_.devices[at(d)];
       u.energy_j += static_w_[at(d)] * std::max(0.0, end - u.busy_s);
@@ -470,14 +521,18 @@ class Runtime {
   std::set<double> wake_;  // data arrivals already waited for
   int last_gpu_op_ = -1;
   RuntimeResult r_;
+  std::size_t done_ = 0;  // ops completed
+  int level_ = 0;         // the GPU's clock level (DVFS)
+  std::vector<std::unique_ptr<DeviceModel>> level_models_;
+  std::vector<std::vector<OpCost>> level_cost_;  // per level, per op; empty until reached
 };
 
 }  // namespace
 
 RuntimeResult run_iteration(const OpDag& dag, const Characterization& c,
                             std::vector<Placement> plan, const HypePolicy& policy,
-                            const RuntimeSystem& sys) {
-  return Runtime(dag, c, std::move(plan), policy, sys).run();
+                            const RuntimeSystem& sys, int start_level) {
+  return Runtime(dag, c, std::move(plan), policy, sys, start_level).run();
 }
 
 }  // namespace trainsim

@@ -71,6 +71,7 @@ struct OpRun {
   double dispatch_s = 0;  ///< when its device(s) took it
   double start_s = 0;     ///< when its inputs were all there and it started
   double end_s = 0;
+  double clock = 1;              ///< the GPU clock it ran at, as a fraction of the full clock
   bool demoted = false;          ///< planned for the offload devices, ran on the GPU
   bool overlap_blocked = false;  ///< demoted by the overlap rule
 };
@@ -116,16 +117,22 @@ struct RuntimeResult {
   int offloaded = 0;  ///< ops that ran on the offload devices
   int demoted = 0;    ///< ops planned for them that ran on the GPU
   int overlap_blocked = 0;
+  /// DVFS: the GPU's clock level at the start and at the end (0: full clock), and its clock
+  /// averaged over its busy time (1 without DVFS).
+  int start_level = 0, end_level = 0;
+  double mean_clock = 1;
   double energy_j() const { return device_energy_j + link_energy_j + host_energy_j; }
   double avg_w() const { return makespan_s > 0 ? energy_j() / makespan_s : 0; }
 };
 
 /// Runs one iteration of `dag` (costs in `c`, one per node) on `sys` with `plan` (one per
-/// node) under `policy`. Deterministic. std::logic_error on mismatched sizes; UserError if the
-/// policy's power cap lets no device run a ready op (the cap is too low for it).
+/// node) under `policy`, the GPU starting at clock level `start_level` if the policy scales
+/// its clock. Deterministic. std::logic_error on mismatched sizes; UserError if the policy's
+/// power cap lets no device run a ready op (the cap is too low for it) or it scales a GPU
+/// that has no clock to scale.
 RuntimeResult run_iteration(const OpDag& dag, const Characterization& c,
                             std::vector<Placement> plan, const HypePolicy& policy,
-                            const RuntimeSystem& sys);
+                            const RuntimeSystem& sys, int start_level = 0);
 
 /// The upward rank of every node: its duration plus the longest ranked path after it.
 std::vector<double> upward_ranks(const OpDag& dag, const std::vector<double>& duration);

@@ -42,6 +42,8 @@ nlohmann::ordered_json outcome_json(const HypeOutcome& o, int batch) {
   for (const DeviceUse& d : o.run.devices) wait += d.wait_s;
   j["data_wait_s"] = wait;
   j["link_energy_j"] = o.run.link_energy_j;
+  // The GPU's clock over its busy time, as a fraction of the full clock (DVFS; else 1).
+  j["gpu_mean_clock"] = o.run.mean_clock;
   return j;
 }
 
@@ -116,6 +118,7 @@ std::string hype_stats_json(const HypeRunData& r) {
                            {"slack_eligible", slack},
                            {"planned_offload", planned},
                            {"guard_demotions", it.guard_demotions}};
+  j["exposed_transfer_s"] = it.exposed_transfer_s;
   j["allreduce_s"] = it.allreduce_s;
   j["allreduce_bytes"] = it.allreduce_bytes;
   j["iteration"] = {{"policy", outcome_json(it.policy, it.batch)},
@@ -173,7 +176,7 @@ std::string hype_ops_csv(const HypeRunData& r) {
               "gpu_s",     "gpu_avg_w",       "gpu_peak_w",     "gpu_gbps",       "gpu_ipc",
               "offload_s", "offload_devices", "offload_avg_w",  "offload_peak_w", "candidate",
               "fast",      "slack_s",         "slack_eligible", "planned",        "ran_on",
-              "demoted",   "overlap_blocked", "start_s",        "end_s"});
+              "demoted",   "overlap_blocked", "clock",          "start_s",        "end_s"});
   for (int i = 0; i < it.dag.size(); ++i) {
     const DagNode& n = it.dag.node(i);
     const OpCharacter& c = it.character.ops[at(i)];
@@ -204,6 +207,7 @@ std::string hype_ops_csv(const HypeRunData& r) {
                         (o.devices > 1 ? "+" + std::to_string(o.devices - 1) : ""))
         .cell(o.demoted ? "yes" : "no")
         .cell(o.overlap_blocked ? "yes" : "no")
+        .num("%.6g", o.clock)
         .num("%.9g", o.start_s)
         .num("%.9g", o.end_s);
   }

@@ -259,3 +259,49 @@ TEST_CASE("Hype model: LeNet-5 on a V100 and three S10s", "[hype][runtime]") {
   CHECK(dp.policy.iteration_s <= dp.gpu_only.iteration_s);
   CHECK_THROWS_AS(simulate_hype(two, net, 255, OptimizerSpec{}), UserError);
 }
+
+TEST_CASE("GPU at a lower clock: compute roofs and dynamic power scale", "[hype][runtime][gpu]") {
+  auto gpu = load_device("v100")->build();
+  auto half = gpu->at_clock(0.5, 3);
+  REQUIRE(half);
+  // A large GEMM is compute-bound: twice the time less the unscaled launch.
+  const Op big = [] {
+    Op op = Op::make_gemm({4096, 4096, 4096});
+    op.word_bits = 32;
+    return op;
+  }();
+  const OpCost full = gpu->cost(big), slow = half->cost(big);
+  CHECK(slow.time_s == Approx(2 * full.time_s).epsilon(0.01));
+  CHECK(slow.avg_w < full.avg_w);
+  CHECK(slow.avg_w - gpu->static_w() <= (full.avg_w - gpu->static_w()) / 8 * 1.0001);
+  // A streaming element-wise op is memory-bound: its time does not change.
+  Op stream = Op::make_eltwise({std::int64_t{1} << 26, 2, 1, 1}, OpRole::kUpdate, 0);
+  stream.word_bits = 32;
+  CHECK(half->cost(stream).time_s == Approx(gpu->cost(stream).time_s).epsilon(1e-9));
+  // Devices without a clock to scale say so.
+  auto fpga = load_device("s10_gx2500")->build();
+  CHECK_FALSE(fpga->at_clock(0.5, 3));
+}
+
+TEST_CASE("Hype DVFS baseline: the clock follows the cap", "[hype][runtime]") {
+  const NetworkSpec alexnet = load_network(configs_root() + "/networks/alexnet_imagenet.yaml");
+  const NetShape net(alexnet);
+  HypeSpec spec;
+  spec.gpu = load_device("v100");
+  spec.policy = "dvfs";
+  // Far above any draw: the clock never leaves the top, and the run is gpu-only's.
+  spec.power_cap_w = 1000;
+  const HypeIteration free_run = simulate_hype(spec, net, 256, OptimizerSpec{});
+  CHECK(free_run.policy.run.mean_clock == 1);
+  CHECK(free_run.policy.iteration_s == free_run.gpu_only.iteration_s);
+  CHECK(free_run.policy.violations == 0);
+  // Under gpu-only's average power: a lower clock, a slower iteration, less average power.
+  spec.power_cap_w = 0.8 * free_run.gpu_only.avg_w();
+  const HypeIteration capped = simulate_hype(spec, net, 256, OptimizerSpec{});
+  CHECK(capped.policy.run.mean_clock < 1);
+  CHECK(capped.policy.iteration_s > capped.gpu_only.iteration_s);
+  CHECK(capped.policy.avg_w() < capped.gpu_only.avg_w());
+  // The controller reacts to averages, so peaks between its decisions go over the cap.
+  CHECK(capped.policy.violations > 0);
+  for (const OpRun& o : capped.policy.run.ops) CHECK((o.clock > 0.49 && o.clock <= 1));
+}

@@ -1,0 +1,205 @@
+// Training on a Hype-training system through the real binary: LeNet-5 on Fashion-MNIST on a
+// V100 and three S10s reaches exactly the accuracy of the run without the system (placement
+// never changes numerics) and writes every report; the energy policy is no slower than
+// gpu-only on the paper's four CNNs; the power-cap policy keeps its cap; bad systems fail with
+// one line, exit 2 and no output.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "sim/report/csv.h"
+#include "tests/integration/cli_runner.h"
+
+using namespace trainsim;
+using namespace trainsim::test;
+
+namespace {
+
+const std::string kZoo = std::string(TRAINSIM_SOURCE_DIR) + "/configs/experiments/hype_zoo.yaml";
+
+const char* kHype = "hype: {gpu: v100, offload: s10_gx2500, offloads: 3, policy: energy}\n";
+
+std::string lenet_body(const std::string& extra) {
+  return "name: hype\nnetwork: lenet5\n"
+         "dataset: {name: fashion-mnist, train_limit: 2000, test_limit: 500}\n"
+         "training: {epochs: 2, batch_size: 64, seed: 3, threads: 1,\n"
+         "           optimizer: {kind: sgd, lr: 0.02, momentum: 0.9, reduction: mean}}\n" +
+         extra;
+}
+
+std::string write_experiment(const std::string& dir, const std::string& body) {
+  write_file(dir + "/exp.yaml", body);
+  return dir + "/exp.yaml";
+}
+
+std::string column(const std::string& csv, const std::string& name) {
+  const auto rows = parse_csv(csv);
+  std::size_t c = 0;
+  while (c < rows[0].size() && rows[0][c] != name) ++c;
+  std::string out;
+  for (std::size_t r = 1; r < rows.size(); ++r) out += rows[r].at(c) + "\n";
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("LeNet-5 on a V100 and three S10s trains exactly as on one device", "[hype][cli]") {
+  require_dataset("fashion-mnist");
+  const std::string dir = fresh_dir("hype-lenet");
+  const std::string exp = write_experiment(dir, lenet_body(kHype));
+  const auto hype = run_trainsim({"run", exp, "--out", dir + "/hype", "--quiet"});
+  INFO(hype.err);
+  REQUIRE(hype.exit_code == 0);
+  const auto single =
+      run_trainsim({"run", exp, "--out", dir + "/single", "--quiet", "--set", "hype=none"});
+  INFO(single.err);
+  REQUIRE(single.exit_code == 0);
+  // The same test accuracy and loss, to the last digit, every epoch.
+  const std::string h = read_file(dir + "/hype/epochs.csv");
+  const std::string s = read_file(dir + "/single/epochs.csv");
+  CHECK(column(h, "test_accuracy") == column(s, "test_accuracy"));
+  CHECK(column(h, "test_loss") == column(s, "test_loss"));
+  for (const char* f : {"config.resolved.yaml", "stats.json", "ops.csv", "placement.csv",
+                        "devices.csv", "links.csv", "power.csv", "timeline.json"})
+    CHECK(std::filesystem::exists(dir + "/hype/" + f));
+  const auto j = nlohmann::json::parse(read_file(dir + "/hype/stats.json"));
+  CHECK(j["policy"] == "energy");
+  CHECK(j["ops_per_iteration"].get<int>() > 20);
+  const auto& it = j["iteration"];
+  CHECK(it["policy"]["iteration_s"].get<double>() <= it["gpu_only"]["iteration_s"].get<double>());
+  CHECK(nlohmann::json::parse(read_file(dir + "/hype/timeline.json"))["traceEvents"].size() > 20);
+  // ops.csv: one row per op; placement.csv ends with the totals.
+  CHECK(parse_csv(read_file(dir + "/hype/ops.csv")).size() ==
+        1 + j["ops_per_iteration"].get<std::size_t>());
+  const auto placement = parse_csv(read_file(dir + "/hype/placement.csv"));
+  CHECK(placement.back()[0] == "all");
+  // The resolved configuration runs again to the same results.
+  const auto again =
+      run_trainsim({"run", dir + "/hype/config.resolved.yaml", "--out", dir + "/again", "--quiet"});
+  INFO(again.err);
+  REQUIRE(again.exit_code == 0);
+  CHECK(read_file(dir + "/again/stats.json") == read_file(dir + "/hype/stats.json"));
+}
+
+TEST_CASE("Hype Case 1 is never slower than gpu-only on the paper's CNNs", "[hype][cli]") {
+  const std::string dir = fresh_dir("hype-zoo");
+  for (const char* net :
+       {"alexnet_imagenet", "vgg16_imagenet", "resnet50_imagenet", "inceptionv3_imagenet"}) {
+    const std::string out = dir + "/" + net;
+    const auto r = run_trainsim(
+        {"run", kZoo, "--set", std::string("network=") + net, "--out", out, "--quiet"});
+    INFO(net << ": " << r.err);
+    REQUIRE(r.exit_code == 0);
+    const auto j = nlohmann::json::parse(read_file(out + "/stats.json"));
+    const auto& it = j["iteration"];
+    CHECK(it["policy"]["iteration_s"].get<double>() <= it["gpu_only"]["iteration_s"].get<double>());
+    CHECK(j["gains"]["throughput"].get<double>() >= 0);
+    CHECK(it["policy"]["offloaded_ops"].get<int>() > 0);
+    CHECK(j["exposed_transfer_s"].get<double>() >= 0);
+    CHECK(j["exposed_transfer_s"].get<double>() < it["policy"]["iteration_s"].get<double>());
+  }
+  // trainsim's own accelerator in the FPGAs' place: a 180-PE array wins no op against the V100,
+  // so nothing is offloaded and the run is gpu-only's.
+  const auto acc = run_trainsim(
+      {"run", kZoo, "--set", "hype.offload=adagp_ws180", "--out", dir + "/accel", "--quiet"});
+  INFO(acc.err);
+  REQUIRE(acc.exit_code == 0);
+  const auto j = nlohmann::json::parse(read_file(dir + "/accel/stats.json"));
+  CHECK(j["system"]["offload"] == "adagp_ws180");
+  CHECK(j["characterization"]["planned_offload"] == 0);
+  CHECK(j["iteration"]["policy"]["iteration_s"] == j["iteration"]["gpu_only"]["iteration_s"]);
+}
+
+TEST_CASE("Hype Case 2 keeps its power cap", "[hype][cli]") {
+  const std::string dir = fresh_dir("hype-cap");
+  for (int cap : {250, 230, 210}) {
+    const std::string out = dir + "/cap" + std::to_string(cap);
+    const auto r = run_trainsim(
+        {"run", kZoo, "--set", "network=resnet50_imagenet", "--set", "hype.policy=power-cap",
+         "--set", "hype.power_cap_w=" + std::to_string(cap), "--out", out, "--quiet"});
+    INFO(cap << " W: " << r.err);
+    REQUIRE(r.exit_code == 0);
+    const auto j = nlohmann::json::parse(read_file(out + "/stats.json"));
+    CHECK(j["iteration"]["policy"]["violations"].get<double>() == 0);
+    CHECK(j["iteration"]["policy"]["peak_w"].get<double>() <= cap);
+    // Without the cap's admission, gpu-only's peaks go over it.
+    CHECK(j["iteration"]["gpu_only"]["violations"].get<double>() > 0);
+  }
+}
+
+TEST_CASE("Bad hype systems fail with one line and no output", "[hype][cli]") {
+  const std::string dir = fresh_dir("hype-errors");
+  struct Case {
+    std::string hype, expect;
+  };
+  const std::vector<Case> cases = {
+      {"hype: {gpu: v100, offload: nope, offloads: 3}", "nope"},
+      {"hype: {gpu: {kind: tpu}}", "unknown device kind 'tpu'"},
+      {"hype: {gpu: v100, offload: {kind: fpga, clock_mhz: 1000, memory_gbps: 14.9,\n"
+       "  resources: {dsp: 100, ram_blocks: 100, ram_block_bytes: 2048},\n"
+       "  power: {static_w: 10, dynamic_max_w: 33},\n"
+       "  design_space: {compute_units: [1], simd: [1], work_group: [32], unroll: [1, 4]},\n"
+       "  kernels: {matmul: {small: {compute_units: 4, simd: 16, work_group: 256, unroll: 64}}}},\n"
+       "  offloads: 3}",
+       "matmul"},
+      {"hype: {gpu: v100, offload: s10_gx2500, offloads: 3, policy: power-cap, power_cap_w: 50}",
+       "below the system's static power"},
+      {"hype: {gpu: v100, policy: power-cap}", "needs power_cap_w"},
+      {"hype: {gpu: v100, links: {offload: {bandwidth_gbps: 10}}}", "a link to nowhere"},
+      {"hype: {gpu: v100, links: {fpga9: {bandwidth_gbps: 10}}}", "fpga9"},
+      {"hype: {gpu: v100, policy: fastest}", "unknown policy 'fastest'"},
+      {"hype: {gpu: v100, gpus: 2, offload: s10_gx2500, offloads: 3}", "do not divide"},
+      {"hype: {gpu: v100, overlap_rule: maybe}", "overlap_rule"},
+      {"hype: {gpu: v100, offload: s10_gx2500, offloads: 3}\nsystem: {devices: 2}", "not both"},
+  };
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const std::string out = dir + "/out" + std::to_string(i);
+    const std::string exp = dir + "/c" + std::to_string(i) + ".yaml";
+    write_file(exp,
+               "name: bad\nnumerics: none\nnetwork: lenet5\ndataset: {name: fashion-mnist}\n"
+               "training: {epochs: 1, batch_size: 64}\n" +
+                   cases[i].hype + "\n");
+    const auto r = run_trainsim({"run", exp, "--out", out});
+    INFO(cases[i].hype);
+    require_clean_failure(r, out, {cases[i].expect});
+  }
+}
+
+TEST_CASE("trainsim list policies", "[hype][cli]") {
+  const auto r = run_trainsim({"list", "policies"});
+  REQUIRE(r.exit_code == 0);
+  for (const char* p : {"gpu-only", "energy", "power-cap", "dvfs"})
+    CHECK(r.out.find(p) != std::string::npos);
+}
+
+TEST_CASE("trainsim compare --systems gpu-only,hype", "[hype][cli]") {
+  const std::string dir = fresh_dir("hype-compare");
+  const auto r = run_trainsim(
+      {"compare", kZoo, "--systems", "gpu-only,hype", "--out", dir + "/cmp", "--quiet"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto rows = csv_rows(read_file(dir + "/cmp/compare.csv"));
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[0].at("variant") == "gpu-only");
+  CHECK(rows[1].at("variant") == "hype");
+  CHECK(std::stod(rows[0].at("speedup")) == 1.0);
+  // Case 1 on AlexNet: no slower, and the same work for less energy.
+  CHECK(std::stod(rows[1].at("speedup")) >= 1.0);
+  CHECK(std::stod(rows[1].at("energy_efficiency_rel")) >= 1.0);
+  // The ratios are the runs' own figures.
+  const auto hype = nlohmann::json::parse(read_file(dir + "/cmp/hype/stats.json"));
+  const auto base = nlohmann::json::parse(read_file(dir + "/cmp/gpu-only/stats.json"));
+  CHECK(std::stod(rows[1].at("speedup")) == Approx(base["epochs"][0]["seconds"].get<double>() /
+                                                   hype["epochs"][0]["seconds"].get<double>())
+                                                .epsilon(1e-5));
+  // --systems needs a hype: system, and goes alone.
+  require_clean_failure(
+      run_trainsim({"compare",
+                    std::string(TRAINSIM_SOURCE_DIR) + "/configs/experiments/quickstart.yaml",
+                    "--systems", "gpu-only", "--out", dir + "/bad1"}),
+      dir + "/bad1", {"no hype: system"});
+  require_clean_failure(run_trainsim({"compare", kZoo, "--systems", "gpu-only", "--dataflows",
+                                      "ws,os", "--out", dir + "/bad2"}),
+                        dir + "/bad2", {"--systems"});
+}

@@ -1,0 +1,170 @@
+#!/usr/bin/env python3
+"""Hype-training (He et al., ICS 2021) over the paper's models: Case 1 (Table 2 and Sec. 5.2),
+Case 2 (Table 3), and the other device combinations (Sec. 5.3), each beside the paper's
+figures.
+
+Runs `trainsim run configs/experiments/hype_zoo.yaml` (shape only, one epoch) per model and
+setting with overrides, reads each run's stats.json and placement.csv, and prints Markdown
+tables (also written to OUT/summary.md):
+  case1      1 V100 + 3 S10, policy energy: throughput, energy-efficiency and power gains over
+             gpu-only, the share of ops and of GPU time offloaded, the offloaded op types
+  case2      policy power-cap at 210 / 230 / 250 W against policy dvfs (the GPU alone with a
+             clock controller, the paper's PMM): samples/s and violations
+  combos     1 V100 + 1..4 S10 and 2 V100 + 6 S10 (data parallel) against 1 and 2 V100s
+
+  tools/hype_zoo.py [--out DIR] [--tables case1,case2,combos] [--models alexnet,...]
+                    [--set KEY=VALUE ...]
+
+Every figure comes from the trainsim runs; only ratios are computed here.
+"""
+import argparse
+import csv
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+MODELS = {
+    "alexnet": "alexnet_imagenet",
+    "resnet50": "resnet50_imagenet",
+    "vgg16": "vgg16_imagenet",
+    "inceptionv3": "inceptionv3_imagenet",
+}
+# Table 2 of the paper: ops offloaded %, time offloaded %, offloaded types.
+TABLE2 = {
+    "alexnet": (22.22, 36.05, "MatMul, Conv2D, Relu, Mul, AddN, MaxPool"),
+    "resnet50": (27.78, 41.84, "MatMul, BatchNorm, L2Loss, Conv2D, Relu, Mul"),
+    "vgg16": (27.78, 23.33, "MatMul, BiasAdd, Conv2D, Relu, Mul"),
+    "inceptionv3": (23.81, 38.75, "MatMul, Transpose, Conv2D, Relu, ReluGrad, Mul"),
+    "dcgan": (17.54, 24.31, "MatMul, Transpose, Conv2D, Relu, Mul"),
+    "bert": (19.32, 25.16, "MatMul, Add, Norm, Mul, Transpose, Softmax"),
+}
+# Table 3: samples/s at a 230 W cap, GPU-only with NVIDIA's power management, and Hype.
+TABLE3 = {
+    "alexnet": (5666, 6313),
+    "resnet50": (904, 1077),
+    "vgg16": (741, 775),
+    "inceptionv3": (757, 882),
+    "dcgan": (2641, 2928),
+    "bert": (35, 37),
+}
+
+
+def run(binary, network, sets, out):
+    cmd = [binary, "run", os.path.join(REPO, "configs/experiments/hype_zoo.yaml"), "--set",
+           "network=" + network, "--out", out, "--force", "--quiet"]
+    for s in sets:
+        cmd += ["--set", s]
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+    with open(os.path.join(out, "stats.json")) as f:
+        stats = json.load(f)
+    with open(os.path.join(out, "placement.csv")) as f:
+        placement = list(csv.DictReader(f))
+    return stats, placement
+
+
+def pct(x):
+    return "%+.1f%%" % (100 * x)
+
+
+def case1(binary, models, sets, tmp):
+    lines = ["| model | throughput | energy efficiency | power saving | ops offloaded % (paper) "
+             "| GPU time offloaded % (paper) | offloaded types | paper's types |",
+             "|---|---|---|---|---|---|---|---|"]
+    gains = []
+    for m in models:
+        stats, placement = run(binary, MODELS[m], sets + ["hype.policy=energy"],
+                               os.path.join(tmp, m + "-case1"))
+        g = stats["gains"]
+        gains.append(g)
+        total = placement[-1]
+        types = ", ".join(r["type"] for r in placement[:-1] if int(r["offloaded"]) > 0)
+        paper = TABLE2.get(m, ("?", "?", "?"))
+        lines.append("| %s | %s | %s | %s | %s (%s) | %s (%s) | %s | %s |" % (
+            m, pct(g["throughput"]), pct(g["energy_efficiency"]), pct(g["power_saving"]),
+            total["ops_offloaded_pct"], paper[0], total["time_offloaded_pct"], paper[1],
+            types or "none", paper[2]))
+    n = len(gains)
+    lines.append("| mean | %s | %s | %s | | | | |" % (
+        pct(sum(g["throughput"] for g in gains) / n),
+        pct(sum(g["energy_efficiency"] for g in gains) / n),
+        pct(sum(g["power_saving"] for g in gains) / n)))
+    lines.append("")
+    lines.append("Paper (Sec. 5.2): throughput +10.1% on average, energy efficiency +44.3% "
+                 "(up to +59.7%), power saving 23.3% (AlexNet 20%, ResNet-50 28.3%).")
+    return lines
+
+
+def case2(binary, models, sets, tmp):
+    lines = ["| model | cap W | hype samples/s | hype violations | dvfs samples/s | dvfs violations "
+             "| dvfs mean clock | paper at 230 W: PMM / Hype samples/s |",
+             "|---|---|---|---|---|---|---|---|"]
+    for m in models:
+        for cap in (210, 230, 250):
+            run_sets = sets + ["hype.power_cap_w=%d" % cap]
+            hype, _ = run(binary, MODELS[m], run_sets + ["hype.policy=power-cap"],
+                          os.path.join(tmp, "%s-cap%d" % (m, cap)))
+            dvfs, _ = run(binary, MODELS[m], run_sets + ["hype.policy=dvfs"],
+                          os.path.join(tmp, "%s-dvfs%d" % (m, cap)))
+            p, d = hype["iteration"]["policy"], dvfs["iteration"]["policy"]
+            paper = TABLE3.get(m, ("?", "?"))
+            lines.append("| %s | %d | %.1f | %d | %.1f | %d | %.3f | %s |" % (
+                m, cap, p["samples_per_s"], p["violations"], d["samples_per_s"],
+                d["violations"], d["gpu_mean_clock"], "%s / %s" % paper if cap == 230 else ""))
+    lines.append("")
+    lines.append("Violations: power samples (hype.sample_ms apart) of one steady-state iteration "
+                 "above the cap. dvfs is the GPU alone (the FPGAs idle) under the reactive "
+                 "clock controller, the paper's PMM baseline.")
+    return lines
+
+
+def combos(binary, models, sets, tmp):
+    lines = ["| model | system | throughput vs GPUs alone | energy efficiency | power saving |",
+             "|---|---|---|---|---|"]
+    for m in models:
+        for gpus, fpgas in ((1, 1), (1, 2), (1, 3), (1, 4), (2, 6)):
+            stats, _ = run(binary, MODELS[m],
+                           sets + ["hype.policy=energy", "hype.gpus=%d" % gpus,
+                                   "hype.offloads=%d" % fpgas],
+                           os.path.join(tmp, "%s-%d-%d" % (m, gpus, fpgas)))
+            g = stats["gains"]
+            lines.append("| %s | %d V100 + %d S10 | %s | %s | %s |" % (
+                m, gpus, fpgas, pct(g["throughput"]), pct(g["energy_efficiency"]),
+                pct(g["power_saving"])))
+    lines.append("")
+    lines.append("Paper (Sec. 5.3): 2 V100 + 6 S10 vs 2 V100: throughput +11.2%, energy "
+                 "efficiency +46.6%, power saving 24.1%; 1 V100 + 4 S10: power saving 14.2%, "
+                 "energy saving 40.4%.")
+    return lines
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", default="runs/hype_zoo")
+    ap.add_argument("--tables", default="case1,case2,combos")
+    ap.add_argument("--models", default=",".join(MODELS))
+    ap.add_argument("--set", action="append", default=[])
+    ap.add_argument("--binary", default=os.path.join(REPO, "build", "trainsim"))
+    a = ap.parse_args()
+    models = a.models.split(",")
+    for m in models:
+        if m not in MODELS:
+            sys.exit("hype_zoo.py: unknown model '%s' (known: %s)" % (m, ", ".join(MODELS)))
+    os.makedirs(a.out, exist_ok=True)
+    out = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for t in a.tables.split(","):
+            fn = {"case1": case1, "case2": case2, "combos": combos}.get(t)
+            if fn is None:
+                sys.exit("hype_zoo.py: unknown table '%s' (case1, case2, combos)" % t)
+            out += ["## " + t, ""] + fn(a.binary, models, a.set, tmp) + [""]
+    text = "\n".join(out)
+    print(text)
+    with open(os.path.join(a.out, "summary.md"), "w") as f:
+        f.write(text + "\n")
+
+
+if __name__ == "__main__":
+    main()
