@@ -2,15 +2,16 @@
 """Generate the shape-only network zoo: configs/networks/{model}_{dataset}.yaml.
 
 13 architectures (VGG13/16/19, ResNet50/101/152, DenseNet121/161/169/201, MobileNetV2,
-Inception-V3, Inception-V4) x 2 datasets (CIFAR-10, ImageNet), and AlexNet on ImageNet only
-(its 11x11/4 stem and three 3x3/2 pools leave nothing of a 32x32 image) = 27 YAML files, one
-layer per line in flow style. The generator does its own shape inference: every layer's output
+Inception-V3, Inception-V4) x 2 datasets (CIFAR-10, ImageNet), and the rest of Hype-training's
+models on their data sets only: AlexNet on ImageNet (its 11x11/4 stem and three 3x3/2 pools
+leave nothing of a 32x32 image), DCGAN's discriminator and its generator chained into it on
+CelebA, BERT-Large on SQuAD = 30 YAML files, one layer per line in flow style. The generator does its own shape inference: every layer's output
 shape is computed and checked (positive sizes, matching channels for add, matching H x W
 for concat, divisibility for grouped convolutions), and the trainable parameters are
 counted so they can be compared with the reference implementations.
 
 Usage (Python 3 standard library only):
-  python3 tools/gen_zoo.py            write all 27 files
+  python3 tools/gen_zoo.py            write all 30 files
   python3 tools/gen_zoo.py --check    exit 1 if a file is missing or differs from the generator
   python3 tools/gen_zoo.py --params   table: layers, computed params, reference params
 """
@@ -32,7 +33,12 @@ COMMENT_COLUMN = 100  # trailing shape comments are aligned here (or one space a
 DATASETS = {
     "cifar10": {"input": (3, 32, 32), "classes": 10},
     "imagenet": {"input": (3, 224, 224), "classes": 1000},
+    # CelebA faces at 64x64, judged real or fake: one sigmoid value, two classes.
+    "celeba": {"input": (3, 64, 64), "classes": 2},
+    # SQuAD v1.1 at 384 tokens (ids as 1 x 384 x 1); the answer's start and end position.
+    "squad": {"input": (1, 384, 1), "classes": 2 * 384},
 }
+SEQUENCE = 384
 
 
 # --------------------------------------------------------------------------------------------
@@ -53,6 +59,32 @@ def _fmt_value(v):
     if isinstance(v, (list, tuple)):
         return "[" + ", ".join(_fmt_value(x) for x in v) + "]"
     return str(v)
+
+
+# The defaults of the keys only one convolution type has.
+CONV_DEFAULTS = {"groups": 1, "output_padding": 0}
+
+
+def _conv_keys(filters, kernel, stride, padding, bias, **optional):
+    """A convolution's keys, those at their defaults left out."""
+    keys = {"filters": filters, "kernel": kernel}
+    if stride != 1:
+        keys["stride"] = stride
+    if padding != 0:
+        keys["padding"] = padding
+    for key, value in optional.items():
+        if value != CONV_DEFAULTS[key]:
+            keys[key] = value
+    if not bias:
+        keys["bias"] = False
+    return keys
+
+
+def _volume(shape):
+    n = 1
+    for d in shape:
+        n *= d
+    return n
 
 
 def _fmt_shape(shape):
@@ -88,8 +120,6 @@ class Builder:
             raise ShapeError("%s: bad layer name %r" % (self.name, name))
         if name in self.shapes:
             raise ShapeError("%s: duplicate layer name %r" % (self.name, name))
-        if self.layers and self.layers[-1][0]["type"] == "softmax":
-            raise ShapeError("%s: softmax must be the last layer" % self.name)
         if any(d < 1 for d in out_shape):
             raise ShapeError("%s: layer %s has invalid output shape %s" % (self.name, name, out_shape))
         entry = {"type": ltype, "name": name}
@@ -119,15 +149,7 @@ class Builder:
                              % (self.name, name, c, filters, groups))
         oh = (h + 2 * ph - kh) // stride + 1
         ow = (w + 2 * pw - kw) // stride + 1
-        keys = {"filters": filters, "kernel": kernel}
-        if stride != 1:
-            keys["stride"] = stride
-        if padding != 0:
-            keys["padding"] = padding
-        if groups != 1:
-            keys["groups"] = groups
-        if not bias:
-            keys["bias"] = False
+        keys = _conv_keys(filters, kernel, stride, padding, bias, groups=groups)
         params = filters * (c // groups) * kh * kw + (filters if bias else 0)
         return self._add("conv2d", name, frm, keys, (filters, oh, ow), params)
 
@@ -202,6 +224,71 @@ class Builder:
             raise ShapeError("%s: concat %s: spatial sizes differ: %s" % (self.name, name, shapes))
         return self._add("concat", name, list(inputs), {},
                          (sum(s[0] for s in shapes),) + shapes[0][1:])
+
+    # -- the Hype-training workloads' layer types (DCGAN, BERT) -----------------------------
+
+    def conv_transpose(self, name, filters, kernel, stride=1, padding=0, output_padding=0,
+                       bias=True, frm=None):
+        src, shape = self._input(frm)
+        c, h, w = self._spatial(name, shape)
+        if output_padding >= stride:
+            raise ShapeError("%s: %s: output_padding must be smaller than the stride"
+                             % (self.name, name))
+        oh = (h - 1) * stride - 2 * padding + kernel + output_padding
+        ow = (w - 1) * stride - 2 * padding + kernel + output_padding
+        keys = _conv_keys(filters, kernel, stride, padding, bias, output_padding=output_padding)
+        params = c * filters * kernel * kernel + (filters if bias else 0)
+        return self._add("conv2d_transpose", name, frm, keys, (filters, oh, ow), params)
+
+    def elementwise(self, ltype, name, keys=None, frm=None):
+        """tanh, sigmoid, gelu, leaky_relu, dropout, softmax: the output shape is the input's."""
+        src, shape = self._input(frm)
+        return self._add(ltype, name, frm, dict(keys or {}), shape)
+
+    def reshape(self, name, shape, frm=None):
+        src, in_shape = self._input(frm)
+        if _volume(shape) != _volume(in_shape):
+            raise ShapeError("%s: reshape %s: %s and %s differ in size"
+                             % (self.name, name, in_shape, shape))
+        return self._add("reshape", name, frm, {"shape": list(shape)}, tuple(shape))
+
+    def linear(self, name, units, bias=True, frm=None):
+        """A dense layer at every position: C x H x W -> units x H x W."""
+        src, shape = self._input(frm)
+        c, h, w = self._spatial(name, shape)
+        keys = {"units": units}
+        if not bias:
+            keys["bias"] = False
+        return self._add("linear", name, frm, keys, (units, h, w), c * units + (units if bias else 0))
+
+    def batched_matmul(self, name, inputs, heads, transpose_b=False):
+        """Per head: A (positions x C/heads) times B or B^T; out heads*N x M x 1."""
+        (ac, ah, aw), (bc, bh, bw) = [self._spatial(name, self._input(x)[1]) for x in inputs]
+        if ac % heads or bc % heads:
+            raise ShapeError("%s: %s: heads %d do not divide %d and %d" % (self.name, name, heads,
+                                                                          ac, bc))
+        m, a_cols = ah * aw, ac // heads
+        k, n = (bc // heads, bh * bw) if transpose_b else (bh * bw, bc // heads)
+        if a_cols != k:
+            raise ShapeError("%s: %s: inner dimensions %d and %d differ" % (self.name, name,
+                                                                           a_cols, k))
+        keys = {"heads": heads}
+        if transpose_b:
+            keys["transpose_b"] = True
+        return self._add("batched_matmul", name, list(inputs), keys, (heads * n, m, 1))
+
+    def layernorm(self, name, frm=None):
+        src, shape = self._input(frm)
+        c, _, _ = self._spatial(name, shape)
+        return self._add("layernorm", name, frm, {}, shape, 2 * c)
+
+    def embedding(self, name, vocab, units, frm=None):
+        src, shape = self._input(frm)
+        c, h, w = self._spatial(name, shape)
+        if c != 1:
+            raise ShapeError("%s: embedding %s reads one id per position" % (self.name, name))
+        return self._add("embedding", name, frm, {"vocab": vocab, "units": units}, (units, h, w),
+                         vocab * units)
 
     # -- composite helpers ------------------------------------------------------------------
 
@@ -668,6 +755,92 @@ def build_inceptionv4(b, _name, cifar):
 
 
 # --------------------------------------------------------------------------------------------
+# DCGAN (Radford et al. 2016, Fig. 1: z -> 1024x4x4 -> ... -> 3x64x64) on CelebA
+# --------------------------------------------------------------------------------------------
+
+LATENT = 100
+
+
+def dcgan_generator(b, base=1024):
+    """Project and reshape z to base x 4 x 4 (Fig. 1: 1024; TensorFlow's CelebA example: 512),
+    four 5x5 stride-2 transposed convolutions (TF 'SAME': padding 2, output_padding 1) halving
+    the channels to 3x64x64; BN + ReLU between, tanh at the end."""
+    b.flatten("G.z")
+    b.dense("G.project", base * 4 * 4, bias=False)
+    b.reshape("G.reshape", (base, 4, 4))
+    b.bn("G.bn0")
+    b.relu("G.relu0")
+    for i, filters in enumerate((base // 2, base // 4, base // 8), start=1):
+        b.conv_transpose("G.deconv%d" % i, filters, 5, stride=2, padding=2, output_padding=1,
+                         bias=False)
+        b.bn("G.bn%d" % i)
+        b.relu("G.relu%d" % i)
+    b.conv_transpose("G.deconv4", 3, 5, stride=2, padding=2, output_padding=1)
+    return b.elementwise("tanh", "G.tanh")
+
+
+def dcgan_discriminator(b, base=1024):
+    """The generator mirrored: four 5x5 stride-2 convolutions 3 -> base/8 -> ... -> base x 4 x 4,
+    LeakyReLU(0.2) (no BN on the first), flattened into one sigmoid output."""
+    for i, filters in enumerate((base // 8, base // 4, base // 2, base)):
+        b.conv("D.conv%d" % i, filters, 5, stride=2, padding=2, bias=(i == 0))
+        if i:
+            b.bn("D.bn%d" % i)
+        b.elementwise("leaky_relu", "D.lrelu%d" % i, {"slope": 0.2})
+    b.flatten("D.flatten")
+    b.dense("D.logit", 1)
+    return b.elementwise("sigmoid", "D.sigmoid")
+
+
+def build_dcgan_d(b, _name, _cifar):
+    dcgan_discriminator(b)
+
+
+def build_dcgan_gd(b, _name, _cifar):
+    dcgan_generator(b)
+    dcgan_discriminator(b)
+
+
+# --------------------------------------------------------------------------------------------
+# BERT-Large (Devlin et al. 2019: 24 layers, hidden 1024, 16 heads, FFN 4096) on SQuAD v1.1
+# --------------------------------------------------------------------------------------------
+
+def bert_layer(b, p, hidden, heads, ffn):
+    x = b.last
+    q = b.linear(p + ".attention.query", hidden, frm=x)
+    k = b.linear(p + ".attention.key", hidden, frm=x)
+    v = b.linear(p + ".attention.value", hidden, frm=x)
+    b.batched_matmul(p + ".attention.scores", [q, k], heads, transpose_b=True)
+    b.elementwise("softmax", p + ".attention.probs")
+    probs = b.elementwise("dropout", p + ".attention.dropout", {"rate": 0.1})
+    b.batched_matmul(p + ".attention.context", [probs, v], heads)
+    b.linear(p + ".attention.output", hidden)
+    b.elementwise("dropout", p + ".attention.output.dropout", {"rate": 0.1})
+    b.add(p + ".attention.residual", [b.last, x])
+    a = b.layernorm(p + ".attention.norm")
+    b.linear(p + ".intermediate", ffn)
+    b.elementwise("gelu", p + ".intermediate.gelu")
+    b.linear(p + ".output", hidden)
+    b.elementwise("dropout", p + ".output.dropout", {"rate": 0.1})
+    b.add(p + ".output.residual", [b.last, a])
+    return b.layernorm(p + ".output.norm")
+
+
+def build_bert_large(b, _name, _cifar):
+    hidden = 1024
+    w = b.embedding("embeddings.word", 30522, hidden, frm="input")
+    p = b.embedding("embeddings.position", 512, hidden, frm="input")
+    t = b.embedding("embeddings.token_type", 2, hidden, frm="input")
+    b.add("embeddings.sum", [w, p, t])
+    b.layernorm("embeddings.norm")
+    b.elementwise("dropout", "embeddings.dropout", {"rate": 0.1})
+    for i in range(24):
+        bert_layer(b, "encoder.layer.%d" % i, hidden, 16, 4096)
+    b.linear("qa_outputs", 2)
+    b.elementwise("softmax", "span")
+
+
+# --------------------------------------------------------------------------------------------
 # The zoo: builders, headers, reference parameter counts
 # --------------------------------------------------------------------------------------------
 
@@ -679,10 +852,15 @@ MODELS = {
     "densenet169": build_densenet, "densenet201": build_densenet,
     "mobilenetv2": build_mobilenetv2, "inceptionv3": build_inceptionv3,
     "inceptionv4": build_inceptionv4, "alexnet": build_alexnet,
+    "dcgan_d": build_dcgan_d, "dcgan_gd": build_dcgan_gd, "bert_large": build_bert_large,
 }
 
-# The datasets each model is generated for (all of DATASETS unless listed).
-MODEL_DATASETS = {"alexnet": ("imagenet",)}
+# The datasets each model is generated for (cifar10 and imagenet unless listed).
+MODEL_DATASETS = {"alexnet": ("imagenet",), "dcgan_d": ("celeba",), "dcgan_gd": ("celeba",),
+                  "bert_large": ("squad",)}
+
+# Models whose input is not the dataset's sample: the generator's step starts from z.
+MODEL_INPUTS = {"dcgan_gd": (LATENT, 1, 1)}
 
 TITLES = {
     "vgg13": "VGG-13 (Simonyan & Zisserman 2015, configuration B)",
@@ -699,6 +877,34 @@ TITLES = {
     "inceptionv3": "Inception-V3 (Szegedy et al. 2016, 'Rethinking the Inception Architecture')",
     "inceptionv4": "Inception-V4 (Szegedy et al. 2016, 'Inception-v4, Inception-ResNet ...')",
     "alexnet": "AlexNet (Krizhevsky et al. 2012)",
+    "dcgan_d": "DCGAN discriminator (Radford et al. 2016)",
+    "dcgan_gd": "DCGAN generator chained into its discriminator (Radford et al. 2016)",
+    "bert_large": "BERT-Large (Devlin et al. 2019; 24 layers, hidden 1024, 16 heads)",
+}
+
+# The Hype-training workloads beyond the CNNs: the whole header note (they keep dropout).
+WORKLOAD_NOTES = {
+    "dcgan_d": "The discriminator of DCGAN's Fig. 1 generator, mirrored: 5x5 stride-2 "
+               "convolutions 3-128-256-512-1024 (64x64 -> 4x4), batch norm on all but the first, "
+               "LeakyReLU 0.2, flattened into one sigmoid output trained with binary cross-"
+               "entropy (real or fake: 2 classes). One iteration is the discriminator's step; "
+               "run it at twice the GAN's batch (the real and the generated images). "
+               "docs/hype.md: DCGAN.",
+    "dcgan_gd": "The generator of DCGAN's Fig. 1: z (100) projected by a dense layer and reshaped "
+                "to 1024x4x4, 5x5 stride-2 transposed convolutions 1024-512-256-128-3 (TF 'SAME': "
+                "padding 2, output_padding 1) to 3x64x64, batch norm and ReLU between, tanh "
+                "last; then the discriminator of dcgan_d_celeba on its output. One iteration is "
+                "the generator's step: the generator's forward pass, the discriminator's on the "
+                "fakes, the gradient back through both, and both updates (a real step discards "
+                "the discriminator's: its update is over-counted). docs/hype.md: DCGAN.",
+    "bert_large": "Follows Google's BERT (and Hugging Face's BertForQuestionAnswering without the "
+                  "unused pooler): token, position and segment embeddings summed, layer norm, "
+                  "dropout 0.1; 24 layers of self-attention (Q, K, V projections, scores Q K^T per "
+                  "head, softmax, dropout, context P V, output projection, dropout, residual add, "
+                  "layer norm) and feed-forward (1024-4096 GELU 4096-1024, dropout, residual add, "
+                  "layer norm); the span head projects each position to 2 logits, one softmax "
+                  "over the 2 x 384 (docs/hype.md: BERT-Large). Sequences of 384 tokens are "
+                  "C x 384 x 1.",
 }
 
 FAMILY_NOTES = {
@@ -793,6 +999,13 @@ REFERENCES = {
     "inceptionv3_imagenet": ("torchvision - AuxLogits", 23834568),
     "inceptionv4_imagenet": ("Cadene pretrainedmodels", 42679816),
     "alexnet_imagenet": ("torchvision", 61100840),
+    # DCGAN's paper publishes no count: these are its Fig. 1 layers counted by hand (the
+    # generator 1,638,400 + 13,107,200 + 3,276,800 + 819,200 + 9,603 weights and 3,840 batch
+    # norm; the discriminator 9,728 + 819,200 + 3,276,800 + 13,107,200 + 16,385 and 3,584).
+    "dcgan_d_celeba": ("DCGAN Fig. 1 mirrored", 17232897),
+    "dcgan_gd_celeba": ("DCGAN Fig. 1 G + D", 36087940),
+    # Hugging Face bert-large-uncased 335,141,888 - pooler 1,049,600 + span head 2,050.
+    "bert_large_squad": ("HF bert-large - pooler + head", 334094338),
     "vgg13_cifar10": ("kuangliu - BN", 9410122),
     "vgg16_cifar10": ("kuangliu - BN", 14719818),
     "vgg19_cifar10": ("kuangliu - BN", 20029514),
@@ -817,6 +1030,12 @@ def family(model):
 
 
 def header(model, dataset, b):
+    if model in WORKLOAD_NOTES:
+        text = ("%s on %s, shape only. %s The trailing comments give each layer's output shape. "
+                "%d layers, %s trainable parameters."
+                % (TITLES[model], DATASET_TITLES[dataset], WORKLOAD_NOTES[model], len(b.layers),
+                   format(b.params, ",")))
+        return textwrap.wrap(text, 96) + ["Generated by tools/gen_zoo.py - do not edit."]
     fam = family(model)
     depth = model[len(fam):] if fam in ("vgg", "resnet", "densenet") else ""
     note = FAMILY_NOTES[fam][dataset].format(n=depth)
@@ -828,18 +1047,32 @@ def header(model, dataset, b):
     return textwrap.wrap(text, 96) + ["Generated by tools/gen_zoo.py - do not edit."]
 
 
+DATASET_TITLES = {
+    "cifar10": "CIFAR-10 (3x32x32, 10 classes)",
+    "imagenet": "ImageNet (3x224x224, 1000 classes)",
+    "celeba": "CelebA (3x64x64 faces)",
+    "squad": "SQuAD v1.1 (384 tokens)",
+}
+DATASET_NAMES = {"cifar10": "CIFAR-10", "imagenet": "ImageNet", "celeba": "CelebA",
+                 "squad": "SQuAD"}
+
+
 def description(model, dataset):
     """One line for `trainsim list networks`."""
-    data = "CIFAR-10" if dataset == "cifar10" else "ImageNet"
-    return "%s for %s" % (TITLES[model], data)
+    return "%s for %s" % (TITLES[model], DATASET_NAMES[dataset])
 
 
 def build(model, dataset):
     spec = DATASETS[dataset]
-    b = Builder("%s_%s" % (model, dataset), spec["input"], spec["classes"])
+    b = Builder("%s_%s" % (model, dataset), MODEL_INPUTS.get(model, spec["input"]),
+                spec["classes"])
     MODELS[model](b, model, dataset == "cifar10")
-    if b.layers[-1][0]["type"] != "softmax" or b.shapes[b.last] != (spec["classes"],):
-        raise ShapeError("%s: must end in a softmax over %d classes" % (b.name, spec["classes"]))
+    last = b.layers[-1][0]["type"]
+    # A softmax has a value per class; a sigmoid one value, the second of two classes.
+    outputs = {"softmax": spec["classes"], "sigmoid": 1 if spec["classes"] == 2 else None}
+    if _volume(b.shapes[b.last]) != outputs.get(last):
+        raise ShapeError("%s: must end in a softmax over %d classes (or a sigmoid for 2)"
+                         % (b.name, spec["classes"]))
     return b
 
 

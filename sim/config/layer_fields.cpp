@@ -96,6 +96,17 @@ const LayerField kLayerFields[] = {
      [](YAML::Emitter& o, const LayerSpec& l) { emit_double(o, l.slope); }},
     {"bias", [](const ConfigNode& v, LayerSpec& l) { l.bias = v.as_bool(); },
      [](YAML::Emitter& o, const LayerSpec& l) { o << l.bias; }},
+    {"output_padding",
+     [](const ConfigNode& v, LayerSpec& l) { l.output_padding = v.as_int_in(key_range::kPadding); },
+     [](YAML::Emitter& o, const LayerSpec& l) { o << l.output_padding; }},
+    {"vocab", [](const ConfigNode& v, LayerSpec& l) { l.vocab = v.as_int_in(key_range::kExtent); },
+     [](YAML::Emitter& o, const LayerSpec& l) { o << l.vocab; }},
+    {"heads", [](const ConfigNode& v, LayerSpec& l) { l.heads = v.as_int_in(key_range::kExtent); },
+     [](YAML::Emitter& o, const LayerSpec& l) { o << l.heads; }},
+    {"transpose_b", [](const ConfigNode& v, LayerSpec& l) { l.transpose_b = v.as_bool(); },
+     [](YAML::Emitter& o, const LayerSpec& l) { o << l.transpose_b; }},
+    {"rate", [](const ConfigNode& v, LayerSpec& l) { l.rate = v.as_double_unit(); },
+     [](YAML::Emitter& o, const LayerSpec& l) { emit_double(o, l.rate); }},
 };
 
 }  // namespace

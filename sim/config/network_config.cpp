@@ -89,10 +89,6 @@ std::vector<LayerSpec> parse_layers(const ConfigNode& node) {
             "', which is not a layer above it (nor 'input', the network input)");
       }
     }
-    // Softmax is fused with the cross-entropy loss, so it can only be the output.
-    if (layer.type == "softmax" && i + 1 != items.size()) {
-      items[i].as_map().require("type").fail("softmax must be the last layer");
-    }
     // A sink stands where the loss would: for the rest of the model, which is not simulated
     // and hands back the gradients of the outputs it reads. Nothing may follow it.
     const bool sink = layer_boundary(layer.type) == LayerBoundary::kSink;
@@ -100,10 +96,12 @@ std::vector<LayerSpec> parse_layers(const ConfigNode& node) {
       items[i].as_map().require("type").fail("a sink must be the last layer");
     layers.push_back(layer);
   }
-  if (layers.back().type != "softmax" &&
+  // The last layer is fused with the loss (softmax with cross-entropy, sigmoid with binary
+  // cross-entropy) or a sink; a softmax elsewhere is an ordinary layer (attention's).
+  if (output_loss(layers.back().type) == OutputLoss::kNone &&
       layer_boundary(layers.back().type) != LayerBoundary::kSink) {
-    items.back().as_map().require("type").fail("the last layer must be 'softmax' or a sink, got '" +
-                                               layers.back().type + "'");
+    items.back().as_map().require("type").fail("the last layer must be " + output_layer_types() +
+                                               ", got '" + layers.back().type + "'");
   }
   return layers;
 }

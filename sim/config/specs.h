@@ -20,8 +20,8 @@ namespace trainsim {
 struct LayerSpec {
   std::string type;     ///< `trainsim list layers`: dense, conv2d, ..., add, concat, batchnorm
   std::string name;     ///< unique per network; default "<type><index>"
-  int units = 0;        ///< dense: output features
-  int filters = 0;      ///< conv2d: output channels
+  int units = 0;        ///< dense, linear: output features; embedding: vector length
+  int filters = 0;      ///< conv2d, conv2d_transpose: output channels
   int kernel = 0;       ///< conv2d / pools: kernel height (YAML `kernel: k` or `[kh, kw]`)
   int kernel_w = -1;    ///< conv2d / pools: kernel width; -1: as `kernel` (square)
   int stride = 1;       ///< conv2d / pools (pools default to stride = kernel)
@@ -30,8 +30,14 @@ struct LayerSpec {
   int groups = 1;       ///< conv2d: grouped convolution (groups = channels: depthwise)
   double slope = 0.01;  ///< leaky_relu: negative slope
   bool bias = true;     ///< dense / conv2d
-  std::array<int, 2> size{{0, 0}};      ///< resize: output height and width
-  std::array<int, 3> shape{{0, 0, 0}};  ///< source: channels, height, width of its tensor
+  std::array<int, 2> size{{0, 0}};  ///< resize: output height and width
+  int output_padding = 0;    ///< conv2d_transpose: rows / columns added below and right (< stride)
+  int vocab = 0;             ///< embedding: rows of the table (token ids 0 .. vocab - 1)
+  int heads = 1;             ///< batched_matmul: independent products per sample (attention heads)
+  bool transpose_b = false;  ///< batched_matmul: multiply by the second input's transpose
+  double rate = 0.1;         ///< dropout: probability that a value is dropped
+  /// source: channels, height, width of its tensor; reshape: of its output
+  std::array<int, 3> shape{{0, 0, 0}};
   /// The layers whose outputs this layer reads ("input": the network input). Empty: the
   /// previous layer's (a sequential network). add / concat take two or more.
   std::vector<std::string> from;

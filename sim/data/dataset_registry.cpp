@@ -26,8 +26,8 @@ const IdxDatasetSource& fashion_mnist_source() {
   return source;
 }
 
-// Datasets the ADA-GP paper evaluates on, for shape-only runs: their sizes are the public
-// ones (CIFAR: Krizhevsky 2009; ImageNet: the ILSVRC-2012 classification set).
+// Datasets the ADA-GP and Hype-training papers evaluate on, for shape-only runs: their sizes
+// are the public ones (CIFAR: Krizhevsky 2009; ImageNet: the ILSVRC-2012 classification set).
 class ShapeOnlyDatasetSource final : public DatasetSource {
  public:
   ShapeOnlyDatasetSource(std::string name, std::string description, DatasetShape shape)
@@ -49,35 +49,49 @@ class ShapeOnlyDatasetSource final : public DatasetSource {
   DatasetShape shape_;
 };
 
-const DatasetSource& cifar10_source() {
-  static const ShapeOnlyDatasetSource source(
-      "cifar10", "CIFAR-10 shapes only (numerics: none): 3x32x32, 10 classes, 50,000 / 10,000",
-      DatasetShape{3, 32, 32, 10, 50000, 10000});
-  return source;
-}
-
-const DatasetSource& cifar100_source() {
-  static const ShapeOnlyDatasetSource source(
-      "cifar100", "CIFAR-100 shapes only (numerics: none): 3x32x32, 100 classes, 50,000 / 10,000",
-      DatasetShape{3, 32, 32, 100, 50000, 10000});
-  return source;
-}
-
-const DatasetSource& imagenet_source() {
-  static const ShapeOnlyDatasetSource source(
-      "imagenet",
-      "ImageNet (ILSVRC-2012) shapes only (numerics: none): 3x224x224, 1000 classes, "
-      "1,281,167 / 50,000",
-      DatasetShape{3, 224, 224, 1000, 1281167, 50000});
-  return source;
+// The shape-only datasets, in `trainsim list datasets` order.
+const std::vector<ShapeOnlyDatasetSource>& shape_only_sources() {
+  static const std::vector<ShapeOnlyDatasetSource> sources = {
+      {"cifar10", "CIFAR-10 shapes only (numerics: none): 3x32x32, 10 classes, 50,000 / 10,000",
+       DatasetShape{3, 32, 32, 10, 50000, 10000}},
+      {"cifar100", "CIFAR-100 shapes only (numerics: none): 3x32x32, 100 classes, 50,000 / 10,000",
+       DatasetShape{3, 32, 32, 100, 50000, 10000}},
+      {"imagenet",
+       "ImageNet (ILSVRC-2012) shapes only (numerics: none): 3x224x224, 1000 classes, "
+       "1,281,167 / 50,000",
+       DatasetShape{3, 224, 224, 1000, 1281167, 50000}},
+      // Hype-training's (He et al., ICS 2021) other two data sets. CelebA (Liu et al. 2015):
+      // 202,599 face images, all of them training a GAN (no test set), at DCGAN's 64x64; a
+      // discriminator tells real from generated (2 classes). Its generator's step starts from
+      // a latent vector z of 100 values per image instead (dcgan_gd_celeba, docs/hype.md).
+      {"celeba",
+       "CelebA faces shapes only (numerics: none): 3x64x64, real or generated (2 classes), "
+       "202,599 / 0",
+       DatasetShape{3, 64, 64, 2, 202599, 0}},
+      {"celeba-latent",
+       "DCGAN's generator inputs for CelebA, shapes only (numerics: none): z of 100x1x1 per "
+       "image, 2 classes (the discriminator's verdict), 202,599 / 0",
+       DatasetShape{100, 1, 1, 2, 202599, 0}},
+      // SQuAD v1.1 (Rajpurkar et al. 2016): 87,599 training and 10,570 development questions,
+      // as BERT reads them: 384 token ids (1 x 384 x 1), the answer's start and end among the
+      // 384 positions (2 x 384 outputs). Windowing long contexts at stride 128 makes a few
+      // more features than questions; trainsim counts questions.
+      {"squad",
+       "SQuAD v1.1 shapes only (numerics: none): 384 token ids (1x384x1), start and end "
+       "position (2 x 384 outputs), 87,599 / 10,570",
+       DatasetShape{1, 384, 1, 2 * 384, 87599, 10570}},
+  };
+  return sources;
 }
 
 }  // namespace
 
 const std::vector<const DatasetSource*>& dataset_sources() {
-  static const std::vector<const DatasetSource*> sources = {
-      &mnist_source(), &fashion_mnist_source(), &cifar10_source(), &cifar100_source(),
-      &imagenet_source()};
+  static const std::vector<const DatasetSource*> sources = [] {
+    std::vector<const DatasetSource*> all = {&mnist_source(), &fashion_mnist_source()};
+    for (const ShapeOnlyDatasetSource& s : shape_only_sources()) all.push_back(&s);
+    return all;
+  }();
   return sources;
 }
 

@@ -25,7 +25,8 @@ constexpr TypeInfo kTypes[] = {
     {PaperOpType::kBiasAddGrad, "BiasAddGrad",
      "the backward-weight MatMul or Conv2DBackpropFilter: the column sum of dY it streams anyway"},
     {PaperOpType::kMul, "Mul",
-     "the optimizer's update: weight decay's multiply (the gradient of L2Loss) is in its flops"},
+     "the optimizer's update: weight decay's multiply (the gradient of L2Loss) is in its flops "
+     "(a dropout layer's gradient is issued as a Mul)"},
     {PaperOpType::kTranspose, "Transpose",
      "the MatMul that reads the operand transposed (each GEMM of the lowering is given as "
      "executed)"},
@@ -48,6 +49,20 @@ constexpr TypeInfo kTypes[] = {
     {PaperOpType::kApplyGradientDescent, "ApplyGradientDescent", ""},
     {PaperOpType::kApplyMomentum, "ApplyMomentum", ""},
     {PaperOpType::kApplyAdam, "ApplyAdam", ""},
+    {PaperOpType::kBatchMatMul, "BatchMatMul", ""},
+    {PaperOpType::kSoftmaxGrad, "SoftmaxGrad", ""},
+    {PaperOpType::kNorm, "Norm", ""},
+    {PaperOpType::kNormGrad, "NormGrad", ""},
+    {PaperOpType::kTanh, "Tanh", ""},
+    {PaperOpType::kTanhGrad, "TanhGrad", ""},
+    {PaperOpType::kSigmoid, "Sigmoid", ""},
+    {PaperOpType::kSigmoidGrad, "SigmoidGrad", ""},
+    {PaperOpType::kSigmoidCrossEntropy, "SigmoidCrossEntropyWithLogits", ""},
+    {PaperOpType::kGelu, "Gelu", ""},
+    {PaperOpType::kGeluGrad, "GeluGrad", ""},
+    {PaperOpType::kDropout, "Dropout", ""},
+    {PaperOpType::kGatherV2, "GatherV2", ""},
+    {PaperOpType::kUnsortedSegmentSum, "UnsortedSegmentSum", ""},
     {PaperOpType::kOther, "Other", ""},
 };
 static_assert(std::size(kTypes) == kNumPaperOpTypes, "one entry per type");
@@ -91,6 +106,35 @@ constexpr Rule kRules[] = {
     {"batchnorm", LayerOpSlot::kBackwardWeight, PaperOpType::kBatchNormGrad},
     {"add", LayerOpSlot::kForward, PaperOpType::kAdd},
     {"resize", LayerOpSlot::kForward, PaperOpType::kResizeBilinear},
+    // TensorFlow has no op for a softmax's Jacobian product (it composes it of Mul, Sum and
+    // Sub); trainsim issues one and calls it SoftmaxGrad.
+    {"softmax", LayerOpSlot::kBackwardData, PaperOpType::kSoftmaxGrad},
+    // conv2d_transpose needs no rule: its ops are the mirrored convolution's passes and are
+    // typed by their kernel (forward Conv2DBackpropInput, as TensorFlow's conv2d_transpose).
+    {"linear", LayerOpSlot::kForward, PaperOpType::kMatMul},
+    {"linear", LayerOpSlot::kBackwardData, PaperOpType::kMatMul},
+    {"linear", LayerOpSlot::kBackwardWeight, PaperOpType::kMatMul},
+    // Both operands' gradients of a BatchMatMul are BatchMatMuls; the second's is in the
+    // backward-weight slot (LayerKind::second_operand_grad).
+    {"batched_matmul", LayerOpSlot::kForward, PaperOpType::kBatchMatMul},
+    {"batched_matmul", LayerOpSlot::kBackwardData, PaperOpType::kBatchMatMul},
+    {"batched_matmul", LayerOpSlot::kBackwardWeight, PaperOpType::kBatchMatMul},
+    // The paper's "Norm" (BERT's layer normalization).
+    {"layernorm", LayerOpSlot::kForward, PaperOpType::kNorm},
+    {"layernorm", LayerOpSlot::kBackwardData, PaperOpType::kNormGrad},
+    {"layernorm", LayerOpSlot::kBackwardWeight, PaperOpType::kNormGrad},
+    {"tanh", LayerOpSlot::kForward, PaperOpType::kTanh},
+    {"tanh", LayerOpSlot::kBackwardData, PaperOpType::kTanhGrad},
+    {"sigmoid", LayerOpSlot::kForward, PaperOpType::kSigmoid},
+    {"sigmoid", LayerOpSlot::kBackwardData, PaperOpType::kSigmoidGrad},
+    {"sigmoid", LayerOpSlot::kLossGrad, PaperOpType::kSigmoidCrossEntropy},
+    {"gelu", LayerOpSlot::kForward, PaperOpType::kGelu},
+    {"gelu", LayerOpSlot::kBackwardData, PaperOpType::kGeluGrad},
+    // Dropout's gradient multiplies dy by the scaled mask: TensorFlow's Mul.
+    {"dropout", LayerOpSlot::kForward, PaperOpType::kDropout},
+    {"dropout", LayerOpSlot::kBackwardData, PaperOpType::kMul},
+    {"embedding", LayerOpSlot::kForward, PaperOpType::kGatherV2},
+    {"embedding", LayerOpSlot::kBackwardWeight, PaperOpType::kUnsortedSegmentSum},
     {"*", LayerOpSlot::kGradSum, PaperOpType::kAddN},
     {"*", LayerOpSlot::kUpdate, PaperOpType::kApplyGradientDescent, 2},
     {"*", LayerOpSlot::kUpdate, PaperOpType::kApplyMomentum, 3},
@@ -141,6 +185,14 @@ bool is_gradient_sum(const Op& op) {
          op.inputs[0].id == own && op.outputs[0].id == own;
 }
 
+bool is_loss_gradient(const Op& op) {
+  if (op.kind != OpKind::kElementwise || op.role != OpRole::kActivationGrad || op.layer < 0)
+    return false;
+  for (const TensorUse& t : op.inputs)
+    if (t.id != kNoTensor && tensor_id_kind(t.id) == TensorKind::kGradient) return false;
+  return true;
+}
+
 PaperOpType paper_op_type(const Op& op, const std::string& layer_type, LayerOpSlot slot) {
   for (const Rule& r : kRules) {
     if (r.slot != slot || (std::string(r.layer) != "*" && layer_type != r.layer)) continue;
@@ -162,10 +214,9 @@ PaperOpType paper_op_type(const Op& op, const std::string& layer_type) {
       return paper_op_type(op, layer_type, LayerOpSlot::kUpdate);
     case OpRole::kActivationGrad:
       if (is_gradient_sum(op)) return paper_op_type(op, layer_type, LayerOpSlot::kGradSum);
-      // A softmax layer's only backward op is the fused loss gradient.
       return paper_op_type(
           op, layer_type,
-          layer_type == "softmax" ? LayerOpSlot::kLossGrad : LayerOpSlot::kBackwardData);
+          is_loss_gradient(op) ? LayerOpSlot::kLossGrad : LayerOpSlot::kBackwardData);
     default:
       return by_kind(op);
   }

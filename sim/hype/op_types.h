@@ -46,9 +46,23 @@ enum class PaperOpType : std::uint8_t {
   kApplyGradientDescent,
   kApplyMomentum,
   kApplyAdam,
+  kBatchMatMul,
+  kSoftmaxGrad,
+  kNorm,
+  kNormGrad,
+  kTanh,
+  kTanhGrad,
+  kSigmoid,
+  kSigmoidGrad,
+  kSigmoidCrossEntropy,
+  kGelu,
+  kGeluGrad,
+  kDropout,
+  kGatherV2,
+  kUnsortedSegmentSum,
   kOther,  ///< a technique's element-wise op (ADA-GP's predictor, speculative backprop's store)
 };
-inline constexpr int kNumPaperOpTypes = 28;
+inline constexpr int kNumPaperOpTypes = 42;
 
 /// TensorFlow's name: "MatMul", "Conv2DBackpropFilter", "SoftmaxCrossEntropyWithLogits", ...
 /// ("Other" for kOther).
@@ -62,8 +76,9 @@ const char* folded_into(PaperOpType t);
 /// The paper's type of the op a layer of type `layer_type` lowers to for `slot`.
 PaperOpType paper_op_type(const Op& op, const std::string& layer_type, LayerOpSlot slot);
 /// The same with the slot read off the op: its role, and for an element-wise op of role
-/// act-grad whether it sums its layer's gradient (is_gradient_sum) or is a softmax layer's loss
-/// gradient. Ops of a technique's roles (predictor, compare, store) are typed by their kind.
+/// act-grad whether it sums its layer's gradient (is_gradient_sum) or is the last layer's loss
+/// gradient (is_loss_gradient). Ops of a technique's roles (predictor, compare, store) are typed by
+/// their kind.
 PaperOpType paper_op_type(const Op& op, const std::string& layer_type);
 /// The same with the layer type from `net` (ops of no layer are typed by their kind).
 PaperOpType paper_op_type(const Op& op, const NetShape& net);
@@ -71,5 +86,8 @@ PaperOpType paper_op_type(const Op& op, const NetShape& net);
 /// Whether `op` is a layer's sum of its readers' gradients (LayerOps::grad_sum): the one
 /// element-wise op that reads and writes its own layer's gradient.
 bool is_gradient_sum(const Op& op);
+/// Whether `op` is the last layer's fused loss gradient (LayerOps::loss_grad): the one
+/// element-wise op of role act-grad that reads no gradient (its output and the labels).
+bool is_loss_gradient(const Op& op);
 
 }  // namespace trainsim

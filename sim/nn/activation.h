@@ -1,6 +1,8 @@
 #pragma once
-// Element-wise layers: ReLU, LeakyReLU(slope) and Flatten (a reshape that copies, so every
-// layer owns a distinct output buffer).
+// Element-wise layers: ReLU, LeakyReLU(slope), tanh, sigmoid, GELU, and the reshapes
+// (Reshape, Flatten).
+#include <cstdint>
+
 #include "sim/nn/layer.h"
 
 namespace trainsim {
@@ -19,17 +21,43 @@ class LeakyRelu final : public Layer<T> {
   T slope_;
 };
 
+/// A reshape: the input's values, in order, as another C x H x W. It copies, so every layer
+/// owns a distinct output buffer.
 template <typename T>
-class Flatten final : public Layer<T> {
+class Reshape : public Layer<T> {
  public:
-  explicit Flatten(const Shape& in) {
+  Reshape(const Shape& in, const Shape& out) {
     this->in_ = in;
-    this->out_ = Shape{static_cast<int>(in.size()), 1, 1};
+    this->out_ = out;
   }
-  std::string type() const override { return "flatten"; }
+  std::string type() const override { return "reshape"; }
   void forward(const Tensor<T>& x, Tensor<T>& y) override;
   void backward_data(const Tensor<T>& x, const Tensor<T>& y, const Tensor<T>& dy,
                      Tensor<T>& dx) override;
+};
+
+template <typename T>
+class Flatten final : public Reshape<T> {
+ public:
+  explicit Flatten(const Shape& in) : Reshape<T>(in, Shape{static_cast<int>(in.size()), 1, 1}) {}
+  std::string type() const override { return "flatten"; }
+};
+
+/// The smooth element-wise activations: tanh, the logistic sigmoid and GELU (its tanh form,
+/// as BERT computes it).
+enum class Smooth : std::uint8_t { kTanh, kSigmoid, kGelu };
+
+template <typename T>
+class SmoothActivation final : public Layer<T> {
+ public:
+  SmoothActivation(const Shape& in, Smooth fn) : fn_(fn) { this->in_ = this->out_ = in; }
+  std::string type() const override;
+  void forward(const Tensor<T>& x, Tensor<T>& y) override;
+  void backward_data(const Tensor<T>& x, const Tensor<T>& y, const Tensor<T>& dy,
+                     Tensor<T>& dx) override;
+
+ private:
+  Smooth fn_;
 };
 
 }  // namespace trainsim

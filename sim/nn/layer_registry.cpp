@@ -6,6 +6,7 @@
 #include "sim/nn/dense.h"
 #include "sim/nn/pool.h"
 #include "sim/nn/softmax.h"
+#include "sim/workload/layers/layer_kinds.h"
 
 namespace trainsim {
 
@@ -80,6 +81,26 @@ std::unique_ptr<Layer<T>> make_softmax(const LayerSpec& s, const Shape& in) {
   return std::make_unique<Softmax<T>>(in);
 }
 
+// tanh, sigmoid, gelu: one element-wise layer class, the function a parameter.
+template <Smooth F>
+struct SmoothMaker {
+  template <typename T>
+  static std::unique_ptr<Layer<T>> make(const LayerSpec& s, const Shape& in) {
+    require_numeric(s);
+    return std::make_unique<SmoothActivation<T>>(in, F);
+  }
+};
+template <typename T>
+std::unique_ptr<Layer<T>> make_reshape(const LayerSpec& s, const Shape& in) {
+  require_numeric(s);
+  Shape out;
+  std::int64_t params = 0;
+  // The shape check NetShape makes (sim/workload/layers/reshape.cpp).
+  const std::string err = kReshapeKind.infer(s, {in}, out, params);
+  if (!err.empty()) throw UserError(err);
+  return std::make_unique<Reshape<T>>(in, out);
+}
+
 #define TRAINSIM_LAYER(name, desc, keys, fn)  \
   LayerTypeInfo {                             \
     name, desc, keys, &fn<float>, &fn<double> \
@@ -88,6 +109,16 @@ std::unique_ptr<Layer<T>> make_softmax(const LayerSpec& s, const Shape& in) {
 #define TRAINSIM_SHAPE_LAYER(name, desc, keys) \
   LayerTypeInfo {                              \
     name, desc, keys, nullptr, nullptr         \
+  }
+// A type described by a LayerKind (sim/workload/layers/) with the keys it requires, with
+// numerics (fn) or without (nullptr).
+#define TRAINSIM_KIND_LAYER(name, desc, keys, required, fn, kind, loss)                    \
+  LayerTypeInfo {                                                                          \
+    name, desc, keys, &fn<float>, &fn<double>, LayerBoundary::kNone, required, &kind, loss \
+  }
+#define TRAINSIM_KIND_SHAPE_LAYER(name, desc, keys, required, kind)                              \
+  LayerTypeInfo {                                                                                \
+    name, desc, keys, nullptr, nullptr, LayerBoundary::kNone, required, &kind, OutputLoss::kNone \
   }
 using Keys = std::vector<std::string>;
 
@@ -110,8 +141,11 @@ const std::vector<LayerTypeInfo>& layer_types() {
       TRAINSIM_LAYER("flatten", "reshape C x H x W to a vector", Keys{"from"}, make_flatten),
       TRAINSIM_LAYER("relu", "max(x, 0)", Keys{"from"}, make_relu),
       TRAINSIM_LAYER("leaky_relu", "x > 0 ? x : slope * x", (Keys{"slope", "from"}), make_leaky),
-      TRAINSIM_LAYER("softmax", "softmax output, trained with cross-entropy (last layer only)",
-                     Keys{"from"}, make_softmax),
+      LayerTypeInfo{"softmax",
+                    "softmax over each sample's values; as the last layer trained with "
+                    "cross-entropy",
+                    Keys{"from"}, &make_softmax<float>, &make_softmax<double>, LayerBoundary::kNone,
+                    Keys{}, nullptr, OutputLoss::kCrossEntropy},
       TRAINSIM_SHAPE_LAYER("batchnorm", "batch normalization per channel (timed only)",
                            Keys{"from"}),
       TRAINSIM_SHAPE_LAYER("global_avgpool",
@@ -136,6 +170,46 @@ const std::vector<LayerTypeInfo>& layer_types() {
                     "last layer instead of softmax: the outputs in `from` leave the network, "
                     "their gradients come from outside (timed only; SCALE-Sim topologies)",
                     Keys{"from"}, nullptr, nullptr, LayerBoundary::kSink, Keys{"from"}},
+      TRAINSIM_KIND_SHAPE_LAYER(
+          "conv2d_transpose",
+          "transposed convolution (the mirrored conv's backward-data), output (H - 1) stride - "
+          "2 padding + kernel + output_padding (timed only)",
+          (Keys{"filters", "kernel", "stride", "padding", "output_padding", "bias", "from"}),
+          (Keys{"filters", "kernel"}), kConv2dTransposeKind),
+      TRAINSIM_KIND_LAYER("tanh", "tanh(x)", Keys{"from"}, Keys{}, SmoothMaker<Smooth::kTanh>::make,
+                          kTanhKind, OutputLoss::kNone),
+      TRAINSIM_KIND_LAYER("sigmoid",
+                          "1 / (1 + exp(-x)); as the last layer one value trained with binary "
+                          "cross-entropy (timed only)",
+                          Keys{"from"}, Keys{}, SmoothMaker<Smooth::kSigmoid>::make, kSigmoidKind,
+                          OutputLoss::kBinary),
+      TRAINSIM_KIND_LAYER("gelu", "x Phi(x), tanh form", Keys{"from"}, Keys{},
+                          SmoothMaker<Smooth::kGelu>::make, kGeluKind, OutputLoss::kNone),
+      TRAINSIM_KIND_SHAPE_LAYER("dropout",
+                                "drops each value with probability rate, scales the rest by 1 / "
+                                "(1 - rate) (timed only)",
+                                (Keys{"rate", "from"}), Keys{}, kDropoutKind),
+      TRAINSIM_KIND_LAYER("reshape", "the input's values as shape [c, h, w]",
+                          (Keys{"shape", "from"}), Keys{"shape"}, make_reshape, kReshapeKind,
+                          OutputLoss::kNone),
+      TRAINSIM_KIND_SHAPE_LAYER("linear",
+                                "dense layer at every position: C x H x W -> units x H x W, one "
+                                "weight matrix (timed only)",
+                                (Keys{"units", "bias", "from"}), Keys{"units"}, kLinearKind),
+      TRAINSIM_KIND_SHAPE_LAYER("batched_matmul",
+                                "A B (or A B^T) per sample and head, A and B from two layers "
+                                "(attention; timed only)",
+                                (Keys{"heads", "transpose_b", "from"}), Keys{"from"},
+                                kBatchedMatmulKind),
+      TRAINSIM_KIND_SHAPE_LAYER("layernorm",
+                                "normalization over each position's features, scale and shift "
+                                "(timed only)",
+                                Keys{"from"}, Keys{}, kLayerNormKind),
+      TRAINSIM_KIND_SHAPE_LAYER("embedding",
+                                "a vocab x units table looked up by the token id at each "
+                                "position: 1 x H x W -> units x H x W (timed only)",
+                                (Keys{"vocab", "units", "from"}), (Keys{"vocab", "units"}),
+                                kEmbeddingKind),
   };
   return types;
 }
@@ -149,6 +223,29 @@ const LayerTypeInfo* find_layer_type(const std::string& name) {
   for (const auto& t : layer_types())
     if (t.name == name) return &t;
   return nullptr;
+}
+
+const LayerKind* find_layer_kind(const std::string& name) {
+  const LayerTypeInfo* t = find_layer_type(name);
+  return t != nullptr ? t->kind : nullptr;
+}
+
+OutputLoss output_loss(const std::string& name) {
+  const LayerTypeInfo* t = find_layer_type(name);
+  return t != nullptr ? t->loss : OutputLoss::kNone;
+}
+
+std::string output_layer_types() {
+  // The loss layers first, then the sinks.
+  std::vector<std::string> names;
+  for (const auto& t : layer_types())
+    if (t.loss != OutputLoss::kNone) names.push_back("'" + t.name + "'");
+  for (const auto& t : layer_types())
+    if (t.boundary == LayerBoundary::kSink) names.push_back("'" + t.name + "'");
+  std::string out;
+  for (std::size_t i = 0; i < names.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+  return out;
 }
 
 }  // namespace trainsim

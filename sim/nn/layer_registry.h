@@ -11,6 +11,15 @@
 
 namespace trainsim {
 
+struct LayerKind;  // sim/workload/layer_kind.h
+
+/// How a network's last layer is trained: the loss it is fused with.
+enum class OutputLoss : std::uint8_t {
+  kNone,          ///< the layer cannot end a network with a loss
+  kCrossEntropy,  ///< softmax: one output value per class
+  kBinary,        ///< sigmoid: one value, the probability of the second of two classes
+};
+
 /// Where a layer type's data comes from or goes to when that is outside the network's
 /// layers. Networks that time layers cut out of a larger model (a SCALE-Sim topology, whose
 /// rows do not chain) need both ends: a tensor that exists without a producer, and outputs
@@ -32,6 +41,10 @@ struct LayerTypeInfo {
   LayerBoundary boundary = LayerBoundary::kNone;
   std::vector<std::string> required = {};  ///< keys without a default (besides the older
                                            ///< types' in required_layer_keys())
+  /// Its shape inference and lowering (sim/workload/layers/), for the types added with the
+  /// Hype-training workloads; nullptr: NetShape and the lowering know the type themselves.
+  const LayerKind* kind = nullptr;
+  OutputLoss loss = OutputLoss::kNone;
 };
 
 /// The boundary role of `type` (kNone for an unknown type).
@@ -42,5 +55,12 @@ const std::vector<LayerTypeInfo>& layer_types();
 
 /// The type called `name`, or nullptr.
 const LayerTypeInfo* find_layer_type(const std::string& name);
+
+/// The shape-level description of type `name` (nullptr: none, or an unknown type).
+const LayerKind* find_layer_kind(const std::string& name);
+/// The loss a network ending in a layer of type `name` trains with.
+OutputLoss output_loss(const std::string& name);
+/// "'softmax', 'sigmoid' or 'sink'": the types that can end a network, for messages.
+std::string output_layer_types();
 
 }  // namespace trainsim

@@ -41,8 +41,15 @@ Network<T>::Network(const NetworkSpec& spec) : spec_(spec) {
     if (shape.size() <= 0)
       throw UserError(where + ": layer '" + ls.name + "' produces an empty output");
   }
-  if (layers_.empty() || layers_.back()->type() != "softmax")
-    throw UserError(where + ": the last layer must be softmax");
+  // The numerics train with cross-entropy (Network::backward); a network ending in another
+  // output layer (a sigmoid with binary cross-entropy) is timed only.
+  const OutputLoss loss = layers_.empty() ? OutputLoss::kNone : output_loss(layers_.back()->type());
+  if (loss != OutputLoss::kCrossEntropy)
+    throw UserError(
+        where + ": the last layer must be softmax" +
+        (loss == OutputLoss::kNone
+             ? std::string()
+             : ": a " + layers_.back()->type() + " output can only be timed (`numerics: none`)"));
   if (shape.size() != spec.classes)
     throw UserError(where + ": the output has " + std::to_string(shape.size()) +
                     " values but the network declares " + std::to_string(spec.classes) +

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 
+#include "sim/nn/layer_registry.h"
+#include "sim/workload/layer_kind.h"
+
 namespace trainsim {
 
 namespace {
@@ -22,7 +25,24 @@ TensorUse use(TensorKind kind, int layer, std::int64_t words, int index = 0) {
   return {tensor_id(kind, layer, index), words};
 }
 
-// Sets an op's tensors: up to four read, up to three written.
+// Whether layer `l` only reinterprets its input (flatten, reshape).
+bool is_alias(const NetShape& net, int l) {
+  const std::string& type = net.layer_spec(static_cast<std::size_t>(l)).type;
+  const LayerKind* kind = find_layer_kind(type);
+  return type == "flatten" || (kind != nullptr && kind->alias);
+}
+
+// The layer whose output tensor layer `l`'s output is: a flatten or reshape only
+// reinterprets, so its output (and its gradient) is its input's, in the same buffer or DRAM
+// location.
+int tensor_layer(const NetShape& net, int l) {
+  while (l >= 0 && is_alias(net, l) && !net.layer(static_cast<std::size_t>(l)).inputs.empty())
+    l = net.layer(static_cast<std::size_t>(l)).inputs[0];
+  return l;
+}
+
+}  // namespace
+
 Op with_tensors(Op op, std::initializer_list<TensorUse> in, std::initializer_list<TensorUse> out) {
   std::size_t i = 0;
   for (const TensorUse& t : in) op.inputs[i++] = t;
@@ -31,16 +51,90 @@ Op with_tensors(Op op, std::initializer_list<TensorUse> in, std::initializer_lis
   return op;
 }
 
-// The layer whose output tensor layer `l`'s output is: a flatten only reshapes, so its
-// output (and its gradient) is its input's, in the same buffer or DRAM location.
-int tensor_layer(const NetShape& net, int l) {
-  while (l >= 0 && net.layer_spec(static_cast<std::size_t>(l)).type == "flatten" &&
-         !net.layer(static_cast<std::size_t>(l)).inputs.empty())
-    l = net.layer(static_cast<std::size_t>(l)).inputs[0];
-  return l;
+LayerLowering::LayerLowering(const NetShape& net_, std::size_t index, std::int64_t batch_,
+                             int word_bits_)
+    : net(net_),
+      spec(net_.layer_spec(index)),
+      shape(net_.layer(index)),
+      id(static_cast<int>(index)),
+      batch(batch_),
+      word_bits(word_bits_),
+      last(index + 1 == net_.size()) {
+  for (int p : shape.inputs) sources.push_back(tensor_layer(net, p));
+  if (sources.empty()) sources.push_back(-1);
+  // The tensors of the step this layer touches: its input (the producer's output), its
+  // output, their gradients, its parameters and their gradient.
+  const std::int64_t in = batch * shape.in.size(), out = batch * shape.out.size();
+  x = use(TensorKind::kActivation, sources[0], in);
+  y = use(TensorKind::kActivation, id, out);
+  dx = use(TensorKind::kGradient, sources[0], in);
+  dy = use(TensorKind::kGradient, id, out);
+  w = use(TensorKind::kWeight, id, shape.params);
+  dw = use(TensorKind::kWeightGrad, id, shape.params);
 }
 
-}  // namespace
+Shape LayerLowering::input_shape(std::size_t k) const {
+  const int p = shape.inputs[k];
+  if (p >= 0) return net.layer(static_cast<std::size_t>(p)).out;
+  const auto& in = net.spec().input;
+  return Shape{in[0], in[1], in[2]};
+}
+
+TensorUse LayerLowering::input(std::size_t k) const {
+  return use(TensorKind::kActivation, sources[k], batch * input_shape(k).size());
+}
+
+TensorUse LayerLowering::input_grad(std::size_t k) const {
+  const TensorUse a = input(k);
+  return {tensor_id(TensorKind::kGradient, sources[k]), a.words};
+}
+
+Op LayerLowering::eltwise(std::int64_t elements, int reads, int writes, int flops,
+                          OpRole role) const {
+  return trainsim::eltwise(elements, reads, writes, flops, role, id, word_bits);
+}
+
+Op LayerLowering::gemm(GemmShape g, OpRole role) const {
+  return with_bits(Op::make_gemm(g, role, id), word_bits);
+}
+
+Op LayerLowering::conv(const ConvShape& c, OpRole role) const {
+  return with_bits(Op::make_conv(c, role, id), word_bits);
+}
+
+void lower_dense_product(const LayerLowering& l, std::int64_t m, std::int64_t n, std::int64_t k,
+                         LayerOps& ops) {
+  ops.forward = with_tensors(l.gemm({m, n, k}, OpRole::kForward), {l.x, l.w}, {l.y});
+  ops.backward_data = with_tensors(l.gemm({m, k, n}, OpRole::kBackwardData), {l.dy, l.w}, {l.dx});
+  // dW = X^T dY: A is the input's transpose, B the output gradient.
+  ops.backward_weight =
+      with_tensors(l.gemm({k, n, m}, OpRole::kBackwardWeight), {l.x, l.dy}, {l.dw});
+}
+
+void lower_normalization(const LayerLowering& l, LayerOps& ops) {
+  const std::int64_t values = l.batch * l.shape.out.size();
+  // Forward: mean and variance (2 flops per value), then normalize, scale and shift (4).
+  ops.forward = with_tensors(l.eltwise(values, 2, 1, 6, OpRole::kForward), {l.x, l.w}, {l.y});
+  ops.backward_data =
+      with_tensors(l.eltwise(values, 3, 1, 8, OpRole::kActivationGrad), {l.x, l.dy, l.w}, {l.dx});
+  ops.backward_weight =
+      with_tensors(l.eltwise(values, 2, 0, 4, OpRole::kBackwardWeight), {l.x, l.dy}, {l.dw});
+}
+
+Op loss_gradient(const LayerLowering& l) {
+  // The fused loss gradient is the probabilities minus the (one-hot) labels.
+  return with_tensors(l.eltwise(l.batch * l.shape.out.size(), 1, 1, 1, OpRole::kActivationGrad),
+                      {l.y}, {l.dx});
+}
+
+void lower_activation(const LayerLowering& l, int forward_flops, int grad_flops, bool reads_output,
+                      LayerOps& ops) {
+  const std::int64_t values = l.batch * l.shape.out.size();
+  ops.forward =
+      with_tensors(l.eltwise(values, 1, 1, forward_flops, OpRole::kForward), {l.x}, {l.y});
+  ops.backward_data = with_tensors(l.eltwise(values, 2, 1, grad_flops, OpRole::kActivationGrad),
+                                   {reads_output ? l.y : l.x, l.dy}, {l.dx});
+}
 
 ElementwiseShape update_shape(std::int64_t params, const OptimizerSpec& o) {
   ElementwiseShape e;
@@ -153,29 +247,15 @@ std::vector<LayerOps> lower_network(const NetShape& net, int batch, int word_bit
     const Shape in = shape.in, o = shape.out;
     const int id = static_cast<int>(i);
     LayerOps& ops = out[i];
+    const LayerLowering l(net, i, b, word_bits);
     auto elt = [&](std::int64_t elements, int reads, int writes, int flops, OpRole role) {
-      return eltwise(elements, reads, writes, flops, role, id, word_bits);
+      return l.eltwise(elements, reads, writes, flops, role);
     };
-    // The tensors of the step this layer touches: its input (the producer's output), its
-    // output, their gradients, its parameters and their gradient.
-    const int src = tensor_layer(net, shape.inputs.empty() ? -1 : shape.inputs[0]);
-    const TensorUse x = use(TensorKind::kActivation, src, b * in.size()),
-                    y = use(TensorKind::kActivation, id, b * o.size()),
-                    dx = use(TensorKind::kGradient, src, b * in.size()),
-                    dy = use(TensorKind::kGradient, id, b * o.size()),
-                    w = use(TensorKind::kWeight, id, shape.params),
-                    dw = use(TensorKind::kWeightGrad, id, shape.params);
-    if (ls.type == "dense") {
-      const std::int64_t fin = in.size(), fout = o.size();
-      ops.forward = with_tensors(
-          with_bits(Op::make_gemm({b, fout, fin}, OpRole::kForward, id), word_bits), {x, w}, {y});
-      ops.backward_data = with_tensors(
-          with_bits(Op::make_gemm({b, fin, fout}, OpRole::kBackwardData, id), word_bits), {dy, w},
-          {dx});
-      // dW = X^T dY: A is the input's transpose, B the output gradient.
-      ops.backward_weight = with_tensors(
-          with_bits(Op::make_gemm({fin, fout, b}, OpRole::kBackwardWeight, id), word_bits), {x, dy},
-          {dw});
+    const TensorUse &x = l.x, &y = l.y, &dx = l.dx, &dy = l.dy, &w = l.w, &dw = l.dw;
+    if (const LayerKind* kind = find_layer_kind(ls.type)) {
+      kind->lower(l, ops);
+    } else if (ls.type == "dense") {
+      lower_dense_product(l, b, o.size(), in.size(), ops);
     } else if (ls.type == "conv2d") {
       ConvShape c;
       c.batch = b, c.channels = in.c / ls.groups, c.height = in.h, c.width = in.w;
@@ -194,9 +274,7 @@ std::vector<LayerOps> lower_network(const NetShape& net, int batch, int word_bit
       ops.backward_data = with_tensors(conv(OpRole::kBackwardData), {dy, w}, {dx});
       ops.backward_weight = with_tensors(conv(OpRole::kBackwardWeight), {x, dy}, {dw});
     } else if (ls.type == "relu" || ls.type == "leaky_relu") {
-      ops.forward = with_tensors(elt(b * o.size(), 1, 1, 1, OpRole::kForward), {x}, {y});
-      ops.backward_data =
-          with_tensors(elt(b * in.size(), 2, 1, 1, OpRole::kActivationGrad), {x, dy}, {dx});
+      lower_activation(l, 1, 1, false, ops);
     } else if (ls.type == "maxpool2d" || ls.type == "avgpool2d" || ls.type == "global_avgpool") {
       const int window = ls.type == "global_avgpool" ? in.h * in.w : ls.kernel * ls.kernel_width();
       // The window's re-reads hit the buffer: DRAM sees each input once.
@@ -207,15 +285,13 @@ std::vector<LayerOps> lower_network(const NetShape& net, int batch, int word_bit
           with_tensors(elt(b * in.size(), 2, 1, 1, OpRole::kActivationGrad), {x, dy}, {dx});
     } else if (ls.type == "softmax") {
       ops.forward = with_tensors(elt(b * o.size(), 1, 1, 3, OpRole::kForward), {x}, {y});
-      // The fused loss gradient is the probabilities minus the one-hot labels.
-      ops.loss_grad = with_tensors(elt(b * o.size(), 1, 1, 1, OpRole::kActivationGrad), {y}, {dx});
+      if (l.last)
+        ops.loss_grad = loss_gradient(l);
+      else  // dx = y (dy - sum(dy y)): a dot product, a subtraction and a product per value
+        ops.backward_data =
+            with_tensors(elt(b * o.size(), 2, 1, 3, OpRole::kActivationGrad), {y, dy}, {dx});
     } else if (ls.type == "batchnorm") {
-      // Forward: mean and variance (2 flops per value), then normalize, scale and shift (4).
-      ops.forward = with_tensors(elt(b * o.size(), 2, 1, 6, OpRole::kForward), {x, w}, {y});
-      ops.backward_data =
-          with_tensors(elt(b * in.size(), 3, 1, 8, OpRole::kActivationGrad), {x, dy, w}, {dx});
-      ops.backward_weight =
-          with_tensors(elt(b * in.size(), 2, 0, 4, OpRole::kBackwardWeight), {x, dy}, {dw});
+      lower_normalization(l, ops);
     } else if (ls.type == "add") {
       const int n = static_cast<int>(shape.inputs.size());
       Op add = elt(b * o.size(), n, 1, n - 1, OpRole::kForward);

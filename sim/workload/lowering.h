@@ -7,7 +7,8 @@
 //   conv2d:      conv op in the three roles (each dataflow lowers it its own way)
 //   relu, leaky: element-wise forward (read x, write y) and derivative (read x and dy)
 //   pooling:     element-wise forward (read the k x k window) and derivative
-//   softmax:     element-wise forward (exp, sum, divide) and the fused loss gradient
+//   softmax:     element-wise forward (exp, sum, divide) and, as the last layer, the fused
+//                loss gradient; elsewhere its Jacobian product dx = y (dy - sum(dy y))
 //   flatten:     no op: a reshape moves no data on an accelerator
 //   update:      element-wise over the layer's parameters; reads, writes and flops depend
 //                on the optimizer (SGD: w, g [, v]; Adam: w, g, m, v)
@@ -22,6 +23,9 @@
 //   concat:      no op: producers write into adjacent buffer regions; backward slices
 //   resize:      bilinear: 4 reads per output value
 //   a layer read by n > 1 layers sums their n gradients first (grad_sum, element-wise)
+// and the types described by a LayerKind (sim/workload/layer_kind.h), each in its file of
+// sim/workload/layers/: conv2d_transpose (the mirrored conv's passes), linear,
+// batched_matmul, layernorm, embedding, tanh, sigmoid, gelu, dropout, reshape.
 // Element-wise ops run on the vector unit (see sim/accel/cost_model.h).
 #include <optional>
 #include <vector>

@@ -1,10 +1,12 @@
 #include "sim/workload/net_shape.h"
 
+#include <algorithm>
 #include <climits>
 #include <map>
 
 #include "sim/core/error.h"
 #include "sim/nn/layer_registry.h"
+#include "sim/workload/layer_kind.h"
 #include "sim/workload/size_limits.h"
 
 namespace trainsim {
@@ -80,7 +82,12 @@ NetShape::NetShape(const NetworkSpec& spec) : spec_(&spec) {
     l.in = ins.front();
     const Shape in = l.in;
     std::string err;
-    if (ls.type == "dense") {
+    const LayerKind* kind = find_layer_kind(ls.type);
+    if (kind != nullptr) {
+      err = kind->infer(ls, ins, l.out, l.params);
+      if (!err.empty()) fail(err);
+      l.second_operand_grad = kind->second_operand_grad;
+    } else if (ls.type == "dense") {
       l.out = Shape{ls.units, 1, 1};
       l.params = in.size() * ls.units + (ls.bias ? ls.units : 0);
     } else if (ls.type == "conv2d") {
@@ -131,8 +138,9 @@ NetShape::NetShape(const NetworkSpec& spec) : spec_(&spec) {
     // Shape::size() could overflow here (a resize or a concat of huge inputs): checked first.
     const std::int64_t out_values = saturating_product({l.out.c, l.out.h, l.out.w});
     if (out_values <= 0) fail("produces an empty output");
-    const std::string too_big =
-        size_limit_violation(out_values, l.params, layer_work(ls, in, out_values, l.inputs.size()));
+    std::int64_t work = layer_work(ls, in, out_values, l.inputs.size());
+    if (kind != nullptr && kind->work != nullptr) work = std::max(work, kind->work(ls, ins, l.out));
+    const std::string too_big = size_limit_violation(out_values, l.params, work);
     if (!too_big.empty()) fail(too_big);
     for (int p : l.inputs)
       if (p >= 0 && (upstream_params[static_cast<std::size_t>(p)] ||
@@ -148,10 +156,18 @@ NetShape::NetShape(const NetworkSpec& spec) : spec_(&spec) {
                       std::to_string(l.consumers) + " layers read it: summing their gradients " +
                       size_limit_violation(0, 0, summed));
   }
-  if (layers_.empty() || (spec.layers.back().type != "softmax" && !ends_in_sink()))
-    throw UserError(where + ": the last layer must be softmax or a sink");
-  // A sink's outputs are not classes: their gradients come from outside the network.
-  if (!ends_in_sink() && layers_.back().out.size() != spec.classes)
+  // The last layer is fused with the loss, or a sink whose outputs are not classes: their
+  // gradients come from outside the network.
+  const OutputLoss loss =
+      layers_.empty() ? OutputLoss::kNone : output_loss(spec.layers.back().type);
+  if (loss == OutputLoss::kNone && !ends_in_sink())
+    throw UserError(where + ": the last layer must be " + output_layer_types());
+  if (loss == OutputLoss::kBinary && (layers_.back().out.size() != 1 || spec.classes != 2))
+    throw UserError(where + ": a " + spec.layers.back().type +
+                    " output is one binary decision: it must have 1 value (has " +
+                    std::to_string(layers_.back().out.size()) + ") and the network 2 classes (" +
+                    std::to_string(spec.classes) + ")");
+  if (loss == OutputLoss::kCrossEntropy && layers_.back().out.size() != spec.classes)
     throw UserError(where + ": the output has " + std::to_string(layers_.back().out.size()) +
                     " values but the network declares " + std::to_string(spec.classes) +
                     " classes");

@@ -22,6 +22,8 @@ struct LayerShape {
   std::vector<int> inputs;  ///< producing layers; -1 = the network input
   std::int64_t params = 0;  ///< trainable parameters (weights, biases, batchnorm scale/shift)
   int consumers = 0;        ///< layers reading the output (its gradient is their sum)
+  /// Its backward-weight op computes its second input's gradient (LayerKind).
+  bool second_operand_grad = false;
 };
 
 class NetShape {
@@ -37,6 +39,11 @@ class NetShape {
   const LayerShape& layer(std::size_t i) const { return layers_[i]; }
   const LayerSpec& layer_spec(std::size_t i) const { return *layers_[i].spec; }
   bool has_params(std::size_t i) const { return layers_[i].params > 0; }
+  /// Whether a training step issues layer i's backward-weight pass: it has parameters, or
+  /// the pass computes a second input's gradient that layers below need.
+  bool has_backward_weight(std::size_t i) const {
+    return has_params(i) || (layers_[i].second_operand_grad && needs_input_grad(i));
+  }
   /// Whether layer i must compute the gradient of its input: some layer feeding it,
   /// directly or not, has parameters (as Network::needs_input_grad for a chain).
   bool needs_input_grad(std::size_t i) const { return needs_input_grad_[i]; }

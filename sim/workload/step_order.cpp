@@ -34,7 +34,7 @@ std::vector<StepEvent> backward_events(const NetShape& net) {
   for (std::size_t l = net.size() - 1; l-- > 0;) {
     if (!net.has_params(l) && !net.needs_input_grad(l)) continue;
     if (net.layer(l).consumers > 1) out.push_back({LayerOpSlot::kGradSum, l});
-    if (net.has_params(l)) out.push_back({LayerOpSlot::kBackwardWeight, l});
+    if (net.has_backward_weight(l)) out.push_back({LayerOpSlot::kBackwardWeight, l});
     if (net.needs_input_grad(l)) out.push_back({LayerOpSlot::kBackwardData, l});
   }
   return out;

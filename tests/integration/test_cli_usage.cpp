@@ -215,3 +215,51 @@ TEST_CASE("An existing results directory needs --force", "[cli][outputs]") {
   CHECK(read_file(dir + "/stats.json") != before);
   CHECK_FALSE(exists(dir + ".partial"));
 }
+
+TEST_CASE(
+    "The Hype-training workloads list, validate and run shape-only, and their bad layers exit 2",
+    "[cli][list][hype]") {
+  const CliResult list = run_trainsim({"list", "networks"});
+  CHECK(list.exit_code == 0);
+  const std::string dir = fresh_dir("hype-workloads");
+  const std::string exp = dir + "/exp.yaml";
+  write_file(exp,
+             "name: hype\nnetwork: bert_large_squad\ndataset: {name: squad}\nnumerics: none\n"
+             "training: {epochs: 1, batch_size: 2, optimizer: {kind: adam, lr: 0.0001}}\n"
+             "accelerator: adagp_ws180\n");
+  struct Case {
+    const char *network, *dataset, *listed;
+  };
+  for (const Case& c : {Case{"bert_large_squad", "squad", "334,094,338 params  1x384x1 -> 768"},
+                        Case{"dcgan_d_celeba", "celeba", "17,232,897 params  3x64x64 -> 2"},
+                        Case{"dcgan_gd_celeba", "celeba-latent", "36,087,940 params  100x1x1 -> 2"},
+                        Case{"alexnet_imagenet", "imagenet", "61,100,840 params"}}) {
+    INFO(c.network);
+    CHECK(list.out.find(std::string("  ") + c.network + " ") != std::string::npos);
+    CHECK(list.out.find(c.listed) != std::string::npos);
+    const std::vector<std::string> set = {"-s", std::string("network=") + c.network,
+                                          "-s", std::string("dataset.name=") + c.dataset,
+                                          "-s", "dataset.train_limit=4",
+                                          "-s", "dataset.test_limit=2"};
+    CliResult r = run_trainsim(with({"validate", exp}, set));
+    CHECK(r.exit_code == 0);
+    r = run_trainsim(with({"run", exp, "-q", "-o", dir + "/" + c.network}, set));
+    INFO("stdout: " << r.out << "\nstderr: " << r.err);
+    CHECK(r.exit_code == 0);
+    CHECK(r.out.find("shape only") != std::string::npos);
+    CHECK(exists(dir + "/" + c.network + "/stats.json"));
+  }
+  // A layer that does not fit is one line naming the network file and the layer, exit 2.
+  write_file(dir + "/bad.yaml",
+             "input: [1, 384, 1]\nclasses: 768\nlayers:\n"
+             "  - {type: embedding, name: e, vocab: 10, units: 8}\n"
+             "  - {type: reshape, name: r, shape: [8, 383, 1]}\n"
+             "  - {type: linear, units: 2}\n  - {type: softmax}\n");
+  require_one_line_error(run_trainsim({"validate", exp, "-s", "network=" + dir + "/bad.yaml"}),
+                         {"bad.yaml", "layer 'r' (reshape): shape 8x383x1 has 3064 values"});
+  require_one_line_error(
+      run_trainsim({"validate", exp, "-s",
+                    "network={input: [1, 384, 1], classes: 768, layers: [{type: linear, "
+                    "units: 2, heads: 4}, {type: softmax}]}"}),
+      {"heads", "unknown key 'heads'"});
+}

@@ -122,7 +122,8 @@ TEST_CASE("shipped networks load", "[config]") {
   const std::vector<std::string> names = shipped_network_names();
   for (const char* n : {"lenet5", "seed_mlp", "small_cnn", "vgg16_cifar10", "resnet50_imagenet"})
     CHECK(std::find(names.begin(), names.end(), n) != names.end());
-  CHECK(names.size() == 3 + 27);  // 13 models x 2 datasets, AlexNet on ImageNet
+  // 13 models x 2 datasets, AlexNet on ImageNet, DCGAN's two networks and BERT-Large.
+  CHECK(names.size() == 3 + 27 + 3);
 
   NetworkSpec mlp = load_network(configs_root() + "/networks/seed_mlp.yaml");
   CHECK(mlp.name == "seed_mlp");
@@ -421,9 +422,23 @@ TEST_CASE("network validation", "[config]") {
       {"  - {type: lstm}\n  - {type: softmax}\n", "lstm", "layers.0.type",
        "unknown layer type 'lstm' (known: dense, conv2d"},
       {"  - {type: dense, units: 4}\n", "dense", "layers.0.type",
-       "the last layer must be 'softmax' or a sink, got 'dense'"},
-      {"  - {type: softmax}\n  - {type: dense, units: 4}\n  - {type: softmax}\n", "softmax",
-       "layers.0.type", "softmax must be the last layer"},
+       "the last layer must be 'softmax', 'sigmoid' or 'sink', got 'dense'"},
+      // The Hype-training workloads' layer types (a softmax may come anywhere now).
+      {"  - {type: dropout, rate: 1}\n  - {type: softmax}\n", "1}", "layers.0.rate",
+       "must be in [0, 1), got 1"},
+      {"  - {type: reshape}\n  - {type: softmax}\n", "{type: reshape", "layers.0.shape",
+       "missing required key"},
+      {"  - {type: reshape, shape: [64, 1]}\n  - {type: softmax}\n", "[64", "layers.0.shape",
+       "expected [channels, height, width], got 2 values"},
+      {"  - {type: linear, units: 4, heads: 2}\n  - {type: softmax}\n", "heads", "layers.0.heads",
+       "unknown key 'heads'"},
+      {"  - {type: embedding, units: 4}\n  - {type: softmax}\n", "{type: embedding",
+       "layers.0.vocab", "missing required key"},
+      {"  - {type: conv2d_transpose, filters: 2, kernel: 3, output_padding: -1}\n"
+       "  - {type: softmax}\n",
+       "-1", "layers.0.output_padding", "must be in [0, 4096], got -1"},
+      {"  - {type: batched_matmul, heads: 0, from: [input, input]}\n  - {type: softmax}\n", "0,",
+       "layers.0.heads", "must be in [1, 1048576], got 0"},
       {"  - {type: dense, units: 4, name: x}\n  - {type: relu, name: x}\n  - {type: softmax}\n",
        "x}\n  - {type: softmax", "layers.1.name", "duplicate layer name 'x'"},
       // A default name can clash with an explicit one.

@@ -116,7 +116,7 @@ class ScopedEnv {
 
 TEST_CASE("dataset registry lists mnist and fashion-mnist, and the shape-only ones", "[data]") {
   const auto& sources = trainsim::dataset_sources();
-  REQUIRE(sources.size() == 5);
+  REQUIRE(sources.size() == 8);
   CHECK(sources[0]->name() == "mnist");
   CHECK(sources[1]->name() == "fashion-mnist");
   CHECK_THAT(sources[0]->description(), Contains("10k subset") && Contains("dataset.path"));
@@ -139,6 +139,20 @@ TEST_CASE("dataset registry lists mnist and fashion-mnist, and the shape-only on
   CHECK(s.train == 1000);
   CHECK(s.test == 50000);
   CHECK(trainsim::dataset_shape(spec_for("cifar100", "")).classes == 100);
+  // Hype-training's: CelebA (and DCGAN's z per image), SQuAD at 384 tokens.
+  const trainsim::DatasetShape celeba = trainsim::dataset_shape(spec_for("celeba", ""));
+  CHECK(celeba.channels == 3);
+  CHECK(celeba.height == 64);
+  CHECK(celeba.classes == 2);
+  CHECK(celeba.train == 202599);
+  CHECK(celeba.test == 0);
+  CHECK(trainsim::dataset_shape(spec_for("celeba-latent", "")).channels == 100);
+  const trainsim::DatasetShape squad = trainsim::dataset_shape(spec_for("squad", ""));
+  CHECK(squad.height == 384);
+  CHECK(squad.classes == 768);
+  CHECK(squad.train == 87599);
+  CHECK(squad.test == 10570);
+  CHECK_THROWS_WITH(load_dataset(spec_for("squad", "")), Contains("shape only"));
 }
 
 TEST_CASE("IDX dataset loads shapes, scaled pixels and labels", "[data]") {

@@ -1,11 +1,12 @@
 // Characterization (sim/hype/characterize.h): on a hand DAG with devices of given figures, the
 // auto thresholds, candidates under "and" and "or", fast ops, and a small op offloaded into
 // its slack only while its transfers fit; on LeNet-5 with the shipped V100 and S10, the
-// properties every characterization has.
+// properties every characterization has; BERT-Large's and DCGAN's ops priced on both.
 #include <catch2/catch.hpp>
 
 #include <cmath>
 #include <map>
+#include <memory>
 
 #include "sim/config/device_config.h"
 #include "sim/config/experiment_config.h"
@@ -46,6 +47,18 @@ int add(OpDag& dag, int layer, PaperOpType type) {
   n.type = type;
   return dag.add_node(n);
 }
+
+// The shipped V100 and three S10s in their roles.
+struct ShippedDevices {
+  ShippedDevices() {
+    roles.gpu = gpu.get();
+    roles.offload = fpga.get();
+    roles.offload_count = 3;
+  }
+  std::unique_ptr<DeviceModel> gpu = load_device("v100")->build();
+  std::unique_ptr<DeviceModel> fpga = load_device("s10_gx2500")->build();
+  CharacterizeDevices roles;
+};
 
 }  // namespace
 
@@ -117,12 +130,8 @@ TEST_CASE("Characterization of LeNet-5 on a V100 and three S10s", "[hype][charac
   const NetworkSpec spec = load_network(configs_root() + "/networks/lenet5.yaml");
   const NetShape net(spec);
   const OpDag dag = build_op_dag(net, 256, 32, OptimizerSpec{});
-  auto gpu = load_device("v100")->build();
-  auto fpga = load_device("s10_gx2500")->build();
-  CharacterizeDevices d;
-  d.gpu = gpu.get();
-  d.offload = fpga.get();
-  d.offload_count = 3;
+  ShippedDevices shipped;
+  const CharacterizeDevices& d = shipped.roles;
   const OffloadThresholds t = auto_thresholds(dag, d, ThresholdCombine::kAnd);
   const Characterization c = characterize(dag, d, t);
   REQUIRE(static_cast<int>(c.ops.size()) == dag.size());
@@ -156,4 +165,38 @@ TEST_CASE("Characterization of LeNet-5 on a V100 and three S10s", "[hype][charac
   const Characterization o = characterize(dag, d, any);
   for (std::size_t i = 0; i < c.ops.size(); ++i)
     if (c.ops[i].candidate) CHECK(o.ops[i].candidate);
+}
+
+TEST_CASE("Characterization of BERT-Large and DCGAN on a V100 and three S10s",
+          "[hype][characterize]") {
+  // The new layer types' ops (BatchMatMul repeated per head, transposed convolutions, the
+  // element-wise types) are priced on both devices like the CNNs' ops.
+  ShippedDevices shipped;
+  const CharacterizeDevices& d = shipped.roles;
+  OptimizerSpec adam;
+  adam.kind = "adam";
+  for (const auto& [name, batch] : {std::pair<const char*, int>{"bert_large_squad", 10},
+                                    std::pair<const char*, int>{"dcgan_gd_celeba", 256}}) {
+    INFO(name);
+    const NetworkSpec spec = load_network(configs_root() + "/networks/" + name + ".yaml");
+    const NetShape net(spec);
+    const OpDag dag = build_op_dag(net, batch, 32, adam);
+    const Characterization c =
+        characterize(dag, d, auto_thresholds(dag, d, ThresholdCombine::kAnd));
+    REQUIRE(static_cast<int>(c.ops.size()) == dag.size());
+    double gpu_s = 0, batch_matmul_s = 0;
+    for (int i = 0; i < dag.size(); ++i) {
+      const OpCharacter& o = c.ops[static_cast<std::size_t>(i)];
+      INFO(i << " " << paper_op_type_name(dag.node(i).type));
+      CHECK(std::isfinite(o.gpu.time_s));
+      CHECK(o.gpu.time_s > 0);
+      CHECK(o.slack_s >= 0);
+      gpu_s += o.gpu.time_s;
+      if (dag.node(i).type == PaperOpType::kBatchMatMul) batch_matmul_s += o.gpu.time_s;
+    }
+    // One iteration on the GPU alone: BERT-Large's attention products are a part of it, not
+    // most of it (its projections and feed-forward GEMMs dominate at 384 tokens).
+    CHECK(gpu_s > 0);
+    if (batch_matmul_s > 0) CHECK(batch_matmul_s < 0.5 * gpu_s);
+  }
 }

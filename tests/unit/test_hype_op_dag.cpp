@@ -2,7 +2,8 @@
 // (a chain with a flatten; a graph with a residual add, a concat and gradient sums), the
 // properties every iteration's DAG must have on LeNet-5, ResNet-50 and Inception-V3 (acyclic,
 // one source, every op reachable and feeding an update, updates after the weights' last
-// readers, edge bytes), and ASAP / ALAP / slack on a hand DAG.
+// readers, edge bytes) on LeNet-5, ResNet-50, Inception-V3, DCGAN and BERT-Large, and ASAP /
+// ALAP / slack on a hand DAG.
 #include <catch2/catch.hpp>
 
 #include <set>
@@ -57,21 +58,26 @@ std::vector<bool> reach(const OpDag& dag, int from, bool forward) {
   return seen;
 }
 
-// The properties every iteration's DAG has.
-void check_iteration_dag(const NetShape& net, const OpDag& dag) {
+// The properties every iteration's DAG has. Its sources are the forward passes of the
+// `inputs` first ops, which read only the network input and their weights (one in a CNN,
+// BERT's three embeddings).
+void check_iteration_dag(const NetShape& net, const OpDag& dag, int inputs = 1) {
   REQUIRE(dag.size() > 0);
   const std::vector<int> order = dag.topological_order();
   REQUIRE(static_cast<int>(order.size()) == dag.size());  // acyclic
   // Built in issue order, every edge already points forward.
   for (const DagEdge& e : dag.edges()) CHECK(e.from < e.to);
-  // One source: the first layer's forward pass, which reads only the input and its weights.
-  std::vector<int> sources;
+  std::vector<int> sources, expected;
   for (int i = 0; i < dag.size(); ++i)
     if (dag.in_edges(i).empty()) sources.push_back(i);
-  REQUIRE(sources == std::vector<int>{0});
-  CHECK(dag.node(0).slot == LayerOpSlot::kForward);
-  CHECK(dag.node(0).op.layer == 0);
-  const std::vector<bool> from_input = reach(dag, 0, true);
+  for (int i = 0; i < inputs; ++i) expected.push_back(i);
+  REQUIRE(sources == expected);
+  std::vector<bool> from_input(static_cast<std::size_t>(dag.size()));
+  for (int s : sources) {
+    CHECK(dag.node(s).slot == LayerOpSlot::kForward);
+    const std::vector<bool> r = reach(dag, s, true);
+    for (std::size_t k = 0; k < r.size(); ++k) from_input[k] = from_input[k] || r[k];
+  }
   // Every op is reachable from it, and every op feeds some update (no dead work).
   std::vector<bool> feeds_update(static_cast<std::size_t>(dag.size()));
   int updates = 0;
@@ -256,6 +262,36 @@ TEST_CASE("Op DAGs of LeNet-5, ResNet-50 and Inception-V3", "[hype][dag]") {
     for (const auto& events : {forward_events(net), backward_events(net), update_events(net)})
       for (const StepEvent& e : events) issued += slot_op(ops[e.layer], e.slot) ? 1 : 0;
     CHECK(dag.size() == issued);
+  }
+}
+
+TEST_CASE("Op DAGs of DCGAN and BERT-Large", "[hype][dag]") {
+  OptimizerSpec adam;
+  adam.kind = "adam";
+  struct Case {
+    const char* name;
+    int batch, inputs, ops, data_edges, order_edges;
+  };
+  // A GAN step of 128 images: the discriminator's at 2 x 128, the generator's at 128;
+  // BERT-Large at the paper's batch of 10. Ops: forward (layers but flatten and reshape), the
+  // loss gradient, backward (bwd-data where something below trains; bwd-weight with
+  // parameters or a second operand; gradient sums), updates: the discriminator 13 + 1 + 19 +
+  // 8, the chain 27 + 1 + 42 + 17, BERT 416 + 1 + 656 + 197 (an encoder layer: 25 backward
+  // ops and 2 gradient sums). Order edges: each layer's weight readers (forward, bwd-data)
+  // before its update.
+  for (const Case& c :
+       {Case{"dcgan_d_celeba", 256, 1, 41, 54, 15}, Case{"dcgan_gd_celeba", 128, 1, 87, 118, 33},
+        Case{"bert_large_squad", 10, 3, 1270, 1921, 391}}) {
+    INFO(c.name);
+    const NetworkSpec spec = zoo(c.name);
+    const NetShape net(spec);
+    const OpDag dag = build_op_dag(net, c.batch, 32, adam);
+    check_iteration_dag(net, dag, c.inputs);
+    int data = 0;
+    for (const DagEdge& e : dag.edges()) data += e.kind == DepKind::kData ? 1 : 0;
+    CHECK(dag.size() == c.ops);
+    CHECK(data == c.data_edges);
+    CHECK(static_cast<int>(dag.edges().size()) - data == c.order_edges);
   }
 }
 

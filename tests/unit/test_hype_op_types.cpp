@@ -10,29 +10,15 @@
 #include "sim/core/paths.h"
 #include "sim/hype/op_types.h"
 #include "sim/workload/lowering.h"
+#include "tests/support/paper_type_counts.h"
 
 using namespace trainsim;
+using trainsim::test::paper_type_counts;
 
 namespace {
 
 NetworkSpec zoo(const std::string& name) {
   return load_network(configs_root() + "/networks/" + name + ".yaml");
-}
-
-// Type name -> how many ops of one training step have it.
-std::map<std::string, int> type_counts(const NetShape& net, const OptimizerSpec& opt) {
-  std::map<std::string, int> counts;
-  const auto ops = lower_network(net, 8, 32, opt);
-  for (const auto& events : {forward_events(net), backward_events(net), update_events(net)})
-    for (const StepEvent& e : events) {
-      const auto& op = slot_op(ops[e.layer], e.slot);
-      if (!op) continue;
-      const PaperOpType by_slot = paper_op_type(*op, net.layer_spec(e.layer).type, e.slot);
-      // Read off the op alone, the type is the same.
-      CHECK(paper_op_type(*op, net) == by_slot);
-      ++counts[paper_op_type_name(by_slot)];
-    }
-  return counts;
 }
 
 }  // namespace
@@ -59,7 +45,7 @@ TEST_CASE("Paper op types: names round-trip and folded types say where they went
 TEST_CASE("Paper op types of LeNet-5's and ResNet-50's lowered ops", "[hype]") {
   OptimizerSpec sgd;
   const NetworkSpec lenet = zoo("lenet5");
-  const auto l5 = type_counts(NetShape(lenet), sgd);
+  const auto l5 = paper_type_counts(NetShape(lenet), sgd);
   // 2 convs (the first without backward-data), 3 dense layers, 4 activations, 2 pools.
   CHECK(l5.at("Conv2D") == 2);
   CHECK(l5.at("Conv2DBackpropFilter") == 2);
@@ -75,7 +61,7 @@ TEST_CASE("Paper op types of LeNet-5's and ResNet-50's lowered ops", "[hype]") {
   momentum.momentum = 0.9;
   const NetworkSpec resnet = zoo("resnet50_imagenet");
   const NetShape r50(resnet);
-  const auto r = type_counts(r50, momentum);
+  const auto r = paper_type_counts(r50, momentum);
   // 53 convolutions (the stem without backward-data), 53 batch norms, 16 residual adds.
   CHECK(r.at("Conv2D") == 53);
   CHECK(r.at("Conv2DBackpropFilter") == 53);
@@ -94,7 +80,7 @@ TEST_CASE("Paper op types of LeNet-5's and ResNet-50's lowered ops", "[hype]") {
 
   OptimizerSpec adam;
   adam.kind = "adam";
-  CHECK(type_counts(r50, adam).at("ApplyAdam") == 107);
+  CHECK(paper_type_counts(r50, adam).at("ApplyAdam") == 107);
 }
 
 TEST_CASE("Paper op types: a gradient sum is AddN also on an activation layer", "[hype]") {
