@@ -26,11 +26,18 @@ import sys
 import tempfile
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# Each model is the iterations of one training step: (network, dataset, batch). A GAN step is
+# the discriminator's iteration at twice the batch plus the generator's through the
+# discriminator at the batch (docs/hype.md#dcgan-dcgan_d_celeba-dcgan_gd_celeba); its samples
+# per step are the GAN's batch.
 MODELS = {
-    "alexnet": "alexnet_imagenet",
-    "resnet50": "resnet50_imagenet",
-    "vgg16": "vgg16_imagenet",
-    "inceptionv3": "inceptionv3_imagenet",
+    "alexnet": ([("alexnet_imagenet", "imagenet", 256)], 256),
+    "resnet50": ([("resnet50_imagenet", "imagenet", 256)], 256),
+    "vgg16": ([("vgg16_imagenet", "imagenet", 256)], 256),
+    "inceptionv3": ([("inceptionv3_imagenet", "imagenet", 256)], 256),
+    "dcgan": ([("dcgan_d_celeba", "celeba", 256), ("dcgan_gd_celeba", "celeba-latent", 128)],
+              128),
+    "bert": ([("bert_large_squad", "squad", 10)], 10),
 }
 # Table 2 of the paper: ops offloaded %, time offloaded %, offloaded types.
 TABLE2 = {
@@ -52,9 +59,10 @@ TABLE3 = {
 }
 
 
-def run(binary, network, sets, out):
+def run_part(binary, network, dataset, batch, sets, out):
     cmd = [binary, "run", os.path.join(REPO, "configs/experiments/hype_zoo.yaml"), "--set",
-           "network=" + network, "--out", out, "--force", "--quiet"]
+           "network=" + network, "--set", "dataset.name=" + dataset, "--set",
+           "training.batch_size=%d" % batch, "--out", out, "--force", "--quiet"]
     for s in sets:
         cmd += ["--set", s]
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
@@ -62,6 +70,43 @@ def run(binary, network, sets, out):
         stats = json.load(f)
     with open(os.path.join(out, "placement.csv")) as f:
         placement = list(csv.DictReader(f))
+    return stats, placement
+
+
+def run(binary, model, sets, out):
+    """One training step of `model`: its iterations' stats summed (seconds, energy,
+    violations, placement counts), the gains recomputed from the sums."""
+    parts, samples = MODELS[model]
+    runs = [run_part(binary, n, d, b, sets, "%s-%d" % (out, i))
+            for i, (n, d, b) in enumerate(parts)]
+    step = {}
+    for key in ("policy", "gpu_only"):
+        it = [r[0]["iteration"][key] for r in runs]
+        t = sum(x["iteration_s"] for x in it)
+        e = sum(x["energy_j"] for x in it)
+        step[key] = {"iteration_s": t, "energy_j": e, "samples_per_s": samples / t,
+                     "violations": sum(x["violations"] for x in it),
+                     "gpu_mean_clock": sum(x["gpu_mean_clock"] * x["iteration_s"]
+                                           for x in it) / t}
+    p, g = step["policy"], step["gpu_only"]
+    stats = {"iteration": step, "gains": {
+        "throughput": g["iteration_s"] / p["iteration_s"] - 1,
+        "energy_efficiency": g["energy_j"] / p["energy_j"] - 1,
+        "power_saving": 1 - (p["energy_j"] / p["iteration_s"]) / (g["energy_j"] / g["iteration_s"])}}
+    rows = {}
+    for _, placement in runs:
+        for r in placement:
+            acc = rows.setdefault(r["type"], [0, 0, 0.0, 0.0])
+            acc[0] += int(r["ops"])
+            acc[1] += int(r["offloaded"])
+            acc[2] += float(r["gpu_s"])
+            acc[3] += float(r["offloaded_gpu_s"])
+    placement = []
+    for name in sorted(k for k in rows if k != "all") + ["all"]:
+        ops, off, gs, ogs = rows[name]
+        placement.append({"type": name, "offloaded": off,
+                          "ops_offloaded_pct": "%.2f" % (100.0 * off / ops),
+                          "time_offloaded_pct": "%.2f" % (100.0 * ogs / gs if gs else 0)})
     return stats, placement
 
 
@@ -75,7 +120,7 @@ def case1(binary, models, sets, tmp):
              "|---|---|---|---|---|---|---|---|"]
     gains = []
     for m in models:
-        stats, placement = run(binary, MODELS[m], sets + ["hype.policy=energy"],
+        stats, placement = run(binary, m, sets + ["hype.policy=energy"],
                                os.path.join(tmp, m + "-case1"))
         g = stats["gains"]
         gains.append(g)
@@ -104,9 +149,9 @@ def case2(binary, models, sets, tmp):
     for m in models:
         for cap in (210, 230, 250):
             run_sets = sets + ["hype.power_cap_w=%d" % cap]
-            hype, _ = run(binary, MODELS[m], run_sets + ["hype.policy=power-cap"],
+            hype, _ = run(binary, m, run_sets + ["hype.policy=power-cap"],
                           os.path.join(tmp, "%s-cap%d" % (m, cap)))
-            dvfs, _ = run(binary, MODELS[m], run_sets + ["hype.policy=dvfs"],
+            dvfs, _ = run(binary, m, run_sets + ["hype.policy=dvfs"],
                           os.path.join(tmp, "%s-dvfs%d" % (m, cap)))
             p, d = hype["iteration"]["policy"], dvfs["iteration"]["policy"]
             paper = TABLE3.get(m, ("?", "?"))
@@ -125,7 +170,7 @@ def combos(binary, models, sets, tmp):
              "|---|---|---|---|---|"]
     for m in models:
         for gpus, fpgas in ((1, 1), (1, 2), (1, 3), (1, 4), (2, 6)):
-            stats, _ = run(binary, MODELS[m],
+            stats, _ = run(binary, m,
                            sets + ["hype.policy=energy", "hype.gpus=%d" % gpus,
                                    "hype.offloads=%d" % fpgas],
                            os.path.join(tmp, "%s-%d-%d" % (m, gpus, fpgas)))

@@ -47,9 +47,11 @@ EpochShape epoch_shape(const ExperimentSpec& spec, std::int64_t train) {
   return e;
 }
 
-std::string system_line(const HypeSpec& h) {
+std::string system_line(const HypeSpec& h, const HypeIteration& it) {
   std::string s = std::to_string(h.gpus) + "x " + h.gpu->name;
-  if (h.offloads > 0) s += " + " + std::to_string(h.offloads) + "x " + h.offload->name;
+  if (h.offloads > 0 && it.policy_offloads)
+    s += " + " + std::to_string(h.offloads) + "x " + h.offload->name;
+  if (h.offloads > 0 && !it.policy_offloads) s += " alone (the policy uses no offload device)";
   return s;
 }
 
@@ -65,7 +67,7 @@ std::string check_hype_experiment(const ExperimentSpec& spec) {
       "%s: ok: network %s on %s (%lld train), hype system %s, policy %s, %d ops per "
       "iteration; results would go to %s/",
       spec.name.c_str(), spec.network.name.c_str(), spec.dataset.name.c_str(),
-      static_cast<long long>(data.train), system_line(*spec.hype).c_str(),
+      static_cast<long long>(data.train), system_line(*spec.hype, it).c_str(),
       spec.hype->policy.c_str(), it.dag.size(), spec.output.dir.c_str());
 }
 
@@ -99,7 +101,7 @@ RunResult run_hype_experiment(const ExperimentSpec& spec, const RunOptions& opti
         static_cast<long long>(data.train), static_cast<long long>(data.test),
         spec.training.batch_size, spec.training.epochs, real ? "" : " | shape only");
     std::printf("hype system: %s | policy %s | %d ops per iteration, %d planned off the GPU%s\n",
-                system_line(h).c_str(), h.policy.c_str(), it.dag.size(),
+                system_line(h, it).c_str(), h.policy.c_str(), it.dag.size(),
                 static_cast<int>(std::count(it.plan.begin(), it.plan.end(), Placement::kOffload)),
                 std::isfinite(h.power_cap_w) ? sformat(" | cap %g W", h.power_cap_w).c_str() : "");
     print_notes(spec);
@@ -181,7 +183,7 @@ RunResult run_hype_experiment(const ExperimentSpec& spec, const RunOptions& opti
         "final: %s%.6g s of training on %s (policy %s): %.6g samples/s, %.6g J, %.4g W average "
         "(gpu-only: %.6g s, %.6g J); results in %s/\n",
         real ? ("test accuracy " + fmt("%.2f%%", 100 * result.test_accuracy) + ", ").c_str() : "",
-        result.seconds, system_line(h).c_str(), h.policy.c_str(),
+        result.seconds, system_line(h, it).c_str(), h.policy.c_str(),
         static_cast<double>(data.train) * spec.training.epochs / result.seconds, result.energy,
         result.energy / result.seconds,
         [&] {

@@ -102,6 +102,7 @@ HypeIteration simulate_hype(const HypeSpec& spec, const NetShape& net, int batch
   const std::unique_ptr<HypePolicy> policy = hype_policy_info(spec.policy).make(params);
   const std::unique_ptr<HypePolicy> baseline = make_gpu_only_policy(params);
   const RuntimeSystem& sys = policy->offloads() ? hybrid : alone;
+  it.policy_offloads = policy->offloads();
 
   it.plan = policy->offloads() ? policy->plan(it.character)
                                : std::vector<Placement>(it.character.ops.size(), Placement::kGpu);

@@ -32,6 +32,7 @@ struct HypeIteration {
   OpDag dag;
   Characterization character;
   std::vector<Placement> plan;  ///< the policy's plan before the run
+  bool policy_offloads = true;  ///< false: the policy ran on the GPUs alone (HypePolicy)
   int guard_demotions = 0;      ///< offloads moved back so as not to be slower than gpu-only
   /// How much longer the policy's iteration is than the same placement with links that take
   /// no time: the data movement left on the critical path (0 if nothing was offloaded).

@@ -150,13 +150,13 @@ TEST_CASE("Hype runtime on BERT-Large and DCGAN: Case 1 never slower, a power ca
     const NetShape net(net_spec);
     const HypeIteration it = simulate_hype(spec, net, batch, adam);
     CHECK(it.policy.iteration_s <= it.gpu_only.iteration_s);
-    CHECK(it.policy.energy_j <= it.gpu_only.energy_j);
+    // (Not its energy: the baseline is the GPU alone, without the FPGAs' static power.)
     CHECK(static_cast<int>(it.policy.run.ops.size()) == it.dag.size());
     HypeSpec capped = spec;
     capped.policy = "power-cap";
     capped.power_cap_w = 230;
     const HypeIteration c = simulate_hype(capped, net, batch, adam);
-    CHECK(c.policy.peak_w <= 230);
+    CHECK(c.policy.peak_w <= 230 * (1 + 1e-9));
     CHECK(c.policy.violations == 0);
   }
 }
