@@ -14,6 +14,7 @@
 #include "sim/cli/hype_runner.h"
 #include "sim/cli/progress_bar.h"
 #include "sim/cli/system_runner.h"
+#include "sim/cli/timed_training.h"
 #include "sim/config/experiment_config.h"
 #include "sim/core/error.h"
 #include "sim/report/format.h"
@@ -88,18 +89,9 @@ RunResult run_hype_experiment(const ExperimentSpec& spec, const RunOptions& opti
   if (shape.rest > 0) rest = simulate_hype(h, net, shape.rest, spec.training.optimizer);
   const bool real = spec.numerics != "none";
   Dataset dataset;
-  std::unique_ptr<Trainer> trainer;
-  if (real) {
-    dataset = load_dataset(spec.dataset);
-    trainer = std::make_unique<Trainer>(spec, dataset);
-  }
+  const std::unique_ptr<Trainer> trainer = real_trainer(spec, dataset);
   if (!options.quiet) {
-    std::printf(
-        "trainsim run: %s | network %s | dataset %s (%lld train, %lld test) | batch %d | "
-        "%d epoch(s)%s\n",
-        spec.name.c_str(), spec.network.name.c_str(), spec.dataset.name.c_str(),
-        static_cast<long long>(data.train), static_cast<long long>(data.test),
-        spec.training.batch_size, spec.training.epochs, real ? "" : " | shape only");
+    print_run_line(spec, data, real);
     std::printf("hype system: %s | policy %s | %d ops per iteration, %d planned off the GPU%s\n",
                 system_line(h, it).c_str(), h.policy.c_str(), it.dag.size(),
                 static_cast<int>(std::count(it.plan.begin(), it.plan.end(), Placement::kOffload)),
@@ -121,17 +113,7 @@ RunResult run_hype_experiment(const ExperimentSpec& spec, const RunOptions& opti
     const auto t0 = std::chrono::steady_clock::now();
     HypeEpoch ep = hype_epoch(it, shape.full, rest ? &*rest : nullptr);
     if (real) {
-      const std::string label = (options.label.empty() ? "" : options.label + " ") + "epoch " +
-                                std::to_string(e + 1) + "/" + std::to_string(spec.training.epochs);
-      ProgressBar bar(label);
-      const EpochMetrics m = trainer->run_epoch([&](const BatchProgress& b) {
-        if (!bar.enabled()) return;
-        char extra[64];
-        std::snprintf(extra, sizeof extra, "loss %.4f acc %.2f%%", b.loss, 100 * b.accuracy);
-        const double f = static_cast<double>(b.batch) / static_cast<double>(b.batches);
-        bar.update(b.batch, b.batches, clock.elapsed(), clock.eta(e, f), extra);
-      });
-      bar.clear();
+      const EpochMetrics m = train_epoch(*trainer, spec, options, e, clock);
       ep.has_accuracy = true;
       ep.test_accuracy = m.test.accuracy;
       ep.test_loss = m.test.loss;

@@ -12,6 +12,7 @@
 #include "sim/cli/experiment_runner.h"
 #include "sim/cli/progress_bar.h"
 #include "sim/cli/system_runner.h"
+#include "sim/cli/timed_training.h"
 #include "sim/config/experiment_config.h"
 #include "sim/core/error.h"
 #include "sim/data/dataset_registry.h"
@@ -88,19 +89,10 @@ RunResult run_system_experiment(const ExperimentSpec& spec, const RunOptions& op
   PipelineModel model(spec, shape);
   const bool real = spec.numerics != "none";
   Dataset dataset;
-  std::unique_ptr<Trainer> trainer;
-  if (real) {
-    dataset = load_dataset(spec.dataset);
-    trainer = std::make_unique<Trainer>(spec, dataset);
-  }
+  const std::unique_ptr<Trainer> trainer = real_trainer(spec, dataset);
   if (!options.quiet) {
     const AcceleratorSpec& a = spec.system.devices[0].accelerator;
-    std::printf(
-        "trainsim run: %s | network %s | dataset %s (%lld train, %lld test) | batch %d | "
-        "%d epoch(s)%s\n",
-        spec.name.c_str(), spec.network.name.c_str(), spec.dataset.name.c_str(),
-        static_cast<long long>(data.train), static_cast<long long>(data.test),
-        spec.training.batch_size, spec.training.epochs, real ? "" : " | shape only");
+    print_run_line(spec, data, real);
     std::printf(
         "system %s: %d device(s), %s, links %g GB/s %g ns %g pJ/bit | device 0: %s "
         "(%dx%d, %s, %g GHz) | technique %s\n",
@@ -138,19 +130,7 @@ RunResult run_system_experiment(const ExperimentSpec& spec, const RunOptions& op
     const auto t0 = std::chrono::steady_clock::now();
     const std::vector<int> kinds = epoch_kinds(e);
     r.epochs.push_back(model.epoch(kinds, rest));
-    if (real) {
-      const std::string label = (options.label.empty() ? "" : options.label + " ") + "epoch " +
-                                std::to_string(e + 1) + "/" + std::to_string(spec.training.epochs);
-      ProgressBar bar(label);
-      r.metrics.push_back(trainer->run_epoch([&](const BatchProgress& b) {
-        if (!bar.enabled()) return;
-        char extra[64];
-        std::snprintf(extra, sizeof extra, "loss %.4f acc %.2f%%", b.loss, 100 * b.accuracy);
-        const double f = static_cast<double>(b.batch) / static_cast<double>(b.batches);
-        bar.update(b.batch, b.batches, clock.elapsed(), clock.eta(e, f), extra);
-      }));
-      bar.clear();
-    }
+    if (real) r.metrics.push_back(train_epoch(*trainer, spec, options, e, clock));
     const PipelineEpoch& ep = r.epochs.back();
     if (!options.quiet) {
       const double secs = ep.time_s;

@@ -229,29 +229,23 @@ class Runtime {
     return end;
   }
 
-  // Sends `bytes` from the devices in `from` (bit 0: the GPU, bit d: offload device d - 1) up
-  // to the host, each device `per_device` of them (bytes split evenly if 0); returns the time
-  // the last arrives.
-  double up(std::uint64_t from, double bytes, double t0, int op, double per_device = 0) {
+  // Sends `bytes` between the host and every device in `devices` (bit 0: the GPU, bit d:
+  // offload device d - 1), up to the host or down from it, each device `per_device` of them
+  // (bytes split evenly if 0), starting at `t0`; returns the time the last arrives.
+  double hops(std::uint64_t devices, bool to_host, double bytes, double t0, int op,
+              double per_device = 0) {
     if (bytes <= 0) return t0;
-    const int n = __builtin_popcountll(from);
-    double at_host = t0;
+    const double each = per_device > 0 ? per_device : bytes / __builtin_popcountll(devices);
+    double last = t0;
     for (int d = 0; d < devices_; ++d)
-      if (from >> d & 1)
-        at_host = std::max(at_host, hop(d, true, per_device > 0 ? per_device : bytes / n, t0, op));
-    return at_host;
+      if (devices >> d & 1) last = std::max(last, hop(d, to_host, each, t0, op));
+    return last;
   }
-
-  // Sends `bytes` down from the host to the devices in `to`, each `per_device` of them (split
-  // evenly if 0), starting at `t0`; returns the time the last arrives.
-  double down(std::uint64_t to, double bytes, double t0, int op, double per_device = 0) {
-    if (bytes <= 0) return t0;
-    const int n = __builtin_popcountll(to);
-    double arrived = t0;
-    for (int d = 0; d < devices_; ++d)
-      if (to >> d & 1)
-        arrived = std::max(arrived, hop(d, false, per_device > 0 ? per_device : bytes / n, t0, op));
-    return arrived;
+  double up(std::uint64_t from, double bytes, double t0, int op, double per_device = 0) {
+    return hops(from, true, bytes, t0, op, per_device);
+  }
+  double down(std::uint64_t to, double bytes, double t0, int op) {
+    return hops(to, false, bytes, t0, op);
   }
 
   // Moves `bytes` from the devices in `from` to those in `to` through the host.
