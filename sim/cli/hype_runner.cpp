@@ -120,8 +120,8 @@ RunResult run_hype_experiment(const ExperimentSpec& spec, const RunOptions& opti
     }
     r.epochs.push_back(ep);
     if (!options.quiet) {
-      std::printf("%5d  %8s%%  %14.6g  %12.6g  %12.6g  %8.4g  %14.6g  %8.3f\n", e + 1,
-                  real ? fmt("%.2f", 100 * ep.test_accuracy).c_str() : "-", ep.seconds,
+      std::printf("%5d  %9s  %14.6g  %12.6g  %12.6g  %8.4g  %14.6g  %8.3f\n", e + 1,
+                  real ? fmt("%.2f%%", 100 * ep.test_accuracy).c_str() : "-", ep.seconds,
                   static_cast<double>(data.train) / ep.seconds, ep.energy_j,
                   ep.energy_j / ep.seconds, ep.gpu_only_seconds,
                   std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
