@@ -56,7 +56,7 @@ std::shared_ptr<const DeviceModelSpec> parse_device_ref(const ConfigNode& node,
 HypeSpec parse_hype(const ConfigNode& node, const std::string& experiment_path) {
   ConfigMap m = node.as_map();
   m.allow_only({"gpu", "gpus", "offload", "offloads", "links", "policy", "power_cap_w",
-                "thresholds", "overlap_rule", "dvfs", "host_static_w", "sample_ms"});
+                "thresholds", "overlap_rule", "bias_ops", "dvfs", "host_static_w", "sample_ms"});
   HypeSpec s;
   s.raw = YAML::Clone(node.yaml());
   s.gpu = parse_device_ref(m.require("gpu"), experiment_path);
@@ -97,6 +97,7 @@ HypeSpec parse_hype(const ConfigNode& node, const std::string& experiment_path) 
     if (!parse_overlap_rule(v->as_nonempty_string(), s.overlap_rule))
       v->fail("expected window, previous or off, got " + v->describe());
   }
+  if (auto v = m.get("bias_ops")) s.bias_ops = v->as_bool();
   if (auto v = m.get("dvfs")) {
     ConfigMap d = v->as_map();
     d.allow_only({"period_ms", "step", "min_scale", "hysteresis_w", "gamma"});

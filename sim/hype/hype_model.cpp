@@ -52,7 +52,9 @@ HypeIteration simulate_hype(const HypeSpec& spec, const NetShape& net, int batch
   it.batch_per_gpu = batch / spec.gpus;
   // The GPU's words are fp32 (the paper keeps TensorFlow's precision); a GPU model with
   // tensor-core precision prices its own operand width.
-  it.dag = build_op_dag(net, it.batch_per_gpu, 32, optimizer);
+  DagOptions dag_options;
+  dag_options.bias_ops = spec.bias_ops;
+  it.dag = build_op_dag(net, it.batch_per_gpu, 32, optimizer, dag_options);
   const std::unique_ptr<DeviceModel> gpu = spec.gpu->build();
   const std::unique_ptr<DeviceModel> offload = spec.offload ? spec.offload->build() : nullptr;
   const int per_gpu = spec.offloads_per_gpu();

@@ -26,6 +26,8 @@ struct HypeSpec {
   bool auto_thresholds = true;  ///< derived as Sec. 3.2 does (characterize.h)
   OffloadThresholds thresholds;
   OverlapRule overlap_rule = OverlapRule::kWindow;
+  /// TensorFlow's BiasAdd and BiasAddGrad as ops of their own (DagOptions::bias_ops).
+  bool bias_ops = true;
   DvfsParams dvfs;           ///< the dvfs policy's controller
   double host_static_w = 0;  ///< [assumed 0] the CPUs and host memory, not modelled
   double sample_ms = 1;      ///< the power sampling period for counting cap violations

@@ -4,6 +4,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <optional>
 #include <queue>
 #include <stdexcept>
 
@@ -65,7 +66,8 @@ namespace {
 // Builds the DAG from the op stream, tracking who wrote and who read each tensor.
 class DagBuilder {
  public:
-  DagBuilder(const NetShape& net, const std::vector<LayerOps>& ops) : net_(net), ops_(ops) {
+  DagBuilder(const NetShape& net, const std::vector<LayerOps>& ops, const DagOptions& options)
+      : net_(net), ops_(ops), options_(options) {
     consumers_.resize(net.size());
     for (std::size_t l = 0; l < net.size(); ++l)
       for (int in : net.layer(l).inputs)
@@ -76,7 +78,9 @@ class DagBuilder {
     for (const auto& events : {forward_events(net_), backward_events(net_), update_events(net_)})
       for (const StepEvent& e : events) {
         const std::optional<Op>& op = slot_op(ops_[e.layer], e.slot);
-        if (op) add(*op, e);
+        if (!op) continue;
+        add(*op, e);
+        if (options_.bias_ops) add_bias_op(*op, e);
       }
     return std::move(dag_);
   }
@@ -97,9 +101,40 @@ class DagBuilder {
     return static_cast<double>(words) * op.word_bits / 8;
   }
 
-  void add(const Op& op, const StepEvent& e) {
+  // TensorFlow's separate bias ops (DagOptions::bias_ops) for a layer whose forward GEMM or
+  // convolution has a bias (one per output channel): BiasAdd after the forward op, in place on
+  // its output, and BiasAddGrad beside the backward-weight op, summing the output gradient over
+  // every position into the bias's gradient, which the update reads.
+  void add_bias_op(const Op& op, const StepEvent& e) {
+    const bool array = op.kind == OpKind::kGemm || op.kind == OpKind::kConv;
+    if (!array || !net_.has_params(e.layer) || !net_.layer_spec(e.layer).bias) return;
+    const int layer = static_cast<int>(e.layer);
+    const std::int64_t biases = net_.layer(e.layer).out.c;
+    if (e.slot == LayerOpSlot::kForward) {
+      const TensorUse out = op.outputs[0];
+      Op b = Op::make_eltwise({out.words, 1, 1, 1}, OpRole::kForward, layer);
+      b.word_bits = op.word_bits;
+      b.inputs[0] = out;
+      b.inputs[1] = {tensor_id(TensorKind::kWeight, layer, 1), biases};
+      b.outputs[0] = out;
+      add(b, e, PaperOpType::kBiasAdd);
+    } else if (e.slot == LayerOpSlot::kBackwardWeight) {
+      for (const TensorUse& in : op.inputs)
+        if (in.id != kNoTensor && tensor_id_kind(in.id) == TensorKind::kGradient) {
+          // A reduction: every gradient value read once, a bias's worth written.
+          Op b = Op::make_eltwise({in.words, 1, 0, 1}, OpRole::kBackwardWeight, layer);
+          b.word_bits = op.word_bits;
+          b.inputs[0] = in;
+          b.outputs[0] = {tensor_id(TensorKind::kWeightGrad, layer), biases};
+          add(b, e, PaperOpType::kBiasAddGrad);
+          return;
+        }
+    }
+  }
+
+  void add(const Op& op, const StepEvent& e, std::optional<PaperOpType> as = std::nullopt) {
     const std::string& type = net_.layer_spec(e.layer).type;
-    const int n = dag_.add_node({op, e.slot, paper_op_type(op, type, e.slot)});
+    const int n = dag_.add_node({op, e.slot, as ? *as : paper_op_type(op, type, e.slot)});
     for (const TensorUse& in : op.inputs) {
       if (in.id == kNoTensor) continue;
       std::vector<Source> from;
@@ -164,6 +199,7 @@ class DagBuilder {
 
   const NetShape& net_;
   const std::vector<LayerOps>& ops_;
+  DagOptions options_;
   std::vector<std::vector<int>> consumers_;
   std::map<TensorId, std::vector<Write>> writes_;
   std::map<TensorId, std::vector<int>> readers_;  // since the last write
@@ -172,15 +208,17 @@ class DagBuilder {
 
 }  // namespace
 
-OpDag build_op_dag(const NetShape& net, const std::vector<LayerOps>& ops) {
+OpDag build_op_dag(const NetShape& net, const std::vector<LayerOps>& ops,
+                   const DagOptions& options) {
   if (ops.size() != net.size())
     throw std::logic_error("build_op_dag: ops for " + std::to_string(ops.size()) +
                            " layers, the network has " + std::to_string(net.size()));
-  return DagBuilder(net, ops).build();
+  return DagBuilder(net, ops, options).build();
 }
 
-OpDag build_op_dag(const NetShape& net, int batch, int word_bits, const OptimizerSpec& optimizer) {
-  return build_op_dag(net, lower_network(net, batch, word_bits, optimizer));
+OpDag build_op_dag(const NetShape& net, int batch, int word_bits, const OptimizerSpec& optimizer,
+                   const DagOptions& options) {
+  return build_op_dag(net, lower_network(net, batch, word_bits, optimizer), options);
 }
 
 DagTimes dag_times(const OpDag& dag, const std::vector<double>& duration) {

@@ -72,11 +72,21 @@ class OpDag {
   std::unordered_map<std::uint64_t, int> edge_of_;  // (from, to) -> index in edges_
 };
 
+struct DagOptions {
+  /// Add TensorFlow's BiasAdd and BiasAddGrad as ops of their own, which trainsim's lowering
+  /// folds into the forward op (its partial sums start at the bias) and leaves out (the bias
+  /// gradient is summed with the weight gradient): the op graph a framework on a GPU runs
+  /// (Hype-training's, `hype.bias_ops`). Off: the op stream exactly as the accelerator runs it.
+  bool bias_ops = false;
+};
+
 /// The DAG of one backprop iteration of `net` whose layers lowered to `ops`
 /// (lower_network()).
-OpDag build_op_dag(const NetShape& net, const std::vector<LayerOps>& ops);
+OpDag build_op_dag(const NetShape& net, const std::vector<LayerOps>& ops,
+                   const DagOptions& options = {});
 /// The same, lowering `net` at `batch` samples, `word_bits`-bit words and `optimizer`'s update.
-OpDag build_op_dag(const NetShape& net, int batch, int word_bits, const OptimizerSpec& optimizer);
+OpDag build_op_dag(const NetShape& net, int batch, int word_bits, const OptimizerSpec& optimizer,
+                   const DagOptions& options = {});
 
 struct DagTimes {
   std::vector<double> asap;   ///< earliest start of each node

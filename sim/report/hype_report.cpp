@@ -95,6 +95,7 @@ std::string hype_stats_json(const HypeRunData& r) {
   sys["offload_link"] = link_json(h.offload_link);
   sys["host_static_w"] = h.host_static_w;
   sys["overlap_rule"] = overlap_rule_name(h.overlap_rule);
+  sys["bias_ops"] = h.bias_ops;
   sys["static_w"] = h.static_w();
   sys["power_cap_w"] = std::isfinite(h.power_cap_w) ? nlohmann::ordered_json(h.power_cap_w)
                                                     : nlohmann::ordered_json(nullptr);

@@ -321,3 +321,51 @@ TEST_CASE("ASAP, ALAP and slack on a hand DAG", "[hype][dag]") {
   CHECK(dag.topological_order().empty());
   CHECK_THROWS_AS(dag_times(dag, {1, 2, 5, 1, 1, 1}), std::logic_error);
 }
+
+TEST_CASE("Op DAG with TensorFlow's bias ops", "[hype][dag]") {
+  const NetworkSpec spec = load_network(configs_root() + "/networks/lenet5.yaml");
+  const NetShape net(spec);
+  const OpDag plain = build_op_dag(net, 32, 32, OptimizerSpec{});
+  DagOptions options;
+  options.bias_ops = true;
+  const OpDag dag = build_op_dag(net, 32, 32, OptimizerSpec{}, options);
+  int biased = 0;
+  for (std::size_t l = 0; l < net.size(); ++l)
+    if (net.has_params(l) && net.layer_spec(l).bias) ++biased;
+  REQUIRE(biased == 5);  // two convolutions, three dense layers
+  // One BiasAdd and one BiasAddGrad per biased layer, and nothing else new.
+  CHECK(dag.size() == plain.size() + 2 * biased);
+  CHECK_FALSE(dag.topological_order().empty());
+  int adds = 0, grads = 0;
+  for (int i = 0; i < dag.size(); ++i) {
+    const DagNode& n = dag.node(i);
+    // Whether node i has an edge from (in) or to an op of its own layer in `role`.
+    auto has_edge = [&](bool in, OpRole role, bool array) {
+      for (int e : in ? dag.in_edges(i) : dag.out_edges(i)) {
+        const DagNode& o = dag.node(in ? dag.edges()[static_cast<std::size_t>(e)].from
+                                       : dag.edges()[static_cast<std::size_t>(e)].to);
+        if (o.op.layer == n.op.layer && o.op.role == role &&
+            (o.op.kind != OpKind::kElementwise) == array)
+          return true;
+      }
+      return false;
+    };
+    if (n.type == PaperOpType::kBiasAdd) {
+      ++adds;
+      // After its layer's forward op, in place on the output it reads.
+      CHECK(dag.in_edges(i).size() == 1);
+      CHECK(has_edge(true, OpRole::kForward, true));
+      CHECK(n.op.inputs[0].id == n.op.outputs[0].id);
+      // The layer's readers read it, not the forward op any more.
+      for (int e : dag.out_edges(i)) CHECK(dag.edges()[static_cast<std::size_t>(e)].bytes > 0);
+    }
+    if (n.type == PaperOpType::kBiasAddGrad) {
+      ++grads;
+      // Summed into the bias gradient the update reads.
+      CHECK(has_edge(false, OpRole::kUpdate, false));
+      CHECK(n.op.eltwise.writes == 0);
+    }
+  }
+  CHECK(adds == biased);
+  CHECK(grads == biased);
+}
