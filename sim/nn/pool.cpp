@@ -78,6 +78,63 @@ void max_pool_grad_plane(const PoolGeometry& g, const T* x, const T* dy, T* dx) 
   }
 }
 
+// The common 2 x 2 window with stride 2, forward and backward, one output row (two input rows)
+// at a time. The windows do not overlap, so the gradient is written, not added: every value of
+// a covered input row gets its window's gradient or 0, and only an odd last row or column, which
+// no window covers, needs zeroing. The maximum is taken in the general loop's (r, s) order, so
+// the results are the general code's bit for bit.
+template <typename T>
+void max_pool_2x2_plane(const PoolGeometry& g, const T* x, T* y) {
+  const int in_w = g.in.w, ow_count = g.out.w;
+  for (int oh = 0; oh < g.out.h; ++oh) {
+    const T* r0 = x + static_cast<std::size_t>(2 * oh) * in_w;
+    const T* r1 = r0 + in_w;
+    T* yrow = y + static_cast<std::size_t>(oh) * ow_count;
+    for (int ow = 0; ow < ow_count; ++ow) {
+      T acc = r0[2 * ow];
+      acc = r0[2 * ow + 1] > acc ? r0[2 * ow + 1] : acc;
+      acc = r1[2 * ow] > acc ? r1[2 * ow] : acc;
+      acc = r1[2 * ow + 1] > acc ? r1[2 * ow + 1] : acc;
+      yrow[ow] = acc;
+    }
+  }
+}
+
+template <typename T>
+void max_pool_2x2_grad_plane(const PoolGeometry& g, const T* x, const T* dy, T* dx) {
+  const int in_w = g.in.w, ow_count = g.out.w;
+  for (int oh = 0; oh < g.out.h; ++oh) {
+    const T* r0 = x + static_cast<std::size_t>(2 * oh) * in_w;
+    const T* r1 = r0 + in_w;
+    T* d0 = dx + static_cast<std::size_t>(2 * oh) * in_w;
+    T* d1 = d0 + in_w;
+    const T* grow = dy + static_cast<std::size_t>(oh) * ow_count;
+    for (int ow = 0; ow < ow_count; ++ow) {
+      // The first maximum in (r, s) order: 0 = (0, 0), 1 = (0, 1), 2 = (1, 0), 3 = (1, 1),
+      // without branches (the winner is data-dependent and unpredictable).
+      const T a = r0[2 * ow], b = r0[2 * ow + 1], c = r1[2 * ow], d = r1[2 * ow + 1];
+      T best_v = a;
+      int best = 0;
+      bool better = b > best_v;
+      best = better ? 1 : best;
+      best_v = better ? b : best_v;
+      better = c > best_v;
+      best = better ? 2 : best;
+      best_v = better ? c : best_v;
+      best = d > best_v ? 3 : best;
+      const T v = grow[ow];
+      d0[2 * ow] = best == 0 ? v : T(0);
+      d0[2 * ow + 1] = best == 1 ? v : T(0);
+      d1[2 * ow] = best == 2 ? v : T(0);
+      d1[2 * ow + 1] = best == 3 ? v : T(0);
+    }
+    if (in_w > 2 * ow_count) d0[in_w - 1] = d1[in_w - 1] = T(0);
+  }
+  for (int h = 2 * g.out.h; h < g.in.h; ++h)
+    std::fill(dx + static_cast<std::size_t>(h) * in_w, dx + static_cast<std::size_t>(h + 1) * in_w,
+              T(0));
+}
+
 template <typename T>
 void avg_pool_grad_plane(const PoolGeometry& g, const T* dy, T* dx) {
   const T inv_area = T(1) / static_cast<T>(g.kernel * g.kernel);
@@ -104,6 +161,13 @@ void Pool2d<T>::forward(const Tensor<T>& x, Tensor<T>& y) {
   y.resize(x.n(), this->out_);
   const PoolGeometry g{this->in_, this->out_, kernel_, stride_};
   const bool max = mode_ == Mode::kMax;
+  if (max && g.kernel == 2 && g.stride == 2) {
+    for_planes(g, x.n(), [&](std::int64_t first, std::int64_t last) {
+      for (std::int64_t p = first; p < last; ++p)
+        max_pool_2x2_plane(g, x.data() + p * g.in_plane(), y.data() + p * g.out_plane());
+    });
+    return;
+  }
   // The common 2-wide stride gets a vectorised copy of the loops.
   const auto plane = max ? (g.stride == 2 ? &pool_plane<T, true, 2> : &pool_plane<T, true, 0>)
                          : (g.stride == 2 ? &pool_plane<T, false, 2> : &pool_plane<T, false, 0>);
@@ -120,9 +184,15 @@ void Pool2d<T>::backward_data(const Tensor<T>& x, const Tensor<T>& y, const Tens
   dx.resize(dy.n(), this->in_);
   const PoolGeometry g{this->in_, this->out_, kernel_, stride_};
   const bool max = mode_ == Mode::kMax;
-  // The common 2 x 2 window with stride 2 gets its own, fully unrolled copy of the loops.
-  const auto max_plane = g.stride == 2 && g.kernel == 2 ? &max_pool_grad_plane<T, 2, 2>
-                                                        : &max_pool_grad_plane<T, 0, 0>;
+  if (max && g.kernel == 2 && g.stride == 2) {
+    for_planes(g, dy.n(), [&](std::int64_t first, std::int64_t last) {
+      for (std::int64_t p = first; p < last; ++p)
+        max_pool_2x2_grad_plane(g, x.data() + p * g.in_plane(), dy.data() + p * g.out_plane(),
+                                dx.data() + p * g.in_plane());
+    });
+    return;
+  }
+  const auto max_plane = &max_pool_grad_plane<T, 0, 0>;
   for_planes(g, dy.n(), [&](std::int64_t first, std::int64_t last) {
     std::fill(dx.data() + first * g.in_plane(), dx.data() + last * g.in_plane(), T(0));
     for (std::int64_t p = first; p < last; ++p) {

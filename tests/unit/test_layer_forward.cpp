@@ -2,6 +2,9 @@
 // consistent with forward; these prove forward computes the right function.)
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <random>
+
 #include "sim/nn/activation.h"
 #include "sim/nn/conv2d.h"
 #include "sim/nn/dense.h"
@@ -118,4 +121,42 @@ TEST_CASE("LeakyReLU, softmax and accuracy counting", "[nn]") {
   CHECK(count_correct(y, &right) == 1);
   CHECK(count_correct(y, &wrong) == 0);
   CHECK(cross_entropy_loss(y, &right) == Approx(-std::log(y[2])));
+}
+
+TEST_CASE("2x2 max pooling with stride 2 equals the window-by-window reference", "[nn]") {
+  // Odd sizes leave a last row and column no window covers; ties (many equal values) test that
+  // the gradient goes to the first maximum in (r, s) order.
+  const Shape in{3, 7, 9};
+  Pool2d<float> pool(in, Pool2d<float>::Mode::kMax, 2, 2);
+  const int n = 2;
+  Tensor<float> x(n, in), y, dy, dx;
+  std::mt19937 rng(5);
+  std::uniform_int_distribution<int> level(-2, 2);
+  for (float& v : x.vec()) v = static_cast<float>(level(rng));
+  pool.forward(x, y);
+  REQUIRE(y.shape() == Shape{3, 3, 4});
+  dy.resize(n, y.shape());
+  for (std::size_t i = 0; i < dy.vec().size(); ++i) dy.vec()[i] = 1.0f + static_cast<float>(i);
+  // A stale gradient of the right size must be overwritten everywhere, uncovered cells too.
+  dx.resize(n, in);
+  std::fill(dx.vec().begin(), dx.vec().end(), 42.0f);
+  pool.backward_data(x, y, dy, dx);
+  std::vector<float> want(dx.vec().size(), 0.0f);
+  for (int s = 0; s < n; ++s)
+    for (int c = 0; c < in.c; ++c)
+      for (int oh = 0; oh < 3; ++oh)
+        for (int ow = 0; ow < 4; ++ow) {
+          auto at = [&](int h, int w) {
+            return ((static_cast<std::size_t>(s) * in.c + c) * in.h + h) * in.w + w;
+          };
+          std::size_t best = at(2 * oh, 2 * ow);
+          for (int r = 0; r < 2; ++r)
+            for (int q = 0; q < 2; ++q)
+              if (x.vec()[at(2 * oh + r, 2 * ow + q)] > x.vec()[best])
+                best = at(2 * oh + r, 2 * ow + q);
+          const std::size_t o = ((static_cast<std::size_t>(s) * in.c + c) * 3 + oh) * 4 + ow;
+          CHECK(y.vec()[o] == x.vec()[best]);
+          want[best] += dy.vec()[o];
+        }
+  CHECK(std::vector<float>(dx.vec().begin(), dx.vec().end()) == want);
 }
