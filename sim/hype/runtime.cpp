@@ -58,18 +58,6 @@ std::size_t at(int i) {
   return static_cast<std::size_t>(i);
 }
 
-// Bytes of `op`'s inputs that no op of the iteration produces (weights, optimizer state, the
-// batch): what a device other than the GPU must be sent besides its producers' results.
-double external_input_bytes(const OpDag& dag, int i) {
-  const Op& op = dag.node(i).op;
-  double all = 0;
-  for (const TensorUse& u : op.inputs)
-    if (u.id != kNoTensor) all += static_cast<double>(u.words) * op.word_bits / 8.0;
-  double produced = 0;
-  for (int e : dag.in_edges(i)) produced += dag.edges()[at(e)].bytes;
-  return std::max(0.0, all - produced);
-}
-
 // What an offloaded op sends back to the GPU: its result as its largest reader reads it, or,
 // for an update, the parameters it wrote (they live with the framework on the GPU).
 double returned_bytes(const OpDag& dag, int i) {
@@ -319,24 +307,30 @@ class Runtime {
   }
 
   // The op's inputs from outside the iteration (weights, optimizer state, the batch) on the
-  // offload devices `mask`: sent from the GPU when the previous iteration left them there,
-  // so they travel from the iteration's start beside its other transfers (an approximation:
-  // they do not queue on the links; docs/hype.md). Returns their arrival.
-  double prefetch(int i, std::uint64_t mask, int found) {
-    (void)found;
-    const double bytes = external_input_bytes(dag_, i);
-    if (bytes <= 0) return 0;
-    // Every device of a gang needs all of them: the split is of the batch or the rows, never of
-    // the weights.
-    const double at_host = sys_.gpu_link.time_s(bytes);
-    const double arrival = at_host + sys_.offload_link.time_s(bytes);
-    count_hop(0, true, bytes, bytes / (sys_.gpu_link.bandwidth_gbps * 1e9));
-    r_.transfers.push_back({0, i, 0, at_host, bytes});
-    for (int d = 1; d < devices_; ++d)
-      if (mask >> d & 1) {
-        count_hop(d, false, bytes, bytes / (sys_.offload_link.bandwidth_gbps * 1e9));
-        r_.transfers.push_back({2 * d + 1, i, at_host, arrival, bytes});
+  // offload devices `mask`: the previous iteration left them on the GPU, so they may travel
+  // from the iteration's start, queued on the links like every transfer (a link's queue only
+  // grows, so a prefetch may use the link after its last transfer, not in earlier gaps). Each
+  // tensor goes to a set of devices once per iteration, all of it to every device of a gang
+  // (the split is of the batch or the rows, never of the weights). Returns their arrival.
+  double prefetch(int i, std::uint64_t mask) {
+    const Op& op = dag_.node(i).op;
+    double arrival = 0;
+    for (const TensorUse& u : op.inputs) {
+      if (u.id == kNoTensor) continue;
+      const bool outside =
+          tensor_persistent(u.id) ||
+          (tensor_id_kind(u.id) == TensorKind::kActivation && tensor_id_layer(u.id) < 0);
+      if (!outside) continue;
+      const auto key = std::make_pair(u.id, mask);
+      auto it = prefetched_.find(key);
+      if (it == prefetched_.end()) {
+        const double bytes = static_cast<double>(u.words) * op.word_bits / 8.0;
+        const double at_host = up(1, bytes, 0, i);
+        it = prefetched_.emplace(key, down(mask, bytes * __builtin_popcountll(mask), at_host, i))
+                 .first;
       }
+      arrival = std::max(arrival, it->second);
+    }
     return arrival;
   }
 
@@ -409,7 +403,7 @@ class Runtime {
           continue;
         }
       }
-      double start = std::max(now, prefetch(i, mask, found));
+      double start = std::max(now, prefetch(i, mask));
       for (int e : dag_.in_edges(i)) {
         const DagEdge& edge = dag_.edges()[at(e)];
         const int j = edge.from;
@@ -548,6 +542,7 @@ class Runtime {
   std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events_;
   std::vector<Busy> busy_;
   std::set<double> wake_;  // data arrivals already waited for
+  std::map<std::pair<TensorId, std::uint64_t>, double> prefetched_;  // arrival per device set
   int last_gpu_op_ = -1;
   RuntimeResult r_;
   std::size_t done_ = 0;  // ops completed
