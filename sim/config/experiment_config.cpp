@@ -371,6 +371,11 @@ ExperimentSpec load_experiment(const std::string& path, const std::vector<std::s
     if (spec.system.present())
       v->fail("an experiment has a `system:` (pipelines) or a `hype:` system, not both");
     spec.hype = std::make_shared<const HypeSpec>(parse_hype(*v, path));
+    // What only offloading reads is unused on GPUs alone: say so rather than ignore it.
+    for (const char* key : {"thresholds", "overlap_rule"})
+      if (spec.hype->offloads == 0 && spec.hype->raw[key])
+        spec.notes.push_back(std::string("hype.") + key +
+                             ": unused, the system has no offload devices");
   }
   spec.output.dir = "runs/" + spec.name;
   if (auto v = m.get("output")) {

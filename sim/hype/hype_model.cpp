@@ -123,10 +123,15 @@ HypeIteration simulate_hype(const HypeSpec& spec, const NetShape& net, int batch
   }
   if (policy->never_slower()) {
     // Move back the planned offloads that lose the most against the GPU, doubling the count
-    // each round, until the iteration is no slower; with every op back it is gpu-only's. The
-    // doubling may move back up to twice as many as needed.
+    // each round, until the iteration is no slower; with every op back it is gpu-only's. Then
+    // give the last round's ops back, as many as a bisection finds the iteration still no
+    // slower with (a round that doubled may have moved back more than it needed).
+    auto slower = [&](const RuntimeResult& r) {
+      return r.makespan_s > it.gpu_only.run.makespan_s * (1 + kCapTolerance);
+    };
     int step = 1;
-    while (it.policy.run.makespan_s > it.gpu_only.run.makespan_s * (1 + kCapTolerance)) {
+    std::vector<int> last_round;
+    while (slower(it.policy.run)) {
       std::vector<int> off;
       for (int i = 0; i < it.dag.size(); ++i)
         if (it.policy.run.ops[static_cast<std::size_t>(i)].place == Placement::kOffload &&
@@ -138,13 +143,38 @@ HypeIteration simulate_hype(const HypeSpec& spec, const NetShape& net, int batch
         return (o.end_s - o.dispatch_s) - it.character.ops[static_cast<std::size_t>(i)].gpu.time_s;
       };
       std::stable_sort(off.begin(), off.end(), [&](int a, int b) { return loss(a) > loss(b); });
-      for (int k = 0; k < step && k < static_cast<int>(off.size()); ++k) {
-        plan[static_cast<std::size_t>(off[static_cast<std::size_t>(k)])] = Placement::kGpu;
-        ++it.guard_demotions;
-      }
+      off.resize(std::min(off.size(), static_cast<std::size_t>(step)));
+      for (int i : off) plan[static_cast<std::size_t>(i)] = Placement::kGpu;
+      last_round = off;
       step *= 2;
       it.policy.run = run_iteration(it.dag, it.character, plan, *policy, sys);
     }
+    if (last_round.size() > 1 && !slower(it.policy.run)) {
+      // The fewest of the last round's ops (worst first) that keep the iteration no slower.
+      std::size_t lo = 0, hi = last_round.size();  // hi suffices; lo does not (it was slower)
+      RuntimeResult best = it.policy.run;
+      while (hi - lo > 1) {
+        const std::size_t mid = (lo + hi) / 2;
+        std::vector<Placement> trial = plan;
+        for (std::size_t k = mid; k < last_round.size(); ++k)
+          trial[static_cast<std::size_t>(last_round[k])] = Placement::kOffload;
+        RuntimeResult r = run_iteration(it.dag, it.character, trial, *policy, sys);
+        if (slower(r)) {
+          lo = mid;
+        } else {
+          hi = mid;
+          best = std::move(r);
+        }
+      }
+      for (std::size_t k = hi; k < last_round.size(); ++k)
+        plan[static_cast<std::size_t>(last_round[k])] = Placement::kOffload;
+      it.policy.run = std::move(best);
+      last_round.resize(hi);
+    }
+    // Every round but the last moved back all its ops; the last keeps what the bisection kept.
+    it.guard_demotions = 0;
+    for (std::size_t i = 0; i < plan.size(); ++i)
+      it.guard_demotions += it.plan[i] == Placement::kOffload && plan[i] == Placement::kGpu;
   }
 
   // The data movement the iteration could not hide: the same placement again with links that

@@ -210,3 +210,16 @@ TEST_CASE("trainsim compare --systems gpu-only,hype", "[hype][cli]") {
                                       "ws,os", "--out", dir + "/bad2"}),
                         dir + "/bad2", {"--systems"});
 }
+
+TEST_CASE("Hype keys that only offloading reads are noted on GPUs alone", "[hype][cli]") {
+  const std::string dir = fresh_dir("hype-notes");
+  write_file(dir + "/exp.yaml",
+             "name: alone\nnumerics: none\nnetwork: lenet5\ndataset: {name: fashion-mnist}\n"
+             "training: {epochs: 1, batch_size: 64}\n"
+             "hype: {gpu: v100, overlap_rule: previous, thresholds: {combine: or}}\n");
+  const auto r = run_trainsim({"run", dir + "/exp.yaml", "--out", dir + "/out"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("note: hype.overlap_rule: unused") != std::string::npos);
+  CHECK(r.out.find("note: hype.thresholds: unused") != std::string::npos);
+}
