@@ -24,25 +24,14 @@ case "$network" in
 esac
 sets=(--set "network=$network" --set "dataset.name=$data" --set "training.batch_size=$batch"
   --set "dataset.train_limit=$((batch * iterations))")
-
-wall() {
-  local times=()
-  for ((i = 0; i < repeats; i++)); do
-    local t0 t1
-    t0=$(date +%s.%N)
-    "$@" >/dev/null
-    t1=$(date +%s.%N)
-    times+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')")
-  done
-  printf '%s\n' "${times[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'
-}
+. "$repo/tools/bench_lib.sh"
 
 echo "load average before: $(cut -d' ' -f1 /proc/loadavg)"
 "$bin" run "$exp" "${sets[@]}" --out "$tmp/probe" --force --quiet >/dev/null
 ops=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['ops_per_iteration'])" \
   "$tmp/probe/stats.json")
-energy=$(wall "$bin" run "$exp" "${sets[@]}" --out "$tmp/e" --force --quiet)
-dvfs=$(wall "$bin" run "$exp" "${sets[@]}" --set hype.policy=dvfs --set hype.power_cap_w=230 \
+energy=$(median_wall "$bin" run "$exp" "${sets[@]}" --out "$tmp/e" --force --quiet)
+dvfs=$(median_wall "$bin" run "$exp" "${sets[@]}" --set hype.policy=dvfs --set hype.power_cap_w=230 \
   --out "$tmp/d" --force --quiet)
 printf '%s, %d ops per iteration, %d iterations of batch %d:\n' "$network" "$ops" \
   "$iterations" "$batch"

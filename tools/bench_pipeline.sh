@@ -18,25 +18,14 @@ tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 exp="$repo/configs/experiments/lenet5_fashion_pipeline.yaml"
 
-# Median wall seconds over $repeats of the command.
-wall() {
-  local times=()
-  for ((i = 0; i < repeats; i++)); do
-    local t0 t1
-    t0=$(date +%s.%N)
-    "$@" >/dev/null 2>&1
-    t1=$(date +%s.%N)
-    times+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')")
-  done
-  printf '%s\n' "${times[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'
-}
+. "$repo/tools/bench_lib.sh"
 
 echo "load average before: $(cut -d' ' -f1 /proc/loadavg)"
-single=$(wall "$bin" run "$exp" --out "$tmp/single" --force --quiet --set system=none)
-piped=$(wall "$bin" run "$exp" --out "$tmp/piped" --force --quiet)
+single=$(median_wall "$bin" run "$exp" --out "$tmp/single" --force --quiet --set system=none)
+piped=$(median_wall "$bin" run "$exp" --out "$tmp/piped" --force --quiet)
 printf 'LeNet-5 epoch, one device:           %6.2f s\n' "$single"
 printf 'LeNet-5 epoch, 4 devices (GPipe):    %6.2f s  = %.2fx (target <= 1.3x)\n' "$piped" \
   "$(awk -v a="$piped" -v b="$single" 'BEGIN { print a / b }')"
-zoo=$(repeats=1 wall python3 "$repo/tools/pipeline_zoo.py" --out "$tmp/zoo" --binary "$bin")
+zoo=$(repeats=1 median_wall python3 "$repo/tools/pipeline_zoo.py" --out "$tmp/zoo" --binary "$bin")
 printf 'Figure 20 table (tools/pipeline_zoo.py): %6.1f s (target < 60 s)\n' "$zoo"
 echo "load average after: $(cut -d' ' -f1 /proc/loadavg)"

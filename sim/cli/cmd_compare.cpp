@@ -196,7 +196,7 @@ int cmd_compare(const std::vector<std::string>& args) {
     for (const auto& p : split_list(vm["systems"].as<std::string>(), "--systems")) {
       Variant v;
       v.name = p;
-      v.overrides = {"hype.policy=" + std::string(p == "hype" ? "energy" : p)};
+      v.overrides = {"hype.policy=" + p};
       variants.push_back(v);
     }
   } else {

@@ -198,7 +198,10 @@ int cmd_list(const std::vector<std::string>& args) {
   if (all || what == "policies") {
     std::printf("hype policies (hype.policy):\n");
     for (const PolicyInfo& p : hype_policies())
-      entry(p.name, p.description + (p.needs_power_cap ? "; needs hype.power_cap_w" : ""), "");
+      entry(p.name,
+            p.description + (p.needs_power_cap ? "; needs hype.power_cap_w" : "") +
+                (p.aliases.empty() ? "" : "; also: " + join(p.aliases)),
+            "");
   }
   return 0;
 }

@@ -20,7 +20,7 @@
 #include "sim/report/format.h"
 #include "sim/report/hype_report.h"
 #include "sim/report/staged_dir.h"
-#include "sim/techniques/default_technique.h"
+#include "sim/techniques/technique.h"
 #include "sim/train/trainer.h"
 
 namespace trainsim {
@@ -28,8 +28,14 @@ namespace trainsim {
 namespace {
 
 void check_hype_spec(const ExperimentSpec& spec) {
-  // The op DAG is backprop's: a technique that changes the step's ops has no DAG here yet.
-  if (spec.sim.technique.kind != kDefaultTechnique)
+  // The op DAG is backprop's: a technique whose batches are anything else (predictions,
+  // speculation, hardware of its own) has no DAG here yet.
+  const TechniqueInfo& t = technique_info(spec.sim.technique);
+  bool plain = !t.speculates && !t.phased && !t.hardware && t.shape_only;
+  if (plain)
+    for (const BatchRecipe& r : t.shape_only(spec.sim.technique).recipes)
+      plain = plain && r.backprop && !r.train_predictor && !r.predict;
+  if (!plain)
     throw UserError("a hype: system runs plain backprop (technique: " + spec.sim.technique.label() +
                     " is for one accelerator or a pipeline)");
 }

@@ -86,9 +86,8 @@ HypeSpec parse_hype(const ConfigNode& node, const std::string& experiment_path) 
     }
   }
   if (auto v = m.get("policy")) {
-    s.policy = v->as_nonempty_string();
     try {
-      hype_policy_info(s.policy);
+      s.policy = hype_policy_info(v->as_nonempty_string()).name;  // an alias's policy
     } catch (const UserError& e) {
       v->fail(e.what());
     }

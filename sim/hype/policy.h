@@ -80,13 +80,17 @@ class HypePolicy {
 struct PolicyInfo {
   std::string name;
   std::string description;
+  /// Other names it answers to ("hype" for the paper's Case 1, as `compare --systems
+  /// gpu-only,hype` names it).
+  std::vector<std::string> aliases;
   bool needs_power_cap = false;  ///< `hype.power_cap_w` required
   std::unique_ptr<HypePolicy> (*make)(const PolicyParams&);
 };
 
 /// Every policy, in a fixed order.
 const std::vector<PolicyInfo>& hype_policies();
-/// The policy called `name`, or UserError "unknown policy 'x' (known: ...)".
+/// The policy called `name` (or one of its aliases), or UserError "unknown policy 'x' (known:
+/// ...)".
 const PolicyInfo& hype_policy_info(const std::string& name);
 
 /// Case 1's plan: the offload devices for every op characterization planned there

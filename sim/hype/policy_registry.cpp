@@ -1,3 +1,5 @@
+#include <algorithm>
+
 #include "sim/core/error.h"
 #include "sim/hype/policy.h"
 
@@ -5,20 +7,29 @@ namespace trainsim {
 
 const std::vector<PolicyInfo>& hype_policies() {
   static const std::vector<PolicyInfo> all = {
-      {"gpu-only", "every op on the GPU: the baseline the others are measured against", false,
+      {"gpu-only",
+       "every op on the GPU: the baseline the others are measured against",
+       {},
+       false,
        make_gpu_only_policy},
       {"energy",
        "Case 1 (He et al. Sec. 3.4): offload the candidates that are faster, or hidden in "
        "their slack; never slower than gpu-only",
-       false, make_energy_policy},
+       {"hype"},
+       false,
+       make_energy_policy},
       {"power-cap",
        "Case 2: Case 1's plan, and an op starts only if its peak power keeps the system under "
        "hype.power_cap_w (GPU first)",
-       true, make_power_cap_policy},
+       {},
+       true,
+       make_power_cap_policy},
       {"dvfs",
        "Case 2's baseline (the paper's PMM): every op on the GPU, its clock stepped down while "
        "the last period's average power is over hype.power_cap_w and up below it",
-       true, make_dvfs_policy},
+       {},
+       true,
+       make_dvfs_policy},
   };
   return all;
 }
@@ -26,7 +37,8 @@ const std::vector<PolicyInfo>& hype_policies() {
 const PolicyInfo& hype_policy_info(const std::string& name) {
   std::string known;
   for (const PolicyInfo& p : hype_policies()) {
-    if (p.name == name) return p;
+    if (p.name == name || std::find(p.aliases.begin(), p.aliases.end(), name) != p.aliases.end())
+      return p;
     known += (known.empty() ? "" : ", ") + p.name;
   }
   throw UserError("unknown policy '" + name + "' (known: " + known + ")");

@@ -467,9 +467,9 @@ class Runtime {
     if (i < 0) throw std::logic_error("run_iteration: ops never became ready (a cycle?)");
     const OpCharacter& ch = c_.ops[at(i)];
     throw UserError(sformat(
-        "power cap %.6g W: at %.6g s no device may start op %d (layer %d, %s): "
-        "its peak is %.6g W on the GPU%s, with the system at %.6g W",
-        policy_.power_cap_w(), now, i, dag_.node(i).op.layer, paper_op_type_name(dag_.node(i).type),
+        "hype.power_cap_w: under the power cap %.6g W no device may start op %d (layer %d, %s) "
+        "at %.6g s: its peak is %.6g W on the GPU%s, with the system at %.6g W",
+        policy_.power_cap_w(), i, dag_.node(i).op.layer, paper_op_type_name(dag_.node(i).type), now,
         ch.gpu.peak_w,
         devices_ > 1 ? sformat(" and %.6g W on the offload devices", ch.offload.peak_w).c_str()
                      : "",

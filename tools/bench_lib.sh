@@ -1,0 +1,13 @@
+# Sourced by the tools/bench_*.sh scripts: what every benchmark needs.
+# median_wall CMD ARGS...: the median wall seconds of $repeats runs of CMD ARGS (its output
+# dropped, its errors shown; a failed run stops the benchmark).
+median_wall() {
+  local times=() i t0 t1
+  for ((i = 0; i < repeats; i++)); do
+    t0=$(date +%s.%N)
+    "$@" >/dev/null || { echo "benchmark command failed: $*" >&2; exit 1; }
+    t1=$(date +%s.%N)
+    times+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')")
+  done
+  printf '%s\n' "${times[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'
+}
