@@ -82,7 +82,9 @@ void time_layers(trainsim::Network<float>& net, const Options& o) {
     dy[i].resize(o.batch, net.layer(i).out_shape());
     for (auto& v : dy[i].vec()) v = static_cast<float>(rng.uniform(-0.01, 0.01));
   }
-  Tensor<float> dx;
+  // One input gradient per layer, as in training: a tensor shared by all layers would be
+  // resized (and its growth zero-filled) inside the timed passes.
+  std::vector<Tensor<float>> dx(n);
   for (int r = 0; r < o.repeats; ++r) {
     for (std::size_t i = 0; i < n; ++i) {
       auto t0 = Clock::now();
@@ -95,7 +97,7 @@ void time_layers(trainsim::Network<float>& net, const Options& o) {
       }
       if (net.needs_input_grad(i)) {
         t0 = Clock::now();
-        net.layer(i).backward_data(pass.acts[i], pass.acts[i + 1], dy[i], dx);
+        net.layer(i).backward_data(pass.acts[i], pass.acts[i + 1], dy[i], dx[i]);
         bd[i] += seconds(t0);
       }
     }
