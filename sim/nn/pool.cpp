@@ -1,12 +1,15 @@
 #include "sim/nn/pool.h"
 
+#include <algorithm>
+
 #include "sim/core/parallel.h"
+#include "sim/nn/simd.h"
 
 namespace trainsim {
 
 namespace {
 // Values read per task (see activation.cpp).
-constexpr std::int64_t kGrain = 1 << 15;
+constexpr std::int64_t kGrain = 1 << 14;
 
 struct PoolGeometry {
   Shape in, out;
@@ -78,61 +81,195 @@ void max_pool_grad_plane(const PoolGeometry& g, const T* x, const T* dy, T* dx) 
   }
 }
 
+// The first maximum of a 2 x 2 window in (r, s) order, a = (0, 0), b = (0, 1), c = (1, 0),
+// d = (1, 1): `win_b` etc. say which of b, c, d replaced the running maximum; the window's
+// winner is the last that did (a if none). kLanes windows at a time.
+template <typename V, typename M>
+struct Window2x2 {
+  V max;
+  M win_b, win_c, win_d;
+};
+template <typename T>
+Window2x2<simd::Vec<T>, simd::Mask<T>> window_2x2(simd::Vec<T> a, simd::Vec<T> b, simd::Vec<T> c,
+                                                  simd::Vec<T> d) {
+  Window2x2<simd::Vec<T>, simd::Mask<T>> w;
+  w.win_b = b > a;
+  w.max = simd::select<T>(w.win_b, b, a);
+  w.win_c = c > w.max;
+  w.max = simd::select<T>(w.win_c, c, w.max);
+  w.win_d = d > w.max;
+  w.max = simd::select<T>(w.win_d, d, w.max);
+  return w;
+}
+
 // The common 2 x 2 window with stride 2, forward and backward, one output row (two input rows)
-// at a time. The windows do not overlap, so the gradient is written, not added: every value of
-// a covered input row gets its window's gradient or 0, and only an odd last row or column, which
-// no window covers, needs zeroing. The maximum is taken in the general loop's (r, s) order, so
+// at a time and kLanes windows per step (sim/nn/simd.h: GCC does not vectorise the stride-2
+// loop on AVX2). The last windows of a row, fewer than kLanes, go through the same vector code
+// on copies padded with zeros: one at a time, their data-dependent branches cost more than all
+// the rest (LeNet-5's 5-wide second pooling layer has nothing but such windows).
+// The windows do not overlap, so the gradient is written, not added: every value of a covered
+// input row gets its window's gradient or 0, and only an odd last row or column, which no
+// window covers, needs zeroing. The maximum is taken in the general loop's (r, s) order, so
 // the results are the general code's bit for bit.
 template <typename T>
-void max_pool_2x2_plane(const PoolGeometry& g, const T* x, T* y) {
-  const int in_w = g.in.w, ow_count = g.out.w;
-  for (int oh = 0; oh < g.out.h; ++oh) {
-    const T* r0 = x + static_cast<std::size_t>(2 * oh) * in_w;
+Window2x2<simd::Vec<T>, simd::Mask<T>> windows_2x2(const T* r0, const T* r1) {
+  constexpr int kLanes = simd::kLanes<T>;
+  const simd::Vec<T> t0 = simd::load(r0), t1 = simd::load(r0 + kLanes);
+  const simd::Vec<T> b0 = simd::load(r1), b1 = simd::load(r1 + kLanes);
+  return window_2x2<T>(simd::even(t0, t1), simd::odd(t0, t1), simd::even(b0, b1),
+                       simd::odd(b0, b1));
+}
+
+// kLanes windows whose top-left values start r0 and r1: their maxima into y.
+template <typename T>
+void max_2x2_step(const T* r0, const T* r1, T* y) {
+  simd::store(y, windows_2x2(r0, r1).max);
+}
+
+// kLanes windows: gradient g of each to its first maximum, 0 to the other three values.
+template <typename T>
+void max_2x2_grad_step(const T* r0, const T* r1, const T* g, T* d0, T* d1) {
+  constexpr int kLanes = simd::kLanes<T>;
+  const auto w = windows_2x2(r0, r1);
+  const simd::Vec<T> v = simd::load(g), zero = simd::splat(T(0));
+  // Each lane's gradient goes to its last replacement: d if it won, else c, else b, else a.
+  const simd::Vec<T> gd = simd::select<T>(w.win_d, v, zero);
+  const simd::Vec<T> gc = simd::select<T>(w.win_c & ~w.win_d, v, zero);
+  const simd::Vec<T> gb = simd::select<T>(w.win_b & ~(w.win_c | w.win_d), v, zero);
+  const simd::Vec<T> ga = simd::select<T>(w.win_b | w.win_c | w.win_d, zero, v);
+  simd::store(d0, simd::zip_low(ga, gb));
+  simd::store(d0 + kLanes, simd::zip_high(ga, gb));
+  simd::store(d1, simd::zip_low(gc, gd));
+  simd::store(d1 + kLanes, simd::zip_high(gc, gd));
+}
+
+// The last `rest` < kLanes windows of a row, as zero-padded copies, and room for the results.
+template <typename T>
+struct Tail2x2 {
+  static constexpr int kLanes = simd::kLanes<T>;
+  T r0[2 * kLanes] = {}, r1[2 * kLanes] = {}, g[kLanes] = {};
+  T d0[2 * kLanes], d1[2 * kLanes], y[kLanes];
+  Tail2x2(const T* top, const T* bottom, int rest) {
+    std::copy(top, top + 2 * rest, r0);
+    std::copy(bottom, bottom + 2 * rest, r1);
+  }
+};
+
+// Windows per chunk, and the longest rows run together (below).
+constexpr int kFlatWindows = 256;
+constexpr int kFlatRow = 32;
+
+// The covered values of `rows` pairs of input rows, side by side: top and bottom rows apart.
+template <typename T>
+void gather_pairs(const T* x, int in_w, int out_w, int rows, T* top, T* bottom) {
+  for (int j = 0; j < rows; ++j) {
+    const T* r0 = x + static_cast<std::int64_t>(j) * 2 * in_w;
+    std::copy(r0, r0 + 2 * out_w, top + 2 * j * out_w);
+    std::copy(r0 + in_w, r0 + in_w + 2 * out_w, bottom + 2 * j * out_w);
+  }
+}
+
+// Forward over `pairs` consecutive pairs of input rows (rows 2j and 2j + 1 of x make output
+// row j of y), in_w >= 2 * out_w. Rows of fewer than kFlatRow windows (LeNet-5's two pooling
+// layers have 14 and 5) are first copied side by side, so that a chunk of rows makes one flat
+// run of windows and the vectors stay full; longer rows go a row at a time, with one short
+// step at the end of each.
+template <typename T>
+void max_pool_2x2_pairs(const T* x, int in_w, int out_w, std::int64_t pairs, T* y) {
+  constexpr int kLanes = simd::kLanes<T>;
+  if (out_w < kFlatRow) {
+    T top[2 * (kFlatWindows + kLanes)] = {}, bottom[2 * (kFlatWindows + kLanes)] = {};
+    T out[kFlatWindows + kLanes];
+    const std::int64_t chunk = std::max(1, kFlatWindows / out_w);
+    for (std::int64_t j0 = 0; j0 < pairs; j0 += chunk) {
+      const int rows = static_cast<int>(std::min(chunk, pairs - j0)), windows = rows * out_w;
+      gather_pairs(x + j0 * 2 * in_w, in_w, out_w, rows, top, bottom);
+      for (int i = 0; i < windows; i += kLanes) max_2x2_step(top + 2 * i, bottom + 2 * i, out + i);
+      std::copy(out, out + windows, y + j0 * out_w);
+    }
+    return;
+  }
+  for (std::int64_t j = 0; j < pairs; ++j) {
+    const T* r0 = x + j * 2 * in_w;
     const T* r1 = r0 + in_w;
-    T* yrow = y + static_cast<std::size_t>(oh) * ow_count;
-    for (int ow = 0; ow < ow_count; ++ow) {
-      T acc = r0[2 * ow];
-      acc = r0[2 * ow + 1] > acc ? r0[2 * ow + 1] : acc;
-      acc = r1[2 * ow] > acc ? r1[2 * ow] : acc;
-      acc = r1[2 * ow + 1] > acc ? r1[2 * ow + 1] : acc;
-      yrow[ow] = acc;
+    T* yrow = y + j * out_w;
+    int ow = 0;
+    for (; ow + kLanes <= out_w; ow += kLanes) max_2x2_step(r0 + 2 * ow, r1 + 2 * ow, yrow + ow);
+    if (const int rest = out_w - ow; rest > 0) {
+      Tail2x2<T> t(r0 + 2 * ow, r1 + 2 * ow, rest);
+      max_2x2_step(t.r0, t.r1, t.y);
+      std::copy(t.y, t.y + rest, yrow + ow);
     }
   }
 }
 
+// Backward over `pairs` pairs of rows, as the forward pass; an odd last column (in_w > 2 out_w)
+// gets 0.
 template <typename T>
-void max_pool_2x2_grad_plane(const PoolGeometry& g, const T* x, const T* dy, T* dx) {
-  const int in_w = g.in.w, ow_count = g.out.w;
-  for (int oh = 0; oh < g.out.h; ++oh) {
-    const T* r0 = x + static_cast<std::size_t>(2 * oh) * in_w;
-    const T* r1 = r0 + in_w;
-    T* d0 = dx + static_cast<std::size_t>(2 * oh) * in_w;
-    T* d1 = d0 + in_w;
-    const T* grow = dy + static_cast<std::size_t>(oh) * ow_count;
-    for (int ow = 0; ow < ow_count; ++ow) {
-      // The first maximum in (r, s) order: 0 = (0, 0), 1 = (0, 1), 2 = (1, 0), 3 = (1, 1),
-      // without branches (the winner is data-dependent and unpredictable).
-      const T a = r0[2 * ow], b = r0[2 * ow + 1], c = r1[2 * ow], d = r1[2 * ow + 1];
-      T best_v = a;
-      int best = 0;
-      bool better = b > best_v;
-      best = better ? 1 : best;
-      best_v = better ? b : best_v;
-      better = c > best_v;
-      best = better ? 2 : best;
-      best_v = better ? c : best_v;
-      best = d > best_v ? 3 : best;
-      const T v = grow[ow];
-      d0[2 * ow] = best == 0 ? v : T(0);
-      d0[2 * ow + 1] = best == 1 ? v : T(0);
-      d1[2 * ow] = best == 2 ? v : T(0);
-      d1[2 * ow + 1] = best == 3 ? v : T(0);
+void max_pool_2x2_grad_pairs(const T* x, const T* dy, int in_w, int out_w, std::int64_t pairs,
+                             T* dx) {
+  constexpr int kLanes = simd::kLanes<T>;
+  if (out_w < kFlatRow) {
+    T top[2 * (kFlatWindows + kLanes)] = {}, bottom[2 * (kFlatWindows + kLanes)] = {};
+    T g[kFlatWindows + kLanes] = {}, d0[2 * (kFlatWindows + kLanes)],
+                       d1[2 * (kFlatWindows + kLanes)];
+    const std::int64_t chunk = std::max(1, kFlatWindows / out_w);
+    for (std::int64_t j0 = 0; j0 < pairs; j0 += chunk) {
+      const int rows = static_cast<int>(std::min(chunk, pairs - j0)), windows = rows * out_w;
+      gather_pairs(x + j0 * 2 * in_w, in_w, out_w, rows, top, bottom);
+      std::copy(dy + j0 * out_w, dy + j0 * out_w + windows, g);
+      for (int i = 0; i < windows; i += kLanes)
+        max_2x2_grad_step(top + 2 * i, bottom + 2 * i, g + i, d0 + 2 * i, d1 + 2 * i);
+      for (int j = 0; j < rows; ++j) {
+        T* row = dx + (j0 + j) * 2 * in_w;
+        std::copy(d0 + 2 * j * out_w, d0 + 2 * (j + 1) * out_w, row);
+        std::copy(d1 + 2 * j * out_w, d1 + 2 * (j + 1) * out_w, row + in_w);
+        if (in_w > 2 * out_w) row[in_w - 1] = row[2 * in_w - 1] = T(0);
+      }
     }
-    if (in_w > 2 * ow_count) d0[in_w - 1] = d1[in_w - 1] = T(0);
+    return;
   }
-  for (int h = 2 * g.out.h; h < g.in.h; ++h)
-    std::fill(dx + static_cast<std::size_t>(h) * in_w, dx + static_cast<std::size_t>(h + 1) * in_w,
-              T(0));
+  for (std::int64_t j = 0; j < pairs; ++j) {
+    const T* r0 = x + j * 2 * in_w;
+    const T* r1 = r0 + in_w;
+    T* d0 = dx + j * 2 * in_w;
+    T* d1 = d0 + in_w;
+    const T* grow = dy + j * out_w;
+    int ow = 0;
+    for (; ow + kLanes <= out_w; ow += kLanes)
+      max_2x2_grad_step(r0 + 2 * ow, r1 + 2 * ow, grow + ow, d0 + 2 * ow, d1 + 2 * ow);
+    if (const int rest = out_w - ow; rest > 0) {
+      Tail2x2<T> t(r0 + 2 * ow, r1 + 2 * ow, rest);
+      std::copy(grow + ow, grow + out_w, t.g);
+      max_2x2_grad_step(t.r0, t.r1, t.g, t.d0, t.d1);
+      std::copy(t.d0, t.d0 + 2 * rest, d0 + 2 * ow);
+      std::copy(t.d1, t.d1 + 2 * rest, d1 + 2 * ow);
+    }
+    if (in_w > 2 * out_w) d0[in_w - 1] = d1[in_w - 1] = T(0);
+  }
+}
+
+// Planes [first, last) of a 2 x 2 / stride-2 max pooling, forward (dy == nullptr: x to y) or
+// backward (x, dy to dx in y's place). With an even height the planes' row pairs follow each
+// other with no gap, so the whole range is one run of pairs; an odd last row belongs to no
+// window (its gradient is 0) and breaks the run at every plane.
+template <typename T>
+void max_pool_2x2_planes(const PoolGeometry& g, std::int64_t first, std::int64_t last, const T* x,
+                         const T* dy, T* out) {
+  const bool even = g.in.h % 2 == 0;
+  const std::int64_t runs = even ? 1 : last - first;
+  const std::int64_t pairs = even ? (last - first) * g.out.h : g.out.h;
+  for (std::int64_t i = 0; i < runs; ++i) {
+    const std::int64_t p = first + i;
+    const T* xp = x + p * g.in_plane();
+    if (dy == nullptr) {
+      max_pool_2x2_pairs(xp, g.in.w, g.out.w, pairs, out + p * g.out_plane());
+      continue;
+    }
+    T* dxp = out + p * g.in_plane();
+    max_pool_2x2_grad_pairs(xp, dy + p * g.out_plane(), g.in.w, g.out.w, pairs, dxp);
+    if (!even) std::fill(dxp + (g.in.h - 1) * g.in.w, dxp + g.in_plane(), T(0));
+  }
 }
 
 template <typename T>
@@ -163,8 +300,7 @@ void Pool2d<T>::forward(const Tensor<T>& x, Tensor<T>& y) {
   const bool max = mode_ == Mode::kMax;
   if (max && g.kernel == 2 && g.stride == 2) {
     for_planes(g, x.n(), [&](std::int64_t first, std::int64_t last) {
-      for (std::int64_t p = first; p < last; ++p)
-        max_pool_2x2_plane(g, x.data() + p * g.in_plane(), y.data() + p * g.out_plane());
+      max_pool_2x2_planes<T>(g, first, last, x.data(), nullptr, y.data());
     });
     return;
   }
@@ -186,9 +322,7 @@ void Pool2d<T>::backward_data(const Tensor<T>& x, const Tensor<T>& y, const Tens
   const bool max = mode_ == Mode::kMax;
   if (max && g.kernel == 2 && g.stride == 2) {
     for_planes(g, dy.n(), [&](std::int64_t first, std::int64_t last) {
-      for (std::int64_t p = first; p < last; ++p)
-        max_pool_2x2_grad_plane(g, x.data() + p * g.in_plane(), dy.data() + p * g.out_plane(),
-                                dx.data() + p * g.in_plane());
+      max_pool_2x2_planes(g, first, last, x.data(), dy.data(), dx.data());
     });
     return;
   }

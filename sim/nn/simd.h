@@ -1,0 +1,89 @@
+#pragma once
+// Fixed-width SIMD vectors for the numerics' hand-vectorised loops (max pooling, the direct
+// convolutions): 32 bytes, 8 floats or 4 doubles, as GCC / clang vector extensions, so the
+// same source compiles to AVX2, to half of an AVX-512 register or to two SSE registers.
+// We write these loops out because GCC vectorises their plain forms only where AVX-512's
+// masked operations let it (on AVX2 it keeps data-dependent branches, 5-10x slower), and the
+// fixed width fixes the order of every sum, whatever the ISA.
+//
+// Selects use bit masks rather than `?:` on vectors, and shuffles __builtin_shufflevector:
+// both are accepted by GCC 12 and clang 14 (the fuzz build).
+#include <cstdint>
+#include <cstring>
+
+namespace trainsim::simd {
+
+template <typename T>
+struct Traits;
+template <>
+struct Traits<float> {
+  typedef float V __attribute__((vector_size(32)));
+  typedef std::int32_t M __attribute__((vector_size(32)));
+  static constexpr int kLanes = 8;
+  static V splat(float x) { return V{x, x, x, x, x, x, x, x}; }
+};
+template <>
+struct Traits<double> {
+  typedef double V __attribute__((vector_size(32)));
+  typedef std::int64_t M __attribute__((vector_size(32)));
+  static constexpr int kLanes = 4;
+  static V splat(double x) { return V{x, x, x, x}; }
+};
+
+template <typename T>
+using Vec = typename Traits<T>::V;
+template <typename T>
+using Mask = typename Traits<T>::M;
+template <typename T>
+inline constexpr int kLanes = Traits<T>::kLanes;
+
+template <typename T>
+inline Vec<T> load(const T* p) {
+  Vec<T> v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+template <typename T>
+inline void store(T* p, Vec<T> v) {
+  std::memcpy(p, &v, sizeof v);
+}
+/// Every lane x (a broadcast; `Vec<T>{} + x` would cost an add and turn -0 into +0).
+template <typename T>
+inline Vec<T> splat(T x) {
+  return Traits<T>::splat(x);
+}
+/// Lane by lane: m ? a : b, with m all ones or all zeros (a comparison's result).
+template <typename T>
+inline Vec<T> select(Mask<T> m, Vec<T> a, Vec<T> b) {
+  return reinterpret_cast<Vec<T>>((reinterpret_cast<Mask<T>>(a) & m) |
+                                  (reinterpret_cast<Mask<T>>(b) & ~m));
+}
+
+/// The even / odd lanes of the 2L values a:b, in order.
+inline Vec<float> even(Vec<float> a, Vec<float> b) {
+  return __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14);
+}
+inline Vec<float> odd(Vec<float> a, Vec<float> b) {
+  return __builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15);
+}
+inline Vec<double> even(Vec<double> a, Vec<double> b) {
+  return __builtin_shufflevector(a, b, 0, 2, 4, 6);
+}
+inline Vec<double> odd(Vec<double> a, Vec<double> b) {
+  return __builtin_shufflevector(a, b, 1, 3, 5, 7);
+}
+/// Interleaves a and b (a0 b0 a1 b1 ...): the first L values, then the last L.
+inline Vec<float> zip_low(Vec<float> a, Vec<float> b) {
+  return __builtin_shufflevector(a, b, 0, 8, 1, 9, 2, 10, 3, 11);
+}
+inline Vec<float> zip_high(Vec<float> a, Vec<float> b) {
+  return __builtin_shufflevector(a, b, 4, 12, 5, 13, 6, 14, 7, 15);
+}
+inline Vec<double> zip_low(Vec<double> a, Vec<double> b) {
+  return __builtin_shufflevector(a, b, 0, 4, 1, 5);
+}
+inline Vec<double> zip_high(Vec<double> a, Vec<double> b) {
+  return __builtin_shufflevector(a, b, 2, 6, 3, 7);
+}
+
+}  // namespace trainsim::simd
