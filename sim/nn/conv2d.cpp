@@ -36,6 +36,8 @@ Conv2d<T>::Conv2d(const Shape& in, int filters, int kernel, int stride, int padd
   this->out_ = Shape{filters, (in.h + 2 * padding - kernel) / stride + 1,
                      (in.w + 2 * padding - kernel) / stride + 1};
   geo_ = ConvGeometry{in, kernel, stride, padding, this->out_.h, this->out_.w};
+  direct_ = direct_conv_supported(kernel, stride);
+  shape_ = DirectShape{group_channels_, group_filters_, kernel, geo_.padded_h(), geo_.padded_w()};
   const Shape wshape{group_channels_, kernel, kernel};
   weight_.name = "weight";
   weight_.value.resize(filters, wshape);
@@ -58,23 +60,6 @@ typename Conv2d<T>::Blocks Conv2d<T>::blocks(int batch) const {
   samples = static_cast<int>(
       std::clamp<std::int64_t>(kPatchValuesMax / (patch_ * geo_.pixels()), 1, samples));
   return {(batch + samples - 1) / samples, samples};
-}
-
-template <typename T>
-template <typename F>
-void Conv2d<T>::for_each_block(int batch, int tasks, const F& fn) {
-  const Blocks b = blocks(batch);
-  scratch_.resize(static_cast<std::size_t>(parallel_workers()));
-  parallel_for(tasks, [&](int task, int worker) {
-    const IndexRange mine = split_range(b.count, tasks, task);
-    for (auto i = mine.begin; i < mine.end; ++i) {
-      Block block;
-      block.first = static_cast<int>(i) * b.samples;
-      block.samples = std::min(b.samples, batch - block.first);
-      block.columns = block.samples * geo_.pixels();
-      fn(task, block, scratch(worker, block.samples));
-    }
-  });
 }
 
 template <typename T>
@@ -111,6 +96,7 @@ void Conv2d<T>::gather_rows(const Tensor<T>& dy, const Block& b, int g, T* rows)
 template <typename T>
 void Conv2d<T>::forward(const Tensor<T>& x, Tensor<T>& y) {
   y.resize(x.n(), this->out_);
+  if (direct_) return forward_direct(x, y);
   const std::int64_t pixels = geo_.pixels();
   for_each_block(x.n(), blocks(x.n()).count, [&](int, const Block& b, Scratch& s) {
     const T* xpad = padded_input(s, x.sample(b.first), b.samples);
@@ -137,6 +123,7 @@ template <typename T>
 void Conv2d<T>::backward_data(const Tensor<T>& x, const Tensor<T>& y, const Tensor<T>& dy,
                               Tensor<T>& dx) {
   dx.resize(dy.n(), this->in_);
+  if (direct_) return backward_data_direct(dy, dx);
   for_each_block(dy.n(), blocks(dy.n()).count, [&](int, const Block& b, Scratch& s) {
     MatMap<T> dcols(s.cols.data(), patch_, b.columns);
     MatMap<T> grad(s.rows.data(), group_filters_, b.columns);
@@ -164,6 +151,22 @@ void Conv2d<T>::backward_weight(const Tensor<T>& x, const Tensor<T>& dy) {
     partial_w_[static_cast<std::size_t>(t)].assign(wsize, T(0));
     partial_b_[static_cast<std::size_t>(t)].assign(static_cast<std::size_t>(filters_), T(0));
   }
+  if (direct_) {
+    backward_weight_direct(x, dy, tasks);
+  } else {
+    backward_weight_gemm(x, dy, tasks);
+  }
+  T* dw = weight_.grad.data();
+  for (const auto& pw : partial_w_)
+    for (std::size_t i = 0; i < wsize; ++i) dw[i] += pw[i];
+  if (!has_bias_) return;
+  T* db = bias_.grad.data();
+  for (const auto& pb : partial_b_)
+    for (int f = 0; f < filters_; ++f) db[f] += pb[static_cast<std::size_t>(f)];
+}
+
+template <typename T>
+void Conv2d<T>::backward_weight_gemm(const Tensor<T>& x, const Tensor<T>& dy, int tasks) {
   const bool dot = group_filters_ * patch_ <= kDotOutputMax;
   for_each_block(x.n(), tasks, [&](int task, const Block& b, Scratch& s) {
     const T* xpad = padded_input(s, x.sample(b.first), b.samples);
@@ -184,13 +187,6 @@ void Conv2d<T>::backward_weight(const Tensor<T>& x, const Tensor<T>& dy) {
       }
     }
   });
-  T* dw = weight_.grad.data();
-  for (const auto& pw : partial_w_)
-    for (std::size_t i = 0; i < wsize; ++i) dw[i] += pw[i];
-  if (!has_bias_) return;
-  T* db = bias_.grad.data();
-  for (const auto& pb : partial_b_)
-    for (int f = 0; f < filters_; ++f) db[f] += pb[static_cast<std::size_t>(f)];
 }
 
 template <typename T>

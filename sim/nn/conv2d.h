@@ -6,9 +6,14 @@
 //   forward:         Y[F/G x B*P]   = W_g[F/G x K] cols[K x B*P] + b     (K = C/G*R*S)
 //   backward-data:   dcols[K x B*P] = W_g^T dY, scattered back with col2im
 //   backward-weight: dW_g          += dY cols^T, db += row sums of dY
+// Stride-1 convolutions with kernels of 2 to 7 run the same passes without the patch matrix
+// instead (sim/nn/direct_conv.h, sim/nn/conv2d_direct.cpp): backward-data is then the
+// forward convolution of the padded output gradient with the flipped, transposed filters.
 // Blocks run in parallel (sim/core/parallel.h). Their size depends on the layer's shape and
 // the batch size only, and backward-weight sums the blocks' partial gradients in block
 // order, so the result is the same for any number of threads.
+#include "sim/core/parallel.h"
+#include "sim/nn/direct_conv.h"
 #include "sim/nn/im2col.h"
 #include "sim/nn/layer.h"
 
@@ -54,14 +59,46 @@ class Conv2d final : public Layer<T> {
   void gather_rows(const Tensor<T>& dy, const Block& b, int g, T* rows) const;
   const T* group_weight(int g) const { return weight_.value.sample(g * group_filters_); }
 
+  /// Backward-weight's blocks into partial_w_ / partial_b_, one partial per task.
+  void backward_weight_gemm(const Tensor<T>& x, const Tensor<T>& dy, int tasks);
+  // The direct passes (conv2d_direct.cpp).
+  void forward_direct(const Tensor<T>& x, Tensor<T>& y);
+  void backward_data_direct(const Tensor<T>& dy, Tensor<T>& dx);
+  void backward_weight_direct(const Tensor<T>& x, const Tensor<T>& dy, int tasks);
+  /// The block's input, padded (even without padding: the kernels read past the last plane)
+  /// and followed by the direct kernels' slack, in s.padded.
+  const T* padded_block(Scratch& s, const T* x, int samples) const;
+  /// Packs every group's weights with `pack` into packed_.
+  void pack_weights(void (*pack)(const DirectShape&, const T*, T*));
+
   int filters_, kernel_, stride_, padding_, groups_;
   int group_channels_, group_filters_;
   std::int64_t patch_;  // K = group_channels_ * kernel_ * kernel_
   bool has_bias_;
   ConvGeometry geo_;
+  bool direct_;        // the direct kernels run the passes
+  DirectShape shape_;  // one group's shape for them
+  AlignedVector<T> packed_;
   Param<T> weight_, bias_;
   std::vector<Scratch> scratch_;
   std::vector<AlignedVector<T>> partial_w_, partial_b_;  // backward-weight, per task
 };
+
+template <typename T>
+template <typename F>
+void Conv2d<T>::for_each_block(int batch, int tasks, const F& fn) {
+  const Blocks b = blocks(batch);
+  scratch_.resize(static_cast<std::size_t>(parallel_workers()));
+  parallel_for(tasks, [&](int task, int worker) {
+    const IndexRange mine = split_range(b.count, tasks, task);
+    for (auto i = mine.begin; i < mine.end; ++i) {
+      Block block;
+      block.first = static_cast<int>(i) * b.samples;
+      block.samples = std::min(b.samples, batch - block.first);
+      block.columns = block.samples * geo_.pixels();
+      fn(task, block, scratch(worker, block.samples));
+    }
+  });
+}
 
 }  // namespace trainsim

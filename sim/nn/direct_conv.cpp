@@ -1,0 +1,265 @@
+#include "sim/nn/direct_conv.h"
+
+#include <algorithm>
+
+#include "sim/nn/simd.h"
+
+namespace trainsim {
+
+namespace {
+// The forward kernel computes up to kForwardFilters filters x 2 vectors of positions at once:
+// 12 accumulators, 2 input vectors and a broadcast weight fit AVX2's 16 registers.
+constexpr int kForwardFilters = 6;
+// The weight-gradient kernel keeps filters x k accumulators (one per tap of a kernel row), at
+// most kGradAccumulators.
+constexpr int kGradAccumulators = 12;
+constexpr int kMaxKernel = 7;
+// Positions per step of the forward loop (two vectors); wide() is a multiple of it.
+constexpr int kStepVectors = 2;
+
+template <typename T>
+constexpr int step() {
+  return kStepVectors * simd::kLanes<T>;
+}
+// The largest step of the two element types: one wide() serves both.
+constexpr int kMaxStep = kStepVectors * simd::kLanes<float>;
+
+template <typename T, int FB>
+void forward_block(const DirectShape& s, const T* packed, const T* x, T* out) {
+  using V = simd::Vec<T>;
+  constexpr int L = simd::kLanes<T>;
+  const int k = s.kernel;
+  const std::int64_t plane = s.plane(), wide = s.wide();
+  for (std::int64_t q = 0; q < wide; q += 2 * L) {
+    V lo[FB], hi[FB];
+    for (int f = 0; f < FB; ++f) lo[f] = hi[f] = simd::splat(T(0));
+    const T* w = packed;
+    for (int c = 0; c < s.channels; ++c) {
+      for (int r = 0; r < k; ++r) {
+        const T* row = x + c * plane + r * s.pitch + q;
+        for (int t = 0; t < k; ++t, w += FB) {
+          const V a = simd::load(row + t), b = simd::load(row + t + L);
+          for (int f = 0; f < FB; ++f) {
+            const V wf = simd::splat(w[f]);
+            lo[f] += wf * a;
+            hi[f] += wf * b;
+          }
+        }
+      }
+    }
+    for (int f = 0; f < FB; ++f) {
+      simd::store(out + f * wide + q, lo[f]);
+      simd::store(out + f * wide + q + L, hi[f]);
+    }
+  }
+}
+
+template <typename T>
+using ForwardBlock = void (*)(const DirectShape&, const T*, const T*, T*);
+
+template <typename T>
+ForwardBlock<T> forward_kernel(int filters) {
+  switch (filters) {
+    case 1:
+      return &forward_block<T, 1>;
+    case 2:
+      return &forward_block<T, 2>;
+    case 3:
+      return &forward_block<T, 3>;
+    case 4:
+      return &forward_block<T, 4>;
+    case 5:
+      return &forward_block<T, 5>;
+    default:
+      return &forward_block<T, 6>;
+  }
+}
+
+// Filters [f0, f0 + fb) of the packing: each block of up to kForwardFilters filters stores
+// its weights tap-major, the block's filters side by side.
+template <typename F>
+void for_filter_blocks(int filters, const F& fn) {
+  for (int f0 = 0; f0 < filters; f0 += kForwardFilters)
+    fn(f0, std::min(kForwardFilters, filters - f0));
+}
+
+// The sum of a vector's lanes in index order.
+template <typename T>
+T lane_sum(simd::Vec<T> v) {
+  T sum = T(0);
+  for (int l = 0; l < simd::kLanes<T>; ++l) sum += v[l];
+  return sum;
+}
+
+// Filters [0, FB) x taps (r, 0..K-1) of channel c, for every sample, accumulated in registers.
+template <typename T, int K, int FB>
+void grad_row(const DirectShape& s, const T* dy, std::int64_t dy_stride, const T* x,
+              std::int64_t x_stride, int samples, int c, int r, T* dw) {
+  using V = simd::Vec<T>;
+  constexpr int L = simd::kLanes<T>;
+  const std::int64_t wide = s.wide();
+  V acc[FB][K];
+  for (int f = 0; f < FB; ++f)
+    for (int t = 0; t < K; ++t) acc[f][t] = simd::splat(T(0));
+  for (int n = 0; n < samples; ++n) {
+    const T* g = dy + n * dy_stride;
+    const T* row = x + n * x_stride + c * s.plane() + r * s.pitch;
+    for (std::int64_t q = 0; q < wide; q += L) {
+      V d[FB];
+      for (int f = 0; f < FB; ++f) d[f] = simd::load(g + f * wide + q);
+      for (int t = 0; t < K; ++t) {
+        const V v = simd::load(row + q + t);
+        for (int f = 0; f < FB; ++f) acc[f][t] += d[f] * v;
+      }
+    }
+  }
+  const std::int64_t filter_stride = static_cast<std::int64_t>(s.channels) * K * K;
+  for (int f = 0; f < FB; ++f)
+    for (int t = 0; t < K; ++t)
+      dw[f * filter_stride + (c * K + r) * K + t] += lane_sum<T>(acc[f][t]);
+}
+
+template <typename T, int K, int FB>
+void grad_filters(const DirectShape& s, const T* dy, std::int64_t dy_stride, const T* x,
+                  std::int64_t x_stride, int samples, T* dw) {
+  for (int c = 0; c < s.channels; ++c)
+    for (int r = 0; r < K; ++r)
+      grad_row<T, K, FB>(s, dy, dy_stride, x, x_stride, samples, c, r, dw);
+}
+
+// The last `rest` <= FB filters.
+template <typename T, int K, int FB>
+void grad_last(int rest, const DirectShape& s, const T* dy, std::int64_t dy_stride, const T* x,
+               std::int64_t x_stride, int samples, T* dw) {
+  if constexpr (FB > 0) {
+    if (rest == FB) return grad_filters<T, K, FB>(s, dy, dy_stride, x, x_stride, samples, dw);
+    grad_last<T, K, FB - 1>(rest, s, dy, dy_stride, x, x_stride, samples, dw);
+  }
+}
+
+// All filters, kGradAccumulators / K at a time (the last group smaller).
+template <typename T, int K>
+void grad_kernel(const DirectShape& s, const T* dy, std::int64_t dy_stride, const T* x,
+                 std::int64_t x_stride, int samples, T* dw) {
+  constexpr int kBlock = kGradAccumulators / K;
+  const std::int64_t filter_stride = static_cast<std::int64_t>(s.channels) * K * K;
+  int f0 = 0;
+  for (; f0 + kBlock <= s.filters; f0 += kBlock)
+    grad_filters<T, K, kBlock>(s, dy + f0 * s.wide(), dy_stride, x, x_stride, samples,
+                               dw + f0 * filter_stride);
+  if (const int rest = s.filters - f0; rest > 0)
+    grad_last<T, K, kBlock - 1>(rest, s, dy + f0 * s.wide(), dy_stride, x, x_stride, samples,
+                                dw + f0 * filter_stride);
+}
+}  // namespace
+
+std::int64_t DirectShape::wide() const {
+  const std::int64_t n = static_cast<std::int64_t>(out_rows()) * pitch;
+  return (n + kMaxStep - 1) / kMaxStep * kMaxStep;
+}
+
+std::int64_t DirectShape::slack() const {
+  return wide() - static_cast<std::int64_t>(out_rows()) * pitch + kernel - 1;
+}
+
+bool direct_conv_supported(int kernel, int stride) {
+  return stride == 1 && kernel >= 2 && kernel <= kMaxKernel;
+}
+
+DirectShape transposed_shape(const DirectShape& fwd) {
+  const int grow = 2 * (fwd.kernel - 1);
+  return DirectShape{fwd.filters, fwd.channels, fwd.kernel, fwd.out_rows() + grow,
+                     fwd.out_cols() + grow};
+}
+
+std::int64_t packed_size(const DirectShape& s) {
+  return static_cast<std::int64_t>(s.filters) * s.channels * s.kernel * s.kernel;
+}
+
+template <typename T>
+void pack_forward_weights(const DirectShape& s, const T* w, T* packed) {
+  const int taps = s.channels * s.kernel * s.kernel;
+  for_filter_blocks(s.filters, [&](int f0, int fb) {
+    T* block = packed + static_cast<std::int64_t>(f0) * taps;
+    for (int tap = 0; tap < taps; ++tap)
+      for (int f = 0; f < fb; ++f)
+        block[tap * fb + f] = w[static_cast<std::int64_t>(f0 + f) * taps + tap];
+  });
+}
+
+template <typename T>
+void pack_backward_data_weights(const DirectShape& fwd, const T* w, T* packed) {
+  const DirectShape t = transposed_shape(fwd);
+  const int k = fwd.kernel, k2 = k * k;
+  // The transposed convolution's filters are fwd's channels and its channels fwd's filters.
+  for_filter_blocks(t.filters, [&](int c0, int cb) {
+    T* block = packed + static_cast<std::int64_t>(c0) * t.channels * k2;
+    for (int f = 0; f < t.channels; ++f)
+      for (int r = 0; r < k; ++r)
+        for (int s = 0; s < k; ++s) {
+          T* dst = block + ((f * k + r) * k + s) * cb;
+          for (int c = 0; c < cb; ++c)
+            dst[c] =
+                w[((static_cast<std::int64_t>(f) * fwd.channels + c0 + c) * k + (k - 1 - r)) * k +
+                  (k - 1 - s)];
+        }
+  });
+}
+
+template <typename T>
+void direct_forward(const DirectShape& s, const T* packed, const T* x, T* out) {
+  const int taps = s.channels * s.kernel * s.kernel;
+  for_filter_blocks(s.filters, [&](int f0, int fb) {
+    forward_kernel<T>(fb)(s, packed + static_cast<std::int64_t>(f0) * taps, x, out + f0 * s.wide());
+  });
+}
+
+template <typename T>
+void direct_weight_grad(const DirectShape& s, const T* dy, std::int64_t dy_stride, const T* x,
+                        std::int64_t x_stride, int samples, T* dw) {
+  switch (s.kernel) {
+    case 2:
+      return grad_kernel<T, 2>(s, dy, dy_stride, x, x_stride, samples, dw);
+    case 3:
+      return grad_kernel<T, 3>(s, dy, dy_stride, x, x_stride, samples, dw);
+    case 4:
+      return grad_kernel<T, 4>(s, dy, dy_stride, x, x_stride, samples, dw);
+    case 5:
+      return grad_kernel<T, 5>(s, dy, dy_stride, x, x_stride, samples, dw);
+    case 6:
+      return grad_kernel<T, 6>(s, dy, dy_stride, x, x_stride, samples, dw);
+    default:
+      return grad_kernel<T, 7>(s, dy, dy_stride, x, x_stride, samples, dw);
+  }
+}
+
+template <typename T>
+void direct_bias_grad(const DirectShape& s, const T* dy, std::int64_t dy_stride, int samples,
+                      T* db) {
+  constexpr int L = simd::kLanes<T>;
+  const std::int64_t wide = s.wide();
+  for (int f = 0; f < s.filters; ++f) {
+    simd::Vec<T> lo = simd::splat(T(0)), hi = lo;
+    for (int n = 0; n < samples; ++n) {
+      const T* g = dy + n * dy_stride + f * wide;
+      for (std::int64_t q = 0; q < wide; q += 2 * L) {
+        lo += simd::load(g + q);
+        hi += simd::load(g + q + L);
+      }
+    }
+    db[f] += lane_sum<T>(lo) + lane_sum<T>(hi);
+  }
+}
+
+#define TRAINSIM_DIRECT_CONV(T)                                                             \
+  template void pack_forward_weights<T>(const DirectShape&, const T*, T*);                  \
+  template void pack_backward_data_weights<T>(const DirectShape&, const T*, T*);            \
+  template void direct_forward<T>(const DirectShape&, const T*, const T*, T*);              \
+  template void direct_weight_grad<T>(const DirectShape&, const T*, std::int64_t, const T*, \
+                                      std::int64_t, int, T*);                               \
+  template void direct_bias_grad<T>(const DirectShape&, const T*, std::int64_t, int, T*);
+TRAINSIM_DIRECT_CONV(float)
+TRAINSIM_DIRECT_CONV(double)
+#undef TRAINSIM_DIRECT_CONV
+
+}  // namespace trainsim

@@ -1,0 +1,73 @@
+#pragma once
+// Stride-1 convolutions computed straight from the zero-padded input, with no patch matrix.
+//
+// Output pixel (oh, ow) of a plane whose padded rows are `pitch` values apart reads input
+// (oh + r) * pitch + (ow + s) = q + r * pitch + s with q = oh * pitch + ow. So with outputs
+// kept in the same "wide" layout (rows of `pitch`, of which the first out_cols() are pixels and
+// the rest are discarded), every kernel tap reads a contiguous run of the input at a fixed
+// offset: the loops over q vectorise with plain unaligned loads, each load feeding several
+// filters' multiply-adds (sim/nn/simd.h, fixed width). The price is computing pitch - out_cols()
+// discarded columns per row: 12% on LeNet-5's conv1 (32 wide for 28), 29% on its conv2.
+//
+// Against im2col + GEMM (sim/nn/im2col.h, still used for other strides and kernel sizes) this
+// saves writing and reading a patch matrix k*k times the input, which on LeNet-5 cost as much
+// as the GEMMs themselves, and the GEMM library's poor use of a 6-row output (conv1).
+//
+// Sums run in a fixed order, so results do not depend on the ISA's vector width or the thread
+// count: forward, each output is (((0 + w0 x0) + w1 x1) + ...) over (c, r, s) in order; weight
+// gradients sum each vector lane over its positions, samples first, then the lanes in index
+// order.
+#include <cstdint>
+
+namespace trainsim {
+
+/// One channel group of a stride-1 convolution over padded input planes of rows x pitch.
+struct DirectShape {
+  int channels, filters, kernel;
+  int rows, pitch;
+  int out_rows() const { return rows - kernel + 1; }
+  int out_cols() const { return pitch - kernel + 1; }
+  std::int64_t plane() const { return static_cast<std::int64_t>(rows) * pitch; }
+  /// Values per filter in the wide output layout: out_rows() rows of `pitch`, rounded up to
+  /// whole steps of the vector loops.
+  std::int64_t wide() const;
+  /// Values that must be readable (finite, any value) after the last input plane.
+  std::int64_t slack() const;
+};
+
+/// Whether the direct kernels take a convolution of this stride and kernel size.
+bool direct_conv_supported(int kernel, int stride);
+
+/// Packs w[f][c][r][s] (`filters` x `channels` x k x k) for direct_forward.
+template <typename T>
+void pack_forward_weights(const DirectShape& s, const T* w, T* packed);
+/// Packs the weights of the forward convolution `fwd` for its backward-data pass, a
+/// convolution of the gradient padded by k - 1 with the filters flipped and transposed:
+/// w'[c][f][r][s] = w[f][c][k-1-r][k-1-s] (then direct_forward with transposed_shape(fwd)).
+template <typename T>
+void pack_backward_data_weights(const DirectShape& fwd, const T* w, T* packed);
+/// The shape of fwd's backward-data convolution: channels and filters swapped, over the
+/// output gradient padded by k - 1 on every side; its outputs are the padded input's gradient.
+DirectShape transposed_shape(const DirectShape& fwd);
+/// Values of the packed weights (either packing).
+std::int64_t packed_size(const DirectShape& s);
+
+/// out[f][q] = sum over (c, r, s) of w[f][c][r][s] x[c][q + r*pitch + s], for q < wide();
+/// `x` holds `channels` planes followed by slack() readable values, `out` filters x wide().
+template <typename T>
+void direct_forward(const DirectShape& s, const T* packed, const T* x, T* out);
+
+/// dw[f][c][r][s] += sum over samples n and q < wide() of dy_n[f][q] x_n[c][q + r*pitch + s]:
+/// the weight gradient of `samples` samples, x_n = x + n * x_stride (padded planes, the last
+/// followed by slack() readable values) and dy_n = dy + n * dy_stride (the output gradient in
+/// the wide layout, zero in the discarded columns and the rounding).
+template <typename T>
+void direct_weight_grad(const DirectShape& s, const T* dy, std::int64_t dy_stride, const T* x,
+                        std::int64_t x_stride, int samples, T* dw);
+
+/// db[f] += sum over samples n and q < wide() of dy_n[f][q] (dy_n as for direct_weight_grad).
+template <typename T>
+void direct_bias_grad(const DirectShape& s, const T* dy, std::int64_t dy_stride, int samples,
+                      T* db);
+
+}  // namespace trainsim
