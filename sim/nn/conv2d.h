@@ -7,8 +7,7 @@
 //   backward-data:   dcols[K x B*P] = W_g^T dY, scattered back with col2im
 //   backward-weight: dW_g          += dY cols^T, db += row sums of dY
 // Stride-1 convolutions with kernels of 2 to 7 run the same passes without the patch matrix
-// instead (sim/nn/direct_conv.h, sim/nn/conv2d_direct.cpp): backward-data is then the
-// forward convolution of the padded output gradient with the flipped, transposed filters.
+// instead (sim/nn/direct_conv.h, sim/nn/conv2d_direct.cpp).
 // Blocks run in parallel (sim/core/parallel.h). Their size depends on the layer's shape and
 // the batch size only, and backward-weight sums the blocks' partial gradients in block
 // order, so the result is the same for any number of threads.
@@ -68,6 +67,9 @@ class Conv2d final : public Layer<T> {
   /// The block's input, padded (even without padding: the kernels read past the last plane)
   /// and followed by the direct kernels' slack, in s.padded.
   const T* padded_block(Scratch& s, const T* x, int samples) const;
+  /// The block's output gradient in the direct kernels' wide layout, zero outside the image
+  /// (in s.rows): samples x filters x shape_.wide().
+  const T* wide_gradient(Scratch& s, const Tensor<T>& dy, const Block& b) const;
   /// Packs every group's weights with `pack` into packed_.
   void pack_weights(void (*pack)(const DirectShape&, const T*, T*));
 

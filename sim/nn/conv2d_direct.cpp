@@ -58,58 +58,49 @@ void Conv2d<T>::forward_direct(const Tensor<T>& x, Tensor<T>& y) {
 template <typename T>
 void Conv2d<T>::backward_data_direct(const Tensor<T>& dy, Tensor<T>& dx) {
   pack_weights(&pack_backward_data_weights<T>);
-  const DirectShape t = transposed_shape(shape_);
-  const int k1 = kernel_ - 1, out_h = geo_.out_h, out_w = geo_.out_w, pad = padding_;
-  const std::int64_t pixels = geo_.pixels(), in_plane = this->in_.h * this->in_.w;
+  const std::int64_t plane = shape_.plane(), wide = shape_.wide(), padded = geo_.padded_size();
   for_each_block(dy.n(), blocks(dy.n()).count, [&](int, const Block& b, Scratch& s) {
-    // The group's output gradient padded by k - 1 (in s.cols) and the padded input's gradient
-    // in the wide layout (in s.rows).
-    const std::int64_t padded = t.channels * t.plane();
-    grow(s.cols, padded + t.slack());
-    grow(s.rows, t.filters * t.wide());
-    std::fill(s.cols.data(), s.cols.data() + padded + t.slack(), T(0));
-    for (int n = 0; n < b.samples; ++n) {
-      for (int g = 0; g < groups_; ++g) {
-        for (int f = 0; f < group_filters_; ++f) {
-          const T* src = dy.sample(b.first + n) + (g * group_filters_ + f) * pixels;
-          T* dst = s.cols.data() + f * t.plane() + k1 * t.pitch + k1;
-          for (int oh = 0; oh < out_h; ++oh)
-            std::copy(src + oh * out_w, src + (oh + 1) * out_w, dst + oh * t.pitch);
-        }
-        direct_forward(t, packed_.data() + g * packed_size(shape_), s.cols.data(), s.rows.data());
-        // Its interior (without the forward pass's padding) is dx.
-        for (int c = 0; c < group_channels_; ++c) {
-          const T* src = s.rows.data() + c * t.wide() + pad * t.pitch + pad;
-          T* dst = dx.sample(b.first + n) + (g * group_channels_ + c) * in_plane;
-          for (int h = 0; h < this->in_.h; ++h)
-            std::copy(src + h * t.pitch, src + h * t.pitch + this->in_.w, dst + h * this->in_.w);
-        }
-      }
-    }
+    const T* grad = wide_gradient(s, dy, b);
+    // The padded input's gradient, then its interior into dx.
+    const std::int64_t used = b.samples * padded;
+    grow(s.padded, used + shape_.slack());
+    std::fill(s.padded.data(), s.padded.data() + used + shape_.slack(), T(0));
+    for (int n = 0; n < b.samples; ++n)
+      for (int g = 0; g < groups_; ++g)
+        direct_backward_data(shape_, packed_.data() + g * packed_size(shape_),
+                             grad + (n * filters_ + g * group_filters_) * wide,
+                             s.padded.data() + n * padded + g * group_channels_ * plane);
+    crop_samples(geo_, s.padded.data(), b.samples, dx.sample(b.first));
   });
 }
 
 template <typename T>
-void Conv2d<T>::backward_weight_direct(const Tensor<T>& x, const Tensor<T>& dy, int tasks) {
-  const std::int64_t plane = shape_.plane(), wide = shape_.wide(), pixels = geo_.pixels();
+const T* Conv2d<T>::wide_gradient(Scratch& s, const Tensor<T>& dy, const Block& b) const {
+  const std::int64_t wide = shape_.wide(), pixels = geo_.pixels(), per_sample = filters_ * wide;
   const int out_h = geo_.out_h, out_w = geo_.out_w, pitch = shape_.pitch;
+  grow(s.rows, b.samples * per_sample);
+  std::fill(s.rows.data(), s.rows.data() + b.samples * per_sample, T(0));
+  for (int n = 0; n < b.samples; ++n)
+    for (int f = 0; f < filters_; ++f) {
+      const T* src = dy.sample(b.first + n) + f * pixels;
+      T* dst = s.rows.data() + n * per_sample + f * wide;
+      for (int oh = 0; oh < out_h; ++oh)
+        std::copy(src + oh * out_w, src + (oh + 1) * out_w, dst + oh * pitch);
+    }
+  return s.rows.data();
+}
+
+template <typename T>
+void Conv2d<T>::backward_weight_direct(const Tensor<T>& x, const Tensor<T>& dy, int tasks) {
+  const std::int64_t plane = shape_.plane(), wide = shape_.wide();
   for_each_block(x.n(), tasks, [&](int task, const Block& b, Scratch& s) {
     const T* xpad = padded_block(s, x.sample(b.first), b.samples);
-    // The block's output gradient in the wide layout, zero outside the image.
     const std::int64_t per_sample = filters_ * wide;
-    grow(s.rows, b.samples * per_sample);
-    std::fill(s.rows.data(), s.rows.data() + b.samples * per_sample, T(0));
-    for (int n = 0; n < b.samples; ++n)
-      for (int f = 0; f < filters_; ++f) {
-        const T* src = dy.sample(b.first + n) + f * pixels;
-        T* dst = s.rows.data() + n * per_sample + f * wide;
-        for (int oh = 0; oh < out_h; ++oh)
-          std::copy(src + oh * out_w, src + (oh + 1) * out_w, dst + oh * pitch);
-      }
+    const T* rows = wide_gradient(s, dy, b);
     T* dw = partial_w_[static_cast<std::size_t>(task)].data();
     T* db = partial_b_[static_cast<std::size_t>(task)].data();
     for (int g = 0; g < groups_; ++g) {
-      const T* grad = s.rows.data() + g * group_filters_ * wide;
+      const T* grad = rows + g * group_filters_ * wide;
       direct_weight_grad(shape_, grad, per_sample, xpad + g * group_channels_ * plane,
                          geo_.padded_size(), b.samples, dw + g * group_filters_ * patch_);
       if (has_bias_) direct_bias_grad(shape_, grad, per_sample, b.samples, db + g * group_filters_);
@@ -117,12 +108,13 @@ void Conv2d<T>::backward_weight_direct(const Tensor<T>& x, const Tensor<T>& dy, 
   });
 }
 
-#define TRAINSIM_CONV2D_DIRECT(T)                                                    \
-  template const T* Conv2d<T>::padded_block(Scratch&, const T*, int) const;          \
-  template void Conv2d<T>::pack_weights(void (*)(const DirectShape&, const T*, T*)); \
-  template void Conv2d<T>::forward_direct(const Tensor<T>&, Tensor<T>&);             \
-  template void Conv2d<T>::backward_data_direct(const Tensor<T>&, Tensor<T>&);       \
-  template void Conv2d<T>::backward_weight_direct(const Tensor<T>&, const Tensor<T>&, int);
+#define TRAINSIM_CONV2D_DIRECT(T)                                                           \
+  template const T* Conv2d<T>::padded_block(Scratch&, const T*, int) const;                 \
+  template void Conv2d<T>::pack_weights(void (*)(const DirectShape&, const T*, T*));        \
+  template void Conv2d<T>::forward_direct(const Tensor<T>&, Tensor<T>&);                    \
+  template void Conv2d<T>::backward_data_direct(const Tensor<T>&, Tensor<T>&);              \
+  template void Conv2d<T>::backward_weight_direct(const Tensor<T>&, const Tensor<T>&, int); \
+  template const T* Conv2d<T>::wide_gradient(Scratch&, const Tensor<T>&, const Block&) const;
 TRAINSIM_CONV2D_DIRECT(float)
 TRAINSIM_CONV2D_DIRECT(double)
 #undef TRAINSIM_CONV2D_DIRECT

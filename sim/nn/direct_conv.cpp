@@ -151,6 +151,77 @@ void grad_kernel(const DirectShape& s, const T* dy, std::int64_t dy_stride, cons
     grad_last<T, K, kBlock - 1>(rest, s, dy + f0 * s.wide(), dy_stride, x, x_stride, samples,
                                 dw + f0 * filter_stride);
 }
+
+// Backward-data for kDataTaps taps at a time (TB of them here) x 2 vectors of positions: the
+// taps' sums over filters in 12 accumulators, then added into dx at each tap's offset.
+constexpr int kDataTaps = 6;
+
+// Backward-data visits the taps channel-fastest: tap i is (r, s) = i / channels, c = i %
+// channels, and returns its index in w's (c, r, s) order. Taps of one block then add into
+// different channel planes; taps one column apart would add overlapping vectors one after
+// the other, and every load would wait for the store before it (a failed store-to-load
+// forward), which made the pass slower than computing the padding's products.
+inline int data_tap(const DirectShape& s, int i) {
+  const int k2 = s.kernel * s.kernel;
+  return i % s.channels * k2 + i / s.channels;
+}
+
+template <typename F>
+void for_tap_blocks(int taps, const F& fn) {
+  for (int t0 = 0; t0 < taps; t0 += kDataTaps) fn(t0, std::min(kDataTaps, taps - t0));
+}
+
+template <typename T, int TB>
+void data_block(const DirectShape& s, const T* packed, int t0, const T* dy, T* dx) {
+  using V = simd::Vec<T>;
+  constexpr int L = simd::kLanes<T>;
+  const int k = s.kernel, k2 = k * k;
+  const std::int64_t wide = s.wide();
+  std::int64_t offset[TB];
+  for (int t = 0; t < TB; ++t) {
+    const int tap = data_tap(s, t0 + t), c = tap / k2, r = tap % k2 / k, col = tap % k;
+    offset[t] = c * s.plane() + r * s.pitch + col;
+  }
+  for (std::int64_t q = 0; q < wide; q += 2 * L) {
+    V lo[TB], hi[TB];
+    for (int t = 0; t < TB; ++t) lo[t] = hi[t] = simd::splat(T(0));
+    const T* w = packed;
+    for (int f = 0; f < s.filters; ++f, w += TB) {
+      const V a = simd::load(dy + f * wide + q), b = simd::load(dy + f * wide + q + L);
+      for (int t = 0; t < TB; ++t) {
+        const V wt = simd::splat(w[t]);
+        lo[t] += wt * a;
+        hi[t] += wt * b;
+      }
+    }
+    for (int t = 0; t < TB; ++t) {
+      T* out = dx + offset[t] + q;
+      simd::store(out, simd::load(out) + lo[t]);
+      simd::store(out + L, simd::load(out + L) + hi[t]);
+    }
+  }
+}
+
+template <typename T>
+using DataBlock = void (*)(const DirectShape&, const T*, int, const T*, T*);
+
+template <typename T>
+DataBlock<T> data_kernel(int taps) {
+  switch (taps) {
+    case 1:
+      return &data_block<T, 1>;
+    case 2:
+      return &data_block<T, 2>;
+    case 3:
+      return &data_block<T, 3>;
+    case 4:
+      return &data_block<T, 4>;
+    case 5:
+      return &data_block<T, 5>;
+    default:
+      return &data_block<T, 6>;
+  }
+}
 }  // namespace
 
 std::int64_t DirectShape::wide() const {
@@ -164,12 +235,6 @@ std::int64_t DirectShape::slack() const {
 
 bool direct_conv_supported(int kernel, int stride) {
   return stride == 1 && kernel >= 2 && kernel <= kMaxKernel;
-}
-
-DirectShape transposed_shape(const DirectShape& fwd) {
-  const int grow = 2 * (fwd.kernel - 1);
-  return DirectShape{fwd.filters, fwd.channels, fwd.kernel, fwd.out_rows() + grow,
-                     fwd.out_cols() + grow};
 }
 
 std::int64_t packed_size(const DirectShape& s) {
@@ -188,21 +253,13 @@ void pack_forward_weights(const DirectShape& s, const T* w, T* packed) {
 }
 
 template <typename T>
-void pack_backward_data_weights(const DirectShape& fwd, const T* w, T* packed) {
-  const DirectShape t = transposed_shape(fwd);
-  const int k = fwd.kernel, k2 = k * k;
-  // The transposed convolution's filters are fwd's channels and its channels fwd's filters.
-  for_filter_blocks(t.filters, [&](int c0, int cb) {
-    T* block = packed + static_cast<std::int64_t>(c0) * t.channels * k2;
-    for (int f = 0; f < t.channels; ++f)
-      for (int r = 0; r < k; ++r)
-        for (int s = 0; s < k; ++s) {
-          T* dst = block + ((f * k + r) * k + s) * cb;
-          for (int c = 0; c < cb; ++c)
-            dst[c] =
-                w[((static_cast<std::int64_t>(f) * fwd.channels + c0 + c) * k + (k - 1 - r)) * k +
-                  (k - 1 - s)];
-        }
+void pack_backward_data_weights(const DirectShape& s, const T* w, T* packed) {
+  const int taps = s.channels * s.kernel * s.kernel;
+  for_tap_blocks(taps, [&](int t0, int tb) {
+    T* block = packed + static_cast<std::int64_t>(t0) * s.filters;
+    for (int f = 0; f < s.filters; ++f)
+      for (int t = 0; t < tb; ++t)
+        block[f * tb + t] = w[static_cast<std::int64_t>(f) * taps + data_tap(s, t0 + t)];
   });
 }
 
@@ -211,6 +268,13 @@ void direct_forward(const DirectShape& s, const T* packed, const T* x, T* out) {
   const int taps = s.channels * s.kernel * s.kernel;
   for_filter_blocks(s.filters, [&](int f0, int fb) {
     forward_kernel<T>(fb)(s, packed + static_cast<std::int64_t>(f0) * taps, x, out + f0 * s.wide());
+  });
+}
+
+template <typename T>
+void direct_backward_data(const DirectShape& s, const T* packed, const T* dy, T* dx) {
+  for_tap_blocks(s.channels * s.kernel * s.kernel, [&](int t0, int tb) {
+    data_kernel<T>(tb)(s, packed + static_cast<std::int64_t>(t0) * s.filters, t0, dy, dx);
   });
 }
 
@@ -255,6 +319,7 @@ void direct_bias_grad(const DirectShape& s, const T* dy, std::int64_t dy_stride,
   template void pack_forward_weights<T>(const DirectShape&, const T*, T*);                  \
   template void pack_backward_data_weights<T>(const DirectShape&, const T*, T*);            \
   template void direct_forward<T>(const DirectShape&, const T*, const T*, T*);              \
+  template void direct_backward_data<T>(const DirectShape&, const T*, const T*, T*);        \
   template void direct_weight_grad<T>(const DirectShape&, const T*, std::int64_t, const T*, \
                                       std::int64_t, int, T*);                               \
   template void direct_bias_grad<T>(const DirectShape&, const T*, std::int64_t, int, T*);

@@ -9,6 +9,9 @@
 // filters' multiply-adds (sim/nn/simd.h, fixed width). The price is computing pitch - out_cols()
 // discarded columns per row: 12% on LeNet-5's conv1 (32 wide for 28), 29% on its conv2.
 //
+// Backward-data is the adjoint: each tap's sum over filters, a run of positions, is added to
+// the input gradient at the tap's offset.
+//
 // Against im2col + GEMM (sim/nn/im2col.h, still used for other strides and kernel sizes) this
 // saves writing and reading a patch matrix k*k times the input, which on LeNet-5 cost as much
 // as the GEMMs themselves, and the GEMM library's poor use of a 6-row output (conv1).
@@ -41,14 +44,10 @@ bool direct_conv_supported(int kernel, int stride);
 /// Packs w[f][c][r][s] (`filters` x `channels` x k x k) for direct_forward.
 template <typename T>
 void pack_forward_weights(const DirectShape& s, const T* w, T* packed);
-/// Packs the weights of the forward convolution `fwd` for its backward-data pass, a
-/// convolution of the gradient padded by k - 1 with the filters flipped and transposed:
-/// w'[c][f][r][s] = w[f][c][k-1-r][k-1-s] (then direct_forward with transposed_shape(fwd)).
+/// Packs w[f][c][r][s] for direct_backward_data: taps (c, r, s) in blocks, each block's taps
+/// side by side for every filter.
 template <typename T>
-void pack_backward_data_weights(const DirectShape& fwd, const T* w, T* packed);
-/// The shape of fwd's backward-data convolution: channels and filters swapped, over the
-/// output gradient padded by k - 1 on every side; its outputs are the padded input's gradient.
-DirectShape transposed_shape(const DirectShape& fwd);
+void pack_backward_data_weights(const DirectShape& s, const T* w, T* packed);
 /// Values of the packed weights (either packing).
 std::int64_t packed_size(const DirectShape& s);
 
@@ -56,6 +55,15 @@ std::int64_t packed_size(const DirectShape& s);
 /// `x` holds `channels` planes followed by slack() readable values, `out` filters x wide().
 template <typename T>
 void direct_forward(const DirectShape& s, const T* packed, const T* x, T* out);
+
+/// dx[c][q + r*pitch + s] += sum over f of w[f][c][r][s] dy[f][q] for q < wide(): the
+/// backward-data pass as the adjoint of direct_forward, each tap's product added to the padded
+/// input's gradient at the tap's offset (only products of real gradients: no padding is
+/// multiplied). dy is the output gradient in the wide layout (zero in the discarded columns
+/// and the rounding); dx holds `channels` planes in the padded input's layout followed by
+/// slack() writable values.
+template <typename T>
+void direct_backward_data(const DirectShape& s, const T* packed, const T* dy, T* dx);
 
 /// dw[f][c][r][s] += sum over samples n and q < wide() of dy_n[f][q] x_n[c][q + r*pitch + s]:
 /// the weight gradient of `samples` samples, x_n = x + n * x_stride (padded planes, the last
