@@ -5,6 +5,7 @@
 #include "sim/core/parallel.h"
 #include "sim/nn/dot_gemm.h"
 #include "sim/nn/init.h"
+#include "sim/nn/simd.h"
 
 namespace trainsim {
 
@@ -38,6 +39,7 @@ Conv2d<T>::Conv2d(const Shape& in, int filters, int kernel, int stride, int padd
   geo_ = ConvGeometry{in, kernel, stride, padding, this->out_.h, this->out_.w};
   direct_ = direct_conv_supported(kernel, stride);
   shape_ = DirectShape{group_channels_, group_filters_, kernel, geo_.padded_h(), geo_.padded_w()};
+  filter_lanes_ = direct_ && filter_lanes_pay(shape_, simd::kLanes<T>);
   const Shape wshape{group_channels_, kernel, kernel};
   weight_.name = "weight";
   weight_.value.resize(filters, wshape);

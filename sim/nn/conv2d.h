@@ -70,8 +70,12 @@ class Conv2d final : public Layer<T> {
   /// The block's output gradient in the direct kernels' wide layout, zero outside the image
   /// (in s.rows): samples x filters x shape_.wide().
   const T* wide_gradient(Scratch& s, const Tensor<T>& dy, const Block& b) const;
-  /// Packs every group's weights with `pack` into packed_.
-  void pack_weights(void (*pack)(const DirectShape&, const T*, T*));
+  /// Packs every group's weights with `pack` into packed_, `per_group` values a group
+  /// (returned).
+  std::int64_t pack_weights(void (*pack)(const DirectShape&, const T*, T*), std::int64_t per_group);
+  /// The forward and backward-weight passes with the filters in the vector lanes.
+  void forward_filter_lanes(const Tensor<T>& x, Tensor<T>& y);
+  void backward_weight_filter_lanes(const Tensor<T>& x, const Tensor<T>& dy, int tasks);
 
   int filters_, kernel_, stride_, padding_, groups_;
   int group_channels_, group_filters_;
@@ -79,6 +83,7 @@ class Conv2d final : public Layer<T> {
   bool has_bias_;
   ConvGeometry geo_;
   bool direct_;        // the direct kernels run the passes
+  bool filter_lanes_;  // ... with the filters in the vector lanes (forward, backward-weight)
   DirectShape shape_;  // one group's shape for them
   AlignedVector<T> packed_;
   Param<T> weight_, bias_;

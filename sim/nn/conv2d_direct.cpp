@@ -23,15 +23,17 @@ const T* Conv2d<T>::padded_block(Scratch& s, const T* x, int samples) const {
 }
 
 template <typename T>
-void Conv2d<T>::pack_weights(void (*pack)(const DirectShape&, const T*, T*)) {
-  const std::int64_t per_group = packed_size(shape_);
+std::int64_t Conv2d<T>::pack_weights(void (*pack)(const DirectShape&, const T*, T*),
+                                     std::int64_t per_group) {
   packed_.resize(static_cast<std::size_t>(per_group * groups_));
   for (int g = 0; g < groups_; ++g) pack(shape_, group_weight(g), packed_.data() + g * per_group);
+  return per_group;
 }
 
 template <typename T>
 void Conv2d<T>::forward_direct(const Tensor<T>& x, Tensor<T>& y) {
-  pack_weights(&pack_forward_weights<T>);
+  if (filter_lanes_) return forward_filter_lanes(x, y);
+  const std::int64_t packed = pack_weights(&pack_forward_weights<T>, packed_size(shape_));
   const std::int64_t plane = shape_.plane(), wide = shape_.wide(), pixels = geo_.pixels();
   const int out_h = geo_.out_h, out_w = geo_.out_w, pitch = shape_.pitch;
   for_each_block(x.n(), blocks(x.n()).count, [&](int, const Block& b, Scratch& s) {
@@ -40,7 +42,7 @@ void Conv2d<T>::forward_direct(const Tensor<T>& x, Tensor<T>& y) {
     for (int n = 0; n < b.samples; ++n) {
       for (int g = 0; g < groups_; ++g) {
         const T* in = xpad + n * geo_.padded_size() + g * group_channels_ * plane;
-        direct_forward(shape_, packed_.data() + g * packed_size(shape_), in, s.rows.data());
+        direct_forward(shape_, packed_.data() + g * packed, in, s.rows.data());
         // The wide rows' pixels, plus the bias, into y.
         for (int f = 0; f < group_filters_; ++f) {
           const int filter = g * group_filters_ + f;
@@ -57,7 +59,7 @@ void Conv2d<T>::forward_direct(const Tensor<T>& x, Tensor<T>& y) {
 
 template <typename T>
 void Conv2d<T>::backward_data_direct(const Tensor<T>& dy, Tensor<T>& dx) {
-  pack_weights(&pack_backward_data_weights<T>);
+  const std::int64_t packed = pack_weights(&pack_backward_data_weights<T>, packed_size(shape_));
   const std::int64_t plane = shape_.plane(), wide = shape_.wide(), padded = geo_.padded_size();
   for_each_block(dy.n(), blocks(dy.n()).count, [&](int, const Block& b, Scratch& s) {
     const T* grad = wide_gradient(s, dy, b);
@@ -67,7 +69,7 @@ void Conv2d<T>::backward_data_direct(const Tensor<T>& dy, Tensor<T>& dx) {
     std::fill(s.padded.data(), s.padded.data() + used + shape_.slack(), T(0));
     for (int n = 0; n < b.samples; ++n)
       for (int g = 0; g < groups_; ++g)
-        direct_backward_data(shape_, packed_.data() + g * packed_size(shape_),
+        direct_backward_data(shape_, packed_.data() + g * packed,
                              grad + (n * filters_ + g * group_filters_) * wide,
                              s.padded.data() + n * padded + g * group_channels_ * plane);
     crop_samples(geo_, s.padded.data(), b.samples, dx.sample(b.first));
@@ -92,6 +94,7 @@ const T* Conv2d<T>::wide_gradient(Scratch& s, const Tensor<T>& dy, const Block& 
 
 template <typename T>
 void Conv2d<T>::backward_weight_direct(const Tensor<T>& x, const Tensor<T>& dy, int tasks) {
+  if (filter_lanes_) return backward_weight_filter_lanes(x, dy, tasks);
   const std::int64_t plane = shape_.plane(), wide = shape_.wide();
   for_each_block(x.n(), tasks, [&](int task, const Block& b, Scratch& s) {
     const T* xpad = padded_block(s, x.sample(b.first), b.samples);
@@ -108,12 +111,59 @@ void Conv2d<T>::backward_weight_direct(const Tensor<T>& x, const Tensor<T>& dy, 
   });
 }
 
-#define TRAINSIM_CONV2D_DIRECT(T)                                                           \
-  template const T* Conv2d<T>::padded_block(Scratch&, const T*, int) const;                 \
-  template void Conv2d<T>::pack_weights(void (*)(const DirectShape&, const T*, T*));        \
-  template void Conv2d<T>::forward_direct(const Tensor<T>&, Tensor<T>&);                    \
-  template void Conv2d<T>::backward_data_direct(const Tensor<T>&, Tensor<T>&);              \
-  template void Conv2d<T>::backward_weight_direct(const Tensor<T>&, const Tensor<T>&, int); \
+template <typename T>
+void Conv2d<T>::forward_filter_lanes(const Tensor<T>& x, Tensor<T>& y) {
+  const std::int64_t packed = pack_weights(
+      &pack_filter_lanes<T>, shape_.channels * kernel_ * kernel_ * filter_lanes_width<T>(shape_));
+  const std::int64_t plane = shape_.plane(), pixels = geo_.pixels();
+  for_each_block(x.n(), blocks(x.n()).count, [&](int, const Block& b, Scratch& s) {
+    const T* xpad = padded_block(s, x.sample(b.first), b.samples);
+    for (int n = 0; n < b.samples; ++n)
+      for (int g = 0; g < groups_; ++g)
+        direct_forward_filters(shape_, packed_.data() + g * packed,
+                               xpad + n * geo_.padded_size() + g * group_channels_ * plane,
+                               has_bias_ ? bias_.value.data() + g * group_filters_ : nullptr,
+                               y.sample(b.first + n) + g * group_filters_ * pixels);
+  });
+}
+
+template <typename T>
+void Conv2d<T>::backward_weight_filter_lanes(const Tensor<T>& x, const Tensor<T>& dy, int tasks) {
+  const std::int64_t plane = shape_.plane(), pixels = geo_.pixels();
+  const std::int64_t width = filter_lanes_width<T>(shape_), acc_size = patch_ * width;
+  for_each_block(x.n(), tasks, [&](int task, const Block& b, Scratch& s) {
+    const T* xpad = padded_block(s, x.sample(b.first), b.samples);
+    // s.rows: one sample's transposed gradient, then the accumulators and the bias sums.
+    grow(s.rows, pixels * width + acc_size + width);
+    T* dyt = s.rows.data();
+    T* acc = dyt + pixels * width;
+    T* sums = acc + acc_size;
+    T* dw = partial_w_[static_cast<std::size_t>(task)].data();
+    T* db = partial_b_[static_cast<std::size_t>(task)].data();
+    for (int g = 0; g < groups_; ++g) {
+      std::fill(acc, acc + acc_size + width, T(0));
+      for (int n = 0; n < b.samples; ++n) {
+        transpose_gradient(shape_, dy.sample(b.first + n) + g * group_filters_ * pixels, dyt);
+        direct_weight_grad_filters(
+            shape_, dyt, xpad + n * geo_.padded_size() + g * group_channels_ * plane, acc);
+        if (has_bias_) sum_gradient_filters(shape_, dyt, sums);
+      }
+      finish_weight_grad_filters(shape_, acc, dw + g * group_filters_ * patch_);
+      if (has_bias_)
+        for (int f = 0; f < group_filters_; ++f) db[g * group_filters_ + f] += sums[f];
+    }
+  });
+}
+
+#define TRAINSIM_CONV2D_DIRECT(T)                                                                 \
+  template const T* Conv2d<T>::padded_block(Scratch&, const T*, int) const;                       \
+  template std::int64_t Conv2d<T>::pack_weights(void (*)(const DirectShape&, const T*, T*),       \
+                                                std::int64_t);                                    \
+  template void Conv2d<T>::forward_filter_lanes(const Tensor<T>&, Tensor<T>&);                    \
+  template void Conv2d<T>::backward_weight_filter_lanes(const Tensor<T>&, const Tensor<T>&, int); \
+  template void Conv2d<T>::forward_direct(const Tensor<T>&, Tensor<T>&);                          \
+  template void Conv2d<T>::backward_data_direct(const Tensor<T>&, Tensor<T>&);                    \
+  template void Conv2d<T>::backward_weight_direct(const Tensor<T>&, const Tensor<T>&, int);       \
   template const T* Conv2d<T>::wide_gradient(Scratch&, const Tensor<T>&, const Block&) const;
 TRAINSIM_CONV2D_DIRECT(float)
 TRAINSIM_CONV2D_DIRECT(double)

@@ -78,4 +78,37 @@ template <typename T>
 void direct_bias_grad(const DirectShape& s, const T* dy, std::int64_t dy_stride, int samples,
                       T* db);
 
+// Kernels with the filters in the vector lanes instead (sim/nn/direct_conv_filters.cpp), for
+// layers whose short output rows leave the pixel lanes half empty: a block of pixels (or
+// taps) x one or two vectors of filters per step, the input values broadcast. Their forward
+// sums are the pixel-lane kernel's, bit for bit (the same chain over the taps per output).
+
+/// Whether the filter-lane kernels use more of `lanes`-wide vectors than the pixel-lane ones.
+bool filter_lanes_pay(const DirectShape& s, int lanes);
+/// Filters rounded up to whole vectors: the row width of the packed weights, the transposed
+/// gradient and the accumulators below.
+template <typename T>
+std::int64_t filter_lanes_width(const DirectShape& s);
+/// Packs w[f][c][r][s] as taps x filter_lanes_width() (filters padded with zeros).
+template <typename T>
+void pack_filter_lanes(const DirectShape& s, const T* w, T* packed);
+/// y[f][p] = the forward sum (as direct_forward) + bias[f] (none if null) for the
+/// out_rows() x out_cols() pixels p of one sample, y dense and filter-major.
+template <typename T>
+void direct_forward_filters(const DirectShape& s, const T* packed, const T* x, const T* bias, T* y);
+/// dyt[p][f] = dy[f][p] for one sample's dense output gradient, filters padded with zeros.
+template <typename T>
+void transpose_gradient(const DirectShape& s, const T* dy, T* dyt);
+/// acc[tap][f] += sum over pixels p of dyt[p][f] x[tap's offset + p's offset] for one sample:
+/// each weight's gradient as one chain over the samples and pixels in order. acc holds
+/// taps x filter_lanes_width() values, zero before the first sample; then
+/// finish_weight_grad_filters adds them to dw[f][c][r][s].
+template <typename T>
+void direct_weight_grad_filters(const DirectShape& s, const T* dyt, const T* x, T* acc);
+template <typename T>
+void finish_weight_grad_filters(const DirectShape& s, const T* acc, T* dw);
+/// sums[f] += sum over pixels of dyt[p][f] (the bias gradient), filter_lanes_width() values.
+template <typename T>
+void sum_gradient_filters(const DirectShape& s, const T* dyt, T* sums);
+
 }  // namespace trainsim

@@ -170,6 +170,12 @@ TEST_CASE("Batched Conv2d passes equal the per-sample reference on chosen shapes
       {2, 3, 5, 9, 3, 3, 3, 2, 1},      // stride 3, padding 2
       {11, 16, 24, 24, 8, 5, 1, 2, 2},  // one sample per block, more blocks than tasks
       {7, 4, 13, 13, 8, 1, 1, 0, 2},    // 1x1, grouped
+      // Enough filters for the direct kernels' filter lanes (sim/nn/direct_conv_filters.cpp):
+      {4, 3, 9, 9, 8, 3, 1, 1, 1},    // one vector of filters (float)
+      {3, 4, 8, 11, 20, 3, 1, 1, 1},  // two vectors, then one, the last partly used
+      {5, 4, 7, 7, 24, 5, 1, 2, 2},   // grouped, 12 filters a group
+      {2, 2, 6, 6, 10, 7, 1, 3, 1},   // kernel 7, padding 3
+      {3, 2, 5, 4, 16, 2, 1, 0, 1},   // kernel 2, tiny planes
   };
   std::uint64_t seed = 100;
   for (const ConvCase& c : cases) check_case(c, ++seed);
@@ -190,6 +196,43 @@ TEST_CASE("Batched Conv2d passes equal the per-sample reference on random shapes
     c.width = pick(std::max(1, c.kernel - 2 * c.padding), 17);
     c.batch = pick(1, 13);
     check_case(c, 500 + static_cast<std::uint64_t>(i));
+  }
+}
+
+TEST_CASE("The direct forward kernels give the same bits with pixels or filters in the lanes",
+          "[nn][conv]") {
+  // Both compute each output as one chain of multiply-adds over the taps in (c, r, s) order,
+  // so which of them a layer uses (by shape) cannot change a result.
+  Rng rng(77);
+  const DirectShape shapes[] = {
+      {6, 16, 5, 14, 14}, {1, 8, 5, 32, 32}, {3, 20, 3, 9, 12}, {2, 9, 7, 10, 8}};
+  for (const DirectShape& s : shapes) {
+    INFO(s.channels << " channels, " << s.filters << " filters, kernel " << s.kernel << ", "
+                    << s.rows << " x " << s.pitch);
+    const int taps = s.channels * s.kernel * s.kernel;
+    const int pixels = s.out_rows() * s.out_cols();
+    std::vector<float> w(static_cast<std::size_t>(s.filters) * taps), bias(s.filters);
+    std::vector<float> x(static_cast<std::size_t>(s.channels * s.plane() + s.slack()));
+    for (auto* v : {&w, &bias, &x})
+      for (float& e : *v) e = static_cast<float>(rng.uniform(-1, 1));
+    std::vector<float> packed(static_cast<std::size_t>(packed_size(s)));
+    std::vector<float> wide(static_cast<std::size_t>(s.filters * s.wide()));
+    pack_forward_weights(s, w.data(), packed.data());
+    direct_forward(s, packed.data(), x.data(), wide.data());
+    std::vector<float> lanes(static_cast<std::size_t>(taps * filter_lanes_width<float>(s)));
+    std::vector<float> y(static_cast<std::size_t>(s.filters * pixels));
+    pack_filter_lanes(s, w.data(), lanes.data());
+    direct_forward_filters(s, lanes.data(), x.data(), bias.data(), y.data());
+    int differ = 0;
+    for (int f = 0; f < s.filters; ++f)
+      for (int p = 0; p < pixels; ++p) {
+        const float a = wide[static_cast<std::size_t>(f * s.wide() + p / s.out_cols() * s.pitch +
+                                                      p % s.out_cols())] +
+                        bias[static_cast<std::size_t>(f)];
+        const float b = y[static_cast<std::size_t>(f * pixels + p)];
+        if (std::memcmp(&a, &b, sizeof a) != 0) ++differ;
+      }
+    CHECK(differ == 0);
   }
 }
 
