@@ -9,18 +9,33 @@
 #     with every op timed on adagp_ws180 in fast fidelity (`trainsim run`; target <= 1.2x);
 #  2. the same for LeNet-5, batch 32 (targets: <= 2.5 s per epoch on 2 cores, >= 30% of the
 #     all-core GEMM peak, `trainsim run` <= 1.2x), and its epoch on 1 thread;
-#  3. peak memory of `trainsim run` after 1 and after 3 epochs of each (must not grow).
+#  3. peak memory of `trainsim run` after 1 and after 3 epochs of each (must not grow);
+#  4. with --baseline REV: the same numerics-only epochs by trainsim as of git revision REV,
+#     built in a temporary worktree, on this machine: the absolute targets above were set on
+#     a 2-core Intel Xeon with AVX-512, and the speed-up over a revision measured side by side
+#     is what carries to another machine (REV 1d3782b: the per-sample convolutions, before
+#     batching; its 7.98 s and 0.142 s are the targets' "before" figures).
 # Achieved GFLOP/s = 2 x the epoch's training multiply-adds (forward, backward-data and
 # backward-weight of the dense and conv layers as the numerics compute them: timing.json
 # `train_macs`) / its train seconds.
 # Figures are medians of REPEATS runs of the training epoch (evaluation excluded); the load
 # average before and after is printed because other processes on a shared machine slow runs.
-#   tools/bench.sh [REPEATS]     (default 5; expects ./test.sh or ./run.sh to have set up)
+#   tools/bench.sh [REPEATS] [--baseline REV]
+#                                (REPEATS default 5; expects ./test.sh or ./run.sh to have set up)
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${TRAINSIM_BUILD:-$repo/build}"
 bin="$build/trainsim"
-repeats="${1:-5}"
+repeats=5
+baseline=""
+while (($#)); do
+  case "$1" in
+    --baseline) baseline="${2:?--baseline needs a git revision}"; shift 2 ;;
+    -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    *[!0-9]* | "") echo "bench.sh: unknown argument '$1' (usage: tools/bench.sh [REPEATS] [--baseline REV])" >&2; exit 2 ;;
+    *) repeats="$1"; shift ;;
+  esac
+done
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 
@@ -32,14 +47,17 @@ json_number() {  # json_number KEY FILE: first numeric value of "KEY"
 epoch_seconds() {
   local times=()
   for ((i = 0; i < repeats; i++)); do
-    "$bin" "$@" --out "$tmp/run" --force --quiet >/dev/null
+    rm -rf "$tmp/run"  # no --force: older revisions (--baseline) do not have it
+    "$bin" "$@" --out "$tmp/run" --quiet >/dev/null
     times+=("$(json_number train_seconds "$tmp/run/timing.json")")
   done
   printf '%s\n' "${times[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'
 }
 load() { cut -d' ' -f1 /proc/loadavg; }
 
-echo "trainsim training benchmark ($(nproc) cores, median of $repeats runs, training epoch only; load average $(load))"
+simd="$(grep -m1 -o -w -E 'avx512f' /proc/cpuinfo || grep -m1 -o -w -E 'avx2' /proc/cpuinfo || echo 'no AVX2')"
+cpu="$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
+echo "trainsim training benchmark ($(nproc) cores, ${cpu:-unknown CPU}, ${simd^^}; median of $repeats runs, training epoch only; load average $(load))"
 peak="$("$build/gemm_peak")"
 echo "$peak"
 peak1=$(echo "$peak" | sed -n 's/^threads 1: \([0-9.]*\) GFLOP.*/\1/p')
@@ -81,4 +99,36 @@ for net in mlp lenet; do
     -v b="$(json_number peak_rss_kib "$tmp/mem${net}3/timing.json")" 'BEGIN {
     printf "peak memory of trainsim run (%s, fashion-mnist): 1 epoch %.1f MiB, 3 epochs %.1f MiB (%.3fx)\n", n, a / 1024, b / 1024, b / a }'
 done
+if [[ -n "$baseline" ]]; then
+  # The revision's trainsim, built beside this one (Release, this machine's flags), run on the
+  # same two numerics-only epochs with the same data.
+  rev="$(git -C "$repo" rev-parse --short "$baseline^{commit}")" ||
+    { echo "bench.sh: no git revision '$baseline'" >&2; exit 2; }
+  echo "building trainsim as of $rev in a temporary worktree (a few minutes)"
+  git -C "$repo" worktree add --detach -q "$tmp/base" "$rev"
+  trap 'git -C "$repo" worktree remove --force "$tmp/base" 2>/dev/null; rm -rf "$tmp"' EXIT
+  cmake -S "$tmp/base" -B "$tmp/base/build" -DCMAKE_BUILD_TYPE=Release >"$tmp/base.log" 2>&1 &&
+    cmake --build "$tmp/base/build" --target trainsim -j "$(nproc)" >>"$tmp/base.log" 2>&1 ||
+    { cat "$tmp/base.log" >&2; echo "bench.sh: building $rev failed" >&2; exit 1; }
+  ln -s "$(cd "$repo" && pwd)/data" "$tmp/base/data"
+  base="$tmp/base/build/trainsim"
+  # Alternately, run by run, so that a change in the machine's load hits both builds alike.
+  both_seconds() {  # both_seconds ARGS...: "this-median base-median" of `train ARGS`
+    local ours=() theirs=()
+    for ((i = 0; i < repeats; i++)); do
+      rm -rf "$tmp/run" && (cd "$repo" && "$bin" train "$@" --out "$tmp/run" --quiet >/dev/null)
+      ours+=("$(json_number train_seconds "$tmp/run/timing.json")")
+      rm -rf "$tmp/run" && (cd "$tmp/base" && "$base" train "$@" --out "$tmp/run" --quiet >/dev/null)
+      theirs+=("$(json_number train_seconds "$tmp/run/timing.json")")
+    done
+    echo "$(printf '%s\n' "${ours[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')" \
+      "$(printf '%s\n' "${theirs[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')"
+  }
+  read -r new_mlp old_mlp < <(both_seconds "${mlp[@]}")
+  read -r new_lenet old_lenet < <(both_seconds "${lenet[@]}")
+  awk -v r="$rev" -v om="$old_mlp" -v nm="$new_mlp" -v ol="$old_lenet" -v nl="$new_lenet" 'BEGIN {
+    printf "against %s on this machine (numerics-only epochs, medians, the two builds run alternately):\n", r
+    printf "  seed_mlp: %s %.3f s, this build %.3f s: %.2fx (target: no slower, >= 1.00x)\n", r, om, nm, om / nm
+    printf "  lenet5:   %s %.3f s, this build %.3f s: %.2fx (the 2.5 s target is 3.19x of 7.98 s)\n", r, ol, nl, ol / nl }'
+fi
 echo "load average at the end: $(load)"
