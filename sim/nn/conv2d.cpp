@@ -67,6 +67,7 @@ typename Conv2d<T>::Blocks Conv2d<T>::blocks(int batch) const {
 template <typename T>
 typename Conv2d<T>::Scratch& Conv2d<T>::scratch(int worker, int samples) {
   Scratch& s = scratch_[static_cast<std::size_t>(worker)];
+  if (direct_) return s;  // the direct passes size their own buffers (conv2d_direct.cpp)
   const std::int64_t columns = samples * geo_.pixels();
   const auto cols = static_cast<std::size_t>(patch_ * columns);
   const auto rows = static_cast<std::size_t>(group_filters_ * columns);

@@ -81,13 +81,16 @@ const T* Conv2d<T>::wide_gradient(Scratch& s, const Tensor<T>& dy, const Block& 
   const std::int64_t wide = shape_.wide(), pixels = geo_.pixels(), per_sample = filters_ * wide;
   const int out_h = geo_.out_h, out_w = geo_.out_w, pitch = shape_.pitch;
   grow(s.rows, b.samples * per_sample);
-  std::fill(s.rows.data(), s.rows.data() + b.samples * per_sample, T(0));
+  // Each row's pixels, then zeros to the next row, and zeros from the last row to wide().
   for (int n = 0; n < b.samples; ++n)
     for (int f = 0; f < filters_; ++f) {
       const T* src = dy.sample(b.first + n) + f * pixels;
       T* dst = s.rows.data() + n * per_sample + f * wide;
-      for (int oh = 0; oh < out_h; ++oh)
+      for (int oh = 0; oh < out_h; ++oh) {
         std::copy(src + oh * out_w, src + (oh + 1) * out_w, dst + oh * pitch);
+        std::fill(dst + oh * pitch + out_w, dst + (oh + 1) * pitch, T(0));
+      }
+      std::fill(dst + static_cast<std::int64_t>(out_h) * pitch, dst + wide, T(0));
     }
   return s.rows.data();
 }

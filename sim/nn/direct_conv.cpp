@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "sim/nn/constant_dispatch.h"
 #include "sim/nn/simd.h"
 
 namespace trainsim {
@@ -17,10 +18,6 @@ constexpr int kMaxKernel = 7;
 // Positions per step of the forward loop (two vectors); wide() is a multiple of it.
 constexpr int kStepVectors = 2;
 
-template <typename T>
-constexpr int step() {
-  return kStepVectors * simd::kLanes<T>;
-}
 // The largest step of the two element types: one wide() serves both.
 constexpr int kMaxStep = kStepVectors * simd::kLanes<float>;
 
@@ -51,27 +48,6 @@ void forward_block(const DirectShape& s, const T* packed, const T* x, T* out) {
       simd::store(out + f * wide + q, lo[f]);
       simd::store(out + f * wide + q + L, hi[f]);
     }
-  }
-}
-
-template <typename T>
-using ForwardBlock = void (*)(const DirectShape&, const T*, const T*, T*);
-
-template <typename T>
-ForwardBlock<T> forward_kernel(int filters) {
-  switch (filters) {
-    case 1:
-      return &forward_block<T, 1>;
-    case 2:
-      return &forward_block<T, 2>;
-    case 3:
-      return &forward_block<T, 3>;
-    case 4:
-      return &forward_block<T, 4>;
-    case 5:
-      return &forward_block<T, 5>;
-    default:
-      return &forward_block<T, 6>;
   }
 }
 
@@ -127,16 +103,6 @@ void grad_filters(const DirectShape& s, const T* dy, std::int64_t dy_stride, con
       grad_row<T, K, FB>(s, dy, dy_stride, x, x_stride, samples, c, r, dw);
 }
 
-// The last `rest` <= FB filters.
-template <typename T, int K, int FB>
-void grad_last(int rest, const DirectShape& s, const T* dy, std::int64_t dy_stride, const T* x,
-               std::int64_t x_stride, int samples, T* dw) {
-  if constexpr (FB > 0) {
-    if (rest == FB) return grad_filters<T, K, FB>(s, dy, dy_stride, x, x_stride, samples, dw);
-    grad_last<T, K, FB - 1>(rest, s, dy, dy_stride, x, x_stride, samples, dw);
-  }
-}
-
 // All filters, kGradAccumulators / K at a time (the last group smaller).
 template <typename T, int K>
 void grad_kernel(const DirectShape& s, const T* dy, std::int64_t dy_stride, const T* x,
@@ -148,8 +114,10 @@ void grad_kernel(const DirectShape& s, const T* dy, std::int64_t dy_stride, cons
     grad_filters<T, K, kBlock>(s, dy + f0 * s.wide(), dy_stride, x, x_stride, samples,
                                dw + f0 * filter_stride);
   if (const int rest = s.filters - f0; rest > 0)
-    grad_last<T, K, kBlock - 1>(rest, s, dy + f0 * s.wide(), dy_stride, x, x_stride, samples,
-                                dw + f0 * filter_stride);
+    with_constant<kBlock>(rest, [&](auto fb) {
+      grad_filters<T, K, fb>(s, dy + f0 * s.wide(), dy_stride, x, x_stride, samples,
+                             dw + f0 * filter_stride);
+    });
 }
 
 // Backward-data for kDataTaps taps at a time (TB of them here) x 2 vectors of positions: the
@@ -202,26 +170,6 @@ void data_block(const DirectShape& s, const T* packed, int t0, const T* dy, T* d
   }
 }
 
-template <typename T>
-using DataBlock = void (*)(const DirectShape&, const T*, int, const T*, T*);
-
-template <typename T>
-DataBlock<T> data_kernel(int taps) {
-  switch (taps) {
-    case 1:
-      return &data_block<T, 1>;
-    case 2:
-      return &data_block<T, 2>;
-    case 3:
-      return &data_block<T, 3>;
-    case 4:
-      return &data_block<T, 4>;
-    case 5:
-      return &data_block<T, 5>;
-    default:
-      return &data_block<T, 6>;
-  }
-}
 }  // namespace
 
 std::int64_t DirectShape::wide() const {
@@ -267,34 +215,27 @@ template <typename T>
 void direct_forward(const DirectShape& s, const T* packed, const T* x, T* out) {
   const int taps = s.channels * s.kernel * s.kernel;
   for_filter_blocks(s.filters, [&](int f0, int fb) {
-    forward_kernel<T>(fb)(s, packed + static_cast<std::int64_t>(f0) * taps, x, out + f0 * s.wide());
+    with_constant<kForwardFilters>(fb, [&](auto n) {
+      forward_block<T, n>(s, packed + static_cast<std::int64_t>(f0) * taps, x, out + f0 * s.wide());
+    });
   });
 }
 
 template <typename T>
 void direct_backward_data(const DirectShape& s, const T* packed, const T* dy, T* dx) {
   for_tap_blocks(s.channels * s.kernel * s.kernel, [&](int t0, int tb) {
-    data_kernel<T>(tb)(s, packed + static_cast<std::int64_t>(t0) * s.filters, t0, dy, dx);
+    with_constant<kDataTaps>(tb, [&](auto n) {
+      data_block<T, n>(s, packed + static_cast<std::int64_t>(t0) * s.filters, t0, dy, dx);
+    });
   });
 }
 
 template <typename T>
 void direct_weight_grad(const DirectShape& s, const T* dy, std::int64_t dy_stride, const T* x,
                         std::int64_t x_stride, int samples, T* dw) {
-  switch (s.kernel) {
-    case 2:
-      return grad_kernel<T, 2>(s, dy, dy_stride, x, x_stride, samples, dw);
-    case 3:
-      return grad_kernel<T, 3>(s, dy, dy_stride, x, x_stride, samples, dw);
-    case 4:
-      return grad_kernel<T, 4>(s, dy, dy_stride, x, x_stride, samples, dw);
-    case 5:
-      return grad_kernel<T, 5>(s, dy, dy_stride, x, x_stride, samples, dw);
-    case 6:
-      return grad_kernel<T, 6>(s, dy, dy_stride, x, x_stride, samples, dw);
-    default:
-      return grad_kernel<T, 7>(s, dy, dy_stride, x, x_stride, samples, dw);
-  }
+  // Kernel sizes 2 to kMaxKernel (direct_conv_supported).
+  with_constant<kMaxKernel>(
+      s.kernel, [&](auto k) { grad_kernel<T, k>(s, dy, dy_stride, x, x_stride, samples, dw); });
 }
 
 template <typename T>

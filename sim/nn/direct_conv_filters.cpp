@@ -4,6 +4,7 @@
 // 14-wide ones, 69% of the lanes useful; here 100%).
 #include <algorithm>
 
+#include "sim/nn/constant_dispatch.h"
 #include "sim/nn/direct_conv.h"
 #include "sim/nn/simd.h"
 
@@ -117,14 +118,12 @@ void grad_vectors(const DirectShape& s, const T* dyt, const T* x, int v0, T* acc
   for (int t0 = 0; t0 < taps; t0 += TB) grad_taps<T, FV, TB>(s, dyt, x, v0, t0, taps, acc);
 }
 
-// Calls two(v0) for filter vectors v0 and v0 + 1, pair after pair, then one(v0) for a last
-// single one.
-template <typename T, typename Two, typename One>
-void for_filter_vectors(const DirectShape& s, const Two& two, const One& one) {
+// Calls fn(v0, FV) with FV = 2 filter vectors at a time, then 1 for a last single one.
+template <typename T, typename F>
+void for_filter_vectors(const DirectShape& s, const F& fn) {
   const int vectors = filter_vectors<T>(s);
-  int v0 = 0;
-  for (; v0 + 2 <= vectors; v0 += 2) two(v0);
-  if (v0 < vectors) one(v0);
+  for (int v0 = 0; v0 < vectors; v0 += 2)
+    with_constant<2>(vectors - v0, [&](auto fv) { fn(v0, fv); });
 }
 }  // namespace
 
@@ -156,8 +155,7 @@ template <typename T>
 void direct_forward_filters(const DirectShape& s, const T* packed, const T* x, const T* bias,
                             T* y) {
   for_filter_vectors<T>(
-      s, [&](int v0) { forward_vectors<T, 2>(s, packed, x, v0, bias, y); },
-      [&](int v0) { forward_vectors<T, 1>(s, packed, x, v0, bias, y); });
+      s, [&](int v0, auto fv) { forward_vectors<T, fv>(s, packed, x, v0, bias, y); });
 }
 
 template <typename T>
@@ -172,9 +170,7 @@ void transpose_gradient(const DirectShape& s, const T* dy, T* dyt) {
 
 template <typename T>
 void direct_weight_grad_filters(const DirectShape& s, const T* dyt, const T* x, T* acc) {
-  for_filter_vectors<T>(
-      s, [&](int v0) { grad_vectors<T, 2>(s, dyt, x, v0, acc); },
-      [&](int v0) { grad_vectors<T, 1>(s, dyt, x, v0, acc); });
+  for_filter_vectors<T>(s, [&](int v0, auto fv) { grad_vectors<T, fv>(s, dyt, x, v0, acc); });
 }
 
 template <typename T>
