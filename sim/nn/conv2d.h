@@ -42,7 +42,8 @@ class Conv2d final : public Layer<T> {
     std::int64_t columns;  // samples * output pixels: the width of the block's GEMMs
   };
   /// Per-worker buffers: the block's patch matrix, its F/G-row output or gradient, and its
-  /// zero-padded input or input gradient.
+  /// zero-padded input or input gradient (the direct passes: `rows` for outputs and gradients
+  /// in their kernels' layouts, `padded` for the padded input or its gradient).
   struct Scratch {
     AlignedVector<T> cols, rows, padded;
   };
