@@ -136,23 +136,24 @@ void parse_buffer(const ConfigNode& node, AcceleratorSpec& a) {
         part->fail(std::string("a buffer is either shared (`kib`) or partitioned (`") + key +
                    "` and the other *_kib keys), not both");
     a.buffer.shared = true;
-    a.buffer.kib = v->as_double_positive();
+    a.buffer.kib = v->as_double_in(key_range::kBufferKib);
   }
-  if (auto v = m.get("ifmap_kib")) a.buffer.ifmap_kib = v->as_double_positive();
-  if (auto v = m.get("filter_kib")) a.buffer.filter_kib = v->as_double_positive();
-  if (auto v = m.get("ofmap_kib")) a.buffer.ofmap_kib = v->as_double_positive();
+  if (auto v = m.get("ifmap_kib")) a.buffer.ifmap_kib = v->as_double_in(key_range::kBufferKib);
+  if (auto v = m.get("filter_kib")) a.buffer.filter_kib = v->as_double_in(key_range::kBufferKib);
+  if (auto v = m.get("ofmap_kib")) a.buffer.ofmap_kib = v->as_double_in(key_range::kBufferKib);
   if (auto v = m.get("double_buffer")) a.buffer.double_buffer = v->as_bool();
   if (auto v = m.get("banks")) a.buffer.banks = v->as_int_in(key_range::kBanks);
   if (auto v = m.get("words_per_cycle"))
     a.buffer.words_per_cycle = v->as_int_in(key_range::kPerCycle);
   if (auto v = m.get("port_words_per_cycle"))
-    a.buffer.port_words_per_cycle = v->as_double_non_negative();
+    a.buffer.port_words_per_cycle = v->as_double_in(key_range::kPortWords);
 }
 
 void parse_dram(const ConfigNode& node, AcceleratorSpec& a) {
   ConfigMap m = node.as_map();
   m.allow_only({"bandwidth_gbps", "latency_cycles"});
-  if (auto v = m.get("bandwidth_gbps")) a.dram.bandwidth_gbps = v->as_double_positive();
+  if (auto v = m.get("bandwidth_gbps"))
+    a.dram.bandwidth_gbps = v->as_double_in(key_range::kBandwidthGbps);
   if (auto v = m.get("latency_cycles"))
     a.dram.latency_cycles = v->as_int64_in(key_range::kLatencyCycles);
 }
@@ -207,7 +208,7 @@ AcceleratorSpec parse_accelerator_node(const ConfigNode& top, const AcceleratorN
   array.allow_only({"rows", "cols"});
   a.rows = array.require("rows").as_int_in(key_range::kArrayExtent);
   a.cols = array.require("cols").as_int_in(key_range::kArrayExtent);
-  if (auto v = m.get("clock_ghz")) a.clock_ghz = v->as_double_positive();
+  if (auto v = m.get("clock_ghz")) a.clock_ghz = v->as_double_in(key_range::kClockGhz);
   if (auto v = m.get("word_bits")) a.word_bits = parse_word_bits(*v);
   if (auto v = m.get("rf")) parse_rf(*v, a);
   if (auto v = m.get("buffer")) parse_buffer(*v, a);

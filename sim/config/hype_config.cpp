@@ -33,8 +33,9 @@ HostLink paper_link(double ms_for_512k) {
 HostLink parse_link(const ConfigNode& node, HostLink l) {
   ConfigMap m = node.as_map();
   m.allow_only({"bandwidth_gbps", "latency_us", "pj_per_bit"});
-  if (auto v = m.get("bandwidth_gbps")) l.bandwidth_gbps = v->as_double_positive();
-  if (auto v = m.get("latency_us")) l.latency_s = v->as_double_non_negative() * 1e-6;
+  if (auto v = m.get("bandwidth_gbps"))
+    l.bandwidth_gbps = v->as_double_in(key_range::kBandwidthGbps);
+  if (auto v = m.get("latency_us")) l.latency_s = v->as_double_in(key_range::kLatencyUs) * 1e-6;
   if (auto v = m.get("pj_per_bit")) l.pj_per_bit = v->as_double_non_negative();
   return l;
 }
@@ -100,7 +101,8 @@ HypeSpec parse_hype(const ConfigNode& node, const std::string& experiment_path) 
   if (auto v = m.get("dvfs")) {
     ConfigMap d = v->as_map();
     d.allow_only({"period_ms", "step", "min_scale", "hysteresis_w", "gamma"});
-    if (auto x = d.get("period_ms")) s.dvfs.period_s = x->as_double_positive() * 1e-3;
+    if (auto x = d.get("period_ms"))
+      s.dvfs.period_s = x->as_double_in(key_range::kDvfsPeriodMs) * 1e-3;
     if (auto x = d.get("step")) s.dvfs.step = x->as_double_fraction();
     if (auto x = d.get("min_scale")) s.dvfs.min_scale = x->as_double_fraction();
     if (auto x = d.get("hysteresis_w")) s.dvfs.hysteresis_w = x->as_double_non_negative();
@@ -108,7 +110,7 @@ HypeSpec parse_hype(const ConfigNode& node, const std::string& experiment_path) 
   }
   if (auto v = m.get("host_static_w")) s.host_static_w = v->as_double_non_negative();
   if (auto v = m.get("sample_ms")) {
-    s.sample_ms = v->as_double_positive();
+    s.sample_ms = v->as_double_in(key_range::kSampleMs);
     if (s.sample_ms < 1e-3) v->fail("at least 0.001 (1 us)");
   }
   if (auto v = m.get("thresholds")) {

@@ -11,7 +11,14 @@
 //
 // A new integer key gets a range here (or a local one where it is parsed, if it is used by
 // no product), read with as_int_in / as_int64_in; there is no unbounded integer read.
+//
+// Number keys whose values become a time or a counter (clocks, bandwidths, latencies,
+// periods) have a range too (DoubleRange, ConfigNode::as_double_in), at the end of this file.
+// Within them, a time or count the model forms of several values is still checked where it
+// becomes an integer (sim/core/checked_span.h), and whole-run sums where they are added
+// (sim/accel/op_stats.h), each with a one-line error naming the keys.
 #include <cstdint>
+#include <limits>
 
 #include "sim/config/yaml_reader.h"
 
@@ -98,5 +105,40 @@ inline constexpr std::int64_t kMaxDesignSpace = std::int64_t{1} << 20;
 // --- Energy tables ----------------------------------------------------------------------
 /// per_bits of an access energy and the operand widths of the MAC table.
 inline constexpr IntRange kBits{1, 4096};
+
+// --- Rates and times (numbers) ------------------------------------------------------------
+/// Any number at most this: a range with no upper limit of its own ("must be >= X").
+inline constexpr double kNoMax = std::numeric_limits<double>::max();
+/// accelerator.clock_ghz: SystemC counts time in whole picoseconds. At 100 GHz a period is
+/// 10 ps, which that resolution rounds by at most 5%; at 1 MHz (10^6 ps) the 2^63 ps that
+/// simulated time may reach (models/sim_time.h) still hold 9.2e12 cycles.
+inline constexpr DoubleRange kClockGhz{1e-3, 100};
+/// Device clocks in MHz (gpu, fpga: clock_mhz, fit.fmax_base_mhz): the same 1 MHz to 100 GHz.
+inline constexpr DoubleRange kClockMhz{1, 1e5};
+/// Bandwidths in GB/s (accelerator.dram, system links, hype links, devices' memory_gbps):
+/// 1 MB/s to 1 EB/s. At 1 MB/s a gigabyte takes 10^18 ps, inside the 2^62 one transfer may
+/// take (sim/core/checked_span.h); below, ordinary tensors' transfers would not be, and a
+/// subnormal rate would divide to infinity.
+inline constexpr DoubleRange kBandwidthGbps{1e-3, 1e9};
+/// Latencies of links and kernel launches, up to one second (10^12 ps, 10^6 us): no link or
+/// kernel launch takes longer, and in picoseconds a hop then adds at most 2^40.
+inline constexpr DoubleRange kLatencyNs{0, 1e9};
+inline constexpr DoubleRange kLatencyUs{0, 1e6};
+/// Peak TFLOP/s of a GPU: 1 MFLOP/s up; below, an op's time of FLOPs over peak leaves the
+/// doubles a run sums (a subnormal peak divides to infinity).
+inline constexpr DoubleRange kTflops{1e-6, kNoMax};
+/// Global-buffer sizes in KiB: about a byte (0.001 KiB) to 1 TiB, so a partition's words
+/// (<= 2^40) times a tile extent (<= 2^20) stay inside int64 in the buffer mapping.
+inline constexpr DoubleRange kBufferKib{1e-3, 1 << 30};
+/// buffer.port_words_per_cycle: 0 (unlimited) or up to kPerCycle's 2^20.
+inline constexpr DoubleRange kPortWords{0, 1 << 20};
+/// hype.dvfs.period_ms: the runtime handles one controller event per period (each scanning
+/// the busy intervals so far), so the period bounds the work of an iteration: at 0.01 ms
+/// BERT-large's takes about 2 s to simulate, at 0.001 ms 20 s, and 1e-9 ms never finished.
+/// The default is 1 ms.
+inline constexpr DoubleRange kDvfsPeriodMs{1e-2, kNoMax};
+/// hype.sample_ms: violations are counted per sample in double; from 1 ns up, the count of
+/// an iteration up to 10^6 s stays an exact integer (< 2^53).
+inline constexpr DoubleRange kSampleMs{1e-6, kNoMax};
 
 }  // namespace trainsim::key_range

@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <optional>
 #include <stdexcept>
@@ -80,6 +81,15 @@ T parse_decimal_or_fail(const ConfigNode& node, const std::string& s) {
 }
 
 }  // namespace
+
+std::string format_number(double v) {
+  char buf[32];
+  if (v == std::floor(v) && std::fabs(v) <= 9007199254740992.0)
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+  else
+    std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
 
 std::string config_location(const ConfigOrigin& origin, const std::string& path,
                             const YAML::Mark& mark) {
@@ -270,6 +280,18 @@ double ConfigNode::as_double_unit() const {
 double ConfigNode::as_double_fraction() const {
   double v = as_double();
   if (!(v > 0 && v <= 1)) fail("must be in (0, 1], got " + node_.Scalar());
+  return v;
+}
+
+double ConfigNode::as_double_in(DoubleRange range) const {
+  double v = as_double();
+  if (!(v >= range.min && v <= range.max)) {
+    // A range open above (key_range::kNoMax) reads "must be >= 0.001".
+    if (range.max == std::numeric_limits<double>::max())
+      fail("must be >= " + format_number(range.min) + ", got " + node_.Scalar());
+    fail("must be in [" + format_number(range.min) + ", " + format_number(range.max) + "], got " +
+         node_.Scalar());
+  }
   return v;
 }
 

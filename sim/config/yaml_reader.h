@@ -26,6 +26,18 @@ struct IntRange {
   std::int64_t max;
 };
 
+/// The inclusive range a number key accepts, for the keys whose values become a time or a
+/// counter (a clock, a bandwidth, a latency; sim/config/key_ranges.h says why each range is
+/// what it is). Outside it the products the model forms of the value would leave what its
+/// integers, or SystemC's clock, can hold, or divide by a subnormal number.
+struct DoubleRange {
+  double min;
+  double max;
+};
+
+/// `v` for messages: an integral value up to 2^53 in full ("1048576"), else "%g" ("1e-08").
+std::string format_number(double v);
+
 /// What a cursor needs to turn a key path and a YAML mark into an error location.
 struct ConfigOrigin {
   std::string file;                  ///< shown for nodes parsed from that file
@@ -87,6 +99,8 @@ class ConfigNode {
   double as_double_non_negative() const;  ///< >= 0
   double as_double_unit() const;          ///< in [0, 1)
   double as_double_fraction() const;      ///< in (0, 1]
+  /// In [range.min, range.max]: "must be in [0.001, 100], got 1e-08".
+  double as_double_in(DoubleRange range) const;
   /// One of `choices`; the message lists them.
   std::string as_choice(const std::vector<std::string>& choices) const;
 

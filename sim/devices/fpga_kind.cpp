@@ -94,14 +94,14 @@ void parse_fit(const ConfigNode& node, FpgaSpec& f) {
   ConfigMap m = node.as_map();
   m.allow_only({"fmax_base_mhz", "fmax_dsp", "fmax_ram", "fmax_cu", "efficiency", "work_group_half",
                 "traffic_factor", "launch_us", "power_dsp", "power_ram", "power_memory"});
-  if (auto v = m.get("fmax_base_mhz")) f.fmax.base_mhz = v->as_double_positive();
+  if (auto v = m.get("fmax_base_mhz")) f.fmax.base_mhz = v->as_double_in(key_range::kClockMhz);
   if (auto v = m.get("fmax_dsp")) f.fmax.dsp = v->as_double_non_negative();
   if (auto v = m.get("fmax_ram")) f.fmax.ram = v->as_double_non_negative();
   if (auto v = m.get("fmax_cu")) f.fmax.cu = v->as_double_non_negative();
   if (auto v = m.get("efficiency")) f.efficiency = v->as_double_fraction();
   if (auto v = m.get("work_group_half")) f.work_group_half = v->as_double_non_negative();
   if (auto v = m.get("traffic_factor")) f.traffic_factor = v->as_double_positive();
-  if (auto v = m.get("launch_us")) f.launch_us = v->as_double_non_negative();
+  if (auto v = m.get("launch_us")) f.launch_us = v->as_double_in(key_range::kLatencyUs);
   if (auto v = m.get("power_dsp")) f.power_dsp = v->as_double_non_negative();
   if (auto v = m.get("power_ram")) f.power_ram = v->as_double_non_negative();
   if (auto v = m.get("power_memory")) f.power_memory = v->as_double_non_negative();
@@ -120,8 +120,8 @@ class FpgaKind final : public DeviceKind {
   }
   std::shared_ptr<DeviceModelSpec> parse(const ConfigMap& m, const std::string&) const override {
     auto f = std::make_shared<FpgaSpec>();
-    f->clock_mhz = m.require("clock_mhz").as_double_positive();
-    f->memory_gbps = m.require("memory_gbps").as_double_positive();
+    f->clock_mhz = m.require("clock_mhz").as_double_in(key_range::kClockMhz);
+    f->memory_gbps = m.require("memory_gbps").as_double_in(key_range::kBandwidthGbps);
     ConfigMap res = m.require("resources").as_map();
     res.allow_only({"dsp", "ram_blocks", "ram_block_bytes"});
     f->resources.dsp = res.require("dsp").as_int64_in(key_range::kFpgaBlocks);

@@ -1,5 +1,6 @@
 // The `gpu` device kind: its YAML keys (configs/devices/v100.yaml documents each) and where
 // each lands in GpuSpec.
+#include "sim/config/key_ranges.h"
 #include "sim/devices/gpu_model.h"
 #include "sim/devices/kinds.h"
 
@@ -11,7 +12,7 @@ void parse_fit(const ConfigNode& node, GpuSpec& g) {
   m.allow_only({"launch_us", "efficiency_max", "efficiency_half_outputs", "memory_efficiency",
                 "traffic_factor", "ipc_max", "ipc_memory", "power_compute", "power_memory",
                 "peak_over_average_w", "split_k_tile_outputs", "split_k_min_depth"});
-  if (auto v = m.get("launch_us")) g.launch_us = v->as_double_non_negative();
+  if (auto v = m.get("launch_us")) g.launch_us = v->as_double_in(key_range::kLatencyUs);
   if (auto v = m.get("efficiency_max")) g.efficiency_max = v->as_double_fraction();
   if (auto v = m.get("efficiency_half_outputs"))
     g.efficiency_half_outputs = v->as_double_non_negative();
@@ -38,20 +39,20 @@ class GpuKind final : public DeviceKind {
   }
   std::shared_ptr<DeviceModelSpec> parse(const ConfigMap& m, const std::string&) const override {
     auto g = std::make_shared<GpuSpec>();
-    g->clock_mhz = m.require("clock_mhz").as_double_positive();
+    g->clock_mhz = m.require("clock_mhz").as_double_in(key_range::kClockMhz);
     // Used by no product: a local range (sim/config/key_ranges.h).
     if (auto v = m.get("sm_count")) g->sm_count = v->as_int_in({1, 1 << 20});
     const ConfigNode peak = m.require("peak_tflops");
     ConfigMap p = peak.as_map();
     p.allow_only({"fp32", "tensor"});
-    g->fp32_tflops = p.require("fp32").as_double_positive();
-    if (auto v = p.get("tensor")) g->tensor_tflops = v->as_double_positive();
+    g->fp32_tflops = p.require("fp32").as_double_in(key_range::kTflops);
+    if (auto v = p.get("tensor")) g->tensor_tflops = v->as_double_in(key_range::kTflops);
     if (auto v = m.get("precision")) {
       g->tensor = v->as_choice({"fp32", "tensor"}) == "tensor";
       if (g->tensor && g->tensor_tflops == 0)
         v->fail("precision tensor needs peak_tflops.tensor (the tensor cores' peak)");
     }
-    g->memory_gbps = m.require("memory_gbps").as_double_positive();
+    g->memory_gbps = m.require("memory_gbps").as_double_in(key_range::kBandwidthGbps);
     ConfigMap power = m.require("power").as_map();
     power.allow_only({"static_w", "dynamic_max_w"});
     g->static_w = power.require("static_w").as_double_non_negative();

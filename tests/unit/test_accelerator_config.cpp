@@ -258,7 +258,7 @@ TEST_CASE("accelerator_yaml round-trips awkward values", "[accel][config]") {
       "rf: {input_words: 1, weight_words: 1048576, psum_words: 3}\n"
       "buffer: {ifmap_kib: 0.1, filter_kib: 1e-3, ofmap_kib: 123456.789, banks: 7, "
       "words_per_cycle: 1}\nnoc: {words_per_cycle: 1}\n"
-      "dram: {bandwidth_gbps: 1e-300, latency_cycles: 0}\nvector_unit: {lanes: 1}\n"
+      "dram: {bandwidth_gbps: 1.0000000000000002e-3, latency_cycles: 0}\nvector_unit: {lanes: 1}\n"
       "energy:\n  unit: pJ\n  mac: {4: 0.1, 64: 1e10}\n"
       "  rf: {read: {pj: 0, per_bits: 1}, write: {pj: 0.1, per_bits: 3}}\n"
       "  noc: {pj: 3.3333333333333335, per_bits: 16}\n"
@@ -300,7 +300,8 @@ TEST_CASE("accelerator errors name file, line, column and key", "[accel][config]
     check_error(err(both), file, pos_of(both, "27"), "buffer.filter_kib",
                 "either shared (`kib`) or partitioned");
     std::string zero = std::string(kMinimal) + "buffer: {kib: 0}\n";
-    check_error(err(zero), file, pos_of(zero, "0}"), "buffer.kib", "> 0");
+    check_error(err(zero), file, pos_of(zero, "0}"), "buffer.kib",
+                "must be in [0.001, 1073741824], got 0");
     std::string dim = std::string(kMinimal) + "mapping: {tile: {Z: 4}}\n";
     check_error(err(dim), file, pos_of(dim, "Z:"), "mapping.tile.Z",
                 "unknown key 'Z' (allowed: N, K, C, P, Q, R, S)");
@@ -324,19 +325,21 @@ TEST_CASE("accelerator errors name file, line, column and key", "[accel][config]
   SECTION("negative bandwidth") {
     std::string text = std::string(kMinimal) + "dram: {bandwidth_gbps: -25.6}\n";
     check_error(err(text), file, pos_of(text, "-25.6"), "dram.bandwidth_gbps",
-                "must be > 0, got -25.6");
+                "must be in [0.001, 1000000000], got -25.6");
   }
   SECTION("other ranges") {
     std::string bits = std::string(kMinimal) + "word_bits: 12\n";
     check_error(err(bits), file, pos_of(bits, "12"), "word_bits",
                 "must be one of 4, 8, 16, 32, 64, got 12");
     std::string kib = std::string(kMinimal) + "buffer: {ofmap_kib: 0}\n";
-    check_error(err(kib), file, pos_of(kib, "0}"), "buffer.ofmap_kib", "must be > 0, got 0");
+    check_error(err(kib), file, pos_of(kib, "0}"), "buffer.ofmap_kib",
+                "must be in [0.001, 1073741824], got 0");
     std::string lat = std::string(kMinimal) + "dram: {latency_cycles: -1}\n";
     check_error(err(lat), file, pos_of(lat, "-1"), "dram.latency_cycles",
                 "must be in [0, 1048576]");
     std::string clock = std::string(kMinimal) + "clock_ghz: 0\n";
-    check_error(err(clock), file, pos_of(clock, "0\n"), "clock_ghz", "must be > 0");
+    check_error(err(clock), file, pos_of(clock, "0\n"), "clock_ghz",
+                "must be in [0.001, 100], got 0");
     std::string lanes = std::string(kMinimal) + "vector_unit: {lanes: 0}\n";
     check_error(err(lanes), file, pos_of(lanes, "0}"), "vector_unit.lanes",
                 "must be in [1, 1048576]");
