@@ -1,6 +1,7 @@
 #include "models/accelerator.h"
 
 #include "models/cycle_context.h"
+#include "models/sim_time.h"
 #include "sim/core/error.h"
 
 namespace trainsim {
@@ -45,7 +46,7 @@ void Accelerator::execute_fast(OpRequest& req, sc_time& delay) {
   // The closed form is the op's time with the DRAM channel and the buffer port to itself;
   // booking its traffic on the shared channel adds whatever other units make it wait.
   const sc_time start = sc_core::sc_time_stamp() + delay;
-  const sc_time alone = start + static_cast<double>(req.stats.cycles()) * period_;
+  const sc_time alone = after_cycles(start, static_cast<double>(req.stats.cycles()), period_);
   const sc_time dram_end = dma_.move(start, req.stats);
   const sc_time port_end =
       port_.transfer(start, req.stats.buffer.total_reads() + req.stats.buffer.total_writes());

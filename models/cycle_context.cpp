@@ -2,6 +2,7 @@
 
 #include "mapping/tile_values.h"
 #include "models/dram_channel.h"
+#include "models/sim_time.h"
 
 namespace trainsim {
 
@@ -24,7 +25,7 @@ std::int64_t CycleContext::now() const {
 }
 
 void CycleContext::wait_until(std::int64_t cycle) {
-  const sc_core::sc_time t = start_ + static_cast<double>(cycle) * period_;
+  const sc_core::sc_time t = after_cycles(start_, static_cast<double>(cycle), period_);
   if (t > sc_core::sc_time_stamp()) sc_core::wait(t - sc_core::sc_time_stamp());
 }
 
@@ -47,7 +48,10 @@ const OpStats& CycleContext::compute(const Op& tile, const NestProblem* p, const
 }
 
 void CycleContext::busy(std::int64_t cycles) {
-  if (cycles > 0) sc_core::wait(static_cast<double>(cycles) * period_);
+  if (cycles > 0) {
+    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    sc_core::wait(after_cycles(now, static_cast<double>(cycles), period_) - now);
+  }
 }
 
 }  // namespace trainsim

@@ -1,5 +1,7 @@
 #include "models/dram_channel.h"
 
+#include "sim/accel/fast_context.h"
+
 namespace trainsim {
 
 sc_core::sc_time clock_period(const AcceleratorSpec& acc) {
@@ -12,7 +14,8 @@ DramChannel::DramChannel(sc_core::sc_module_name name, const AcceleratorSpec& ac
 }
 
 void DramChannel::configure(const AcceleratorSpec& acc) {
-  SharedChannel::configure(acc.dram_bytes_per_cycle(), acc.dram.latency_cycles, clock_period(acc));
+  SharedChannel::configure(acc.dram_bytes_per_cycle(), acc.dram.latency_cycles, clock_period(acc),
+                           dram_blame(acc));
 }
 
 BufferPort::BufferPort(sc_core::sc_module_name name, const AcceleratorSpec& acc)
@@ -21,7 +24,10 @@ BufferPort::BufferPort(sc_core::sc_module_name name, const AcceleratorSpec& acc)
 }
 
 void BufferPort::configure(const AcceleratorSpec& acc) {
-  SharedChannel::configure(acc.buffer.port_words_per_cycle, 0, clock_period(acc));
+  SharedChannel::configure(
+      acc.buffer.port_words_per_cycle, 0, clock_period(acc),
+      {"accelerator.buffer.port_words_per_cycle", acc.buffer.port_words_per_cycle,
+       "the buffer accesses of an op", "cycles"});
 }
 
 }  // namespace trainsim

@@ -7,13 +7,17 @@
 // sc_time_stamp()) and get the completion time back, so nobody has to wait() per transfer.
 #include <systemc>
 
+#include "sim/core/checked_span.h"
+
 namespace trainsim {
 
 class SharedChannel : public sc_core::sc_module {
  public:
   explicit SharedChannel(sc_core::sc_module_name name);
   /// units_per_cycle <= 0: unlimited (transfers complete at once, after the latency).
-  void configure(double units_per_cycle, std::int64_t latency_cycles, sc_core::sc_time period);
+  /// `blame` names the key a transfer's occupancy past 2^62 cycles is an error of.
+  void configure(double units_per_cycle, std::int64_t latency_cycles, sc_core::sc_time period,
+                 const SpanBlame& blame);
 
   /// Reserves the channel for `units` issued at `issue`; returns the completion time.
   sc_core::sc_time transfer(const sc_core::sc_time& issue, std::int64_t units);
@@ -31,6 +35,7 @@ class SharedChannel : public sc_core::sc_module {
 
  private:
   sc_core::sc_time period_;
+  SpanBlame blame_;
   double units_per_cycle_ = 0;
   std::int64_t latency_cycles_ = 0;
   sc_core::sc_time busy_until_;

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "models/sc_asan.h"
+#include "models/sim_time.h"
 #include "sim/core/error.h"
 
 namespace trainsim {
@@ -109,6 +110,8 @@ void SimSystem::restore(const Carried& state) {
   if (state.cycles < now) throw UserError("simulated time cannot run backwards");
   if (state.cycles > now) {
     const sc_core::sc_time period = clock_period(accel_.spec());
+    // Only the check: the time is advanced in whole periods, as the run itself advanced it.
+    after_cycles(sc_core::sc_time_stamp(), static_cast<double>(state.cycles - now), period);
     sc_core::sc_start(sc_core::sc_time::from_value(period.value() *
                                                    static_cast<std::uint64_t>(state.cycles - now)));
     restore_main_stack_for_asan();

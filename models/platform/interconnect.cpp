@@ -2,7 +2,9 @@
 
 #include <cmath>
 #include <deque>
+#include <utility>
 
+#include "sim/core/checked_span.h"
 #include "sim/core/error.h"
 
 namespace trainsim {
@@ -12,9 +14,17 @@ std::string node_name(const InterconnectSpec& spec, int node) {
   return "dev" + std::to_string(node);
 }
 
-std::int64_t serialise_ps(std::int64_t bytes, double gbps) {
-  // 1 GB/s moves one byte per nanosecond: bytes / gbps ns = 1000 * bytes / gbps ps.
-  return static_cast<std::int64_t>(std::ceil(1000.0 * static_cast<double>(bytes) / gbps));
+std::int64_t serialise_ps(std::int64_t bytes, double gbps, std::string_view key) {
+  // 1 GB/s moves one byte per nanosecond: bytes / gbps ns = 1000 * bytes / gbps ps. In
+  // floating point, then checked: at 1e-12 GB/s an ordinary tensor takes 1e27 ps, which an
+  // unchecked conversion once turned into a negative time.
+  return checked_ceil(1000.0 * static_cast<double>(bytes) / gbps,
+                      {key, gbps, "a transfer over the link", "ps"});
+}
+
+std::int64_t latency_ps(const Channel& ch) {
+  return checked_round(ch.link.latency_ns * 1000.0,
+                       {ch.latency_key, ch.link.latency_ns, "the link's latency", "ps"});
 }
 
 Interconnect::Interconnect(const InterconnectSpec& spec) : spec_(spec) {
@@ -31,8 +41,10 @@ Interconnect::Interconnect(const InterconnectSpec& spec) : spec_(spec) {
     if (!(l.bandwidth_gbps > 0)) throw UserError(where + ": bandwidth_gbps must be positive");
     if (!(l.latency_ns >= 0) || !(l.pj_per_bit >= 0))
       throw UserError(where + ": latency_ns and pj_per_bit cannot be negative");
-    channels_.push_back({l.a, l.b, l, node_name(spec_, l.a) + "->" + node_name(spec_, l.b)});
-    channels_.push_back({l.b, l.a, l, node_name(spec_, l.b) + "->" + node_name(spec_, l.a)});
+    const std::string key = spec_.custom ? "system.links." + std::to_string(i) : "system.link";
+    for (const auto& [from, to] : {std::pair{l.a, l.b}, std::pair{l.b, l.a}})
+      channels_.push_back({from, to, l, node_name(spec_, from) + "->" + node_name(spec_, to),
+                           key + ".bandwidth_gbps", key + ".latency_ns"});
   }
   // Breadth-first search from every destination backwards gives each node's next hop.
   next_.assign(static_cast<std::size_t>(n * n), -1);
@@ -70,8 +82,12 @@ std::int64_t Interconnect::transfer_ps(int a, int b, std::int64_t bytes) const {
   std::int64_t t = 0;
   for (int at = a; at != b;) {
     const Channel& ch = channels_[static_cast<std::size_t>(next_channel(at, b))];
-    t += serialise_ps(bytes, ch.link.bandwidth_gbps) +
-         static_cast<std::int64_t>(std::llround(ch.link.latency_ns * 1000.0));
+    const SpanBlame blame{ch.bandwidth_key, ch.link.bandwidth_gbps, "a transfer over the path",
+                          "ps"};
+    t = add_span(t,
+                 add_span(serialise_ps(bytes, ch.link.bandwidth_gbps, ch.bandwidth_key),
+                          latency_ps(ch), blame),
+                 blame);
     at = ch.to;
   }
   return t;

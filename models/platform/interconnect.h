@@ -5,6 +5,7 @@
 // transfers at the link's bandwidth. A transfer takes the path of fewest hops.
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sim/config/system_spec.h"
@@ -15,6 +16,9 @@ struct Channel {
   int from = 0, to = 0;
   LinkSpec link;     // a copy: channels outlive nothing they point to
   std::string name;  ///< e.g. "dev0->dev1", "dev2->switch"
+  /// The keys its figures come from, for errors: "system.link.bandwidth_gbps", or
+  /// "system.links.2.bandwidth_gbps" for topology: custom.
+  std::string bandwidth_key, latency_key;
 };
 
 class Interconnect {
@@ -40,8 +44,12 @@ class Interconnect {
   std::vector<int> next_;  // [at * nodes + to] -> channel
 };
 
-/// Picoseconds to serialise `bytes` at `gbps` GB/s, rounded up.
-std::int64_t serialise_ps(std::int64_t bytes, double gbps);
+/// Picoseconds to serialise `bytes` at `gbps` GB/s, rounded up; UserError naming `key` past
+/// 2^62 ps (sim/core/checked_span.h).
+std::int64_t serialise_ps(std::int64_t bytes, double gbps,
+                          std::string_view key = "system.link.bandwidth_gbps");
+/// A link's latency in picoseconds, rounded.
+std::int64_t latency_ps(const Channel& ch);
 std::string node_name(const InterconnectSpec& spec, int node);
 
 }  // namespace trainsim

@@ -2,19 +2,26 @@
 
 #include <cmath>
 
+#include "sim/core/checked_span.h"
+
 namespace trainsim {
+
+SpanBlame dram_blame(const AcceleratorSpec& acc) {
+  return {"accelerator.dram.bandwidth_gbps", acc.dram.bandwidth_gbps,
+          "the DRAM transfers of an op",     "cycles",
+          "accelerator.clock_ghz",           acc.clock_ghz};
+}
 
 std::int64_t dram_occupancy(std::int64_t bytes, const AcceleratorSpec& acc) {
   if (bytes <= 0) return 0;
   // The same arithmetic as SharedChannel::transfer, so both fidelities round alike.
-  return static_cast<std::int64_t>(
-      std::ceil(static_cast<double>(bytes) / acc.dram_bytes_per_cycle()));
+  return checked_ceil(static_cast<double>(bytes) / acc.dram_bytes_per_cycle(), dram_blame(acc));
 }
 
 std::int64_t FastContext::transfer(std::int64_t bytes) {
   if (bytes <= 0) return now_;
   const std::int64_t start = std::max(now_, channel_free_);
-  channel_free_ = start + dram_occupancy(bytes, acc_);
+  channel_free_ = add_span(start, dram_occupancy(bytes, acc_), dram_blame(acc_));
   return channel_free_ + acc_.dram.latency_cycles;
 }
 

@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "sim/accel/memory_model.h"
+#include "sim/core/checked_span.h"
 
 namespace trainsim {
 
@@ -30,7 +31,10 @@ class FastContext final : public ExecutionContext {
   std::map<Shape, OpStats> cache_;
 };
 
-/// Cycles the DRAM channel occupies for `bytes` (ceil(bytes / bytes per cycle); 0 for 0).
+/// Cycles the DRAM channel occupies for `bytes` (ceil(bytes / bytes per cycle); 0 for 0);
+/// UserError naming accelerator.dram.bandwidth_gbps past 2^62 (sim/core/checked_span.h).
 std::int64_t dram_occupancy(std::int64_t bytes, const AcceleratorSpec& acc);
+/// The keys a DRAM time past 2^62 cycles blames: the bandwidth, and the clock it is per.
+SpanBlame dram_blame(const AcceleratorSpec& acc);
 
 }  // namespace trainsim

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "sim/accel/fast_context.h"
 #include "sim/accel/vector_unit.h"
 #include "sim/core/error.h"
 
@@ -82,16 +83,15 @@ void account_dram(const Op& op, const AcceleratorSpec& acc, OpStats& s) {
 
 std::int64_t dram_cycles(std::int64_t bytes, const AcceleratorSpec& acc) {
   if (bytes == 0) return 0;
-  const double per_cycle = acc.dram_bytes_per_cycle();
-  return acc.dram.latency_cycles +
-         static_cast<std::int64_t>(std::ceil(static_cast<double>(bytes) / per_cycle));
+  return acc.dram.latency_cycles + dram_occupancy(bytes, acc);
 }
 
 std::int64_t buffer_port_cycles(const OpStats& s, const AcceleratorSpec& acc) {
   const double port = acc.buffer.port_words_per_cycle;
   if (port <= 0) return 0;
   const auto words = static_cast<double>(s.buffer.total_reads() + s.buffer.total_writes());
-  return static_cast<std::int64_t>(std::ceil(words / port));
+  return checked_ceil(words / port, {"accelerator.buffer.port_words_per_cycle", port,
+                                     "the buffer accesses of an op", "cycles"});
 }
 
 void account_stall(const AcceleratorSpec& acc, OpStats& s) {

@@ -16,7 +16,9 @@
 #include "sim/cli/system_runner.h"
 #include "sim/cli/timed_training.h"
 #include "sim/config/experiment_config.h"
+#include "sim/core/checked_span.h"
 #include "sim/core/error.h"
+#include "sim/core/interrupt.h"
 #include "sim/report/format.h"
 #include "sim/report/hype_report.h"
 #include "sim/report/staged_dir.h"
@@ -116,6 +118,7 @@ RunResult run_hype_experiment(const ExperimentSpec& spec, const RunOptions& opti
   r.train_samples = data.train;
   const EtaClock clock(0, spec.training.epochs);
   for (int e = 0; e < spec.training.epochs; ++e) {
+    check_interrupt();
     const auto t0 = std::chrono::steady_clock::now();
     HypeEpoch ep = hype_epoch(it, shape.full, rest ? &*rest : nullptr);
     if (real) {
@@ -134,6 +137,12 @@ RunResult run_hype_experiment(const ExperimentSpec& spec, const RunOptions& opti
       std::fflush(stdout);
     }
   }
+  // The run's "cycles" (nanoseconds), checked before anything is written.
+  double total_s = 0;
+  for (const HypeEpoch& ep : r.epochs) total_s += ep.seconds;
+  const std::int64_t total_ns = checked_round(
+      total_s * 1e9,
+      {"training.epochs", static_cast<double>(spec.training.epochs), "the run's training", "ns"});
   write_text_file(out.file("config.resolved.yaml"), resolved_yaml(spec));
   write_text_file(out.file("stats.json"), hype_stats_json(r));
   write_text_file(out.file("epochs.csv"), hype_epochs_csv(r));
@@ -161,7 +170,7 @@ RunResult run_hype_experiment(const ExperimentSpec& spec, const RunOptions& opti
     re.step_cycles = ep.seconds * 1e9 / static_cast<double>(data.train);
     result.epochs.push_back(re);
   }
-  result.cycles = static_cast<std::int64_t>(result.seconds * 1e9 + 0.5);
+  result.cycles = total_ns;
   result.avg_w = result.energy / result.seconds;
   result.peak_w = it.policy.peak_w;
   result.violations = 0;

@@ -32,8 +32,9 @@ std::string topology_names() {
 }
 
 LinkSpec parse_link_figures(const ConfigMap& m, LinkSpec l) {
-  if (auto v = m.get("bandwidth_gbps")) l.bandwidth_gbps = v->as_double_positive();
-  if (auto v = m.get("latency_ns")) l.latency_ns = v->as_double_non_negative();
+  if (auto v = m.get("bandwidth_gbps"))
+    l.bandwidth_gbps = v->as_double_in(key_range::kBandwidthGbps);
+  if (auto v = m.get("latency_ns")) l.latency_ns = v->as_double_in(key_range::kLatencyNs);
   if (auto v = m.get("pj_per_bit")) l.pj_per_bit = v->as_double_non_negative();
   return l;
 }
@@ -99,6 +100,7 @@ SystemSpec parse_system_map(const ConfigNode& node, const std::string& file,
   } else {
     if (!links) m.node().fail("topology: custom needs a list of links under `links`");
     s.net.devices = n;
+    s.net.custom = true;
     for (const ConfigNode& entry : links->as_sequence()) {
       ConfigMap e = entry.as_map();
       e.allow_only({"between", "bandwidth_gbps", "latency_ns", "pj_per_bit"});

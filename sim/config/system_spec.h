@@ -29,6 +29,9 @@ struct InterconnectSpec {
   int devices = 1;
   bool has_switch = false;
   std::vector<LinkSpec> links;
+  /// The links are system.links' entries (topology: custom), not copies of system.link:
+  /// which keys an error about a link's figures names.
+  bool custom = false;
   int nodes() const { return devices + (has_switch ? 1 : 0); }
 };
 

@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "sim/core/error.h"
+#include "sim/core/interrupt.h"
 #include "sim/report/format.h"
 
 namespace trainsim {
@@ -82,9 +83,17 @@ class Runtime {
     if (!sys.gpu || sys.offload_count < 0 || sys.offload_count > kMaxOffloadDevices ||
         (sys.offload_count > 0 && !sys.offload))
       throw std::logic_error("run_iteration: a GPU and 0-63 offload devices needed");
-    for (const OpCharacter& o : c.ops)
-      if (!std::isfinite(o.gpu.time_s) || o.gpu.time_s < 0)
-        throw std::logic_error("run_iteration: every op needs a finite GPU time");
+    // The key ranges keep a device's rates finite and positive (sim/config/key_ranges.h); what
+    // is left is a combination of its fit figures (a traffic factor of 1e300) that prices an
+    // op at no finite time, which is the device file's to fix.
+    for (std::size_t i = 0; i < c.ops.size(); ++i) {
+      const double t = c.ops[i].gpu.time_s;
+      if (!std::isfinite(t) || t < 0)
+        throw UserError(sformat(
+            "hype.gpu: device '%s' prices %s at %g s: its figures "
+            "(peak_tflops, memory_gbps, fit) give no finite time",
+            sys.gpu->name().c_str(), dag.node(static_cast<int>(i)).op.describe().c_str(), t));
+    }
     std::vector<double> gpu_time(n);
     for (std::size_t i = 0; i < n; ++i) gpu_time[i] = c.ops[i].gpu.time_s;
     rank_ = upward_ranks(dag, gpu_time);
@@ -133,6 +142,7 @@ class Runtime {
   RuntimeResult run() {
     double now = 0;
     for (;;) {
+      check_interrupt();  // an iteration has as many events as ops and controller periods
       dispatch(now);
       if (events_.empty()) break;
       now = events_.top().first;

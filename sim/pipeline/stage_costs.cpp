@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "sim/config/accelerator_config.h"
+#include "sim/core/checked_span.h"
 #include "sim/core/error.h"
 #include "sim/train/shape_only_run.h"
 
@@ -138,7 +139,8 @@ std::int64_t StageCosts::stage_ps(int device, int micro, int cost_kind, int firs
   const LayerWork& w = work(device, micro, cost_kind);
   const std::int64_t main = sum[0].stats.cycles(), second = sum[1].stats.cycles();
   const std::int64_t cycles = w.own_unit ? std::max(main, second) : main + second;
-  return std::llround(static_cast<double>(cycles) * 1000.0 / w.clock_ghz);
+  return checked_round(static_cast<double>(cycles) * 1000.0 / w.clock_ghz,
+                       {"accelerator.clock_ghz", w.clock_ghz, "a pipeline stage's pass", "ps"});
 }
 
 std::vector<int> partition_stages(const ExperimentSpec& spec, const NetShape& shape,
