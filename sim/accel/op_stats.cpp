@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace trainsim {
 
@@ -17,22 +18,32 @@ const char* operand_name(int operand) {
   return "?";
 }
 
+CounterOverflow::CounterOverflow(std::string counter, std::string limit)
+    : std::overflow_error(counter + " counter overflow (past " + limit + ")"),
+      counter_(std::move(counter)),
+      limit_(std::move(limit)) {}
+
 void throw_count_overflow(const char* what) {
-  throw std::overflow_error(std::string("event counter overflow (past 2^64): ") + what);
+  throw CounterOverflow(what, "2^64");
+}
+
+void throw_cycle_overflow() {
+  throw CounterOverflow("cycles", "2^63");
 }
 
 Count AccessCounts::total_reads() const {
-  return checked_add(checked_add(reads[0], reads[1], "reads"), reads[2], "reads");
+  return checked_add(checked_add(reads[0], reads[1], "memory reads"), reads[2], "memory reads");
 }
 
 Count AccessCounts::total_writes() const {
-  return checked_add(checked_add(writes[0], writes[1], "writes"), writes[2], "writes");
+  return checked_add(checked_add(writes[0], writes[1], "memory writes"), writes[2],
+                     "memory writes");
 }
 
 AccessCounts& AccessCounts::operator+=(const AccessCounts& o) {
   for (int i = 0; i < kNumOperands; ++i) {
-    reads[i] = checked_add(reads[i], o.reads[i], "reads");
-    writes[i] = checked_add(writes[i], o.writes[i], "writes");
+    reads[i] = checked_add(reads[i], o.reads[i], "memory reads");
+    writes[i] = checked_add(writes[i], o.writes[i], "memory writes");
   }
   return *this;
 }
@@ -62,10 +73,7 @@ Count OpStats::dram_bytes() const {
 namespace {
 
 std::int64_t checked_cycles(std::int64_t a, std::int64_t b, bool multiply) {
-  std::int64_t r = 0;
-  if (multiply ? __builtin_mul_overflow(a, b, &r) : __builtin_add_overflow(a, b, &r))
-    throw std::overflow_error("cycle counter overflow (past 2^63)");
-  return r;
+  return multiply ? checked_mul(a, b) : checked_add(a, b);
 }
 
 }  // namespace
@@ -83,7 +91,7 @@ OpStats OpStats::repeated(std::int64_t n) const {
   s.vector_ops = checked_mul(s.vector_ops, k, "vector ops");
   s.compute_cycles = checked_cycles(s.compute_cycles, n, true);
   s.stall_cycles = checked_cycles(s.stall_cycles, n, true);
-  times(s.rf, "RF"), times(s.noc, "NoC"), times(s.buffer, "buffer");
+  times(s.rf, "RF accesses"), times(s.noc, "NoC transfers"), times(s.buffer, "buffer accesses");
   for (int i = 0; i < kNumOperands; ++i) {
     s.dram_read_bytes[i] = checked_mul(s.dram_read_bytes[i], k, "DRAM bytes");
     s.dram_write_bytes[i] = checked_mul(s.dram_write_bytes[i], k, "DRAM bytes");

@@ -4,6 +4,7 @@
 // fidelities fill the same struct, and the cross-fidelity tests compare it field by field.
 #include <array>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -19,13 +20,30 @@ const char* operand_name(int operand);  ///< "ifmap", "filter", "ofmap"
 /// Event counts (accesses, bytes, MACs). Unsigned 64-bit, and every sum and product of
 /// counts is checked: 90 epochs of VGG-16 on ImageNet read the register files about 1.6e19
 /// times, past a signed 64-bit integer (9.2e18); a count that would pass 2^64 (1.8e19) stops
-/// the run with an internal error instead of wrapping. Energies are summed in double.
+/// the run with CounterOverflow instead of wrapping. Energies are summed in double.
 using Count = std::uint64_t;
 
-/// Throws std::overflow_error naming `what`; out of line, so the checks below stay small.
-[[noreturn]] void throw_count_overflow(const char* what);
+/// A count or cycle sum that would pass its counter's range: the configured run is larger than
+/// the counters hold (VGG-19 on ImageNet for 500 epochs). The runners turn it into a one-line
+/// user error naming training.epochs and how many fit (sim/train/run_limits.h); the CLI turns
+/// one they do not catch into a user error too.
+class CounterOverflow : public std::overflow_error {
+ public:
+  /// `counter`: "MACs", "RF", "cycles", ...; `limit`: "2^64" or "2^63".
+  CounterOverflow(std::string counter, std::string limit);
+  const std::string& counter() const { return counter_; }
+  const std::string& limit() const { return limit_; }
 
-/// a + b and a * b, or std::overflow_error naming `what`. Inline: every op's statistics are
+ private:
+  std::string counter_, limit_;
+};
+
+/// Throws CounterOverflow naming `what`; out of line, so the checks below stay small.
+[[noreturn]] void throw_count_overflow(const char* what);
+/// The same for a signed cycle count (past 2^63).
+[[noreturn]] void throw_cycle_overflow();
+
+/// a + b and a * b, or CounterOverflow naming `what`. Inline: every op's statistics are
 /// summed into several totals, so these run millions of times per epoch.
 inline Count checked_add(Count a, Count b, const char* what) {
   Count r = 0;
@@ -35,6 +53,17 @@ inline Count checked_add(Count a, Count b, const char* what) {
 inline Count checked_mul(Count a, Count b, const char* what) {
   Count r = 0;
   if (__builtin_expect(__builtin_mul_overflow(a, b, &r), 0)) throw_count_overflow(what);
+  return r;
+}
+/// The same for signed cycle counts.
+inline std::int64_t checked_add(std::int64_t a, std::int64_t b) {
+  std::int64_t r = 0;
+  if (__builtin_expect(__builtin_add_overflow(a, b, &r), 0)) throw_cycle_overflow();
+  return r;
+}
+inline std::int64_t checked_mul(std::int64_t a, std::int64_t b) {
+  std::int64_t r = 0;
+  if (__builtin_expect(__builtin_mul_overflow(a, b, &r), 0)) throw_cycle_overflow();
   return r;
 }
 
@@ -64,7 +93,7 @@ struct OpStats {
   /// the next op, their last reader, took them from the buffer.
   Count onchip_read_bytes = 0, skipped_write_bytes = 0;
 
-  std::int64_t cycles() const { return compute_cycles + stall_cycles; }
+  std::int64_t cycles() const { return checked_add(compute_cycles, stall_cycles); }
   bool operator==(const OpStats& o) const {
     return macs == o.macs && compute_cycles == o.compute_cycles && stall_cycles == o.stall_cycles &&
            vector_ops == o.vector_ops && pes == o.pes && mapping == o.mapping && rf == o.rf &&

@@ -14,13 +14,17 @@
 #include "sim/cli/system_runner.h"
 #include "sim/cli/timed_training.h"
 #include "sim/config/experiment_config.h"
+#include "sim/core/checked_span.h"
 #include "sim/core/error.h"
+#include "sim/core/interrupt.h"
 #include "sim/data/dataset_registry.h"
 #include "sim/interop/chakra_writer.h"
 #include "sim/report/format.h"
 #include "sim/report/pipeline_report.h"
 #include "sim/report/staged_dir.h"
 #include "sim/techniques/technique.h"
+#include "sim/train/run_limits.h"
+#include "sim/train/shape_only_run.h"
 
 namespace trainsim {
 
@@ -126,10 +130,23 @@ RunResult run_system_experiment(const ExperimentSpec& spec, const RunOptions& op
     for (std::int64_t i = 0; i < batches; ++i) kinds[static_cast<std::size_t>(i)] = plan.kind(e, i);
     return kinds;
   };
+  std::vector<OpTotals> running(static_cast<std::size_t>(model.layout().devices));
   for (int e = 0; e < spec.training.epochs; ++e) {
     const auto t0 = std::chrono::steady_clock::now();
     const std::vector<int> kinds = epoch_kinds(e);
-    r.epochs.push_back(model.epoch(kinds, rest));
+    check_interrupt();
+    try {
+      r.epochs.push_back(model.epoch(kinds, rest));
+      // The whole run's sums (system_totals), so that an overflow names the epoch it is in.
+      for (std::size_t d = 0; d < running.size(); ++d)
+        accumulate(running[d], r.epochs.back().device_work[d]);
+    } catch (const CounterOverflow& o) {
+      const int word_bytes = spec.system.devices[0].accelerator.word_bytes();
+      run_exceeds_counters(
+          o, spec,
+          {e + 1, data.train,
+           !technique_hardware(spec.sim.technique, shape, word_bytes).predictor.outputs.empty()});
+    }
     if (real) r.metrics.push_back(train_epoch(*trainer, spec, options, e, clock));
     const PipelineEpoch& ep = r.epochs.back();
     if (!options.quiet) {
@@ -160,6 +177,12 @@ RunResult run_system_experiment(const ExperimentSpec& spec, const RunOptions& op
                   options.chakra_dir.c_str(), spec.name.c_str(), model.layout().devices);
     (void)c;
   }
+  // The run's cycles at device 0's clock, checked before anything is written.
+  const PipelineEpoch t = system_totals(r);
+  const double clock_ghz = spec.system.devices[0].accelerator.clock_ghz;
+  const std::int64_t total_cycles = checked_round(
+      t.time_s * clock_ghz * 1e9, {"training.epochs", static_cast<double>(spec.training.epochs),
+                                   "the run's training", "cycles"});
   write_text_file(out.file("config.resolved.yaml"), resolved_yaml(spec));
   write_text_file(out.file("stages.csv"), stages_csv(r));
   write_text_file(out.file("devices.csv"), devices_csv(r));
@@ -169,13 +192,12 @@ RunResult run_system_experiment(const ExperimentSpec& spec, const RunOptions& op
   write_text_file(out.file("stats.json"), system_stats_json(r));
   out.commit();
 
-  const PipelineEpoch t = system_totals(r);
   RunResult result;
   result.has_accuracy = real;
   result.test_accuracy = real ? r.metrics.back().test.accuracy : 0;
-  result.clock_ghz = spec.system.devices[0].accelerator.clock_ghz;
+  result.clock_ghz = clock_ghz;
   result.seconds = t.time_s;
-  result.cycles = static_cast<std::int64_t>(result.seconds * result.clock_ghz * 1e9 + 0.5);
+  result.cycles = total_cycles;
   result.energy_unit = device_energy_unit(spec);
   for (int d = 0; d < model.layout().devices; ++d) {
     result.energy += device_energy(t, spec, d);

@@ -42,7 +42,7 @@ struct OpTotals {
   }
   void add(const OpStats& s, std::int64_t array_pes, bool update = false) {
     stats += s;
-    if (update) update_cycles += s.cycles();
+    if (update) update_cycles = checked_add(update_cycles, s.cycles());
     stats.pes = array_pes;
     ++ops;
   }
@@ -54,9 +54,9 @@ struct OpTotals {
   }
   void merge(const OpTotals& o, std::int64_t array_pes, bool with_update) {
     stats += o.stats;
-    if (with_update) update_cycles += o.update_cycles;
+    if (with_update) update_cycles = checked_add(update_cycles, o.update_cycles);
     stats.pes = array_pes;
-    ops += o.ops;
+    ops = checked_add(ops, o.ops);
   }
 };
 

@@ -1,7 +1,9 @@
 #include "sim/train/shape_only_run.h"
 
 #include "sim/core/error.h"
+#include "sim/core/interrupt.h"
 #include "sim/techniques/technique.h"
+#include "sim/train/run_limits.h"
 #include "sim/train/trainer.h"
 #include "sim/workload/step_order.h"
 
@@ -11,9 +13,9 @@ OpTotals times(const OpTotals& t, std::int64_t n) {
   OpTotals r;
   r.stats = t.stats.repeated(n);
   r.stats.pes = t.stats.pes;
-  r.ops = t.ops * n;
-  r.elapsed_cycles = t.elapsed_cycles * n;
-  r.update_cycles = t.update_cycles * n;
+  r.ops = checked_mul(t.ops, n);
+  r.elapsed_cycles = checked_mul(t.elapsed_cycles, n);
+  r.update_cycles = checked_mul(t.update_cycles, n);
   return r;
 }
 
@@ -21,9 +23,9 @@ void accumulate(OpTotals& into, const OpTotals& t) {
   const std::int64_t pes = t.stats.pes ? t.stats.pes : into.stats.pes;
   into.stats += t.stats;
   into.stats.pes = pes;
-  into.ops += t.ops;
-  into.elapsed_cycles += t.elapsed_cycles;
-  into.update_cycles += t.update_cycles;
+  into.ops = checked_add(into.ops, t.ops);
+  into.elapsed_cycles = checked_add(into.elapsed_cycles, t.elapsed_cycles);
+  into.update_cycles = checked_add(into.update_cycles, t.update_cycles);
 }
 
 namespace {
@@ -143,41 +145,49 @@ ShapeOnlyResult run_shape_only(const ExperimentSpec& spec, const DatasetShape& d
   const std::int64_t bs = spec.training.batch_size;
   const std::int64_t full = data.train / bs, rest = data.train % bs;
   const std::int64_t batches = full + (rest ? 1 : 0);
-  for (int e = 0; e < spec.training.epochs; ++e) {
-    ShapeOnlyEpoch ep;
-    // Count the epoch's batches of each kind; the last (partial) batch separately.
-    std::array<std::int64_t, kNumBatchKinds> full_kinds{};
-    int last_kind = 0;
-    for (std::int64_t i = 0; i < batches; ++i) {
-      const int kind = plan.kind(e, i);
-      ++ep.batches[static_cast<std::size_t>(kind)];
-      if (rest && i == batches - 1)
-        last_kind = kind;
-      else
-        ++full_kinds[static_cast<std::size_t>(kind)];
+  // The sums pass the counters' range in epoch e + 1 at the latest, before anything is written:
+  // the epochs before it fit (sim/train/run_limits.h).
+  int e = 0;
+  try {
+    for (; e < spec.training.epochs; ++e) {
+      check_interrupt();
+      ShapeOnlyEpoch ep;
+      // Count the epoch's batches of each kind; the last (partial) batch separately.
+      std::array<std::int64_t, kNumBatchKinds> full_kinds{};
+      int last_kind = 0;
+      for (std::int64_t i = 0; i < batches; ++i) {
+        const int kind = plan.kind(e, i);
+        ++ep.batches[static_cast<std::size_t>(kind)];
+        if (rest && i == batches - 1)
+          last_kind = kind;
+        else
+          ++full_kinds[static_cast<std::size_t>(kind)];
+      }
+      for (int k = 0; k < kNumBatchKinds; ++k) {
+        const std::int64_t n = full_kinds[static_cast<std::size_t>(k)];
+        if (n == 0) continue;
+        const OpTotals part = times(per_batch(k, static_cast<int>(bs)), n);
+        r.batch_counts[{k, static_cast<int>(bs)}] += n;
+        accumulate(ep.train, part);
+        accumulate(r.kinds[static_cast<std::size_t>(k)], part);
+      }
+      if (rest) {
+        const OpTotals& last = per_batch(last_kind, static_cast<int>(rest));
+        ++r.batch_counts[{last_kind, static_cast<int>(rest)}];
+        accumulate(ep.train, last);
+        accumulate(r.kinds[static_cast<std::size_t>(last_kind)], last);
+      }
+      // Evaluation: the test set's forward passes after every epoch, in the Trainer's batches.
+      const std::int64_t eb = Trainer::kEvalBatch;
+      const std::int64_t tfull = data.test / eb, trest = data.test % eb;
+      if (tfull) accumulate(ep.eval, times(eval_batch(static_cast<int>(eb)), tfull));
+      if (trest) accumulate(ep.eval, eval_batch(static_cast<int>(trest)));
+      accumulate(r.train, ep.train);
+      accumulate(r.eval, ep.eval);
+      r.epochs.push_back(ep);
     }
-    for (int k = 0; k < kNumBatchKinds; ++k) {
-      const std::int64_t n = full_kinds[static_cast<std::size_t>(k)];
-      if (n == 0) continue;
-      const OpTotals part = times(per_batch(k, static_cast<int>(bs)), n);
-      r.batch_counts[{k, static_cast<int>(bs)}] += n;
-      accumulate(ep.train, part);
-      accumulate(r.kinds[static_cast<std::size_t>(k)], part);
-    }
-    if (rest) {
-      const OpTotals& last = per_batch(last_kind, static_cast<int>(rest));
-      ++r.batch_counts[{last_kind, static_cast<int>(rest)}];
-      accumulate(ep.train, last);
-      accumulate(r.kinds[static_cast<std::size_t>(last_kind)], last);
-    }
-    // Evaluation: the test set's forward passes after every epoch, in the Trainer's batches.
-    const std::int64_t eb = Trainer::kEvalBatch;
-    const std::int64_t tfull = data.test / eb, trest = data.test % eb;
-    if (tfull) accumulate(ep.eval, times(eval_batch(static_cast<int>(eb)), tfull));
-    if (trest) accumulate(ep.eval, eval_batch(static_cast<int>(trest)));
-    accumulate(r.train, ep.train);
-    accumulate(r.eval, ep.eval);
-    r.epochs.push_back(ep);
+  } catch (const CounterOverflow& o) {
+    run_exceeds_counters(o, spec, {e + 1, data.train, session.predictor_max_outputs() > 0});
   }
   return r;
 }
