@@ -4,6 +4,7 @@
 #include <map>
 
 #include "sim/core/error.h"
+#include "sim/core/interrupt.h"
 
 namespace trainsim {
 
@@ -146,6 +147,7 @@ SearchResult search_mapping(const NestProblem& p, const OperandResidency& res,
   sums.total = p.total_words();
   std::vector<signed char> keeps(cand_k.size());
   for (const Triple& w : fam_w) {
+    check_interrupt();  // the search of a large op can take seconds
     for (const Triple& o : fam_o) {
       sums.rows = window(row_cache, p.in_rows, kDimP, kDimR, w[1], o[1]);
       sums.cols = window(col_cache, p.in_cols, kDimQ, kDimS, w[2], o[2]);

@@ -1,5 +1,7 @@
 #include "models/op_driver.h"
 
+#include "sim/core/interrupt.h"
+
 namespace trainsim {
 
 OpDriver::OpDriver(sc_core::sc_module_name name) : sc_module(name), socket("socket") {
@@ -20,6 +22,7 @@ void OpDriver::run() {
     sc_core::sc_time local = sc_core::SC_ZERO_TIME;
     try {
       for (OpRequest& req : *batch_) {
+        check_interrupt();  // an op can take seconds (a large op in cycle fidelity)
         trans.set_command(tlm::TLM_WRITE_COMMAND);
         trans.set_data_ptr(reinterpret_cast<unsigned char*>(&req));
         trans.set_data_length(sizeof(OpRequest));

@@ -1,6 +1,7 @@
 #include "models/pe_array.h"
 
 #include "models/dram_channel.h"
+#include "sim/core/interrupt.h"
 
 namespace trainsim {
 
@@ -28,6 +29,7 @@ void PeArray::run_clocked(ArrayEngine& engine) {
     if (++pending == quantum) {
       sc_core::wait(static_cast<double>(pending) * period_);
       pending = 0;
+      check_interrupt();  // one op clocks for as long as its size asks
     }
   }
   if (pending > 0) sc_core::wait(static_cast<double>(pending) * period_);

@@ -1,12 +1,15 @@
 #include "models/platform/platform.h"
 
 #include <deque>
+#include <exception>
 #include <memory>
 #include <stdexcept>
 #include <systemc>
 
 #include "models/sc_asan.h"
+#include "models/sim_time.h"
 #include "models/system.h"
+#include "sim/core/interrupt.h"
 
 namespace trainsim {
 
@@ -43,16 +46,21 @@ class Run {
     std::vector<sc_core::sc_process_handle> handles;
     sc_core::sc_spawn_options opts;
     for (std::size_t d = 0; d < devices_.size(); ++d)
-      handles.push_back(sc_core::sc_spawn([this, d] { device(static_cast<int>(d)); },
-                                          sc_core::sc_gen_unique_name("platform_device"), &opts));
+      handles.push_back(
+          sc_core::sc_spawn([this, d] { guarded([&] { device(static_cast<int>(d)); }); },
+                            sc_core::sc_gen_unique_name("platform_device"), &opts));
     for (std::size_t c = 0; c < channels_.size(); ++c) {
-      handles.push_back(sc_core::sc_spawn([this, c] { send(static_cast<int>(c)); },
-                                          sc_core::sc_gen_unique_name("platform_link"), &opts));
-      handles.push_back(sc_core::sc_spawn([this, c] { deliver(static_cast<int>(c)); },
-                                          sc_core::sc_gen_unique_name("platform_link_rx"), &opts));
+      handles.push_back(
+          sc_core::sc_spawn([this, c] { guarded([&] { send(static_cast<int>(c)); }); },
+                            sc_core::sc_gen_unique_name("platform_link"), &opts));
+      handles.push_back(
+          sc_core::sc_spawn([this, c] { guarded([&] { deliver(static_cast<int>(c)); }); },
+                            sc_core::sc_gen_unique_name("platform_link_rx"), &opts));
     }
     sc_core::sc_start();
     restore_main_stack_for_asan();
+    // After an error every process has returned (abandon()); nothing is left to kill.
+    if (error_) std::rethrow_exception(error_);
     if (finished_devices_ != devices_.size()) {
       for (auto& h : handles)
         if (!h.terminated()) h.kill();
@@ -62,6 +70,29 @@ class Run {
   }
 
  private:
+  // Runs a process's body. An exception (a time past the simulation's range, an interrupt)
+  // must not leave a SystemC process, which the kernel would report as its own error: it is
+  // kept, every process is woken to return (abandon()), and execute() rethrows it once the
+  // simulation has run out of events. (Killing the processes from outside the simulation
+  // instead crashes SystemC.)
+  template <typename Body>
+  void guarded(const Body& body) {
+    try {
+      body();
+    } catch (const sc_core::sc_unwind_exception&) {
+      throw;  // SystemC's own: a process being killed must let it pass
+    } catch (...) {
+      if (!error_) error_ = std::current_exception();
+      abandon();
+    }
+  }
+
+  void abandon() {
+    stopping_ = true;
+    for (Device& d : devices_) d.input.notify();
+    for (auto& c : channels_) c.queued.notify(), c.sent.notify();
+  }
+
   struct Device {
     sc_core::sc_event input;  // a task of this device got its last input
   };
@@ -79,12 +110,17 @@ class Run {
   void device(int d) {
     Device& dev = devices_[static_cast<std::size_t>(d)];
     for (int i : (*w_.orders)[static_cast<std::size_t>(d)]) {
-      while (waiting_[static_cast<std::size_t>(i)] > 0) sc_core::wait(dev.input);
+      check_interrupt();  // a batch sequence of many tasks
+      while (waiting_[static_cast<std::size_t>(i)] > 0 && !error_) sc_core::wait(dev.input);
+      if (error_) return;
       const Task& t = g_.task(i);
       TaskTiming& timing = result_.tasks[static_cast<std::size_t>(i)];
       timing.start_ps = now_ps();
       const std::int64_t dur = w_.duration_ps[static_cast<std::size_t>(i)];
-      if (dur > 0) sc_core::wait(sc_time(static_cast<double>(dur), SC_PS));
+      if (dur > 0) {
+        const sc_time now = sc_core::sc_time_stamp();
+        sc_core::wait(after_ps(now, dur) - now);
+      }
       timing.end_ps = now_ps();
       result_.busy_ps[static_cast<std::size_t>(d)] += dur;
       result_.makespan_ps = std::max(result_.makespan_ps, timing.end_ps);
@@ -123,23 +159,27 @@ class Run {
     ChannelState& ch = channels_[static_cast<std::size_t>(c)];
     const Channel& spec = net_.channels()[static_cast<std::size_t>(c)];
     ChannelStats& stats = result_.channels[static_cast<std::size_t>(c)];
-    const sc_time latency(spec.link.latency_ns * 1000.0, SC_PS);
+    const std::int64_t latency = latency_ps(spec);
     for (;;) {
       while (ch.queue.empty()) {
         if (stopping_) return;
         sc_core::wait(ch.queued);
       }
+      if (error_) return;
       const Transfer t = ch.queue.front();
       ch.queue.pop_front();
-      const std::int64_t ps = serialise_ps(t.bytes, spec.link.bandwidth_gbps);
+      const std::int64_t ps = serialise_ps(t.bytes, spec.link.bandwidth_gbps, spec.bandwidth_key);
       const std::int64_t begin = now_ps();
-      if (ps > 0) sc_core::wait(sc_time(static_cast<double>(ps), SC_PS));
+      if (ps > 0) {
+        const sc_time now = sc_core::sc_time_stamp();
+        sc_core::wait(after_ps(now, ps) - now);
+      }
       stats.bytes += t.bytes;
       stats.busy_ps += ps;
       ++stats.transfers;
       stats.energy_pj += static_cast<double>(t.bytes) * 8.0 * spec.link.pj_per_bit;
       result_.transfers.push_back({c, t.task, begin, now_ps(), t.bytes});
-      ch.in_flight.emplace_back(sc_core::sc_time_stamp() + latency, t);
+      ch.in_flight.emplace_back(after_ps(sc_core::sc_time_stamp(), latency), t);
       ch.sent.notify();
     }
   }
@@ -153,6 +193,7 @@ class Run {
         if (stopping_) return;
         sc_core::wait(ch.sent);
       }
+      if (error_) return;
       const auto [when, t] = ch.in_flight.front();
       ch.in_flight.pop_front();
       if (when > sc_core::sc_time_stamp()) sc_core::wait(when - sc_core::sc_time_stamp());
@@ -173,6 +214,7 @@ class Run {
   sc_time start_;
   std::size_t finished_devices_ = 0;
   bool stopping_ = false;
+  std::exception_ptr error_;
 };
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include "sim/accel/fast_context.h"
 #include "sim/accel/memory_model.h"
 #include "sim/accel/scalesim_memory.h"
+#include "sim/core/interrupt.h"
 
 namespace trainsim {
 
@@ -74,6 +75,7 @@ const OpStats& CostModel::cost(const Op& op) {
   const Key k = key_of(op);
   auto it = cache_.find(k);
   if (it != cache_.end()) return it->second;
+  check_interrupt();  // planning a batch prices each of its distinct ops first
   return cache_.emplace(k, evaluate_op(op, acc_, df_)).first->second;
 }
 

@@ -9,6 +9,7 @@
 #include "sim/accel/fast_context.h"
 #include "sim/accel/vector_unit.h"
 #include "sim/core/error.h"
+#include "sim/core/interrupt.h"
 
 namespace trainsim {
 
@@ -31,7 +32,8 @@ void run_double_buffered(ExecutionContext& ctx, bool double_buffer, int output_s
   std::int64_t fetched = ctx.transfer(cur.fetch_bytes);
   std::int64_t out_prev = 0, out_prev2 = 0, written = 0;
   bool first = true;
-  for (;;) {
+  for (std::int64_t tile = 1;; ++tile) {
+    if ((tile & 4095) == 0) check_interrupt();  // an op of millions of tiles takes seconds
     const bool more = next(nxt);
     std::int64_t ready = fetched;
     // A new output tile takes the slot of the output tile two back (one back with a single

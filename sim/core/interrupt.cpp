@@ -1,5 +1,7 @@
 #include "sim/core/interrupt.h"
 
+#include <signal.h>
+
 #include <csignal>
 
 namespace trainsim {
@@ -12,8 +14,14 @@ extern "C" void on_signal(int) {
 }  // namespace
 
 void install_interrupt_handler() {
-  std::signal(SIGINT, on_signal);
-  std::signal(SIGTERM, on_signal);
+  // The first signal sets the flag, and its handler is reset (SA_RESETHAND): a second Ctrl-C
+  // or SIGTERM ends the process at once, also in a stretch of work that polls too rarely.
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESTART | SA_RESETHAND;
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
 }
 
 bool interrupt_requested() {

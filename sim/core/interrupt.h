@@ -1,6 +1,10 @@
 #pragma once
 // Ctrl-C handling: the first SIGINT/SIGTERM sets a flag that long loops poll, so a run can
-// stop between batches and remove its half-written output instead of leaving it behind.
+// stop between batches and remove its half-written output instead of leaving it behind. Every
+// loop whose length the configuration sets polls it: the training loop (per batch), the
+// accelerator model's op driver (per op) and PE array (per clock quantum), the multi-device
+// platform (per task), the Hype-training runtime (per event), shape-only and pipeline epochs,
+// and the calibration's search (per evaluation). A second signal ends the process at once.
 #include <stdexcept>
 
 namespace trainsim {

@@ -5,6 +5,7 @@
 #include <functional>
 
 #include "sim/core/error.h"
+#include "sim/core/interrupt.h"
 #include "sim/core/nelder_mead.h"
 #include "sim/report/csv.h"
 
@@ -41,6 +42,7 @@ FitStage fit(const std::string& device, const std::string& name, const std::vect
   std::vector<double> start;
   for (const Param& p : params) start.push_back(to_search(p));
   auto f = [&](const std::vector<double>& x) {
+    check_interrupt();  // the search evaluates the objective thousands of times
     for (std::size_t i = 0; i < params.size(); ++i) from_search(params[i], x[i]);
     return objective();
   };
