@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <set>
 
+#include "sim/core/error.h"
 #include "sim/core/rng.h"
 
 namespace trainsim {
@@ -61,7 +62,20 @@ std::vector<SweepPoint> sweep_points(const SweepSpec& s) {
     p.id = point_id(p.values);
     points.push_back(std::move(p));
   }
+  if (!s.baseline.empty() && std::none_of(points.begin(), points.end(),
+                                          [&](const SweepPoint& p) { return is_baseline(s, p); }))
+    throw UserError(s.source + ": baseline: " + baseline_text(s) + " is not among the " +
+                    std::to_string(points.size()) + " points search: {mode: random} draws (seed " +
+                    std::to_string(s.seed) +
+                    "): another seed or budget, or a grid search, would run it");
   return points;
+}
+
+bool is_baseline(const SweepSpec& s, const SweepPoint& p) {
+  for (const auto& [k, v] : s.baseline)
+    for (const auto& [pk, pv] : p.values)
+      if (pk == k && !same_value(pv, v)) return false;
+  return true;
 }
 
 }  // namespace trainsim

@@ -20,8 +20,13 @@ struct SweepPoint {
 };
 
 /// The sweep's points in order: the grid in row-major axis order (the last axis fastest), or
-/// `budget` distinct grid points drawn with the sweep's seed, in grid order.
+/// `budget` distinct grid points drawn with the sweep's seed, in grid order. UserError if the
+/// sweep has a baseline and none of the points is it (a random sample that missed it; a grid
+/// always holds it, load_sweep checks).
 std::vector<SweepPoint> sweep_points(const SweepSpec& s);
+
+/// Whether `p` has the baseline's value (same_value) of every baseline key.
+bool is_baseline(const SweepSpec& s, const SweepPoint& p);
 
 /// FNV-1a of the point's "key=value\n" lines, as 16 hex digits.
 std::string point_id(const std::vector<std::pair<std::string, std::string>>& values);

@@ -2,9 +2,13 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
+#include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <iomanip>
+#include <map>
 #include <memory>
 #include <set>
 #include <sstream>
@@ -61,7 +65,101 @@ std::vector<std::string> range_of(const ConfigNode& node) {
   return out;
 }
 
+// "a, b and c" of the texts, for messages.
+std::string listing(const std::vector<std::string>& texts) {
+  std::string out;
+  for (std::size_t i = 0; i < texts.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == texts.size() ? " and " : ", ") + texts[i];
+  return out;
+}
+
+// One row of a zip (or the value of a single-key axis) as written: "8" or "[8, 8.0]".
+std::string row_text(const std::vector<std::string>& row) {
+  if (row.size() == 1) return row[0];
+  std::string out = "[";
+  for (std::size_t i = 0; i < row.size(); ++i) out += (i ? ", " : "") + row[i];
+  return out + "]";
+}
+
+std::string axis_name(const SweepAxis& axis) {
+  std::string out;
+  for (const std::string& k : axis.keys) out += (out.empty() ? "" : ", ") + k;
+  return out;
+}
+
+// Two values that are the same number are one point twice (the same run, two ids): an error
+// that names them, rather than a merge that would drop one spelling silently.
+void check_distinct(const SweepAxis& axis, const ConfigNode& at) {
+  std::map<std::vector<std::string>, std::vector<std::string>> spellings;
+  std::vector<std::vector<std::string>> order;
+  for (const auto& row : axis.values) {
+    std::vector<std::string> key;
+    for (const std::string& v : row) key.push_back(canonical_value(v));
+    auto& texts = spellings[key];
+    if (texts.empty()) order.push_back(key);
+    texts.push_back(row_text(row));
+  }
+  for (const auto& key : order) {
+    const std::vector<std::string>& texts = spellings[key];
+    if (texts.size() < 2) continue;
+    at.fail("axis '" + axis_name(axis) + "' lists the same value " +
+            (texts.size() == 2 ? std::string("twice") : std::to_string(texts.size()) + " times") +
+            ": " + listing(texts) + " (one point each would run it again)");
+  }
+}
+
 }  // namespace
+
+std::string canonical_value(const std::string& text) {
+  // Numbers as trainsim's config reader takes them (sim/config/yaml_reader.cpp): decimal or
+  // exponent notation, nothing else (no inf, nan, hex), so a string value is never a number.
+  bool numeric = !text.empty();
+  bool digit = false, integer = true;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c >= '0' && c <= '9') {
+      digit = true;
+    } else if (c == '+' || c == '-') {
+      if (i > 0) integer = false;
+    } else if (c == '.' || c == 'e' || c == 'E') {
+      integer = false;
+    } else {
+      numeric = false;
+    }
+  }
+  if (!numeric || !digit) return text;
+  const std::size_t start = text[0] == '+' ? 1 : 0;
+  if (integer) {
+    // Exact for any length: the sign, then the digits without leading zeros.
+    const bool negative = text[start] == '-';
+    std::size_t first = start + (negative ? 1 : 0);
+    while (first + 1 < text.size() && text[first] == '0') ++first;
+    const std::string digits = text.substr(first);
+    return (negative && digits != "0" ? "-" : "") + digits;
+  }
+  double v = 0;
+  const auto [end, ec] = std::from_chars(text.data() + start, text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(v)) return text;
+  char buf[40];
+  if (v == std::floor(v) && std::fabs(v) < 9.2e18) {
+    std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(v));
+  } else {
+    const auto [e, ec2] = std::to_chars(buf, buf + sizeof buf, v);  // shortest round trip
+    *e = '\0';
+    (void)ec2;
+  }
+  return buf;
+}
+
+bool same_value(const std::string& a, const std::string& b) {
+  return a == b || canonical_value(a) == canonical_value(b);
+}
+
+std::string baseline_text(const SweepSpec& s) {
+  std::string out;
+  for (const auto& [k, v] : s.baseline) out += (out.empty() ? "" : ", ") + k + ": " + v;
+  return "{" + out + "}";
+}
 
 std::vector<std::string> SweepSpec::keys() const {
   std::vector<std::string> out;
@@ -122,9 +220,7 @@ SweepSpec load_sweep(const std::string& path) {
     }
     for (const std::string& k : axis.keys)
       if (!seen.insert(k).second) a.fail("key '" + k + "' is on two axes");
-    // Two equal values would be one point twice (the same id, the same directory).
-    std::set<std::vector<std::string>> distinct(axis.values.begin(), axis.values.end());
-    if (distinct.size() != axis.values.size()) a.fail("an axis lists the same value twice");
+    check_distinct(axis, a);
     s.axes.push_back(axis);
   }
   if (s.axes.empty()) axes.fail("a sweep needs at least one axis");
@@ -138,6 +234,29 @@ SweepSpec load_sweep(const std::string& path) {
       const std::string k = kv.first.as<std::string>();
       if (!seen.count(k)) bm.get(k)->fail("baseline key '" + k + "' is not on any axis");
       s.baseline.emplace_back(k, value_text(*bm.get(k)));
+    }
+    // Some row of every axis must carry the baseline's values of its keys (a zip's together),
+    // or no point is the baseline and the speedup column would stay empty.
+    for (const SweepAxis& axis : s.axes) {
+      std::vector<std::string> wanted;  // per key of the axis: the baseline's value or none
+      bool constrained = false;
+      for (const std::string& k : axis.keys) {
+        wanted.emplace_back();
+        for (const auto& [bk, bv] : s.baseline)
+          if (bk == k) wanted.back() = bv, constrained = true;
+      }
+      if (!constrained) continue;
+      const bool found = std::any_of(axis.values.begin(), axis.values.end(), [&](const auto& row) {
+        for (std::size_t i = 0; i < row.size(); ++i)
+          if (!wanted[i].empty() && !same_value(row[i], wanted[i])) return false;
+        return true;
+      });
+      if (!found) {
+        std::vector<std::string> rows;
+        for (const auto& row : axis.values) rows.push_back(row_text(row));
+        b->fail("baseline " + baseline_text(s) + " matches no point of the sweep: axis '" +
+                axis_name(axis) + "' takes " + listing(rows));
+      }
     }
   }
   if (auto v = m.get("search")) {

@@ -41,4 +41,13 @@ struct SweepSpec {
 /// Reads and checks a sweep file; UserError (file:line:col: key: what) on bad input.
 SweepSpec load_sweep(const std::string& path);
 
+/// The value an axis value's text stands for: numbers by their value (108, 108.0 and 1.08e2
+/// are one "108"; integers exactly, others as the shortest round-trip double), any other text
+/// as it is. Two values of a key are the same point when these are equal.
+std::string canonical_value(const std::string& text);
+/// Whether two value texts stand for the same value.
+bool same_value(const std::string& a, const std::string& b);
+/// The baseline as "{key: value, ...}", for messages.
+std::string baseline_text(const SweepSpec& s);
+
 }  // namespace trainsim

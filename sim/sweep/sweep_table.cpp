@@ -69,12 +69,7 @@ std::string sweep_csv(const SweepSpec& spec, std::vector<SweepRow> rows) {
   const SweepRow* base = nullptr;
   if (!spec.baseline.empty())
     for (const SweepRow& r : rows) {
-      if (!r.done) continue;
-      bool match = true;
-      for (const auto& [k, v] : spec.baseline)
-        for (const auto& [pk, pv] : r.point->values)
-          if (pk == k && pv != v) match = false;
-      if (match) {
+      if (r.done && is_baseline(spec, *r.point)) {
         base = &r;
         break;
       }
