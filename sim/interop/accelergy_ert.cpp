@@ -27,9 +27,11 @@ constexpr const char* kEntries[] = {"mac",       "rf_read",     "rf_write",
                                     "noc",       "buffer_read", "buffer_write",
                                     "dram_read", "dram_write",  "vector_op"};
 
+// An action of an ERT component: its energy, and where it is listed (every listing, so that
+// a mapped action listed twice is an error naming both).
 struct ErtAction {
   double energy = 0;
-  int line = 0;
+  std::vector<ConfigNode> names;
 };
 
 }  // namespace
@@ -47,7 +49,7 @@ void read_ert_costs(const ConfigMap& m, const std::string& source, EnergyTable& 
   ConfigNode top(load_yaml_file(ert.string(), "Accelergy ERT"), "", origin);
   ConfigMap root = top.as_map();
   ConfigMap body = root.require("ERT").as_map();
-  std::map<std::string, std::map<std::string, double>> actions;  // component -> action -> energy
+  std::map<std::string, std::map<std::string, ErtAction>> actions;  // component -> action
   std::map<std::string, ConfigNode> where;
   for (const ConfigNode& table : body.require("tables").as_sequence()) {
     ConfigMap tm = table.as_map();
@@ -55,10 +57,12 @@ void read_ert_costs(const ConfigMap& m, const std::string& source, EnergyTable& 
     where.emplace(component, table);
     for (const ConfigNode& a : tm.require("actions").as_sequence()) {
       ConfigMap am = a.as_map();
-      const std::string action = am.require("name").as_nonempty_string();
-      // An action with several argument sets keeps its first: trainsim has one cost per
-      // access; a table that needs another names it in an ERT of its own.
-      actions[component].emplace(action, am.require("energy").as_double_non_negative());
+      const ConfigNode name = am.require("name");
+      const std::string action = name.as_nonempty_string();
+      const double e = am.require("energy").as_double_non_negative();
+      auto [it, first] = actions[component].emplace(action, ErtAction{e, {}});
+      it->second.names.push_back(name);
+      (void)first;
     }
   }
 
@@ -85,8 +89,18 @@ void read_ert_costs(const ConfigMap& m, const std::string& source, EnergyTable& 
       em.require("action").fail("component '" + component + "' has no action '" + action +
                                 "' in the ERT (it has: " + known + ")");
     }
+    // trainsim has one cost per access. An action listed again (Accelergy writes one entry per
+    // argument set) would leave the choice to the order of the file: refused, naming both.
+    const std::vector<ConfigNode>& names = a->second.names;
+    if (names.size() > 1)
+      names[1].fail("component '" + component + "' lists action '" + action + "' " +
+                    std::to_string(names.size()) + " times in the ERT " + ert.string() +
+                    " (first at line " + std::to_string(names[0].mark().line + 1) + "), and '" +
+                    entry +
+                    "' maps to it: trainsim takes one energy per action, "
+                    "keep the one to use");
     used.insert(component);
-    energy[entry] = a->second;
+    energy[entry] = a->second.energy;
   }
   if (auto ignore = m.get("ignore"))
     for (const ConfigNode& i : ignore->as_sequence())

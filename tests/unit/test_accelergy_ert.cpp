@@ -12,6 +12,7 @@
 #include "sim/config/accelerator_config.h"
 #include "sim/core/error.h"
 #include "sim/interop/accelergy_ert.h"
+#include "tests/support/config_errors.h"
 #include "tests/support/temp_dir.h"
 
 using namespace trainsim;
@@ -94,4 +95,45 @@ TEST_CASE("Bad ERTs and maps name what is wrong", "[energy][ert]") {
           "m.yaml", table("ERT.yaml", good_mac) + "  fpu: {component: sys.spad, action: read}\n")),
       Catch::Contains("fpu"));
   CHECK_THROWS_AS(load_energy_table(write("n.yaml", table("nothing.yaml", good_mac))), UserError);
+}
+
+TEST_CASE("An ERT action listed twice is an error when a cost maps to it", "[energy][ert]") {
+  test::TempDir dir("ert-duplicates");
+  auto write = [&](const std::string& name, const std::string& text) {
+    std::ofstream(dir / name) << text;
+    return dir / name;
+  };
+  // Accelergy writes an action once per argument set; sys.dram's `read` has two energies here,
+  // and sys.pe's `idle` two that no cost uses.
+  const std::string text =
+      "ERT:\n  version: '0.4'\n  tables:\n"
+      "    - name: sys.pe\n      actions:\n        - {name: mac, energy: 1}\n"
+      "        - {name: idle, energy: 0}\n        - {name: idle, energy: 0.1}\n"
+      "    - name: sys.dram\n      actions:\n        - {name: read, energy: 200}\n"
+      "        - {name: read, energy: 180}\n        - {name: write, energy: 200}\n";
+  write("ERT.yaml", text);
+  auto table = [&](const std::string& dram_read) {
+    return "unit: normalized\nert: ERT.yaml\nper_bits: 16\nmap:\n"
+           "  mac: {component: sys.pe, action: mac}\n"
+           "  rf_read: {component: sys.pe, action: mac}\n"
+           "  rf_write: {component: sys.pe, action: mac}\n"
+           "  noc: {component: sys.pe, action: mac}\n"
+           "  buffer_read: {component: sys.dram, action: write}\n"
+           "  buffer_write: {component: sys.dram, action: write}\n"
+           "  dram_read: {component: sys.dram, action: " +
+           dram_read +
+           "}\n"
+           "  dram_write: {component: sys.dram, action: write}\n"
+           "  vector_op: {component: sys.pe, action: mac}\n";
+  };
+  // The second `read` is named where it is, with the first one's line and the file.
+  const std::string ert = dir.path() + "/ERT.yaml";
+  const std::string msg =
+      test::error_of([&] { load_energy_table(write("t.yaml", table("read"))); });
+  test::check_error(msg, ert, test::pos_of(text, "read, energy: 180"),
+                    "ERT.tables.1.actions.1.name",
+                    "component 'sys.dram' lists action 'read' 2 times in the ERT " + ert +
+                        " (first at line 11), and 'dram_read' maps to it");
+  // A duplicate no cost maps to (`idle`) changes nothing.
+  CHECK(load_energy_table(write("w.yaml", table("write"))).dram_read.pj == 200);
 }
