@@ -1,16 +1,44 @@
 // trainsim: simulate DNN training on an accelerator model. See `trainsim --help`.
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <string>
 #include <vector>
 
+#include "sim/accel/op_stats.h"
 #include "sim/cli/commands.h"
 #include "sim/core/error.h"
 #include "sim/core/interrupt.h"
 
+namespace {
+
+// What a command printed must have reached stdout: `trainsim layer --json > /dev/full` exited
+// 0 with nothing written. One check for every command, at exit: the buffered rest is flushed
+// and the stream's error flag, set by any write that failed on the way, is read. A failure is
+// exit 1 (the command's own failure code, if it had one, is kept) with one line on stderr.
+int checked_exit(int code) {
+  errno = 0;
+  const bool flushed = std::fflush(stdout) == 0;
+  const int flush_errno = errno;
+  if (flushed && !std::ferror(stdout)) return code;
+  std::fprintf(stderr, "trainsim: error: cannot write to standard output%s%s\n",
+               flush_errno != 0 ? ": " : "", flush_errno != 0 ? std::strerror(flush_errno) : "");
+  return code == 0 ? 1 : code;
+}
+
+int run_main(std::vector<std::string> args);
+
+}  // namespace
+
 int main(int argc, char** argv) {
+  return checked_exit(run_main(std::vector<std::string>(argv + 1, argv + argc)));
+}
+
+namespace {
+
+int run_main(std::vector<std::string> args) {
   using namespace trainsim;
-  std::vector<std::string> args(argv + 1, argv + argc);
   // `trainsim help CMD` is `trainsim CMD --help`.
   if (args.size() == 2 && args[0] == "help" && find_command(args[1]) != nullptr)
     args = {args[1], "--help"};
@@ -34,6 +62,14 @@ int main(int argc, char** argv) {
   } catch (const UserError& e) {
     std::fprintf(stderr, "trainsim: error: %s\n", e.what());
     return kExitUserError;
+  } catch (const CounterOverflow& e) {
+    // The runners name the epochs that fit (sim/train/run_limits.h); a sum they do not watch
+    // is still the size of the configured run, not a bug.
+    std::fprintf(stderr,
+                 "trainsim: error: the run counts more %s than the counters hold (%s): fewer "
+                 "training.epochs or a smaller workload\n",
+                 e.counter().c_str(), e.limit().c_str());
+    return kExitUserError;
   } catch (const Interrupted&) {
     std::fprintf(stderr, "\ntrainsim: interrupted\n");
     return kExitInterrupted;
@@ -42,3 +78,5 @@ int main(int argc, char** argv) {
     return 1;
   }
 }
+
+}  // namespace
