@@ -52,7 +52,11 @@ std::vector<std::string> range_of(const ConfigNode& node) {
   const double count = std::floor((to - from) / step + 1e-9) + 1;
   if (count > static_cast<double>(kMaxPoints)) node.fail("the range has too many values");
   std::vector<std::string> out;
-  const bool integral = from == std::floor(from) && step == std::floor(step);
+  // Integers are written as integers while doubles hold them exactly (a range from 1e300
+  // once converted a double past int64 to an integer).
+  const bool integral = from == std::floor(from) && step == std::floor(step) &&
+                        std::fabs(from) <= 9007199254740992.0 &&
+                        std::fabs(to) <= 9007199254740992.0;
   for (std::int64_t i = 0; i < static_cast<std::int64_t>(count); ++i) {
     const double v = from + static_cast<double>(i) * step;
     std::ostringstream s;
@@ -104,7 +108,7 @@ void check_distinct(const SweepAxis& axis, const ConfigNode& at) {
     if (texts.size() < 2) continue;
     at.fail("axis '" + axis_name(axis) + "' lists the same value " +
             (texts.size() == 2 ? std::string("twice") : std::to_string(texts.size()) + " times") +
-            ": " + listing(texts) + " (one point each would run it again)");
+            ": " + listing(texts) + " (each would run the same point again)");
   }
 }
 
@@ -238,22 +242,26 @@ SweepSpec load_sweep(const std::string& path) {
     // Some row of every axis must carry the baseline's values of its keys (a zip's together),
     // or no point is the baseline and the speedup column would stay empty.
     for (const SweepAxis& axis : s.axes) {
-      std::vector<std::string> wanted;  // per key of the axis: the baseline's value or none
-      bool constrained = false;
-      for (const std::string& k : axis.keys) {
-        wanted.emplace_back();
+      // Per key of the axis: the baseline's value, or null if the baseline leaves it free.
+      std::vector<const std::string*> wanted(axis.keys.size(), nullptr);
+      for (std::size_t i = 0; i < axis.keys.size(); ++i)
         for (const auto& [bk, bv] : s.baseline)
-          if (bk == k) wanted.back() = bv, constrained = true;
-      }
-      if (!constrained) continue;
+          if (bk == axis.keys[i]) wanted[i] = &bv;
+      if (std::all_of(wanted.begin(), wanted.end(), [](const auto* w) { return w == nullptr; }))
+        continue;
       const bool found = std::any_of(axis.values.begin(), axis.values.end(), [&](const auto& row) {
         for (std::size_t i = 0; i < row.size(); ++i)
-          if (!wanted[i].empty() && !same_value(row[i], wanted[i])) return false;
+          if (wanted[i] != nullptr && !same_value(row[i], *wanted[i])) return false;
         return true;
       });
       if (!found) {
+        // The axis's values, the first eight of a long one.
+        constexpr std::size_t kShown = 8;
         std::vector<std::string> rows;
-        for (const auto& row : axis.values) rows.push_back(row_text(row));
+        for (std::size_t i = 0; i < axis.values.size() && i < kShown; ++i)
+          rows.push_back(row_text(axis.values[i]));
+        if (axis.values.size() > kShown)
+          rows.push_back(std::to_string(axis.values.size() - kShown) + " more");
         b->fail("baseline " + baseline_text(s) + " matches no point of the sweep: axis '" +
                 axis_name(axis) + "' takes " + listing(rows));
       }

@@ -1,7 +1,7 @@
 #pragma once
 // A run larger than its counters hold (sim/accel/op_stats.h's CounterOverflow: a count past
 // 2^64, cycles past 2^63) is the configuration's doing, not a bug: VGG-19 on ImageNet for 500
-// epochs counts more register-file reads than 64 bits hold. The runners catch the overflow in
+// epochs counts more MACs than 64 bits hold. The runners catch the overflow in
 // their epoch loop, before anything is written, and turn it into a one-line user error naming
 // the keys that make the run that large and how far it fits: the epochs that fit, or, when
 // one epoch is already too large, the figures that size an epoch.
