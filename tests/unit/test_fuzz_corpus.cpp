@@ -63,6 +63,11 @@ TEST_CASE("the corpus holds inputs the loaders accept and inputs they reject", "
   CHECK_THROWS_WITH(load_experiment(exp + "/adagp_predictor_65536.yaml"),
                     Catch::Contains("technique.predictor.size: must be in [1, 256], got 65536"));
   CHECK_THROWS_AS(load_experiment(exp + "/huge_sizes.yaml"), UserError);
+  // Figures that became times: a subnormal GPU peak, a link at 1e-12 GB/s (issue 28).
+  CHECK_THROWS_WITH(load_experiment(exp + "/gpu_subnormal_peak.yaml"),
+                    Catch::Contains("peak_tflops.fp32: must be >= 1e-06, got 1.0e-310"));
+  CHECK_THROWS_WITH(load_experiment(exp + "/links_custom_tiny.yaml"),
+                    Catch::Contains("system.links.0.bandwidth_gbps: must be in [0.001, "));
 
   const std::string idx = corpus_dir("idx");
   for (const char* ok : {"labels_10.idx", "labels_10.idx.gz", "images_2x3x3.idx"}) {
