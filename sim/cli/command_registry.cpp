@@ -54,7 +54,7 @@ const std::vector<Command>& commands() {
        "trainsim validate configs/experiments/lenet5_mnist.yaml -s dataflow=rs", cmd_validate},
       {"layer",
        "layer --accel ACCEL (--gemm M,N,K | --conv H,W,C,FILTERS,R,S[,STRIDE[,PAD]]) [options]  |  "
-       "layer --scalesim-topology FILE.csv [--scalesim-config FILE.cfg] [--report-dir DIR]",
+       "layer --scalesim-topology FILE.csv [--scalesim-config FILE.cfg] [--report-dir DIR [-f]]",
        "one op on one accelerator: cycles, accesses, DRAM traffic, energy",
        "Times one op (a GEMM or a convolution in one training role) on one accelerator and "
        "dataflow and prints its cycles, utilization, MACs, accesses per memory level and "
