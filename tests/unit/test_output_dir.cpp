@@ -3,6 +3,7 @@
 // the directory lock, and the paths no command may take as a results directory.
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -159,6 +160,17 @@ TEST_CASE("Paths that may never be a results directory", "[io][output]") {
   note_input_path(tmp / "in/exp.yaml");
   CHECK_THROWS_WITH(check_output_target(tmp / "in", "run"), Catch::Contains("contains the input"));
   CHECK_THROWS_WITH(check_output_target(tmp / "in/", "run"), Catch::Contains("contains the input"));
+  {
+    const char* home = std::getenv("HOME");
+    const std::string saved = home ? home : "";
+    ::setenv("HOME", (tmp / "home").c_str(), 1);
+    CHECK_THROWS_WITH(check_output_target(tmp / "home", "run"),
+                      Catch::Contains("is the home directory"));
+    if (home)
+      ::setenv("HOME", saved.c_str(), 1);
+    else
+      ::unsetenv("HOME");
+  }
   CHECK_NOTHROW(check_output_target(tmp / "out", "run"));
   CHECK_NOTHROW(check_output_target(tmp / "in/out", "run"));  // beside the input: fine
 }
