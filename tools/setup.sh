@@ -5,8 +5,10 @@
 #   3. fetches the datasets into ${TRAINSIM_DATA:-data/}.
 #   tools/setup.sh [--main]     --main: only what ./run.sh needs (trainsim and the dataset
 #                               converter); default: everything, test suite included
-# It says what it does before each long step; on a terminal the build shows its progress on
-# one line. Quiet when everything is already there. Used by ./run.sh and ./test.sh.
+# It says what it does before each long step, and during the package installation and the
+# build it shows their progress (tools/heartbeat.sh): on a terminal on one line, elsewhere a
+# line at least every 20 s. Quiet when everything is already there. Used by ./run.sh and
+# ./test.sh.
 set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -18,9 +20,6 @@ case "${1:-}" in
   "") ;;
   *) echo "usage: tools/setup.sh [--main]" >&2; exit 2 ;;
 esac
-tty=0
-[[ -t 1 ]] && tty=1
-
 packages=(
   build-essential cmake pkg-config
   libsystemc-dev libyaml-cpp-dev catch2 libboost-dev libboost-program-options-dev
@@ -49,13 +48,18 @@ if ((${#missing[@]})); then
   fi
   echo "setup: installing ${#missing[@]} Debian package(s) (a few minutes): ${missing[*]}"
   export DEBIAN_FRONTEND=noninteractive
-  # apt's output is shown only if it fails (debconf chatters on stderr even with -qq).
-  if ! log="$($sudo apt-get update -qq 2>&1 &&
-    $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" 2>&1)"; then
-    printf '%s\n' "$log" >&2
-    echo "setup: apt-get failed installing ${missing[*]} (its output is above)" >&2
+  # apt's output goes to a log, shown only if it fails (debconf chatters on stderr even when
+  # all is well); meanwhile tools/heartbeat.sh says how long it has been and what apt did last.
+  apt_log="$(mktemp "${TMPDIR:-/tmp}/trainsim-apt.XXXXXX.log")"
+  # shellcheck disable=SC2016  # $1 (sudo or nothing) and $@ are the inner bash's arguments
+  if ! "$repo/tools/heartbeat.sh" "setup: installing packages" "$apt_log" \
+    bash -c '$1 apt-get update -q && $1 apt-get install -y -q --no-install-recommends "${@:2}"' \
+    apt "$sudo" "${missing[@]}"; then
+    cat "$apt_log" >&2
+    echo "setup: apt-get failed installing ${missing[*]} (its output is above; also in $apt_log)" >&2
     exit 1
   fi
+  rm -f "$apt_log"
 fi
 
 # Configure once; later builds only recompile what changed.
@@ -72,24 +76,12 @@ if [[ ! -x "$build/trainsim" || ("${targets[0]}" == all && ! -x "$build/trainsim
   echo "setup: building $what (first build: a few minutes on 2 cores)"
 fi
 log="$build/setup-build.log"
-# On a terminal, every line cmake prints replaces the last one ("[ 42%] Building ...");
-# elsewhere the build is silent. Either way its whole output is in the log, shown on failure.
+# Its whole output goes to the log, shown on failure. tools/heartbeat.sh shows the progress:
+# on a terminal one line rewritten in place ("[ 42%] Building ..."), elsewhere a line with
+# the elapsed time and the percentage every 20 s.
 status=0
-if ((tty)); then
-  cols="$(tput cols 2>/dev/null || echo 80)"
-  set +e
-  cmake --build "$build" -j "$jobs" --target "${targets[@]}" 2>&1 | tee "$log" |
-    while IFS= read -r line; do
-      [[ "$line" == *"] Building "* || "$line" == *"] Linking "* ]] || continue
-      text="setup: building: $line"
-      printf '\r\033[K%s' "${text:0:$((cols - 1))}"
-    done
-  status="${PIPESTATUS[0]}"
-  set -e
-  printf '\r\033[K'
-else
-  cmake --build "$build" -j "$jobs" --target "${targets[@]}" >"$log" 2>&1 || status=$?
-fi
+"$repo/tools/heartbeat.sh" "setup: building $what" "$log" \
+  cmake --build "$build" -j "$jobs" --target "${targets[@]}" || status=$?
 if [[ "$status" != 0 ]]; then
   cat "$log" >&2
   echo "setup: build failed (the compiler's output is above; also in $log)" >&2
