@@ -37,9 +37,14 @@ start=$SECONDS
   progress=""  # the line it came on
   last=""      # the last non-empty line, for commands without percentages (apt-get)
   beat=$SECONDS
+  pending=""  # what a read that timed out had read of a line so far
   while :; do
-    # Waits at most a second for a line, so the clock runs on while the command is quiet.
-    if IFS= read -r -t 1 line; then
+    # Waits at most a second for a line, so the clock runs on while the command is quiet. A
+    # read that times out keeps what it got of the line in `part`; the rest follows.
+    part=""
+    if IFS= read -r -t 1 part; then
+      line="$pending$part"
+      pending=""
       line="${line//$'\r'/}"
       if [[ "$line" =~ ^\[\ *([0-9]+)%\] ]]; then
         percent="${BASH_REMATCH[0]}"
@@ -47,7 +52,9 @@ start=$SECONDS
       elif [[ -n "${line//[[:space:]]/}" ]]; then
         last="$line"
       fi
-    elif (($? <= 128)); then
+    elif (($? > 128)); then
+      pending+="$part"
+    else
       break  # end of the output: the command is done
     fi
     if ((tty)); then
