@@ -3,8 +3,10 @@
 #   1. installs missing Debian packages (as root, or through sudo),
 #   2. configures build/ (Release) and builds the targets asked for,
 #   3. fetches the datasets into ${TRAINSIM_DATA:-data/}.
-#   tools/setup.sh [--main]     --main: only what ./run.sh needs (trainsim and the dataset
-#                               converter); default: everything, test suite included
+#   tools/setup.sh [--main]     --main: only what ./run.sh and the README's next steps need
+#                               (the trainsim_user target: trainsim, the dataset converter,
+#                               the Python module, what `cmake --install` installs);
+#                               default: everything, test suite included
 # It says what it does before each long step, and during the package installation and the
 # build it shows their progress (tools/heartbeat.sh): on a terminal on one line, elsewhere a
 # line at least every 20 s. Quiet when everything is already there. Used by ./run.sh and
@@ -16,7 +18,7 @@ build="${TRAINSIM_BUILD:-$repo/build}"
 targets=(all)
 what="trainsim and its test suite"
 case "${1:-}" in
-  --main) targets=(trainsim mnist_json_to_idx) what="trainsim" ;;
+  --main) targets=(trainsim_user) what="trainsim, its Python module and its library" ;;
   "") ;;
   *) echo "usage: tools/setup.sh [--main]" >&2; exit 2 ;;
 esac
@@ -72,7 +74,8 @@ if [[ ! -f "$build/CMakeCache.txt" ]]; then
   fi
 fi
 jobs="$(nproc 2>/dev/null || echo 2)"
-if [[ ! -x "$build/trainsim" || ("${targets[0]}" == all && ! -x "$build/trainsim_tests") ]]; then
+if [[ ! -x "$build/trainsim" || ! -f "$build/libtrainsim_sc_main.a" ||
+  ("${targets[0]}" == all && ! -x "$build/trainsim_tests") ]]; then
   echo "setup: building $what (first build: a few minutes on 2 cores)"
 fi
 log="$build/setup-build.log"

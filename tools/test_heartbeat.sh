@@ -130,6 +130,8 @@ expect_line "setup.sh" '^[0-9.]+ setup: installing packages: [0-9]+s, last: Unpa
 expect_line "setup.sh" '^[0-9.]+ setup: building trainsim, .*: [0-9]+s, at \[ 60%\]$'
 grep -q "apt-get install -y -q --no-install-recommends catch2" "$STUB_LOG" ||
   problem "setup.sh did not install catch2: $(cat "$STUB_LOG")"
+grep -q -- "--build $tmp/build -j [0-9]* --target trainsim_user" "$STUB_LOG" ||
+  problem "setup.sh --main did not build trainsim_user: $(cat "$STUB_LOG")"
 
 if ((fail)); then exit 1; fi
 echo "test_heartbeat: heartbeat.sh and setup.sh never silent for more than $max_gap s (1 s heartbeat, 5 s quiet commands)"
