@@ -47,15 +47,19 @@ if ((${#missing[@]})); then
   if [[ "$(id -u)" != 0 ]]; then
     command -v sudo >/dev/null || { echo "setup: need root or sudo to install: ${missing[*]}" >&2; exit 1; }
     sudo="sudo"
+    # Asks for the password now, before the progress line below would keep redrawing over
+    # sudo's prompt.
+    sudo -v || { echo "setup: sudo refused; need root or sudo to install: ${missing[*]}" >&2; exit 1; }
   fi
   echo "setup: installing ${#missing[@]} Debian package(s) (a few minutes): ${missing[*]}"
-  export DEBIAN_FRONTEND=noninteractive
   # apt's output goes to a log, shown only if it fails (debconf chatters on stderr even when
   # all is well); meanwhile tools/heartbeat.sh says how long it has been and what apt did last.
+  # DEBIAN_FRONTEND through env: sudo does not pass the caller's environment on.
   apt_log="$(mktemp "${TMPDIR:-/tmp}/trainsim-apt.XXXXXX.log")"
   # shellcheck disable=SC2016  # $1 (sudo or nothing) and $@ are the inner bash's arguments
   if ! "$repo/tools/heartbeat.sh" "setup: installing packages" "$apt_log" \
-    bash -c '$1 apt-get update -q && $1 apt-get install -y -q --no-install-recommends "${@:2}"' \
+    bash -c '$1 apt-get update -q &&
+      $1 env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${@:2}"' \
     apt "$sudo" "${missing[@]}"; then
     cat "$apt_log" >&2
     echo "setup: apt-get failed installing ${missing[*]} (its output is above; also in $apt_log)" >&2

@@ -102,7 +102,7 @@ exec /usr/bin/id "$@"
 SH
 cat >"$tmp/bin/apt-get" <<'SH'
 #!/bin/sh
-echo "apt-get $*" >>"$STUB_LOG"
+echo "${DEBIAN_FRONTEND:-} apt-get $*" >>"$STUB_LOG"
 case "$1" in
   update) echo "Reading package lists..."; sleep 2 ;;
   *) echo "Unpacking catch2"; sleep 5; echo "Setting up catch2" ;;
@@ -121,14 +121,14 @@ for d in mnist fashion-mnist; do  # fetch_data.sh finds both datasets in place
   touch "$tmp/data/$d/"{train-images-idx3-ubyte,train-labels-idx1-ubyte,t10k-images-idx3-ubyte,t10k-labels-idx1-ubyte}
 done
 export STUB_LOG="$tmp/stub.log"
-timed env PATH="$tmp/bin:$PATH" TRAINSIM_BUILD="$tmp/build" TRAINSIM_DATA="$tmp/data" \
+timed env -u DEBIAN_FRONTEND PATH="$tmp/bin:$PATH" TRAINSIM_BUILD="$tmp/build" TRAINSIM_DATA="$tmp/data" \
   "$repo/tools/setup.sh" --main
 [[ "$status" == 0 ]] || { problem "setup.sh exited with $status:"; cat "$tmp/out" >&2; }
 check_gap "setup.sh --main"
 expect_line "setup.sh" '^[0-9.]+ setup: installing 1 Debian package\(s\) .*: catch2$'
 expect_line "setup.sh" '^[0-9.]+ setup: installing packages: [0-9]+s, last: Unpacking catch2$'
 expect_line "setup.sh" '^[0-9.]+ setup: building trainsim, .*: [0-9]+s, at \[ 60%\]$'
-grep -q "apt-get install -y -q --no-install-recommends catch2" "$STUB_LOG" ||
+grep -q "^noninteractive apt-get install -y -q --no-install-recommends catch2" "$STUB_LOG" ||
   problem "setup.sh did not install catch2: $(cat "$STUB_LOG")"
 grep -q -- "--build $tmp/build -j [0-9]* --target trainsim_user" "$STUB_LOG" ||
   problem "setup.sh --main did not build trainsim_user: $(cat "$STUB_LOG")"
