@@ -55,7 +55,7 @@ std::string pipeline_experiment() {
 
 }  // namespace
 
-TEST_CASE("--set technique.<key> reaches into a technique given by name", "[config][overrides]") {
+TEST_CASE("A technique given by name takes --set technique.<key>", "[config][overrides]") {
   TempConfigs tmp;
   auto load = [&](const std::string& technique, const std::vector<std::string>& overrides) {
     return load_experiment(
@@ -109,7 +109,7 @@ TEST_CASE("--set technique.<key> reaches into a technique given by name", "[conf
   }
 }
 
-TEST_CASE("--set system.<key> reaches into a system given by name or path",
+TEST_CASE("A system given by name or path takes --set system.<key>",
           "[config][overrides][pipeline]") {
   TempConfigs tmp;
   SECTION("the shipped pipeline experiment: devices, links") {
