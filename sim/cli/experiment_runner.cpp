@@ -59,7 +59,8 @@ void check_buffer_storage(const ExperimentSpec& spec, const Trainer& trainer) {
                     std::to_string(need) + " bytes in the global buffer, but accelerator '" +
                     acc.name + "' has " + std::to_string(have) + " (" +
                     fmt("%g", acc.buffer_kib()) +
-                    " KiB): set technique.store: dram, or give the accelerator a larger buffer");
+                    " KiB): set technique.store: dram (--set technique.store=dram), or give the "
+                    "accelerator a larger buffer");
 }
 
 Prepared prepare(const ExperimentSpec& spec, bool simulate) {

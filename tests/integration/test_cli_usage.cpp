@@ -125,7 +125,8 @@ TEST_CASE("trainsim validate checks a config and its data without running", "[cl
   // The advice as a newcomer takes it, on a technique given by name.
   const std::vector<std::string> specbp = {"validate", kExperiments + "lenet5_mnist.yaml", "-s",
                                            "technique=specbp@0.25"};
-  require_one_line_error(run_trainsim(specbp), {"per-label store", "technique.store: dram"});
+  require_one_line_error(run_trainsim(specbp), {"per-label store", "technique.store: dram",
+                                                "--set technique.store=dram"});
   r = run_trainsim(with(specbp, {"-s", "technique.store=dram"}));
   INFO("stdout: " << r.out << "\nstderr: " << r.err);
   CHECK(r.exit_code == 0);
