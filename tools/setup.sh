@@ -3,10 +3,14 @@
 #   1. installs missing Debian packages (as root, or through sudo),
 #   2. configures build/ (Release) and builds the targets asked for,
 #   3. fetches the datasets into ${TRAINSIM_DATA:-data/}.
-#   tools/setup.sh [--main]     --main: only what ./run.sh needs (trainsim and the dataset
-#                               converter); default: everything, test suite included
-# It says what it does before each long step; on a terminal the build shows its progress on
-# one line. Quiet when everything is already there. Used by ./run.sh and ./test.sh.
+#   tools/setup.sh [--main]     --main: only what ./run.sh and the README's next steps need
+#                               (the trainsim_user target: trainsim, the dataset converter,
+#                               the Python module, what `cmake --install` installs);
+#                               default: everything, test suite included
+# It says what it does before each long step, and during the package installation and the
+# build it shows their progress (tools/heartbeat.sh): on a terminal on one line, elsewhere a
+# line at least every 20 s. Quiet when everything is already there. Used by ./run.sh and
+# ./test.sh.
 set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -14,13 +18,10 @@ build="${TRAINSIM_BUILD:-$repo/build}"
 targets=(all)
 what="trainsim and its test suite"
 case "${1:-}" in
-  --main) targets=(trainsim mnist_json_to_idx) what="trainsim" ;;
+  --main) targets=(trainsim_user) what="trainsim, its Python module and its library" ;;
   "") ;;
   *) echo "usage: tools/setup.sh [--main]" >&2; exit 2 ;;
 esac
-tty=0
-[[ -t 1 ]] && tty=1
-
 packages=(
   build-essential cmake pkg-config
   libsystemc-dev libyaml-cpp-dev catch2 libboost-dev libboost-program-options-dev
@@ -46,16 +47,25 @@ if ((${#missing[@]})); then
   if [[ "$(id -u)" != 0 ]]; then
     command -v sudo >/dev/null || { echo "setup: need root or sudo to install: ${missing[*]}" >&2; exit 1; }
     sudo="sudo"
+    # Asks for the password now, before the progress line below would keep redrawing over
+    # sudo's prompt.
+    sudo -v || { echo "setup: sudo refused; need root or sudo to install: ${missing[*]}" >&2; exit 1; }
   fi
   echo "setup: installing ${#missing[@]} Debian package(s) (a few minutes): ${missing[*]}"
-  export DEBIAN_FRONTEND=noninteractive
-  # apt's output is shown only if it fails (debconf chatters on stderr even with -qq).
-  if ! log="$($sudo apt-get update -qq 2>&1 &&
-    $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" 2>&1)"; then
-    printf '%s\n' "$log" >&2
-    echo "setup: apt-get failed installing ${missing[*]} (its output is above)" >&2
+  # apt's output goes to a log, shown only if it fails (debconf chatters on stderr even when
+  # all is well); meanwhile tools/heartbeat.sh says how long it has been and what apt did last.
+  # DEBIAN_FRONTEND through env: sudo does not pass the caller's environment on.
+  apt_log="$(mktemp "${TMPDIR:-/tmp}/trainsim-apt.XXXXXX.log")"
+  # shellcheck disable=SC2016  # $1 (sudo or nothing) and $@ are the inner bash's arguments
+  if ! "$repo/tools/heartbeat.sh" "setup: installing packages" "$apt_log" \
+    bash -c '$1 apt-get update -q &&
+      $1 env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${@:2}"' \
+    apt "$sudo" "${missing[@]}"; then
+    cat "$apt_log" >&2
+    echo "setup: apt-get failed installing ${missing[*]} (its output is above; also in $apt_log)" >&2
     exit 1
   fi
+  rm -f "$apt_log"
 fi
 
 # Configure once; later builds only recompile what changed.
@@ -68,28 +78,17 @@ if [[ ! -f "$build/CMakeCache.txt" ]]; then
   fi
 fi
 jobs="$(nproc 2>/dev/null || echo 2)"
-if [[ ! -x "$build/trainsim" || ("${targets[0]}" == all && ! -x "$build/trainsim_tests") ]]; then
+if [[ ! -x "$build/trainsim" || ! -f "$build/libtrainsim_sc_main.a" ||
+  ("${targets[0]}" == all && ! -x "$build/trainsim_tests") ]]; then
   echo "setup: building $what (first build: a few minutes on 2 cores)"
 fi
 log="$build/setup-build.log"
-# On a terminal, every line cmake prints replaces the last one ("[ 42%] Building ...");
-# elsewhere the build is silent. Either way its whole output is in the log, shown on failure.
+# Its whole output goes to the log, shown on failure. tools/heartbeat.sh shows the progress:
+# on a terminal one line rewritten in place ("[ 42%] Building ..."), elsewhere a line with
+# the elapsed time and the percentage every 20 s.
 status=0
-if ((tty)); then
-  cols="$(tput cols 2>/dev/null || echo 80)"
-  set +e
-  cmake --build "$build" -j "$jobs" --target "${targets[@]}" 2>&1 | tee "$log" |
-    while IFS= read -r line; do
-      [[ "$line" == *"] Building "* || "$line" == *"] Linking "* ]] || continue
-      text="setup: building: $line"
-      printf '\r\033[K%s' "${text:0:$((cols - 1))}"
-    done
-  status="${PIPESTATUS[0]}"
-  set -e
-  printf '\r\033[K'
-else
-  cmake --build "$build" -j "$jobs" --target "${targets[@]}" >"$log" 2>&1 || status=$?
-fi
+"$repo/tools/heartbeat.sh" "setup: building $what" "$log" \
+  cmake --build "$build" -j "$jobs" --target "${targets[@]}" || status=$?
 if [[ "$status" != 0 ]]; then
   cat "$log" >&2
   echo "setup: build failed (the compiler's output is above; also in $log)" >&2

@@ -319,6 +319,31 @@ class PlotTest(unittest.TestCase):
                          ["accuracy.png", "layers_cycles.png", "layers_energy.png",
                           "energy_levels.png"])
 
+    def test_plots_join_the_manifest(self):
+        # A results directory's manifest lists the plots, so that `trainsim ... --force`
+        # may still replace the directory (it replaces only what the manifest lists).
+        run = os.path.join(self.tmp, "run")
+        make_run_dir(run)
+        header = "# trainsim results directory: the files trainsim wrote here"
+        with open(os.path.join(run, ".trainsim-manifest"), "w") as f:
+            f.write(header + "\nepochs.csv\n")
+        plot.plot_dir(run)
+        with open(os.path.join(run, ".trainsim-manifest")) as f:
+            lines = f.read().splitlines()
+        self.assertEqual(lines[0], header)
+        self.assertEqual(lines[1:], sorted(lines[1:]))
+        for entry in ["epochs.csv", "plots/", "plots/accuracy.png", "plots/energy_levels.png"]:
+            self.assertIn(entry, lines)
+        # Plots written elsewhere are not the directory's.
+        plot.plot_dir(run, os.path.join(self.tmp, "elsewhere"))
+        with open(os.path.join(run, ".trainsim-manifest")) as f:
+            self.assertEqual(f.read().splitlines(), lines)
+        # A directory without a manifest gets none.
+        bare = os.path.join(self.tmp, "bare")
+        make_run_dir(bare)
+        plot.plot_dir(bare)
+        self.assertFalse(os.path.exists(os.path.join(bare, ".trainsim-manifest")))
+
     def test_system_directory(self):
         sysd = os.path.join(self.tmp, "system")
         make_system_dir(sysd)

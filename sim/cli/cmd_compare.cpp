@@ -13,9 +13,9 @@
 #include "sim/config/experiment_config.h"
 #include "sim/core/error.h"
 #include "sim/data/dataset_registry.h"
+#include "sim/io/staged_dir.h"
 #include "sim/report/csv.h"
 #include "sim/report/format.h"
-#include "sim/report/staged_dir.h"
 #include "sim/report/units.h"
 
 namespace po = boost::program_options;
@@ -59,7 +59,7 @@ std::string variant_line(const RunResult& r) {
 // The three tables of Purkayastha et al. 2025 (Tables II-IV) plus hit rates, one column per
 // variant, one row per epoch: cumulative training time, test accuracy, and time per sample step.
 // Printed and written as CSV next to compare.csv.
-void write_technique_tables(const std::vector<Variant>& variants, const StagedDir& out) {
+void write_technique_tables(const std::vector<Variant>& variants, StagedDir& out) {
   struct Table {
     const char* file;
     const char* title;
@@ -125,7 +125,7 @@ void write_technique_tables(const std::vector<Variant>& variants, const StagedDi
 // --systems: the paper's figures of merit (He et al. Sec. 5): throughput, energy, energy
 // efficiency (throughput per watt), average and peak power, cap violations.
 void print_system_table(const std::vector<Variant>& variants, std::int64_t samples,
-                        const StagedDir& out) {
+                        StagedDir& out) {
   const RunResult& b = variants.front().result;
   CsvTable csv({"variant", "seconds", "samples_per_s", "energy_j", "avg_w", "peak_w", "violations",
                 "test_accuracy", "speedup", "energy_efficiency_rel", "avg_w_rel"});

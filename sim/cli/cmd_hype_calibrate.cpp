@@ -9,7 +9,7 @@
 #include "sim/config/device_config.h"
 #include "sim/core/error.h"
 #include "sim/hype/calibration.h"
-#include "sim/report/staged_dir.h"
+#include "sim/io/staged_dir.h"
 
 namespace po = boost::program_options;
 

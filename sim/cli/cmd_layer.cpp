@@ -3,6 +3,9 @@
 // level per operand, DRAM traffic and energy; --json adds SCALE-Sim's four figures.
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "dataflows/registry.h"
@@ -16,6 +19,7 @@
 #include "sim/core/error.h"
 #include "sim/interop/scalesim_inputs.h"
 #include "sim/interop/scalesim_reports.h"
+#include "sim/io/staged_dir.h"
 #include "sim/report/op_report.h"
 
 namespace po = boost::program_options;
@@ -132,6 +136,25 @@ void pin_tiles(const std::string& text, const Op& op, const Dataflow& df, Accele
 
 }  // namespace
 
+// SystemC writes the waveform to <base>.vcd; a file there is replaced only if it is a
+// SystemC waveform itself (an earlier --vcd), never a file of the user's.
+static void check_vcd_target(const std::string& vcd) {
+  std::string base = vcd;
+  if (base.size() > 4 && base.substr(base.size() - 4) == ".vcd") base.resize(base.size() - 4);
+  const std::string file = base + ".vcd";
+  std::error_code ec;
+  if (!std::filesystem::exists(file, ec)) return;
+  std::ifstream in(file, std::ios::binary);
+  std::string head(512, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<std::size_t>(in.gcount()));
+  if (!std::filesystem::is_regular_file(file, ec) || head.rfind("$date", 0) != 0 ||
+      head.find("SystemC") == std::string::npos)
+    throw UserError("layer: --vcd '" + vcd + "': '" + file +
+                    "' exists and is not a waveform trainsim wrote: move it away, or choose "
+                    "another file");
+}
+
 // --scalesim-topology: every layer of a SCALE-Sim topology on the accelerator with the
 // SCALE-Sim config applied, one line each, and SCALE-Sim's reports with --report-dir.
 int scalesim_layers(const po::variables_map& vm) {
@@ -141,6 +164,12 @@ int scalesim_layers(const po::variables_map& vm) {
                       " does not go with --scalesim-topology (the topology and config say it)");
   const std::vector<ScaleSimLayer> layers =
       read_scalesim_topology(vm["scalesim-topology"].as<std::string>());
+  // The reports are a results directory: checked (and locked) before anything runs.
+  std::optional<StagedDir> reports;
+  if (vm.count("report-dir"))
+    reports.emplace(vm["report-dir"].as<std::string>(),
+                    vm["force"].as<bool>() ? StagedDir::Mode::kReplace : StagedDir::Mode::kNew,
+                    "layer", "--report-dir");
   AcceleratorSpec acc =
       load_accelerator(vm.count("accel") ? vm["accel"].as<std::string>() : "scalesim_default");
   if (vm.count("scalesim-config"))
@@ -167,9 +196,10 @@ int scalesim_layers(const po::variables_map& vm) {
                 static_cast<long long>(r.view.ofmap_sram_writes));
     results.push_back(r);
   }
-  if (vm.count("report-dir")) {
-    write_scalesim_reports(vm["report-dir"].as<std::string>(), acc, results);
-    std::printf("SCALE-Sim reports in %s/\n", vm["report-dir"].as<std::string>().c_str());
+  if (reports) {
+    write_scalesim_reports(reports->path(), acc, results);
+    reports->commit();
+    std::printf("SCALE-Sim reports in %s/\n", reports->final_dir().c_str());
   }
   return 0;
 }
@@ -185,9 +215,10 @@ int cmd_layer(const std::vector<std::string>& args) {
       "a SCALE-Sim config: array, dataflow, SRAM sizes and bandwidth over the accelerator's")(
       "report-dir", po::value<std::string>()->value_name("DIR"),
       "with --scalesim-topology: write SCALE-Sim's COMPUTE_REPORT.csv, BANDWIDTH_REPORT.csv "
-      "and DETAILED_ACCESS_REPORT.csv into DIR")("dataflow",
-                                                 po::value<std::string>()->value_name("D"),
-                                                 "ws, os, is or rs (default: the accelerator's)")(
+      "and DETAILED_ACCESS_REPORT.csv into DIR")(
+      "force,f", po::bool_switch(), "replace the --report-dir of an earlier trainsim layer run")(
+      "dataflow", po::value<std::string>()->value_name("D"),
+      "ws, os, is or rs (default: the accelerator's)")(
       "gemm", po::value<std::string>()->value_name("M,N,K"), "a GEMM C[MxN] = A[MxK] B[KxN]")(
       "conv", po::value<std::string>()->value_name("H,W,C,F,R,S[,STR[,PAD]]"),
       "a convolution: input HxWxC, F filters of RxS, stride, padding")(
@@ -211,8 +242,9 @@ int cmd_layer(const std::vector<std::string>& args) {
       "override an accelerator key, e.g. -s energy=eyeriss_normalized; repeatable");
   const auto vm = parse_args("layer", args, opts, po::positional_options_description());
   if (vm.count("scalesim-topology")) return scalesim_layers(vm);
-  if (vm.count("scalesim-config") || vm.count("report-dir"))
-    throw UserError("layer: --scalesim-config and --report-dir go with --scalesim-topology");
+  if (vm.count("scalesim-config") || vm.count("report-dir") || vm["force"].as<bool>())
+    throw UserError(
+        "layer: --scalesim-config, --report-dir and --force go with --scalesim-topology");
   if (!vm.count("accel")) throw UserError("layer: --accel is required (see trainsim layer --help)");
 
   std::vector<std::string> overrides;
@@ -237,6 +269,7 @@ int cmd_layer(const std::vector<std::string>& args) {
   const std::string vcd = vm.count("vcd") ? vm["vcd"].as<std::string>() : "";
   if (!vcd.empty() && fidelity != Fidelity::kCycle)
     throw UserError("--vcd needs --fidelity cycle (the fast model has no clock to trace)");
+  if (!vcd.empty()) check_vcd_target(vcd);
   const Op op = build_op(vm, acc);
   if (vm.count("tile")) pin_tiles(vm["tile"].as<std::string>(), op, df, acc);
   // Validate (capacity, RF sizes, mapping) before any simulation starts.

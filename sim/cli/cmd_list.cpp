@@ -5,6 +5,7 @@
 
 #include "dataflows/registry.h"
 #include "models/platform/topology.h"
+#include "sim/accel/memory_model.h"
 #include "sim/cli/arg_parse.h"
 #include "sim/cli/commands.h"
 #include "sim/config/accelerator_config.h"
@@ -146,7 +147,82 @@ void list_devices() {
   }
 }
 
+void list_datasets() {
+  std::printf("datasets:\n");
+  for (const auto* d : dataset_sources()) entry(d->name(), d->description(), "");
+}
+
+void list_optimizers() {
+  std::printf("optimizers:\n");
+  for (const auto& o : optimizers()) entry(o.name, o.description + "; keys: " + join(o.keys), "");
+}
+
+void list_layers() {
+  std::printf("layer types:\n");
+  for (const auto& l : layer_types()) entry(l.name, l.description + "; keys: " + join(l.keys), "");
+}
+
+void list_dataflows() {
+  std::printf("dataflows:\n");
+  for (const Dataflow* d : dataflows()) entry(d->name(), d->description(), "");
+}
+
+void list_memory_models() {
+  std::printf("memory models (memory, accelerator.memory):\n");
+  for (const MemoryModel* m : memory_models()) entry(m->name(), m->description(), "");
+}
+
+void list_techniques() {
+  std::printf("techniques:\n");
+  for (const auto& t : techniques()) entry(t.name, t.description, "");
+}
+
+void list_schedules() {
+  std::printf("pipeline schedules:\n");
+  for (const Schedule* s : schedules()) entry(s->name(), s->description(), "");
+}
+
+void list_topologies() {
+  std::printf("topologies:\n");
+  for (const Topology& t : topologies()) entry(t.name, t.description, "");
+}
+
+void list_policies() {
+  std::printf("hype policies (hype.policy):\n");
+  for (const PolicyInfo& p : hype_policies())
+    entry(p.name,
+          p.description + (p.needs_power_cap ? "; needs hype.power_cap_w" : "") +
+              (p.aliases.empty() ? "" : "; also: " + join(p.aliases)),
+          "");
+}
+
+// What `trainsim list KIND` lists, in the order `trainsim list` prints them all: every
+// registry of a variation point and every folder of shipped presets.
+struct ListKind {
+  const char* name;
+  void (*print)();
+};
+
+const std::vector<ListKind>& kinds() {
+  static const std::vector<ListKind> all = {
+      {"networks", list_networks},         {"datasets", list_datasets},
+      {"optimizers", list_optimizers},     {"layers", list_layers},
+      {"accelerators", list_accelerators}, {"energy", list_energy_tables},
+      {"dataflows", list_dataflows},       {"memory", list_memory_models},
+      {"techniques", list_techniques},     {"schedules", list_schedules},
+      {"topologies", list_topologies},     {"systems", list_systems},
+      {"devices", list_devices},           {"policies", list_policies},
+  };
+  return all;
+}
+
 }  // namespace
+
+std::vector<std::string> list_kinds() {
+  std::vector<std::string> names;
+  for (const ListKind& k : kinds()) names.push_back(k.name);
+  return names;
+}
 
 int cmd_list(const std::vector<std::string>& args) {
   po::options_description hidden;
@@ -154,56 +230,17 @@ int cmd_list(const std::vector<std::string>& args) {
   po::positional_options_description pos;
   pos.add("category", 1);
   const po::variables_map vm = parse_args("list", args, po::options_description(), pos, hidden);
-  const std::string what = vm.count("category") ? vm["category"].as<std::string>() : "all";
-  const bool all = what == "all";
-  const std::vector<std::string> categories = {
-      "networks",   "datasets",  "optimizers", "layers",  "accelerators", "energy",  "dataflows",
-      "techniques", "schedules", "topologies", "systems", "devices",      "policies"};
-  if (!all && std::find(categories.begin(), categories.end(), what) == categories.end())
-    throw UserError("list: unknown category '" + what + "' (expected " + join(categories) + ")");
-  if (all || what == "networks") list_networks();
-  if (all || what == "datasets") {
-    std::printf("datasets:\n");
-    for (const auto* d : dataset_sources()) entry(d->name(), d->description(), "");
+  if (!vm.count("category")) {
+    for (const ListKind& k : kinds()) k.print();
+    return 0;
   }
-  if (all || what == "optimizers") {
-    std::printf("optimizers:\n");
-    for (const auto& o : optimizers()) entry(o.name, o.description + "; keys: " + join(o.keys), "");
+  const std::string what = vm["category"].as<std::string>();
+  for (const ListKind& k : kinds()) {
+    if (what != k.name) continue;
+    k.print();
+    return 0;
   }
-  if (all || what == "layers") {
-    std::printf("layer types:\n");
-    for (const auto& l : layer_types())
-      entry(l.name, l.description + "; keys: " + join(l.keys), "");
-  }
-  if (all || what == "accelerators") list_accelerators();
-  if (all || what == "energy") list_energy_tables();
-  if (all || what == "dataflows") {
-    std::printf("dataflows:\n");
-    for (const Dataflow* d : dataflows()) entry(d->name(), d->description(), "");
-  }
-  if (all || what == "techniques") {
-    std::printf("techniques:\n");
-    for (const auto& t : techniques()) entry(t.name, t.description, "");
-  }
-  if (all || what == "schedules") {
-    std::printf("pipeline schedules:\n");
-    for (const Schedule* s : schedules()) entry(s->name(), s->description(), "");
-  }
-  if (all || what == "topologies") {
-    std::printf("topologies:\n");
-    for (const Topology& t : topologies()) entry(t.name, t.description, "");
-  }
-  if (all || what == "systems") list_systems();
-  if (all || what == "devices") list_devices();
-  if (all || what == "policies") {
-    std::printf("hype policies (hype.policy):\n");
-    for (const PolicyInfo& p : hype_policies())
-      entry(p.name,
-            p.description + (p.needs_power_cap ? "; needs hype.power_cap_w" : "") +
-                (p.aliases.empty() ? "" : "; also: " + join(p.aliases)),
-            "");
-  }
-  return 0;
+  throw UserError("list: unknown category '" + what + "' (expected " + join(list_kinds()) + ")");
 }
 
 }  // namespace trainsim

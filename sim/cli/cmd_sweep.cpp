@@ -23,8 +23,12 @@
 #include "sim/config/experiment_config.h"
 #include "sim/core/error.h"
 #include "sim/core/interrupt.h"
+#include "sim/io/checksum.h"
+#include "sim/io/dir_lock.h"
+#include "sim/io/manifest.h"
+#include "sim/io/output_target.h"
+#include "sim/io/staged_dir.h"
 #include "sim/report/format.h"
-#include "sim/report/staged_dir.h"
 #include "sim/sweep/mpi_sweep.h"
 #include "sim/sweep/process_pool.h"
 #include "sim/sweep/sweep_run.h"
@@ -38,6 +42,7 @@ namespace trainsim {
 namespace {
 
 constexpr char kStateFile[] = "sweep.json";
+constexpr int kStateFormat = 2;  // 2: with a checksum
 
 struct Shard {
   int index = 0, count = 1;
@@ -55,10 +60,12 @@ Shard parse_shard(const std::string& text) {
 }
 
 // What a results directory remembers of its sweep: the file, its text and the shard.
-nlohmann::json state_of(const SweepSpec& spec, const Shard& shard) {
-  return {{"sweep", fs::absolute(spec.source).lexically_normal().string()},
-          {"text", spec.text},
-          {"shard", shard.text()}};
+nlohmann::ordered_json state_of(const SweepSpec& spec, const Shard& shard) {
+  nlohmann::ordered_json j;
+  j["sweep"] = fs::absolute(spec.source).lexically_normal().string();
+  j["text"] = spec.text;
+  j["shard"] = shard.text();
+  return j;
 }
 
 // The rows of every finished point under `dir` (result.json or error.txt), in point order.
@@ -79,9 +86,7 @@ std::vector<SweepRow> finished_rows(const std::vector<SweepPoint>& points, const
 
 void write_table(const SweepSpec& spec, const std::vector<SweepRow>& rows, const fs::path& dir) {
   // Written beside and renamed over: a reader never sees half a table.
-  const fs::path tmp = dir / "sweep.csv.tmp";
-  write_text_file(tmp.string(), sweep_csv(spec, rows));
-  fs::rename(tmp, dir / "sweep.csv");
+  write_text_file((dir / "sweep.csv").string(), sweep_csv(spec, rows));
 }
 
 // The experiment with each point's overrides must load: a key that no point can set is an
@@ -109,29 +114,33 @@ void check_points(const SweepSpec& spec, const std::vector<SweepPoint>& points) 
   (void)points;
 }
 
-// sweep.json of a results directory, or a UserError naming it.
+// sweep.json of a results directory, or a UserError naming it (damaged, or not a sweep's).
 nlohmann::json read_state(const fs::path& file) {
+  const nlohmann::json j =
+      parse_checked_json(read_text_file(file.string()), kStateFormat, file.string());
   try {
-    const nlohmann::json j = nlohmann::json::parse(read_text_file(file.string()));
     j.at("sweep").get<std::string>();
     j.at("text").get<std::string>();
     j.at("shard").get<std::string>();
     return j;
   } catch (const nlohmann::json::exception&) {
-    throw UserError(file.string() +
-                    ": not a sweep's state file (delete the directory, or use "
-                    "--force)");
+    throw UserError(file.string() + ": not a sweep's state file");
   }
 }
 
+// Whether a sweep directory's state is `state` (the same sweep file, text and shard).
+bool same_sweep(const nlohmann::json& on_disk, const nlohmann::ordered_json& state) {
+  for (const char* k : {"sweep", "text", "shard"})
+    if (on_disk.at(k).get<std::string>() != state.at(k).get<std::string>()) return false;
+  return true;
+}
+
 int merge(const std::vector<std::string>& dirs, const std::string& out_arg, bool force) {
-  // Without a trailing separator, so that OUT.partial is a sibling of OUT.
-  std::string out_dir = out_arg;
-  while (out_dir.size() > 1 && out_dir.back() == '/') out_dir.pop_back();
-  if (out_dir.empty()) throw UserError("sweep --merge: give the merged directory with --out DIR");
+  if (out_arg.empty()) throw UserError("sweep --merge: give the merged directory with --out DIR");
   if (dirs.empty()) throw UserError("sweep --merge: give the shard directories to merge");
   std::string source, text;
   for (const std::string& d : dirs) {
+    note_input_path(d);  // the merged directory may be none of them, nor hold one
     const fs::path state = fs::path(d) / kStateFile;
     if (!fs::exists(state)) throw UserError("sweep --merge: " + d + " is not a sweep directory");
     const nlohmann::json j = read_state(state);
@@ -146,27 +155,32 @@ int merge(const std::vector<std::string>& dirs, const std::string& out_arg, bool
   if (spec.text != text)
     throw UserError("sweep --merge: " + source + " changed since the shards ran");
   const std::vector<SweepPoint> points = sweep_points(spec);
-  if (fs::exists(out_dir)) {
-    if (!force)
-      throw UserError("sweep --merge: " + out_dir + " exists (use --force to replace it)");
-    fs::remove_all(out_dir);
-  }
-  const fs::path staging = out_dir + ".partial";
-  fs::remove_all(staging);
+  StagedDir out(out_arg, force ? StagedDir::Mode::kReplace : StagedDir::Mode::kNew,
+                "sweep --merge");
+  const fs::path staging = out.file("");
   fs::create_directories(staging / "points");
-  for (const std::string& d : dirs)
-    for (const SweepPoint& p : points) {
+  std::vector<SweepRow> rows;
+  for (const SweepPoint& p : points)
+    for (const std::string& d : dirs) {
       const fs::path from = fs::path(d) / "points" / p.id;
-      const bool finished = fs::exists(from / "result.json") || fs::exists(from / "error.txt");
-      if (finished && !fs::exists(staging / "points" / p.id))
-        fs::copy(from, staging / "points" / p.id, fs::copy_options::recursive);
+      if (auto r = read_point_result((from / "result.json").string())) {
+        rows.push_back({&p, true, *r, ""});
+      } else if (fs::exists(from / "error.txt")) {
+        std::string e = read_text_file((from / "error.txt").string());
+        while (!e.empty() && e.back() == '\n') e.pop_back();
+        rows.push_back({&p, false, {}, e});
+      } else {
+        continue;
+      }
+      fs::copy(from, staging / "points" / p.id, fs::copy_options::recursive);
+      break;
     }
-  write_text_file((staging / kStateFile).string(), state_of(spec, Shard{}).dump(2) + "\n");
-  const std::vector<SweepRow> rows = finished_rows(points, staging);
+  write_text_file((staging / kStateFile).string(),
+                  checked_json_text(state_of(spec, Shard{}), kStateFormat));
   write_table(spec, rows, staging);
-  fs::rename(staging, out_dir);
+  out.commit();
   std::printf("sweep: merged %zu of %zu points from %zu directories into %s/\n", rows.size(),
-              points.size(), dirs.size(), out_dir.c_str());
+              points.size(), dirs.size(), out.final_dir().c_str());
   return rows.size() == points.size() ? 0 : 1;
 }
 
@@ -213,6 +227,7 @@ int cmd_sweep(const std::vector<std::string>& args) {
   // Every rank reads the sweep and forms the same points; rank 0 alone prepares the
   // directory and decides what is left to run.
   std::vector<std::size_t> todo;
+  DirLock dir_lock;  // rank 0 holds the directory for the whole sweep
   std::vector<SweepRow> rows;
   std::vector<SweepPoint> points;
   SweepSpec spec;
@@ -234,16 +249,23 @@ int cmd_sweep(const std::vector<std::string>& args) {
         points.push_back(p);
     if (rank == 0) {
       check_points(spec, points);
-      // A directory remembers its sweep: running another sweep into it needs --force.
-      const nlohmann::json state = state_of(spec, shard);
+      // A directory remembers its sweep: running another sweep into it needs --force, and
+      // --force replaces only a directory of trainsim's.
+      check_output_target(dir.string(), "sweep");
+      std::string holder;
+      if (!dir_lock.try_lock(dir.string(), &holder))
+        throw UserError("sweep: another trainsim process" +
+                        (holder.empty() ? std::string() : " (pid " + holder + ")") +
+                        " is writing " + dir.string() + ": wait for it, or choose another --out");
+      const nlohmann::ordered_json state = state_of(spec, shard);
       if (fs::exists(dir)) {
         const fs::path sf = dir / kStateFile;
         bool same = false;
         if (fs::exists(sf)) {
           try {
-            same = read_state(sf) == state;
+            same = same_sweep(read_state(sf), state);
           } catch (const UserError&) {
-            if (!force) throw;  // --force replaces a directory whatever it holds
+            if (!force) throw;  // --force replaces a damaged one, if it is trainsim's
           }
         }
         if (!same && !force)
@@ -252,16 +274,27 @@ int cmd_sweep(const std::vector<std::string>& args) {
                                             "sweep file changed): use --force to start over"
                                           : " exists and is not this sweep's directory: use "
                                             "--force to replace it"));
-        if (!same) fs::remove_all(dir);
+        if (!same) {
+          check_replaceable(dir.string(), "sweep");
+          if (!remove_owned(dir.string()))
+            throw UserError("sweep: cannot empty " + dir.string() +
+                            ": files trainsim did not write appeared in it");
+        }
       }
       fs::create_directories(dir / "points");
-      write_text_file((dir / kStateFile).string(), state.dump(2) + "\n");
+      // A resumed sweep keeps what its manifest listed and adds this run's points.
+      Manifest listed;
+      read_manifest(dir.string(), listed);
+      const Manifest own = sweep_manifest(points);
+      listed.entries.insert(own.entries.begin(), own.entries.end());
+      write_text_file((dir / kManifestName).string(), listed.text());
+      write_text_file((dir / kStateFile).string(), checked_json_text(state, kStateFormat));
       rows = finished_rows(points, dir);
       std::unordered_set<std::string> finished_ids;
       for (const SweepRow& r : rows) finished_ids.insert(r.point->id);
       for (std::size_t i = 0; i < points.size(); ++i) {
         if (finished_ids.count(points[i].id)) continue;
-        fs::remove_all(dir / "points" / points[i].id);  // an unfinished point starts over
+        clear_point(dir.string(), points[i]);  // an unfinished point starts over
         todo.push_back(i);
       }
       write_table(spec, rows, dir);
@@ -338,7 +371,7 @@ int cmd_sweep(const std::vector<std::string>& args) {
       if (!pool.wait_one(ex)) break;
       const SweepPoint& p = points[static_cast<std::size_t>(ex.tag)];
       if (sweep_interrupts() >= 2 && ex.exit_code != 0) {
-        fs::remove_all(dir / "points" / p.id);  // stopped midway: it runs again next time
+        clear_point(dir.string(), p);  // stopped midway: it runs again next time
         continue;
       }
       const SweepRow row = finish_point(p, dir.string(), ex.exit_code);

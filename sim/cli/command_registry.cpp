@@ -5,6 +5,17 @@
 
 namespace trainsim {
 
+namespace {
+
+// "networks|datasets|...": the kinds `trainsim list` takes, from its own table.
+std::string list_synopsis() {
+  std::string out;
+  for (const std::string& k : list_kinds()) out += (out.empty() ? "" : "|") + k;
+  return "list [" + out + "]";
+}
+
+}  // namespace
+
 const std::vector<Command>& commands() {
   static const std::vector<Command> table = {
       {"run", "run EXPERIMENT.yaml [options]  |  run --resume DIR [-q]",
@@ -54,7 +65,7 @@ const std::vector<Command>& commands() {
        "trainsim validate configs/experiments/lenet5_mnist.yaml -s dataflow=rs", cmd_validate},
       {"layer",
        "layer --accel ACCEL (--gemm M,N,K | --conv H,W,C,FILTERS,R,S[,STRIDE[,PAD]]) [options]  |  "
-       "layer --scalesim-topology FILE.csv [--scalesim-config FILE.cfg] [--report-dir DIR]",
+       "layer --scalesim-topology FILE.csv [--scalesim-config FILE.cfg] [--report-dir DIR [-f]]",
        "one op on one accelerator: cycles, accesses, DRAM traffic, energy",
        "Times one op (a GEMM or a convolution in one training role) on one accelerator and "
        "dataflow and prints its cycles, utilization, MACs, accesses per memory level and "
@@ -97,16 +108,15 @@ const std::vector<Command>& commands() {
        "DIR/calibration.csv (row, fitted or held out, device, metric, table, model, error), "
        "DIR/<gpu>.fit.yaml and DIR/<fpga>.fit.yaml. docs/hype.md explains each disagreement.",
        "trainsim hype-calibrate -o runs/calibration", cmd_hype_calibrate},
-      {"list",
-       "list [networks|datasets|optimizers|layers|accelerators|energy|dataflows|techniques|"
-       "schedules|topologies|systems|devices]",
+      {"list", list_synopsis(),
        "what trainsim knows: presets with their key figures, and the registries",
        "Lists the shipped presets and the registered kinds: networks (parameters, input, "
        "whether they train on real data or are timed from shapes only), datasets, optimizers, "
        "layer types, accelerators (array, dataflow, buffer, clock, word size), energy tables "
-       "(unit), dataflows, training techniques, pipeline schedules, topologies, systems of "
-       "devices, and the device kinds with the shipped device files (docs/hype.md), each "
-       "with its description. With a category, only that one.",
+       "(unit), dataflows, memory models, training techniques, pipeline schedules, "
+       "topologies, systems of devices, the device kinds with the shipped device files, and "
+       "Hype-training's placement policies (docs/hype.md), each with its description. With a "
+       "category, only that one.",
        "trainsim list accelerators", cmd_list},
   };
   return table;

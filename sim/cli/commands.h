@@ -28,6 +28,10 @@ class HelpShown : public std::runtime_error {
   HelpShown() : std::runtime_error("help shown") {}
 };
 
+/// The kinds `trainsim list KIND` takes (networks, memory, techniques, ...), in the order
+/// `trainsim list` prints them all.
+std::vector<std::string> list_kinds();
+
 int cmd_train(const std::vector<std::string>& args);
 int cmd_list(const std::vector<std::string>& args);
 int cmd_layer(const std::vector<std::string>& args);

@@ -4,7 +4,7 @@
 #include "sim/cli/experiment_runner.h"
 #include "sim/config/experiment_config.h"
 #include "sim/core/error.h"
-#include "sim/report/staged_dir.h"
+#include "sim/io/file_set.h"
 #include "sim/sweep/sweep_table.h"
 
 #include <filesystem>
@@ -27,10 +27,25 @@ void write_summary(const po::variables_map& vm, const RunResult& r) {
   p.utilization = r.utilization;
   if (r.has_accuracy) p.test_accuracy = r.test_accuracy;
   const std::string path = vm["summary"].as<std::string>();
-  write_text_file(path + ".tmp", point_result_json(p));
-  std::filesystem::rename(path + ".tmp", path);
+  write_text_file(path, point_result_json(p));
 }
 }  // namespace
+
+// --summary FILE replaces only a summary trainsim wrote (it carries a checksum); checked
+// before the run, not after it.
+static void check_summary_target(const po::variables_map& vm, const std::string& command) {
+  if (!vm.count("summary")) return;
+  const std::string path = vm["summary"].as<std::string>();
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return;
+  try {
+    if (std::filesystem::is_regular_file(path, ec) && read_point_result(path)) return;
+  } catch (const UserError&) {
+  }
+  throw UserError(command + ": --summary '" + path +
+                  "' exists and is not a summary trainsim wrote: move it away, or choose "
+                  "another file");
+}
 
 int run_or_train(const std::string& command, const std::vector<std::string>& args, bool simulate) {
   po::options_description opts = experiment_options(kOptAll | (simulate ? kOptScaleSim : 0));
@@ -45,6 +60,7 @@ int run_or_train(const std::string& command, const std::vector<std::string>& arg
       "for ASTRA-sim) of its timeline into DIR");
   po::variables_map vm;
   const ExperimentArgs a = parse_experiment_args(command, args, opts, &vm, /*optional_path=*/true);
+  check_summary_target(vm, command);
   RunOptions options;
   options.simulate = simulate;
   options.quiet = a.quiet;

@@ -15,9 +15,9 @@
 #include "sim/core/error.h"
 #include "sim/core/interrupt.h"
 #include "sim/data/dataset_registry.h"
+#include "sim/io/staged_dir.h"
 #include "sim/report/format.h"
 #include "sim/report/run_report.h"
-#include "sim/report/staged_dir.h"
 #include "sim/report/train_report.h"
 #include "sim/train/accel_session.h"
 #include "sim/train/checkpoint.h"
@@ -59,7 +59,8 @@ void check_buffer_storage(const ExperimentSpec& spec, const Trainer& trainer) {
                     std::to_string(need) + " bytes in the global buffer, but accelerator '" +
                     acc.name + "' has " + std::to_string(have) + " (" +
                     fmt("%g", acc.buffer_kib()) +
-                    " KiB): set technique.store: dram, or give the accelerator a larger buffer");
+                    " KiB): set technique.store: dram (--set technique.store=dram), or give the "
+                    "accelerator a larger buffer");
 }
 
 Prepared prepare(const ExperimentSpec& spec, bool simulate) {
@@ -135,29 +136,36 @@ std::vector<EpochMetrics> metrics_of(const std::vector<RunEpoch>& epochs) {
 }
 
 // Every output file for the epochs so far; `complete` on the last epoch.
-void write_outputs(StagedDir& out, const ExperimentSpec& spec, Prepared& p,
-                   const RunProgress& progress, bool complete) {
+void add_outputs(StagedDir::Update& u, const ExperimentSpec& spec, Prepared& p,
+                 const RunProgress& progress, bool complete) {
   const std::vector<EpochMetrics> metrics = metrics_of(progress.epochs);
   const std::string status = complete ? "complete" : "incomplete";
   Trainer& trainer = *p.trainer;
   if (p.session) {
     const AcceleratorSpec& a = spec.sim.accelerator;
-    write_text_file(out.file("epochs.csv"), run_epochs_csv(progress.epochs, a));
-    write_text_file(out.file("layers.csv"), run_layers_csv(*p.session));
-    write_text_file(
-        out.file("stats.json"),
-        run_stats_json(spec, p.data, trainer.network(), progress.epochs, *p.session,
-                       trainer.technique().storage_bytes(static_cast<int>(a.word_bytes())),
-                       status));
+    u.write("epochs.csv", run_epochs_csv(progress.epochs, a));
+    u.write("layers.csv", run_layers_csv(*p.session));
+    u.write("stats.json",
+            run_stats_json(spec, p.data, trainer.network(), progress.epochs, *p.session,
+                           trainer.technique().storage_bytes(static_cast<int>(a.word_bytes())),
+                           status));
   } else {
-    write_text_file(out.file("epochs.csv"), epochs_csv(metrics));
-    write_text_file(out.file("stats.json"),
-                    stats_json(spec, p.data, trainer.network(), metrics, status));
+    u.write("epochs.csv", epochs_csv(metrics));
+    u.write("stats.json", stats_json(spec, p.data, trainer.network(), metrics, status));
   }
   if (has_predictor_stats(metrics))
-    write_text_file(out.file("predictor.csv"), predictor_csv(metrics, trainer.network()));
-  write_text_file(out.file("timing.json"),
-                  timing_json(metrics, progress.load_seconds, trainer.threads()));
+    u.write("predictor.csv", predictor_csv(metrics, trainer.network()));
+  u.write("timing.json", timing_json(metrics, progress.load_seconds, trainer.threads()));
+}
+
+// Publishes an interrupted run's completed epochs; false if even that fails (a full disk).
+bool publish_incomplete(StagedDir& out) {
+  try {
+    out.commit();
+    return true;
+  } catch (const std::exception&) {
+    return false;
+  }
 }
 
 std::string incomplete_note(const ExperimentSpec& spec, int done, bool simulate) {
@@ -204,13 +212,16 @@ RunResult run_experiment(const ExperimentSpec& spec, const RunOptions& options) 
   progress.load_seconds = p.load_seconds;
   std::string config;
   if (options.resume) {
-    config = read_text_file(out.file("config.resolved.yaml"));
-    load_checkpoint(out.file(kCheckpointFile), config, progress, trainer, session);
+    config = read_text_file(out.final_dir() + "/config.resolved.yaml");
+    load_checkpoint(out.final_dir() + "/" + kCheckpointFile, config, progress, trainer, session);
   } else {
     config = resolved_yaml(spec);
     write_text_file(out.file("config.resolved.yaml"), config);
   }
   const int first = static_cast<int>(progress.epochs.size());
+  // Epochs whose files (outputs, checkpoint, marker) are all on disk, as one set: only those
+  // can be published incomplete and resumed.
+  int published = first;
   if (!options.quiet) print_header(spec, p, options.simulate, first);
 
   const int epochs = spec.training.epochs;
@@ -237,11 +248,17 @@ RunResult run_experiment(const ExperimentSpec& spec, const RunOptions& options) 
       if (session) run.sim = session->take_epoch();
       progress.epochs.push_back(run);
       const bool last = e + 1 == epochs;
-      write_outputs(out, spec, p, progress, last);
-      if (!last) {
-        save_checkpoint(out.file(kCheckpointFile), config, progress, trainer, session);
-        write_text_file(out.file(kIncompleteFile), incomplete_note(spec, e + 1, options.simulate));
+      StagedDir::Update files;
+      add_outputs(files, spec, p, progress, last);
+      if (last) {
+        files.remove(kCheckpointFile);
+        files.remove(kIncompleteFile);
+      } else {
+        files.write(kCheckpointFile, checkpoint_bytes(config, progress, trainer, session));
+        files.write(kIncompleteFile, incomplete_note(spec, e + 1, options.simulate));
       }
+      out.apply(files);
+      published = e + 1;
       if (!options.quiet) print_epoch_line(run, session ? &spec.sim.accelerator : nullptr);
       if (options.epoch_lines && !stderr_is_terminal()) {
         std::fprintf(stderr, "%s: %s done, elapsed %s, ETA %s\n",
@@ -253,10 +270,9 @@ RunResult run_experiment(const ExperimentSpec& spec, const RunOptions& options) 
       if (e + 1 == stop_after_epoch()) std::raise(SIGINT);
     }
   } catch (...) {
-    const int done = static_cast<int>(progress.epochs.size());
-    if (options.keep_incomplete && done > 0) {
-      // The files of the last completed epoch are all there: publish them, marked.
-      out.commit();
+    const int done = published;
+    // The files of the last published epoch are all there: publish them, marked.
+    if (options.keep_incomplete && done > 0 && publish_incomplete(out)) {
       std::fprintf(stderr,
                    "\ntrainsim: %s stopped during epoch %d of %d; the %d completed epoch(s) are "
                    "in %s/, marked incomplete (continue: trainsim %s --resume %s)\n",
@@ -265,8 +281,6 @@ RunResult run_experiment(const ExperimentSpec& spec, const RunOptions& options) 
     }
     throw;
   }
-  remove_file(out.file(kCheckpointFile));
-  remove_file(out.file(kIncompleteFile));
   out.commit();
 
   const std::vector<RunEpoch>& done = progress.epochs;

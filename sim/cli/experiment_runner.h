@@ -4,7 +4,7 @@
 // output directory. Shared by `trainsim train` (numerics only), `trainsim run`,
 // `trainsim compare` and `trainsim validate` (which stops before the first batch).
 //
-// The results directory is staged (sim/report/staged_dir.h) and rewritten after every
+// The results directory is staged (sim/io/staged_dir.h) and rewritten after every
 // epoch together with a checkpoint (sim/train/checkpoint.h). When the run ends, it appears
 // complete; when it is interrupted or fails after some epochs, it appears with those epochs,
 // marked incomplete: an INCOMPLETE file saying how to continue, "status": "incomplete" in

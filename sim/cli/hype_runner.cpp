@@ -21,7 +21,7 @@
 #include "sim/core/interrupt.h"
 #include "sim/report/format.h"
 #include "sim/report/hype_report.h"
-#include "sim/report/staged_dir.h"
+#include "sim/io/staged_dir.h"
 #include "sim/techniques/technique.h"
 #include "sim/train/trainer.h"
 

@@ -17,7 +17,7 @@
 #include "sim/report/csv.h"
 #include "sim/report/format.h"
 #include "sim/report/run_report.h"
-#include "sim/report/staged_dir.h"
+#include "sim/io/staged_dir.h"
 #include "sim/report/units.h"
 #include "sim/train/shape_only_run.h"
 #include "sim/workload/net_shape.h"

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdio>
 #include <memory>
+#include <optional>
 
 #include "sim/accel/energy.h"
 #include "sim/cli/experiment_runner.h"
@@ -19,9 +20,9 @@
 #include "sim/core/interrupt.h"
 #include "sim/data/dataset_registry.h"
 #include "sim/interop/chakra_writer.h"
+#include "sim/io/staged_dir.h"
 #include "sim/report/format.h"
 #include "sim/report/pipeline_report.h"
-#include "sim/report/staged_dir.h"
 #include "sim/techniques/technique.h"
 #include "sim/train/run_limits.h"
 #include "sim/train/shape_only_run.h"
@@ -113,8 +114,11 @@ RunResult run_system_experiment(const ExperimentSpec& spec, const RunOptions& op
                 "samples/s", "wall_s");
     std::fflush(stdout);
   }
-  StagedDir out(spec.output.dir, options.force ? StagedDir::Mode::kReplace : StagedDir::Mode::kNew,
-                "run");
+  const StagedDir::Mode mode = options.force ? StagedDir::Mode::kReplace : StagedDir::Mode::kNew;
+  StagedDir out(spec.output.dir, mode, "run");
+  // The traces are a results directory of their own, published with the run's.
+  std::optional<StagedDir> chakra;
+  if (!options.chakra_dir.empty()) chakra.emplace(options.chakra_dir, mode, "run", "--chakra");
   SystemRunData r;
   r.spec = &spec;
   r.model = &model;
@@ -170,8 +174,8 @@ RunResult run_system_experiment(const ExperimentSpec& spec, const RunOptions& op
   const BatchRun timeline = model.run(stretch, micro);
   r.timeline = &timeline;
 
-  if (!options.chakra_dir.empty()) {
-    const ChakraCounts c = write_chakra_traces(options.chakra_dir, spec.name, model, timeline);
+  if (chakra) {
+    const ChakraCounts c = write_chakra_traces(chakra->path(), spec.name, model, timeline);
     if (!options.quiet)
       std::printf("Chakra traces of the timeline stretch: %s/%s.<device>.et (%d files)\n",
                   options.chakra_dir.c_str(), spec.name.c_str(), model.layout().devices);
@@ -191,6 +195,7 @@ RunResult run_system_experiment(const ExperimentSpec& spec, const RunOptions& op
   write_text_file(out.file("timeline.json"), chrome_trace_json(r));
   write_text_file(out.file("stats.json"), system_stats_json(r));
   out.commit();
+  if (chakra) chakra->commit();
 
   RunResult result;
   result.has_accuracy = real;

@@ -41,6 +41,7 @@ struct Inlined {
   std::optional<std::string> network;
   std::optional<std::string> accelerator;
   std::optional<std::string> accelerator_energy;  ///< the table inside the accelerator
+  std::optional<std::string> system;
 };
 
 std::string file_stem(const std::string& path) {
@@ -129,10 +130,46 @@ void inline_accelerator_for_override(YAML::Node root, const Override& o, const s
   }
 }
 
+// Before a `technique.<...>` override: a technique given by name (`specbp@0.25`) becomes the
+// mapping it stands for (`{kind: specbp, threshold: 0.25}`), so the override has a mapping to
+// set its key in; the technique's parser then checks that key as any other.
+void expand_technique_for_override(YAML::Node root, const ConfigOrigin& origin) {
+  const YAML::Node& const_root = root;
+  const YAML::Node technique = const_root["technique"];
+  if (!technique.IsDefined() || !technique.IsScalar()) return;
+  // A name that is no technique, or a parameter it does not take, is reported as it is
+  // written, at its line, not as whatever the expansion would make of it.
+  auto shared = std::make_shared<const ConfigOrigin>(origin);
+  const ConfigNode top(root, "", shared);
+  const ConfigNode node(technique, "technique", shared);
+  parse_technique(&node, top);
+  root["technique"] = merge_technique_override(YAML::Node(YAML::NodeType::Map), technique, nullptr);
+}
+
+// Before a `system.<...>` override: a system given by name or path is inlined, as an
+// accelerator is; `inlined.system` remembers its file, whose lines and relative paths the
+// inlined tree keeps. `system: none` (one device) becomes an empty system to fill.
+void inline_system_for_override(YAML::Node root, const std::string& path, ConfigOrigin& origin,
+                                Inlined& inlined) {
+  const YAML::Node& const_root = root;
+  const YAML::Node system = const_root["system"];
+  if (!system.IsDefined() || !system.IsScalar()) return;
+  if (system.as<std::string>() == "none") {
+    root["system"] = YAML::Node(YAML::NodeType::Map);
+  } else {
+    const ConfigNode ref(system, "system", std::make_shared<const ConfigOrigin>(origin));
+    const std::string file = find_system_file(ref, path);
+    root["system"] = load_yaml_file(file, "system");
+    inlined.system = file;
+  }
+  origin.overridden.erase("system");  // the value now is the file's content
+}
+
 // Applies the --set overrides to the experiment tree. A `network.<...>` override needs the
 // network as a tree to descend into, so a network given by name or path is first inlined;
 // `inlined` then remembers its file, whose lines the inlined nodes still carry. The same
-// goes for `accelerator.<...>` (and the accelerator's energy table).
+// goes for `accelerator.<...>` (and the accelerator's energy table) and `system.<...>`; a
+// technique by name is expanded into its mapping.
 void apply_overrides(YAML::Node root, const std::vector<std::string>& overrides,
                      const std::string& path, ConfigOrigin& origin, Inlined& inlined,
                      std::vector<std::string>& notes) {
@@ -166,6 +203,10 @@ void apply_overrides(YAML::Node root, const std::vector<std::string>& overrides,
     if (o.segments.size() > 1 && o.segments[0] == "accelerator") {
       inline_accelerator_for_override(root, o, path, origin, inlined);
     }
+    if (o.segments.size() > 1 && o.segments[0] == "technique")
+      expand_technique_for_override(root, origin);
+    if (o.segments.size() > 1 && o.segments[0] == "system")
+      inline_system_for_override(root, path, origin, inlined);
     std::string key_path = apply_override(root, o);
     // A whole new value replaces whatever was inlined.
     if (key_path == "network") inlined.network.reset();
@@ -174,6 +215,7 @@ void apply_overrides(YAML::Node root, const std::vector<std::string>& overrides,
       inlined.accelerator_energy.reset();
     }
     if (key_path == "accelerator.energy") inlined.accelerator_energy.reset();
+    if (key_path == "system") inlined.system.reset();
     origin.overridden.insert(key_path);
   }
 }
@@ -358,8 +400,18 @@ ExperimentSpec load_experiment(const std::string& path, const std::vector<std::s
   if (auto v = m.get("training")) spec.training = parse_training(*v);
   spec.sim = parse_simulation(m, path, inlined);
   // `system: none` (e.g. --set system=none) is one device, as no `system:` at all.
-  if (auto v = m.get("system"); v && !(v->is_scalar() && v->as_string() == "none"))
-    spec.system = parse_system(*v, path, spec.sim);
+  if (auto v = m.get("system"); v && !(v->is_scalar() && v->as_string() == "none")) {
+    if (inlined.system) {
+      // Inlined for overrides: lines point into the system file, paths into the experiment.
+      auto system_origin = std::make_shared<ConfigOrigin>(*v->origin());
+      system_origin->file = *inlined.system;
+      spec.system =
+          parse_system_file_tree(ConfigNode(v->yaml(), v->path(), system_origin, v->key_mark()),
+                                 *inlined.system, spec.sim);
+    } else {
+      spec.system = parse_system(*v, path, spec.sim);
+    }
+  }
   {
     auto v = m.get("pipeline");
     spec.pipeline = parse_pipeline(v ? &*v : nullptr, top, spec);

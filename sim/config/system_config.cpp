@@ -142,6 +142,24 @@ SystemSpec load_system(const std::string& ref) {
   return parse_system(ConfigNode(scalar, "system", origin), origin->file, sim);
 }
 
+std::string find_system_file(const ConfigNode& node, const std::string& experiment_path) {
+  const std::string ref = node.as_nonempty_string();
+  std::vector<std::string> tried;
+  auto file = find_referenced_file(ref, "systems", experiment_path, &tried);
+  if (!file)
+    node.fail("unknown system '" + ref + "' (tried " + joined(tried) +
+              "); shipped systems: " + joined(shipped_system_names()));
+  return *file;
+}
+
+SystemSpec parse_system_file_tree(const ConfigNode& node, const std::string& file,
+                                  const SimulationSpec& sim) {
+  SystemSpec s = parse_system_map(node, file, sim);
+  s.source = file;
+  if (s.name.empty()) s.name = std::filesystem::path(file).stem().string();
+  return s;
+}
+
 SystemSpec parse_system(const ConfigNode& node, const std::string& experiment_path,
                         const SimulationSpec& sim) {
   if (node.is_map()) {
@@ -150,19 +168,10 @@ SystemSpec parse_system(const ConfigNode& node, const std::string& experiment_pa
     if (s.name.empty()) s.name = "inline";
     return s;
   }
-  const std::string ref = node.as_nonempty_string();
-  std::vector<std::string> tried;
-  auto file = find_referenced_file(ref, "systems", experiment_path, &tried);
-  if (!file)
-    node.fail("unknown system '" + ref + "' (tried " + joined(tried) +
-              "); shipped systems: " + joined(shipped_system_names()));
+  const std::string file = find_system_file(node, experiment_path);
   auto origin = std::make_shared<ConfigOrigin>();
-  origin->file = *file;
-  ConfigNode top(load_yaml_file(*file, "system"), "", origin);
-  SystemSpec s = parse_system_map(top, *file, sim);
-  s.source = *file;
-  if (s.name.empty()) s.name = std::filesystem::path(*file).stem().string();
-  return s;
+  origin->file = file;
+  return parse_system_file_tree(ConfigNode(load_yaml_file(file, "system"), "", origin), file, sim);
 }
 
 PipelineSpec parse_pipeline(const ConfigNode* node, const ConfigNode& top,

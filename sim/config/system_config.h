@@ -12,6 +12,16 @@ namespace trainsim {
 SystemSpec parse_system(const ConfigNode& node, const std::string& experiment_path,
                         const SimulationSpec& sim);
 
+/// The system file `node` (a name or a path, as `system:` takes) refers to from the
+/// experiment at `experiment_path`; a UserError at `node` naming what was tried if none.
+std::string find_system_file(const ConfigNode& node, const std::string& experiment_path);
+
+/// The content of the system file `file`, parsed as that file: relative paths in it from the
+/// file's folder, its name the file's stem unless it has one. `node` may be the file's tree
+/// inlined into an experiment (for --set system.<key>), its lines still the file's.
+SystemSpec parse_system_file_tree(const ConfigNode& node, const std::string& file,
+                                  const SimulationSpec& sim);
+
 /// `node` is `pipeline:` (may be absent: the defaults). Checks the schedule against the
 /// system (device count, micro-batches against the batch, stage ranges against the
 /// network's layers).

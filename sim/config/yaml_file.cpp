@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "sim/core/error.h"
+#include "sim/io/output_target.h"
 
 namespace trainsim {
 
@@ -14,6 +15,7 @@ YAML::Node load_yaml_file(const std::string& path, const std::string& kind) {
   if (std::filesystem::is_directory(path)) {
     throw UserError(path + ": cannot open " + kind + " file (it is a directory)");
   }
+  note_input_path(path);  // no --out may replace a directory holding a config it reads
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     throw UserError(path + ": cannot open " + kind + " file (" + std::strerror(errno) + ")");

@@ -5,8 +5,9 @@
 
 #include "sim/core/error.h"
 #include "sim/core/paths.h"
+#include "sim/io/file_set.h"
+#include "sim/io/output_target.h"
 #include "sim/report/csv.h"
-#include "sim/report/staged_dir.h"
 
 namespace trainsim {
 
@@ -36,6 +37,7 @@ std::string hype_table1_path() {
 }
 
 std::vector<HypeTable1Row> load_hype_table1(const std::string& path) {
+  note_input_path(path);
   const std::string text = read_text_file(path);
   // Comment lines are cut before the CSV parser sees the text; their count keeps the line
   // numbers of errors true to the file.

@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "sim/report/staged_dir.h"
+#include "sim/io/file_set.h"
 
 namespace trainsim {
 

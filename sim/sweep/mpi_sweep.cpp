@@ -96,7 +96,7 @@ void mpi_run_points(const SweepSpec& spec, const std::vector<SweepPoint>& points
       pool.wait_one(ex);
       // Stopped by a second Ctrl-C: not a result; the point runs again next time.
       const bool stopped = sweep_interrupts() >= 2 && ex.exit_code != 0;
-      if (stopped) std::filesystem::remove_all(std::filesystem::path(dir) / "points" / p.id);
+      if (stopped) clear_point(dir, p);
       send_text(
           std::to_string(index) + "\n" +
               (stopped ? std::string(kStopped) : encode_row(finish_point(p, dir, ex.exit_code))),
@@ -119,7 +119,7 @@ void mpi_run_points(const SweepSpec& spec, const std::vector<SweepPoint>& points
     ChildExit ex;
     if (own.try_wait(ex)) {
       if (sweep_interrupts() >= 2 && ex.exit_code != 0)
-        std::filesystem::remove_all(std::filesystem::path(dir) / "points" / points[own_index].id);
+        clear_point(dir, points[own_index]);
       else
         on_row(finish_point(points[own_index], dir, ex.exit_code));
       ++finished;

@@ -1,7 +1,7 @@
 #include "sim/sweep/process_pool.h"
 
 #include <fcntl.h>
-#include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -64,24 +64,27 @@ std::string self_executable() {
 
 void ProcessPool::spawn(const std::vector<std::string>& argv, const std::string& stderr_path,
                         int tag) {
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 2, stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                   0644);
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  // A process group of its own: the terminal's Ctrl-C goes to the sweep, not the points.
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
-  posix_spawnattr_setpgroup(&attr, 0);
+  // Everything the child needs is prepared before fork(): after it, the child calls only
+  // async-signal-safe functions.
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
-  pid_t pid = 0;
-  const int rc = posix_spawn(&pid, args[0], &actions, &attr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attr);
-  if (rc != 0) throw std::runtime_error("cannot start '" + argv[0] + "': " + std::strerror(rc));
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid < 0) throw std::runtime_error("cannot start '" + argv[0] + "': " + std::strerror(errno));
+  if (pid == 0) {
+    // A process group of its own: the terminal's Ctrl-C goes to the sweep, not the points.
+    ::setpgid(0, 0);
+    // A point dies with its sweep, however the sweep dies (SIGKILL included): an orphan
+    // would go on writing a point that a resumed sweep runs again.
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(127);  // the sweep died before prctl took effect
+    const int out = ::open("/dev/null", O_WRONLY);
+    const int err = ::open(stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (out < 0 || err < 0 || ::dup2(out, 1) < 0 || ::dup2(err, 2) < 0) ::_exit(127);
+    ::execve(args[0], args.data(), environ);
+    ::_exit(127);
+  }
   children_.push_back({pid, tag});
   remember(pid);
 }

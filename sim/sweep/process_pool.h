@@ -2,6 +2,7 @@
 // Child processes for sweep points: each point runs as its own `trainsim run` (isolated: a
 // crash or a leak in one point cannot touch another), in its own process group so that a
 // Ctrl-C on the terminal reaches the sweep only (which then lets the running points finish).
+// Children are killed by the kernel when the sweep process dies (PR_SET_PDEATHSIG).
 #include <sys/types.h>
 
 #include <string>

@@ -3,13 +3,18 @@
 #include <filesystem>
 #include <sstream>
 
-#include "sim/report/staged_dir.h"
+#include "sim/core/error.h"
+#include "sim/io/dir_lock.h"
+#include "sim/io/file_set.h"
 
 namespace fs = std::filesystem;
 
 namespace trainsim {
 
 namespace {
+
+// How long a resumed sweep waits for a point's old worker to die.
+constexpr double kOrphanWaitSeconds = 10;
 
 // The first line of a failed point's stderr that says what went wrong.
 std::string error_of(const std::string& err, int exit_code) {
@@ -57,6 +62,31 @@ SweepRow finish_point(const SweepPoint& p, const std::string& dir, int exit_code
   const std::string error = error_of(read_text_file((pd / "stderr.txt").string()), exit_code);
   write_text_file((pd / "error.txt").string(), error + "\n");
   return {&p, false, {}, error};
+}
+
+Manifest sweep_manifest(const std::vector<SweepPoint>& points) {
+  Manifest m;
+  m.add_file("sweep.json");
+  m.add_file("sweep.csv");
+  m.add_dir("points");
+  for (const SweepPoint& p : points) {
+    const std::string pd = "points/" + p.id + "/";
+    m.add_dir(pd);
+    for (const char* f : {"stderr.txt", "result.json", "error.txt"}) m.add_file(pd + f);
+  }
+  return m;
+}
+
+void clear_point(const std::string& dir, const SweepPoint& p) {
+  DirLock worker;
+  std::string holder;
+  const std::string run = (fs::path(dir) / "points" / p.id / "run").string();
+  if (!worker.lock_within(run, kOrphanWaitSeconds, &holder))
+    throw UserError("sweep: point " + p.id + " of " + dir + " is still being written by " +
+                    (holder.empty() ? std::string("another process") : "process " + holder) +
+                    ": wait for it to end");
+  worker.unlock();
+  remove_owned_entry(dir, "points/" + p.id + "/");
 }
 
 std::string encode_row(const SweepRow& r) {

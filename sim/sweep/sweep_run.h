@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/io/manifest.h"
 #include "sim/sweep/sweep_table.h"
 
 namespace trainsim {
@@ -18,6 +19,14 @@ std::string point_stderr(const SweepPoint& p, const std::string& dir);
 /// The row of point `p` whose process ended with `exit_code`: done if its result file is
 /// there, otherwise failed (error.txt written with the error from its stderr).
 SweepRow finish_point(const SweepPoint& p, const std::string& dir, int exit_code);
+
+/// The manifest of a sweep directory (sim/io/manifest.h): its own files, and every file a
+/// point of `points` may leave, listed before they exist so that the manifest need not
+/// change while points run.
+Manifest sweep_manifest(const std::vector<SweepPoint>& points);
+/// Removes an unfinished point's files so that it runs again, once no process writes it: a
+/// worker of a killed sweep dies with it, but may take a moment (UserError after a while).
+void clear_point(const std::string& dir, const SweepPoint& p);
 
 /// A row as one message (MPI) and back; `point` is set by the receiver.
 std::string encode_row(const SweepRow& r);

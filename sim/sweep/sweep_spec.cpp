@@ -16,7 +16,7 @@
 #include "sim/config/yaml_file.h"
 #include "sim/config/yaml_reader.h"
 #include "sim/core/error.h"
-#include "sim/report/staged_dir.h"
+#include "sim/io/file_set.h"
 
 namespace trainsim {
 

@@ -5,21 +5,19 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "sim/core/error.h"
+#include "sim/io/checksum.h"
 #include "sim/report/csv.h"
 
 namespace trainsim {
 
-std::optional<PointResult> read_point_result(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return std::nullopt;
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_point_result(text.str());
-}
+namespace {
 
-std::optional<PointResult> parse_point_result(const std::string& text) {
+constexpr int kResultFormat = 2;  // 2: with a checksum
+
+PointResult point_result_of(const std::string& text, const std::string& source) {
+  const nlohmann::json j = parse_checked_json(text, kResultFormat, source);
   try {
-    const nlohmann::json j = nlohmann::json::parse(text);
     PointResult r;
     r.seconds = j.at("seconds").get<double>();
     r.cycles = j.at("cycles").get<double>();
@@ -29,7 +27,25 @@ std::optional<PointResult> parse_point_result(const std::string& text) {
     r.utilization = j.at("utilization").get<double>();
     if (!j.at("test_accuracy").is_null()) r.test_accuracy = j.at("test_accuracy").get<double>();
     return r;
-  } catch (const std::exception&) {
+  } catch (const nlohmann::json::exception& e) {
+    throw UserError(source + ": not a point's result (" + e.what() + ")");
+  }
+}
+
+}  // namespace
+
+std::optional<PointResult> read_point_result(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::ostringstream text;
+  text << in.rdbuf();
+  return point_result_of(text.str(), path);
+}
+
+std::optional<PointResult> parse_point_result(const std::string& text) {
+  try {
+    return point_result_of(text, "result");
+  } catch (const UserError&) {
     return std::nullopt;
   }
 }
@@ -43,7 +59,7 @@ std::string point_result_json(const PointResult& r) {
   j["dram_bytes"] = r.dram_bytes;
   j["utilization"] = r.utilization;
   j["test_accuracy"] = r.test_accuracy ? nlohmann::ordered_json(*r.test_accuracy) : nullptr;
-  return j.dump(2) + "\n";
+  return checked_json_text(j, kResultFormat);
 }
 
 std::vector<std::size_t> pareto_front(const std::vector<SweepRow>& rows) {

@@ -23,11 +23,12 @@ struct SweepRow {
   std::string error;
 };
 
-/// Reads a --summary file; nullopt if it is missing or unreadable.
+/// Reads a --summary file; nullopt if it is missing, UserError naming it if it is damaged
+/// (it carries a checksum: a flipped byte must not enter the sweep's table).
 std::optional<PointResult> read_point_result(const std::string& path);
-/// The same from the file's text.
+/// The same from the file's text; nullopt if it is damaged.
 std::optional<PointResult> parse_point_result(const std::string& text);
-/// The text of a --summary file for `r`.
+/// The text of a --summary file for `r` (with its format version and checksum).
 std::string point_result_json(const PointResult& r);
 
 /// sweep.csv: `rows` in point order, with the speedup against the spec's baseline point (if

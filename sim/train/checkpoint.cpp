@@ -7,6 +7,7 @@
 
 #include "models/dram_channel.h"
 #include "sim/core/error.h"
+#include "sim/io/checksum.h"
 #include "sim/nn/tensor_state.h"
 
 namespace trainsim {
@@ -22,7 +23,9 @@ static_assert(sizeof(EpochMetrics) == 176, "EpochMetrics changed: update archive
 namespace {
 
 constexpr char kMagic[] = "trainsim checkpoint";
-constexpr std::uint32_t kFormat = 1;
+// 2: a CRC-32 trailer over the whole file (1 had none).
+constexpr std::uint32_t kFormat = 2;
+constexpr std::size_t kTrailerBytes = 4;
 
 // FNV-1a: identifies the configuration a checkpoint belongs to.
 std::uint64_t fnv1a(const std::string& text) {
@@ -173,19 +176,14 @@ void archive_run(StateArchive& a, const std::string& config_yaml, RunProgress& p
 
 }  // namespace
 
-void save_checkpoint(const std::string& path, const std::string& config_yaml, RunProgress& progress,
-                     Trainer& trainer, AcceleratorSession* session) {
+std::string checkpoint_bytes(const std::string& config_yaml, RunProgress& progress,
+                             Trainer& trainer, AcceleratorSession* session) {
   StateWriter w;
   archive_run(w, config_yaml, progress, trainer, session);
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    out.write(w.data().data(), static_cast<std::streamsize>(w.data().size()));
-    out.close();
-    if (!out) throw UserError("cannot write checkpoint '" + tmp + "'");
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0)
-    throw UserError("cannot move '" + tmp + "' to '" + path + "'");
+  std::string bytes = w.data();
+  const std::uint32_t crc = crc32_of(bytes);
+  for (int i = 0; i < 4; ++i) bytes.push_back(static_cast<char>((crc >> (8 * i)) & 0xff));
+  return bytes;
 }
 
 void load_checkpoint(const std::string& path, const std::string& config_yaml, RunProgress& progress,
@@ -194,8 +192,35 @@ void load_checkpoint(const std::string& path, const std::string& config_yaml, Ru
   if (!in) throw UserError("cannot read checkpoint '" + path + "'");
   std::ostringstream text;
   text << in.rdbuf();
-  StateReader r(text.str(), path);
+  std::string bytes = text.str();
   try {
+    // The version first, so that a checkpoint of another format is named as such rather
+    // than as damaged.
+    {
+      StateReader head(bytes, path);
+      std::string magic;
+      head.string(magic);
+      if (magic != kMagic) throw UserError("not a trainsim checkpoint");
+      std::uint32_t format = 0;
+      head.value(format);
+      if (format != kFormat)
+        throw UserError("checkpoint format " + std::to_string(format) + ", this trainsim reads " +
+                        std::to_string(kFormat) +
+                        ": it can only be resumed by the build that "
+                        "wrote it");
+    }
+    if (bytes.size() < kTrailerBytes) throw UserError("truncated");
+    std::uint32_t stored = 0;
+    for (std::size_t i = 0; i < kTrailerBytes; ++i)
+      stored |= static_cast<std::uint32_t>(
+                    static_cast<unsigned char>(bytes[bytes.size() - kTrailerBytes + i]))
+                << (8 * i);
+    bytes.resize(bytes.size() - kTrailerBytes);
+    if (crc32_of(bytes) != stored)
+      throw UserError(
+          "damaged (its checksum does not match): it cannot be resumed; run the experiment "
+          "again with --force");
+    StateReader r(std::move(bytes), path);
     archive_run(r, config_yaml, progress, trainer, session);
     if (!r.at_end()) throw UserError("trailing bytes after the end section");
   } catch (const UserError& e) {

@@ -21,13 +21,15 @@ struct RunProgress {
   double load_seconds = 0;       ///< dataset load wall time (timing.json)
 };
 
-/// Writes the checkpoint to `path` (atomically: a temporary file renamed over it).
-/// `config_yaml` is the text of the run's config.resolved.yaml; `session` is null for
-/// numerics-only runs (trainsim train).
-void save_checkpoint(const std::string& path, const std::string& config_yaml, RunProgress& progress,
-                     Trainer& trainer, AcceleratorSession* session);
+/// The checkpoint's bytes: a format version, the state, and a CRC-32 of everything before it,
+/// so a damaged file is refused instead of resuming into different results. `config_yaml` is
+/// the text of the run's config.resolved.yaml; `session` is null for numerics-only runs
+/// (trainsim train). The caller writes it with the epoch's other files (sim/io/file_set.h).
+std::string checkpoint_bytes(const std::string& config_yaml, RunProgress& progress,
+                             Trainer& trainer, AcceleratorSession* session);
 
-/// Restores a checkpoint into a trainer and session freshly built from the same config.
+/// Restores a checkpoint into a trainer and session freshly built from the same config;
+/// UserError naming the file if it is damaged, of another format or of another run.
 void load_checkpoint(const std::string& path, const std::string& config_yaml, RunProgress& progress,
                      Trainer& trainer, AcceleratorSession* session);
 

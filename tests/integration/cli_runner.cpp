@@ -32,18 +32,15 @@ std::string fresh_dir(const std::string& name) {
   return dir;
 }
 
-CliResult run_trainsim(const std::vector<std::string>& args, const std::vector<std::string>& env) {
+namespace {
+std::string capture_dir() {
   static int counter = 0;
-  const std::string base =
-      fresh_dir("cli-capture-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
-  std::string cmd;
-  for (const auto& e : env) {  // NAME=VALUE: an assignment only with the name unquoted
-    const auto eq = e.find('=');
-    cmd += e.substr(0, eq) + "=" + quote(e.substr(eq + 1)) + " ";
-  }
-  cmd += quote(TRAINSIM_BINARY);
-  for (const auto& a : args) cmd += " " + quote(a);
-  cmd += " </dev/null >" + quote(base + "/out") + " 2>" + quote(base + "/err");
+  return fresh_dir("cli-capture-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+}
+
+CliResult run_captured(const std::string& cmd_line, const std::string& base) {
+  const std::string cmd =
+      cmd_line + " </dev/null >" + quote(base + "/out") + " 2>" + quote(base + "/err");
   const int status = std::system(cmd.c_str());
   CliResult r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -51,6 +48,38 @@ CliResult run_trainsim(const std::vector<std::string>& args, const std::vector<s
   r.err = read_file(base + "/err");
   fs::remove_all(base);
   return r;
+}
+}  // namespace
+
+CliResult run_trainsim_in(const std::string& cwd, const std::vector<std::string>& args,
+                          const std::vector<std::string>& env) {
+  std::string cmd = "cd " + quote(cwd) + " && ";
+  for (const auto& e : env) {
+    const auto eq = e.find('=');
+    cmd += e.substr(0, eq) + "=" + quote(e.substr(eq + 1)) + " ";
+  }
+  cmd += quote(TRAINSIM_BINARY);
+  for (const auto& a : args) cmd += " " + quote(a);
+  return run_captured("(" + cmd + ")", capture_dir());
+}
+
+CliResult run_shell(const std::string& script) {
+  const std::string base = capture_dir();
+  write_file(base + "/script.sh", script);
+  return run_captured(
+      "TRAINSIM=" + quote(TRAINSIM_BINARY) + " /bin/sh " + quote(base + "/script.sh"), base);
+}
+
+CliResult run_trainsim(const std::vector<std::string>& args, const std::vector<std::string>& env) {
+  const std::string base = capture_dir();
+  std::string cmd;
+  for (const auto& e : env) {  // NAME=VALUE: an assignment only with the name unquoted
+    const auto eq = e.find('=');
+    cmd += e.substr(0, eq) + "=" + quote(e.substr(eq + 1)) + " ";
+  }
+  cmd += quote(TRAINSIM_BINARY);
+  for (const auto& a : args) cmd += " " + quote(a);
+  return run_captured(cmd, base);
 }
 
 std::string read_file(const std::string& path) {

@@ -16,6 +16,13 @@ struct CliResult {
 CliResult run_trainsim(const std::vector<std::string>& args,
                        const std::vector<std::string>& env = {});
 
+/// The same, run from the working directory `cwd`.
+CliResult run_trainsim_in(const std::string& cwd, const std::vector<std::string>& args,
+                          const std::vector<std::string>& env = {});
+
+/// Runs `script` with /bin/sh (the trainsim binary in $TRAINSIM) and captures its output.
+CliResult run_shell(const std::string& script);
+
 /// A fresh, empty directory for one test, under the build tree.
 std::string fresh_dir(const std::string& name);
 

@@ -122,6 +122,15 @@ TEST_CASE("trainsim validate checks a config and its data without running", "[cl
   r = run_trainsim({"validate", kExperiments + "lenet5_mnist.yaml", "-s",
                     "technique={kind: specbp, store: dram}"});
   CHECK(r.exit_code == 0);
+  // The advice as a newcomer takes it, on a technique given by name.
+  const std::vector<std::string> specbp = {"validate", kExperiments + "lenet5_mnist.yaml", "-s",
+                                           "technique=specbp@0.25"};
+  require_one_line_error(run_trainsim(specbp), {"per-label store", "technique.store: dram",
+                                                "--set technique.store=dram"});
+  r = run_trainsim(with(specbp, {"-s", "technique.store=dram"}));
+  INFO("stdout: " << r.out << "\nstderr: " << r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find("technique specbp@0.25") != std::string::npos);
   // compare checks every variant before any runs: bp would run, specbp@0.1 could not.
   require_one_line_error(run_trainsim({"compare", kExperiments + "lenet5_mnist.yaml",
                                        "--techniques", "bp,specbp@0.1", "-o", dir + "/cmp"}),

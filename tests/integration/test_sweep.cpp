@@ -153,12 +153,22 @@ TEST_CASE("Bad sweeps: one line, exit 2, nothing written", "[sweep][errors]") {
   }
   // The results directory of another sweep is left alone.
   const std::string other = dir + "/other";
-  fs::create_directories(other);
-  write_file(other + "/sweep.json", "{\"sweep\": \"x\", \"text\": \"y\", \"shard\": \"0/1\"}\n");
+  write_file(dir + "/other.yaml", "experiment: exp.yaml\naxes: [{key: dataflow, values: [os]}]\n");
+  REQUIRE(run_trainsim({"sweep", dir + "/other.yaml", "-q", "--out", other}).exit_code == 0);
+  const std::string state = read_file(other + "/sweep.json");
   write_file(dir + "/sweep.yaml", "experiment: exp.yaml\naxes: [{key: dataflow, values: [ws]}]\n");
-  const auto r = run_trainsim({"sweep", dir + "/sweep.yaml", "--out", other});
+  auto r = run_trainsim({"sweep", dir + "/sweep.yaml", "--out", other});
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("holds another sweep") != std::string::npos);
-  CHECK(read_file(other + "/sweep.json").find("\"y\"") != std::string::npos);
-  CHECK_FALSE(fs::exists(other + "/points"));
+  CHECK(read_file(other + "/sweep.json") == state);
+  // A state file without a checksum (an older trainsim's, or not trainsim's) is named.
+  const std::string old = dir + "/old";
+  fs::create_directories(old);
+  write_file(old + "/sweep.json", "{\"sweep\": \"x\", \"text\": \"y\", \"shard\": \"0/1\"}\n");
+  r = run_trainsim({"sweep", dir + "/sweep.yaml", "--out", old});
+  CHECK(r.exit_code == 2);
+  CHECK(line_count(r.err) == 1);
+  CHECK(r.err.find("sweep.json: no checksum") != std::string::npos);
+  CHECK(read_file(old + "/sweep.json").find("\"y\"") != std::string::npos);
+  CHECK_FALSE(fs::exists(old + "/points"));
 }

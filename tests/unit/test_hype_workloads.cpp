@@ -11,7 +11,7 @@
 #include "sim/core/paths.h"
 #include "sim/hype/hype_model.h"
 #include "sim/hype/op_types.h"
-#include "sim/report/staged_dir.h"
+#include "sim/io/file_set.h"
 #include "sim/workload/lowering.h"
 #include "tests/support/paper_type_counts.h"
 #include "tests/support/temp_dir.h"

@@ -10,7 +10,7 @@
 #include "sim/hype/op_types.h"
 #include "sim/nn/activation.h"
 #include "sim/nn/network.h"
-#include "sim/report/staged_dir.h"
+#include "sim/io/file_set.h"
 #include "sim/workload/lowering.h"
 #include "tests/support/config_errors.h"
 #include "tests/support/temp_dir.h"

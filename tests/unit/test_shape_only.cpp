@@ -14,7 +14,7 @@
 #include "sim/core/paths.h"
 #include "sim/data/dataset_registry.h"
 #include "sim/nn/network.h"
-#include "sim/report/staged_dir.h"
+#include "sim/io/file_set.h"
 #include "sim/train/shape_only_run.h"
 #include "tests/support/config_errors.h"
 #include "tests/support/temp_dir.h"

@@ -1,0 +1,101 @@
+#include "sim/io/file_set.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <system_error>
+
+#include "sim/core/error.h"
+
+namespace fs = std::filesystem;
+
+namespace trainsim {
+
+namespace {
+
+std::string tmp_of(const std::string& path) {
+  return path + ".tmp";
+}
+
+// Test hook: TRAINSIM_TEST_DISK_BYTES=N makes the process's writes fail with ENOSPC once they
+// total more than N bytes, as a full disk would (tests cannot always mount a small tmpfs).
+bool disk_full_after(std::size_t bytes) {
+  static const long long budget = [] {
+    const char* v = std::getenv("TRAINSIM_TEST_DISK_BYTES");
+    return v ? std::atoll(v) : -1LL;
+  }();
+  static long long used = 0;
+  if (budget < 0) return false;
+  used += static_cast<long long>(bytes);
+  return used > budget;
+}
+
+// Writes `bytes` to `path` whole; on failure removes what it wrote and throws.
+void write_whole(const std::string& path, const std::string& shown, const std::string& bytes) {
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (!f) throw UserError("cannot write '" + shown + "': " + std::strerror(errno));
+  const bool full = disk_full_after(bytes.size());
+  const bool wrote = !full && std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
+  int err = full ? ENOSPC : wrote ? 0 : errno;
+  if (std::fflush(f) != 0 && err == 0) err = errno;
+  if (std::fclose(f) != 0 && err == 0) err = errno;
+  if (!wrote && err == 0) err = EIO;
+  if (err != 0) {
+    std::remove(path.c_str());
+    throw UserError("cannot write '" + shown + "': " + std::strerror(err));
+  }
+}
+
+}  // namespace
+
+void FileSet::write(std::string path, std::string bytes) {
+  writes_.emplace_back(std::move(path), std::move(bytes));
+}
+
+void FileSet::remove(std::string path) {
+  removes_.push_back(std::move(path));
+}
+
+void FileSet::commit() {
+  std::size_t written = 0;
+  try {
+    for (; written < writes_.size(); ++written)
+      write_whole(tmp_of(writes_[written].first), writes_[written].first, writes_[written].second);
+  } catch (...) {
+    for (std::size_t i = 0; i < written; ++i) std::remove(tmp_of(writes_[i].first).c_str());
+    throw;
+  }
+  for (const auto& [path, bytes] : writes_) {
+    std::error_code ec;
+    fs::rename(tmp_of(path), path, ec);
+    if (ec) throw UserError("cannot write '" + path + "': " + ec.message());
+  }
+  for (const std::string& path : removes_) remove_file(path);
+  writes_.clear();
+  removes_.clear();
+}
+
+void write_text_file(const std::string& path, const std::string& text) {
+  FileSet one;
+  one.write(path, text);
+  one.commit();
+}
+
+std::string read_text_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw UserError("cannot read '" + path + "'");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+void remove_file(const std::string& path) {
+  std::error_code ec;
+  fs::remove(path, ec);
+}
+
+}  // namespace trainsim

@@ -1,0 +1,34 @@
+#pragma once
+// Files that change together or not at all. A results directory is read by people, plots and
+// `--resume` at any moment, so after every epoch it must hold one consistent set: outputs,
+// checkpoint and INCOMPLETE marker of the same epoch. Every file is first written whole under
+// a temporary name; only when all are on disk are they renamed into place (renames need no
+// space), so a full disk or a failed write leaves the previous set untouched.
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace trainsim {
+
+class FileSet {
+ public:
+  void write(std::string path, std::string bytes);
+  void remove(std::string path);
+  /// All or nothing; UserError naming the file and the reason (e.g. no space left).
+  void commit();
+  bool empty() const { return writes_.empty() && removes_.empty(); }
+
+ private:
+  std::vector<std::pair<std::string, std::string>> writes_;
+  std::vector<std::string> removes_;
+};
+
+/// Writes `text` to `path` through a temporary file renamed over it, so a file is either its
+/// old or its new content; UserError if it cannot.
+void write_text_file(const std::string& path, const std::string& text);
+/// The content of `path`; UserError if it cannot be read.
+std::string read_text_file(const std::string& path);
+/// Removes `path` if it exists.
+void remove_file(const std::string& path);
+
+}  // namespace trainsim
