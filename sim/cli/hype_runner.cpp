@@ -19,9 +19,9 @@
 #include "sim/core/checked_span.h"
 #include "sim/core/error.h"
 #include "sim/core/interrupt.h"
+#include "sim/io/staged_dir.h"
 #include "sim/report/format.h"
 #include "sim/report/hype_report.h"
-#include "sim/io/staged_dir.h"
 #include "sim/techniques/technique.h"
 #include "sim/train/trainer.h"
 
