@@ -11,7 +11,7 @@
 // preset gives the same values), minimising squared log ratios of model to table, in stages
 // whose parameters the six rows can determine:
 //   gpu  time:  gemm_efficiency, conv_forward on time and bandwidth
-//        power: busy_w, compute_w, peak_over_average_w on average and peak power
+//        power: compute_w, peak_over_average_w on average and peak power
 //        ipc:   ipc_max on the IPC
 // (the GPU's other parameters keep the device file's values: the same model form fitted on an
 // H100's measured ops, sim/gpu/calibration.h);

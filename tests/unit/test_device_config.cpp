@@ -70,7 +70,8 @@ TEST_CASE("The shipped device presets load with their sources' values", "[device
   // The fitted parameters: tests/unit/test_hype_calibration.cpp checks they are the fit's.
   CHECK(g.fit().peak_over_average_w > 0);
   CHECK(g.has_fit[static_cast<std::size_t>(GpuPrecision::kFp16)]);
-  const auto& h = dynamic_cast<const GpuSpec&>(*load_device("h100"));
+  const auto h100 = load_device("h100");
+  const auto& h = dynamic_cast<const GpuSpec&>(*h100);
   CHECK(h.sm_count == 132);
   CHECK(h.peak(GpuPrecision::kFp32) == 66.9);
   CHECK(h.peak(GpuPrecision::kBf16) == 989.4);
