@@ -796,6 +796,29 @@ def build_dcgan_d(b, _name, _cifar):
     dcgan_discriminator(b)
 
 
+def build_dcgan64_gd(b, _name, _cifar):
+    """PyTorch's DCGAN example (ngf = ndf = 64), the one the H100 iterations of
+    tests/data/gpu_h100 ran: 4x4 transposed convolutions 100 -> 512x4x4 (stride 1) -> 256 -> 128
+    -> 64 -> 3x64x64 (stride 2, padding 1), BN + ReLU between, tanh; then 4x4 stride-2
+    convolutions 3 -> 64 -> 128 -> 256 -> 512x4x4, BN on all but the first, LeakyReLU(0.2), a 4x4
+    convolution to one logit (binary cross-entropy with logits). No biases."""
+    b.conv_transpose("G.0", 512, 4, stride=1, padding=0, bias=False)
+    for i, filters in enumerate((512, 256, 128, 64)):
+        b.bn("G.bn%d" % i)
+        b.relu("G.relu%d" % i)
+        b.conv_transpose("G.%d" % (i + 1), filters // 2 if filters > 64 else 3, 4, stride=2,
+                         padding=1, bias=False)
+    b.elementwise("tanh", "G.tanh")
+    for i, filters in enumerate((64, 128, 256, 512)):
+        b.conv("D.%d" % i, filters, 4, stride=2, padding=1, bias=False)
+        if i:
+            b.bn("D.bn%d" % i)
+        b.elementwise("leaky_relu", "D.lrelu%d" % i, {"slope": 0.2})
+    b.conv("D.4", 1, 4, stride=1, padding=0, bias=False)
+    b.flatten("D.flatten")
+    return b.elementwise("sigmoid", "D.sigmoid")
+
+
 def build_dcgan_gd(b, _name, _cifar):
     dcgan_generator(b)
     dcgan_discriminator(b)
@@ -852,15 +875,17 @@ MODELS = {
     "densenet169": build_densenet, "densenet201": build_densenet,
     "mobilenetv2": build_mobilenetv2, "inceptionv3": build_inceptionv3,
     "inceptionv4": build_inceptionv4, "alexnet": build_alexnet,
-    "dcgan_d": build_dcgan_d, "dcgan_gd": build_dcgan_gd, "bert_large": build_bert_large,
+    "dcgan_d": build_dcgan_d, "dcgan_gd": build_dcgan_gd, "dcgan64_gd": build_dcgan64_gd,
+    "bert_large": build_bert_large,
 }
 
 # The datasets each model is generated for (cifar10 and imagenet unless listed).
 MODEL_DATASETS = {"alexnet": ("imagenet",), "dcgan_d": ("celeba",), "dcgan_gd": ("celeba",),
+                  "dcgan64_gd": ("celeba",),
                   "bert_large": ("squad",)}
 
 # Models whose input is not the dataset's sample: the generator's step starts from z.
-MODEL_INPUTS = {"dcgan_gd": (LATENT, 1, 1)}
+MODEL_INPUTS = {"dcgan_gd": (LATENT, 1, 1), "dcgan64_gd": (LATENT, 1, 1)}
 
 TITLES = {
     "vgg13": "VGG-13 (Simonyan & Zisserman 2015, configuration B)",
@@ -879,6 +904,7 @@ TITLES = {
     "alexnet": "AlexNet (Krizhevsky et al. 2012)",
     "dcgan_d": "DCGAN discriminator (Radford et al. 2016)",
     "dcgan_gd": "DCGAN generator chained into its discriminator (Radford et al. 2016)",
+    "dcgan64_gd": "PyTorch's DCGAN example, generator chained into discriminator (64 base filters)",
     "bert_large": "BERT-Large (Devlin et al. 2019; 24 layers, hidden 1024, 16 heads)",
 }
 
@@ -897,6 +923,13 @@ WORKLOAD_NOTES = {
                 "the generator's step: the generator's forward pass, the discriminator's on the "
                 "fakes, the gradient back through both, and both updates (a real step discards "
                 "the discriminator's: its update is over-counted). docs/hype.md: DCGAN.",
+    "dcgan64_gd": "PyTorch's examples/dcgan (ngf = ndf = 64, nz = 100), the DCGAN the H100 "
+                  "iterations of tests/data/gpu_h100 ran: 4x4 transposed convolutions 100 -> "
+                  "512x4x4 -> 256 -> 128 -> 64 -> 3x64x64 (stride 2, padding 1 after the first), "
+                  "batch norm and ReLU between, tanh; then 4x4 stride-2 convolutions 3-64-128-"
+                  "256-512 (batch norm on all but the first, LeakyReLU 0.2) and a 4x4 convolution "
+                  "to one logit, trained with binary cross-entropy; no biases. One iteration "
+                  "trains both networks on one loss, as that measurement did (docs/gpu.md).",
     "bert_large": "Follows Google's BERT (and Hugging Face's BertForQuestionAnswering without the "
                   "unused pooler): token, position and segment embeddings summed, layer norm, "
                   "dropout 0.1; 24 layers of self-attention (Q, K, V projections, scores Q K^T per "
@@ -1004,6 +1037,9 @@ REFERENCES = {
     # norm; the discriminator 9,728 + 819,200 + 3,276,800 + 13,107,200 + 16,385 and 3,584).
     "dcgan_d_celeba": ("DCGAN Fig. 1 mirrored", 17232897),
     "dcgan_gd_celeba": ("DCGAN Fig. 1 G + D", 36087940),
+    # PyTorch's examples/dcgan: generator 3,576,704 and discriminator 2,765,568 parameters
+    # (models.csv of tests/data/gpu_h100 counts 6,342,272 for the two).
+    "dcgan64_gd_celeba": ("PyTorch examples/dcgan G + D", 6342272),
     # Hugging Face bert-large-uncased 335,141,888 - pooler 1,049,600 + span head 2,050.
     "bert_large_squad": ("HF bert-large - pooler + head", 334094338),
     "vgg13_cifar10": ("kuangliu - BN", 9410122),

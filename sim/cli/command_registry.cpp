@@ -108,6 +108,24 @@ const std::vector<Command>& commands() {
        "DIR/calibration.csv (row, fitted or held out, device, metric, table, model, error), "
        "DIR/<gpu>.fit.yaml and DIR/<fpga>.fit.yaml. docs/hype.md explains each disagreement.",
        "trainsim hype-calibrate -o runs/calibration", cmd_hype_calibrate},
+      {"gpu-calibrate", "gpu-calibrate --data DIR [--gpu DEVICE] [--no-leave-out] [-o DIR] [-f]",
+       "fit the gpu device model on a real GPU's measured ops and report its errors",
+       "Fits a gpu device (default h100) on measured per-op times and energies of a real GPU "
+       "(DIR holds matmul.csv, conv.csv, elementwise.csv, models.csv and model_ops.csv as "
+       "tests/data/gpu_h100 does; its README says how they were measured), one fit per "
+       "precision, and prints the per-op error tables: mean absolute percentage error of time "
+       "and energy per kernel class (gemm, conv, each element-wise class), in-sample and "
+       "leave-one-out (the conv rows of each network and the GEMMs of each group predicted by a "
+       "fit without them). Then prices the measured whole training iterations (AlexNet, DCGAN "
+       "at batch 256) on the fitted device and compares them. The fit is deterministic "
+       "(Nelder-Mead from the model's initial values), so it reproduces the shipped preset's "
+       "`fit:` blocks. Writes DIR/gpu_ops.csv (every row: measured, model, error, leave-one-out), "
+       "DIR/<gpu>.fit.yaml, and per iteration <model>_<precision>_ops.csv (every op of "
+       "trainsim's stream with its kernel, time and power) and <model>_<precision>_types.csv "
+       "(per category against the measured kernel profile). docs/gpu.md explains the model and "
+       "each remaining error.",
+       "trainsim gpu-calibrate --data tests/data/gpu_h100 -o runs/gpu-calibration",
+       cmd_gpu_calibrate},
       {"list", list_synopsis(),
        "what trainsim knows: presets with their key figures, and the registries",
        "Lists the shipped presets and the registered kinds: networks (parameters, input, "

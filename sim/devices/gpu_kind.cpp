@@ -1,5 +1,7 @@
-// The `gpu` device kind: its YAML keys (configs/devices/v100.yaml documents each) and where
-// each lands in GpuSpec.
+// The `gpu` device kind: its YAML keys (configs/devices/h100.yaml documents each, docs/config.md
+// lists them) and where each lands in GpuSpec.
+#include <cmath>
+
 #include "sim/config/key_ranges.h"
 #include "sim/devices/gpu_model.h"
 #include "sim/devices/kinds.h"
@@ -7,32 +9,69 @@
 namespace trainsim {
 namespace {
 
-void parse_fit(const ConfigNode& node, GpuSpec& g) {
+std::vector<std::string> precision_names() {
+  std::vector<std::string> out;
+  for (int p = 0; p < kNumGpuPrecisions; ++p)
+    out.push_back(gpu_precision_name(static_cast<GpuPrecision>(p)));
+  return out;
+}
+
+// A spatial size bound of a transform's range: a number >= 0, or .inf for none.
+double size_bound(const ConfigNode& v) {
+  if (v.is_scalar() && (v.as_string() == ".inf" || v.as_string() == "inf")) return GpuFit::kNoLimit;
+  return v.as_double_non_negative();
+}
+
+double read_parameter(const GpuFitParameter& p, const ConfigNode& v) {
+  switch (p.range) {
+    case GpuFitParameter::Range::kFraction:
+      return v.as_double_fraction();
+    case GpuFitParameter::Range::kPositive:
+      return v.as_double_positive();
+    case GpuFitParameter::Range::kNonNegative:
+      return v.as_double_non_negative();
+    case GpuFitParameter::Range::kSize:
+      return size_bound(v);
+  }
+  return 0;
+}
+
+void parse_fit(const ConfigNode& node, GpuFit& fit) {
   ConfigMap m = node.as_map();
-  m.allow_only({"launch_us", "efficiency_max", "efficiency_half_outputs", "memory_efficiency",
-                "traffic_factor", "ipc_max", "ipc_memory", "power_compute", "power_memory",
-                "peak_over_average_w", "split_k_tile_outputs", "split_k_min_depth"});
-  if (auto v = m.get("launch_us")) g.launch_us = v->as_double_in(key_range::kLatencyUs);
-  if (auto v = m.get("efficiency_max")) g.efficiency_max = v->as_double_fraction();
-  if (auto v = m.get("efficiency_half_outputs"))
-    g.efficiency_half_outputs = v->as_double_non_negative();
-  if (auto v = m.get("memory_efficiency")) g.memory_efficiency = v->as_double_fraction();
-  if (auto v = m.get("traffic_factor")) g.traffic_factor = v->as_double_positive();
-  if (auto v = m.get("ipc_max")) g.ipc_max = v->as_double_positive();
-  if (auto v = m.get("ipc_memory")) g.ipc_memory = v->as_double_non_negative();
-  if (auto v = m.get("power_compute")) g.power_compute = v->as_double_non_negative();
-  if (auto v = m.get("power_memory")) g.power_memory = v->as_double_non_negative();
-  if (auto v = m.get("peak_over_average_w")) g.peak_over_average_w = v->as_double_non_negative();
-  if (auto v = m.get("split_k_tile_outputs")) g.split_k_tile_outputs = v->as_double_positive();
-  if (auto v = m.get("split_k_min_depth")) g.split_k_min_depth = v->as_double_positive();
+  std::vector<std::string> keys = {"elementwise"};
+  const std::vector<GpuFitParameter> params = gpu_fit_parameters(fit);
+  for (const GpuFitParameter& p : params)
+    if (p.key.find('.') == std::string::npos) keys.push_back(p.key);
+  m.allow_only(keys);
+  for (const GpuFitParameter& p : params) {
+    if (p.key.find('.') != std::string::npos) continue;
+    if (auto v = m.get(p.key)) *p.value = read_parameter(p, *v);
+  }
+  if (auto v = m.get("elementwise")) {
+    ConfigMap classes = v->as_map();
+    std::vector<std::string> names;
+    for (int k = 0; k < kNumEltwiseKernels; ++k)
+      names.push_back(eltwise_kernel_name(static_cast<EltwiseKernel>(k)));
+    classes.allow_only(names);
+    for (int k = 0; k < kNumEltwiseKernels; ++k) {
+      auto c = classes.get(names[static_cast<std::size_t>(k)]);
+      if (!c) continue;
+      ConfigMap e = c->as_map();
+      e.allow_only({"bandwidth", "words_per_ns"});
+      GpuEltwiseFit& ef = fit.eltwise[static_cast<std::size_t>(k)];
+      if (auto b = e.get("bandwidth")) ef.bandwidth = b->as_double_fraction();
+      if (auto r = e.get("words_per_ns")) ef.words_per_ns = r->as_double_positive();
+    }
+  }
 }
 
 class GpuKind final : public DeviceKind {
  public:
   std::string name() const override { return "gpu"; }
   std::string description() const override {
-    return "analytic GPU: roofline filled by op size, launch overhead, achieved DRAM bandwidth, "
-           "IPC-like figure, power = static + dynamic by utilization";
+    return "analytic GPU: each op as the kernel cuBLAS/cuDNN run (tiles in waves over the SMs, "
+           "split-K, convolution algorithm classes, tensor cores), element-wise kernels by class, "
+           "launch overhead, power = static + dynamic by utilization";
   }
   std::vector<std::string> keys() const override {
     return {"clock_mhz", "sm_count", "peak_tflops", "precision", "memory_gbps", "power", "fit"};
@@ -41,23 +80,42 @@ class GpuKind final : public DeviceKind {
     auto g = std::make_shared<GpuSpec>();
     g->clock_mhz = m.require("clock_mhz").as_double_in(key_range::kClockMhz);
     // Used by no product: a local range (sim/config/key_ranges.h).
-    if (auto v = m.get("sm_count")) g->sm_count = v->as_int_in({1, 1 << 20});
+    g->sm_count = m.require("sm_count").as_int_in({1, 1 << 20});
     const ConfigNode peak = m.require("peak_tflops");
     ConfigMap p = peak.as_map();
-    p.allow_only({"fp32", "tensor"});
-    g->fp32_tflops = p.require("fp32").as_double_in(key_range::kTflops);
-    if (auto v = p.get("tensor")) g->tensor_tflops = v->as_double_in(key_range::kTflops);
+    const std::vector<std::string> names = precision_names();
+    p.allow_only(names);
+    g->peak_tflops[static_cast<std::size_t>(GpuPrecision::kFp32)] =
+        p.require("fp32").as_double_in(key_range::kTflops);
+    for (int i = 1; i < kNumGpuPrecisions; ++i)
+      if (auto v = p.get(names[static_cast<std::size_t>(i)]))
+        g->peak_tflops[static_cast<std::size_t>(i)] = v->as_double_in(key_range::kTflops);
+    auto needs_peak = [&](const ConfigNode& where, GpuPrecision q) {
+      if (g->peak(q) <= 0)
+        where.fail(std::string("precision ") + gpu_precision_name(q) + " needs peak_tflops." +
+                   gpu_precision_name(q) + " (its dense peak), which " + peak.path() +
+                   " does not give");
+    };
     if (auto v = m.get("precision")) {
-      g->tensor = v->as_choice({"fp32", "tensor"}) == "tensor";
-      if (g->tensor && g->tensor_tflops == 0)
-        v->fail("precision tensor needs peak_tflops.tensor (the tensor cores' peak)");
+      parse_gpu_precision(v->as_choice(names), g->precision);
+      needs_peak(*v, g->precision);
     }
     g->memory_gbps = m.require("memory_gbps").as_double_in(key_range::kBandwidthGbps);
     ConfigMap power = m.require("power").as_map();
     power.allow_only({"static_w", "dynamic_max_w"});
     g->static_w = power.require("static_w").as_double_non_negative();
     g->dynamic_max_w = power.require("dynamic_max_w").as_double_positive();
-    if (auto v = m.get("fit")) parse_fit(*v, *g);
+    if (auto v = m.get("fit")) {
+      ConfigMap fits = v->as_map();
+      fits.allow_only(names);
+      for (int i = 0; i < kNumGpuPrecisions; ++i) {
+        auto block = fits.get(names[static_cast<std::size_t>(i)]);
+        if (!block) continue;
+        needs_peak(*block, static_cast<GpuPrecision>(i));
+        parse_fit(*block, g->fits[static_cast<std::size_t>(i)]);
+        g->has_fit[static_cast<std::size_t>(i)] = true;
+      }
+    }
     return g;
   }
 };

@@ -10,14 +10,14 @@
 // specs' members default to (not from whatever the device file holds, so re-fitting a fitted
 // preset gives the same values), minimising squared log ratios of model to table, in stages
 // whose parameters the six rows can determine:
-//   gpu  time:  efficiency_max, efficiency_half_outputs, traffic_factor on time and bandwidth
-//        power: power_compute, peak_over_average_w on average and peak power
+//   gpu  time:  gemm_efficiency, conv_forward on time and bandwidth
+//        power: compute_w, peak_over_average_w on average and peak power
 //        ipc:   ipc_max on the IPC
+// (the GPU's other parameters keep the device file's values: the same model form fitted on an
+// H100's measured ops, sim/gpu/calibration.h);
 //   fpga time:  fmax_base_mhz, traffic_factor on time
 //        power: power_dsp, power_ram, power_memory on power (peak equals average in Table 1)
-// The rest keep their initial values: on the GPU the six rows are compute-bound and take
-// milliseconds, so nothing in them decides the launch time or how a streaming op performs,
-// issues or draws power; on the FPGA the kept ones only shape which design the search picks,
+// The FPGA's others keep their initial values: they only shape which design the search picks,
 // or act as f_max does, or on microsecond ops. Parameters are searched as logarithms (logits
 // for fractions), so every point of the search is a valid model.
 #include <string>
@@ -77,7 +77,7 @@ struct FitParameter {
   std::string key;
   double* value;
 };
-/// Every `fit:` parameter of the kind, in the device files' order.
+/// Every `fit:` parameter of the kind, in the device files' order (the GPU's: of its precision).
 std::vector<FitParameter> fit_parameters(GpuSpec& g);
 std::vector<FitParameter> fit_parameters(FpgaSpec& f);
 

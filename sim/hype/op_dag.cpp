@@ -113,6 +113,7 @@ class DagBuilder {
     if (e.slot == LayerOpSlot::kForward) {
       const TensorUse out = op.outputs[0];
       Op b = Op::make_eltwise({out.words, 1, 1, 1}, OpRole::kForward, layer);
+      b.eltwise.kernel = EltwiseKernel::kBroadcast;
       b.word_bits = op.word_bits;
       b.inputs[0] = out;
       b.inputs[1] = {tensor_id(TensorKind::kWeight, layer, 1), biases};
@@ -123,6 +124,7 @@ class DagBuilder {
         if (in.id != kNoTensor && tensor_id_kind(in.id) == TensorKind::kGradient) {
           // A reduction: every gradient value read once, a bias's worth written.
           Op b = Op::make_eltwise({in.words, 1, 0, 1}, OpRole::kBackwardWeight, layer);
+          b.eltwise.kernel = EltwiseKernel::kReduction;
           b.word_bits = op.word_bits;
           b.inputs[0] = in;
           b.outputs[0] = {tensor_id(TensorKind::kWeightGrad, layer), biases};

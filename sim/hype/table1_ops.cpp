@@ -16,8 +16,10 @@ namespace {
 
 constexpr int kWordBits = 32;  // fp32: the paper does not change the precision (Sec. 3.2)
 
-Op elementwise(std::int64_t elements, int reads, int writes, int flops, OpRole role, int layer) {
+Op elementwise(std::int64_t elements, int reads, int writes, int flops, OpRole role, int layer,
+               EltwiseKernel kernel = EltwiseKernel::kMap) {
   Op op = Op::make_eltwise({elements, reads, writes, flops}, role, layer);
+  op.eltwise.kernel = kernel;
   op.word_bits = kWordBits;
   return op;
 }
@@ -35,11 +37,13 @@ void add_built(const std::string& name, const NetShape& net, int batch,
       const std::int64_t biases = ls.bias ? shape.out.c : 0;
       const std::int64_t weights = shape.params - biases;
       if (biases > 0)
-        add(PaperOpType::kBiasAddGrad, elementwise(std::int64_t{batch} * shape.out.size(), 1, 0, 1,
-                                                   OpRole::kBackwardWeight, id));
+        add(PaperOpType::kBiasAddGrad,
+            elementwise(std::int64_t{batch} * shape.out.size(), 1, 0, 1, OpRole::kBackwardWeight,
+                        id, EltwiseKernel::kReduction));
       add(PaperOpType::kMul, elementwise(weights, 1, 1, 1, OpRole::kUpdate, id));
       if (biases > 0) add(PaperOpType::kMul, elementwise(biases, 1, 1, 1, OpRole::kUpdate, id));
-      add(PaperOpType::kTranspose, elementwise(weights, 1, 1, 0, OpRole::kForward, id));
+      add(PaperOpType::kTranspose,
+          elementwise(weights, 1, 1, 0, OpRole::kForward, id, EltwiseKernel::kTranspose));
     } else if (shape.params > 0) {
       // Batch norm: scale and shift, one tensor each.
       for (int k = 0; k < 2; ++k)

@@ -16,6 +16,12 @@ Op eltwise(std::int64_t elements, int reads, int writes, int flops, OpRole role,
   return op;
 }
 
+// The op with its element-wise kernel class set (EltwiseKernel: what a GPU runs it as).
+Op as_kernel(Op op, EltwiseKernel k) {
+  op.eltwise.kernel = k;
+  return op;
+}
+
 Op with_bits(Op op, int word_bits) {
   op.word_bits = word_bits;
   return op;
@@ -114,11 +120,15 @@ void lower_dense_product(const LayerLowering& l, std::int64_t m, std::int64_t n,
 void lower_normalization(const LayerLowering& l, LayerOps& ops) {
   const std::int64_t values = l.batch * l.shape.out.size();
   // Forward: mean and variance (2 flops per value), then normalize, scale and shift (4).
-  ops.forward = with_tensors(l.eltwise(values, 2, 1, 6, OpRole::kForward), {l.x, l.w}, {l.y});
-  ops.backward_data =
-      with_tensors(l.eltwise(values, 3, 1, 8, OpRole::kActivationGrad), {l.x, l.dy, l.w}, {l.dx});
-  ops.backward_weight =
-      with_tensors(l.eltwise(values, 2, 0, 4, OpRole::kBackwardWeight), {l.x, l.dy}, {l.dw});
+  ops.forward = with_tensors(
+      as_kernel(l.eltwise(values, 2, 1, 6, OpRole::kForward), EltwiseKernel::kNormalization),
+      {l.x, l.w}, {l.y});
+  ops.backward_data = with_tensors(as_kernel(l.eltwise(values, 3, 1, 8, OpRole::kActivationGrad),
+                                             EltwiseKernel::kNormalizationGrad),
+                                   {l.x, l.dy, l.w}, {l.dx});
+  ops.backward_weight = with_tensors(as_kernel(l.eltwise(values, 2, 0, 4, OpRole::kBackwardWeight),
+                                               EltwiseKernel::kNormalizationGrad),
+                                     {l.x, l.dy}, {l.dw});
 }
 
 Op loss_gradient(const LayerLowering& l) {
@@ -191,11 +201,15 @@ PredictorOps lower_predictor(int layer, int samples, int in_h, int in_w, int bat
                   d_act = stage(6, n * hidden), d_conv = stage(7, n * hidden);
   // It reads the layer's output maps (the batch's), which the layer has just written.
   p.forward.push_back(with_tensors(
-      bits(eltwise(n * in_h * in_w, batch, 1, batch, OpRole::kPredictorForward, layer, word_bits)),
+      bits(as_kernel(
+          eltwise(n * in_h * in_w, batch, 1, batch, OpRole::kPredictorForward, layer, word_bits),
+          EltwiseKernel::kReduction)),
       {use(TensorKind::kActivation, layer, n * in_h * in_w * batch)}, {avg}));
   p.forward.push_back(with_tensors(
-      bits(eltwise(n * s2, window, 1, window, OpRole::kPredictorForward, layer, word_bits)), {avg},
-      {resized}));
+      bits(
+          as_kernel(eltwise(n * s2, window, 1, window, OpRole::kPredictorForward, layer, word_bits),
+                    EltwiseKernel::kPooling)),
+      {avg}, {resized}));
   ConvShape c;
   c.batch = n, c.channels = 1, c.height = c.width = size, c.filters = channels;
   c.kernel_h = c.kernel_w = 3, c.pad = 1;
@@ -231,6 +245,7 @@ PredictorOps lower_predictor(int layer, int samples, int in_h, int in_w, int bat
   adam.kind = "adam";
   adam.reduction = "mean";
   Op update = Op::make_eltwise(update_shape(params, adam), OpRole::kPredictorUpdate, layer);
+  update.eltwise.kernel = EltwiseKernel::kUpdate;
   update.word_bits = word_bits;
   update.eltwise.dram = !resident_weights;
   p.update.push_back(update);
@@ -278,18 +293,25 @@ std::vector<LayerOps> lower_network(const NetShape& net, int batch, int word_bit
     } else if (ls.type == "maxpool2d" || ls.type == "avgpool2d" || ls.type == "global_avgpool") {
       const int window = ls.type == "global_avgpool" ? in.h * in.w : ls.kernel * ls.kernel_width();
       // The window's re-reads hit the buffer: DRAM sees each input once.
-      ops.forward = with_tensors(elt(b * o.size(), window, 1, window, OpRole::kForward), {x}, {y});
+      ops.forward = with_tensors(as_kernel(elt(b * o.size(), window, 1, window, OpRole::kForward),
+                                           EltwiseKernel::kPooling),
+                                 {x}, {y});
       // dx: every input position reads x (to find the max) or nothing extra (avg) and the
       // routed dy, and is written once.
       ops.backward_data =
-          with_tensors(elt(b * in.size(), 2, 1, 1, OpRole::kActivationGrad), {x, dy}, {dx});
+          with_tensors(as_kernel(elt(b * in.size(), 2, 1, 1, OpRole::kActivationGrad),
+                                 EltwiseKernel::kPoolingGrad),
+                       {x, dy}, {dx});
     } else if (ls.type == "softmax") {
-      ops.forward = with_tensors(elt(b * o.size(), 1, 1, 3, OpRole::kForward), {x}, {y});
+      ops.forward = with_tensors(
+          as_kernel(elt(b * o.size(), 1, 1, 3, OpRole::kForward), EltwiseKernel::kSoftmax), {x},
+          {y});
       if (l.last)
         ops.loss_grad = loss_gradient(l);
       else  // dx = y (dy - sum(dy y)): a dot product, a subtraction and a product per value
-        ops.backward_data =
-            with_tensors(elt(b * o.size(), 2, 1, 3, OpRole::kActivationGrad), {y, dy}, {dx});
+        ops.backward_data = with_tensors(
+            as_kernel(elt(b * o.size(), 2, 1, 3, OpRole::kActivationGrad), EltwiseKernel::kSoftmax),
+            {y, dy}, {dx});
     } else if (ls.type == "batchnorm") {
       lower_normalization(l, ops);
     } else if (ls.type == "add") {
@@ -318,6 +340,7 @@ std::vector<LayerOps> lower_network(const NetShape& net, int batch, int word_bit
       // the state back.
       const ElementwiseShape e = update_shape(shape.params, optimizer);
       Op update = Op::make_eltwise(e, OpRole::kUpdate, id);
+      update.eltwise.kernel = EltwiseKernel::kUpdate;
       update.word_bits = word_bits;
       update.inputs[0] = w;
       update.inputs[1] = dw;

@@ -57,6 +57,28 @@ const char* kind_name(OpKind kind) {
   return "?";
 }
 
+namespace {
+
+constexpr const char* kEltwiseKernelNames[kNumEltwiseKernels] = {
+    "map",     "broadcast",    "transpose",     "reduction",          "softmax",
+    "pooling", "pooling_grad", "normalization", "normalization_grad", "update"};
+
+}  // namespace
+
+const char* eltwise_kernel_name(EltwiseKernel k) {
+  const auto i = static_cast<std::size_t>(k);
+  return i < kNumEltwiseKernels ? kEltwiseKernelNames[i] : "?";
+}
+
+bool parse_eltwise_kernel(const std::string& text, EltwiseKernel& k) {
+  for (int i = 0; i < kNumEltwiseKernels; ++i)
+    if (text == kEltwiseKernelNames[i]) {
+      k = static_cast<EltwiseKernel>(i);
+      return true;
+    }
+  return false;
+}
+
 TensorId tensor_id(TensorKind kind, int layer, int index) {
   return (static_cast<TensorId>(kind) << 28) | (static_cast<TensorId>(layer + 1) << 8) |
          static_cast<TensorId>(index & 0xff);

@@ -57,6 +57,28 @@ struct ConvShape {
   bool operator==(const ConvShape& o) const;
 };
 
+/// The kind of kernel an element-wise op is on a device that runs a kernel per op (a GPU):
+/// how it walks memory, which decides how close to the memory's bandwidth it gets. The
+/// lowering sets it from the layer; trainsim's own accelerator ignores it.
+enum class EltwiseKernel : std::uint8_t {
+  kMap,                ///< one output per input position (activations, add, mul, casts)
+  kBroadcast,          ///< a per-channel vector applied at every position (bias add)
+  kTranspose,          ///< a layout change: every value read and written once, strided
+  kReduction,          ///< sums over positions (bias gradient, embedding gradient, losses)
+  kSoftmax,            ///< a row's max, exponentials, sum and normalisation
+  kPooling,            ///< a window per output (max / average pooling)
+  kPoolingGrad,        ///< routes each output gradient back into its window
+  kNormalization,      ///< statistics over a batch or a row, then normalise (batch/layer norm)
+  kNormalizationGrad,  ///< its gradient
+  kUpdate,             ///< an optimizer step over the parameters
+};
+inline constexpr int kNumEltwiseKernels = 10;
+/// "map", "broadcast", "transpose", "reduction", "softmax", "pooling", "pooling_grad",
+/// "normalization", "normalization_grad", "update"
+const char* eltwise_kernel_name(EltwiseKernel k);
+/// Parses eltwise_kernel_name() output; false if unknown.
+bool parse_eltwise_kernel(const std::string& text, EltwiseKernel& k);
+
 /// An element-wise op (weight update, activation derivative): `elements` values, each
 /// reading `reads` words, writing `writes` words and doing `flops` arithmetic operations.
 struct ElementwiseShape {
@@ -65,6 +87,7 @@ struct ElementwiseShape {
   /// false: operands and results stay in the global buffer (no DRAM traffic), e.g. a
   /// store kept on chip.
   bool dram = true;
+  EltwiseKernel kernel = EltwiseKernel::kMap;
 };
 
 /// Names a tensor of one training step, so that the session can see which op reads what

@@ -197,7 +197,9 @@ TEST_CASE("trainsim list devices gives the device kinds and the shipped devices"
   CHECK(r.exit_code == 0);
   for (const char* kind : {"gpu", "fpga", "accelerator"})
     CHECK(r.out.find(std::string("\n  ") + kind + " ") != std::string::npos);
-  CHECK(r.out.find("v100                   gpu: 15.7 TFLOP/s fp32") != std::string::npos);
+  CHECK(r.out.find("v100                   gpu: 80 SMs, TFLOP/s 15.7 fp32, 125 fp16 (runs fp32)") !=
+        std::string::npos);
+  CHECK(r.out.find("h100                   gpu: 132 SMs, TFLOP/s 66.9 fp32") != std::string::npos);
   CHECK(r.out.find("s10_gx2500             fpga: 1000 MHz, 14.9 GB/s") != std::string::npos);
   CHECK(r.out.find("20480 designs") != std::string::npos);
   CHECK(r.out.find("adagp_ws180            accelerator: accelerator adagp_ws180") !=

@@ -16,7 +16,7 @@ TEST_CASE("trainsim hype-calibrate writes calibration.csv and the fitted values"
   INFO(r.out << r.err);
   REQUIRE(r.exit_code == 0);
   CHECK(r.err.empty());
-  CHECK(r.out.find("held-out rows whose faster device is the table's: 7 of 15") !=
+  CHECK(r.out.find("held-out rows whose faster device is the table's: 8 of 15") !=
         std::string::npos);
   CHECK(r.out.find("MatMul small               fitted") != std::string::npos);
   CHECK(r.out.find("Conv2DBackpropFilter large held-out") != std::string::npos);
@@ -27,8 +27,8 @@ TEST_CASE("trainsim hype-calibrate writes calibration.csv and the fitted values"
   const std::string fit = read_file(dir + "/v100.fit.yaml");
   const auto& g = dynamic_cast<const GpuSpec&>(*load_device("v100"));
   char line[64];
-  std::snprintf(line, sizeof line, "  efficiency_half_outputs: %.6g\n", g.efficiency_half_outputs);
-  CHECK(fit.rfind("fit:\n", 0) == 0);
+  std::snprintf(line, sizeof line, "    gemm_efficiency: %.6g\n", g.fit().gemm_efficiency);
+  CHECK(fit.rfind("fit:\n  fp32:\n", 0) == 0);
   CHECK(fit.find(line) != std::string::npos);
   CHECK(exists(dir + "/s10_gx2500.fit.yaml"));
   // Again into the same directory: refused without --force, untouched.

@@ -2,6 +2,7 @@
 // presets, and bad input as one-line errors naming file, line, column and key.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -18,12 +19,13 @@ using trainsim::test::error_of;
 
 namespace {
 
-const std::string kGpu =
+const std::string kGpuHead =
     "kind: gpu\n"
     "clock_mhz: 1000\n"
     "peak_tflops: {fp32: 10}\n"
     "memory_gbps: 500\n"
     "power: {static_w: 20, dynamic_max_w: 100}\n";
+const std::string kGpu = kGpuHead + "sm_count: 16\n";
 
 }  // namespace
 
@@ -47,24 +49,39 @@ TEST_CASE("An unknown device kind is an error at its key", "[devices][registry]"
   // The error from a device file names that file.
   const std::string msg = error_of([] { load_device("no_such_device"); });
   CHECK(msg.find("unknown device 'no_such_device'") != std::string::npos);
-  CHECK(msg.find("shipped devices: adagp_ws180, s10_gx2500, v100") != std::string::npos);
+  CHECK(msg.find("shipped devices: adagp_ws180, h100, s10_gx2500, v100") != std::string::npos);
 }
 
 TEST_CASE("The shipped device presets load with their sources' values", "[devices][config]") {
   std::vector<std::string> shipped = shipped_device_names();
-  CHECK(shipped == std::vector<std::string>{"adagp_ws180", "s10_gx2500", "v100"});
+  CHECK(shipped == std::vector<std::string>{"adagp_ws180", "h100", "s10_gx2500", "v100"});
   const auto v100 = load_device("v100");
   CHECK(v100->kind == "gpu");
   CHECK(v100->name == "v100");
   CHECK(v100->source.find("configs/devices/v100.yaml") != std::string::npos);
   const auto& g = dynamic_cast<const GpuSpec&>(*v100);
   CHECK(g.clock_mhz == 1530);
-  CHECK(g.tensor_tflops == 125);
-  CHECK_FALSE(g.tensor);
+  CHECK(g.sm_count == 80);
+  CHECK(g.peak(GpuPrecision::kFp16) == 125);
+  CHECK(g.peak(GpuPrecision::kBf16) == 0);  // Volta has none
+  CHECK(g.precision == GpuPrecision::kFp32);
   CHECK(g.dynamic_max_w == 261);
   CHECK(g.static_w == 39);
   // The fitted parameters: tests/unit/test_hype_calibration.cpp checks they are the fit's.
-  CHECK(g.peak_over_average_w > 0);
+  CHECK(g.fit().peak_over_average_w > 0);
+  CHECK(g.has_fit[static_cast<std::size_t>(GpuPrecision::kFp16)]);
+  const auto h100 = load_device("h100");
+  const auto& h = dynamic_cast<const GpuSpec&>(*h100);
+  CHECK(h.sm_count == 132);
+  CHECK(h.peak(GpuPrecision::kFp32) == 66.9);
+  CHECK(h.peak(GpuPrecision::kBf16) == 989.4);
+  CHECK(h.memory_gbps == 3350);
+  CHECK(h.static_w + h.dynamic_max_w == 700);  // the board's power limit
+  // Both measured precisions are fitted (tests/unit/test_gpu_calibration.cpp: with the fit's
+  // values); an open transform bound reads as .inf.
+  CHECK(h.has_fit[static_cast<std::size_t>(GpuPrecision::kFp32)]);
+  CHECK(h.has_fit[static_cast<std::size_t>(GpuPrecision::kBf16)]);
+  CHECK(std::isinf(h.fits[0].transform_backward_weight_max));
   const auto s10 = load_device("s10_gx2500");
   const auto& f = dynamic_cast<const FpgaSpec&>(*s10);
   CHECK(f.clock_mhz == 1000);
@@ -83,19 +100,29 @@ TEST_CASE("The shipped device presets load with their sources' values", "[device
 
 TEST_CASE("Device files reject unknown keys and values out of range", "[devices][config]") {
   REQUIRE(device_from_text(kGpu)->kind == "gpu");
-  check_device_error(kGpu + "fit: {launch_us: 5, warp_size: 32}\n", "warp_size", "fit.warp_size",
-                     "unknown key 'warp_size'");
   check_device_error(kGpu + "bogus: 1\n", "bogus", "bogus", "unknown key 'bogus'");
   check_device_error("kind: gpu\nclock_mhz: 0\n", "0", "clock_mhz",
                      "must be in [1, 100000], got 0");
-  check_device_error(kGpu + "sm_count: -3\n", "-3", "sm_count", "must be in [1, 1048576], got -3");
-  check_device_error(kGpu + "fit: {efficiency_max: 1.5}\n", "1.5", "fit.efficiency_max",
-                     "must be in (0, 1], got 1.5");
-  check_device_error(kGpu + "precision: fp64\n", "fp64", "precision", "fp32, tensor");
-  check_device_error(kGpu + "precision: tensor\n", "tensor", "precision",
-                     "needs peak_tflops.tensor");
-  check_device_error("kind: gpu\nclock_mhz: 1000\npeak_tflops: {fp32: 10}\nmemory_gbps: 500\n",
-                     "kind", "power", "missing required key");
+  check_device_error(kGpuHead + "sm_count: -3\n", "-3", "sm_count",
+                     "must be in [1, 1048576], got -3");
+  check_device_error(kGpuHead, "kind", "sm_count", "missing required key");
+  check_device_error(kGpu + "fit: {fp32: {gemm_efficiency: 1.5}}\n", "1.5",
+                     "fit.fp32.gemm_efficiency", "must be in (0, 1], got 1.5");
+  check_device_error(kGpu + "fit: {fp32: {launch_us: 5, warp_size: 32}}\n", "warp_size",
+                     "fit.fp32.warp_size", "unknown key 'warp_size'");
+  check_device_error(kGpu + "fit: {fp32: {elementwise: {pooling: {speed: 1}}}}\n", "speed",
+                     "fit.fp32.elementwise.pooling.speed", "unknown key 'speed'");
+  check_device_error(kGpu + "fit: {fp32: {transform_forward_max: -1}}\n", "-1",
+                     "fit.fp32.transform_forward_max", "must be >= 0");
+  check_device_error(kGpu + "precision: fp64\n", "fp64", "precision", "fp32, fp16, bf16");
+  // A precision without its peak, chosen or fitted: one line naming the missing key.
+  check_device_error(kGpu + "precision: bf16\n", "bf16", "precision",
+                     "precision bf16 needs peak_tflops.bf16 (its dense peak)");
+  check_device_error(kGpu + "fit: {bf16: {launch_us: 3}}\n", "{launch_us", "fit.bf16",
+                     "precision bf16 needs peak_tflops.bf16");
+  check_device_error(
+      "kind: gpu\nclock_mhz: 1000\nsm_count: 16\npeak_tflops: {fp32: 10}\nmemory_gbps: 500\n",
+      "kind", "power", "missing required key");
 
   const std::string fpga =
       "kind: fpga\nclock_mhz: 500\nmemory_gbps: 10\nresources: {dsp: 64, ram_blocks: 32}\n"

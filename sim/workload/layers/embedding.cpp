@@ -27,6 +27,8 @@ void lower(const LayerLowering& l, LayerOps& ops) {
   // Per value of dy: read it and the accumulated row value, add, write back.
   ops.backward_weight =
       with_tensors(l.eltwise(values, 2, 1, 1, OpRole::kBackwardWeight), {l.x, l.dy}, {l.dw});
+  // A scatter-add into the table's gradient: a reduction on a GPU.
+  ops.backward_weight->eltwise.kernel = EltwiseKernel::kReduction;
 }
 
 }  // namespace
