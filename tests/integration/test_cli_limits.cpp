@@ -135,7 +135,7 @@ TEST_CASE("A GPU with a subnormal peak is one line naming the key", "[cli][limit
       read_file(std::string(TRAINSIM_SOURCE_DIR) + "/configs/devices/v100.yaml");
   for (const auto& [from, to, key] : {std::tuple<std::string, std::string, std::string>{
                                           "fp32: 15.7", "fp32: 1.0e-310", "peak_tflops.fp32"},
-                                      {"tensor: 125", "tensor: 4.9e-324", "peak_tflops.tensor"},
+                                      {"fp16: 125", "fp16: 4.9e-324", "peak_tflops.fp16"},
                                       {"memory_gbps: 900", "memory_gbps: 1.0e-310", "memory_gbps"},
                                       {"clock_mhz: 1530", "clock_mhz: 1.0e-310", "clock_mhz"}}) {
     INFO(to);
