@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Training with and without the wide vector paths (docs/training.md, "Same bits on every
-# x86-64"): runs each experiment once on the native kernels (this build's -march=native: AVX2
-# or AVX-512) and once with TRAINSIM_KERNELS=baseline (the kernels built for plain x86-64: SSE2,
-# every 8-float vector two SSE operations, multiply-adds in libm's fma), compares epochs.csv
-# and stats.json byte for byte and prints the time of each. Default: LeNet-5's five epochs on
+# x86-64"): runs each experiment on the native kernels (this build's -march=native: AVX-512 or
+# AVX2), with TRAINSIM_KERNELS=avx2 (an AVX2 machine's kernels; where the CPU has AVX2 and FMA)
+# and with TRAINSIM_KERNELS=baseline (the kernels built for plain x86-64: SSE2, every 8-float
+# vector two SSE operations, multiply-adds in libm's fma), compares epochs.csv and stats.json
+# with the native run's byte for byte and prints the time of each. Default: LeNet-5's five epochs on
 # MNIST (the README's run; the baseline takes a few minutes) and the seed MLP's epoch.
 #   --portable: also builds build-portable/ with -DTRAINSIM_NATIVE=OFF (everything, not only
 #               the kernels, compiled for plain x86-64; a full build, tens of minutes) and
@@ -28,7 +29,11 @@ done
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 
-builds=("native:$build/trainsim:" "baseline:$build/trainsim:baseline")
+builds=("native:$build/trainsim:")
+if grep -q -w avx2 /proc/cpuinfo && grep -q -w fma /proc/cpuinfo; then
+  builds+=("avx2:$build/trainsim:avx2")
+fi
+builds+=("baseline:$build/trainsim:baseline")
 if ((portable)); then
   echo "building trainsim with -DTRAINSIM_NATIVE=OFF in $repo/build-portable (a full build)"
   cmake -S "$repo" -B "$repo/build-portable" -DCMAKE_BUILD_TYPE=Release -DTRAINSIM_NATIVE=OFF \

@@ -15,6 +15,11 @@ const KernelSet& kernel_set();
 namespace kernels_baseline {
 const KernelSet& kernel_set();
 }
+#if defined(TRAINSIM_HAVE_AVX2_KERNELS)
+namespace kernels_avx2 {
+const KernelSet& kernel_set();
+}
+#endif
 
 namespace {
 // The set every layer's next kernel call goes to; null until first asked for or chosen.
@@ -33,8 +38,16 @@ const KernelSet& initial_set() {
 }  // namespace
 
 const std::vector<const KernelSet*>& kernel_sets() {
-  static const std::vector<const KernelSet*> all{&kernels_native::kernel_set(),
-                                                 &kernels_baseline::kernel_set()};
+  static const std::vector<const KernelSet*> all = [] {
+    std::vector<const KernelSet*> v{&kernels_native::kernel_set()};
+#if defined(TRAINSIM_HAVE_AVX2_KERNELS)
+    // Only where the CPU runs them (they would stop the program with an illegal instruction).
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+      v.push_back(&kernels_avx2::kernel_set());
+#endif
+    v.push_back(&kernels_baseline::kernel_set());
+    return v;
+  }();
   return all;
 }
 

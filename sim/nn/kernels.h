@@ -14,11 +14,14 @@
 // where the CPU lacks one), and the numerics are compiled with -ffp-contract=off, so no
 // compiler decides to fuse an `a * b + c` on one build and not on another.
 //
-// Two builds of the kernels live in every program (sim/nn/kernels/, compiled twice: see
-// sim/nn/kernel_namespace.h): `native`, with the build's flags (-march=native: AVX2 or
-// AVX-512), and `baseline`, for plain x86-64 (SSE2, no FMA instruction). They must give the
-// same bits; the tests run layers and short trainings on both and compare
-// (tests/unit/test_kernel_isa.cpp). The layers call whichever set is active (use_kernels).
+// Several builds of the kernels live in every program (sim/nn/kernels/, compiled once per
+// build, each in its own namespace: sim/nn/kernel_namespace.h): `native`, with the build's
+// flags (-march=native: AVX2 or AVX-512); `avx2`, for AVX2 + FMA, what an AVX2 machine's
+// native build runs (listed where the CPU has both); and `baseline`, for plain x86-64 (SSE2:
+// every 8-float vector two SSE operations, and no FMA instruction). They must all give the
+// same bits; the tests run layers and short trainings on each and compare
+// (tests/unit/test_kernel_isa.cpp). The layers call whichever set is active: `native`, or the
+// one the environment variable TRAINSIM_KERNELS names, or use_kernels()'s.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -78,13 +81,13 @@ struct KernelSet {
   const KernelFns<double>& fns(double*) const { return f64; }
 };
 
-/// Every build of the kernels in this program, `native` first.
+/// Every build of the kernels in this program that this CPU can run, `native` first.
 const std::vector<const KernelSet*>& kernel_sets();
 /// Makes the set called `name` the one every layer uses from now on, in every thread
-/// (UserError for an unknown name); the default is `native`. Not meant to change while
-/// layers run.
+/// (UserError for an unknown name). Not meant to change while layers run.
 void use_kernels(const std::string& name);
-/// The set the layers use.
+/// The set the layers use: use_kernels()'s, else TRAINSIM_KERNELS's (UserError for an unknown
+/// name), else `native`.
 const KernelSet& active_kernel_set();
 
 template <typename T>

@@ -1,10 +1,11 @@
 // The numerics give the same bits whatever vector width the compiler picks (sim/nn/kernels.h):
-// the kernels exist twice in the program, `native` (this build's flags: -march=native, AVX2 or
-// AVX-512 on the machines trainsim runs on) and `baseline` (plain x86-64: SSE2, every 8-float
-// vector two SSE operations, no FMA instruction), and every check here runs both and compares
-// bytes: the GEMM against its defining loop, every layer pass on shapes that take each kernel,
-// and short trainings of LeNet-5 and the seed MLP. An order that depended on the vector width
-// (Eigen's products: 4, 8 or 16 floats per packet) would differ between the two.
+// the kernels exist several times in the program, `native` (this build's flags: -march=native,
+// AVX-512 or AVX2 on the machines trainsim runs on), `avx2` (AVX2 + FMA: an AVX2 machine's
+// native kernels) and `baseline` (plain x86-64: SSE2, every 8-float vector two SSE operations,
+// no FMA instruction), and every check here runs each and compares bytes: the GEMM against its
+// defining loop, every layer pass on shapes that take each kernel, and short trainings of
+// LeNet-5 and the seed MLP. An order that depended on the vector width (Eigen's products: 4, 8
+// or 16 floats per packet) would differ between them.
 #include <catch2/catch.hpp>
 #include <cctype>
 #include <cmath>
@@ -39,7 +40,15 @@ class KernelScope {
   KernelScope& operator=(const KernelScope&) = delete;
 };
 
-const std::vector<std::string> kSets{"native", "baseline"};
+/// The kernel sets this CPU runs: native, avx2 where it has AVX2 and FMA, baseline.
+const std::vector<std::string>& kernel_set_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> v;
+    for (const KernelSet* s : kernel_sets()) v.push_back(s->name());
+    return v;
+  }();
+  return names;
+}
 
 template <typename V>
 bool same_bytes(const V& a, const V& b) {
@@ -94,7 +103,7 @@ void check_gemm(const GemmCase& g, std::uint64_t seed) {
   const auto b = random_values<T>(rng, static_cast<std::size_t>(g.k * g.n));
   const auto c0 = random_values<T>(rng, static_cast<std::size_t>(g.m) * g.n);
   const auto want = gemm_reference(g, a, b, c0);
-  for (const std::string& set : kSets) {
+  for (const std::string& set : kernel_set_names()) {
     INFO(set << " kernels");
     KernelScope scope(set);
     std::vector<T> c = c0;
@@ -146,65 +155,81 @@ template <typename T>
 void check_layer_sets(const std::function<std::unique_ptr<Layer<T>>()>& make, int batch,
                       std::uint64_t seed) {
   std::vector<std::vector<AlignedVector<T>>> results;
-  for (const std::string& set : kSets) {
+  for (const std::string& set : kernel_set_names()) {
     KernelScope scope(set);
     auto layer = make();
     results.push_back(layer_passes(*layer, batch, seed));
   }
   const char* names[] = {"forward", "backward-data", "weight gradient", "bias gradient"};
-  REQUIRE(results[0].size() == results[1].size());
-  for (std::size_t i = 0; i < results[0].size(); ++i) {
-    INFO(names[std::min<std::size_t>(i, 3)]);
-    CHECK(differing(results[0][i], results[1][i]) == 0);
+  for (std::size_t set = 1; set < results.size(); ++set) {
+    INFO(kernel_set_names()[set] << " against native");
+    REQUIRE(results[0].size() == results[set].size());
+    for (std::size_t i = 0; i < results[0].size(); ++i) {
+      INFO(names[std::min<std::size_t>(i, 3)]);
+      CHECK(differing(results[0][i], results[set][i]) == 0);
+    }
   }
 }
 
 }  // namespace
 
-TEST_CASE("The kernels exist as a native and a baseline (SSE2) build", "[nn][isa]") {
-  std::vector<std::string> names;
-  for (const KernelSet* s : kernel_sets()) names.push_back(s->name());
-  CHECK(names == kSets);
+TEST_CASE("The kernels exist as native, AVX2 and baseline (SSE2) builds", "[nn][isa]") {
+  const auto& names = kernel_set_names();
+  REQUIRE(names.size() >= 2);
+  CHECK(names.front() == "native");
+  CHECK(names.back() == "baseline");
+  CHECK(std::string(kernel_sets().back()->what) == "SSE2, no FMA instruction");
+  // The AVX2 machine's kernels wherever this CPU can run them (the machines trainsim is built
+  // on can: they are what the AVX-512 machine's results are compared with).
+  const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  CHECK((names.size() == 3 && names[1] == "avx2") == avx2);
+  for (const KernelSet* s : kernel_sets()) INFO(s->name() << ": " << s->what);
   CHECK(active_kernel_set().name() == "native");
-  CHECK(std::string(kernel_sets()[1]->what) == "SSE2, no FMA instruction");
-  INFO("native kernels: " << kernel_sets()[0]->what);
-  CHECK_THROWS_WITH(use_kernels("avx"), Catch::Contains("unknown kernel set 'avx'") &&
-                                            Catch::Contains("native, baseline"));
+  CHECK_THROWS_WITH(use_kernels("avx1024"),
+                    Catch::Contains("unknown kernel set 'avx1024'") && Catch::Contains("native"));
   CHECK(active_kernel_set().name() == "native");
 }
 
-TEST_CASE("The baseline kernels share no code with the native ones", "[nn][isa]") {
-  // Everything here compares the two builds, so they must really be two: a library template
-  // instantiated by both (Eigen's product, std::inner_product) has one name in both object
-  // files, and the linker keeps a single copy for the whole program; the comparisons would
-  // then pass whatever that copy's order. So every global symbol the baseline objects define
-  // must be in their namespace (sim/nn/kernel_namespace.h).
-  std::stringstream paths(TRAINSIM_BASELINE_KERNEL_OBJECTS);
-  std::string path;
-  int objects = 0, symbols = 0;
-  while (std::getline(paths, path, ':')) {
-    ++objects;
-    FILE* nm = ::popen(("nm -C --defined-only '" + path + "' 2>&1").c_str(), "r");
-    REQUIRE(nm != nullptr);
-    char line[4096];
-    while (std::fgets(line, sizeof line, nm) != nullptr) {
-      // "ADDRESS TYPE NAME": upper-case types are global (W, V: weak; T, D, B, R: strong).
-      std::istringstream in(line);
-      std::string address, type, name;
-      in >> address >> type;
-      std::getline(in, name);
-      if (type.size() != 1 || !std::isupper(static_cast<unsigned char>(type[0]))) continue;
-      ++symbols;
-      INFO(path << ": " << type << name);
-      CHECK(name.find("::kernels_baseline::") != std::string::npos);
+TEST_CASE("The extra kernel builds share no code with the native one", "[nn][isa]") {
+  // Everything here compares the builds, so they must really be separate: a library template
+  // instantiated by two of them (Eigen's product, std::inner_product) has one name in both
+  // object files, and the linker keeps a single copy for the whole program; the comparisons
+  // would then pass whatever that copy's order. So every global symbol an extra build's
+  // objects define must be in its namespace (sim/nn/kernel_namespace.h).
+  const std::pair<const char*, const char*> builds[] = {
+    {"::kernels_baseline::", TRAINSIM_BASELINE_KERNEL_OBJECTS},
+#if defined(TRAINSIM_AVX2_KERNEL_OBJECTS)
+    {"::kernels_avx2::", TRAINSIM_AVX2_KERNEL_OBJECTS},
+#endif
+  };
+  for (const auto& [ns, objects] : builds) {
+    std::stringstream paths(objects);
+    std::string path;
+    int files = 0, symbols = 0;
+    while (std::getline(paths, path, ':')) {
+      ++files;
+      FILE* nm = ::popen(("nm -C --defined-only '" + path + "' 2>&1").c_str(), "r");
+      REQUIRE(nm != nullptr);
+      char line[4096];
+      while (std::fgets(line, sizeof line, nm) != nullptr) {
+        // "ADDRESS TYPE NAME": upper-case types are global (W, V: weak; T, D, B, R: strong).
+        std::istringstream in(line);
+        std::string address, type, name;
+        in >> address >> type;
+        std::getline(in, name);
+        if (type.size() != 1 || !std::isupper(static_cast<unsigned char>(type[0]))) continue;
+        ++symbols;
+        INFO(path << ": " << type << name);
+        CHECK(name.find(ns) != std::string::npos);
+      }
+      CHECK(::pclose(nm) == 0);
     }
-    CHECK(::pclose(nm) == 0);
+    CHECK(files >= 5);
+    CHECK(symbols > 0);
   }
-  CHECK(objects >= 5);
-  CHECK(symbols > 0);
 }
 
-TEST_CASE("The GEMM is a fused multiply-add chain over the depth, on both kernel sets",
+TEST_CASE("The GEMM is a fused multiply-add chain over the depth, on every kernel set",
           "[nn][isa]") {
   // Shapes past every block size (72 rows, 384 columns, 256 deep) and at most one vector
   // wide, transposed operands and accumulation, in float and double.
@@ -230,7 +255,7 @@ TEST_CASE("The GEMM is a fused multiply-add chain over the depth, on both kernel
   }
 }
 
-TEST_CASE("dot_gemm and row_sums give the same bits on both kernel sets", "[nn][isa]") {
+TEST_CASE("dot_gemm and row_sums give the same bits on every kernel set", "[nn][isa]") {
   Rng rng(5);
   for (int i = 0; i < 30; ++i) {
     const int m = 1 + static_cast<int>(rng.below(8)), n = 1 + static_cast<int>(rng.below(30));
@@ -240,15 +265,18 @@ TEST_CASE("dot_gemm and row_sums give the same bits on both kernel sets", "[nn][
     const auto b = random_values<float>(rng, static_cast<std::size_t>(n * k));
     const auto c0 = random_values<float>(rng, static_cast<std::size_t>(m * n));
     std::vector<std::vector<float>> dots, sums;
-    for (const std::string& set : kSets) {
+    for (const std::string& set : kernel_set_names()) {
       KernelScope scope(set);
       dots.push_back(c0);
       kernels<float>().dot_gemm(a.data(), b.data(), dots.back().data(), m, n, k);
       sums.push_back(c0);
       kernels<float>().row_sums(a.data(), m, k, sums.back().data());
     }
-    CHECK(differing(dots[0], dots[1]) == 0);
-    CHECK(differing(sums[0], sums[1]) == 0);
+    for (std::size_t set = 1; set < dots.size(); ++set) {
+      INFO(kernel_set_names()[set] << " against native");
+      CHECK(differing(dots[0], dots[set]) == 0);
+      CHECK(differing(sums[0], sums[set]) == 0);
+    }
     // ... and they are the sums they claim to be.
     for (int r = 0; r < m; ++r) {
       const auto at = static_cast<std::size_t>(r);
@@ -263,7 +291,7 @@ TEST_CASE("dot_gemm and row_sums give the same bits on both kernel sets", "[nn][
   }
 }
 
-TEST_CASE("Conv2d and Dense passes give the same bits on both kernel sets", "[nn][isa]") {
+TEST_CASE("Conv2d and Dense passes give the same bits on every kernel set", "[nn][isa]") {
   const ConvCase convs[] = {
       {"direct, pixels in the lanes (LeNet-5 conv1)", {1, 28, 28}, 6, 5, 1, 2, 1, 9},
       {"direct, filters in the lanes (LeNet-5 conv2)", {6, 14, 14}, 16, 5, 1, 0, 1, 9},
@@ -356,7 +384,7 @@ TrainResult train_steps(const std::string& network, int batches, int batch,
 
 }  // namespace
 
-TEST_CASE("Short trainings of LeNet-5 and the seed MLP give the same bits on both kernel sets",
+TEST_CASE("Short trainings of LeNet-5 and the seed MLP give the same bits on every kernel set",
           "[nn][isa]") {
   struct Run {
     const char* network;
@@ -370,18 +398,21 @@ TEST_CASE("Short trainings of LeNet-5 and the seed MLP give the same bits on bot
   lenet_sgd.reduction = "mean";
   mlp_sgd.lr = 0.01;
   mlp_sgd.clip = 5;
-  for (const Run& run : {Run{"lenet5", 100, 32, lenet_sgd}, Run{"seed_mlp", 300, 15, mlp_sgd}}) {
+  for (const Run& run : {Run{"lenet5", 50, 32, lenet_sgd}, Run{"seed_mlp", 300, 15, mlp_sgd}}) {
     INFO(run.network << ", " << run.batches << " batches of " << run.batch);
     std::vector<TrainResult> results;
-    for (const std::string& set : kSets) {
+    for (const std::string& set : kernel_set_names()) {
       KernelScope scope(set);
       results.push_back(train_steps(run.network, run.batches, run.batch, run.sgd));
     }
-    CHECK(same_bytes(results[0].losses, results[1].losses));
-    REQUIRE(results[0].weights.size() == results[1].weights.size());
-    for (std::size_t i = 0; i < results[0].weights.size(); ++i) {
-      INFO("parameter " << i);
-      CHECK(differing(results[0].weights[i], results[1].weights[i]) == 0);
+    for (std::size_t set = 1; set < results.size(); ++set) {
+      INFO(kernel_set_names()[set] << " against native");
+      CHECK(same_bytes(results[0].losses, results[set].losses));
+      REQUIRE(results[0].weights.size() == results[set].weights.size());
+      for (std::size_t i = 0; i < results[0].weights.size(); ++i) {
+        INFO("parameter " << i);
+        CHECK(differing(results[0].weights[i], results[set].weights[i]) == 0);
+      }
     }
     // It learned something (the comparison is of a real training): the mean loss of the last
     // tenth of the batches is below that of the first tenth.

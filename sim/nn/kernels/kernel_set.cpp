@@ -1,13 +1,14 @@
-// This build's KernelSet (sim/nn/kernels.h): `native` with the build's flags, `baseline` for
-// plain x86-64 (sim/nn/kernel_namespace.h).
+// This build's KernelSet (sim/nn/kernels.h): `native` with the build's flags, or one of the
+// extra builds of CMakeLists.txt, which name themselves with TRAINSIM_KERNEL_SET
+// (sim/nn/kernel_namespace.h).
 #include "sim/nn/kernels/kernel_impl.h"
 
 namespace trainsim::TRAINSIM_KERNEL_NS {
 
 namespace {
 
-#if defined(TRAINSIM_KERNELS_BASELINE)
-constexpr const char* kId = "baseline";
+#if defined(TRAINSIM_KERNEL_SET)
+constexpr const char* kId = TRAINSIM_KERNEL_SET;
 #else
 constexpr const char* kId = "native";
 #endif
