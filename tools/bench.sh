@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Training speed, numerics only and on the simulated accelerator, against this machine's
 # fp32 GEMM peak (a roofline's compute ceiling):
-#  0. the peak: an Eigen 1024^3 GEMM on 1 thread and on all cores (build/gemm_peak, the
-#     library and thread pool the numerics use);
+#  0. the peak: an Eigen 1024^3 GEMM on 1 thread and on all cores (build/gemm_peak, a
+#     BLAS-grade kernel on the thread pool the numerics use);
 #  1. one epoch of seed_mlp on the 60k Fashion-MNIST training set, numerics only
 #     (`trainsim train`; target: no slower than 0.142 s, the single-threaded figure before
 #     batched numerics; the seed authors' C program needs 1.7-2.5 s), and the same epoch
