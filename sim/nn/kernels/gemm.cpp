@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstring>
 #include <new>
+#include <type_traits>
 #include <vector>
 
 #include "sim/nn/constant_dispatch.h"
@@ -158,18 +159,59 @@ void micro_kernel(std::int64_t kc, const T* a, std::int64_t lda, const T* b, std
   }
 }
 
+// An 8 x 8 block transposed: rows r[0..8) of 8 floats in, out[p][j] = r[j][p]. Shuffles only
+// (unpack pairs, then pairs of pairs, then halves), in the fixed 8-float vectors.
+inline void transpose8(const simd::Vec<float> (&r)[8], simd::Vec<float> (&out)[8]) {
+  using simd::Vec;
+  Vec<float> t[8], u[8];
+  for (int i = 0; i < 8; i += 2) {
+    t[i] = __builtin_shufflevector(r[i], r[i + 1], 0, 8, 1, 9, 4, 12, 5, 13);
+    t[i + 1] = __builtin_shufflevector(r[i], r[i + 1], 2, 10, 3, 11, 6, 14, 7, 15);
+  }
+  for (int i = 0; i < 8; i += 4) {
+    u[i] = __builtin_shufflevector(t[i], t[i + 2], 0, 1, 8, 9, 4, 5, 12, 13);
+    u[i + 1] = __builtin_shufflevector(t[i], t[i + 2], 2, 3, 10, 11, 6, 7, 14, 15);
+    u[i + 2] = __builtin_shufflevector(t[i + 1], t[i + 3], 0, 1, 8, 9, 4, 5, 12, 13);
+    u[i + 3] = __builtin_shufflevector(t[i + 1], t[i + 3], 2, 3, 10, 11, 6, 7, 14, 15);
+  }
+  for (int i = 0; i < 4; ++i) {
+    out[i] = __builtin_shufflevector(u[i], u[i + 4], 0, 1, 2, 3, 8, 9, 10, 11);
+    out[i + 4] = __builtin_shufflevector(u[i], u[i + 4], 4, 5, 6, 7, 12, 13, 14, 15);
+  }
+}
+
 // B's steps [p0, p0 + kc) x `cols` columns from j as one strip of NR columns, step-major
-// (columns past `cols` are zeros).
+// (columns past `cols` are zeros). Data movement only: any way of doing it gives the same
+// strip.
 template <typename T, int NR>
 void pack_b(const GemmArgs<T>& g, std::int64_t p0, std::int64_t kc, int j, int cols, T* dst) {
   const T* src = g.b + p0 * g.b_rows + j * g.b_cols;
+  if (g.b_cols == 1) {  // rows of B contiguous: a run of `cols` values per step
+    for (std::int64_t p = 0; p < kc; ++p) {
+      std::memcpy(dst + p * NR, src + p * g.b_rows, sizeof(T) * static_cast<std::size_t>(cols));
+      std::fill(dst + p * NR + cols, dst + (p + 1) * NR, T(0));
+    }
+    return;
+  }
+  std::int64_t p = 0;
+  if constexpr (std::is_same_v<T, float>) {
+    if (g.b_rows == 1 && cols == NR) {  // a transposed view: 8 x 8 blocks through registers
+      for (; p + 8 <= kc; p += 8)
+        for (int jj = 0; jj < NR; jj += 8) {
+          simd::Vec<float> r[8], out[8];
+          for (int i = 0; i < 8; ++i) r[i] = simd::load(src + (jj + i) * g.b_cols + p);
+          transpose8(r, out);
+          for (int i = 0; i < 8; ++i) simd::store(dst + (p + i) * NR + jj, out[i]);
+        }
+    }
+  }
   for (int jj = 0; jj < NR; ++jj) {
     if (jj >= cols) {
-      for (std::int64_t p = 0; p < kc; ++p) dst[p * NR + jj] = T(0);
+      for (std::int64_t q = p; q < kc; ++q) dst[q * NR + jj] = T(0);
       continue;
     }
     const T* col = src + jj * g.b_cols;
-    for (std::int64_t p = 0; p < kc; ++p) dst[p * NR + jj] = col[p * g.b_rows];
+    for (std::int64_t q = p; q < kc; ++q) dst[q * NR + jj] = col[q * g.b_rows];
   }
 }
 
