@@ -14,12 +14,13 @@
 //
 // Against im2col + GEMM (sim/nn/im2col.h, still used for other strides and kernel sizes) this
 // saves writing and reading a patch matrix k*k times the input, which on LeNet-5 cost as much
-// as the GEMMs themselves, and the GEMM library's poor use of a 6-row output (conv1).
+// as the GEMMs themselves, and a GEMM kernel's poor use of a 6-row output (conv1).
 //
 // Sums run in a fixed order, so results do not depend on the ISA's vector width or the thread
-// count: forward, each output is (((0 + w0 x0) + w1 x1) + ...) over (c, r, s) in order; weight
-// gradients sum each vector lane over its positions, samples first, then the lanes in index
-// order.
+// count: forward, each output is the fused multiply-add chain fma(w2, x2, fma(w1, x1, fma(w0,
+// x0, 0)))... over (c, r, s) in order; weight gradients sum each lane of the fixed-width
+// vectors (8 floats, 4 doubles) over its positions, samples first, then the lanes in index
+// order (sim/nn/kernels.h).
 #include <cstdint>
 
 namespace trainsim {
