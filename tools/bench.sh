@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Training speed, numerics only and on the simulated accelerator, against this machine's
 # fp32 GEMM peak (a roofline's compute ceiling):
-#  0. the peak: an Eigen 1024^3 GEMM on 1 thread and on all cores (build/gemm_peak, the
-#     library and thread pool the numerics use);
+#  0. the peak: an Eigen 1024^3 GEMM on 1 thread and on all cores (build/gemm_peak, a
+#     BLAS-grade kernel on the thread pool the numerics use);
 #  1. one epoch of seed_mlp on the 60k Fashion-MNIST training set, numerics only
 #     (`trainsim train`; target: no slower than 0.142 s, the single-threaded figure before
 #     batched numerics; the seed authors' C program needs 1.7-2.5 s), and the same epoch
@@ -15,12 +15,14 @@
 #     a 2-core Intel Xeon with AVX-512, and the speed-up over a revision measured side by side
 #     is what carries to another machine (REV 1d3782b: the per-sample convolutions, before
 #     batching; its 7.98 s and 0.142 s are the targets' "before" figures).
+#     --baseline-build DIR instead runs an existing build of another checkout (DIR holds its
+#     trainsim and CMakeCache.txt), built with the same flags, without building anything.
 # Achieved GFLOP/s = 2 x the epoch's training multiply-adds (forward, backward-data and
 # backward-weight of the dense and conv layers as the numerics compute them: timing.json
 # `train_macs`) / its train seconds.
 # Figures are medians of REPEATS runs of the training epoch (evaluation excluded); the load
 # average before and after is printed because other processes on a shared machine slow runs.
-#   tools/bench.sh [REPEATS] [--baseline REV]
+#   tools/bench.sh [REPEATS] [--baseline REV | --baseline-build DIR]
 #                                (REPEATS default 5; expects ./test.sh or ./run.sh to have set up)
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -28,11 +30,13 @@ build="${TRAINSIM_BUILD:-$repo/build}"
 bin="$build/trainsim"
 repeats=5
 baseline=""
+baseline_build=""
 while (($#)); do
   case "$1" in
     --baseline) baseline="${2:?--baseline needs a git revision}"; shift 2 ;;
+    --baseline-build) baseline_build="${2:?--baseline-build needs a build directory}"; shift 2 ;;
     -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-    *[!0-9]* | "") echo "bench.sh: unknown argument '$1' (usage: tools/bench.sh [REPEATS] [--baseline REV])" >&2; exit 2 ;;
+    *[!0-9]* | "") echo "bench.sh: unknown argument '$1' (usage: tools/bench.sh [REPEATS] [--baseline REV | --baseline-build DIR])" >&2; exit 2 ;;
     *) repeats="$1"; shift ;;
   esac
 done
@@ -99,26 +103,37 @@ for net in mlp lenet; do
     -v b="$(json_number peak_rss_kib "$tmp/mem${net}3/timing.json")" 'BEGIN {
     printf "peak memory of trainsim run (%s, fashion-mnist): 1 epoch %.1f MiB, 3 epochs %.1f MiB (%.3fx)\n", n, a / 1024, b / 1024, b / a }'
 done
-if [[ -n "$baseline" ]]; then
-  # The revision's trainsim, built beside this one (Release, this machine's flags), run on the
-  # same two numerics-only epochs with the same data.
-  rev="$(git -C "$repo" rev-parse --short "$baseline^{commit}")" ||
-    { echo "bench.sh: no git revision '$baseline'" >&2; exit 2; }
-  echo "building trainsim as of $rev in a temporary worktree (a few minutes)"
-  git -C "$repo" worktree add --detach -q "$tmp/base" "$rev"
-  trap 'git -C "$repo" worktree remove --force "$tmp/base" 2>/dev/null; rm -rf "$tmp"' EXIT
-  cmake -S "$tmp/base" -B "$tmp/base/build" -DCMAKE_BUILD_TYPE=Release >"$tmp/base.log" 2>&1 &&
-    cmake --build "$tmp/base/build" --target trainsim -j "$(nproc)" >>"$tmp/base.log" 2>&1 ||
-    { cat "$tmp/base.log" >&2; echo "bench.sh: building $rev failed" >&2; exit 1; }
-  ln -s "$(cd "$repo" && pwd)/data" "$tmp/base/data"
-  base="$tmp/base/build/trainsim"
+if [[ -n "$baseline" || -n "$baseline_build" ]]; then
+  if [[ -n "$baseline_build" ]]; then
+    # Another checkout's build: its trainsim, run from its source tree (configs) on this
+    # checkout's data (TRAINSIM_DATA).
+    base="$(cd "$baseline_build" && pwd)/trainsim"
+    src="$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$baseline_build/CMakeCache.txt" 2>/dev/null)"
+    [[ -x "$base" && -d "$src" ]] ||
+      { echo "bench.sh: '$baseline_build' is not a build directory with a trainsim" >&2; exit 2; }
+    rev="$(git -C "$src" rev-parse --short HEAD 2>/dev/null || echo "$baseline_build")"
+  else
+    # The revision's trainsim, built beside this one (Release, this machine's flags), run on
+    # the same two numerics-only epochs with the same data.
+    rev="$(git -C "$repo" rev-parse --short "$baseline^{commit}")" ||
+      { echo "bench.sh: no git revision '$baseline'" >&2; exit 2; }
+    echo "building trainsim as of $rev in a temporary worktree (a few minutes)"
+    git -C "$repo" worktree add --detach -q "$tmp/base" "$rev"
+    trap 'git -C "$repo" worktree remove --force "$tmp/base" 2>/dev/null; rm -rf "$tmp"' EXIT
+    cmake -S "$tmp/base" -B "$tmp/base/build" -DCMAKE_BUILD_TYPE=Release >"$tmp/base.log" 2>&1 &&
+      cmake --build "$tmp/base/build" --target trainsim -j "$(nproc)" >>"$tmp/base.log" 2>&1 ||
+      { cat "$tmp/base.log" >&2; echo "bench.sh: building $rev failed" >&2; exit 1; }
+    ln -s "$(cd "$repo" && pwd)/data" "$tmp/base/data"
+    base="$tmp/base/build/trainsim"
+    src="$tmp/base"
+  fi
   # Alternately, run by run, so that a change in the machine's load hits both builds alike.
   both_seconds() {  # both_seconds ARGS...: "this-median base-median" of `train ARGS`
     local ours=() theirs=()
     for ((i = 0; i < repeats; i++)); do
       rm -rf "$tmp/run" && (cd "$repo" && "$bin" train "$@" --out "$tmp/run" --quiet >/dev/null)
       ours+=("$(json_number train_seconds "$tmp/run/timing.json")")
-      rm -rf "$tmp/run" && (cd "$tmp/base" && "$base" train "$@" --out "$tmp/run" --quiet >/dev/null)
+      rm -rf "$tmp/run" && (cd "$src" && TRAINSIM_DATA="$(cd "$repo" && pwd)/data" "$base" train "$@" --out "$tmp/run" --quiet >/dev/null)
       theirs+=("$(json_number train_seconds "$tmp/run/timing.json")")
     done
     echo "$(printf '%s\n' "${ours[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')" \

@@ -1,7 +1,8 @@
-// This machine's fp32 GEMM throughput with the library and threads the training numerics use:
-// an N x N x N Eigen product (same build flags), on 1 thread and on T threads of trainsim's
-// pool, each cutting C into row blocks as the layers do. tools/bench.sh divides each training
-// workload's achieved FLOP/s by these figures (the roofline's compute ceiling).
+// This machine's fp32 GEMM throughput with the threads the training numerics use: an
+// N x N x N product by Eigen (a BLAS-grade kernel, with the build's flags) as the ceiling (the
+// numerics use a GEMM of their own, sim/nn/kernels.h), on 1 thread and on T threads of
+// trainsim's pool, each cutting C into row blocks as the layers do. tools/bench.sh divides each
+// training workload's achieved FLOP/s by these figures (the roofline's compute ceiling).
 //
 //   gemm_peak [--size N] [--threads T] [--repeats R]   (defaults 1024, all cores, 10)
 //

@@ -2,7 +2,7 @@
 // backward-weight pass of a network on one batch of random data, on T threads (trainsim's
 // pool, as a run uses it), with the GFLOP/s of the dense and conv passes; then, for every
 // conv layer, its backward-weight product on one block's shape done both ways the layer
-// can do it (Eigen's GEMM, dot_gemm), which is how Conv2d picks one (docs/benchmarks.md).
+// can do it (the GEMM kernel, dot_gemm), which is how Conv2d picks one (docs/benchmarks.md).
 //
 //   layer_times [--network NAME] [--batch B] [--threads T] [--repeats R]
 //               (defaults lenet5, 32, all cores, 300)
@@ -21,7 +21,8 @@
 #include "sim/core/error.h"
 #include "sim/core/parallel.h"
 #include "sim/core/paths.h"
-#include "sim/nn/dot_gemm.h"
+#include "sim/core/rng.h"
+#include "sim/nn/kernels.h"
 #include "sim/nn/network.h"
 #include "tools/tool_main.h"
 
@@ -132,9 +133,11 @@ void time_layers(trainsim::Network<float>& net, const Options& o) {
 
 // dW[m x n] += dY[m x depth] cols[n x depth]^T, both ways; GFLOP/s of each.
 void compare_weight_kernels(const std::string& name, int m, int n, std::int64_t depth) {
-  using Matrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-  const Matrix a = Matrix::Random(m, depth), b = Matrix::Random(n, depth);
-  Matrix c = Matrix::Zero(m, n);
+  trainsim::Rng rng(1);
+  std::vector<float> a(static_cast<std::size_t>(m * depth)), b(static_cast<std::size_t>(n * depth));
+  for (float& v : a) v = static_cast<float>(rng.uniform(-1, 1));
+  for (float& v : b) v = static_cast<float>(rng.uniform(-1, 1));
+  std::vector<float> c(static_cast<std::size_t>(m) * n, 0.0F);
   const int reps = static_cast<int>(std::max<std::int64_t>(20, 200000000 / (m * n * depth)));
   auto rate = [&](auto&& f) {
     f();
@@ -142,10 +145,24 @@ void compare_weight_kernels(const std::string& name, int m, int n, std::int64_t 
     for (int r = 0; r < reps; ++r) f();
     return 2.0 * m * n * static_cast<double>(depth) * reps / seconds(t0) / 1e9;
   };
-  const double eigen = rate([&] { c.noalias() += a * b.transpose(); });
-  const double dot = rate([&] { trainsim::dot_gemm(a.data(), b.data(), c.data(), m, n, depth); });
-  std::printf("%-12s backward-weight %d x %d over %lld: Eigen GEMM %.1f GFLOP/s, dot_gemm %.1f\n",
-              name.c_str(), m, n, static_cast<long long>(depth), eigen, dot);
+  const auto& k = trainsim::kernels<float>();
+  trainsim::GemmArgs<float> g;
+  g.m = m;
+  g.n = n;
+  g.k = depth;
+  g.a = a.data();
+  g.a_rows = depth;
+  g.a_cols = 1;
+  g.b = b.data();  // cols^T
+  g.b_rows = 1;
+  g.b_cols = depth;
+  g.c = c.data();
+  g.ldc = n;
+  g.accumulate = true;
+  const double gemm = rate([&] { k.gemm(g); });
+  const double dot = rate([&] { k.dot_gemm(a.data(), b.data(), c.data(), m, n, depth); });
+  std::printf("%-12s backward-weight %d x %d over %lld: GEMM %.1f GFLOP/s, dot_gemm %.1f\n",
+              name.c_str(), m, n, static_cast<long long>(depth), gemm, dot);
 }
 
 }  // namespace

@@ -25,7 +25,7 @@ echo "one epoch on $threads thread(s): $(sed -n 's/.*"train_seconds": \([0-9.]*\
 perf report -i "$tmp/perf.data" --no-children --sort sym --stdio 2>/dev/null |
   awk '/^ +[0-9.]+%/ {
     pct = $1; sub(/%/, "", pct); line = $0
-    if (line ~ /gebp_kernel|gemm_pack|general_matrix_matrix|gemm_functor/) c = "GEMM (Eigen: kernel and packing)"
+    if (line ~ /blocked_gemm|micro_kernel|pack_b|pack_a/) c = "GEMM (kernel and packing)"
     else if (line ~ /dot_block|dot_gemm/) c = "GEMM (dot_gemm: small backward-weight outputs)"
     else if (line ~ /forward_block|data_block|grad_row|forward_pixels|grad_taps|direct_|transpose_gradient|sum_gradient/) c = "direct convolution kernels"
     else if (line ~ /im2col|col2im|pad_samples|crop_samples/) c = "patch matrices (im2col, col2im, padding)"

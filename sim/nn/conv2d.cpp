@@ -3,8 +3,8 @@
 #include <algorithm>
 
 #include "sim/core/parallel.h"
-#include "sim/nn/dot_gemm.h"
 #include "sim/nn/init.h"
+#include "sim/nn/kernels.h"
 #include "sim/nn/simd.h"
 
 namespace trainsim {
@@ -17,8 +17,29 @@ namespace {
 constexpr int kMaxBlocks = kMaxThreads;
 constexpr std::int64_t kBlockGrain = 1 << 16;
 constexpr std::int64_t kPatchValuesMax = 1 << 18;
-// Backward-weight outputs up to this size use dot_gemm (sim/nn/dot_gemm.h).
+// Backward-weight outputs up to this size use dot_gemm (sim/nn/kernels.h).
 constexpr std::int64_t kDotOutputMax = 1024;
+
+// C[m x n] (+)= A B, all three row-major and contiguous; `transpose_a` / `transpose_b` read A
+// (stored k x m) or B (stored n x k) transposed.
+template <typename T>
+void product(int m, int n, std::int64_t k, const T* a, bool transpose_a, const T* b,
+             bool transpose_b, T* c, bool accumulate) {
+  GemmArgs<T> g;
+  g.m = m;
+  g.n = n;
+  g.k = k;
+  g.a = a;
+  g.a_rows = transpose_a ? 1 : k;
+  g.a_cols = transpose_a ? m : 1;
+  g.b = b;
+  g.b_rows = transpose_b ? 1 : n;
+  g.b_cols = transpose_b ? k : 1;
+  g.c = c;
+  g.ldc = n;
+  g.accumulate = accumulate;
+  kernels<T>().gemm(g);
+}
 }  // namespace
 
 template <typename T>
@@ -103,17 +124,18 @@ void Conv2d<T>::forward(const Tensor<T>& x, Tensor<T>& y) {
   const std::int64_t pixels = geo_.pixels();
   for_each_block(x.n(), blocks(x.n()).count, [&](int, const Block& b, Scratch& s) {
     const T* xpad = padded_input(s, x.sample(b.first), b.samples);
-    MatMap<T> cols(s.cols.data(), patch_, b.columns);
-    MatMap<T> out(s.rows.data(), group_filters_, b.columns);
+    T* cols = s.cols.data();
+    T* out = s.rows.data();
+    const int columns = static_cast<int>(b.columns);
     for (int g = 0; g < groups_; ++g) {
-      im2col(geo_, xpad, b.samples, g * group_channels_, group_channels_, cols.data());
-      out.noalias() = ConstMatMap<T>(group_weight(g), group_filters_, patch_) * cols;
+      im2col(geo_, xpad, b.samples, g * group_channels_, group_channels_, cols);
+      product(group_filters_, columns, patch_, group_weight(g), false, cols, false, out, false);
       // The GEMM's rows are filter-major over the block; y is sample-major.
       for (int f = 0; f < group_filters_; ++f) {
         const int filter = g * group_filters_ + f;
         const T bias = has_bias_ ? bias_.value[static_cast<std::size_t>(filter)] : T(0);
         for (int n = 0; n < b.samples; ++n) {
-          const T* src = out.data() + f * b.columns + n * pixels;
+          const T* src = out + f * b.columns + n * pixels;
           T* dst = y.sample(b.first + n) + filter * pixels;
           for (std::int64_t p = 0; p < pixels; ++p) dst[p] = src[p] + bias;
         }
@@ -128,15 +150,17 @@ void Conv2d<T>::backward_data(const Tensor<T>& x, const Tensor<T>& y, const Tens
   dx.resize(dy.n(), this->in_);
   if (direct_) return backward_data_direct(dy, dx);
   for_each_block(dy.n(), blocks(dy.n()).count, [&](int, const Block& b, Scratch& s) {
-    MatMap<T> dcols(s.cols.data(), patch_, b.columns);
-    MatMap<T> grad(s.rows.data(), group_filters_, b.columns);
+    T* dcols = s.cols.data();
+    T* grad = s.rows.data();
+    const int columns = static_cast<int>(b.columns);
     // Gradients gather in the padded layout, whose interior is then dx.
     T* dxpad = padding_ > 0 ? s.padded.data() : dx.sample(b.first);
     std::fill(dxpad, dxpad + b.samples * geo_.padded_size(), T(0));
     for (int g = 0; g < groups_; ++g) {
-      gather_rows(dy, b, g, grad.data());
-      dcols.noalias() = ConstMatMap<T>(group_weight(g), group_filters_, patch_).transpose() * grad;
-      col2im(geo_, dcols.data(), b.samples, g * group_channels_, group_channels_, dxpad);
+      gather_rows(dy, b, g, grad);
+      product(static_cast<int>(patch_), columns, group_filters_, group_weight(g), true, grad, false,
+              dcols, false);
+      col2im(geo_, dcols, b.samples, g * group_channels_, group_channels_, dxpad);
     }
     if (padding_ > 0) crop_samples(geo_, dxpad, b.samples, dx.sample(b.first));
   });
@@ -173,21 +197,22 @@ void Conv2d<T>::backward_weight_gemm(const Tensor<T>& x, const Tensor<T>& dy, in
   const bool dot = group_filters_ * patch_ <= kDotOutputMax;
   for_each_block(x.n(), tasks, [&](int task, const Block& b, Scratch& s) {
     const T* xpad = padded_input(s, x.sample(b.first), b.samples);
-    MatMap<T> cols(s.cols.data(), patch_, b.columns);
-    MatMap<T> grad(s.rows.data(), group_filters_, b.columns);
+    T* cols = s.cols.data();
+    T* grad = s.rows.data();
+    const KernelFns<T>& k = kernels<T>();
     for (int g = 0; g < groups_; ++g) {
-      im2col(geo_, xpad, b.samples, g * group_channels_, group_channels_, cols.data());
-      gather_rows(dy, b, g, grad.data());
+      im2col(geo_, xpad, b.samples, g * group_channels_, group_channels_, cols);
+      gather_rows(dy, b, g, grad);
       T* dw = partial_w_[static_cast<std::size_t>(task)].data() + g * group_filters_ * patch_;
       if (dot) {
-        dot_gemm(grad.data(), cols.data(), dw, group_filters_, static_cast<int>(patch_), b.columns);
+        k.dot_gemm(grad, cols, dw, group_filters_, static_cast<int>(patch_), b.columns);
       } else {
-        MatMap<T>(dw, group_filters_, patch_).noalias() += grad * cols.transpose();
+        product(group_filters_, static_cast<int>(patch_), b.columns, grad, false, cols, true, dw,
+                true);
       }
-      if (has_bias_) {
-        T* db = partial_b_[static_cast<std::size_t>(task)].data() + g * group_filters_;
-        Eigen::Map<Eigen::Matrix<T, Eigen::Dynamic, 1>>(db, group_filters_) += grad.rowwise().sum();
-      }
+      if (has_bias_)
+        k.row_sums(grad, group_filters_, b.columns,
+                   partial_b_[static_cast<std::size_t>(task)].data() + g * group_filters_);
     }
   });
 }

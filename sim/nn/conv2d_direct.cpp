@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "sim/nn/conv2d.h"
+#include "sim/nn/kernels.h"
 
 namespace trainsim {
 
@@ -42,7 +43,7 @@ void Conv2d<T>::forward_direct(const Tensor<T>& x, Tensor<T>& y) {
     for (int n = 0; n < b.samples; ++n) {
       for (int g = 0; g < groups_; ++g) {
         const T* in = xpad + n * geo_.padded_size() + g * group_channels_ * plane;
-        direct_forward(shape_, packed_.data() + g * packed, in, s.rows.data());
+        kernels<T>().direct_forward(shape_, packed_.data() + g * packed, in, s.rows.data());
         // The wide rows' pixels, plus the bias, into y.
         for (int f = 0; f < group_filters_; ++f) {
           const int filter = g * group_filters_ + f;
@@ -69,9 +70,9 @@ void Conv2d<T>::backward_data_direct(const Tensor<T>& dy, Tensor<T>& dx) {
     std::fill(s.padded.data(), s.padded.data() + used + shape_.slack(), T(0));
     for (int n = 0; n < b.samples; ++n)
       for (int g = 0; g < groups_; ++g)
-        direct_backward_data(shape_, packed_.data() + g * packed,
-                             grad + (n * filters_ + g * group_filters_) * wide,
-                             s.padded.data() + n * padded + g * group_channels_ * plane);
+        kernels<T>().direct_backward_data(
+            shape_, packed_.data() + g * packed, grad + (n * filters_ + g * group_filters_) * wide,
+            s.padded.data() + n * padded + g * group_channels_ * plane);
     crop_samples(geo_, s.padded.data(), b.samples, dx.sample(b.first));
   });
 }
@@ -107,9 +108,11 @@ void Conv2d<T>::backward_weight_direct(const Tensor<T>& x, const Tensor<T>& dy, 
     T* db = partial_b_[static_cast<std::size_t>(task)].data();
     for (int g = 0; g < groups_; ++g) {
       const T* grad = rows + g * group_filters_ * wide;
-      direct_weight_grad(shape_, grad, per_sample, xpad + g * group_channels_ * plane,
-                         geo_.padded_size(), b.samples, dw + g * group_filters_ * patch_);
-      if (has_bias_) direct_bias_grad(shape_, grad, per_sample, b.samples, db + g * group_filters_);
+      kernels<T>().direct_weight_grad(shape_, grad, per_sample, xpad + g * group_channels_ * plane,
+                                      geo_.padded_size(), b.samples,
+                                      dw + g * group_filters_ * patch_);
+      if (has_bias_)
+        kernels<T>().direct_bias_grad(shape_, grad, per_sample, b.samples, db + g * group_filters_);
     }
   });
 }
@@ -123,10 +126,11 @@ void Conv2d<T>::forward_filter_lanes(const Tensor<T>& x, Tensor<T>& y) {
     const T* xpad = padded_block(s, x.sample(b.first), b.samples);
     for (int n = 0; n < b.samples; ++n)
       for (int g = 0; g < groups_; ++g)
-        direct_forward_filters(shape_, packed_.data() + g * packed,
-                               xpad + n * geo_.padded_size() + g * group_channels_ * plane,
-                               has_bias_ ? bias_.value.data() + g * group_filters_ : nullptr,
-                               y.sample(b.first + n) + g * group_filters_ * pixels);
+        kernels<T>().direct_forward_filters(
+            shape_, packed_.data() + g * packed,
+            xpad + n * geo_.padded_size() + g * group_channels_ * plane,
+            has_bias_ ? bias_.value.data() + g * group_filters_ : nullptr,
+            y.sample(b.first + n) + g * group_filters_ * pixels);
   });
 }
 
@@ -147,9 +151,9 @@ void Conv2d<T>::backward_weight_filter_lanes(const Tensor<T>& x, const Tensor<T>
       std::fill(acc, acc + acc_size + width, T(0));
       for (int n = 0; n < b.samples; ++n) {
         transpose_gradient(shape_, dy.sample(b.first + n) + g * group_filters_ * pixels, dyt);
-        direct_weight_grad_filters(
+        kernels<T>().direct_weight_grad_filters(
             shape_, dyt, xpad + n * geo_.padded_size() + g * group_channels_ * plane, acc);
-        if (has_bias_) sum_gradient_filters(shape_, dyt, sums);
+        if (has_bias_) kernels<T>().sum_gradient_filters(shape_, dyt, sums);
       }
       finish_weight_grad_filters(shape_, acc, dw + g * group_filters_ * patch_);
       if (has_bias_)

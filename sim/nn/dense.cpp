@@ -2,6 +2,7 @@
 
 #include "sim/core/parallel.h"
 #include "sim/nn/init.h"
+#include "sim/nn/kernels.h"
 
 namespace trainsim {
 
@@ -47,13 +48,34 @@ Dense<T>::Dense(const Shape& in, int units, bool bias)
   }
 }
 
+// Every pass is one GEMM (sim/nn/kernels.h) per range of the output: each output value is
+// its own fused multiply-add chain over the reduction, so the ranges cannot change a bit.
+
 template <typename T>
 void Dense<T>::forward(const Tensor<T>& x, Tensor<T>& y) {
   y.resize(x.n(), this->out_);
+  const std::int64_t in = in_features_, out = units_;
+  const T* w = weight_.value.data();
   parallel_output(x.n(), units_, in_features_, [&](auto r0, auto nr, auto c0, auto nc) {
-    auto ym = y.mat().block(r0, c0, nr, nc);
-    ym.noalias() = x.mat().middleRows(r0, nr) * weight_.value.mat().middleCols(c0, nc);
-    if (has_bias_) ym.rowwise() += bias_.value.mat().row(0).segment(c0, nc);
+    GemmArgs<T> g;
+    g.m = static_cast<int>(nr);
+    g.n = static_cast<int>(nc);
+    g.k = in;
+    g.a = x.data() + r0 * in;  // X[B x In]
+    g.a_rows = in;
+    g.a_cols = 1;
+    g.b = w + c0;  // W[In x Out]
+    g.b_rows = out;
+    g.b_cols = 1;
+    g.c = y.data() + r0 * out + c0;
+    g.ldc = out;
+    kernels<T>().gemm(g);
+    if (!has_bias_) return;
+    const T* b = bias_.value.data() + c0;
+    for (std::int64_t r = 0; r < nr; ++r) {
+      T* row = y.data() + (r0 + r) * out + c0;
+      for (std::int64_t c = 0; c < nc; ++c) row[c] += b[c];
+    }
   });
 }
 
@@ -61,20 +83,54 @@ template <typename T>
 void Dense<T>::backward_data(const Tensor<T>& x, const Tensor<T>& y, const Tensor<T>& dy,
                              Tensor<T>& dx) {
   dx.resize(dy.n(), this->in_);
+  const std::int64_t in = in_features_, out = units_;
+  const T* w = weight_.value.data();
   parallel_output(dy.n(), in_features_, units_, [&](auto r0, auto nr, auto c0, auto nc) {
-    dx.mat().block(r0, c0, nr, nc).noalias() =
-        dy.mat().middleRows(r0, nr) * weight_.value.mat().middleRows(c0, nc).transpose();
+    GemmArgs<T> g;
+    g.m = static_cast<int>(nr);
+    g.n = static_cast<int>(nc);
+    g.k = out;
+    g.a = dy.data() + r0 * out;  // dY[B x Out]
+    g.a_rows = out;
+    g.a_cols = 1;
+    g.b = w + c0 * out;  // W^T[Out x In]: W's rows read as columns
+    g.b_rows = 1;
+    g.b_cols = out;
+    g.c = dx.data() + r0 * in + c0;
+    g.ldc = in;
+    kernels<T>().gemm(g);
   });
 }
 
 template <typename T>
 void Dense<T>::backward_weight(const Tensor<T>& x, const Tensor<T>& dy) {
-  // Every value of dW sums over the whole batch inside its own range.
+  // Every value of dW sums over the whole batch inside its own range, continuing from the
+  // gradient accumulated so far.
+  const std::int64_t in = in_features_, out = units_;
+  T* dw = weight_.grad.data();
   parallel_output(in_features_, units_, x.n(), [&](auto r0, auto nr, auto c0, auto nc) {
-    weight_.grad.mat().block(r0, c0, nr, nc).noalias() +=
-        x.mat().middleCols(r0, nr).transpose() * dy.mat().middleCols(c0, nc);
+    GemmArgs<T> g;
+    g.m = static_cast<int>(nr);
+    g.n = static_cast<int>(nc);
+    g.k = x.n();
+    g.a = x.data() + r0;  // X^T[In x B]: X's columns read as rows
+    g.a_rows = 1;
+    g.a_cols = in;
+    g.b = dy.data() + c0;  // dY[B x Out]
+    g.b_rows = out;
+    g.b_cols = 1;
+    g.c = dw + r0 * out + c0;
+    g.ldc = out;
+    g.accumulate = true;
+    kernels<T>().gemm(g);
   });
-  if (has_bias_) bias_.grad.mat().row(0) += dy.mat().colwise().sum();
+  if (!has_bias_) return;
+  // db[j] += dY[0][j] + dY[1][j] + ... in sample order (the loop runs across outputs).
+  T* db = bias_.grad.data();
+  for (int n = 0; n < dy.n(); ++n) {
+    const T* row = dy.sample(n);
+    for (std::int64_t j = 0; j < out; ++j) db[j] += row[j];
+  }
 }
 
 template <typename T>

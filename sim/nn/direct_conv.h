@@ -14,15 +14,20 @@
 //
 // Against im2col + GEMM (sim/nn/im2col.h, still used for other strides and kernel sizes) this
 // saves writing and reading a patch matrix k*k times the input, which on LeNet-5 cost as much
-// as the GEMMs themselves, and the GEMM library's poor use of a 6-row output (conv1).
+// as the GEMMs themselves, and a GEMM kernel's poor use of a 6-row output (conv1).
 //
 // Sums run in a fixed order, so results do not depend on the ISA's vector width or the thread
-// count: forward, each output is (((0 + w0 x0) + w1 x1) + ...) over (c, r, s) in order; weight
-// gradients sum each vector lane over its positions, samples first, then the lanes in index
-// order.
+// count: forward, each output is the fused multiply-add chain fma(w2, x2, fma(w1, x1, fma(w0,
+// x0, 0)))... over (c, r, s) in order; weight gradients sum each lane of the fixed-width
+// vectors (8 floats, 4 doubles) over its positions, samples first, then the lanes in index
+// order (sim/nn/kernels.h).
 #include <cstdint>
 
 namespace trainsim {
+
+/// Positions per step of the kernels' vector loops over the wide layout: two vectors of 8
+/// floats (sim/nn/simd.h), or two steps of two vectors of 4 doubles.
+inline constexpr int kDirectStep = 16;
 
 /// One channel group of a stride-1 convolution over padded input planes of rows x pitch.
 struct DirectShape {
@@ -33,9 +38,14 @@ struct DirectShape {
   std::int64_t plane() const { return static_cast<std::int64_t>(rows) * pitch; }
   /// Values per filter in the wide output layout: out_rows() rows of `pitch`, rounded up to
   /// whole steps of the vector loops.
-  std::int64_t wide() const;
+  std::int64_t wide() const {
+    const std::int64_t n = static_cast<std::int64_t>(out_rows()) * pitch;
+    return (n + kDirectStep - 1) / kDirectStep * kDirectStep;
+  }
   /// Values that must be readable (finite, any value) after the last input plane.
-  std::int64_t slack() const;
+  std::int64_t slack() const {
+    return wide() - static_cast<std::int64_t>(out_rows()) * pitch + kernel - 1;
+  }
 };
 
 /// Whether the direct kernels take a convolution of this stride and kernel size.
@@ -51,32 +61,28 @@ void pack_backward_data_weights(const DirectShape& s, const T* w, T* packed);
 /// Values of the packed weights (either packing).
 std::int64_t packed_size(const DirectShape& s);
 
-/// out[f][q] = sum over (c, r, s) of w[f][c][r][s] x[c][q + r*pitch + s], for q < wide();
-/// `x` holds `channels` planes followed by slack() readable values, `out` filters x wide().
-template <typename T>
-void direct_forward(const DirectShape& s, const T* packed, const T* x, T* out);
-
-/// dx[c][q + r*pitch + s] += sum over f of w[f][c][r][s] dy[f][q] for q < wide(): the
-/// backward-data pass as the adjoint of direct_forward, each tap's product added to the padded
-/// input's gradient at the tap's offset (only products of real gradients: no padding is
-/// multiplied). dy is the output gradient in the wide layout (zero in the discarded columns
-/// and the rounding); dx holds `channels` planes in the padded input's layout followed by
-/// slack() writable values.
-template <typename T>
-void direct_backward_data(const DirectShape& s, const T* packed, const T* dy, T* dx);
-
-/// dw[f][c][r][s] += sum over samples n and q < wide() of dy_n[f][q] x_n[c][q + r*pitch + s]:
-/// the weight gradient of `samples` samples, x_n = x + n * x_stride (padded planes, the last
-/// followed by slack() readable values) and dy_n = dy + n * dy_stride (the output gradient in
-/// the wide layout, zero in the discarded columns and the rounding).
-template <typename T>
-void direct_weight_grad(const DirectShape& s, const T* dy, std::int64_t dy_stride, const T* x,
-                        std::int64_t x_stride, int samples, T* dw);
-
-/// db[f] += sum over samples n and q < wide() of dy_n[f][q] (dy_n as for direct_weight_grad).
-template <typename T>
-void direct_bias_grad(const DirectShape& s, const T* dy, std::int64_t dy_stride, int samples,
-                      T* db);
+// The kernels themselves are members of KernelFns (sim/nn/kernels.h, in sim/nn/kernels/):
+//
+// direct_forward(s, packed, x, out): out[f][q] = sum over (c, r, s) of w[f][c][r][s]
+// x[c][q + r*pitch + s], for q < wide(); `packed` from pack_forward_weights, `x` holds
+// `channels` planes followed by slack() readable values, `out` filters x wide().
+//
+// direct_backward_data(s, packed, dy, dx): dx[c][q + r*pitch + s] += sum over f of
+// w[f][c][r][s] dy[f][q] for q < wide(): the backward-data pass as the adjoint of
+// direct_forward, each tap's product added to the padded input's gradient at the tap's offset
+// (only products of real gradients: no padding is multiplied). `packed` from
+// pack_backward_data_weights; dy is the output gradient in the wide layout (zero in the
+// discarded columns and the rounding); dx holds `channels` planes in the padded input's layout
+// followed by slack() writable values.
+//
+// direct_weight_grad(s, dy, dy_stride, x, x_stride, samples, dw): dw[f][c][r][s] += sum over
+// samples n and q < wide() of dy_n[f][q] x_n[c][q + r*pitch + s]: the weight gradient of
+// `samples` samples, x_n = x + n * x_stride (padded planes, the last followed by slack()
+// readable values) and dy_n = dy + n * dy_stride (the output gradient in the wide layout, zero
+// in the discarded columns and the rounding).
+//
+// direct_bias_grad(s, dy, dy_stride, samples, db): db[f] += sum over samples n and q < wide()
+// of dy_n[f][q] (dy_n as for direct_weight_grad).
 
 // Kernels with the filters in the vector lanes instead (sim/nn/direct_conv_filters.cpp), for
 // layers whose short output rows leave the pixel lanes half empty: a block of pixels (or
@@ -92,23 +98,25 @@ std::int64_t filter_lanes_width(const DirectShape& s);
 /// Packs w[f][c][r][s] as taps x filter_lanes_width() (filters padded with zeros).
 template <typename T>
 void pack_filter_lanes(const DirectShape& s, const T* w, T* packed);
-/// y[f][p] = the forward sum (as direct_forward) + bias[f] (none if null) for the
-/// out_rows() x out_cols() pixels p of one sample, y dense and filter-major.
-template <typename T>
-void direct_forward_filters(const DirectShape& s, const T* packed, const T* x, const T* bias, T* y);
 /// dyt[p][f] = dy[f][p] for one sample's dense output gradient, filters padded with zeros.
 template <typename T>
 void transpose_gradient(const DirectShape& s, const T* dy, T* dyt);
-/// acc[tap][f] += sum over pixels p of dyt[p][f] x[tap's offset + p's offset] for one sample:
-/// each weight's gradient as one chain over the samples and pixels in order. acc holds
-/// taps x filter_lanes_width() values, zero before the first sample; then
-/// finish_weight_grad_filters adds them to dw[f][c][r][s].
-template <typename T>
-void direct_weight_grad_filters(const DirectShape& s, const T* dyt, const T* x, T* acc);
+/// Adds the accumulators of direct_weight_grad_filters (below) to dw[f][c][r][s].
 template <typename T>
 void finish_weight_grad_filters(const DirectShape& s, const T* acc, T* dw);
-/// sums[f] += sum over pixels of dyt[p][f] (the bias gradient), filter_lanes_width() values.
-template <typename T>
-void sum_gradient_filters(const DirectShape& s, const T* dyt, T* sums);
+
+// Their kernels (KernelFns):
+//
+// direct_forward_filters(s, packed, x, bias, y): y[f][p] = the forward sum (as
+// direct_forward) + bias[f] (none if null) for the out_rows() x out_cols() pixels p of one
+// sample, y dense and filter-major; `packed` from pack_filter_lanes.
+//
+// direct_weight_grad_filters(s, dyt, x, acc): acc[tap][f] += sum over pixels p of dyt[p][f]
+// x[tap's offset + p's offset] for one sample: each weight's gradient as one chain over the
+// samples and pixels in order. acc holds taps x filter_lanes_width() values, zero before the
+// first sample; then finish_weight_grad_filters adds them to dw.
+//
+// sum_gradient_filters(s, dyt, sums): sums[f] += sum over pixels of dyt[p][f] (the bias
+// gradient), filter_lanes_width() values.
 
 }  // namespace trainsim

@@ -1,131 +1,14 @@
-// The direct convolution kernels with filters in the vector lanes (sim/nn/direct_conv.h): for
-// layers of 8 or more filters a group, whose output rows are too short for the pixel-lane
-// kernels' wide rows to fill their vectors (LeNet-5's conv2: 16 filters, 10-pixel rows in
-// 14-wide ones, 69% of the lanes useful; here 100%).
+// The filter-lane direct kernels' layouts (sim/nn/direct_conv.h): when they pay, and the
+// packing of their weights and gradients; the kernels are in
+// sim/nn/kernels/direct_conv_filters.cpp.
 #include <algorithm>
 
-#include "sim/nn/constant_dispatch.h"
 #include "sim/nn/direct_conv.h"
-#include "sim/nn/simd.h"
+#include "sim/nn/direct_conv_layout.h"
 
 namespace trainsim {
 
-namespace {
-// Accumulators per kernel step: pixels (or taps) x filter vectors.
-constexpr int kAccumulators = 12;
-
-template <typename T>
-int filter_vectors(const DirectShape& s) {
-  return (s.filters + simd::kLanes<T> - 1) / simd::kLanes<T>;
-}
-
-// Offsets of the output pixels [p0, p0 + PB) in the padded input (oh * pitch + ow); pixels past
-// the last repeat it (computed, never stored).
-template <int PB>
-void pixel_offsets(const DirectShape& s, int p0, std::int64_t (&off)[PB]) {
-  const int pixels = s.out_rows() * s.out_cols();
-  for (int i = 0; i < PB; ++i) {
-    const int p = std::min(p0 + i, pixels - 1);
-    off[i] = static_cast<std::int64_t>(p / s.out_cols()) * s.pitch + p % s.out_cols();
-  }
-}
-
-// Filter vectors [v0, v0 + FV) of pixels [p0, p0 + PB): every tap in (c, r, s) order, each
-// output an FMA chain from 0 as in the pixel-lane kernel, so both give the same bits.
-template <typename T, int FV, int PB>
-void forward_pixels(const DirectShape& s, const T* packed, const T* x, int v0, int p0,
-                    const T* bias, T* y) {
-  using V = simd::Vec<T>;
-  constexpr int L = simd::kLanes<T>;
-  const int k = s.kernel, width = filter_vectors<T>(s) * L;
-  std::int64_t off[PB];
-  pixel_offsets(s, p0, off);
-  V acc[PB][FV];
-  for (int i = 0; i < PB; ++i)
-    for (int j = 0; j < FV; ++j) acc[i][j] = simd::splat(T(0));
-  const T* w = packed + v0 * L;
-  for (int c = 0; c < s.channels; ++c)
-    for (int r = 0; r < k; ++r) {
-      const T* row = x + c * s.plane() + r * s.pitch;
-      for (int t = 0; t < k; ++t, w += width) {
-        V wv[FV];
-        for (int j = 0; j < FV; ++j) wv[j] = simd::load(w + j * L);
-        for (int i = 0; i < PB; ++i) {
-          const V xv = simd::splat(row[off[i] + t]);
-          for (int j = 0; j < FV; ++j) acc[i][j] += xv * wv[j];
-        }
-      }
-    }
-  // Lanes are filters, y is filter-major: out through a small transpose.
-  const int pixels = s.out_rows() * s.out_cols(), count = std::min(PB, pixels - p0);
-  T tile[PB][FV * L];
-  for (int i = 0; i < PB; ++i)
-    for (int j = 0; j < FV; ++j) simd::store(tile[i] + j * L, acc[i][j]);
-  const int filters = std::min(FV * L, s.filters - v0 * L);
-  for (int f = 0; f < filters; ++f) {
-    const int filter = v0 * L + f;
-    const T b = bias != nullptr ? bias[filter] : T(0);
-    T* out = y + static_cast<std::int64_t>(filter) * pixels + p0;
-    for (int i = 0; i < count; ++i) out[i] = tile[i][f] + b;
-  }
-}
-
-template <typename T, int FV>
-void forward_vectors(const DirectShape& s, const T* packed, const T* x, int v0, const T* bias,
-                     T* y) {
-  constexpr int PB = kAccumulators / FV;
-  const int pixels = s.out_rows() * s.out_cols();
-  for (int p0 = 0; p0 < pixels; p0 += PB) forward_pixels<T, FV, PB>(s, packed, x, v0, p0, bias, y);
-}
-
-// Taps [t0, t0 + TB) x filter vectors [v0, v0 + FV) over the pixels of one sample, added to
-// their accumulators acc[tap][filter].
-template <typename T, int FV, int TB>
-void grad_taps(const DirectShape& s, const T* dyt, const T* x, int v0, int t0, int taps, T* acc) {
-  using V = simd::Vec<T>;
-  constexpr int L = simd::kLanes<T>;
-  const int k = s.kernel, k2 = k * k, width = filter_vectors<T>(s) * L;
-  std::int64_t tap_off[TB];
-  for (int i = 0; i < TB; ++i) {
-    const int tap = std::min(t0 + i, taps - 1), c = tap / k2;
-    tap_off[i] = c * s.plane() + tap % k2 / k * s.pitch + tap % k;
-  }
-  V sum[TB][FV];
-  for (int i = 0; i < TB; ++i)
-    for (int j = 0; j < FV; ++j)
-      sum[i][j] = simd::load(acc + std::min(t0 + i, taps - 1) * width + (v0 + j) * L);
-  for (int oh = 0; oh < s.out_rows(); ++oh) {
-    for (int ow = 0; ow < s.out_cols(); ++ow) {
-      const T* g = dyt + (oh * s.out_cols() + ow) * width + v0 * L;
-      const T* in = x + oh * s.pitch + ow;
-      V d[FV];
-      for (int j = 0; j < FV; ++j) d[j] = simd::load(g + j * L);
-      for (int i = 0; i < TB; ++i) {
-        const V xv = simd::splat(in[tap_off[i]]);
-        for (int j = 0; j < FV; ++j) sum[i][j] += xv * d[j];
-      }
-    }
-  }
-  const int count = std::min(TB, taps - t0);
-  for (int i = 0; i < count; ++i)
-    for (int j = 0; j < FV; ++j) simd::store(acc + (t0 + i) * width + (v0 + j) * L, sum[i][j]);
-}
-
-template <typename T, int FV>
-void grad_vectors(const DirectShape& s, const T* dyt, const T* x, int v0, T* acc) {
-  constexpr int TB = kAccumulators / FV;
-  const int taps = s.channels * s.kernel * s.kernel;
-  for (int t0 = 0; t0 < taps; t0 += TB) grad_taps<T, FV, TB>(s, dyt, x, v0, t0, taps, acc);
-}
-
-// Calls fn(v0, FV) with FV = 2 filter vectors at a time, then 1 for a last single one.
-template <typename T, typename F>
-void for_filter_vectors(const DirectShape& s, const F& fn) {
-  const int vectors = filter_vectors<T>(s);
-  for (int v0 = 0; v0 < vectors; v0 += 2)
-    with_constant<2>(vectors - v0, [&](auto fv) { fn(v0, fv); });
-}
-}  // namespace
+using namespace direct_layout;
 
 bool filter_lanes_pay(const DirectShape& s, int lanes) {
   if (s.filters < lanes) return false;
@@ -152,13 +35,6 @@ void pack_filter_lanes(const DirectShape& s, const T* w, T* packed) {
 }
 
 template <typename T>
-void direct_forward_filters(const DirectShape& s, const T* packed, const T* x, const T* bias,
-                            T* y) {
-  for_filter_vectors<T>(
-      s, [&](int v0, auto fv) { forward_vectors<T, fv>(s, packed, x, v0, bias, y); });
-}
-
-template <typename T>
 void transpose_gradient(const DirectShape& s, const T* dy, T* dyt) {
   const int pixels = s.out_rows() * s.out_cols();
   const std::int64_t width = filter_lanes_width<T>(s);
@@ -166,23 +42,6 @@ void transpose_gradient(const DirectShape& s, const T* dy, T* dyt) {
   for (int f = 0; f < s.filters; ++f)
     for (int p = 0; p < pixels; ++p)
       dyt[p * width + f] = dy[static_cast<std::int64_t>(f) * pixels + p];
-}
-
-template <typename T>
-void direct_weight_grad_filters(const DirectShape& s, const T* dyt, const T* x, T* acc) {
-  for_filter_vectors<T>(s, [&](int v0, auto fv) { grad_vectors<T, fv>(s, dyt, x, v0, acc); });
-}
-
-template <typename T>
-void sum_gradient_filters(const DirectShape& s, const T* dyt, T* sums) {
-  constexpr int L = simd::kLanes<T>;
-  const int pixels = s.out_rows() * s.out_cols();
-  const std::int64_t width = filter_lanes_width<T>(s);
-  for (std::int64_t v = 0; v < width; v += L) {
-    simd::Vec<T> sum = simd::load(sums + v);
-    for (int p = 0; p < pixels; ++p) sum += simd::load(dyt + p * width + v);
-    simd::store(sums + v, sum);
-  }
 }
 
 template <typename T>
@@ -194,16 +53,13 @@ void finish_weight_grad_filters(const DirectShape& s, const T* acc, T* dw) {
       dw[static_cast<std::int64_t>(f) * taps + tap] += acc[tap * width + f];
 }
 
-#define TRAINSIM_DIRECT_FILTERS(T)                                                               \
-  template std::int64_t filter_lanes_width<T>(const DirectShape&);                               \
-  template void pack_filter_lanes<T>(const DirectShape&, const T*, T*);                          \
-  template void direct_forward_filters<T>(const DirectShape&, const T*, const T*, const T*, T*); \
-  template void transpose_gradient<T>(const DirectShape&, const T*, T*);                         \
-  template void direct_weight_grad_filters<T>(const DirectShape&, const T*, const T*, T*);       \
-  template void sum_gradient_filters<T>(const DirectShape&, const T*, T*);                       \
+#define TRAINSIM_DIRECT_FILTER_LAYOUT(T)                                 \
+  template std::int64_t filter_lanes_width<T>(const DirectShape&);       \
+  template void pack_filter_lanes<T>(const DirectShape&, const T*, T*);  \
+  template void transpose_gradient<T>(const DirectShape&, const T*, T*); \
   template void finish_weight_grad_filters<T>(const DirectShape&, const T*, T*);
-TRAINSIM_DIRECT_FILTERS(float)
-TRAINSIM_DIRECT_FILTERS(double)
-#undef TRAINSIM_DIRECT_FILTERS
+TRAINSIM_DIRECT_FILTER_LAYOUT(float)
+TRAINSIM_DIRECT_FILTER_LAYOUT(double)
+#undef TRAINSIM_DIRECT_FILTER_LAYOUT
 
 }  // namespace trainsim

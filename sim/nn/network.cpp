@@ -1,6 +1,7 @@
 #include "sim/nn/network.h"
 
 #include "sim/core/error.h"
+#include "sim/nn/kernels.h"
 #include "sim/nn/layer_registry.h"
 #include "sim/nn/softmax.h"
 
@@ -21,6 +22,9 @@ auto maker<double>(const LayerTypeInfo& info) {
 
 template <typename T>
 Network<T>::Network(const NetworkSpec& spec) : spec_(spec) {
+  // Settles the kernel set now (TRAINSIM_KERNELS, sim/nn/kernels.h): a bad name fails while a
+  // run is being set up, before it has written anything.
+  active_kernel_set();
   Shape shape = input_shape();
   const std::string where = "network '" + spec.name + "' (" + spec.source + ")";
   for (std::size_t i = 0; i < spec.layers.size(); ++i) {

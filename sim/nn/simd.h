@@ -6,12 +6,28 @@
 // masked operations let it (on AVX2 it keeps data-dependent branches, 5-10x slower), and the
 // fixed width fixes the order of every sum, whatever the ISA.
 //
+// Multiply-adds are explicit: fma() rounds once on every build, one instruction where the
+// CPU has FMA and std::fma lane by lane where it does not (the same bits, slower). The
+// numerics are compiled with -ffp-contract=off (CMakeLists.txt), so `a * b + c` rounds twice
+// everywhere instead of being fused on some builds only.
+//
 // Selects use bit masks rather than `?:` on vectors, and shuffles __builtin_shufflevector:
 // both are accepted by GCC 12 and clang 14 (the fuzz build).
+#include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <utility>
+#if defined(__FMA__) || defined(__AVX512F__)
+#include <immintrin.h>
+#endif
 
+#include "sim/nn/kernel_namespace.h"
+
+// Inline functions here compile to different instructions in the kernels built for plain
+// x86-64 (sim/nn/kernels/): the inner namespace keeps the linker from merging the two builds'
+// copies.
 namespace trainsim::simd {
+inline namespace TRAINSIM_KERNEL_NS {
 
 template <typename T>
 struct Traits;
@@ -86,4 +102,54 @@ inline Vec<double> zip_high(Vec<double> a, Vec<double> b) {
   return __builtin_shufflevector(a, b, 2, 6, 3, 7);
 }
 
+/// Vectors of N values of T, any N (a power of two): the kernels whose sums do not run along
+/// the lanes pick their width by ISA (sim/nn/kernels/gemm.cpp).
+template <typename T, int N>
+struct VecOf {
+  typedef T type __attribute__((vector_size(N * sizeof(T))));
+};
+template <typename V, typename T, std::size_t... I>
+inline V broadcast_lanes(T x, std::index_sequence<I...>) {
+  return V{((void)I, x)...};
+}
+/// Every lane of a VecOf<T, N> x (as splat).
+template <typename T, int N>
+inline typename VecOf<T, N>::type broadcast(T x) {
+  return broadcast_lanes<typename VecOf<T, N>::type>(x, std::make_index_sequence<N>());
+}
+
+/// a * b + c lane by lane, rounded once.
+template <typename V>
+inline V fma(V a, V b, V c) {
+#if defined(__AVX512F__)
+  if constexpr (sizeof(V) == 64 && sizeof(a[0]) == 4)
+    return reinterpret_cast<V>(_mm512_fmadd_ps(
+        reinterpret_cast<__m512>(a), reinterpret_cast<__m512>(b), reinterpret_cast<__m512>(c)));
+  if constexpr (sizeof(V) == 64 && sizeof(a[0]) == 8)
+    return reinterpret_cast<V>(_mm512_fmadd_pd(
+        reinterpret_cast<__m512d>(a), reinterpret_cast<__m512d>(b), reinterpret_cast<__m512d>(c)));
+#endif
+#if defined(__FMA__)
+  if constexpr (sizeof(V) == 32 && sizeof(a[0]) == 4)
+    return reinterpret_cast<V>(_mm256_fmadd_ps(
+        reinterpret_cast<__m256>(a), reinterpret_cast<__m256>(b), reinterpret_cast<__m256>(c)));
+  if constexpr (sizeof(V) == 32 && sizeof(a[0]) == 8)
+    return reinterpret_cast<V>(_mm256_fmadd_pd(
+        reinterpret_cast<__m256d>(a), reinterpret_cast<__m256d>(b), reinterpret_cast<__m256d>(c)));
+#endif
+  // No FMA instruction for this width: libm's, lane by lane (itself the instruction where
+  // the CPU has one, found at run time; exact in software where not).
+  V r;
+  for (unsigned l = 0; l < sizeof(V) / sizeof(a[0]); ++l) r[l] = std::fma(a[l], b[l], c[l]);
+  return r;
+}
+/// The scalar form: a * b + c rounded once.
+inline float fma(float a, float b, float c) {
+  return std::fma(a, b, c);
+}
+inline double fma(double a, double b, double c) {
+  return std::fma(a, b, c);
+}
+
+}  // namespace TRAINSIM_KERNEL_NS
 }  // namespace trainsim::simd

@@ -1,8 +1,8 @@
 #pragma once
 // A dense NCHW tensor: a batch of samples, each of per-sample shape (C, H, W). Dense layers
 // use (F, 1, 1). Storage is one contiguous row-major buffer, so a batch is also an
-// N x (C*H*W) row-major matrix, which is how the layers hand it to Eigen.
-#include <Eigen/Core>
+// N x (C*H*W) row-major matrix, which is how the layers hand it to the GEMM kernel.
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <string>
@@ -20,13 +20,6 @@ struct Shape {
   bool operator!=(const Shape& o) const { return !(*this == o); }
   std::string str() const;
 };
-
-template <typename T>
-using RowMatrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-template <typename T>
-using MatMap = Eigen::Map<RowMatrix<T>>;
-template <typename T>
-using ConstMatMap = Eigen::Map<const RowMatrix<T>>;
 
 /// Tensor storage: 64-byte aligned so results do not depend on where malloc put a buffer.
 template <typename T>
@@ -61,10 +54,6 @@ class Tensor {
   const T& operator[](std::size_t i) const { return data_[i]; }
   AlignedVector<T>& vec() { return data_; }
   const AlignedVector<T>& vec() const { return data_; }
-
-  /// The batch as an n x sample_size row-major matrix.
-  MatMap<T> mat() { return MatMap<T>(data_.data(), n_, shape_.size()); }
-  ConstMatMap<T> mat() const { return ConstMatMap<T>(data_.data(), n_, shape_.size()); }
 
  private:
   int n_ = 0;

@@ -133,6 +133,49 @@ TEST_CASE("Results are the same bytes whatever the thread count (1 to 3)", "[e2e
   }
 }
 
+TEST_CASE("Training gives the same bytes without the wide vector paths",
+          "[e2e][determinism][isa]") {
+  // Results must not depend on the vector width the compiler picked (issue 28):
+  // TRAINSIM_KERNELS=baseline runs the numerics' kernels as built for plain x86-64, every
+  // 8-float vector two SSE operations and every multiply-add libm's fma (sim/nn/kernels.h),
+  // against this build's AVX2 or AVX-512 ones. LeNet-5 on a slice of MNIST covers both direct
+  // convolution layouts, pooling and dense layers; the seed MLP trains its whole epoch. The
+  // README's five LeNet-5 epochs, minutes on the baseline kernels: tools/bench_isa.sh.
+  require_dataset("mnist");
+  const std::string dir = fresh_dir("e2e-isa");
+  struct Case {
+    const char* experiment;
+    std::vector<std::string> extra;
+  };
+  const Case cases[] = {{"lenet5_mnist.yaml",
+                         {"--set", "training.epochs=1", "--set", "dataset.train_limit=1000",
+                          "--set", "dataset.test_limit=500"}},
+                        {"quickstart.yaml", {}}};
+  for (const Case& c : cases) {
+    INFO(c.experiment);
+    std::string csv[2], stats[2];
+    for (int baseline = 0; baseline < 2; ++baseline) {
+      const std::string out =
+          dir + "/" + c.experiment + (baseline ? std::string(".baseline") : std::string(".native"));
+      std::vector<std::string> args{"train", kExperiments + c.experiment, "--out", out};
+      args.insert(args.end(), c.extra.begin(), c.extra.end());
+      const auto r =
+          run_trainsim(args, {baseline ? "TRAINSIM_KERNELS=baseline" : "TRAINSIM_KERNELS="});
+      INFO("stderr: " << r.err);
+      REQUIRE(r.exit_code == 0);
+      csv[baseline] = read_file(out + "/epochs.csv");
+      stats[baseline] = read_file(out + "/stats.json");
+    }
+    CHECK(csv[0] == csv[1]);
+    CHECK(stats[0] == stats[1]);
+  }
+  // A kernel set that does not exist is bad input, reported before anything is written.
+  const std::string out = dir + "/unknown";
+  const auto r = run_trainsim({"train", kExperiments + "quickstart.yaml", "--out", out},
+                              {"TRAINSIM_KERNELS=avx1024"});
+  require_clean_failure(r, out, {"TRAINSIM_KERNELS", "avx1024", "native", "baseline"});
+}
+
 TEST_CASE("config.resolved.yaml reproduces the run it came from", "[e2e][config]") {
   require_dataset("mnist");
   const std::string dir = fresh_dir("e2e-resolved");

@@ -9,6 +9,7 @@
 #include "sim/core/parallel.h"
 #include "sim/nn/conv2d.h"
 #include "sim/nn/dense.h"
+#include "sim/nn/kernels.h"
 
 using namespace trainsim;
 
@@ -218,11 +219,11 @@ TEST_CASE("The direct forward kernels give the same bits with pixels or filters 
     std::vector<float> packed(static_cast<std::size_t>(packed_size(s)));
     std::vector<float> wide(static_cast<std::size_t>(s.filters * s.wide()));
     pack_forward_weights(s, w.data(), packed.data());
-    direct_forward(s, packed.data(), x.data(), wide.data());
+    kernels<float>().direct_forward(s, packed.data(), x.data(), wide.data());
     std::vector<float> lanes(static_cast<std::size_t>(taps * filter_lanes_width<float>(s)));
     std::vector<float> y(static_cast<std::size_t>(s.filters * pixels));
     pack_filter_lanes(s, w.data(), lanes.data());
-    direct_forward_filters(s, lanes.data(), x.data(), bias.data(), y.data());
+    kernels<float>().direct_forward_filters(s, lanes.data(), x.data(), bias.data(), y.data());
     int differ = 0;
     for (int f = 0; f < s.filters; ++f)
       for (int p = 0; p < pixels; ++p) {

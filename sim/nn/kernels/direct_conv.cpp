@@ -1,0 +1,200 @@
+// The direct convolution kernels with output positions in the vector lanes
+// (sim/nn/direct_conv.h). Every multiply-add is simd::fma: each forward output is one fused
+// chain over its taps in (c, r, s) order, on every build.
+#include "sim/nn/constant_dispatch.h"
+#include "sim/nn/direct_conv_layout.h"
+#include "sim/nn/kernels/kernel_impl.h"
+#include "sim/nn/simd.h"
+
+namespace trainsim::TRAINSIM_KERNEL_NS {
+
+namespace {
+using namespace direct_layout;
+
+// The weight-gradient kernel keeps filters x k accumulators (one per tap of a kernel row), at
+// most kGradAccumulators.
+constexpr int kGradAccumulators = 12;
+constexpr int kMaxKernel = 7;
+
+template <typename T, int FB>
+void forward_block(const DirectShape& s, const T* packed, const T* x, T* out) {
+  using V = simd::Vec<T>;
+  constexpr int L = simd::kLanes<T>;
+  const int k = s.kernel;
+  const std::int64_t plane = s.plane(), wide = s.wide();
+  for (std::int64_t q = 0; q < wide; q += 2 * L) {
+    V lo[FB], hi[FB];
+    for (int f = 0; f < FB; ++f) lo[f] = hi[f] = simd::splat(T(0));
+    const T* w = packed;
+    for (int c = 0; c < s.channels; ++c) {
+      for (int r = 0; r < k; ++r) {
+        const T* row = x + c * plane + r * s.pitch + q;
+        for (int t = 0; t < k; ++t, w += FB) {
+          const V a = simd::load(row + t), b = simd::load(row + t + L);
+          for (int f = 0; f < FB; ++f) {
+            const V wf = simd::splat(w[f]);
+            lo[f] = simd::fma(wf, a, lo[f]);
+            hi[f] = simd::fma(wf, b, hi[f]);
+          }
+        }
+      }
+    }
+    for (int f = 0; f < FB; ++f) {
+      simd::store(out + f * wide + q, lo[f]);
+      simd::store(out + f * wide + q + L, hi[f]);
+    }
+  }
+}
+
+// The sum of a vector's lanes in index order.
+template <typename T>
+T lane_sum(simd::Vec<T> v) {
+  T sum = T(0);
+  for (int l = 0; l < simd::kLanes<T>; ++l) sum += v[l];
+  return sum;
+}
+
+// Filters [0, FB) x taps (r, 0..K-1) of channel c, for every sample, accumulated in registers.
+template <typename T, int K, int FB>
+void grad_row(const DirectShape& s, const T* dy, std::int64_t dy_stride, const T* x,
+              std::int64_t x_stride, int samples, int c, int r, T* dw) {
+  using V = simd::Vec<T>;
+  constexpr int L = simd::kLanes<T>;
+  const std::int64_t wide = s.wide();
+  V acc[FB][K];
+  for (int f = 0; f < FB; ++f)
+    for (int t = 0; t < K; ++t) acc[f][t] = simd::splat(T(0));
+  for (int n = 0; n < samples; ++n) {
+    const T* g = dy + n * dy_stride;
+    const T* row = x + n * x_stride + c * s.plane() + r * s.pitch;
+    for (std::int64_t q = 0; q < wide; q += L) {
+      V d[FB];
+      for (int f = 0; f < FB; ++f) d[f] = simd::load(g + f * wide + q);
+      for (int t = 0; t < K; ++t) {
+        const V v = simd::load(row + q + t);
+        for (int f = 0; f < FB; ++f) acc[f][t] = simd::fma(d[f], v, acc[f][t]);
+      }
+    }
+  }
+  const std::int64_t filter_stride = static_cast<std::int64_t>(s.channels) * K * K;
+  for (int f = 0; f < FB; ++f)
+    for (int t = 0; t < K; ++t)
+      dw[f * filter_stride + (c * K + r) * K + t] += lane_sum<T>(acc[f][t]);
+}
+
+template <typename T, int K, int FB>
+void grad_filters(const DirectShape& s, const T* dy, std::int64_t dy_stride, const T* x,
+                  std::int64_t x_stride, int samples, T* dw) {
+  for (int c = 0; c < s.channels; ++c)
+    for (int r = 0; r < K; ++r)
+      grad_row<T, K, FB>(s, dy, dy_stride, x, x_stride, samples, c, r, dw);
+}
+
+// All filters, kGradAccumulators / K at a time (the last group smaller).
+template <typename T, int K>
+void grad_kernel(const DirectShape& s, const T* dy, std::int64_t dy_stride, const T* x,
+                 std::int64_t x_stride, int samples, T* dw) {
+  constexpr int kBlock = kGradAccumulators / K;
+  const std::int64_t filter_stride = static_cast<std::int64_t>(s.channels) * K * K;
+  int f0 = 0;
+  for (; f0 + kBlock <= s.filters; f0 += kBlock)
+    grad_filters<T, K, kBlock>(s, dy + f0 * s.wide(), dy_stride, x, x_stride, samples,
+                               dw + f0 * filter_stride);
+  if (const int rest = s.filters - f0; rest > 0)
+    with_constant<kBlock>(rest, [&](auto fb) {
+      grad_filters<T, K, fb>(s, dy + f0 * s.wide(), dy_stride, x, x_stride, samples,
+                             dw + f0 * filter_stride);
+    });
+}
+
+// Backward-data for TB taps x 2 vectors of positions: the taps' sums over filters in 12
+// accumulators, then added into dx at each tap's offset.
+template <typename T, int TB>
+void data_block(const DirectShape& s, const T* packed, int t0, const T* dy, T* dx) {
+  using V = simd::Vec<T>;
+  constexpr int L = simd::kLanes<T>;
+  const int k = s.kernel, k2 = k * k;
+  const std::int64_t wide = s.wide();
+  std::int64_t offset[TB];
+  for (int t = 0; t < TB; ++t) {
+    const int tap = data_tap(s, t0 + t), c = tap / k2, r = tap % k2 / k, col = tap % k;
+    offset[t] = c * s.plane() + r * s.pitch + col;
+  }
+  for (std::int64_t q = 0; q < wide; q += 2 * L) {
+    V lo[TB], hi[TB];
+    for (int t = 0; t < TB; ++t) lo[t] = hi[t] = simd::splat(T(0));
+    const T* w = packed;
+    for (int f = 0; f < s.filters; ++f, w += TB) {
+      const V a = simd::load(dy + f * wide + q), b = simd::load(dy + f * wide + q + L);
+      for (int t = 0; t < TB; ++t) {
+        const V wt = simd::splat(w[t]);
+        lo[t] = simd::fma(wt, a, lo[t]);
+        hi[t] = simd::fma(wt, b, hi[t]);
+      }
+    }
+    for (int t = 0; t < TB; ++t) {
+      T* out = dx + offset[t] + q;
+      simd::store(out, simd::load(out) + lo[t]);
+      simd::store(out + L, simd::load(out + L) + hi[t]);
+    }
+  }
+}
+
+}  // namespace
+
+template <typename T>
+void direct_forward(const DirectShape& s, const T* packed, const T* x, T* out) {
+  const int taps = s.channels * s.kernel * s.kernel;
+  for_filter_blocks(s.filters, [&](int f0, int fb) {
+    with_constant<kForwardFilters>(fb, [&](auto n) {
+      forward_block<T, n>(s, packed + static_cast<std::int64_t>(f0) * taps, x, out + f0 * s.wide());
+    });
+  });
+}
+
+template <typename T>
+void direct_backward_data(const DirectShape& s, const T* packed, const T* dy, T* dx) {
+  for_tap_blocks(s.channels * s.kernel * s.kernel, [&](int t0, int tb) {
+    with_constant<kDataTaps>(tb, [&](auto n) {
+      data_block<T, n>(s, packed + static_cast<std::int64_t>(t0) * s.filters, t0, dy, dx);
+    });
+  });
+}
+
+template <typename T>
+void direct_weight_grad(const DirectShape& s, const T* dy, std::int64_t dy_stride, const T* x,
+                        std::int64_t x_stride, int samples, T* dw) {
+  // Kernel sizes 2 to kMaxKernel (direct_conv_supported).
+  with_constant<kMaxKernel>(
+      s.kernel, [&](auto k) { grad_kernel<T, k>(s, dy, dy_stride, x, x_stride, samples, dw); });
+}
+
+template <typename T>
+void direct_bias_grad(const DirectShape& s, const T* dy, std::int64_t dy_stride, int samples,
+                      T* db) {
+  constexpr int L = simd::kLanes<T>;
+  const std::int64_t wide = s.wide();
+  for (int f = 0; f < s.filters; ++f) {
+    simd::Vec<T> lo = simd::splat(T(0)), hi = lo;
+    for (int n = 0; n < samples; ++n) {
+      const T* g = dy + n * dy_stride + f * wide;
+      for (std::int64_t q = 0; q < wide; q += 2 * L) {
+        lo += simd::load(g + q);
+        hi += simd::load(g + q + L);
+      }
+    }
+    db[f] += lane_sum<T>(lo) + lane_sum<T>(hi);
+  }
+}
+
+#define TRAINSIM_DIRECT_CONV(T)                                                             \
+  template void direct_forward<T>(const DirectShape&, const T*, const T*, T*);              \
+  template void direct_backward_data<T>(const DirectShape&, const T*, const T*, T*);        \
+  template void direct_weight_grad<T>(const DirectShape&, const T*, std::int64_t, const T*, \
+                                      std::int64_t, int, T*);                               \
+  template void direct_bias_grad<T>(const DirectShape&, const T*, std::int64_t, int, T*);
+TRAINSIM_DIRECT_CONV(float)
+TRAINSIM_DIRECT_CONV(double)
+#undef TRAINSIM_DIRECT_CONV
+
+}  // namespace trainsim::TRAINSIM_KERNEL_NS
