@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 #include <thread>
 #include <unordered_set>
@@ -68,19 +69,20 @@ nlohmann::ordered_json state_of(const SweepSpec& spec, const Shard& shard) {
   return j;
 }
 
-// The rows of every finished point under `dir` (result.json or error.txt), in point order.
+// The row of a finished point whose files are in `pd` (result.json or error.txt), if any.
+std::optional<SweepRow> finished_row(const SweepPoint& p, const fs::path& pd) {
+  if (auto r = read_point_result((pd / "result.json").string())) return SweepRow{&p, true, *r, ""};
+  if (!fs::exists(pd / "error.txt")) return std::nullopt;
+  std::string e = read_text_file((pd / "error.txt").string());
+  while (!e.empty() && e.back() == '\n') e.pop_back();
+  return SweepRow{&p, false, {}, e};
+}
+
+// The rows of every finished point under `dir`, in point order.
 std::vector<SweepRow> finished_rows(const std::vector<SweepPoint>& points, const fs::path& dir) {
   std::vector<SweepRow> rows;
-  for (const SweepPoint& p : points) {
-    const fs::path pd = dir / "points" / p.id;
-    if (auto r = read_point_result((pd / "result.json").string())) {
-      rows.push_back({&p, true, *r, ""});
-    } else if (fs::exists(pd / "error.txt")) {
-      std::string e = read_text_file((pd / "error.txt").string());
-      while (!e.empty() && e.back() == '\n') e.pop_back();
-      rows.push_back({&p, false, {}, e});
-    }
-  }
+  for (const SweepPoint& p : points)
+    if (auto r = finished_row(p, dir / "points" / p.id)) rows.push_back(*r);
   return rows;
 }
 
@@ -163,17 +165,11 @@ int merge(const std::vector<std::string>& dirs, const std::string& out_arg, bool
   for (const SweepPoint& p : points)
     for (const std::string& d : dirs) {
       const fs::path from = fs::path(d) / "points" / p.id;
-      if (auto r = read_point_result((from / "result.json").string())) {
-        rows.push_back({&p, true, *r, ""});
-      } else if (fs::exists(from / "error.txt")) {
-        std::string e = read_text_file((from / "error.txt").string());
-        while (!e.empty() && e.back() == '\n') e.pop_back();
-        rows.push_back({&p, false, {}, e});
-      } else {
-        continue;
+      if (auto r = finished_row(p, from)) {
+        rows.push_back(*r);
+        fs::copy(from, staging / "points" / p.id, fs::copy_options::recursive);
+        break;
       }
-      fs::copy(from, staging / "points" / p.id, fs::copy_options::recursive);
-      break;
     }
   write_text_file((staging / kStateFile).string(),
                   checked_json_text(state_of(spec, Shard{}), kStateFormat));

@@ -7,7 +7,7 @@
 #include <set>
 
 #include "sim/core/error.h"
-#include "sim/core/nelder_mead.h"
+#include "sim/core/param_fit.h"
 #include "sim/gpu/iteration.h"
 #include "sim/report/csv.h"
 
@@ -15,38 +15,14 @@ namespace trainsim {
 
 namespace {
 
-// A parameter as the search sees it: the logit of a fraction, the logarithm of anything else.
-struct Param {
-  std::string key;
-  double* value;
-  bool fraction = false;
-  std::vector<double*> tied = {};  // set to the same value
-};
-
-double to_search(const Param& p) {
-  const double v = std::max(*p.value, 1e-12);
-  return p.fraction ? std::log(std::min(v, 1 - 1e-12) / (1 - std::min(v, 1 - 1e-12))) : std::log(v);
-}
-
-void from_search(const Param& p, double x) {
-  *p.value = p.fraction ? 1 / (1 + std::exp(-x)) : std::exp(x);
-  for (double* t : p.tied) *t = *p.value;
-}
+using Param = FitParam;
 
 double fit(const std::vector<Param>& params, const std::function<double()>& objective) {
-  std::vector<double> start;
-  for (const Param& p : params) start.push_back(to_search(p));
-  auto f = [&](const std::vector<double>& x) {
-    for (std::size_t i = 0; i < params.size(); ++i) from_search(params[i], x[i]);
-    return objective();
-  };
   NelderMeadOptions o;
   o.max_evaluations = 3000;
   o.f_tolerance = 1e-9;
   o.x_tolerance = 1e-6;
-  const NelderMeadResult r = nelder_mead(f, start, o);
-  f(r.x);
-  return r.f;
+  return fit_params(params, objective, o).f;
 }
 
 double abs_log(double model, double measured) {

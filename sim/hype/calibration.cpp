@@ -5,30 +5,14 @@
 #include <functional>
 
 #include "sim/core/error.h"
-#include "sim/core/interrupt.h"
-#include "sim/core/nelder_mead.h"
+#include "sim/core/param_fit.h"
 #include "sim/report/csv.h"
 
 namespace trainsim {
 
 namespace {
 
-// A parameter as the search sees it: the logarithm of a positive value, the logit of a
-// fraction.
-struct Param {
-  std::string key;
-  double* value;
-  bool fraction = false;
-};
-
-double to_search(const Param& p) {
-  const double v = *p.value;
-  return p.fraction ? std::log(v / (1 - v)) : std::log(v);
-}
-
-void from_search(const Param& p, double x) {
-  *p.value = p.fraction ? 1 / (1 + std::exp(-x)) : std::exp(x);
-}
+using Param = FitParam;
 
 double log_ratio2(double model, double table) {
   const double r = std::log(model / table);
@@ -39,15 +23,7 @@ double log_ratio2(double model, double table) {
 // them at the best point found.
 FitStage fit(const std::string& device, const std::string& name, const std::vector<Param>& params,
              const std::function<double()>& objective) {
-  std::vector<double> start;
-  for (const Param& p : params) start.push_back(to_search(p));
-  auto f = [&](const std::vector<double>& x) {
-    check_interrupt();  // the search evaluates the objective thousands of times
-    for (std::size_t i = 0; i < params.size(); ++i) from_search(params[i], x[i]);
-    return objective();
-  };
-  const NelderMeadResult r = nelder_mead(f, start);
-  f(r.x);
+  const NelderMeadResult r = fit_params(params, objective);
   FitStage s;
   s.device = device;
   s.name = name;
