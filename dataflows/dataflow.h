@@ -54,6 +54,11 @@ class Dataflow {
   /// Closed-form array-side cost of a GEMM or conv op. Throws UserError if the op cannot be
   /// mapped (e.g. a register file too small for even one row of the kernel).
   virtual OpStats evaluate(const Op& op, const AcceleratorSpec& acc) const = 0;
+  /// evaluate(op, acc).compute_cycles without the counts: the buffer-mapping search asks it
+  /// for every tile shape of thousands of candidate mappings, so dataflows answer it cheaply.
+  virtual std::int64_t compute_cycles(const Op& op, const AcceleratorSpec& acc) const {
+    return evaluate(op, acc).compute_cycles;
+  }
   /// SCALE-Sim v2's figures for `op` (GEMM-based dataflows); false if the dataflow has no
   /// SCALE-Sim counterpart (rs).
   virtual bool scalesim_view(const Op& op, const AcceleratorSpec& acc, ScaleSimView& out) const {
@@ -68,14 +73,6 @@ class Dataflow {
     std::array<std::int64_t, kNumDims> g;
     g.fill(1);
     return g;
-  }
-  /// Whether a buffer tile of these sizes keeps the dataflow's spatial mapping: the GEMM or
-  /// convolution dimensions it spreads over the array's rows and columns (nearly) fill
-  /// them, or cover the whole dimension. The search considers only such tiles, and the
-  /// smallest tile of all as a last resort.
-  virtual bool keeps_mapping(const NestProblem& p, const std::array<std::int64_t, kNumDims>& tile,
-                             const AcceleratorSpec& acc) const {
-    return true;
   }
   /// The cycle-level engine for `op` with real operand values.
   virtual std::unique_ptr<ArrayEngine> engine(const Op& op, const AcceleratorSpec& acc,

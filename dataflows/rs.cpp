@@ -7,23 +7,17 @@ namespace trainsim {
 namespace {
 
 // The closed form of the mapping: per class, the jobs of a category all cost the same, so
-// counts are (jobs in the category) x (per-job count); cycles are (passes that start with a
-// job of the category) x (that job's length), since a pass lasts as long as its first job.
+// counts are (jobs in the category) x (per-job count); cycles are RsMapping::compute_cycles.
 OpStats rs_evaluate(const RsMapping& m, const AcceleratorSpec& acc) {
   OpStats st;
   st.pes = acc.pes();
   st.mapping = m.summary();
   const std::int64_t F = m.F;
+  st.compute_cycles = m.compute_cycles();
   for (const RsClass& k : m.classes) {
-    const std::int64_t rep = k.rep(), h = k.h, w = k.w;
+    const std::int64_t h = k.h, w = k.w;
     const std::int64_t rows_read = m.real_rows(k);
-    std::int64_t first = 0;
     for (const RsCategory& cat : m.categories) {
-      const std::int64_t last = first + cat.count;
-      const std::int64_t starts = (last + rep - 1) / rep - (first + rep - 1) / rep;
-      st.compute_cycles += starts * m.job_cycles(cat.p, cat.q, cat.s, h);
-      first = last;
-
       const std::int64_t n = cat.count, pqs = cat.p * cat.q * cat.s;
       const std::int64_t macs = n * h * w * F * pqs;
       st.macs += macs;
@@ -67,6 +61,9 @@ class RsDataflow : public Dataflow {
   bool gemm_based() const override { return false; }
   OpStats evaluate(const Op& op, const AcceleratorSpec& acc) const override {
     return rs_evaluate(map_rs(op, acc), acc);
+  }
+  std::int64_t compute_cycles(const Op& op, const AcceleratorSpec& acc) const override {
+    return rs_compute_cycles(op, acc);
   }
   std::array<std::int64_t, kNumDims> tile_granules(const NestProblem& p,
                                                    const AcceleratorSpec& acc) const override {

@@ -1,6 +1,7 @@
 #include "dataflows/rs_mapping.h"
 
 #include <algorithm>
+#include <array>
 #include <stdexcept>
 
 #include "sim/core/error.h"
@@ -84,7 +85,10 @@ std::vector<std::pair<std::string, std::int64_t>> RsMapping::summary() const {
           {"chunk_cols", chunk_cols}};
 }
 
-RsMapping map_rs(const Op& op, const AcceleratorSpec& acc) {
+namespace {
+
+// The mapping's scalars (dimensions, row chunks, p and q), without its vectors.
+RsMapping rs_frame(const Op& op, const AcceleratorSpec& acc) {
   if (op.kind == OpKind::kElementwise)
     throw std::invalid_argument("rs dataflow: element-wise ops do not run on the PE array");
   RsMapping m;
@@ -122,38 +126,39 @@ RsMapping map_rs(const Op& op, const AcceleratorSpec& acc) {
   // p S' more weight words), then as many filters as the psum and weight RFs allow.
   m.q = std::min({m.C, acc.rf.input_words / Sc, acc.rf.weight_words / Sc});
   m.p = std::min({m.M, acc.rf.psum_words, acc.rf.weight_words / (m.q * Sc)});
-  // Column x of chunk k loads padded columns [x U + k S', x U + k S' + s); their union is
-  // what an input row ever loads for the chunk.
-  for (std::int64_t k = 0; k < m.chunks; ++k) {
-    const std::int64_t s = std::min(Sc, m.S - k * Sc);
-    m.chunk_real_cols.push_back(strided_union(m.F, m.U, k * Sc, s, m.P, m.P + m.W));
-  }
+  return m;
+}
 
-  // Categories: full / ragged filter group x full / ragged channel group x full / ragged
-  // row chunk.
+// Categories: full / ragged filter group x full / ragged channel group x full / ragged row
+// chunk, longest job first (stable); at most 8. Returns how many.
+int rs_categories(const RsMapping& m, std::array<RsCategory, 8>& cats) {
+  const std::int64_t Sc = m.chunk_cols;
   const std::int64_t fg_full = m.M / m.p, p_rag = m.M % m.p;
   const std::int64_t cg_full = m.C / m.q, q_rag = m.C % m.q;
   const std::int64_t k_full = m.S / Sc, s_rag = m.S % Sc;
-  std::vector<RsCategory> cats;
+  int n = 0;
   auto add = [&](std::int64_t jp, std::int64_t fg0, std::int64_t nfg, std::int64_t jq,
                  std::int64_t cg0, std::int64_t ncg) {
     if (jp <= 0 || nfg <= 0 || jq <= 0 || ncg <= 0) return;
     if (k_full > 0)
-      cats.push_back({jp, jq, Sc, fg0, nfg, cg0, ncg, 0, k_full, m.N * nfg * ncg * k_full});
-    if (s_rag > 0) cats.push_back({jp, jq, s_rag, fg0, nfg, cg0, ncg, k_full, 1, m.N * nfg * ncg});
+      cats[n++] = {jp, jq, Sc, fg0, nfg, cg0, ncg, 0, k_full, m.N * nfg * ncg * k_full};
+    if (s_rag > 0) cats[n++] = {jp, jq, s_rag, fg0, nfg, cg0, ncg, k_full, 1, m.N * nfg * ncg};
   };
   add(m.p, 0, fg_full, m.q, 0, cg_full);
   add(m.p, 0, fg_full, q_rag, cg_full, 1);
   add(p_rag, fg_full, 1, m.q, 0, cg_full);
   add(p_rag, fg_full, 1, q_rag, cg_full, 1);
-  std::stable_sort(cats.begin(), cats.end(), [](const RsCategory& a, const RsCategory& b) {
+  std::stable_sort(cats.begin(), cats.begin() + n, [](const RsCategory& a, const RsCategory& b) {
     return a.p * a.q * a.s > b.p * b.q * b.s;
   });
-  m.categories = cats;
-  for (const RsCategory& cat : cats) m.jobs_per_class += cat.count;
+  return n;
+}
 
-  // Full-size segments / strips first, the ragged remainder last. The replication grid of
-  // a class is sized by its own footprint, so a ragged class may hold more sets.
+// Calls f(class) for every (segment, strip) pair: full-size segments / strips first, the
+// ragged remainder last. The replication grid of a class is sized by its own footprint, so a
+// ragged class may hold more sets.
+template <class F>
+void for_each_class(const RsMapping& m, F&& f) {
   for (std::int64_t r0 = 0; r0 < m.R; r0 += m.rows) {
     for (std::int64_t e0 = 0; e0 < m.E; e0 += m.cols) {
       RsClass k;
@@ -163,9 +168,58 @@ RsMapping map_rs(const Op& op, const AcceleratorSpec& acc) {
       k.w = std::min(m.cols, m.E - e0);
       k.vr = m.rows / k.h;
       k.vc = m.cols / k.w;
-      m.classes.push_back(k);
+      f(k);
     }
   }
+}
+
+// Per class, each pass lasts as long as its first job (jobs run longest first), so a
+// category costs (passes that start with one of its jobs) x (its job's length).
+std::int64_t class_cycles(const RsMapping& m, const RsClass& k, const RsCategory* cats, int n) {
+  const std::int64_t rep = k.rep();
+  std::int64_t first = 0, cycles = 0;
+  for (int i = 0; i < n; ++i) {
+    const RsCategory& cat = cats[i];
+    const std::int64_t last = first + cat.count;
+    const std::int64_t starts = (last + rep - 1) / rep - (first + rep - 1) / rep;
+    cycles += starts * m.job_cycles(cat.p, cat.q, cat.s, k.h);
+    first = last;
+  }
+  return cycles;
+}
+
+}  // namespace
+
+std::int64_t RsMapping::compute_cycles() const {
+  std::int64_t cycles = 0;
+  for (const RsClass& k : classes)
+    cycles += class_cycles(*this, k, categories.data(), static_cast<int>(categories.size()));
+  return cycles;
+}
+
+std::int64_t rs_compute_cycles(const Op& op, const AcceleratorSpec& acc) {
+  const RsMapping m = rs_frame(op, acc);
+  std::array<RsCategory, 8> cats;
+  const int n = rs_categories(m, cats);
+  std::int64_t cycles = 0;
+  for_each_class(m, [&](const RsClass& k) { cycles += class_cycles(m, k, cats.data(), n); });
+  return cycles;
+}
+
+RsMapping map_rs(const Op& op, const AcceleratorSpec& acc) {
+  RsMapping m = rs_frame(op, acc);
+  const std::int64_t Sc = m.chunk_cols;
+  // Column x of chunk k loads padded columns [x U + k S', x U + k S' + s); their union is
+  // what an input row ever loads for the chunk.
+  for (std::int64_t k = 0; k < m.chunks; ++k) {
+    const std::int64_t s = std::min(Sc, m.S - k * Sc);
+    m.chunk_real_cols.push_back(strided_union(m.F, m.U, k * Sc, s, m.P, m.P + m.W));
+  }
+  std::array<RsCategory, 8> cats;
+  const int n = rs_categories(m, cats);
+  m.categories.assign(cats.begin(), cats.begin() + n);
+  for (const RsCategory& cat : m.categories) m.jobs_per_class += cat.count;
+  for_each_class(m, [&](const RsClass& k) { m.classes.push_back(k); });
   return m;
 }
 

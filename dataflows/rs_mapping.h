@@ -78,6 +78,10 @@ struct RsMapping {
   /// New input words per channel per output column of a chunk of s columns: min(U, s).
   std::int64_t slide(std::int64_t s) const { return std::min(U, s); }
   std::int64_t passes(const RsClass& c) const { return (jobs_per_class + c.rep() - 1) / c.rep(); }
+  /// Cycles of the whole op: per class, each pass lasts as long as its first job (jobs run
+  /// longest first), so a category costs (passes that start with one of its jobs) x (its
+  /// job's length).
+  std::int64_t compute_cycles() const;
   /// The idx-th job of any class (classes share the job order).
   RsJob job(std::int64_t idx) const;
   /// Distinct non-padding input rows one set of `c` needs (each read from the buffer once
@@ -90,5 +94,9 @@ struct RsMapping {
 /// weight, one input word, one psum: rows longer than the RFs are split into chunks) or the
 /// op has no convolution to map.
 RsMapping map_rs(const Op& op, const AcceleratorSpec& acc);
+
+/// map_rs(op, acc).compute_cycles() without building the mapping's vectors (the buffer-mapping
+/// search asks it for thousands of tile shapes).
+std::int64_t rs_compute_cycles(const Op& op, const AcceleratorSpec& acc);
 
 }  // namespace trainsim

@@ -86,6 +86,10 @@ OpStats SystolicDataflow::evaluate(const Op& op, const AcceleratorSpec& acc) con
   return st;
 }
 
+std::int64_t SystolicDataflow::compute_cycles(const Op& op, const AcceleratorSpec& acc) const {
+  return map_systolic(kind_, op, acc).compute_cycles();
+}
+
 bool SystolicDataflow::scalesim_view(const Op& op, const AcceleratorSpec& acc,
                                      ScaleSimView& out) const {
   const SystolicMapping m = map_systolic(kind_, op, acc);
@@ -101,46 +105,10 @@ std::array<std::int64_t, kNumDims> SystolicDataflow::tile_granules(
   std::array<std::int64_t, kNumDims> g;
   g.fill(1);
   // A tile's GEMM has N = K (filters): ws and os spread it over the array's columns, so K
-  // tiles come in whole columns. Its other two dimensions are products of several loop
-  // dimensions: keeps_mapping() checks those.
+  // tiles come in whole columns. (Its other two dimensions are products of several loop
+  // dimensions; tiles that use the array badly are slow, which the search's objective sees.)
   if (kind_ != Systolic::kIs) g[kDimK] = acc.cols;
   return g;
-}
-
-namespace {
-
-// The fraction of PE-cycles a GEMM's folds spend on MACs on a rows x cols array: the closed
-// form's compute cycles (F folds of L cycles), without building the mapping.
-double fold_efficiency(Systolic kind, const GemmShape& g, std::int64_t rows, std::int64_t cols) {
-  if (g.macs() == 0) return 0;
-  std::int64_t sr = g.k, sc = g.n, t = g.m;  // ws
-  if (kind == Systolic::kOs) sr = g.m, sc = g.n, t = g.k;
-  if (kind == Systolic::kIs) sr = g.k, sc = g.m, t = g.n;
-  const std::int64_t folds = ceil_div(sr, rows) * ceil_div(sc, cols);
-  const std::int64_t fold = (kind == Systolic::kOs ? 0 : rows) + t + rows + cols - 2;
-  return static_cast<double>(g.macs()) /
-         (static_cast<double>(rows * cols) * static_cast<double>(folds * fold));
-}
-
-}  // namespace
-
-bool SystolicDataflow::keeps_mapping(const NestProblem& p,
-                                     const std::array<std::int64_t, kNumDims>& t,
-                                     const AcceleratorSpec& acc) const {
-  // A tile's GEMM (M = N P Q output pixels, N = K filters, K = C x stored kernel positions)
-  // runs in folds of its own, each paying the array's fill and drain: it must use the array
-  // at least 3/4 as well as the whole op does. That rules out tiles whose streamed dimension
-  // is too short to cover the fill and drain (2 output pixels per weight-stationary fold: 5%
-  // of the array busy) or that leave most rows or columns idle. 3/4, not more: some ops
-  // (ResNet-50's last 1x1 backward-weight passes) have no tile within 7/8 of the whole op that
-  // fits 108 KiB, and the fallback, the smallest tile, would be far worse.
-  const auto& e = p.extent;
-  const GemmShape tile{t[kDimN] * t[kDimP] * t[kDimQ], t[kDimK],
-                       t[kDimC] * p.k_rows.real_in(0, t[kDimR]) * p.k_cols.real_in(0, t[kDimS])};
-  const GemmShape whole{e[kDimN] * e[kDimP] * e[kDimQ], e[kDimK],
-                        e[kDimC] * p.k_rows.count * p.k_cols.count};
-  return 4 * fold_efficiency(kind_, tile, acc.rows, acc.cols) >=
-         3 * fold_efficiency(kind_, whole, acc.rows, acc.cols);
 }
 
 std::unique_ptr<ArrayEngine> SystolicDataflow::engine(const Op& op, const AcceleratorSpec& acc,

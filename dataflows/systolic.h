@@ -86,13 +86,12 @@ class SystolicDataflow : public Dataflow {
   explicit SystolicDataflow(Systolic kind) : kind_(kind) {}
   bool gemm_based() const override { return true; }
   OpStats evaluate(const Op& op, const AcceleratorSpec& acc) const override;
+  std::int64_t compute_cycles(const Op& op, const AcceleratorSpec& acc) const override;
   bool scalesim_view(const Op& op, const AcceleratorSpec& acc, ScaleSimView& out) const override;
   std::unique_ptr<ArrayEngine> engine(const Op& op, const AcceleratorSpec& acc,
                                       OperandValues values) const override;
   std::array<std::int64_t, kNumDims> tile_granules(const NestProblem& p,
                                                    const AcceleratorSpec& acc) const override;
-  bool keeps_mapping(const NestProblem& p, const std::array<std::int64_t, kNumDims>& tile,
-                     const AcceleratorSpec& acc) const override;
 
  protected:
   /// Adds the dataflow's rf / noc / buffer counts to `st` (macs, cycles, pes and mapping are

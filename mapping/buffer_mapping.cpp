@@ -85,6 +85,7 @@ AxisSums window_sums(const RealAxis& in, std::int64_t n_out, std::int64_t t_out,
     for (std::int64_t k = 0; k < n_k; k += t_k) {
       const std::int64_t ek = std::min(t_k, n_k - k);
       const std::int64_t v = touched_positions(in, o, e, u, k, ek);
+      s.min = o == 0 && k == 0 ? v : std::min(s.min, v);
       s.sum += v;
       s.max = std::max(s.max, v);
     }
@@ -96,6 +97,7 @@ AxisSums kernel_sums(const RealAxis& k, std::int64_t n_k, std::int64_t t_k) {
   AxisSums s;
   for (std::int64_t o = 0; o < n_k; o += t_k) {
     const std::int64_t v = k.real_in(o, std::min(t_k, n_k - o));
+    s.min = o == 0 ? v : std::min(s.min, v);
     s.sum += v;
     s.max = std::max(s.max, v);
   }

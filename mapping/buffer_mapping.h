@@ -86,6 +86,7 @@ std::array<std::int64_t, kNumDims> trip_counts(const NestProblem& p, const Buffe
 /// positions a tile's window covers.
 struct AxisSums {
   std::int64_t sum = 0, max = 0;
+  std::int64_t min = 0;  ///< the smallest tile's (0 if some tile covers no stored position)
 };
 AxisSums window_sums(const RealAxis& in, std::int64_t n_out, std::int64_t t_out, std::int64_t u,
                      std::int64_t n_k, std::int64_t t_k);

@@ -19,19 +19,6 @@ const char* dim_name(int dim, bool gemm) {
   return (gemm ? gemm_names : conv_names)[dim];
 }
 
-int irrelevant_operand(int dim) {
-  switch (dim) {
-    case kDimK:
-      return kIfmap;
-    case kDimN:
-    case kDimP:
-    case kDimQ:
-      return kFilter;
-    default:
-      return kOfmap;
-  }
-}
-
 std::int64_t RealAxis::real_in(std::int64_t lo, std::int64_t len) const {
   const std::int64_t j_lo = std::max<std::int64_t>(0, ceil_div_signed(lo - offset, step));
   const std::int64_t j_hi = std::min(count, ceil_div_signed(lo + len - offset, step));

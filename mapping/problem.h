@@ -29,7 +29,9 @@ inline constexpr int kNumDims = 7;
 /// ("" for the dimensions a GEMM does not have).
 const char* dim_name(int dim, bool gemm);
 /// The operand a dimension does not index: K -> ifmap, N/P/Q -> filter, C/R/S -> ofmap.
-int irrelevant_operand(int dim);
+inline int irrelevant_operand(int dim) {
+  return dim == kDimK ? 0 : dim == kDimN || dim == kDimP || dim == kDimQ ? 1 : 2;
+}
 
 /// Stored positions along one axis of an operand: `count` of them, the first at `offset`,
 /// `step` apart (a stride-dilated axis has step > 1); everything else on the axis is
@@ -62,6 +64,13 @@ struct NestProblem {
   /// The filter lives in a dedicated memory (op.resident_filter): never in DRAM or the buffer.
   bool filter_elsewhere = false;
 
+  /// Stored kernel rows / columns of a tile (the kernel is dense unless stride-dilated).
+  std::int64_t stored_kernel_rows(const TileBox& b) const {
+    return k_rows.step == 1 ? b.extent[kDimR] : k_rows.real_in(b.origin[kDimR], b.extent[kDimR]);
+  }
+  std::int64_t stored_kernel_cols(const TileBox& b) const {
+    return k_cols.step == 1 ? b.extent[kDimS] : k_cols.real_in(b.origin[kDimS], b.extent[kDimS]);
+  }
   /// Words of operand `o` in the tile `box` (stored positions only).
   std::int64_t tile_words(int o, const TileBox& box) const;
   /// Words of each operand the whole op touches: what it must read at least once and write

@@ -1,6 +1,7 @@
 #include "mapping/search.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 
 #include "sim/core/error.h"
@@ -33,9 +34,157 @@ constexpr std::array<std::array<int, 3>, 6> kOrders = {{{kIfmap, kFilter, kOfmap
                                                         {kFilter, kOfmap, kIfmap},
                                                         {kOfmap, kFilter, kIfmap}}};
 
-// Among the candidates with the least DRAM traffic, the caller prices this many (fewest
-// tiles first): ties are many when several operands fit whole.
-constexpr std::size_t kMaxPriced = 48;
+// Full pricings per search at most (a tile walk each). Bounds are tight enough that a few
+// suffice for nearly every op; the cap keeps pathological ties (thousands of candidates with
+// equal bounds) from walking for long.
+constexpr std::int64_t kMaxScored = 256;
+// Pricings of energy and traffic alone (the tile classes, no walk) at most.
+constexpr std::int64_t kMaxUntimed = 8192;
+
+// K tiles smaller than the largest that fits are tried where that one has at most this many
+// tiles. A smaller K tile can be faster (a smaller first fetch and last write-back, shorter
+// drains) but rarely by much once an op has many tiles, while pricing its candidates walks
+// many more tiles: on the zoo, trying them for every op changed training times by 0.15% and
+// doubled the time the searches take.
+constexpr std::int64_t kSmallerKTiles = 256;
+
+// Compute cycles summed over a mapping's tiles, and the cheapest tile's, from the spans of
+// its seven dimensions. `exact`: every distinct tile is priced; otherwise only the tile made
+// of each dimension's first span (the full tile) is, and the others count their floor
+// (MappingPricer::tile_cycles_floor), which makes the sum a lower bound at the price of one
+// tile.
+std::int64_t sum_tile_cycles(const std::array<const std::vector<TileSpan>*, kNumDims>& sp,
+                             MappingPricer& pricer, bool exact, std::int64_t& min_cycles,
+                             std::int64_t& max_cycles) {
+  std::array<std::size_t, kNumDims> i{};
+  std::int64_t total = 0;
+  bool first = true;
+  min_cycles = std::numeric_limits<std::int64_t>::max();
+  max_cycles = 0;
+  for (;;) {
+    TileBox b;
+    std::int64_t count = 1;
+    for (int d = 0; d < kNumDims; ++d) {
+      const TileSpan& s = (*sp[d])[i[d]];
+      b.origin[d] = s.origin;
+      b.extent[d] = s.extent;
+      count *= s.count;
+    }
+    const std::int64_t c = exact || first ? pricer.tile_cycles(b) : pricer.tile_cycles_floor(b);
+    first = false;
+    total += count * c;
+    min_cycles = std::min(min_cycles, c);
+    max_cycles = std::max(max_cycles, c);
+    int d = kNumDims - 1;
+    while (d >= 0 && ++i[d] == sp[d]->size()) i[d--] = 0;
+    if (d < 0) break;
+  }
+  if (!exact) max_cycles = std::numeric_limits<std::int64_t>::max();  // floors bound nothing above
+  return total;
+}
+
+// The loop positions outermost first (TileWalk's order) and the dimension at each.
+std::array<int, kNumDims> loop_dims(const BufferMapping& m) {
+  std::array<int, kNumDims> dims{};
+  int pos = 0;
+  for (int block : m.order) {
+    int n = 0;
+    const auto& bd = block_dims(block, n);
+    for (int i = 0; i < n; ++i) dims[pos++] = bd[i];
+  }
+  return dims;
+}
+
+// The steps after the first, by the loop position that advances: when the loop at a position
+// advances, every iterating loop inside it wraps, and each operand indexed by one of those
+// dimensions moves to a new tile: a streamed input is fetched, and an output tile revisited
+// while its reduction is under way (the advancing loop is a reduction loop) has its partial
+// sums read back. Fills f.steps (words: the smallest such tiles) and f.fetching_steps.
+void fetch_steps(const BufferMapping& m, const std::array<std::int64_t, kNumDims>& trips,
+                 const OperandResidency& res,
+                 const std::array<std::int64_t, kNumOperands>& min_words, ScheduleFacts& f) {
+  const std::array<int, kNumDims> dims = loop_dims(m);
+  std::int64_t outer = 1;
+  f.fetching_steps = 0;
+  for (int q = 0; q < kNumDims; ++q) {
+    ScheduleFacts::Steps& st = f.steps[static_cast<std::size_t>(q)];
+    st = {};
+    const int dq = dims[q];
+    if (trips[dq] <= 1) continue;
+    std::array<bool, kNumOperands> changed{false, false, false};
+    for (int j = q; j < kNumDims; ++j)
+      if (trips[dims[j]] > 1)
+        for (int o = 0; o < kNumOperands; ++o)
+          if (irrelevant_operand(dims[j]) != o) changed[o] = true;
+    for (int o : {kIfmap, kFilter})
+      if (changed[o] && res.kind[o] == OperandResidency::kStream) st.words += min_words[o];
+    if (changed[kOfmap] && res.kind[kOfmap] == OperandResidency::kStream &&
+        irrelevant_operand(dq) == kOfmap)
+      st.words += min_words[kOfmap];
+    st.count = outer * (trips[dq] - 1);
+    if (st.words > 0) f.fetching_steps += st.count;
+    outer *= trips[dq];
+  }
+}
+
+// Words of each operand's smallest tile (a ragged last tile, or one over padding).
+std::array<std::int64_t, kNumOperands> min_tile_words(const NestProblem& p,
+                                                      const std::array<std::int64_t, kNumDims>& t,
+                                                      const NestSums& s) {
+  auto least = [&](int d) { return p.extent[d] % t[d] == 0 ? t[d] : p.extent[d] % t[d]; };
+  return {least(kDimN) * least(kDimC) * s.rows.min * s.cols.min,
+          p.filter_elsewhere ? 0 : least(kDimK) * least(kDimC) * s.k_rows.min * s.k_cols.min,
+          least(kDimN) * least(kDimK) * least(kDimP) * least(kDimQ)};
+}
+
+// Words fetched before the first tile and written after the last.
+void first_and_last(const NestProblem& p, const BufferMapping& m, const MappingCost& c,
+                    const OperandResidency& res,
+                    const std::array<std::int64_t, kNumOperands>& total, ScheduleFacts& f) {
+  TileBox first, last;
+  for (int d = 0; d < kNumDims; ++d) {
+    first.extent[d] = m.tile[d];
+    last.origin[d] = (c.trips[d] - 1) * m.tile[d];
+    last.extent[d] = p.extent[d] - last.origin[d];
+  }
+  f.first_fetch_words = 0;
+  for (int o : {kIfmap, kFilter}) {
+    if (res.kind[o] == OperandResidency::kStream)
+      f.first_fetch_words += p.tile_words(o, first);
+    else if (res.kind[o] == OperandResidency::kLoadKeep)
+      f.first_fetch_words += total[o];
+  }
+  const bool written = res.kind[kOfmap] == OperandResidency::kStream ||
+                       (res.write_out && res.kind[kOfmap] == OperandResidency::kKeep);
+  f.last_write_words = written ? p.tile_words(kOfmap, last) : 0;
+}
+
+void fill_traffic(const MappingCost& c, ScheduleFacts& f) {
+  f.tiles = c.tiles;
+  f.read_words = 0;
+  for (std::int64_t w : c.dram_read_words) f.read_words += w;
+  f.dram_words = c.dram_words();
+}
+
+// Whether score `a` beats `b` under the objective (the first priced wins exact ties).
+bool better(const MappingScore& a, const MappingScore& b, MappingObjective objective) {
+  switch (objective) {
+    case MappingObjective::kTime:
+      if (a.cycles != b.cycles) return a.cycles < b.cycles;
+      if (a.dram_words != b.dram_words) return a.dram_words < b.dram_words;
+      return a.energy < b.energy;
+    case MappingObjective::kEnergy:
+      if (a.energy != b.energy) return a.energy < b.energy;
+      if (a.dram_words != b.dram_words) return a.dram_words < b.dram_words;
+      return a.cycles < b.cycles;
+    default: {
+      const double ea = a.energy * static_cast<double>(a.cycles),
+                   eb = b.energy * static_cast<double>(b.cycles);
+      if (ea != eb) return ea < eb;
+      return a.dram_words < b.dram_words;
+    }
+  }
+}
 
 std::string tile_text(const NestProblem& p, const std::array<std::int64_t, kNumDims>& t) {
   std::string s;
@@ -97,11 +246,59 @@ std::vector<std::int64_t> tile_candidates(std::int64_t extent, std::int64_t gran
   return out;
 }
 
+std::vector<TileSpan> tile_spans(const NestProblem& p, int d, std::int64_t t) {
+  const std::int64_t e = p.extent[d];
+  std::vector<TileSpan> out;
+  const RealAxis* dilated = d == kDimR && p.k_rows.step > 1   ? &p.k_rows
+                            : d == kDimS && p.k_cols.step > 1 ? &p.k_cols
+                                                              : nullptr;
+  if (dilated) {
+    // Tiles of equal extent and equal stored positions cost the same on the array.
+    for (std::int64_t o = 0; o < e; o += t) {
+      const std::int64_t x = std::min(t, e - o), real = dilated->real_in(o, x);
+      bool merged = false;
+      for (TileSpan& s : out)
+        if (s.extent == x && dilated->real_in(s.origin, s.extent) == real) ++s.count, merged = true;
+      if (!merged) out.push_back({o, x, 1});
+    }
+    return out;
+  }
+  if (e / t > 0) out.push_back({0, t, e / t});
+  if (e % t > 0) out.push_back({e / t * t, e % t, 1});
+  return out;
+}
+
+std::pair<std::int64_t, std::int64_t> first_fetch_and_last_write(const NestProblem& p,
+                                                                 const BufferMapping& m,
+                                                                 const MappingCost& c,
+                                                                 const OperandResidency& res) {
+  ScheduleFacts f;
+  first_and_last(p, m, c, res, p.total_words(), f);
+  return {f.first_fetch_words, f.last_write_words};
+}
+
+ScheduleFacts schedule_facts(const NestProblem& p, const BufferMapping& m, const MappingCost& c,
+                             const OperandResidency& res, MappingPricer& pricer) {
+  std::array<std::vector<TileSpan>, kNumDims> spans;
+  std::array<const std::vector<TileSpan>*, kNumDims> sp{};
+  for (int d = 0; d < kNumDims; ++d) {
+    spans[d] = tile_spans(p, d, m.tile[d]);
+    sp[d] = &spans[d];
+  }
+  ScheduleFacts f;
+  f.compute_cycles = sum_tile_cycles(sp, pricer, true, f.min_tile_cycles, f.max_tile_cycles);
+  const NestSums sums = nest_sums(p, m);
+  first_and_last(p, m, c, res, sums.total, f);
+  fill_traffic(c, f);
+  fetch_steps(m, c.trips, res, min_tile_words(p, m.tile, sums), f);
+  return f;
+}
+
 SearchResult search_mapping(const NestProblem& p, const OperandResidency& res,
                             const BufferCapacity& cap, const AcceleratorSpec& acc,
                             const std::array<std::int64_t, kNumDims>& granule,
-                            const TileFilter& keeps_mapping, const MappingConstraints& pinned,
-                            const MappingEnergy& energy) {
+                            const MappingConstraints& pinned, MappingObjective objective,
+                            MappingPricer& pricer) {
   std::array<std::vector<std::int64_t>, kNumDims> cands;
   for (int d = 0; d < kNumDims; ++d) {
     if (pinned.tile[d] > 0) {
@@ -140,72 +337,343 @@ SearchResult search_mapping(const NestProblem& p, const OperandResidency& res,
     if (it == cache.end()) it = cache.emplace(t, kernel_sums(axis, p.extent[dim], t)).first;
     return it->second;
   };
+  std::map<std::pair<int, std::int64_t>, std::vector<TileSpan>> span_cache;
+  auto spans = [&](int d, std::int64_t t) -> const std::vector<TileSpan>* {
+    auto key = std::make_pair(d, t);
+    auto it = span_cache.find(key);
+    if (it == span_cache.end()) it = span_cache.emplace(key, tile_spans(p, d, t)).first;
+    return &it->second;
+  };
+  auto sums_of = [&](const Triple& w, const Triple& o) {
+    NestSums s;
+    s.total = p.total_words();
+    s.rows = window(row_cache, p.in_rows, kDimP, kDimR, w[1], o[1]);
+    s.cols = window(col_cache, p.in_cols, kDimQ, kDimS, w[2], o[2]);
+    s.k_rows = kernel(krow_cache, p.k_rows, kDimR, o[1]);
+    s.k_cols = kernel(kcol_cache, p.k_cols, kDimS, o[2]);
+    return s;
+  };
+  auto mapping_of = [&](std::size_t wi, std::size_t oi, std::size_t ki, int order) {
+    BufferMapping m;
+    const Triple &w = fam_w[wi], &o = fam_o[oi];
+    m.tile = {w[0], cand_k[ki], o[0], w[1], w[2], o[1], o[2]};
+    m.order = kOrders[static_cast<std::size_t>(order)];
+    return m;
+  };
 
-  std::int64_t best_dram = -1;
-  std::vector<SearchResult> ties;
-  NestSums sums;
-  sums.total = p.total_words();
-  std::vector<signed char> keeps(cand_k.size());
-  for (const Triple& w : fam_w) {
-    check_interrupt();  // the search of a large op can take seconds
-    for (const Triple& o : fam_o) {
-      sums.rows = window(row_cache, p.in_rows, kDimP, kDimR, w[1], o[1]);
-      sums.cols = window(col_cache, p.in_cols, kDimQ, kDimS, w[2], o[2]);
-      sums.k_rows = kernel(krow_cache, p.k_rows, kDimR, o[1]);
-      sums.k_cols = kernel(kcol_cache, p.k_cols, kDimS, o[2]);
-      std::fill(keeps.begin(), keeps.end(), -1);  // whether each K tile keeps the mapping
-      // Per block order, the largest K tile that fits: a smaller one cannot move less. The
-      // buffer a mapping needs grows with the K tile, so the largest that fits is found by
-      // bisection, then the first below it the dataflow accepts.
-      for (const auto& order : kOrders) {
-        if (pinned.stationary >= 0 && order[2] != pinned.stationary) continue;
-        BufferMapping m;
-        m.order = order;
-        auto cost_at = [&](std::size_t k) {
-          m.tile = {w[0], cand_k[k], o[0], w[1], w[2], o[1], o[2]};
-          return analyze_mapping(p, m, res, cap, sums);
-        };
-        // The whole K dimension is tried first: with one K tile the filter and ofmap tiles
-        // may stop changing and need one copy instead of two, so fitting is monotone only
-        // below it.
-        std::size_t lo = cost_at(0).fits ? 0 : 1, hi = cand_k.size();
-        while (lo < hi) {
-          const std::size_t mid = (lo + hi) / 2;
-          if (cost_at(mid).fits)
-            hi = mid;
-          else
-            lo = mid + 1;
-        }
-        for (std::size_t k = lo; k < cand_k.size(); ++k) {
-          const MappingCost c = cost_at(k);
-          if (keeps[k] < 0) keeps[k] = m.tile == smallest || keeps_mapping(m.tile);
-          if (!keeps[k] || !c.fits) continue;
-          const std::int64_t dram = c.dram_words();
-          if (best_dram < 0 || dram < best_dram) ties.clear(), best_dram = dram;
-          if (dram == best_dram) ties.push_back({m, c});
-          break;
+  // Every candidate that fits, with its lower bounds. Block orders that iterate the same loops
+  // in the same sequence are the same nest: only the first of them is kept.
+  struct Candidate {
+    std::uint32_t wi, oi, ki;
+    std::int32_t order;
+    std::int64_t cycles_bound, dram_words, tiles;
+    double energy_bound;
+    bool exact_compute;  // cycles_bound counts every tile's compute exactly
+    std::optional<MappingScore> score;
+  };
+  std::vector<Candidate> all;
+  SearchResult best;
+  // A candidate's price; with a deadline, only as far as needed to know it exceeds it (an
+  // inexact price, priced again if a later question needs more).
+  // Untimed pricings (energy and traffic) cost no tile walk: many more are allowed.
+  std::int64_t untimed = 0;
+  auto score_of = [&](Candidate& c, std::int64_t deadline,
+                      bool timed = true) -> const MappingScore& {
+    if (!c.score || (timed && !c.score->timed) ||
+        (!c.score->exact && c.score->cycles <= deadline)) {
+      const BufferMapping m = mapping_of(c.wi, c.oi, c.ki, c.order);
+      c.score = pricer.score(m, analyze_mapping(p, m, res, cap, sums_of(fam_w[c.wi], fam_o[c.oi])),
+                             deadline, timed);
+      ++(timed ? best.scored : untimed);
+    }
+    return *c.score;
+  };
+  constexpr std::int64_t kNoDeadline = std::numeric_limits<std::int64_t>::max();
+  // Per K tile of the current (W, O) pair: what does not depend on the block order.
+  struct PerK {
+    bool facts = false;
+    std::int64_t compute = 0, min_tile = 0, first = 0, last = 0;
+    std::vector<std::array<std::int64_t, kNumDims>> seen;  // nests already considered
+  };
+  std::vector<PerK> per_k(cand_k.size());
+  // What a candidate must not exceed to matter, from the best price so far: time, the
+  // tolerance above the fastest; energy and edp, the best (an equal one may win on traffic).
+  std::int64_t cut_cycles = std::numeric_limits<std::int64_t>::max();
+  double cut_energy = std::numeric_limits<double>::infinity();
+  double cut_edp = std::numeric_limits<double>::infinity();
+  auto tighten = [&](const MappingScore& sc) {
+    if (!sc.exact) return;  // (an untimed price is exact in energy, which is all it tightens)
+    if (objective == MappingObjective::kTime)
+      cut_cycles = std::min(
+          cut_cycles,
+          sc.cycles + static_cast<std::int64_t>(static_cast<double>(sc.cycles) * kTimeTolerance));
+    if (objective == MappingObjective::kEnergy) cut_energy = std::min(cut_energy, sc.energy);
+    if (objective == MappingObjective::kEdp)
+      cut_edp = std::min(cut_edp, sc.energy * static_cast<double>(sc.cycles));
+  };
+  // Adds candidate (wi, oi, k, order), with its bounds, if it fits, is a new nest and its
+  // bounds do not rule it out (cheapest first). Returns the closed form's
+  // cost (fits false if it does not fit).
+  auto consider = [&](std::size_t wi, std::size_t oi, std::size_t k, int order,
+                      const NestSums& sums) {
+    const BufferMapping m = mapping_of(wi, oi, k, order);
+    const MappingCost c = analyze_mapping(p, m, res, cap, sums);
+    if (!c.fits) return c;
+    PerK& pk = per_k[k];
+    std::array<std::int64_t, kNumDims> seq;
+    seq.fill(-1);
+    int n = 0;
+    for (int d : loop_dims(m))
+      if (c.trips[d] > 1) seq[n++] = d;
+    if (std::find(pk.seen.begin(), pk.seen.end(), seq) != pk.seen.end()) return c;
+    pk.seen.push_back(seq);
+    const double energy_bound = pricer.energy_bound(c);
+    if (energy_bound > cut_energy) return c;
+    ScheduleFacts f;
+    fill_traffic(c, f);
+    if (pricer.cycles_bound(f) > cut_cycles) return c;  // the channel alone
+    if (!pk.facts) {
+      std::array<const std::vector<TileSpan>*, kNumDims> sp{};
+      for (int d = 0; d < kNumDims; ++d) sp[d] = spans(d, m.tile[d]);
+      std::int64_t unknown_max = 0;
+      pk.compute = sum_tile_cycles(sp, pricer, false, pk.min_tile, unknown_max);
+      ScheduleFacts fl;
+      first_and_last(p, m, c, res, sums.total, fl);
+      pk.first = fl.first_fetch_words;
+      pk.last = fl.last_write_words;
+      pk.facts = true;
+    }
+    f.compute_cycles = pk.compute;
+    f.min_tile_cycles = pk.min_tile;
+    f.first_fetch_words = pk.first;
+    f.last_write_words = pk.last;
+    // The latency of every fetch only binds if it can outweigh the compute: counting the
+    // steps that certainly fetch is left out otherwise.
+    f.fetching_steps = c.tiles - 1;
+    const std::int64_t with_all = pricer.cycles_bound(f);
+    f.fetching_steps = 0;
+    std::int64_t cycles_bound = pricer.cycles_bound(f);
+    if (with_all > cycles_bound) {
+      fetch_steps(m, c.trips, res, min_tile_words(p, m.tile, sums), f);
+      cycles_bound = pricer.cycles_bound(f);
+    }
+    if (cycles_bound > cut_cycles) return c;
+    if (energy_bound * static_cast<double>(cycles_bound) > cut_edp) return c;
+    all.push_back({static_cast<std::uint32_t>(wi), static_cast<std::uint32_t>(oi),
+                   static_cast<std::uint32_t>(k), order, cycles_bound, c.dram_words(), c.tiles,
+                   energy_bound, false, std::nullopt});
+    return c;
+  };
+
+  // Two sweeps over the (W, O) pairs and block orders. The first takes the largest K tile that
+  // fits (the least traffic of the pair: a smaller one cannot move less); pricing the
+  // best-bounded of those gives a cut-off that rules out most of the second, the smaller K
+  // tiles (kSmallerKTiles).
+  const std::size_t orders = kOrders.size();
+  std::vector<std::size_t> first_fit(fam_w.size() * fam_o.size() * orders, cand_k.size());
+  for (int sweep = 0; sweep < 2; ++sweep) {
+    for (std::size_t wi = 0; wi < fam_w.size(); ++wi) {
+      check_interrupt();  // the search of a large op can take seconds
+      for (std::size_t oi = 0; oi < fam_o.size(); ++oi) {
+        const NestSums sums = sums_of(fam_w[wi], fam_o[oi]);
+        for (PerK& pk : per_k) pk = PerK{};
+        for (int order = 0; order < static_cast<int>(orders); ++order) {
+          if (pinned.stationary >= 0 &&
+              kOrders[static_cast<std::size_t>(order)][2] != pinned.stationary)
+            continue;
+          std::size_t& lo =
+              first_fit[(wi * fam_o.size() + oi) * orders + static_cast<std::size_t>(order)];
+          if (sweep == 1) {
+            if (lo >= cand_k.size()) continue;
+            // A smaller K tile moves at least as much: if the traffic at the largest already
+            // rules it out, it rules out every smaller one.
+            const MappingCost c0 =
+                analyze_mapping(p, mapping_of(wi, oi, lo, order), res, cap, sums);
+            ScheduleFacts f0;
+            fill_traffic(c0, f0);
+            if (pricer.cycles_bound(f0) > cut_cycles || pricer.energy_bound(c0) > cut_energy)
+              continue;
+            if (c0.tiles > kSmallerKTiles) continue;
+            for (std::size_t k = lo + 1; k < cand_k.size(); ++k) consider(wi, oi, k, order, sums);
+            continue;
+          }
+          auto fits_at = [&](std::size_t k) {
+            return analyze_mapping(p, mapping_of(wi, oi, k, order), res, cap, sums).fits;
+          };
+          // The buffer a mapping needs grows with the K tile, except that with the whole K
+          // dimension in one tile the filter and ofmap tiles may stop changing and need one
+          // copy instead of two: fitting is monotone below it, so the first K tile that fits
+          // is found by bisection, and every smaller one fits too.
+          lo = fits_at(0) ? 0 : 1;
+          for (std::size_t hi = cand_k.size(); lo < hi && lo > 0;) {
+            const std::size_t mid = (lo + hi) / 2;
+            if (fits_at(mid))
+              hi = mid;
+            else
+              lo = mid + 1;
+          }
+          if (lo < cand_k.size()) consider(wi, oi, lo, order, sums);
         }
       }
     }
+    if (sweep == 0 && !all.empty()) {
+      // Price the best-bounded candidate of the first sweep for a cut-off.
+      auto key = [&](const Candidate& c) {
+        return objective == MappingObjective::kTime ? static_cast<double>(c.cycles_bound)
+               : objective == MappingObjective::kEnergy
+                   ? c.energy_bound
+                   : c.energy_bound * static_cast<double>(c.cycles_bound);
+      };
+      std::size_t top = 0;
+      for (std::size_t i = 1; i < all.size(); ++i)
+        if (key(all[i]) < key(all[top])) top = i;
+      tighten(score_of(all[top], kNoDeadline, objective != MappingObjective::kEnergy));
+    }
   }
-  if (ties.empty()) fail_fit(p, res, cap, acc, smallest);
-  // Fewest tiles (then fewest memory-level buffer accesses) first; a block order with
-  // trivial blocks is the same nest as another, so equal costs with equal tiles are one.
-  std::stable_sort(ties.begin(), ties.end(), [](const SearchResult& a, const SearchResult& b) {
-    return std::make_pair(a.cost.tiles, a.cost.buffer_words()) <
-           std::make_pair(b.cost.tiles, b.cost.buffer_words());
-  });
-  std::size_t best = 0;
-  double best_energy = 0;
-  std::vector<std::array<std::int64_t, kNumDims>> priced;
-  for (std::size_t i = 0; i < ties.size() && priced.size() < kMaxPriced; ++i) {
-    // Equal tiles and equal traffic cost the same whatever the order of trivial blocks.
-    if (std::find(priced.begin(), priced.end(), ties[i].mapping.tile) != priced.end()) continue;
-    priced.push_back(ties[i].mapping.tile);
-    const double e = energy(ties[i].mapping, ties[i].cost);
-    if (priced.size() == 1 || e < best_energy) best = i, best_energy = e;
+  if (all.empty()) fail_fit(p, res, cap, acc, smallest);
+
+  // Branch and bound over the candidates in increasing order of their bound on the
+  // objective's first key (then least traffic, fewest tiles): a candidate's cycle bound is
+  // first the cheap one of the sweep, made exact (every tile's compute) when it comes up,
+  // and the candidate priced in full when its exact bound comes up; the search stops when no
+  // bound can do better than the best price.
+  auto bound = [&](const Candidate& c) {
+    switch (objective) {
+      case MappingObjective::kTime:
+        return static_cast<double>(c.cycles_bound);
+      case MappingObjective::kEnergy:
+        return c.energy_bound;
+      default:
+        return c.energy_bound * static_cast<double>(c.cycles_bound);
+    }
+  };
+  // Makes a candidate's bounds exact where that is cheap: its cycle bound counts every tile's
+  // compute, and (energy x cycles) its energy is priced, which needs no schedule.
+  auto refine = [&](Candidate& c) {
+    if (c.exact_compute) return;
+    const BufferMapping m = mapping_of(c.wi, c.oi, c.ki, c.order);
+    const MappingCost cost = analyze_mapping(p, m, res, cap, sums_of(fam_w[c.wi], fam_o[c.oi]));
+    c.cycles_bound = pricer.cycles_bound(schedule_facts(p, m, cost, res, pricer));
+    if (objective == MappingObjective::kEdp) {
+      if (!c.score) {
+        c.score = pricer.score(m, cost, std::numeric_limits<std::int64_t>::max(), false);
+        ++untimed;
+      }
+      c.energy_bound = c.score->energy;
+    }
+    c.exact_compute = true;
+  };
+  auto later = [&](std::size_t a, std::size_t b) {  // heap order: the least bound on top
+    const double ba = bound(all[a]), bb = bound(all[b]);
+    if (ba != bb) return ba > bb;
+    if (all[a].dram_words != all[b].dram_words) return all[a].dram_words > all[b].dram_words;
+    if (all[a].tiles != all[b].tiles) return all[a].tiles > all[b].tiles;
+    return a > b;
+  };
+  std::vector<std::size_t> heap(all.size());
+  for (std::size_t i = 0; i < heap.size(); ++i) heap[i] = i;
+  std::make_heap(heap.begin(), heap.end(), later);
+  // The next candidate whose bound is exact, or all.size() when none is left.
+  auto next_exact = [&]() -> std::size_t {
+    while (!heap.empty()) {
+      std::pop_heap(heap.begin(), heap.end(), later);
+      const std::size_t i = heap.back();
+      heap.pop_back();
+      if (all[i].exact_compute || objective == MappingObjective::kEnergy) return i;
+      refine(all[i]);
+      heap.push_back(i);
+      std::push_heap(heap.begin(), heap.end(), later);
+    }
+    return all.size();
+  };
+  best.candidates = static_cast<std::int64_t>(all.size());
+  auto capped = [&] {
+    if (best.scored < kMaxScored) return false;
+    best.exhausted = false;
+    return true;
+  };
+  std::size_t pick = all.size();
+  if (objective == MappingObjective::kTime) {
+    // The fastest time: no candidate whose bound reaches the best time can beat it, and one
+    // is priced only as far as it might come within the tolerance of the best so far.
+    auto band_of = [](std::int64_t t) {
+      return t == kNoDeadline
+                 ? t
+                 : t + static_cast<std::int64_t>(static_cast<double>(t) * kTimeTolerance);
+    };
+    std::int64_t fastest = kNoDeadline;
+    for (std::size_t i = next_exact(); i < all.size(); i = next_exact()) {
+      if (all[i].cycles_bound >= fastest || (!all[i].score && best.scored > 0 && capped())) break;
+      const MappingScore& sc = score_of(all[i], band_of(fastest));
+      if (sc.exact && sc.cycles < fastest) fastest = sc.cycles, pick = i;
+    }
+    // Among the candidates within kTimeTolerance of it, the least traffic, then energy, then
+    // time: in order of traffic, the first that is fast enough, and those of equal traffic.
+    const std::int64_t band = band_of(fastest);
+    std::vector<std::size_t> near;
+    for (std::size_t i = 0; i < all.size(); ++i)
+      if (all[i].cycles_bound <= band) near.push_back(i);
+    std::stable_sort(near.begin(), near.end(), [&](std::size_t a, std::size_t b) {
+      if (all[a].dram_words != all[b].dram_words) return all[a].dram_words < all[b].dram_words;
+      return all[a].cycles_bound < all[b].cycles_bound;
+    });
+    bool have = false;
+    for (std::size_t i : near) {
+      if (have && all[i].dram_words > all[pick].dram_words) break;
+      refine(all[i]);
+      if (all[i].cycles_bound > band) continue;
+      if (!all[i].score && capped()) break;
+      const MappingScore& sc = score_of(all[i], band);
+      if (sc.cycles > band) continue;
+      if (!have || sc.energy < all[pick].score->energy ||
+          (sc.energy == all[pick].score->energy && sc.cycles < all[pick].score->cycles))
+        pick = i, have = true;
+    }
+    if (!have) {  // the cap stopped the search before a fast enough candidate's traffic came up
+      for (std::size_t i = 0; i < all.size(); ++i)
+        if (all[i].score && all[i].score->exact && all[i].score->cycles == fastest) pick = i;
+    }
+    best.fastest_cycles = fastest;
+  } else {
+    // Energy needs no schedule: candidates are priced untimed, and timed only to break a tie
+    // in energy and traffic (and, for the one chosen, to report its time).
+    const bool timed = objective == MappingObjective::kEdp;
+    for (std::size_t i = next_exact(); i < all.size(); i = next_exact()) {
+      if (pick < all.size()) {
+        const MappingScore& now = *all[pick].score;
+        const double have_key = objective == MappingObjective::kEnergy
+                                    ? now.energy
+                                    : now.energy * static_cast<double>(now.cycles);
+        const double b = bound(all[i]);
+        if (b > have_key) break;  // in order of bound: no later candidate can win either
+        // An equal bound can at best tie on the first key, and then needs less traffic (the
+        // closed form's traffic is exact) to win.
+        if (b == have_key && all[i].dram_words > now.dram_words) continue;
+        if (!all[i].score &&
+            (timed ? capped() : untimed >= kMaxUntimed && (best.exhausted = false, true)))
+          break;
+      }
+      const MappingScore& sc = score_of(all[i], kNoDeadline, timed);
+      if (pick == all.size()) {
+        pick = i;
+        continue;
+      }
+      const MappingScore& now = *all[pick].score;
+      if (!timed && sc.energy == now.energy && sc.dram_words == now.dram_words) {
+        // A tie in energy and traffic: the faster wins.
+        if (score_of(all[i], kNoDeadline).cycles < score_of(all[pick], kNoDeadline).cycles)
+          pick = i;
+      } else if (better(sc, now, objective)) {
+        pick = i;
+      }
+    }
   }
-  return ties[best];
+  const Candidate& c = all[pick];
+  best.mapping = mapping_of(c.wi, c.oi, c.ki, c.order);
+  best.cost = analyze_mapping(p, best.mapping, res, cap, sums_of(fam_w[c.wi], fam_o[c.oi]));
+  best.score = score_of(all[pick], kNoDeadline);
+  if (objective != MappingObjective::kTime) best.fastest_cycles = best.score.cycles;
+  return best;
 }
 
 std::vector<std::pair<TileBox, std::int64_t>> tile_classes(const NestProblem& p,
@@ -214,7 +682,7 @@ std::vector<std::pair<TileBox, std::int64_t>> tile_classes(const NestProblem& p,
   struct Span {
     std::int64_t origin, extent, count;
   };
-  std::array<std::vector<Span>, kNumDims> spans;
+  std::array<std::vector<TileSpan>, kNumDims> spans;
   for (int d = 0; d < kNumDims; ++d) {
     const std::int64_t e = p.extent[d], t = m.tile[d];
     const bool dilated = (d == kDimR && p.k_rows.step > 1) || (d == kDimS && p.k_cols.step > 1);
@@ -231,7 +699,7 @@ std::vector<std::pair<TileBox, std::int64_t>> tile_classes(const NestProblem& p,
     TileBox b;
     std::int64_t count = 1;
     for (int d = 0; d < kNumDims; ++d) {
-      const Span& s = spans[d][i[d]];
+      const TileSpan& s = spans[d][i[d]];
       b.origin[d] = s.origin;
       b.extent[d] = s.extent;
       count *= s.count;

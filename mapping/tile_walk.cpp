@@ -11,6 +11,35 @@ TileWalk::TileWalk(const NestProblem& p, const BufferMapping& m, const OperandRe
     for (int i = 0; i < n; ++i) loop_dim_[pos++] = dims[i];
   }
   for (std::int64_t t : trips_) tiles_ *= t;
+  for (int d = 0; d < kNumDims; ++d)
+    for (std::int64_t i = 0; i < trips_[d]; ++i)
+      extent_[d].push_back(std::min(tile_[d], p.extent[d] - i * tile_[d]));
+  for (std::int64_t i = 0; i < trips_[kDimP]; ++i)
+    for (std::int64_t j = 0; j < trips_[kDimR]; ++j)
+      in_rows_.push_back(touched_positions(p.in_rows, i * tile_[kDimP], extent_[kDimP][i], p.stride,
+                                           j * tile_[kDimR], extent_[kDimR][j]));
+  for (std::int64_t i = 0; i < trips_[kDimQ]; ++i)
+    for (std::int64_t j = 0; j < trips_[kDimS]; ++j)
+      in_cols_.push_back(touched_positions(p.in_cols, i * tile_[kDimQ], extent_[kDimQ][i], p.stride,
+                                           j * tile_[kDimS], extent_[kDimS][j]));
+  for (std::int64_t j = 0; j < trips_[kDimR]; ++j)
+    k_rows_.push_back(p.k_rows.real_in(j * tile_[kDimR], extent_[kDimR][j]));
+  for (std::int64_t j = 0; j < trips_[kDimS]; ++j)
+    k_cols_.push_back(p.k_cols.real_in(j * tile_[kDimS], extent_[kDimS][j]));
+}
+
+std::int64_t TileWalk::words(int o) const {
+  auto ext = [&](int d) { return extent_[d][idx_[d]]; };
+  switch (o) {
+    case kIfmap:
+      return ext(kDimN) * ext(kDimC) * in_rows_[idx_[kDimP] * trips_[kDimR] + idx_[kDimR]] *
+             in_cols_[idx_[kDimQ] * trips_[kDimS] + idx_[kDimS]];
+    case kFilter:
+      if (p_.filter_elsewhere) return 0;
+      return ext(kDimK) * ext(kDimC) * k_rows_[idx_[kDimR]] * k_cols_[idx_[kDimS]];
+    default:
+      return ext(kDimN) * ext(kDimK) * ext(kDimP) * ext(kDimQ);
+  }
 }
 
 int TileWalk::advancing(std::array<int, kNumDims>& dims) const {
@@ -47,11 +76,11 @@ bool TileWalk::next(TileStep& step) {
   step.index = count_;
   for (int d = 0; d < kNumDims; ++d) {
     step.box.origin[d] = idx_[d] * tile_[d];
-    step.box.extent[d] = std::min(tile_[d], p_.extent[d] - step.box.origin[d]);
+    step.box.extent[d] = extent_[d][idx_[d]];
   }
   for (int o : {kIfmap, kFilter}) {
     if (res_.kind[o] == OperandResidency::kStream && changed[o])
-      step.fetch_words[o] = p_.tile_words(o, step.box);
+      step.fetch_words[o] = words(o);
     else if (res_.kind[o] == OperandResidency::kLoadKeep && count_ == 0)
       step.fetch_words[o] = total_[o];
   }
@@ -60,18 +89,14 @@ bool TileWalk::next(TileStep& step) {
                              idx_[kDimS] == trips_[kDimS] - 1;
   const bool keep = res_.kind[kOfmap] == OperandResidency::kKeep;
   step.new_output = changed[kOfmap];
-  if (changed[kOfmap] && !keep && !reduction_start)
-    step.fetch_words[kOfmap] = p_.tile_words(kOfmap, step.box);
+  if (changed[kOfmap] && !keep && !reduction_start) step.fetch_words[kOfmap] = words(kOfmap);
   // Does the output tile change after this one (or is this the last tile)?
   std::array<int, kNumDims> dims{};
   const int n = advancing(dims);
   bool output_ends = n == 0;
   for (int i = 0; i < n; ++i) output_ends |= irrelevant_operand(dims[i]) != kOfmap;
   if (output_ends) {
-    if (!keep)
-      step.write_words = p_.tile_words(kOfmap, step.box);
-    else if (res_.write_out && reduction_end)
-      step.write_words = p_.tile_words(kOfmap, step.box);
+    if (!keep || (res_.write_out && reduction_end)) step.write_words = words(kOfmap);
   }
   ++count_;
   return true;

@@ -7,6 +7,7 @@
 // timing (sim/accel/tiled_memory.h) and the cycle fidelity both follow this walk.
 #include <array>
 #include <cstdint>
+#include <vector>
 
 #include "mapping/buffer_mapping.h"
 
@@ -34,12 +35,21 @@ class TileWalk {
   /// when `idx_` is the last position.
   int advancing(std::array<int, kNumDims>& dims) const;
 
+  /// Words of operand `o` in the tile at `idx_` (p_.tile_words of its box, from the tables).
+  std::int64_t words(int o) const;
+
   const NestProblem& p_;
   OperandResidency res_;
   std::array<std::int64_t, kNumDims> tile_{}, trips_{}, idx_{};
   std::array<int, kNumDims> loop_dim_{};  ///< loop position (outermost first) -> dimension
   std::array<std::int64_t, kNumOperands> total_{};
   std::int64_t tiles_ = 1, count_ = 0;
+  // What tile_words multiplies, per tile index: each dimension's extent, the stored input rows
+  // (columns) under output-row (-column) tile i and kernel-row (-column) tile j at
+  // [i * trips R (S) + j], and the stored kernel rows (columns). A walk visits each tile of
+  // a dimension many times; these are computed once.
+  std::array<std::vector<std::int64_t>, kNumDims> extent_;
+  std::vector<std::int64_t> in_rows_, in_cols_, k_rows_, k_cols_;
 };
 
 }  // namespace trainsim

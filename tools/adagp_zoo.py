@@ -12,9 +12,13 @@ bp,adagp-max,adagp-efficient,adagp-low` (numerics: none) and collects, into OUT/
                                     (when matplotlib is available)
 
   tools/adagp_zoo.py [--out DIR] [--datasets cifar10,imagenet] [--dataflows ws,rs,is]
-                     [--models vgg13,...] [--set KEY=VALUE ...]
+                     [--models vgg13,...] [--set KEY=VALUE ...] [--check-order]
 
-Every figure comes from the trainsim runs; nothing is computed here but ratios and means.
+summary.md also says, from the runs' exact cycles, in how many cells (model x dataset x
+dataflow) the variants' times are ordered LOW >= Efficient >= MAX (LOW does strictly more
+work than Efficient, and Efficient than MAX) and lists the exceptions; --check-order exits 1
+if there is one. Every figure comes from the trainsim runs; nothing is computed here but
+ratios and means.
 """
 import argparse
 import csv
@@ -66,7 +70,19 @@ def compare(binary, model, dataset, dataflow, out_dir, extra):
         row[f"speedup_{short}"] = float(rows[v]["speedup"])
         row[f"energy_reduction_{short}"] = 1 - float(rows[v]["energy_rel"])
         row[f"memory_energy_reduction_{short}"] = 1 - float(rows[v]["memory_energy_rel"])
+    for v in ["bp"] + VARIANTS:
+        row[f"cycles_{v.split('-')[-1]}"] = int(rows[v]["cycles"])
     return row
+
+
+def order_exceptions(row):
+    """The ways a cell breaks LOW >= Efficient >= MAX in cycles (exact integers)."""
+    out = []
+    if row["cycles_low"] < row["cycles_efficient"]:
+        out.append(f"LOW {row['cycles_low']} < Efficient {row['cycles_efficient']} cycles")
+    if row["cycles_efficient"] < row["cycles_max"]:
+        out.append(f"Efficient {row['cycles_efficient']} < MAX {row['cycles_max']} cycles")
+    return out
 
 
 def mean(xs):
@@ -113,6 +129,8 @@ def main():
     p.add_argument("--models", default=",".join(MODELS))
     p.add_argument("--set", action="append", default=[], help="override for every run")
     p.add_argument("--no-plot", action="store_true")
+    p.add_argument("--check-order", action="store_true",
+                   help="exit 1 unless LOW >= Efficient >= MAX in cycles in every cell")
     a = p.parse_args()
     binary = os.path.join(os.environ.get("TRAINSIM_BUILD", os.path.join(REPO, "build")),
                           "trainsim")
@@ -126,6 +144,7 @@ def main():
     datasets, dataflows, models = (a.datasets.split(","), a.dataflows.split(","),
                                    a.models.split(","))
     progress = Progress(len(datasets) * len(dataflows) * len(models), "adagp_zoo")
+    cells, exceptions = 0, []
     with tempfile.TemporaryDirectory() as tmp:
         for dataset in datasets:
             for dataflow in dataflows:
@@ -136,6 +155,10 @@ def main():
                                         a.set))
                     progress.step(f"{model} on {dataset}, {dataflow}: "
                                   f"MAX {rows[-1]['speedup_max']:.3f}x")
+                for r in rows:
+                    cells += 1
+                    exceptions += [f"{r['model']} on {dataset}, {dataflow}: {e}"
+                                   for e in order_exceptions(r)]
                 fields = list(rows[0].keys())
                 path = os.path.join(a.out, f"speedup_{dataset}_{dataflow}.csv")
                 with open(path, "w", newline="") as f:
@@ -151,7 +174,7 @@ def main():
                 for r in rows + [None]:
                     if r is None:
                         r = {k: (mean([x[k] for x in rows]) if k != "model" else "**mean**")
-                             for k in fields}
+                             for k in fields if not k.startswith("cycles_")}
                     md.append(f"| {r['model']} | {r['speedup_max']:.3f}x | "
                               f"{r['speedup_efficient']:.3f}x | {r['speedup_low']:.3f}x | "
                               f"{100 * r['energy_reduction_max']:.1f} | "
@@ -161,10 +184,18 @@ def main():
                     png = os.path.join(a.out, f"fig_speedup_{dataset}_{dataflow}.png")
                     if plot(rows, dataset, dataflow, png):
                         print(f"wrote {os.path.relpath(png)}")
+    md += ["## Ordering of the variants' times", "",
+           f"LOW >= Efficient >= MAX in cycles holds in {cells - len(set(e.split(':')[0] for e in exceptions))} "
+           f"of {cells} cells." + ("" if exceptions else " No exception."), ""]
+    md += [f"* {e}" for e in exceptions]
     path = os.path.join(a.out, "summary.md")
     with open(path, "w") as f:
         f.write("\n".join(md) + "\n")
     print(f"wrote {os.path.relpath(path)}")
+    if exceptions:
+        print("adagp_zoo: LOW >= Efficient >= MAX does not hold in:\n  " + "\n  ".join(exceptions))
+    if a.check_order and exceptions:
+        sys.exit(1)
 
 
 if __name__ == "__main__":

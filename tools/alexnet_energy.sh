@@ -3,9 +3,11 @@
 # Sze, ISCA 2016; Chen et al., JSSC 2017): WS, OS, IS and RS on eyeriss_like (12x14 PEs,
 # 108 KiB shared buffer) priced with the Eyeriss normalized table (DRAM 200 : buffer 6 :
 # NoC 2 : RF 1 : MAC 1). CONV2, 4 and 5 are grouped (2 groups), as in the original AlexNet
-# the chip ran.
+# the chip ran. Each op is mapped for the least energy (`mapping.objective: energy`), as
+# Eyeriss' mapper and nn_dataflow map them; later options override it.
 #   tools/alexnet_energy.sh [BATCH] [ACCELERATOR] [trainsim layer options...]
-#       (default batch 16 on eyeriss_like; e.g. `4`, or `16 eyeriss_like --memory scalesim`)
+#       (default batch 16 on eyeriss_like; e.g. `4`, `16 eyeriss_like --memory scalesim`, or
+#       `16 eyeriss_like --set mapping.objective=time`)
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bin="${TRAINSIM_BUILD:-$repo/build}/trainsim"
@@ -37,8 +39,8 @@ for entry in "${layers[@]}"; do
   read -r name conv groups ref <<<"$entry"
   for df in ws os is rs; do
     read -r macs total rf noc buf dram util words < <("$bin" layer --accel "$accel" \
-      --set energy=eyeriss_normalized --dataflow "$df" --conv "$conv" --groups "$groups" \
-      --batch "$batch" --json "$@" | read_json)
+      --set energy=eyeriss_normalized --set mapping.objective=energy --dataflow "$df" \
+      --conv "$conv" --groups "$groups" --batch "$batch" --json "$@" | read_json)
     note=""
     if [[ "$df" == rs && "$batch" == 16 ]]; then
       note=$(awk -v d="$dram" -v m="$macs" -v r="$ref" 'BEGIN { printf "  (nn_dataflow RS DRAM/MAC %.2f: %.2fx)", r, (d / m) / r }')

@@ -38,6 +38,17 @@ struct EnergyTable {
   double leakage_per_kib_ns = 0;
 };
 
+/// What the buffer-mapping search minimises for each op (`mapping.objective`).
+enum class MappingObjective : int {
+  kTime = 0,    ///< the op's cycles; ties: DRAM traffic, then energy
+  kEnergy = 1,  ///< energy (the search's fixed table); ties: DRAM traffic, then cycles
+  kEdp = 2,     ///< energy x cycles; ties: DRAM traffic
+};
+/// "time", "energy", "edp".
+inline const char* objective_name(MappingObjective o) {
+  return o == MappingObjective::kTime ? "time" : o == MappingObjective::kEnergy ? "energy" : "edp";
+}
+
 struct AcceleratorSpec {
   std::string name;
   std::string source;
@@ -79,10 +90,12 @@ struct AcceleratorSpec {
   /// Constraints on the buffer mapping of every op (tiled memory model), as Timeloop's
   /// mapspace constraints: a pinned tile size per dimension (N K C P Q R S, mapping/problem.h;
   /// 0 = free; a size beyond an op's dimension means the whole dimension) and the operand
-  /// kept stationary in the innermost loops (0 ifmap, 1 filter, 2 ofmap; -1 = free).
+  /// kept stationary in the innermost loops (0 ifmap, 1 filter, 2 ofmap; -1 = free); and what
+  /// the search minimises.
   struct {
     std::array<std::int64_t, 7> tile{};
     int stationary = -1;
+    MappingObjective objective = MappingObjective::kTime;
   } mapping;
   EnergyTable energy;
 

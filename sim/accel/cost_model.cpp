@@ -1,6 +1,9 @@
 #include "sim/accel/cost_model.h"
 
 #include <cstring>
+#include <sstream>
+#include <utility>
+#include <vector>
 
 #include "sim/accel/fast_context.h"
 #include "sim/accel/memory_model.h"
@@ -26,6 +29,36 @@ OpStats evaluate_op(const Op& op, const AcceleratorSpec& acc, const Dataflow& df
   s.stall_cycles = cycles - s.compute_cycles;
   return s;
 }
+
+std::string counts_key(const AcceleratorSpec& a, const Dataflow& df) {
+  std::ostringstream k;
+  k << std::hexfloat;  // exact doubles
+  k << df.name() << '|' << a.rows << 'x' << a.cols << '|' << a.clock_ghz << '|' << a.word_bits
+    << '|' << a.rf.input_words << ',' << a.rf.weight_words << ',' << a.rf.psum_words << '|'
+    << a.buffer.shared << ',' << a.buffer.kib << ',' << a.buffer.ifmap_kib << ','
+    << a.buffer.filter_kib << ',' << a.buffer.ofmap_kib << ',' << a.buffer.double_buffer << ','
+    << a.buffer.banks << ',' << a.buffer.words_per_cycle << ',' << a.buffer.port_words_per_cycle
+    << '|' << a.noc_words_per_cycle << '|' << a.dram.bandwidth_gbps << ',' << a.dram.latency_cycles
+    << '|' << a.vector_lanes << '|' << a.memory << '|';
+  for (std::int64_t t : a.mapping.tile) k << t << ',';
+  k << a.mapping.stationary << ',' << static_cast<int>(a.mapping.objective);
+  return k.str();
+}
+
+std::shared_ptr<CostModel::Cache> CostModel::shared_cache(const std::string& key) {
+  // A few accelerators per thread at a time (a run's, a second unit's, a system's devices);
+  // the oldest is dropped beyond that, so that a long-lived process does not grow without end.
+  constexpr std::size_t kKept = 16;
+  thread_local std::vector<std::pair<std::string, std::shared_ptr<Cache>>> caches;
+  for (auto& [k, c] : caches)
+    if (k == key) return c;
+  if (caches.size() == kKept) caches.erase(caches.begin());
+  caches.emplace_back(key, std::make_shared<Cache>());
+  return caches.back().second;
+}
+
+CostModel::CostModel(const AcceleratorSpec& acc, const Dataflow& df)
+    : acc_(acc), df_(df), cache_(shared_cache(counts_key(acc, df))) {}
 
 bool CostModel::Key::operator==(const Key& o) const {
   return kind == o.kind && role == o.role && word_bits == o.word_bits &&
@@ -73,10 +106,10 @@ CostModel::Key CostModel::key_of(const Op& op) {
 
 const OpStats& CostModel::cost(const Op& op) {
   const Key k = key_of(op);
-  auto it = cache_.find(k);
-  if (it != cache_.end()) return it->second;
+  auto it = cache_->find(k);
+  if (it != cache_->end()) return it->second;
   check_interrupt();  // planning a batch prices each of its distinct ops first
-  return cache_.emplace(k, evaluate_op(op, acc_, df_)).first->second;
+  return cache_->emplace(k, evaluate_op(op, acc_, df_)).first->second;
 }
 
 }  // namespace trainsim

@@ -7,6 +7,8 @@
 // GEMM and conv ops go to the dataflow; element-wise ops (weight update, activation
 // derivative) run on the vector unit beside the array (sim/accel/vector_unit.h).
 #include <cstdint>
+#include <memory>
+#include <string>
 #include <unordered_map>
 
 #include "dataflows/dataflow.h"
@@ -22,12 +24,11 @@ OpStats evaluate_op(const Op& op, const AcceleratorSpec& acc, const Dataflow& df
 
 class CostModel {
  public:
-  CostModel(const AcceleratorSpec& acc, const Dataflow& df) : acc_(acc), df_(df) {}
+  CostModel(const AcceleratorSpec& acc, const Dataflow& df);
   /// evaluate_op(), memoized. The reference stays valid for the model's lifetime.
   const OpStats& cost(const Op& op);
   const AcceleratorSpec& accelerator() const { return acc_; }
   const Dataflow& dataflow() const { return df_; }
-  std::size_t distinct_shapes() const { return cache_.size(); }
 
  private:
   struct Key {
@@ -46,9 +47,20 @@ class CostModel {
   };
   static Key key_of(const Op& op);
 
+  using Cache = std::unordered_map<Key, OpStats, KeyHash>;
+  /// The memo of every cost model of the thread with the same counts_key(): a `compare` or a
+  /// sweep point configures one per technique, whose ops are mostly the same (the key holds
+  /// everything of the accelerator and dataflow that an op's counts and cycles depend on, so
+  /// every memoized result is what evaluate_op would give).
+  static std::shared_ptr<Cache> shared_cache(const std::string& key);
+
   const AcceleratorSpec& acc_;
   const Dataflow& df_;
-  std::unordered_map<Key, OpStats, KeyHash> cache_;
+  std::shared_ptr<Cache> cache_;
 };
+
+/// Everything of an accelerator and a dataflow that evaluate_op's results depend on (all but
+/// names, descriptions and the energy table, which prices counts afterwards), as text.
+std::string counts_key(const AcceleratorSpec& acc, const Dataflow& df);
 
 }  // namespace trainsim

@@ -13,11 +13,13 @@
 //   scalesim  SCALE-Sim's per-op streaming model (sim/accel/scalesim_memory.h)
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "dataflows/dataflow.h"
 #include "mapping/problem.h"
+#include "mapping/tile_values.h"
 #include "sim/accel/accel_spec.h"
 #include "sim/accel/op_stats.h"
 
@@ -36,10 +38,23 @@ class ExecutionContext {
   /// `tile` is the whole op). Time advances by its compute cycles; returns its array-side
   /// counts (valid until the next call).
   virtual const OpStats& compute(const Op& tile, const NestProblem* p, const TileBox* box) = 0;
+  /// compute(tile_op(p, box), &p, &box): a context that caches by tile need not build the op.
+  virtual const OpStats& compute_tile(const NestProblem& p, const TileBox& box) {
+    return compute(tile_op(p, box), &p, &box);
+  }
   /// The vector unit (or anything else that is not the PE array) is busy for `cycles`.
   virtual void busy(std::int64_t cycles) = 0;
   /// Whether compute() moves real operand values (the cycle fidelity).
   virtual bool clocks_values() const { return false; }
+  /// Whether the context times a schedule alone (a private DRAM channel, nothing clocked, as
+  /// the fast fidelity): a memory model may then compute a schedule's time in closed form,
+  /// provided it is exactly the time running it would take, pricing tiles with tile_cost()
+  /// and moving the clock with wait_until().
+  virtual bool times_alone() const { return false; }
+  /// The array's cost of a tile, without running it (contexts that time alone).
+  virtual const OpStats& tile_cost(const NestProblem& p, const TileBox& box) {
+    throw std::logic_error("ExecutionContext::tile_cost: this context runs every tile");
+  }
 };
 
 class MemoryModel {

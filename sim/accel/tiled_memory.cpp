@@ -3,12 +3,17 @@
 #include <algorithm>
 #include <deque>
 #include <functional>
+#include <limits>
+#include <optional>
+#include <unordered_map>
 
 #include "mapping/tile_values.h"
 #include "mapping/tile_walk.h"
 #include "sim/accel/fast_context.h"
+#include "sim/accel/scalesim_memory.h"
 #include "sim/accel/vector_unit.h"
 #include "sim/core/error.h"
+#include "sim/core/hash.h"
 #include "sim/core/interrupt.h"
 
 namespace trainsim {
@@ -22,13 +27,16 @@ struct Transfers {
 };
 
 // The double-buffered schedule of any sequence of steps. `next` yields step t's transfers;
-// `compute` runs step t (after next() has produced it). Returns nothing: the context's clock
-// is the result.
-void run_double_buffered(ExecutionContext& ctx, bool double_buffer, int output_slots,
-                         const std::function<bool(Transfers&)>& next,
-                         const std::function<void()>& compute_current) {
+// `compute` runs step t (after next() has produced it); the context's clock is the result.
+//
+// `give_up`, asked after each step, may end the schedule early (the caller then ignores the
+// clock); returns whether it ran to the end.
+// (A template: the tile walk calls its three functions for each of up to a million tiles.)
+template <class Next, class Compute, class GiveUp>
+bool run_double_buffered(ExecutionContext& ctx, bool double_buffer, int output_slots, Next&& next,
+                         Compute&& compute_current, GiveUp&& give_up) {
   Transfers cur, nxt;
-  if (!next(cur)) return;
+  if (!next(cur)) return true;
   std::int64_t fetched = ctx.transfer(cur.fetch_bytes);
   std::int64_t out_prev = 0, out_prev2 = 0, written = 0;
   bool first = true;
@@ -52,35 +60,13 @@ void run_double_buffered(ExecutionContext& ctx, bool double_buffer, int output_s
       written = std::max(written, done);
     }
     if (!more) break;
+    if (give_up()) return false;
     if (!double_buffer) next_fetched = ctx.transfer(nxt.fetch_bytes);
     fetched = next_fetched;
     cur = nxt;
   }
   ctx.wait_until(written);
-}
-
-// The energy of a candidate mapping, for ties in DRAM traffic: its tiles on the array
-// (closed form) and the memory level's DMA fills, drains and accumulations, priced with
-// Eyeriss' normalized access costs (MAC 1, RF 1, NoC 2, buffer 6, DRAM 200 per word), plus a
-// millionth per cycle of max(compute, DRAM time) to prefer the faster of equals. A fixed
-// table, not the accelerator's: the mapping, hence every count, must not depend on the
-// table a run is priced with, so that any run can be re-priced with another.
-MappingEnergy mapping_energy(const NestProblem& p, const AcceleratorSpec& acc, const Dataflow& df,
-                             FastContext& memo) {
-  return [&p, &acc, &memo](const BufferMapping& m, const MappingCost& c) {
-    OpStats s;
-    for (const auto& [box, count] : tile_classes(p, m))
-      s += memo.compute(tile_op(p, box), &p, &box).repeated(count);
-    double buffer = static_cast<double>(s.buffer.total_reads() + s.buffer.total_writes());
-    buffer += static_cast<double>(c.dram_words() + c.accumulate_words);  // fills, drains, sums
-    const std::int64_t dram_cycles =
-        dram_occupancy(c.dram_words() * acc.word_bytes(), acc) + acc.dram.latency_cycles;
-    return static_cast<double>(s.macs) +
-           static_cast<double>(s.rf.total_reads() + s.rf.total_writes()) +
-           2.0 * static_cast<double>(s.noc.total_reads() + s.noc.total_writes()) + 6.0 * buffer +
-           200.0 * static_cast<double>(c.dram_words()) +
-           1e-6 * static_cast<double>(std::max(s.compute_cycles, dram_cycles));
-  };
+  return true;
 }
 
 std::array<std::int64_t, kNumDims> pinned_tiles(const NestProblem& p, const AcceleratorSpec& acc,
@@ -126,7 +112,7 @@ OpStats run_bounded(const NestProblem& p, const SearchResult& sr, const OperandR
   s.pes = acc.pes();
   FastContext memo(acc, &df);
   for (const auto& [box, count] : tile_classes(p, sr.mapping)) {
-    const OpStats& one = memo.compute(tile_op(p, box), &p, &box);
+    const OpStats& one = memo.compute_tile(p, box);
     if (s.mapping.empty()) s.mapping = one.mapping;
     OpStats many = one.repeated(count);
     many.mapping.clear();
@@ -138,6 +124,269 @@ OpStats run_bounded(const NestProblem& p, const SearchResult& sr, const OperandR
   ctx.wait_until(done);
   return s;
 }
+
+// A transfer of `words` alone on the channel: its occupancy and latency (FastContext).
+std::int64_t transfer_cycles(std::int64_t words, const AcceleratorSpec& acc) {
+  return words > 0 ? dram_occupancy(words * acc.word_bytes(), acc) + acc.dram.latency_cycles : 0;
+}
+
+// The cycles run_double_buffered takes on a private channel (FastContext) when it provably
+// waits only for the first fetch, the write-back of each output tile before the next can take
+// its slot (one output slot), and the last write-back; nullopt when it may wait otherwise.
+// With double buffering, each tile's fetch is issued when the previous tile starts; if the
+// cheapest tile outlasts the largest fetch and its latency plus the largest write-back (of
+// the tile before, possibly still on the channel), every fetch has arrived and the channel is
+// free when its tile is due, so by induction each tile starts as the previous one ends, but
+// for a new output tile with one output slot, which waits for the previous output tile's
+// write-back (issued as it ended, on a free channel). Outputs kept whole need no slot; with
+// two slots the write-back of the output tile two back has long arrived.
+std::optional<std::int64_t> closed_form_cycles(const NestProblem& p, const BufferMapping& m,
+                                               const MappingCost& c, const OperandResidency& res,
+                                               const AcceleratorSpec& acc,
+                                               std::int64_t compute_cycles,
+                                               std::int64_t min_tile_cycles) {
+  if (!acc.buffer.double_buffer) return std::nullopt;
+  const std::int64_t wb = acc.word_bytes();
+  const bool keep = res.kind[kOfmap] == OperandResidency::kKeep;
+  std::int64_t fetch = 0;
+  for (int o : {kIfmap, kFilter})
+    if (res.kind[o] == OperandResidency::kStream) fetch += c.tile_words[o];
+  if (c.dram_read_words[kOfmap] > 0) fetch += c.tile_words[kOfmap];
+  const std::int64_t write = !keep || res.write_out ? c.tile_words[kOfmap] : 0;
+  if (min_tile_cycles <
+      dram_occupancy(write * wb, acc) + dram_occupancy(fetch * wb, acc) + acc.dram.latency_cycles)
+    return std::nullopt;
+  const auto [first, last] = first_fetch_and_last_write(p, m, c, res);
+  std::int64_t cycles = transfer_cycles(first, acc) + compute_cycles + transfer_cycles(last, acc);
+  bool output_changes = false;
+  for (int d : {kDimN, kDimK, kDimP, kDimQ}) output_changes |= c.trips[d] > 1;
+  if (!keep && output_changes && !c.output_double_buffered) {
+    // One slot, so the output accumulates over the reduction innermost: every output tile
+    // is visited once and written once; all but the last are waited for.
+    std::array<std::vector<TileSpan>, 4> spans;
+    const int dims[] = {kDimN, kDimK, kDimP, kDimQ};
+    for (int i = 0; i < 4; ++i)
+      spans[static_cast<std::size_t>(i)] = tile_spans(p, dims[i], m.tile[dims[i]]);
+    for (const TileSpan& n : spans[0])
+      for (const TileSpan& k : spans[1])
+        for (const TileSpan& r : spans[2])
+          for (const TileSpan& q : spans[3])
+            cycles += n.count * k.count * r.count * q.count *
+                      transfer_cycles(n.extent * k.extent * r.extent * q.extent, acc);
+    cycles -= transfer_cycles(last, acc);
+  }
+  return cycles;
+}
+
+// The tiles of a mapping run against `ctx`, double-buffered: what both fidelities do for an
+// op, and what the search prices each candidate with (so that its score is exactly the fast
+// fidelity's result). A context that times the schedule alone takes the counts from the tile
+// classes and the closed form's time where it applies (`closed_form`), the same cycles and
+// counts without walking the tiles; walking, it gives up once the op cannot end by `deadline`
+// (then `*finished` is false and the clock meaningless).
+OpStats run_mapping(const NestProblem& p, const SearchResult& sr, const OperandResidency& res,
+                    const AcceleratorSpec& acc, const Dataflow& df, ExecutionContext& ctx,
+                    bool closed_form = true,
+                    std::int64_t deadline = std::numeric_limits<std::int64_t>::max(),
+                    bool* finished = nullptr, bool counts_only = false) {
+  if (finished) *finished = true;
+  if (sr.cost.tiles > kMaxWalkedTiles) return run_bounded(p, sr, res, acc, df, ctx);
+  const BufferCapacity cap = BufferCapacity::of(acc);
+  const std::int64_t wb = acc.word_bytes();
+  const bool alone = ctx.times_alone();
+  OpStats s;
+  s.pes = acc.pes();
+  if (alone) {
+    // The counts by tile class, then the time if the schedule provably waits only where the
+    // closed form knows.
+    std::int64_t min_tile = std::numeric_limits<std::int64_t>::max();
+    for (const auto& [box, count] : tile_classes(p, sr.mapping)) {
+      const OpStats& one = ctx.tile_cost(p, box);
+      if (s.mapping.empty()) s.mapping = one.mapping;
+      min_tile = std::min(min_tile, one.compute_cycles);
+      OpStats many = one.repeated(count);
+      many.mapping.clear();
+      s += many;
+    }
+    add_memory_counts(p, sr, res, acc, s);
+    if (counts_only) return s;
+    if (closed_form && sr.score.exact && sr.score.schedule_cycles > 0) {
+      // The search priced this mapping on such a context already.
+      ctx.wait_until(ctx.now() + sr.score.schedule_cycles);
+      return s;
+    }
+    if (closed_form) {
+      if (const auto cycles =
+              closed_form_cycles(p, sr.mapping, sr.cost, res, acc, s.compute_cycles, min_tile)) {
+        ctx.wait_until(ctx.now() + *cycles);
+        return s;
+      }
+    }
+  }
+  TileWalk walk(p, sr.mapping, res);
+  // The schedule asks for tile t+1's transfers before it runs tile t: at most two steps
+  // are in flight.
+  std::array<TileStep, 2> steps;
+  std::int64_t produced = 0, consumed = 0;
+  auto next = [&](Transfers& t) {
+    TileStep& step = steps[static_cast<std::size_t>(produced & 1)];
+    if (!walk.next(step)) return false;
+    ++produced;
+    std::int64_t words = 0;
+    for (int o = 0; o < kNumOperands; ++o) words += step.fetch_words[o];
+    t = {words * wb, step.write_words * wb, step.new_output};
+    return true;
+  };
+  std::int64_t computed = 0;
+  auto compute = [&]() {
+    const TileStep& step = steps[static_cast<std::size_t>(consumed++ & 1)];
+    const OpStats& t = ctx.compute_tile(p, step.box);
+    computed += t.compute_cycles;
+    if (alone) return;  // the counts are the classes'
+    if (s.mapping.empty()) s.mapping = t.mapping;
+    s.macs += t.macs;
+    s.compute_cycles += t.compute_cycles;
+    s.rf += t.rf;
+    s.noc += t.noc;
+    s.buffer += t.buffer;
+  };
+  // The tiles still to run take at least their compute.
+  const std::int64_t total = s.compute_cycles;
+  const bool may_give_up = alone && deadline != std::numeric_limits<std::int64_t>::max();
+  auto give_up = [&] { return may_give_up && ctx.now() + (total - computed) > deadline; };
+  const int output_slots = res.kind[kOfmap] == OperandResidency::kKeep ? 0
+                           : sr.cost.output_double_buffered            ? 2
+                                                                       : 1;
+  const bool done =
+      run_double_buffered(ctx, cap.double_buffer, output_slots, next, compute, give_up);
+  if (finished) *finished = done;
+  // The walk moved exactly what the closed form counts (tested), which the memory level's
+  // counts come from.
+  if (!alone) add_memory_counts(p, sr, res, acc, s);
+  return s;
+}
+
+// Energy of a candidate for the search, priced with Eyeriss' normalized access costs (MAC 1,
+// RF 1, NoC 2, buffer 6, DRAM 200 per word): a fixed table, not the accelerator's, so that
+// the mapping, hence every count, does not depend on the table a run is priced with and any
+// run can be re-priced with another.
+double search_energy(const OpStats& s, const AcceleratorSpec& acc) {
+  return static_cast<double>(s.macs) +
+         static_cast<double>(s.rf.total_reads() + s.rf.total_writes()) +
+         2.0 * static_cast<double>(s.noc.total_reads() + s.noc.total_writes()) +
+         6.0 * static_cast<double>(s.buffer.total_reads() + s.buffer.total_writes()) +
+         200.0 * static_cast<double>(s.dram_bytes() / static_cast<Count>(acc.word_bytes()));
+}
+
+// The tiled model's side of the buffer-mapping search.
+class TiledPricer final : public MappingPricer {
+ public:
+  TiledPricer(const NestProblem& p, const OperandResidency& res, const AcceleratorSpec& acc,
+              const Dataflow& df)
+      : p_(p), res_(res), acc_(acc), df_(df) {
+    // MACs the tiles execute, whatever the tiling: the tiles partition the lowered
+    // convolution (its MACs on padding included, as row stationary counts them) or, for the
+    // GEMM-based dataflows, the stored positions of the kernel.
+    const auto& e = p.extent;
+    macs_ = static_cast<double>(e[kDimN] * e[kDimK] * e[kDimC] * e[kDimP] * e[kDimQ]);
+    macs_ *= p.gemm_based ? static_cast<double>(p.k_rows.count * p.k_cols.count)
+                          : static_cast<double>(e[kDimR] * e[kDimS]);
+  }
+
+  std::int64_t tile_cycles(const TileBox& box) override {
+    // What a tile's op depends on: its extents and, for a stride-dilated kernel, its stored
+    // positions (tile_op).
+    Key k;
+    for (int d = 0; d < kNumDims; ++d) k[static_cast<std::size_t>(d)] = box.extent[d];
+    k[7] = p_.stored_kernel_rows(box);
+    k[8] = p_.stored_kernel_cols(box);
+    auto it = cycles_.find(k);
+    if (it == cycles_.end())
+      it = cycles_.emplace(k, df_.compute_cycles(tile_op(p_, box), acc_)).first;
+    return it->second;
+  }
+
+  // A PE does at most one MAC per cycle.
+  std::int64_t tile_cycles_floor(const TileBox& box) const override {
+    const auto& e = box.extent;
+    std::int64_t macs = e[kDimN] * e[kDimK] * e[kDimC] * e[kDimP] * e[kDimQ];
+    macs *= p_.gemm_based ? p_.stored_kernel_rows(box) * p_.stored_kernel_cols(box)
+                          : e[kDimR] * e[kDimS];
+    return (macs + acc_.pes() - 1) / acc_.pes();
+  }
+
+  MappingScore score(const BufferMapping& m, const MappingCost& c, std::int64_t deadline,
+                     bool timed) override {
+    SearchResult sr;
+    sr.mapping = m;
+    sr.cost = c;
+    FastContext ctx(acc_, &df_, &stats_);
+    bool finished = true;
+    const OpStats s = run_mapping(p_, sr, res_, acc_, df_, ctx, true, deadline, &finished, !timed);
+    MappingScore r{0, c.dram_words(), search_energy(s, acc_), finished, 0, timed};
+    if (!timed) return r;
+    // As evaluate_op: a limited buffer port bounds the op too.
+    if (finished) r.schedule_cycles = ctx.now();
+    r.cycles = finished ? std::max(ctx.now(), buffer_port_cycles(s, acc_)) : deadline + 1;
+    return r;
+  }
+
+  // The schedule of run_double_buffered with a private channel (FastContext): a tile starts
+  // when its fetch (issued when the previous tile started; after it, single-buffered) has
+  // arrived and the previous tile has run; the op ends when the last write has arrived. A
+  // transfer of b bytes takes at least ceil(b / bytes per cycle) + latency.
+  std::int64_t cycles_bound(const ScheduleFacts& f) const override {
+    const std::int64_t wb = acc_.word_bytes(), lat = acc_.dram.latency_cycles;
+    auto one = [&](std::int64_t words) {
+      return words > 0 ? dram_occupancy(words * wb, acc_) + lat : 0;
+    };
+    // Channel time of several transfers together: at least the floor of their bytes over
+    // the bandwidth (each rounds up on its own).
+    auto many = [&](std::int64_t words) {
+      return static_cast<std::int64_t>(static_cast<double>(words * wb) /
+                                       acc_.dram_bytes_per_cycle());
+    };
+    // An op of too many tiles to walk is timed by run_bounded: exactly this.
+    if (f.tiles > kMaxWalkedTiles) return std::max(f.compute_cycles, one(f.dram_words));
+    const std::int64_t ends = one(f.first_fetch_words) + one(f.last_write_words);
+    const std::int64_t serial = ends + f.compute_cycles;
+    const std::int64_t channel = f.dram_words > 0 ? many(f.dram_words) + lat : 0;
+    const std::int64_t fetches =
+        many(std::max<std::int64_t>(0, f.read_words - f.first_fetch_words)) +
+        lat * f.fetching_steps;
+    const bool overlap = acc_.buffer.double_buffer;
+    const std::int64_t chain = ends + fetches + (overlap ? f.min_tile_cycles : f.compute_cycles);
+    // Per step: a tile cannot start before its fetch, issued when the previous tile started
+    // (and ran at most max_tile_cycles), has arrived: each step of a kind waits at least for
+    // what its fetch takes beyond that; single-buffered, for all of it.
+    std::int64_t waits = 0;
+    const bool max_known = f.max_tile_cycles != std::numeric_limits<std::int64_t>::max();
+    if (!overlap || max_known)
+      for (const ScheduleFacts::Steps& st : f.steps)
+        if (st.count > 0 && st.words > 0)
+          waits += st.count *
+                   std::max<std::int64_t>(0, one(st.words) - (overlap ? f.max_tile_cycles : 0));
+    return std::max({serial + waits, channel, chain});
+  }
+
+  // Every dataflow reads three RF words and writes one per MAC (op_stats.h, the dataflows'
+  // counting conventions); the memory level writes every word it fetches into the buffer,
+  // reads every word it writes back, and reads each partial sum it accumulates onto.
+  double energy_bound(const MappingCost& c) const override {
+    const double dram = static_cast<double>(c.dram_words());
+    return 5.0 * macs_ + 200.0 * dram + 6.0 * (dram + static_cast<double>(c.accumulate_words));
+  }
+
+ private:
+  using Key = std::array<std::int64_t, 9>;
+  const NestProblem& p_;
+  OperandResidency res_;
+  const AcceleratorSpec& acc_;
+  const Dataflow& df_;
+  double macs_ = 0;
+  std::unordered_map<Key, std::int64_t, WordsHash<9>> cycles_;
+  FastContext::Cache stats_;
+};
 
 class TiledMemory final : public MemoryModel {
  public:
@@ -151,47 +400,7 @@ class TiledMemory final : public MemoryModel {
   OpStats run(const Op& op, const AcceleratorSpec& acc, const Dataflow& df,
               ExecutionContext& ctx) const override {
     const NestProblem p = make_problem(op, df.gemm_based());
-    const OperandResidency res = OperandResidency::of(op);
-    const BufferCapacity cap = BufferCapacity::of(acc);
-    const SearchResult sr = tiled_mapping(op, acc, df);
-    const std::int64_t wb = acc.word_bytes();
-
-    OpStats s;
-    s.pes = acc.pes();
-    if (sr.cost.tiles > kMaxWalkedTiles) return run_bounded(p, sr, res, acc, df, ctx);
-    TileWalk walk(p, sr.mapping, res);
-    // The schedule asks for tile t+1's transfers before it runs tile t: at most two steps
-    // are in flight.
-    std::deque<TileStep> steps;
-    auto next = [&](Transfers& t) {
-      TileStep step;
-      if (!walk.next(step)) return false;
-      std::int64_t words = 0;
-      for (int o = 0; o < kNumOperands; ++o) words += step.fetch_words[o];
-      t = {words * wb, step.write_words * wb, step.new_output};
-      steps.push_back(step);
-      return true;
-    };
-    auto compute = [&]() {
-      const TileStep step = steps.front();
-      steps.pop_front();
-      const OpStats& t = ctx.compute(tile_op(p, step.box), &p, &step.box);
-      if (s.mapping.empty()) s.mapping = t.mapping;
-      s.macs += t.macs;
-      s.compute_cycles += t.compute_cycles;
-      s.rf += t.rf;
-      s.noc += t.noc;
-      s.buffer += t.buffer;
-    };
-    const int output_slots = res.kind[kOfmap] == OperandResidency::kKeep ? 0
-                             : sr.cost.output_double_buffered            ? 2
-                                                                         : 1;
-    run_double_buffered(ctx, cap.double_buffer, output_slots, next, compute);
-
-    // The walk moved exactly what the closed form counts (tested), which the memory level's
-    // counts come from.
-    add_memory_counts(p, sr, res, acc, s);
-    return s;
+    return run_mapping(p, tiled_mapping(op, acc, df), OperandResidency::of(op), acc, df, ctx);
   }
 
   std::string plan_text(const Op& op, const AcceleratorSpec& acc,
@@ -320,7 +529,8 @@ class TiledMemory final : public MemoryModel {
       ctx.busy((n * e.flops + acc.vector_lanes - 1) / acc.vector_lanes);
       run_from += n;
     };
-    run_double_buffered(ctx, cap.double_buffer, cap.double_buffer ? 2 : 1, next, compute);
+    run_double_buffered(ctx, cap.double_buffer, cap.double_buffer ? 2 : 1, next, compute,
+                        [] { return false; });
     s.mapping.emplace_back("chunk", chunk);
     return s;
   }
@@ -332,12 +542,29 @@ SearchResult tiled_mapping(const Op& op, const AcceleratorSpec& acc, const Dataf
   const NestProblem p = make_problem(op, df.gemm_based());
   MappingConstraints pinned;
   pinned_tiles(p, acc, pinned);
-  FastContext memo(acc, &df);
-  const TileFilter keeps = [&](const std::array<std::int64_t, kNumDims>& tile) {
-    return df.keeps_mapping(p, tile, acc);
-  };
-  return search_mapping(p, OperandResidency::of(op), BufferCapacity::of(acc), acc,
-                        df.tile_granules(p, acc), keeps, pinned, mapping_energy(p, acc, df, memo));
+  const OperandResidency res = OperandResidency::of(op);
+  TiledPricer pricer(p, res, acc, df);
+  return search_mapping(p, res, BufferCapacity::of(acc), acc, df.tile_granules(p, acc), pinned,
+                        acc.mapping.objective, pricer);
+}
+
+MappingCheck check_mapping(const Op& op, const AcceleratorSpec& acc, const Dataflow& df,
+                           const BufferMapping& m) {
+  const NestProblem p = make_problem(op, df.gemm_based());
+  const OperandResidency res = OperandResidency::of(op);
+  TiledPricer pricer(p, res, acc, df);
+  MappingCheck r;
+  r.cost = analyze_mapping(p, m, res, BufferCapacity::of(acc));
+  r.score = pricer.score(m, r.cost, std::numeric_limits<std::int64_t>::max(), true);
+  SearchResult sr;
+  sr.mapping = m;
+  sr.cost = r.cost;
+  FastContext ctx(acc, &df);
+  const OpStats s = run_mapping(p, sr, res, acc, df, ctx, false);
+  r.walked_cycles = std::max(ctx.now(), buffer_port_cycles(s, acc));
+  r.cycles_bound = pricer.cycles_bound(schedule_facts(p, m, r.cost, res, pricer));
+  r.energy_bound = pricer.energy_bound(r.cost);
+  return r;
 }
 
 const MemoryModel& tiled_memory() {

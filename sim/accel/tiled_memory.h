@@ -15,8 +15,21 @@
 
 namespace trainsim {
 
-/// The mapping the tiled model uses for `op` (constraints: acc.mapping).
+/// The mapping the tiled model uses for `op` (constraints and objective: acc.mapping).
 SearchResult tiled_mapping(const Op& op, const AcceleratorSpec& acc, const Dataflow& df);
+
+/// Any mapping of `op` as the search sees it (for tests and `trainsim layer --bound`): its
+/// score (closed form where the schedule provably never waits, else the walk), the cycles of
+/// the walk itself, and the search's lower bounds on cycles and energy.
+struct MappingCheck {
+  MappingCost cost;
+  MappingScore score;
+  std::int64_t walked_cycles = 0;
+  std::int64_t cycles_bound = 0;
+  double energy_bound = 0;
+};
+MappingCheck check_mapping(const Op& op, const AcceleratorSpec& acc, const Dataflow& df,
+                           const BufferMapping& m);
 
 /// The model itself (registered as `tiled`).
 const MemoryModel& tiled_memory();

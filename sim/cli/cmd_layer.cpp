@@ -9,6 +9,8 @@
 #include <sstream>
 
 #include "dataflows/registry.h"
+#include "mapping/bounds.h"
+#include "mapping/buffer_mapping.h"
 #include "models/system.h"
 #include "sim/accel/energy.h"
 #include "sim/accel/memory_model.h"
@@ -134,6 +136,71 @@ void pin_tiles(const std::string& text, const Op& op, const Dataflow& df, Accele
   }
 }
 
+// The three passes of the layer `op` belongs to, as layer --bound prints them: a
+// convolution's carry the forward geometry; a GEMM given as a dense layer's forward pass
+// (M samples, N outputs, K inputs) has backward-data (M, K, N) and backward-weight (K, N, M).
+std::vector<Op> layer_passes(const Op& op) {
+  std::vector<Op> out;
+  for (OpRole role : {OpRole::kForward, OpRole::kBackwardData, OpRole::kBackwardWeight}) {
+    Op pass = op;
+    pass.role = role;
+    if (op.kind == OpKind::kGemm) {
+      const GemmShape g = op.gemm;
+      pass.gemm = role == OpRole::kForward        ? g
+                  : role == OpRole::kBackwardData ? GemmShape{g.m, g.k, g.n}
+                                                  : GemmShape{g.k, g.n, g.m};
+    }
+    out.push_back(pass);
+  }
+  return out;
+}
+
+// --bound: per pass, the compulsory traffic, the communication lower bound at the buffer's
+// size, the traffic the mapping achieves and their ratio (mapping/bounds.h).
+nlohmann::ordered_json bound_rows(const Op& op, const AcceleratorSpec& acc, const Dataflow& df) {
+  const BufferCapacity cap = BufferCapacity::of(acc);
+  const std::int64_t words =
+      cap.shared ? cap.total_words
+                 : cap.partition_words[0] + cap.partition_words[1] + cap.partition_words[2];
+  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+  for (const Op& pass : layer_passes(op)) {
+    const NestProblem p = make_problem(pass, df.gemm_based());
+    const TrafficBound b = traffic_bound(p, words);
+    const double groups = static_cast<double>(pass.repeat);
+    const double achieved = static_cast<double>(evaluate_op(pass, acc, df).dram_bytes()) /
+                            static_cast<double>(acc.word_bytes());
+    rows.push_back({{"pass", role_name(pass.role)},
+                    {"buffer_words", words},
+                    {"compulsory_words", groups * static_cast<double>(b.compulsory_words)},
+                    {"communication_bound_words", groups * b.communication_words},
+                    {"stored_macs", groups * static_cast<double>(b.stored_macs)},
+                    {"input_reuse", b.reuse},
+                    {"bound_words", groups * b.words()},
+                    {"achieved_words", achieved},
+                    {"achieved_over_bound", achieved / (groups * b.words())}});
+  }
+  return rows;
+}
+
+std::string bound_text(const nlohmann::ordered_json& rows, const AcceleratorSpec& acc) {
+  char buf[200];
+  std::snprintf(buf, sizeof buf,
+                "DRAM traffic bounds (%d-bit words, buffer of %lld words; mapping/bounds.h):\n",
+                acc.word_bits, static_cast<long long>(rows[0]["buffer_words"].get<std::int64_t>()));
+  std::string out = buf;
+  std::snprintf(buf, sizeof buf, "%-11s %15s %17s %15s %15s %9s\n", "pass", "compulsory",
+                "communication LB", "bound", "achieved", "ratio");
+  out += buf;
+  for (const auto& r : rows) {
+    std::snprintf(buf, sizeof buf, "%-11s %15.0f %17.0f %15.0f %15.0f %8.3fx\n",
+                  r["pass"].get<std::string>().c_str(), r["compulsory_words"].get<double>(),
+                  r["communication_bound_words"].get<double>(), r["bound_words"].get<double>(),
+                  r["achieved_words"].get<double>(), r["achieved_over_bound"].get<double>());
+    out += buf;
+  }
+  return out;
+}
+
 }  // namespace
 
 // SystemC writes the waveform to <base>.vcd; a file there is replaced only if it is a
@@ -228,7 +295,10 @@ int cmd_layer(const std::vector<std::string>& args) {
       "grouped convolution")("memory", po::value<std::string>()->value_name("MODEL"),
                              "memory model: tiled or scalesim (default: the accelerator's)")(
       "mapping", po::bool_switch(), "print the buffer-level loop nest")(
-      "tile", po::value<std::string>()->value_name("DIMS"), "pin buffer tiles, e.g. C=16,K=32")(
+      "bound", po::bool_switch(),
+      "per pass of the layer: compulsory DRAM traffic, a lower bound at the buffer's size, "
+      "the traffic achieved and the ratio")("tile", po::value<std::string>()->value_name("DIMS"),
+                                            "pin buffer tiles, e.g. C=16,K=32")(
       "stationary", po::value<std::string>()->value_name("OPERAND"),
       "ifmap, filter or ofmap innermost")(
       "role", po::value<std::string>()->default_value("fw")->value_name("ROLE"),
@@ -312,6 +382,7 @@ int cmd_layer(const std::vector<std::string>& args) {
     const nlohmann::ordered_json plan = memory.plan_json(op, acc, df);
     j["memory"] = memory.name();
     if (!plan.is_null()) j["buffer_mapping"] = plan;
+    if (vm["bound"].as<bool>()) j["bounds"] = bound_rows(op, acc, df);
     ScaleSimView view;
     if (df.scalesim_view(op, acc, view)) j["scalesim"] = scalesim_json(view);
     if (fidelity == Fidelity::kCycle) j["numeric_check"] = numeric_ok;
@@ -329,6 +400,8 @@ int cmd_layer(const std::vector<std::string>& args) {
                               : plan.c_str(),
                  stdout);
     }
+    if (vm["bound"].as<bool>())
+      std::fputs(bound_text(bound_rows(op, acc, df), acc).c_str(), stdout);
     std::printf("numeric      %s\nwall time    %.3f ms\n", numeric.c_str(), wall * 1e3);
   }
   (void)closed_form;

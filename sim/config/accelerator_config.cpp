@@ -161,7 +161,7 @@ void parse_dram(const ConfigNode& node, AcceleratorSpec& a) {
 // `mapping:` constraints on the buffer mapping of every op (tiled memory model).
 void parse_mapping(const ConfigNode& node, AcceleratorSpec& a) {
   ConfigMap m = node.as_map();
-  m.allow_only({"tile", "stationary"});
+  m.allow_only({"tile", "stationary", "objective"});
   if (auto t = m.get("tile")) {
     ConfigMap tiles = t->as_map();
     static const char* const dims[] = {"N", "K", "C", "P", "Q", "R", "S"};
@@ -173,6 +173,12 @@ void parse_mapping(const ConfigNode& node, AcceleratorSpec& a) {
   if (auto v = m.get("stationary")) {
     const std::string s = v->as_choice({"any", "ifmap", "filter", "ofmap"});
     a.mapping.stationary = s == "ifmap" ? 0 : s == "filter" ? 1 : s == "ofmap" ? 2 : -1;
+  }
+  if (auto v = m.get("objective")) {
+    const std::string s = v->as_choice({"time", "energy", "edp"});
+    a.mapping.objective = s == "time"     ? MappingObjective::kTime
+                          : s == "energy" ? MappingObjective::kEnergy
+                                          : MappingObjective::kEdp;
   }
 }
 

@@ -61,6 +61,7 @@ void emit_accelerator(YAML::Emitter& out, const AcceleratorSpec& a) {
   out << YAML::EndMap;
   static const char* const stationary[] = {"any", "ifmap", "filter", "ofmap"};
   out << YAML::Key << "stationary" << YAML::Value << stationary[a.mapping.stationary + 1];
+  out << YAML::Key << "objective" << YAML::Value << objective_name(a.mapping.objective);
   out << YAML::EndMap;
 
   out << YAML::Key << "noc" << YAML::Value << YAML::Flow << YAML::BeginMap;

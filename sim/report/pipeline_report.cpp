@@ -1,5 +1,8 @@
 #include "sim/report/pipeline_report.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include <nlohmann/json.hpp>
 
 #include "sim/accel/energy.h"
@@ -62,7 +65,10 @@ double idle_fraction(const PipelineEpoch& e) {
   double busy = 0;
   for (double b : e.busy_s) busy += b;
   const double total = e.time_s * static_cast<double>(e.busy_s.size());
-  return (total - busy) / total;
+  // Time and busy seconds come from integer picoseconds summed in different orders (per step,
+  // per batch kind): a device that is never idle can come out a few ulps either side.
+  if (std::abs(total - busy) <= 1e-12 * total) return 0;
+  return std::max(0.0, (total - busy) / total);
 }
 
 double device_energy(const PipelineEpoch& e, const ExperimentSpec& spec, int device) {

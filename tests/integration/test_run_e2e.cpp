@@ -114,10 +114,13 @@ TEST_CASE("Residency keeps tensors on chip: less DRAM, the same training, counte
   CHECK(b["skipped_write_bytes"] == 0);
   CHECK(a["onchip_read_bytes"].get<std::int64_t>() > 0);
   CHECK(a["skipped_write_bytes"].get<std::int64_t>() > 0);
-  // Whatever stayed on chip is DRAM traffic the run without residency had (and more: the
-  // carried tensors can also change the ops' tilings).
-  CHECK(b["dram_bytes"].get<std::int64_t>() - a["dram_bytes"].get<std::int64_t>() <=
-        a["onchip_read_bytes"].get<std::int64_t>() + a["skipped_write_bytes"].get<std::int64_t>());
+  // Whatever stayed on chip is DRAM traffic the run without residency had. The carried
+  // tensors also change the tilings of the ops that hold them beside their own tiles, and the
+  // search minimises time, not traffic, so that can move traffic either way; little of it.
+  CHECK(static_cast<double>(b["dram_bytes"].get<std::int64_t>() -
+                            a["dram_bytes"].get<std::int64_t>()) <=
+        1.05 * static_cast<double>(a["onchip_read_bytes"].get<std::int64_t>() +
+                                   a["skipped_write_bytes"].get<std::int64_t>()));
   CHECK(on["epochs"][0]["test"] == off["epochs"][0]["test"]);
   // The planner puts time first: keeping tensors on chip never makes training slower. With
   // DRAM traffic first, per-sample (batch-1) ops were tiled into latency-bound transfers and

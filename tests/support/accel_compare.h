@@ -55,6 +55,9 @@ inline void check_same_accelerator(const AcceleratorSpec& a, const AcceleratorSp
   CHECK(a.dram.latency_cycles == b.dram.latency_cycles);
   CHECK(a.vector_lanes == b.vector_lanes);
   CHECK(a.dataflow == b.dataflow);
+  CHECK(a.mapping.tile == b.mapping.tile);
+  CHECK(a.mapping.stationary == b.mapping.stationary);
+  CHECK(a.mapping.objective == b.mapping.objective);
   check_same_energy(a.energy, b.energy);
 }
 

@@ -205,6 +205,7 @@ TEST_CASE("accelerator defaults fill every optional key", "[accel][config]") {
   CHECK(a.dram.bandwidth_gbps == d.dram.bandwidth_gbps);
   CHECK(a.dram.latency_cycles == d.dram.latency_cycles);
   CHECK(a.vector_lanes == d.vector_lanes);
+  CHECK(a.mapping.objective == MappingObjective::kTime);
   CHECK(a.energy.name == "horowitz45");
 }
 
@@ -259,6 +260,7 @@ TEST_CASE("accelerator_yaml round-trips awkward values", "[accel][config]") {
       "buffer: {ifmap_kib: 0.1, filter_kib: 1e-3, ofmap_kib: 123456.789, banks: 7, "
       "words_per_cycle: 1}\nnoc: {words_per_cycle: 1}\n"
       "dram: {bandwidth_gbps: 1.0000000000000002e-3, latency_cycles: 0}\nvector_unit: {lanes: 1}\n"
+      "mapping: {tile: {C: 3}, stationary: ofmap, objective: edp}\n"
       "energy:\n  unit: pJ\n  mac: {4: 0.1, 64: 1e10}\n"
       "  rf: {read: {pj: 0, per_bits: 1}, write: {pj: 0.1, per_bits: 3}}\n"
       "  noc: {pj: 3.3333333333333335, per_bits: 16}\n"
@@ -271,6 +273,7 @@ TEST_CASE("accelerator_yaml round-trips awkward values", "[accel][config]") {
   CHECK(a.rf.weight_words == 1048576);
   CHECK(a.energy.name == "inline");
   CHECK(a.energy.leakage_per_kib_ns == 0);
+  CHECK(a.mapping.objective == MappingObjective::kEdp);
   check_round_trip(tmp, a);
 }
 
@@ -310,6 +313,8 @@ TEST_CASE("accelerator errors name file, line, column and key", "[accel][config]
                 "must be in [1, 1048576], got 0");
     std::string st = std::string(kMinimal) + "mapping: {stationary: psum}\n";
     check_error(err(st), file, pos_of(st, "psum"), "mapping.stationary", "psum");
+    std::string obj = std::string(kMinimal) + "mapping: {objective: speed}\n";
+    check_error(err(obj), file, pos_of(obj, "speed"), "mapping.objective", "speed");
   }
   SECTION("wrong type") {
     std::string text = "dataflow: ws\narray: {rows: 12.5, cols: 4}\n";

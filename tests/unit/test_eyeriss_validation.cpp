@@ -1,6 +1,8 @@
 // The tiled memory model against Eyeriss (tests/data/README.md has the sources): AlexNet's
 // five conv layers on eyeriss_like (12x14 PEs, 108 KiB shared buffer), row stationary,
-// priced with the Eyeriss normalized table.
+// priced with the Eyeriss normalized table, each op mapped for the least energy
+// (`mapping.objective: energy`): Eyeriss' own mapper and nn_dataflow both minimise energy, and
+// so must the mapping they are compared with (the default, time, trades traffic for cycles).
 //   * DRAM accesses per MAC at batch 4 within 2x of the chip's 0.0029 (which it reaches
 //     with activation compression that trainsim does not model);
 //   * RS DRAM energy per MAC, per layer, at batch 16 within 1.5x of nn_dataflow's
@@ -10,6 +12,7 @@
 // docs/validation.md lists the measured values (tools/alexnet_energy.sh prints them).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -72,7 +75,7 @@ OpStats run(const Layer& l, const AcceleratorSpec& a, const std::string& df) {
 
 TEST_CASE("Eyeriss: DRAM accesses per MAC at batch 4 within 2x of the chip's",
           "[memory][validation][eyeriss]") {
-  const AcceleratorSpec a = load_accelerator("eyeriss_like");
+  const AcceleratorSpec a = load_accelerator("eyeriss_like", {"mapping.objective=energy"});
   double words = 0, macs = 0, compulsory = 0;
   for (const Layer& l : alexnet(4)) {
     const OpStats s = run(l, a, "rs");
@@ -90,7 +93,8 @@ TEST_CASE("Eyeriss: DRAM accesses per MAC at batch 4 within 2x of the chip's",
 
 TEST_CASE("Eyeriss: RS DRAM energy per MAC per layer within 1.5x of nn_dataflow's",
           "[memory][validation][eyeriss]") {
-  const AcceleratorSpec a = load_accelerator("eyeriss_like", {"energy=eyeriss_normalized"});
+  const AcceleratorSpec a =
+      load_accelerator("eyeriss_like", {"energy=eyeriss_normalized", "mapping.objective=energy"});
   for (const Layer& l : alexnet(16)) {
     const OpStats s = run(l, a, "rs");
     const double dram_per_mac = price(s, a).dram / static_cast<double>(s.macs);
@@ -100,9 +104,65 @@ TEST_CASE("Eyeriss: RS DRAM energy per MAC per layer within 1.5x of nn_dataflow'
   }
 }
 
+TEST_CASE("RS DRAM traffic per layer within 10% of nn_dataflow's on the same array and buffer",
+          "[memory][validation][eyeriss]") {
+  // tests/data/nn_dataflow_alexnet.csv: nn_dataflow's optimal row-stationary schedules on
+  // eyeriss_like's 12x14 array and 108 KiB buffer, at batches 4 and 16. Both map for energy.
+  // Their global-buffer accesses are not compared: trainsim's row stationary reads the buffer
+  // 10-17x as often (each job drains its partial sums there and reloads its weights;
+  // docs/accelerator.md), which shows in the total energy, 1.11-1.16x nn_dataflow's here.
+  std::ifstream in(TRAINSIM_SOURCE_DIR "/tests/data/nn_dataflow_alexnet.csv");
+  REQUIRE(in);
+  std::string line;
+  std::getline(in, line);
+  std::vector<std::string> header;
+  {
+    std::stringstream ss(line);
+    for (std::string c; std::getline(ss, c, ',');) header.push_back(c);
+  }
+  auto column = [&](const std::string& name) {
+    const auto it = std::find(header.begin(), header.end(), name);
+    REQUIRE(it != header.end());
+    return static_cast<std::size_t>(it - header.begin());
+  };
+  const std::size_t c_layer = column("layer"), c_batch = column("batch"),
+                    c_dram = column("dram_total_words"), c_macs = column("macs"),
+                    c_energy = column("e_total");
+  const AcceleratorSpec a =
+      load_accelerator("eyeriss_like", {"energy=eyeriss_normalized", "mapping.objective=energy"});
+  int rows = 0;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    std::stringstream ss(line);
+    std::vector<std::string> cell;
+    for (std::string c; std::getline(ss, c, ',');) cell.push_back(c);
+    const std::int64_t batch = std::stoll(cell[c_batch]);
+    for (const Layer& l : alexnet(batch)) {
+      if (l.name != cell[c_layer]) continue;
+      const OpStats s = run(l, a, "rs");
+      INFO(l.name << " batch " << batch);
+      CHECK(static_cast<double>(s.macs) == Approx(std::stod(cell[c_macs])).epsilon(0.05));
+      const double dram = static_cast<double>(s.dram_bytes()) / 2;
+      const double ratio = dram / std::stod(cell[c_dram]);
+      INFO("DRAM " << dram << " words, " << ratio << "x nn_dataflow's");
+      CHECK(ratio >= 0.9);
+      CHECK(ratio <= 1.1);
+      const double energy =
+          price(s, a).total() /
+          (std::stod(cell[c_energy]) / std::stod(cell[c_macs]) * static_cast<double>(s.macs));
+      INFO("energy " << energy << "x nn_dataflow's");
+      CHECK(energy >= 1.0);
+      CHECK(energy <= 1.25);
+      ++rows;
+    }
+  }
+  CHECK(rows == 10);
+}
+
 TEST_CASE("Eyeriss: RS is 1.4x-2.5x more energy-efficient than WS, OS and IS on AlexNet",
           "[memory][validation][eyeriss]") {
-  const AcceleratorSpec a = load_accelerator("eyeriss_like", {"energy=eyeriss_normalized"});
+  const AcceleratorSpec a =
+      load_accelerator("eyeriss_like", {"energy=eyeriss_normalized", "mapping.objective=energy"});
   std::map<std::string, EnergyBreakdown> energy;
   for (const char* df : {"ws", "os", "is", "rs"})
     for (const Layer& l : alexnet(16)) energy[df] += price(run(l, a, df), a);

@@ -263,9 +263,8 @@ TEST_CASE("ADA-GP speedup over BP on CIFAR-10 VGG and ResNet is in the paper's b
   // adagp_ws180, 90 epochs, warm-up 10, the paper's schedule (configs/experiments/
   // adagp_zoo.yaml). Efficient must trail MAX on every model. LOW, which reads the
   // predictor's weights from DRAM, must move more DRAM bytes and spend more energy than
-  // Efficient; its time may tie with Efficient's (the buffer mapping of each op minimises
-  // traffic, then energy, not time, and the predictor's weights are small), but not beat it
-  // by more than 0.5%.
+  // Efficient, and take no less time (it used to beat Efficient by up to 0.6% when the
+  // buffer mapping minimised traffic, then energy; it minimises time now).
   double sum = 0;
   int n = 0;
   for (const char* model : {"vgg13", "vgg16", "vgg19", "resnet50", "resnet101", "resnet152"}) {
@@ -279,7 +278,7 @@ TEST_CASE("ADA-GP speedup over BP on CIFAR-10 VGG and ResNet is in the paper's b
     CHECK(eff.cycles > max.cycles);
     CHECK(low.dram_bytes > eff.dram_bytes);
     CHECK(low.energy > eff.energy);
-    CHECK(static_cast<double>(low.cycles) > 0.995 * static_cast<double>(eff.cycles));
+    CHECK(low.cycles >= eff.cycles);
     // Less energy: the skipped backward passes' memory traffic (paper: 34% on average).
     const double reduction = 1 - max.energy / bp.energy;
     CHECK(reduction > 0.2);
@@ -290,6 +289,31 @@ TEST_CASE("ADA-GP speedup over BP on CIFAR-10 VGG and ResNet is in the paper's b
   const double mean = sum / n;
   CHECK(mean >= 1.35);
   CHECK(mean <= 1.6);
+}
+
+TEST_CASE("ADA-GP variants' times are ordered LOW >= Efficient >= MAX across the dataflows",
+          "[shape][adagp][zoo]") {
+  // LOW does strictly more work than Efficient (it reads the predictor's weights from DRAM),
+  // and Efficient than MAX (the predictor shares the main array): with every op mapped for
+  // time, no variant may run faster than one that does less. tools/adagp_zoo.py --check-order
+  // checks all 78 cells (13 models x 2 datasets x 3 dataflows, docs/adagp.md); this is a
+  // subset of the other two dataflows' cells (the band test above has WS), one model of each
+  // family at CIFAR-10 sizes.
+  for (const char* dataflow : {"rs", "is"}) {
+    for (const char* model : {"resnet50", "densenet121", "mobilenetv2", "inceptionv3"}) {
+      INFO(model << " on " << dataflow);
+      const std::vector<std::string> base = {std::string("network=") + model + "_cifar10",
+                                             std::string("dataflow=") + dataflow};
+      auto with = [&](const std::string& technique) {
+        std::vector<std::string> o = base;
+        o.push_back("technique.kind=" + technique);
+        return time_run(zoo_experiment(o));
+      };
+      const Timed max = with("adagp-max"), eff = with("adagp-efficient"), low = with("adagp-low");
+      CHECK(low.cycles >= eff.cycles);
+      CHECK(eff.cycles >= max.cycles);
+    }
+  }
 }
 
 TEST_CASE("90 epochs of ImageNet: counters do not wrap, energy parts are >= 0 and add up",
