@@ -158,7 +158,7 @@ def run_document(doc, examples, build, args):
 
 def update_document(doc, examples):
     lines = open(doc, encoding="utf-8").read().split("\n")
-    shape = lambda s: NUMBER.sub("#", s.rstrip())
+    shape = lambda s: " ".join(NUMBER.sub("#", s).split())  # numbers and spacing may change
     # From the last example up, so that earlier line numbers stay valid.
     for ex in sorted(examples, key=lambda e: -e.line):
         if ex.actual is None or not ex.expected or ex.expected == [""]:
