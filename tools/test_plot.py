@@ -338,6 +338,20 @@ class PlotTest(unittest.TestCase):
         plot.plot_dir(run, os.path.join(self.tmp, "elsewhere"))
         with open(os.path.join(run, ".trainsim-manifest")) as f:
             self.assertEqual(f.read().splitlines(), lines)
+        # Not while a trainsim process holds the directory's lock (it is being written).
+        import fcntl
+        lock = os.path.join(os.path.realpath(self.tmp), ".run.trainsim-lock")
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            with self.assertRaises(plot.PlotError) as caught:
+                plot.plot_dir(run)
+            self.assertIn("is writing it", str(caught.exception))
+        finally:
+            os.close(fd)
+            os.unlink(lock)
+        plot.plot_dir(run)
+        self.assertFalse(os.path.exists(lock))  # the lock file goes with the lock
         # A directory without a manifest gets none.
         bare = os.path.join(self.tmp, "bare")
         make_run_dir(bare)

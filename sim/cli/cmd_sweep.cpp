@@ -159,7 +159,7 @@ int merge(const std::vector<std::string>& dirs, const std::string& out_arg, bool
   const std::vector<SweepPoint> points = sweep_points(spec);
   StagedDir out(out_arg, force ? StagedDir::Mode::kReplace : StagedDir::Mode::kNew,
                 "sweep --merge");
-  const fs::path staging = out.file("");
+  const fs::path staging = out.path();
   fs::create_directories(staging / "points");
   std::vector<SweepRow> rows;
   for (const SweepPoint& p : points)
@@ -167,7 +167,12 @@ int merge(const std::vector<std::string>& dirs, const std::string& out_arg, bool
       const fs::path from = fs::path(d) / "points" / p.id;
       if (auto r = finished_row(p, from)) {
         rows.push_back(*r);
-        fs::copy(from, staging / "points" / p.id, fs::copy_options::recursive);
+        // Links are copied as links: a shard's symlink must not pull in what it points at.
+        std::error_code ec;
+        fs::copy(from, staging / "points" / p.id,
+                 fs::copy_options::recursive | fs::copy_options::copy_symlinks, ec);
+        if (ec)
+          throw UserError("sweep --merge: cannot copy '" + from.string() + "': " + ec.message());
         break;
       }
     }
@@ -248,11 +253,7 @@ int cmd_sweep(const std::vector<std::string>& args) {
       // A directory remembers its sweep: running another sweep into it needs --force, and
       // --force replaces only a directory of trainsim's.
       check_output_target(dir.string(), "sweep");
-      std::string holder;
-      if (!dir_lock.try_lock(dir.string(), &holder))
-        throw UserError("sweep: another trainsim process" +
-                        (holder.empty() ? std::string() : " (pid " + holder + ")") +
-                        " is writing " + dir.string() + ": wait for it, or choose another --out");
+      dir_lock.lock_or_throw(dir.string(), "sweep");
       const nlohmann::ordered_json state = state_of(spec, shard);
       if (fs::exists(dir)) {
         const fs::path sf = dir / kStateFile;

@@ -20,6 +20,7 @@
 #include "sim/core/interrupt.h"
 #include "sim/data/dataset_registry.h"
 #include "sim/interop/chakra_writer.h"
+#include "sim/io/output_target.h"
 #include "sim/io/staged_dir.h"
 #include "sim/report/format.h"
 #include "sim/report/pipeline_report.h"
@@ -115,6 +116,8 @@ RunResult run_system_experiment(const ExperimentSpec& spec, const RunOptions& op
     std::fflush(stdout);
   }
   const StagedDir::Mode mode = options.force ? StagedDir::Mode::kReplace : StagedDir::Mode::kNew;
+  if (!options.chakra_dir.empty())
+    check_apart(spec.output.dir, "--out", options.chakra_dir, "--chakra", "run");
   StagedDir out(spec.output.dir, mode, "run");
   // The traces are a results directory of their own, published with the run's.
   std::optional<StagedDir> chakra;

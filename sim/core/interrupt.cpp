@@ -10,6 +10,10 @@ namespace {
 volatile std::sig_atomic_t g_interrupted = 0;
 extern "C" void on_signal(int) {
   g_interrupted = 1;
+  // SA_RESETHAND resets only the signal that arrived: a Ctrl-C followed by a SIGTERM (or the
+  // reverse) must end the process too. signal() is async-signal-safe.
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
 }
 }  // namespace
 

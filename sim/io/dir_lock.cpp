@@ -21,7 +21,28 @@ namespace trainsim {
 std::string DirLock::path_for(const std::string& dir) {
   fs::path p = fs::path(dir).lexically_normal();
   if (!p.has_filename()) p = p.parent_path();  // "a/b/" names b
-  return (p.parent_path() / ("." + p.filename().string() + kLockSuffix)).string();
+  std::error_code ec;
+  fs::path parent = fs::weakly_canonical(fs::absolute(p, ec).parent_path(), ec);
+  if (ec) parent = p.parent_path();  // unresolvable: the lock is then only as good as spelling
+  return (parent / ("." + p.filename().string() + kLockSuffix)).string();
+}
+
+bool DirLock::held(const std::string& dir) {
+  const std::string path = path_for(dir);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) return false;  // a writer keeps its lock file while it writes
+  const bool busy = ::flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+  ::close(fd);  // releases the shared lock, if taken
+  return busy;
+}
+
+void DirLock::lock_or_throw(const std::string& dir, const std::string& command,
+                            const std::string& option) {
+  std::string holder;
+  if (!try_lock(dir, &holder))
+    throw UserError(command + ": another trainsim process" +
+                    (holder.empty() ? std::string() : " (pid " + holder + ")") + " is writing " +
+                    option + " '" + dir + "': wait for it, or choose another " + option);
 }
 
 bool DirLock::try_lock(const std::string& dir, std::string* holder) {

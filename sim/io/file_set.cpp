@@ -1,5 +1,8 @@
 #include "sim/io/file_set.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -36,8 +39,15 @@ bool disk_full_after(std::size_t bytes) {
 
 // Writes `bytes` to `path` whole; on failure removes what it wrote and throws.
 void write_whole(const std::string& path, const std::string& shown, const std::string& bytes) {
-  std::FILE* f = std::fopen(path.c_str(), "wb");
-  if (!f) throw UserError("cannot write '" + shown + "': " + std::strerror(errno));
+  // Never through a symbolic link: a link planted under a temporary's name would otherwise
+  // make trainsim write wherever it points.
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+  std::FILE* f = fd < 0 ? nullptr : ::fdopen(fd, "wb");
+  if (!f) {
+    const int e = errno;
+    if (fd >= 0) ::close(fd);
+    throw UserError("cannot write '" + shown + "': " + std::strerror(e));
+  }
   const bool full = disk_full_after(bytes.size());
   const bool wrote = !full && std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
   int err = full ? ENOSPC : wrote ? 0 : errno;

@@ -1,5 +1,7 @@
 #include "sim/io/manifest.h"
 
+#include "sim/io/dir_lock.h"
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -25,8 +27,34 @@ bool is_lock_file(const fs::directory_entry& e) {
 
 bool is_staging_dir(const fs::directory_entry& e) {
   std::error_code ec;
-  return e.is_directory(ec) && !e.is_symlink(ec) &&
+  const std::string name = e.path().filename().string();
+  constexpr std::size_t n = sizeof kStagingSuffix - 1;
+  return name.size() > n && name.compare(name.size() - n, n, kStagingSuffix) == 0 &&
+         e.is_directory(ec) && !e.is_symlink(ec) &&
          fs::is_regular_file(e.path() / kStagingMarker, ec);
+}
+
+bool has_manifest(const fs::directory_entry& e) {
+  Manifest unused;
+  std::error_code ec;
+  return e.is_directory(ec) && !e.is_symlink(ec) && read_manifest(e.path().string(), unused);
+}
+
+// The results directory a lock file (".X.trainsim-lock") or staging directory ("X.partial")
+// belongs to, beside it.
+fs::path guarded_dir(const fs::directory_entry& e, bool lock_file) {
+  std::string name = e.path().filename().string();
+  if (lock_file)
+    name = name.substr(1, name.size() - 1 - (sizeof kLockSuffix - 1));
+  else if (name.size() > sizeof kStagingSuffix - 1)
+    name.resize(name.size() - (sizeof kStagingSuffix - 1));
+  return e.path().parent_path() / name;
+}
+
+// Whether a trainsim process is writing `dir` now (holds its lock): its lock file and staging
+// directory are then that process's, not leftovers, whatever directory holds them.
+bool written_now(const fs::path& dir) {
+  return DirLock::held(dir.string());
 }
 
 // "<listed>.tmp": a listed file's temporary (sim/io/file_set.h), left by a killed process.
@@ -55,24 +83,54 @@ std::string join(const std::string& prefix, const fs::path& name) {
   return prefix + name.filename().string();
 }
 
+// trainsim's own bookkeeping at the top of a results directory: the manifest, and the
+// staging marker a directory keeps for the moment between its rename and the marker's removal.
+bool is_own_file(const std::string& rel) {
+  return rel == kManifestName || rel == kStagingMarker;
+}
+
 // `sub` (at `prefix` inside the manifest's directory) against manifest `m`.
 std::string foreign_in(const fs::path& sub, const std::string& prefix, const Manifest& m) {
   std::error_code ec;
   for (const fs::directory_entry& e : entries_of(sub)) {
     const std::string rel = join(prefix, e.path());
-    if (rel == kManifestName) continue;
+    if (is_own_file(rel)) continue;
     const bool dir = e.is_directory(ec) && !e.is_symlink(ec);
+    // A nested results directory answers for itself: its own manifest is the current one
+    // (a re-run or tools/plot changes it, not the parent's).
+    if (dir && has_manifest(e)) {
+      const std::string inner = foreign_entry(e.path().string());
+      if (!inner.empty()) return rel + "/" + (inner.front() == '(' ? "" : inner);
+      continue;
+    }
     if (dir && m.lists(rel + "/")) {
       const std::string inner = foreign_in(e.path(), rel + "/", m);
       if (!inner.empty()) return inner;
       continue;
     }
     if (!dir && m.lists(rel)) continue;
-    if (is_lock_file(e) || is_staging_dir(e) || is_leftover_tmp(e, rel, m)) continue;
-    if (dir && foreign_entry(e.path().string()).empty()) continue;  // a nested results dir
+    if (is_leftover_tmp(e, rel, m)) continue;
+    const bool lock = !dir && is_lock_file(e);
+    if (lock || is_staging_dir(e)) {
+      if (written_now(guarded_dir(e, lock))) return rel + (dir ? "/" : "") + " (being written)";
+      continue;  // a killed process's leftover
+    }
     return rel + (dir ? "/" : "");
   }
   return "";
+}
+
+// A staging directory nobody writes any more: what its manifest lists (a replaced
+// directory's old results carry one) and the marker, or, without a manifest, all of it (a
+// run that never published: trainsim created it exclusively).
+void remove_stale_staging(const fs::path& dir) {
+  std::error_code ec;
+  Manifest m;
+  if (!read_manifest(dir.string(), m)) {
+    fs::remove_all(dir, ec);
+    return;
+  }
+  remove_owned(dir.string());
 }
 
 // Removes what `m` vouches for under `sub`; returns whether `sub` ended empty.
@@ -81,15 +139,20 @@ bool remove_in(const fs::path& sub, const std::string& prefix, const Manifest& m
   for (const fs::directory_entry& e : entries_of(sub)) {
     const std::string rel = join(prefix, e.path());
     const bool dir = e.is_directory(ec) && !e.is_symlink(ec);
-    if (dir && m.lists(rel + "/")) {
-      if (remove_in(e.path(), rel + "/", m)) fs::remove(e.path(), ec);
-    } else if (!dir && (m.lists(rel) || rel == kManifestName || is_lock_file(e) ||
-                        is_leftover_tmp(e, rel, m))) {
-      fs::remove(e.path(), ec);
-    } else if (is_staging_dir(e)) {
-      fs::remove_all(e.path(), ec);  // made by trainsim, exclusively, and never finished
-    } else if (dir) {
+    const bool lock = !dir && is_lock_file(e);
+    if (dir && has_manifest(e)) {
       remove_owned(e.path().string());
+    } else if (dir && m.lists(rel + "/")) {
+      if (remove_in(e.path(), rel + "/", m)) fs::remove(e.path(), ec);
+    } else if (is_own_file(rel)) {
+      // Kept until everything else is gone (remove_owned): what stays keeps its manifest.
+    } else if (!dir && (m.lists(rel) || is_leftover_tmp(e, rel, m))) {
+      fs::remove(e.path(), ec);
+    } else if ((lock || is_staging_dir(e)) && !written_now(guarded_dir(e, lock))) {
+      if (lock)
+        fs::remove(e.path(), ec);
+      else
+        remove_stale_staging(e.path());
     }
   }
   return fs::is_empty(sub, ec) && !ec;
@@ -112,17 +175,23 @@ std::string Manifest::text() const {
 }
 
 bool read_manifest(const std::string& dir, Manifest& out) {
+  out.entries.clear();
   std::ifstream in(fs::path(dir) / kManifestName, std::ios::binary);
   if (!in) return false;
   std::string line;
   if (!std::getline(in, line) || line != kHeader) return false;
-  out.entries.clear();
+  Manifest m;
   while (std::getline(in, line)) {
     // Entries name paths inside the directory; anything else is not a manifest of ours.
     if (line.empty() || line.front() == '/' || line.find("..") != std::string::npos) return false;
-    out.entries.insert(line);
+    m.entries.insert(line);
   }
+  out = std::move(m);
   return true;
+}
+
+void remove_stale(const std::string& staging) {
+  remove_stale_staging(staging);
 }
 
 void add_tree(const std::string& dir, Manifest& m) {
@@ -130,7 +199,7 @@ void add_tree(const std::string& dir, Manifest& m) {
   const fs::path root(dir);
   for (fs::recursive_directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string rel = it->path().lexically_relative(root).generic_string();
-    if (rel == kManifestName || rel == kStagingMarker) continue;
+    if (is_own_file(rel)) continue;
     if (it->is_directory(ec) && !it->is_symlink(ec))
       m.add_dir(rel);
     else
@@ -163,7 +232,14 @@ bool remove_owned(const std::string& dir) {
   Manifest m;
   std::error_code ec;
   if (!read_manifest(dir, m)) return false;
-  if (remove_in(dir, "", m)) fs::remove(dir, ec);
+  remove_in(dir, "", m);
+  const std::vector<fs::directory_entry> left = entries_of(dir);
+  if (std::all_of(left.begin(), left.end(), [](const fs::directory_entry& e) {
+        return is_own_file(e.path().filename().string());
+      })) {
+    for (const fs::directory_entry& e : left) fs::remove(e.path(), ec);
+    fs::remove(dir, ec);
+  }
   return !fs::exists(dir, ec);
 }
 

@@ -11,6 +11,8 @@ namespace trainsim {
 inline constexpr char kManifestName[] = ".trainsim-manifest";
 /// The marker inside a staging directory (<dir>.partial) while a process writes it.
 inline constexpr char kStagingMarker[] = ".trainsim-staging";
+/// A results directory is written in <dir>.partial before it is renamed to <dir>.
+inline constexpr char kStagingSuffix[] = ".partial";
 /// Lock files sit beside the directory they guard: <parent>/.<name>.trainsim-lock.
 inline constexpr char kLockSuffix[] = ".trainsim-lock";
 
@@ -34,8 +36,9 @@ bool read_manifest(const std::string& dir, Manifest& out);
 void add_tree(const std::string& dir, Manifest& m);
 
 /// Whether everything in `dir` is trainsim's: listed in its manifest, a nested directory that
-/// is itself trainsim's, a stale staging directory (its marker inside), a lock file, or the
-/// temporary "<file>.tmp" of a listed file that a killed process left.
+/// is itself trainsim's (judged by its own manifest), the staging directory or lock file a
+/// killed process left (one a running trainsim holds is not: "<entry> (being written)"), or
+/// the temporary "<file>.tmp" of a listed file.
 /// Returns "" if so, else the first entry that is not (relative to `dir`), or a reason in
 /// parentheses when `dir` has no manifest at all.
 std::string foreign_entry(const std::string& dir);
@@ -44,8 +47,13 @@ std::string foreign_entry(const std::string& dir);
 /// directory left empty, `dir` included. Anything else stays. Returns true if `dir` is gone.
 bool remove_owned(const std::string& dir);
 
-/// The same for one entry of `dir`'s manifest: a file, or a directory ("sub/") and what the
-/// manifest lists inside it. Returns true if the entry is gone.
+/// remove_owned() for one entry of `dir`'s manifest: a file, or a directory ("sub/") and what
+/// the manifest lists inside it. Returns true if the entry is gone.
 bool remove_owned_entry(const std::string& dir, const std::string& rel);
+
+/// Removes a staging directory that carries trainsim's marker and that no process writes any
+/// more (the caller holds the lock of the directory it stages): what its manifest lists, or
+/// all of it when it has none.
+void remove_stale(const std::string& staging);
 
 }  // namespace trainsim

@@ -70,6 +70,15 @@ void check_output_target(const std::string& dir, const std::string& command,
     throw UserError(head + "is a file, not a results directory");
 }
 
+void check_apart(const std::string& a, const std::string& option_a, const std::string& b,
+                 const std::string& option_b, const std::string& command) {
+  const fs::path ra = resolved(a), rb = resolved(b);
+  if (!within(ra, rb) && !within(rb, ra)) return;
+  throw UserError(command + ": " + option_a + " '" + a + "' and " + option_b + " '" + b + "' " +
+                  (ra == rb ? "name the same directory" : "lie one inside the other") +
+                  ": each is a results directory of its own; give them separate paths");
+}
+
 void check_replaceable(const std::string& dir, const std::string& command,
                        const std::string& option) {
   const std::string foreign = foreign_entry(dir);

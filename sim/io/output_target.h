@@ -16,6 +16,11 @@ void note_input_path(const std::string& path);
 void check_output_target(const std::string& dir, const std::string& command,
                          const std::string& option = "--out");
 
+/// UserError if directories `a` and `b` (named by options `option_a`, `option_b`) are one
+/// and the same or one lies inside the other: each is published and replaced on its own.
+void check_apart(const std::string& a, const std::string& option_a, const std::string& b,
+                 const std::string& option_b, const std::string& command);
+
 /// UserError unless `dir` (existing) holds only what trainsim wrote, as --force requires.
 void check_replaceable(const std::string& dir, const std::string& command,
                        const std::string& option = "--out");

@@ -1,5 +1,11 @@
 #include "sim/io/staged_dir.h"
 
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <filesystem>
 #include <system_error>
 
@@ -9,6 +15,14 @@
 namespace fs = std::filesystem;
 
 namespace trainsim {
+
+namespace {
+bool empty_dir(const std::string& d) {
+  std::error_code ec;
+  const auto st = fs::symlink_status(d, ec);
+  return fs::is_directory(st) && fs::is_empty(d, ec) && !ec;
+}
+}  // namespace
 
 StagedDir::StagedDir(std::string final_dir, Mode mode, const std::string& command,
                      const std::string& option)
@@ -23,30 +37,30 @@ StagedDir::StagedDir(std::string final_dir, Mode mode, const std::string& comman
                       ": it was not written by this version of trainsim");
   } else {
     check_output_target(final_, command, option);
-    if (mode == Mode::kNew && fs::exists(final_, ec))
+    // An empty directory holds nothing to lose: the user may have made it for the results.
+    if (mode == Mode::kNew && fs::exists(final_, ec) && !empty_dir(final_))
       throw UserError(command + ": results directory '" + final_ +
                       "' exists: add --force to replace it, " + "or choose another with " + option +
                       (fs::exists(final_ + "/INCOMPLETE", ec)
                            ? " (it is incomplete: trainsim " + command + " --resume " + final_ +
                                  " continues it)"
                            : ""));
-    if (mode == Mode::kReplace && fs::exists(final_, ec))
+    if (mode == Mode::kReplace && fs::exists(final_, ec) && !empty_dir(final_))
       check_replaceable(final_, command, option);
   }
-  std::string holder;
-  if (!lock_.try_lock(final_, &holder))
-    throw UserError(command + ": another trainsim process" +
-                    (holder.empty() ? std::string() : " (pid " + holder + ")") + " is writing " +
-                    where + ": wait for it, or choose another " + option);
+  lock_.lock_or_throw(final_, command, option);
   if (!staged()) return;
   // Under the lock, a staging directory with trainsim's marker is a killed process's
-  // leftover; anything else by that name is the user's and stays.
+  // leftover (new results never published, or the old ones a replacement swapped out): what
+  // trainsim wrote there goes. Anything else by that name is the user's and stays.
   if (fs::exists(fs::symlink_status(staging_, ec))) {
-    if (!fs::is_directory(fs::symlink_status(staging_, ec)) ||
-        !fs::is_regular_file(fs::path(staging_) / kStagingMarker, ec))
+    if (fs::is_directory(fs::symlink_status(staging_, ec)) &&
+        fs::is_regular_file(fs::path(staging_) / kStagingMarker, ec))
+      remove_stale(staging_);
+    if (empty_dir(staging_)) fs::remove(staging_, ec);  // holds nothing to lose
+    if (fs::exists(fs::symlink_status(staging_, ec)))
       throw UserError(command + ": '" + staging_ + "' is in the way: trainsim stages " + where +
-                      " there, and this one is not trainsim's: move it away");
-    fs::remove_all(staging_, ec);
+                      " there, and this one is not (all) trainsim's: move it away");
   }
   if (const fs::path parent = fs::path(staging_).parent_path(); !parent.empty())
     fs::create_directories(parent, ec);
@@ -70,6 +84,13 @@ StagedDir::~StagedDir() {
 }
 
 std::string StagedDir::file(const std::string& name) {
+  // Names come from the code and from user-given labels (variants, layers): none may leave
+  // the directory.
+  const fs::path p(name);
+  if (name.empty() || p.is_absolute() ||
+      std::any_of(p.begin(), p.end(), [](const fs::path& c) { return c == ".."; }))
+    throw UserError(command_ + ": '" + name + "' cannot name a file inside " + option_ + " '" +
+                    final_ + "'");
   if (!staged()) resumed_.add_file(name);
   manifest_current_ = false;
   return dir() + "/" + name;
@@ -110,21 +131,47 @@ void StagedDir::commit() {
     lock_.unlock();
     return;
   }
-  fs::remove(fs::path(staging_) / kStagingMarker, ec);
-  if (fs::exists(final_, ec)) {
+  if (fs::exists(final_, ec) && !empty_dir(final_)) {
     // Checked again: the directory may have changed while this process ran.
     if (mode_ != Mode::kReplace)
       throw UserError(command_ + ": results directory '" + final_ +
                       "' appeared while this run was writing it");
     check_replaceable(final_, command_, option_);
-    if (!remove_owned(final_))
-      throw UserError(command_ + ": cannot replace '" + final_ +
-                      "': files trainsim did not write appeared in it meanwhile");
+    swap_in();
+  } else {
+    fs::remove(final_, ec);  // an empty directory, if any
+    fs::rename(staging_, final_, ec);
+    if (ec) throw UserError("cannot move '" + staging_ + "' to '" + final_ + "': " + ec.message());
   }
+  committed_ = true;
+  fs::remove(fs::path(final_) / kStagingMarker, ec);
+  lock_.unlock();
+}
+
+void StagedDir::swap_in() {
+  std::error_code ec;
+  // The old results take the staging directory's name and its marker in one step, so that a
+  // process killed at any moment leaves either the old results or the new ones at <dir>,
+  // and the other set marked as a leftover that the next run on <dir> clears.
+  write_text_file((fs::path(final_) / kStagingMarker).string(),
+                  "replaced by trainsim " + command_ + "\n");
+  if (::syscall(SYS_renameat2, AT_FDCWD, staging_.c_str(), AT_FDCWD, final_.c_str(),
+                RENAME_EXCHANGE) == 0) {
+    committed_ = true;  // the staging name now holds the old results: no destructor removal
+    remove_stale(staging_);
+    if (fs::exists(staging_, ec))
+      throw UserError(command_ + ": replaced '" + final_ + "', but files trainsim did not write " +
+                      "appeared in the old results meanwhile: they are in '" + staging_ + "'");
+    return;
+  }
+  // A file system without an atomic exchange: remove the old results, then rename. A kill
+  // between the two leaves <dir> absent and the new results staged (and marked).
+  fs::remove(fs::path(final_) / kStagingMarker, ec);
+  if (!remove_owned(final_))
+    throw UserError(command_ + ": cannot replace '" + final_ +
+                    "': files trainsim did not write appeared in it meanwhile");
   fs::rename(staging_, final_, ec);
   if (ec) throw UserError("cannot move '" + staging_ + "' to '" + final_ + "': " + ec.message());
-  committed_ = true;
-  lock_.unlock();
 }
 
 }  // namespace trainsim

@@ -6,6 +6,10 @@
 // before committing, the destructor removes the staging directory. One process at a time
 // writes a given <dir> (sim/io/dir_lock.h). A resumed run writes its directory in place,
 // one consistent set of files per epoch (apply()).
+// Replacing (--force) swaps the new directory in with one atomic exchange; the old results
+// then sit, marked, in "<dir>.partial" until they are removed. On file systems without the
+// exchange the old results are removed first, and a kill in between leaves <dir> absent with
+// the new results, complete and marked, in "<dir>.partial" (the next run clears them).
 #include <string>
 #include <utility>
 #include <vector>
@@ -62,6 +66,7 @@ class StagedDir {
 
  private:
   std::string manifest_text(const Update* pending) const;
+  void swap_in();
   bool staged() const { return mode_ != Mode::kResume; }
   std::string dir() const { return staged() ? staging_ : final_; }
 

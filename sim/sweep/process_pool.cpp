@@ -79,8 +79,9 @@ void ProcessPool::spawn(const std::vector<std::string>& argv, const std::string&
     // would go on writing a point that a resumed sweep runs again.
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (::getppid() != parent) ::_exit(127);  // the sweep died before prctl took effect
-    const int out = ::open("/dev/null", O_WRONLY);
-    const int err = ::open(stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    // Close-on-exec: only the dup2'ed copies (fds 1 and 2) reach the point's process.
+    const int out = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
+    const int err = ::open(stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (out < 0 || err < 0 || ::dup2(out, 1) < 0 || ::dup2(err, 2) < 0) ::_exit(127);
     ::execve(args[0], args.data(), environ);
     ::_exit(127);

@@ -57,9 +57,17 @@ std::string point_stderr(const SweepPoint& p, const std::string& dir) {
 
 SweepRow finish_point(const SweepPoint& p, const std::string& dir, int exit_code) {
   const fs::path pd = fs::path(dir) / "points" / p.id;
-  if (exit_code == 0)
-    if (auto r = read_point_result((pd / "result.json").string())) return {&p, true, *r, ""};
-  const std::string error = error_of(read_text_file((pd / "stderr.txt").string()), exit_code);
+  std::string error;
+  if (exit_code == 0) {
+    // A damaged result is this point's failure, not the sweep's: a throw here would stop the
+    // other points (and, under MPI, leave the other ranks waiting for this one's row).
+    try {
+      if (auto r = read_point_result((pd / "result.json").string())) return {&p, true, *r, ""};
+    } catch (const UserError& e) {
+      error = e.what();
+    }
+  }
+  if (error.empty()) error = error_of(read_text_file((pd / "stderr.txt").string()), exit_code);
   write_text_file((pd / "error.txt").string(), error + "\n");
   return {&p, false, {}, error};
 }

@@ -4,6 +4,8 @@
 // pipeline task, one send and one receive per transfer between devices.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -90,6 +92,13 @@ TEST_CASE("Chakra traces of a pipeline run parse against the schema, node for ta
              "dataset: {name: fashion-mnist, train_limit: 640, test_limit: 100}\n"
              "training: {epochs: 1, batch_size: 64}\naccelerator: adagp_ws180\n"
              "system: four_ws180_chain\npipeline: {schedule: 1f1b, micro_batches: 4}\n");
+  // The traces are a results directory of their own: never inside the run's (a --force of
+  // either would replace the other's files).
+  const auto inside = run_trainsim(
+      {"run", dir + "/exp.yaml", "--out", dir + "/out", "--quiet", "--chakra", dir + "/out/et"});
+  CHECK(inside.exit_code == 2);
+  CHECK_THAT(inside.err, Catch::Contains("lie one inside the other"));
+  CHECK_FALSE(std::filesystem::exists(dir + "/out"));
   const auto r = run_trainsim(
       {"run", dir + "/exp.yaml", "--out", dir + "/out", "--quiet", "--chakra", dir + "/et"});
   INFO(r.err);

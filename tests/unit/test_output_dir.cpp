@@ -30,6 +30,14 @@ std::string get(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
+// Publishes results directory `d` holding one file.
+void publish(const std::string& d, StagedDir::Mode mode, const std::string& name,
+             const std::string& text) {
+  StagedDir out(d, mode, "test");
+  write_text_file(out.file(name), text);
+  out.commit();
+}
+
 }  // namespace
 
 TEST_CASE("A manifest lists files and directories and reads back", "[io][manifest]") {
@@ -216,4 +224,92 @@ TEST_CASE("A staged directory appears whole at commit, with its manifest", "[io]
   CHECK(get(d + "/c.csv") == "c");
   CHECK_FALSE(fs::exists(d + "/b.csv"));
   CHECK(foreign_entry(d).empty());
+}
+
+TEST_CASE("Replacing swaps old results out whole, and a killed replacement's leftovers go",
+          "[io][staged]") {
+  test::TempDir tmp("swap");
+  const std::string d = tmp / "r";
+  publish(d, StagedDir::Mode::kNew, "old.csv", "old");
+  publish(d, StagedDir::Mode::kReplace, "new.csv", "new");
+  CHECK(get(d + "/new.csv") == "new");
+  CHECK_FALSE(fs::exists(d + "/old.csv"));
+  CHECK_FALSE(fs::exists(d + "/" + kStagingMarker));
+  CHECK_FALSE(fs::exists(d + ".partial"));
+  // What a kill right after the exchange leaves: the old results, marked, under the staging
+  // name. The next run clears what trainsim wrote there and keeps what it did not.
+  put(d + ".partial/old.csv", "old");
+  put(d + ".partial/" + kStagingMarker, "replaced\n");
+  Manifest m;
+  m.add_file("old.csv");
+  put(d + ".partial/" + kManifestName, m.text());
+  put(d + ".partial/mine.txt", "the user's");
+  CHECK_THROWS_WITH(StagedDir(d, StagedDir::Mode::kReplace, "test"),
+                    Catch::Contains("is in the way"));
+  CHECK(get(d + ".partial/mine.txt") == "the user's");
+  CHECK_FALSE(fs::exists(d + ".partial/old.csv"));
+  fs::remove(d + ".partial/mine.txt");
+  {
+    StagedDir out(d, StagedDir::Mode::kReplace, "test");
+    out.commit();
+  }
+  CHECK_FALSE(fs::exists(d + ".partial"));
+}
+
+TEST_CASE("An empty directory may receive results, and names cannot leave the directory",
+          "[io][staged]") {
+  test::TempDir tmp("empty");
+  const std::string d = tmp / "made-by-user";
+  fs::create_directories(d);
+  {
+    StagedDir out(d, StagedDir::Mode::kNew, "test");
+    CHECK_THROWS_WITH(out.file("../escape.csv"), Catch::Contains("cannot name a file"));
+    CHECK_THROWS_WITH(out.file("/etc/passwd"), Catch::Contains("cannot name a file"));
+    write_text_file(out.file("a.csv"), "a");
+    out.commit();
+  }
+  CHECK(get(d + "/a.csv") == "a");
+  CHECK_FALSE(fs::exists(tmp / "escape.csv"));
+}
+
+TEST_CASE("A directory another process is writing is never trainsim's to remove",
+          "[io][manifest]") {
+  test::TempDir tmp("live");
+  const std::string d = tmp / "r";
+  publish(d, StagedDir::Mode::kNew, "a.csv", "a");
+  // A writer of r/inner (a nested results directory) is alive: its staging directory and
+  // lock file are its own, and r cannot be replaced under it.
+  DirLock writer;
+  REQUIRE(writer.try_lock(d + "/inner"));
+  put(d + "/inner.partial/" + kStagingMarker, "live\n");
+  put(d + "/inner.partial/x.csv", "being written");
+  CHECK(foreign_entry(d).find("(being written)") != std::string::npos);
+  CHECK_FALSE(remove_owned(d));
+  CHECK(get(d + "/inner.partial/x.csv") == "being written");
+  CHECK(DirLock::held(d + "/inner"));
+  writer.unlock();
+  CHECK_FALSE(DirLock::held(d + "/inner"));
+  // Once its writer is gone they are leftovers.
+  CHECK(foreign_entry(d) == "");
+  CHECK(remove_owned(d));
+  CHECK_FALSE(fs::exists(d));
+}
+
+TEST_CASE("Two spellings of one directory share its lock", "[io][lock]") {
+  test::TempDir tmp("spell");
+  fs::create_directories(tmp / "a/b");
+  fs::create_symlink(tmp / "a", tmp / "link");
+  CHECK(DirLock::path_for(tmp / "a/b/../out") == DirLock::path_for(tmp / "link/out"));
+  DirLock x, y;
+  REQUIRE(x.try_lock(tmp / "a/out"));
+  CHECK_FALSE(y.try_lock(tmp / "link/out"));
+}
+
+TEST_CASE("Two results directories may not overlap", "[io][output]") {
+  test::TempDir tmp("apart");
+  CHECK_THROWS_WITH(check_apart(tmp / "o", "--out", tmp / "o/c", "--chakra", "run"),
+                    Catch::Contains("lie one inside the other"));
+  CHECK_THROWS_WITH(check_apart(tmp / "o", "--out", tmp / "o/", "--chakra", "run"),
+                    Catch::Contains("name the same directory"));
+  CHECK_NOTHROW(check_apart(tmp / "o", "--out", tmp / "oc", "--chakra", "run"));
 }
