@@ -94,6 +94,8 @@ def make_run_dir(path, dataflow="ws", scale=1.0, epochs=3, unit="pJ", fc_name="f
               "dram": 4e7 * scale, "vector": 2e4, "leakage": 3e5}
     energy["total"] = sum(v for k, v in energy.items() if k != "unit")
     stats = {
+        "kind": "run",
+        "schema_version": 2,
         "experiment": "synthetic",
         "accelerator": {"name": "tiny_acc", "array": "2x2", "pes": 4, "dataflow": dataflow},
         "technique": "bp",
@@ -140,7 +142,7 @@ def make_hype_dir(path, power=None):
         f.write("type,ops,offloaded,ops_offloaded_pct,gpu_s,offloaded_gpu_s,time_offloaded_pct\n"
                 "all,3,1,33.33,4e-6,1e-6,25.00\n")
     with open(os.path.join(path, "stats.json"), "w") as f:
-        json.dump({"experiment": "toy", "policy": "power-cap",
+        json.dump({"kind": "hype", "schema_version": 2, "experiment": "toy", "policy": "power-cap",
                    "system": {"power_cap_w": 230}}, f)
 
 
@@ -357,6 +359,38 @@ class PlotTest(unittest.TestCase):
         make_run_dir(bare)
         plot.plot_dir(bare)
         self.assertFalse(os.path.exists(os.path.join(bare, ".trainsim-manifest")))
+
+    def test_stated_kind(self):
+        # stats.json names its run kind (schema_version 2): plot reads it, and says which of
+        # that kind's files are missing rather than guessing another kind.
+        run = os.path.join(self.tmp, "kinded")
+        make_run_dir(run)
+        self.assertEqual(plot.detect(run), "run")
+        os.remove(os.path.join(run, "epochs.csv"))
+        with self.assertRaises(plot.PlotError) as caught:
+            plot.detect(run)
+        self.assertIn("run directory lacks epochs.csv", str(caught.exception))
+        hd = os.path.join(self.tmp, "kinded_hype")
+        make_hype_dir(hd)
+        os.remove(os.path.join(hd, "power.csv"))
+        with self.assertRaises(plot.PlotError) as caught:
+            plot.detect(hd)
+        self.assertIn("hype directory lacks power.csv", str(caught.exception))
+        with open(os.path.join(hd, "stats.json"), "w") as f:
+            json.dump({"kind": "quantum", "schema_version": 9}, f)
+        with self.assertRaises(plot.PlotError) as caught:
+            plot.detect(hd)
+        self.assertIn("unknown run kind 'quantum'", str(caught.exception))
+        # Before the kind (schema_version 1) the files beside stats.json decide.
+        legacy = os.path.join(self.tmp, "legacy")
+        make_run_dir(legacy)
+        spath = os.path.join(legacy, "stats.json")
+        with open(spath) as f:
+            stats = json.load(f)
+        del stats["kind"], stats["schema_version"]
+        with open(spath, "w") as f:
+            json.dump(stats, f)
+        self.assertEqual(plot.detect(legacy), "run")
 
     def test_system_directory(self):
         sysd = os.path.join(self.tmp, "system")

@@ -18,6 +18,7 @@
 #include "sim/report/csv.h"
 #include "sim/report/format.h"
 #include "sim/report/run_report.h"
+#include "sim/report/stats_header.h"
 #include "sim/report/units.h"
 #include "sim/train/shape_only_run.h"
 #include "sim/workload/net_shape.h"
@@ -81,8 +82,7 @@ std::string phases_csv(const ShapeOnlyResult& r, const AcceleratorSpec& acc) {
 std::string stats_json(const ExperimentSpec& spec, const DatasetShape& data,
                        const ShapeOnlyResult& r, const AcceleratorSession& session) {
   const AcceleratorSpec& acc = spec.sim.accelerator;
-  nlohmann::ordered_json j;
-  j["experiment"] = spec.name;
+  nlohmann::ordered_json j = stats_header(RunKind::kShapeOnly, spec.name);
   j["status"] = "complete";
   j["numerics"] = spec.numerics;
   j["energy_unit"] = acc.energy.unit;

@@ -5,6 +5,7 @@
 
 #include "sim/hype/hype_spec.h"
 #include "sim/report/csv.h"
+#include "sim/report/stats_header.h"
 
 namespace trainsim {
 
@@ -81,8 +82,7 @@ HypeEpoch hype_epoch(const HypeIteration& it, std::int64_t full, const HypeItera
 std::string hype_stats_json(const HypeRunData& r) {
   const HypeSpec& h = *r.spec->hype;
   const HypeIteration& it = *r.it;
-  nlohmann::ordered_json j;
-  j["experiment"] = r.spec->name;
+  nlohmann::ordered_json j = stats_header(RunKind::kHype, r.spec->name);
   j["network"] = r.spec->network.name;
   j["dataset"] = r.spec->dataset.name;
   j["policy"] = h.policy;

@@ -7,6 +7,7 @@
 
 #include "sim/accel/energy.h"
 #include "sim/report/csv.h"
+#include "sim/report/stats_header.h"
 #include "sim/report/units.h"
 #include "sim/train/shape_only_run.h"
 
@@ -216,8 +217,7 @@ std::string system_stats_json(const SystemRunData& r) {
   const ExperimentSpec& spec = *r.spec;
   PipelineModel& m = *r.model;
   const PipelineEpoch t = system_totals(r);
-  nlohmann::ordered_json j;
-  j["experiment"] = spec.name;
+  nlohmann::ordered_json j = stats_header(RunKind::kSystem, spec.name);
   j["status"] = r.status;
   j["numerics"] = spec.numerics;
   j["network"] = spec.network.name;

@@ -7,6 +7,7 @@
 #include "sim/report/csv.h"
 #include "sim/report/format.h"
 #include "sim/report/op_report.h"
+#include "sim/report/stats_header.h"
 #include "sim/report/train_report.h"
 #include "sim/report/units.h"
 #include "sim/techniques/adagp_schedule.h"
@@ -142,10 +143,8 @@ std::string run_stats_json(const ExperimentSpec& spec, const Dataset& data, Netw
                            const std::vector<RunEpoch>& epochs, AcceleratorSession& session,
                            std::int64_t storage_bytes, const std::string& status) {
   const AcceleratorSpec& acc = session.accelerator();
-  nlohmann::ordered_json j;
-  j["experiment"] = spec.name;
+  nlohmann::ordered_json j = stats_header(RunKind::kRun, spec.name);
   j["status"] = status;
-  j["trainsim_version"] = TRAINSIM_VERSION;
   j["energy_unit"] = acc.energy.unit;
   j["accelerator"] = {{"name", acc.name},
                       {"array", std::to_string(acc.rows) + "x" + std::to_string(acc.cols)},

@@ -7,6 +7,7 @@
 
 #include "sim/report/csv.h"
 #include "sim/report/format.h"
+#include "sim/report/stats_header.h"
 
 namespace trainsim {
 
@@ -94,10 +95,8 @@ nlohmann::ordered_json predictor_json(const std::vector<PredictorLayerStats>& st
 
 std::string stats_json(const ExperimentSpec& spec, const Dataset& data, Network<float>& net,
                        const std::vector<EpochMetrics>& epochs, const std::string& status) {
-  nlohmann::ordered_json j;
-  j["experiment"] = spec.name;
+  nlohmann::ordered_json j = stats_header(RunKind::kTrain, spec.name);
   j["status"] = status;
-  j["trainsim_version"] = TRAINSIM_VERSION;
   auto& jn = j["network"];
   jn["name"] = spec.network.name;
   jn["parameters"] = net.param_count();

@@ -104,6 +104,7 @@ TEST_CASE("Chakra traces of a pipeline run parse against the schema, node for ta
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   // The run's own account of the same stretch: tasks and transfers per device.
+  CHECK(nlohmann::json::parse(read_file(dir + "/out/stats.json"))["kind"] == "system");
   const auto trace = nlohmann::json::parse(read_file(dir + "/out/timeline.json"));
   std::map<int, int> tasks, transfers_out;
   std::map<int, std::string> names;

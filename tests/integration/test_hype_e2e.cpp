@@ -55,6 +55,8 @@ TEST_CASE("LeNet-5 on a V100 and three S10s trains exactly as on one device", "[
       run_trainsim({"run", exp, "--out", dir + "/single", "--quiet", "--set", "hype=none"});
   INFO(single.err);
   REQUIRE(single.exit_code == 0);
+  CHECK(nlohmann::json::parse(read_file(dir + "/hype/stats.json"))["kind"] == "hype");
+  CHECK(nlohmann::json::parse(read_file(dir + "/single/stats.json"))["kind"] == "run");
   // The same test accuracy and loss, to the last digit, every epoch.
   const std::string h = read_file(dir + "/hype/epochs.csv");
   const std::string s = read_file(dir + "/single/epochs.csv");

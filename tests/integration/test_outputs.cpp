@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/report/csv.h"
+#include "sim/report/stats_header.h"
 #include "tests/integration/cli_runner.h"
 
 using namespace trainsim;
@@ -122,6 +123,7 @@ TEST_CASE("trainsim train resumes too, a checkpoint resumes only its own run",
         2);
   run_ok({"train", "--resume", dir + "/cut"});
   require_same_files(dir + "/whole", dir + "/cut", {"epochs.csv", "stats.json"});
+  CHECK(json::parse(read_file(dir + "/whole/stats.json"))["kind"] == "train");
 }
 
 TEST_CASE("A run stopped before its first epoch completes leaves nothing", "[outputs][resume]") {
@@ -189,6 +191,14 @@ TEST_CASE("Energy columns and stats.json carry the energy table's unit", "[outpu
   CHECK(stats["energy_unit"] == "normalized");
   CHECK(stats["totals"]["train"]["energy"]["unit"] == "normalized");
   CHECK(json::parse(read_file(dir + "/pj/stats.json"))["energy_unit"] == "pJ");
+  // Every stats.json opens with its run kind and layout version (sim/report/stats_header.h).
+  CHECK(nlohmann::ordered_json::parse(read_file(dir + "/norm/stats.json")).begin().key() == "kind");
+  CHECK(stats["kind"] == "run");
+  CHECK(stats["schema_version"] == kStatsSchemaVersion);
+  run_ok(with({"run", kQuickstart, "-o", dir + "/shape", "-s", "numerics=none"}, small));
+  const json shape = json::parse(read_file(dir + "/shape/stats.json"));
+  CHECK(shape["kind"] == "shape-only");
+  CHECK(shape["schema_version"] == kStatsSchemaVersion);
   // Per-layer entries carry what applies to them: no elapsed time, no empty mapping.
   for (const auto& layer : stats["layers"]) {
     if (!layer.contains("train")) continue;  // no ops (flatten)
