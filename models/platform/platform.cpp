@@ -10,6 +10,7 @@
 #include "models/sim_time.h"
 #include "models/system.h"
 #include "sim/core/interrupt.h"
+#include "sim/pipeline/stuck.h"
 
 namespace trainsim {
 
@@ -37,6 +38,8 @@ class Run {
     result_.channels.resize(net.channels().size());
     result_.busy_ps.assign(devices_.size(), 0);
     waiting_.resize(g_.size());
+    done_.assign(g_.size(), 0);
+    next_.assign(devices_.size(), 0);
     for (std::size_t i = 0; i < g_.size(); ++i)
       waiting_[i] = static_cast<int>(g_.deps(static_cast<int>(i)).size());
   }
@@ -64,7 +67,8 @@ class Run {
     if (finished_devices_ != devices_.size()) {
       for (auto& h : handles)
         if (!h.terminated()) h.kill();
-      throw std::logic_error("platform: the device orders deadlocked");
+      throw StuckError("platform: no device can go on at " + std::to_string(now_ps()) +
+                       " ps: " + stuck_report(g_, *w_.orders, next_, done_));
     }
     return result_;
   }
@@ -122,6 +126,8 @@ class Run {
         sc_core::wait(after_ps(now, dur) - now);
       }
       timing.end_ps = now_ps();
+      done_[static_cast<std::size_t>(i)] = 1;
+      ++next_[static_cast<std::size_t>(d)];
       result_.busy_ps[static_cast<std::size_t>(d)] += dur;
       result_.makespan_ps = std::max(result_.makespan_ps, timing.end_ps);
       for (int u : g_.users(i)) {
@@ -210,6 +216,10 @@ class Run {
   std::vector<Device> devices_;
   std::vector<ChannelState> channels_;
   std::vector<int> waiting_;
+  // For the account of a run that stops short (sim/pipeline/stuck.h): which tasks ran, and
+  // where in its order each device is.
+  std::vector<char> done_;
+  std::vector<std::size_t> next_;
   PlatformResult result_;
   sc_time start_;
   std::size_t finished_devices_ = 0;

@@ -3,6 +3,7 @@
 #include "sim/core/named_registry.h"
 #include "sim/pipeline/schedule.h"
 #include "sim/pipeline/schedules/schedules.h"
+#include "sim/pipeline/stuck.h"
 
 namespace trainsim {
 
@@ -43,7 +44,8 @@ void check_orders(const TaskGraph& g, const DeviceOrders& orders) {
     }
   for (int i = 0; i < n; ++i)
     if (!seen[static_cast<std::size_t>(i)])
-      throw std::logic_error("pipeline schedule leaves out " + g.task(i).label());
+      throw StuckError("pipeline schedule: no device's order runs '" + g.task(i).label() +
+                       "' (placed on dev" + std::to_string(g.task(i).device) + ")");
   // Run the orders without time: each device takes its next task once its inputs are done.
   std::vector<std::size_t> next(orders.size(), 0);
   std::vector<char> done(static_cast<std::size_t>(n), 0);
@@ -58,7 +60,9 @@ void check_orders(const TaskGraph& g, const DeviceOrders& orders) {
         done[static_cast<std::size_t>(i)] = 1;
         ++next[d], ++finished, progress = true;
       }
-    if (!progress) throw std::logic_error("pipeline schedule: the device orders deadlock");
+    if (!progress)
+      throw StuckError("pipeline schedule: the device orders cannot finish: " +
+                       stuck_report(g, orders, next, done));
   }
 }
 

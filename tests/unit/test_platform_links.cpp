@@ -6,6 +6,7 @@
 #include "models/platform/platform.h"
 #include "models/platform/topology.h"
 #include "sim/core/error.h"
+#include "sim/pipeline/stuck.h"
 
 using namespace trainsim;
 
@@ -94,4 +95,56 @@ TEST_CASE("The platform serialises transfers on a link and adds its latency", "[
   REQUIRE(r.transfers.size() == 2);
   CHECK(r.transfers[1].start_ps == 1'000'010);
   CHECK(r.busy_ps == std::vector<std::int64_t>{20, 20});
+}
+
+TEST_CASE("A system whose orders cannot finish names each device, task and missing input",
+          "[platform][stuck]") {
+  // Two stages on two devices, one micro-batch of a predicted batch: F s0 -> F s1, then the
+  // updates. Device 1's update is put before its forward; device 0 runs normally: the run
+  // can never end, and says why instead of hanging.
+  const PipelineLayout layout = straight_layout({2, 1, 1});
+  GraphSpec spec;
+  spec.micro_batches = 1;
+  spec.batches = {BatchKind::kPredicted};
+  const TaskGraph g(layout, spec);
+  const int f0 = g.find(Pass::kForward, 0, 0, 0), f1 = g.find(Pass::kForward, 0, 0, 1);
+  const int u0 = g.find(Pass::kUpdate, 0, -1, 0), u1 = g.find(Pass::kUpdate, 0, -1, 1);
+  REQUIRE((f0 >= 0 && f1 >= 0 && u0 >= 0 && u1 >= 0));
+  const Interconnect net(build("chain", 2));
+  std::vector<std::int64_t> durations(g.size(), 10);
+  const auto no_bytes = [](const Task&, EdgeData) -> std::int64_t { return 8; };
+  {
+    DeviceOrders orders = {{f0, u0}, {u1, f1}};
+    const bool u1_needs_f1 = [&] {
+      for (const Edge& e : g.deps(u1))
+        if (e.from == f1) return true;
+      return false;
+    }();
+    REQUIRE(u1_needs_f1);
+    PlatformWork work{&g, &orders, durations, no_bytes};
+    CHECK_THROWS_AS(run_platform(net, work), StuckError);
+    CHECK_THROWS_WITH(
+        run_platform(net, work),
+        Catch::Contains("dev1 waits in '" + g.task(u1).label() + "' for '" + g.task(f1).label() +
+                        "' on dev1, ordered after '" + g.task(u1).label() + "' there"));
+  }
+  {
+    // A task no device runs: named with the device it was placed on.
+    DeviceOrders orders = {{f0, u0}, {u1}};
+    PlatformWork work{&g, &orders, durations, no_bytes};
+    CHECK_THROWS_WITH(
+        run_platform(net, work),
+        Catch::Contains("no device's order runs '" + g.task(f1).label() + "' (placed on dev1)"));
+  }
+  {
+    // The state of a run that stopped with a transfer lost on the way: the report names the
+    // transfer and where it came from.
+    const std::vector<std::size_t> next = {2, 0};
+    std::vector<char> done(g.size(), 0);
+    done[static_cast<std::size_t>(f0)] = done[static_cast<std::size_t>(u0)] = 1;
+    const DeviceOrders orders = {{f0, u0}, {f1, u1}};
+    CHECK(stuck_report(g, orders, next, done) ==
+          "dev1 waits in '" + g.task(f1).label() + "' for the transfer of '" + g.task(f0).label() +
+              "' from dev0, which never arrived");
+  }
 }
