@@ -12,6 +12,7 @@
 #include "dataflows/registry.h"
 #include "sim/accel/cost_model.h"
 #include "sim/accel/energy.h"
+#include "sim/accel/op_totals.h"
 #include "sim/cli/experiment_runner.h"
 #include "sim/config/accelerator_config.h"
 #include "sim/config/experiment_config.h"
@@ -149,7 +150,10 @@ PYBIND11_MODULE(trainsim, m) {
         }
         op.word_bits = acc.word_bits;
         const OpStats s = evaluate_op(op, acc, df);
-        const EnergyBreakdown e = price(s, acc);
+        OpTotals one;  // the query's whole record, priced once by the accelerator
+        one.add(s, s.pes);
+        price_totals(one, acc);
+        const EnergyBreakdown& e = one.energy;
         py::dict d;
         d["cycles"] = s.cycles();
         d["compute_cycles"] = s.compute_cycles;

@@ -1,5 +1,7 @@
 #include "sim/accel/energy.h"
 
+#include "sim/accel/op_totals.h"
+
 #include "sim/core/error.h"
 
 namespace trainsim {
@@ -65,6 +67,10 @@ EnergyBreakdown price(const OpStats& s, const AcceleratorSpec& acc) {
               (static_cast<double>(acc.pes()) * t.leakage_per_pe_ns +
                acc.buffer_kib() * t.leakage_per_kib_ns);
   return e;
+}
+
+void price_totals(OpTotals& t, const AcceleratorSpec& acc) {
+  t.energy = price(t.stats, acc);
 }
 
 }  // namespace trainsim

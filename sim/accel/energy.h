@@ -19,7 +19,14 @@ struct EnergyBreakdown {
   EnergyBreakdown& operator+=(const EnergyBreakdown& o);
 };
 
+/// The energy of counts `s` on accelerator `acc`. Called by the accelerator's own code only:
+/// when a sum of ops is complete (price_totals) and when a device model costs one op;
+/// everything downstream reads the priced sums.
 EnergyBreakdown price(const OpStats& s, const AcceleratorSpec& acc);
+
+struct OpTotals;
+/// Sets `t.energy` from `t.stats` on `acc`: the one place a sum of ops gets its energy.
+void price_totals(OpTotals& t, const AcceleratorSpec& acc);
 
 /// Energy of one access of a `word_bits` word given a cost per `per_bits` bits.
 double access_energy(const EnergyCost& c, int word_bits);

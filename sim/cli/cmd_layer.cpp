@@ -14,6 +14,7 @@
 #include "models/system.h"
 #include "sim/accel/energy.h"
 #include "sim/accel/memory_model.h"
+#include "sim/accel/op_totals.h"
 #include "sim/accel/reference.h"
 #include "sim/cli/arg_parse.h"
 #include "sim/cli/commands.h"
@@ -361,7 +362,11 @@ int cmd_layer(const std::vector<std::string>& args) {
   sys.close_trace();
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const OpStats& s = batch[0].stats;
-  const EnergyBreakdown e = price(s, acc);
+  // One op is the whole record of this query: the accelerator prices its counts once.
+  OpTotals one;
+  one.add(s, s.pes);
+  price_totals(one, acc);
+  const EnergyBreakdown& e = one.energy;
 
   std::string numeric = "not checked (fast fidelity)";
   bool numeric_ok = true;

@@ -118,8 +118,8 @@ void print_epoch_line(const RunEpoch& run, const AcceleratorSpec* acc) {
     const std::int64_t cycles = run.sim[0].elapsed_cycles;
     std::printf("%5d  %10.4f  %9.4f  %7.2f%%  %14lld  %10.3f  %10.4g  %8.3f", m.epoch, m.train.loss,
                 m.test.loss, 100 * m.test.accuracy, static_cast<long long>(cycles),
-                static_cast<double>(cycles) / (acc->clock_ghz * 1e6),
-                price(run.sim[0].stats, *acc).total(), wall);
+                static_cast<double>(cycles) / (acc->clock_ghz * 1e6), run.sim[0].energy.total(),
+                wall);
     if (m.technique.hit_rate() >= 0) std::printf("  hit rate %.4f", m.technique.hit_rate());
     std::printf("\n");
   } else {
@@ -296,7 +296,7 @@ RunResult run_experiment(const ExperimentSpec& spec, const RunOptions& options) 
       result.epochs.push_back({e.metrics.test.accuracy,
                                static_cast<double>(e.sim[0].elapsed_cycles) / (a.clock_ghz * 1e9),
                                e.step_cycles(), e.metrics.technique.hit_rate()});
-    const EnergyBreakdown energy = price(tr, a);
+    const EnergyBreakdown& energy = session->totals()[0].energy;
     result.energy = energy.total();
     result.memory_energy = energy.memory();
     result.energy_unit = a.energy.unit;

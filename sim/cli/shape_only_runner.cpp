@@ -29,10 +29,6 @@ namespace {
 
 const char* kKindNames[kNumBatchKinds] = {"backprop", "phase_bp", "phase_gp"};
 
-double memory_energy(const OpStats& s, const AcceleratorSpec& acc) {
-  return price(s, acc).memory();
-}
-
 std::string epochs_csv(const ShapeOnlyResult& r, const AcceleratorSpec& acc) {
   const std::string& u = acc.energy.unit;
   CsvTable csv({"epoch", "backprop_batches", "phase_bp_batches", "phase_gp_batches", "train_cycles",
@@ -49,10 +45,10 @@ std::string epochs_csv(const ShapeOnlyResult& r, const AcceleratorSpec& acc) {
         .cell(ep.train.elapsed_cycles)
         .num("%.9g", static_cast<double>(ep.train.elapsed_cycles) / (acc.clock_ghz * 1e9))
         .cell(ep.train.stats.dram_bytes())
-        .num("%.6e", price(ep.train.stats, acc).total())
-        .num("%.6e", memory_energy(ep.train.stats, acc))
+        .num("%.6e", ep.train.energy.total())
+        .num("%.6e", ep.train.energy.memory())
         .cell(ep.eval.elapsed_cycles)
-        .num("%.6e", price(ep.eval.stats, acc).total());
+        .num("%.6e", ep.eval.energy.total());
   }
   return csv.text();
 }
@@ -64,17 +60,17 @@ std::string phases_csv(const ShapeOnlyResult& r, const AcceleratorSpec& acc) {
                 "cycles", energy_column("energy", u)});
   for (const auto& [key, t] : r.per_batch) {
     const std::int64_t n = r.batch_counts.at(key);
-    const OpTotals all = times(t, n);
+    const OpTotals& all = r.all_batches.at(key);
     csv.row()
         .cell(kKindNames[key.first])
         .cell(key.second)
         .cell(n)
         .cell(t.elapsed_cycles)
         .cell(t.stats.dram_bytes())
-        .num("%.6e", price(t.stats, acc).total())
-        .num("%.6e", memory_energy(t.stats, acc))
+        .num("%.6e", t.energy.total())
+        .num("%.6e", t.energy.memory())
         .cell(all.elapsed_cycles)
-        .num("%.6e", price(all.stats, acc).total());
+        .num("%.6e", all.energy.total());
   }
   return csv.text();
 }
@@ -202,9 +198,8 @@ RunResult run_shape_only_experiment(const ExperimentSpec& spec, const RunOptions
   result.clock_ghz = acc.clock_ghz;
   result.cycles = r.train.elapsed_cycles;
   result.seconds = static_cast<double>(result.cycles) / (acc.clock_ghz * 1e9);
-  const EnergyBreakdown energy = price(r.train.stats, acc);
-  result.energy = energy.total();
-  result.memory_energy = energy.memory();
+  result.energy = r.train.energy.total();
+  result.memory_energy = r.train.energy.memory();
   result.energy_unit = acc.energy.unit;
   result.dram_bytes = r.train.stats.dram_bytes();
   result.utilization = r.train.utilization();
@@ -225,10 +220,10 @@ RunResult run_shape_only_experiment(const ExperimentSpec& spec, const RunOptions
                 "total cycles", "energy");
     for (const auto& [key, t] : r.per_batch) {
       const std::int64_t n = r.batch_counts.at(key);
-      const OpTotals all = times(t, n);
+      const OpTotals& all = r.all_batches.at(key);
       std::printf("%-9s %6d %10lld %16lld %14lld %12.4g\n", kKindNames[key.first], key.second,
                   static_cast<long long>(n), static_cast<long long>(t.elapsed_cycles),
-                  static_cast<long long>(all.elapsed_cycles), price(all.stats, acc).total());
+                  static_cast<long long>(all.elapsed_cycles), all.energy.total());
     }
   }
   if (options.final_line)

@@ -137,16 +137,14 @@ RunResult run_system_experiment(const ExperimentSpec& spec, const RunOptions& op
     for (std::int64_t i = 0; i < batches; ++i) kinds[static_cast<std::size_t>(i)] = plan.kind(e, i);
     return kinds;
   };
-  std::vector<OpTotals> running(static_cast<std::size_t>(model.layout().devices));
   for (int e = 0; e < spec.training.epochs; ++e) {
     const auto t0 = std::chrono::steady_clock::now();
     const std::vector<int> kinds = epoch_kinds(e);
     check_interrupt();
     try {
       r.epochs.push_back(model.epoch(kinds, rest));
-      // The whole run's sums (system_totals), so that an overflow names the epoch it is in.
-      for (std::size_t d = 0; d < running.size(); ++d)
-        accumulate(running[d], r.epochs.back().device_work[d]);
+      // The whole run's sums, so that an overflow names the epoch it is in.
+      accumulate(r.totals, r.epochs.back());
     } catch (const CounterOverflow& o) {
       const int word_bytes = spec.system.devices[0].accelerator.word_bytes();
       run_exceeds_counters(
@@ -185,7 +183,8 @@ RunResult run_system_experiment(const ExperimentSpec& spec, const RunOptions& op
     (void)c;
   }
   // The run's cycles at device 0's clock, checked before anything is written.
-  const PipelineEpoch t = system_totals(r);
+  model.price_work(r.totals);  // the sums are complete
+  const PipelineEpoch& t = r.totals;
   const double clock_ghz = spec.system.devices[0].accelerator.clock_ghz;
   const std::int64_t total_cycles = checked_round(
       t.time_s * clock_ghz * 1e9, {"training.epochs", static_cast<double>(spec.training.epochs),
@@ -208,7 +207,7 @@ RunResult run_system_experiment(const ExperimentSpec& spec, const RunOptions& op
   result.cycles = total_cycles;
   result.energy_unit = device_energy_unit(spec);
   for (int d = 0; d < model.layout().devices; ++d) {
-    result.energy += device_energy(t, spec, d);
+    result.energy += device_energy(t, d);
     result.dram_bytes +=
         static_cast<std::int64_t>(t.device_work[static_cast<std::size_t>(d)].stats.dram_bytes());
   }

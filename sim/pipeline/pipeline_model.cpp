@@ -268,8 +268,35 @@ PipelineEpoch PipelineModel::epoch(const std::vector<int>& kinds, std::int64_t r
       e.channels[c].energy_pj += s.energy_pj * static_cast<double>(n);
     }
   }
+  price_work(e);
   epochs_.emplace(std::make_pair(kinds, rest), e);
   return e;
+}
+
+void PipelineModel::price_work(PipelineEpoch& e) const {
+  for (int d = 0; d < layout_.devices; ++d)
+    price_totals(e.device_work[static_cast<std::size_t>(d)],
+                 spec_.system.devices[static_cast<std::size_t>(d)].accelerator);
+}
+
+void accumulate(PipelineEpoch& into, const PipelineEpoch& e) {
+  const std::size_t devices = e.device_work.size();
+  into.busy_s.resize(devices, 0);
+  into.device_work.resize(devices);
+  into.channels.resize(e.channels.size());
+  for (int k = 0; k < 3; ++k)
+    into.batches[static_cast<std::size_t>(k)] += e.batches[static_cast<std::size_t>(k)];
+  into.time_s += e.time_s;
+  for (std::size_t d = 0; d < devices; ++d) {
+    into.busy_s[d] += e.busy_s[d];
+    accumulate(into.device_work[d], e.device_work[d]);
+  }
+  for (std::size_t c = 0; c < e.channels.size(); ++c) {
+    into.channels[c].bytes += e.channels[c].bytes;
+    into.channels[c].transfers += e.channels[c].transfers;
+    into.channels[c].busy_s += e.channels[c].busy_s;
+    into.channels[c].energy_pj += e.channels[c].energy_pj;
+  }
 }
 
 const std::vector<OpTotals>& PipelineModel::batch_work(int kind, int micro) {

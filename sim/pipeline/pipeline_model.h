@@ -47,6 +47,9 @@ struct PipelineEpoch {
   std::vector<LinkTotals> channels;   ///< per channel
 };
 
+/// Adds epoch `e` to `into` (counts, times and traffic; energy is priced afterwards).
+void accumulate(PipelineEpoch& into, const PipelineEpoch& e);
+
 class PipelineModel {
  public:
   /// `spec` has a system; UserError if its technique or pipeline cannot run there.
@@ -68,6 +71,9 @@ class PipelineModel {
   /// `kinds` and, if `rest` > 0, a last partial batch of `rest` samples (padded to the
   /// micro-batch count) of kind `kinds.back()`.
   PipelineEpoch epoch(const std::vector<int>& kinds, std::int64_t rest);
+  /// Each device prices its work in `e` on its own accelerator (epoch() does for its epochs;
+  /// a sum of epochs is priced again once complete).
+  void price_work(PipelineEpoch& e) const;
 
   /// Picoseconds a task takes (`micro` samples per micro-batch, batch of `cost_kind`).
   std::int64_t task_ps(const Task& t, int micro, int cost_kind);

@@ -36,31 +36,6 @@ std::string stage_devices(const PipelineLayout& l, int stage) {
 
 }  // namespace
 
-PipelineEpoch system_totals(const SystemRunData& r) {
-  PipelineEpoch t;
-  const int devices = r.model->layout().devices;
-  t.busy_s.assign(static_cast<std::size_t>(devices), 0);
-  t.device_work.resize(static_cast<std::size_t>(devices));
-  t.channels.resize(r.model->net().channels().size());
-  for (const PipelineEpoch& e : r.epochs) {
-    for (int k = 0; k < 3; ++k)
-      t.batches[static_cast<std::size_t>(k)] += e.batches[static_cast<std::size_t>(k)];
-    t.time_s += e.time_s;
-    for (int d = 0; d < devices; ++d) {
-      t.busy_s[static_cast<std::size_t>(d)] += e.busy_s[static_cast<std::size_t>(d)];
-      accumulate(t.device_work[static_cast<std::size_t>(d)],
-                 e.device_work[static_cast<std::size_t>(d)]);
-    }
-    for (std::size_t c = 0; c < t.channels.size(); ++c) {
-      t.channels[c].bytes += e.channels[c].bytes;
-      t.channels[c].transfers += e.channels[c].transfers;
-      t.channels[c].busy_s += e.channels[c].busy_s;
-      t.channels[c].energy_pj += e.channels[c].energy_pj;
-    }
-  }
-  return t;
-}
-
 double idle_fraction(const PipelineEpoch& e) {
   if (e.time_s <= 0 || e.busy_s.empty()) return 0;
   double busy = 0;
@@ -72,10 +47,8 @@ double idle_fraction(const PipelineEpoch& e) {
   return std::max(0.0, (total - busy) / total);
 }
 
-double device_energy(const PipelineEpoch& e, const ExperimentSpec& spec, int device) {
-  return price(e.device_work[static_cast<std::size_t>(device)].stats,
-               spec.system.devices[static_cast<std::size_t>(device)].accelerator)
-      .total();
+double device_energy(const PipelineEpoch& e, int device) {
+  return e.device_work[static_cast<std::size_t>(device)].energy.total();
 }
 
 double link_energy_pj(const PipelineEpoch& e) {
@@ -130,7 +103,7 @@ std::string stages_csv(const SystemRunData& r) {
 std::string devices_csv(const SystemRunData& r) {
   const ExperimentSpec& spec = *r.spec;
   PipelineModel& m = *r.model;
-  const PipelineEpoch t = system_totals(r);
+  const PipelineEpoch& t = r.totals;
   const std::string unit = device_energy_unit(spec);
   CsvTable csv({"device", "accelerator", "dataflow", "stages", "busy_seconds", "idle_seconds",
                 "idle_fraction", "peak_inflight_micro_batches", "peak_activation_bytes",
@@ -157,7 +130,7 @@ std::string devices_csv(const SystemRunData& r) {
         .cell(m.device_weight_bytes(d))
         .cell(w.stats.macs)
         .cell(w.stats.dram_bytes())
-        .num("%.6e", device_energy(t, spec, d))
+        .num("%.6e", device_energy(t, d))
         .num("%.6f", cycles > 0 ? static_cast<double>(w.stats.macs) /
                                       (static_cast<double>(dev.accelerator.pes()) * cycles)
                                 : 0);
@@ -166,7 +139,7 @@ std::string devices_csv(const SystemRunData& r) {
 }
 
 std::string links_csv(const SystemRunData& r) {
-  const PipelineEpoch t = system_totals(r);
+  const PipelineEpoch& t = r.totals;
   CsvTable csv({"channel", "bytes", "transfers", "busy_seconds", "busy_fraction", "energy_pj"});
   const auto& channels = r.model->net().channels();
   for (std::size_t c = 0; c < channels.size(); ++c) {
@@ -195,7 +168,7 @@ std::string system_epochs_csv(const SystemRunData& r) {
   for (std::size_t e = 0; e < r.epochs.size(); ++e) {
     const PipelineEpoch& ep = r.epochs[e];
     double energy = 0;
-    for (int d = 0; d < r.model->layout().devices; ++d) energy += device_energy(ep, spec, d);
+    for (int d = 0; d < r.model->layout().devices; ++d) energy += device_energy(ep, d);
     csv.row().cell(static_cast<std::int64_t>(e + 1));
     if (real) {
       const EpochMetrics& m = r.metrics[e];
@@ -216,7 +189,7 @@ std::string system_epochs_csv(const SystemRunData& r) {
 std::string system_stats_json(const SystemRunData& r) {
   const ExperimentSpec& spec = *r.spec;
   PipelineModel& m = *r.model;
-  const PipelineEpoch t = system_totals(r);
+  const PipelineEpoch& t = r.totals;
   nlohmann::ordered_json j = stats_header(RunKind::kSystem, spec.name);
   j["status"] = r.status;
   j["numerics"] = spec.numerics;
@@ -243,7 +216,7 @@ std::string system_stats_json(const SystemRunData& r) {
                                              m.stage_first()[static_cast<std::size_t>(s) + 1] - 1});
   const std::string unit = device_energy_unit(spec);
   double energy = 0;
-  for (int d = 0; d < m.layout().devices; ++d) energy += device_energy(t, spec, d);
+  for (int d = 0; d < m.layout().devices; ++d) energy += device_energy(t, d);
   j["totals"] = {
       {"train_seconds", t.time_s},
       {"samples_per_second", t.time_s > 0 ? static_cast<double>(r.data.train) *
@@ -274,7 +247,7 @@ std::string system_stats_json(const SystemRunData& r) {
          {"weight_bytes", m.device_weight_bytes(d)},
          {"macs", w.stats.macs},
          {"dram_bytes", w.stats.dram_bytes()},
-         {"energy", device_energy(t, spec, d)}});
+         {"energy", device_energy(t, d)}});
   }
   const auto& channels = m.net().channels();
   for (std::size_t c = 0; c < channels.size(); ++c)

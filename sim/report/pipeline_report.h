@@ -24,17 +24,16 @@ struct SystemRunData {
   PipelineModel* model = nullptr;
   DatasetShape data;
   std::vector<PipelineEpoch> epochs;
+  PipelineEpoch totals;                ///< the whole run's sums, priced (the runner's)
   std::vector<EpochMetrics> metrics;   ///< empty for shape-only runs
   const BatchRun* timeline = nullptr;  ///< the run timeline.json shows
   std::string status = "complete";
 };
 
-/// The whole run's sums.
-PipelineEpoch system_totals(const SystemRunData& r);
 /// Idle device time over devices x time.
 double idle_fraction(const PipelineEpoch& e);
 /// Energy of one device's work, in its energy table's unit.
-double device_energy(const PipelineEpoch& e, const ExperimentSpec& spec, int device);
+double device_energy(const PipelineEpoch& e, int device);
 /// Energy of the links, in pJ.
 double link_energy_pj(const PipelineEpoch& e);
 /// The devices' energy unit when every device uses the same one, else "mixed".

@@ -40,7 +40,7 @@ nlohmann::ordered_json totals_json(const OpTotals& t, const AcceleratorSpec& acc
   j["stats"]["utilization"] = t.utilization();
   // A sum of ops has no single mapping: the key is left out rather than shown empty.
   if (t.stats.mapping.empty()) j["stats"].erase("mapping");
-  j["energy"] = energy_json(price(t.stats, acc), acc.energy.unit);
+  j["energy"] = energy_json(t.energy, acc.energy.unit);
   return j;
 }
 
@@ -78,7 +78,6 @@ std::string run_epochs_csv(const std::vector<RunEpoch>& epochs, const Accelerato
                 energy_column("eval_energy", unit), "step_cycles", "hit_rate"});
   for (const RunEpoch& e : epochs) {
     const OpStats& tr = e.sim[0].stats;
-    const OpStats& ev = e.sim[1].stats;
     csv.row()
         .cell(e.metrics.epoch)
         .cell(e.metrics.batches)
@@ -89,9 +88,9 @@ std::string run_epochs_csv(const std::vector<RunEpoch>& epochs, const Accelerato
         .cell(e.sim[0].elapsed_cycles)
         .num("%.9g", seconds(e.sim[0].elapsed_cycles, acc))
         .cell(tr.dram_bytes())
-        .num("%.6e", price(tr, acc).total())
+        .num("%.6e", e.sim[0].energy.total())
         .cell(e.sim[1].elapsed_cycles)
-        .num("%.6e", price(ev, acc).total())
+        .num("%.6e", e.sim[1].energy.total())
         .num("%.3f", e.step_cycles())
         .cell(e.metrics.technique.hit_rate() >= 0 ? fmt("%.6f", e.metrics.technique.hit_rate())
                                                   : std::string());
@@ -132,7 +131,7 @@ std::string run_layers_csv(const AcceleratorSession& session) {
             .cell(s.buffer.total_reads())
             .cell(s.buffer.total_writes())
             .cell(s.dram_bytes())
-            .num("%.6e", price(s, acc).total());
+            .num("%.6e", t.energy.total());
       }
     }
   }
@@ -254,7 +253,7 @@ std::string run_stats_json(const ExperimentSpec& spec, const Dataset& data, Netw
                   {"test_accuracy", last.metrics.test.accuracy},
                   {"train_cycles", session.totals()[0].elapsed_cycles},
                   {"train_seconds", seconds(session.totals()[0].elapsed_cycles, acc)},
-                  {"train_energy", price(session.totals()[0].stats, acc).total()},
+                  {"train_energy", session.totals()[0].energy.total()},
                   {"energy_unit", acc.energy.unit}};
   }
   return j.dump(2) + "\n";
@@ -270,7 +269,7 @@ std::string run_summary(const std::vector<RunEpoch>& epochs, AcceleratorSession&
   for (int p = 0; p < kNumPhases; ++p) {
     const OpTotals& t = session.totals()[static_cast<std::size_t>(p)];
     const OpStats& s = t.stats;
-    const double e = price(s, acc).total();
+    const double e = t.energy.total();
     const std::int64_t cycles = t.elapsed_cycles;
     std::snprintf(buf, sizeof buf, "%-6s %14lld %12.6f %12.3f %11.4g %s %7.1f%% %7.1f%%\n",
                   kPhaseNames[p], static_cast<long long>(cycles), seconds(cycles, acc),
@@ -286,9 +285,9 @@ std::string run_summary(const std::vector<RunEpoch>& epochs, AcceleratorSession&
       all.misses += e.metrics.technique.misses;
       all.cold += e.metrics.technique.cold;
     }
-    const double train_e = price(session.totals()[0].stats, acc).total();
-    const double spec_e = price(session.unit_totals()[1].stats, acc).total();
-    const double wasted = price(session.discarded().stats, acc).total();
+    const double train_e = session.totals()[0].energy.total();
+    const double spec_e = session.unit_totals()[1].energy.total();
+    const double wasted = session.discarded().energy.total();
     std::snprintf(buf, sizeof buf,
                   "speculative backprop: %lld hits, %lld misses, %lld cold (hit rate %.4f); "
                   "speculative work %.4g (%.1f%% of training energy), discarded %.4g (%.1f%%)\n",
@@ -303,7 +302,7 @@ std::string run_summary(const std::vector<RunEpoch>& epochs, AcceleratorSession&
       const OpTotals& t = session.adagp_phases()[static_cast<std::size_t>(ph)];
       std::snprintf(buf, sizeof buf, "ADA-GP %-9s %12lld cycles  %10.4g energy  %10.3f DRAM MB\n",
                     AdagpSchedule::kPhaseTitles[ph], static_cast<long long>(t.elapsed_cycles),
-                    price(t.stats, acc).total(), static_cast<double>(t.stats.dram_bytes()) / 1e6);
+                    t.energy.total(), static_cast<double>(t.stats.dram_bytes()) / 1e6);
       out += buf;
     }
     std::snprintf(buf, sizeof buf,

@@ -311,6 +311,17 @@ void AcceleratorSession::clear_layer_roles() {
 std::array<OpTotals, kNumPhases> AcceleratorSession::take_epoch() {
   std::array<OpTotals, kNumPhases> e = epoch_;
   epoch_ = {};
+  // The epoch is complete: the accelerator prices its sums, this epoch's and the run's so
+  // far, once; every writer reads these.
+  const AcceleratorSpec& acc = spec_.sim.accelerator;
+  for (OpTotals& t : e) price_totals(t, acc);
+  for (OpTotals& t : totals_) price_totals(t, acc);
+  for (OpTotals& t : unit_totals_) price_totals(t, acc);
+  for (OpTotals& t : adagp_phases_) price_totals(t, acc);
+  price_totals(discarded_, acc);
+  for (auto& per_phase : layer_roles_)
+    for (auto& roles : per_phase)
+      for (OpTotals& t : roles) price_totals(t, acc);
   return e;
 }
 

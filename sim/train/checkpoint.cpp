@@ -17,7 +17,8 @@ namespace trainsim {
 // then differ from uninterrupted ones): update the archive() next to the guard, then the
 // size.
 static_assert(sizeof(OpStats) == 272, "OpStats changed: update archive(OpStats&)");
-static_assert(sizeof(OpTotals) == 296, "OpTotals changed: update archive(OpTotals&)");
+// OpTotals::energy (56 bytes) is not archived: it is priced from the counts after loading.
+static_assert(sizeof(OpTotals) == 352, "OpTotals changed: update archive(OpTotals&)");
 static_assert(sizeof(EpochMetrics) == 176, "EpochMetrics changed: update archive(EpochMetrics&)");
 
 namespace {
@@ -223,6 +224,11 @@ void load_checkpoint(const std::string& path, const std::string& config_yaml, Ru
     StateReader r(std::move(bytes), path);
     archive_run(r, config_yaml, progress, trainer, session);
     if (!r.at_end()) throw UserError("trailing bytes after the end section");
+    // Energies are not saved: they follow from the counts, so the accelerator prices the
+    // restored epochs again (the session's running sums are priced at the next epoch's end).
+    if (session)
+      for (RunEpoch& e : progress.epochs)
+        for (OpTotals& t : e.sim) price_totals(t, session->accelerator());
   } catch (const UserError& e) {
     const std::string what = e.what();
     if (what.rfind(path, 0) == 0) throw;  // already names the file

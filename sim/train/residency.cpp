@@ -117,7 +117,7 @@ std::vector<Residency> plan(const std::vector<const Op*>& ops, bool whole_step, 
     }
     return r;
   };
-  auto price = [&](std::size_t i, bool in, bool out) -> Cost {
+  auto op_cost = [&](std::size_t i, bool in, bool out) -> Cost {
     Op op = *ops[i];
     op.residency = flags(i, in, out);
     if (!op.residency.any()) {
@@ -143,7 +143,7 @@ std::vector<Residency> plan(const std::vector<const Op*>& ops, bool whole_step, 
       for (int t = 0; t < in_states; ++t) {
         const Cost prev = i == 0 ? Cost{0, 0} : best[i - 1][t];
         if (prev.first == kInfeasible.first) continue;
-        const Cost c = prev + price(i, t == 1, s == 1);
+        const Cost c = prev + op_cost(i, t == 1, s == 1);
         if (c < best[i][s]) best[i][s] = c, from[i][s] = t;
       }
     }

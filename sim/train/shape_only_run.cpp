@@ -30,6 +30,17 @@ void accumulate(OpTotals& into, const OpTotals& t) {
 
 namespace {
 
+// The run is counted: the accelerator prices every sum of the record once.
+void price_record(ShapeOnlyResult& r, const AcceleratorSpec& acc) {
+  for (ShapeOnlyEpoch& ep : r.epochs) price_totals(ep.train, acc), price_totals(ep.eval, acc);
+  price_totals(r.train, acc);
+  price_totals(r.eval, acc);
+  for (OpTotals& t : r.kinds) price_totals(t, acc);
+  for (auto* m : {&r.per_batch, &r.all_batches})
+    for (auto& entry : *m) price_totals(entry.second, acc);
+  for (auto& entry : r.eval_per_batch) price_totals(entry.second, acc);
+}
+
 // Emits one batch's passes to the session in the order the numerics make them (Backprop,
 // AdaGp), as the technique's recipe for the batch's kind says.
 class BatchEmitter {
@@ -189,6 +200,8 @@ ShapeOnlyResult run_shape_only(const ExperimentSpec& spec, const DatasetShape& d
   } catch (const CounterOverflow& o) {
     run_exceeds_counters(o, spec, {e + 1, data.train, session.predictor_max_outputs() > 0});
   }
+  for (const auto& [key, t] : r.per_batch) r.all_batches[key] = times(t, r.batch_counts.at(key));
+  price_record(r, spec.sim.accelerator);
   return r;
 }
 

@@ -36,7 +36,9 @@ struct ShapeOnlyResult {
   /// One simulated batch of each (kind, batch size) that occurs: the per-batch figures.
   std::map<std::pair<int, int>, OpTotals> per_batch;
   std::map<std::pair<int, int>, std::int64_t> batch_counts;  ///< how many in the whole run
-  std::map<int, OpTotals> eval_per_batch;                    ///< by batch size
+  /// All the batches of each (kind, batch size) in the whole run: per_batch x batch_counts.
+  std::map<std::pair<int, int>, OpTotals> all_batches;
+  std::map<int, OpTotals> eval_per_batch;  ///< by batch size
 };
 
 /// UserError unless spec's technique can be timed without numerics (its description has a
