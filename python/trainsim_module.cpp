@@ -31,7 +31,10 @@ namespace {
 
 py::dict result_dict(const RunResult& r) {
   py::dict d;
-  d["cycles"] = r.cycles;
+  if (r.cycles)
+    d["cycles"] = *r.cycles;
+  else
+    d["cycles"] = py::none();  // a hype: system has no one clock: seconds only
   d["seconds"] = r.seconds;
   d["clock_ghz"] = r.clock_ghz;
   d["energy"] = r.energy;
@@ -46,7 +49,7 @@ py::dict result_dict(const RunResult& r) {
     py::dict de;
     de["seconds"] = e.seconds;
     de["test_accuracy"] = e.test_accuracy;
-    de["step_cycles"] = e.step_cycles;
+    de["step_seconds"] = e.step_seconds;
     epochs.append(de);
   }
   d["epochs"] = epochs;

@@ -392,8 +392,8 @@ class TiledMemory final : public MemoryModel {
  public:
   std::string name() const override { return "tiled"; }
   std::string description() const override {
-    return "buffer-level loop nest per op chosen for the least DRAM traffic, double-buffered "
-           "DMA, tensors kept on chip between ops";
+    return "buffer-level loop nest per op chosen by mapping.objective (time, then DRAM "
+           "traffic, by default), double-buffered DMA, tensors kept on chip between ops";
   }
   bool plans_residency() const override { return true; }
 

@@ -48,10 +48,11 @@ double rel(double x, double base) {
 // One line per finished variant (the run itself prints nothing in compare).
 std::string variant_line(const RunResult& r) {
   char line[256];
-  std::snprintf(line, sizeof line, "%lld training cycles (%.6g s), energy %.4g %s%s",
-                static_cast<long long>(r.cycles), r.seconds, r.energy, r.energy_unit.c_str(),
-                r.has_accuracy ? "" : ", shape only");
-  std::string out = line;
+  std::snprintf(line, sizeof line, "%.6g s), energy %.4g %s%s", r.seconds, r.energy,
+                r.energy_unit.c_str(), r.has_accuracy ? "" : ", shape only");
+  // A system without one clock (hype:) has seconds only.
+  std::string out = (r.cycles ? std::to_string(*r.cycles) + " training cycles (" : "training (") +
+                    std::string(line);
   if (r.has_accuracy) out += ", test accuracy " + fmt("%.2f", 100 * r.test_accuracy) + "%";
   return out;
 }
@@ -78,9 +79,7 @@ void write_technique_tables(const std::vector<Variant>& variants, StagedDir& out
          return r.has_accuracy ? 100 * r.epochs[e].test_accuracy : -1.0;
        }},
       {"table_step.csv", "Time per sample step", "us",
-       [](const RunResult& r, std::size_t e) {
-         return r.epochs[e].step_cycles / (r.clock_ghz * 1e3);
-       }},
+       [](const RunResult& r, std::size_t e) { return r.epochs[e].step_seconds * 1e6; }},
       {"table_hit_rate.csv", "Speculation hit rate", "",
        [](const RunResult& r, std::size_t e) { return r.epochs[e].hit_rate; }},
   };
@@ -273,7 +272,7 @@ int cmd_compare(const std::vector<std::string>& args) {
         .cell(v.name)
         .cell(v.dataflow)
         .cell(v.technique)
-        .cell(r.cycles)
+        .cell(r.cycles ? std::to_string(*r.cycles) : std::string())
         .num("%.9g", r.seconds)
         .num("%.6e", r.energy)
         .cell(r.energy_unit)
@@ -282,8 +281,11 @@ int cmd_compare(const std::vector<std::string>& args) {
         .num("%.6f", r.compute_utilization)
         // shape-only runs have no accuracy: an empty cell, "n/a" on screen
         .cell(r.has_accuracy ? fmt("%.6f", r.test_accuracy) : std::string())
-        .num("%.6f", rel(static_cast<double>(b.cycles), static_cast<double>(r.cycles)))
-        .num("%.6f", rel(static_cast<double>(r.cycles), static_cast<double>(b.cycles)))
+        // Speedup in time: variants may differ in clock, or have none (hype:).
+        .num("%.6f", rel(b.seconds, r.seconds))
+        .cell(r.cycles && b.cycles
+                  ? fmt("%.6f", rel(static_cast<double>(*r.cycles), static_cast<double>(*b.cycles)))
+                  : std::string())
         .num("%.6f", rel(r.energy, b.energy))
         .num("%.6f", rel(static_cast<double>(r.dram_bytes), static_cast<double>(b.dram_bytes)))
         .num("%.6f", rel(r.utilization, b.utilization))
@@ -297,10 +299,10 @@ int cmd_compare(const std::vector<std::string>& args) {
     const double dram_mb = static_cast<double>(r.dram_bytes) / 1e6;
     char dram[32];
     std::snprintf(dram, sizeof dram, dram_mb < 1e8 ? "%.1f" : "%.4g", dram_mb);
-    std::printf("%-16s %16lld %9.3fx %12.4g %12s %6.1f%% %8.3f %8.3f %8s\n", v.name.c_str(),
-                static_cast<long long>(r.cycles),
-                rel(static_cast<double>(b.cycles), static_cast<double>(r.cycles)), r.energy, dram,
-                100 * r.utilization, rel(r.energy, b.energy),
+    const std::string cycles = r.cycles ? std::to_string(*r.cycles) : "-";
+    std::printf("%-16s %16s %9.3fx %12.4g %12s %6.1f%% %8.3f %8.3f %8s\n", v.name.c_str(),
+                cycles.c_str(), rel(b.seconds, r.seconds), r.energy, dram, 100 * r.utilization,
+                rel(r.energy, b.energy),
                 rel(static_cast<double>(r.dram_bytes), static_cast<double>(b.dram_bytes)), acc);
   }
   write_text_file(out.file("compare.csv"), csv.text());

@@ -20,7 +20,7 @@ void write_summary(const po::variables_map& vm, const RunResult& r) {
   if (!vm.count("summary")) return;
   PointResult p;
   p.seconds = r.seconds;
-  p.cycles = static_cast<double>(r.cycles);
+  if (r.cycles) p.cycles = static_cast<double>(*r.cycles);
   p.energy = r.energy;
   p.energy_unit = r.energy_unit;
   p.dram_bytes = static_cast<double>(r.dram_bytes);

@@ -290,12 +290,13 @@ RunResult run_experiment(const ExperimentSpec& spec, const RunOptions& options) 
     const AcceleratorSpec& a = spec.sim.accelerator;
     const OpStats& tr = session->totals()[0].stats;
     result.cycles = session->totals()[0].elapsed_cycles;
-    result.seconds = static_cast<double>(result.cycles) / (a.clock_ghz * 1e9);
+    result.seconds = static_cast<double>(*result.cycles) / (a.clock_ghz * 1e9);
     result.clock_ghz = a.clock_ghz;
     for (const RunEpoch& e : done)
       result.epochs.push_back({e.metrics.test.accuracy,
                                static_cast<double>(e.sim[0].elapsed_cycles) / (a.clock_ghz * 1e9),
-                               e.step_cycles(), e.metrics.technique.hit_rate()});
+                               e.step_cycles() / (a.clock_ghz * 1e9),
+                               e.metrics.technique.hit_rate()});
     const EnergyBreakdown& energy = session->totals()[0].energy;
     result.energy = energy.total();
     result.memory_energy = energy.memory();

@@ -10,6 +10,7 @@
 // marked incomplete: an INCOMPLETE file saying how to continue, "status": "incomplete" in
 // stats.json, and checkpoint.bin, from which --resume continues.
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,15 +35,17 @@ struct RunOptions {
 
 /// What `compare` needs from a finished run.
 struct RunResult {
-  /// Per epoch: test accuracy, training seconds at the accelerator clock, cycles per step.
+  /// Per epoch: test accuracy, simulated training seconds, seconds per sample step.
   struct Epoch {
-    double test_accuracy = 0, seconds = 0, step_cycles = 0, hit_rate = -1;
+    double test_accuracy = 0, seconds = 0, step_seconds = 0, hit_rate = -1;
   };
   std::vector<Epoch> epochs;
   double clock_ghz = 1;
   double test_accuracy = 0;
-  std::int64_t cycles = 0;   ///< training ops, all epochs
-  double seconds = 0;        ///< at the accelerator clock
+  /// Training cycles, all epochs, at the clock of the (first) accelerator; none for a system
+  /// whose devices have no common clock (hype:), which reports seconds only.
+  std::optional<std::int64_t> cycles;
+  double seconds = 0;        ///< simulated training time: what speedups compare
   double energy = 0;         ///< in the energy table's unit
   double memory_energy = 0;  ///< of it: global buffer and DRAM accesses (the paper's figure)
   bool has_accuracy = true;  ///< false for shape-only runs (numerics: none)

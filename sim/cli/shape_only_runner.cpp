@@ -197,7 +197,7 @@ RunResult run_shape_only_experiment(const ExperimentSpec& spec, const RunOptions
   result.has_accuracy = false;
   result.clock_ghz = acc.clock_ghz;
   result.cycles = r.train.elapsed_cycles;
-  result.seconds = static_cast<double>(result.cycles) / (acc.clock_ghz * 1e9);
+  result.seconds = static_cast<double>(*result.cycles) / (acc.clock_ghz * 1e9);
   result.energy = r.train.energy.total();
   result.memory_energy = r.train.energy.memory();
   result.energy_unit = acc.energy.unit;
@@ -209,10 +209,10 @@ RunResult run_shape_only_experiment(const ExperimentSpec& spec, const RunOptions
     re.test_accuracy = -1;
     re.seconds = static_cast<double>(e.train.elapsed_cycles) / (acc.clock_ghz * 1e9);
     const std::int64_t batches = e.batches[0] + e.batches[1] + e.batches[2];
-    re.step_cycles = batches > 0
-                         ? static_cast<double>(e.train.elapsed_cycles - e.train.update_cycles) /
-                               static_cast<double>(data.train)
-                         : 0;
+    re.step_seconds = batches > 0
+                          ? static_cast<double>(e.train.elapsed_cycles - e.train.update_cycles) /
+                                static_cast<double>(data.train) / (acc.clock_ghz * 1e9)
+                          : 0;
     result.epochs.push_back(re);
   }
   if (!options.quiet) {
@@ -230,7 +230,7 @@ RunResult run_shape_only_experiment(const ExperimentSpec& spec, const RunOptions
     std::printf(
         "final: %lld training cycles (%.6g s at %g GHz), energy %.6g %s (memory %.6g), DRAM %.6g "
         "GB; shape only, no accuracy; results in %s/\n",
-        static_cast<long long>(result.cycles), result.seconds, acc.clock_ghz, result.energy,
+        static_cast<long long>(*result.cycles), result.seconds, acc.clock_ghz, result.energy,
         result.energy_unit.c_str(), result.memory_energy,
         static_cast<double>(result.dram_bytes) / 1e9, out.final_dir().c_str());
   return result;

@@ -8,6 +8,7 @@
 #include "sim/core/error.h"
 #include "sim/io/checksum.h"
 #include "sim/report/csv.h"
+#include "sim/report/format.h"
 
 namespace trainsim {
 
@@ -20,7 +21,7 @@ PointResult point_result_of(const std::string& text, const std::string& source) 
   try {
     PointResult r;
     r.seconds = j.at("seconds").get<double>();
-    r.cycles = j.at("cycles").get<double>();
+    if (!j.at("cycles").is_null()) r.cycles = j.at("cycles").get<double>();
     r.energy = j.at("energy").get<double>();
     r.energy_unit = j.at("energy_unit").get<std::string>();
     r.dram_bytes = j.at("dram_bytes").get<double>();
@@ -53,7 +54,7 @@ std::optional<PointResult> parse_point_result(const std::string& text) {
 std::string point_result_json(const PointResult& r) {
   nlohmann::ordered_json j;
   j["seconds"] = r.seconds;
-  j["cycles"] = r.cycles;
+  j["cycles"] = r.cycles ? nlohmann::ordered_json(*r.cycles) : nullptr;
   j["energy"] = r.energy;
   j["energy_unit"] = r.energy_unit;
   j["dram_bytes"] = r.dram_bytes;
@@ -111,7 +112,7 @@ std::string sweep_csv(const SweepSpec& spec, std::vector<SweepRow> rows) {
     const PointResult& p = r.result;
     csv.cell("done")
         .num("%.9g", p.seconds)
-        .num("%.0f", p.cycles)
+        .cell(p.cycles ? fmt("%.0f", *p.cycles) : std::string())
         .num("%.6e", p.energy)
         .cell(p.energy_unit)
         .num("%.0f", p.dram_bytes)

@@ -11,7 +11,8 @@ namespace trainsim {
 
 /// The headline figures one point's run reports (`trainsim run --summary FILE`).
 struct PointResult {
-  double seconds = 0, cycles = 0, energy = 0, dram_bytes = 0, utilization = 0;
+  double seconds = 0, energy = 0, dram_bytes = 0, utilization = 0;
+  std::optional<double> cycles;  ///< none for a system without one clock (hype:)
   std::string energy_unit;
   std::optional<double> test_accuracy;
 };

@@ -48,7 +48,8 @@ TEST_CASE("LeNet-5 on a V100 and three S10s trains exactly as on one device", "[
   require_dataset("fashion-mnist");
   const std::string dir = fresh_dir("hype-lenet");
   const std::string exp = write_experiment(dir, lenet_body(kHype));
-  const auto hype = run_trainsim({"run", exp, "--out", dir + "/hype", "--quiet"});
+  const auto hype = run_trainsim(
+      {"run", exp, "--out", dir + "/hype", "--quiet", "--summary", dir + "/hype.json"});
   INFO(hype.err);
   REQUIRE(hype.exit_code == 0);
   const auto single =
@@ -56,6 +57,10 @@ TEST_CASE("LeNet-5 on a V100 and three S10s trains exactly as on one device", "[
   INFO(single.err);
   REQUIRE(single.exit_code == 0);
   CHECK(nlohmann::json::parse(read_file(dir + "/hype/stats.json"))["kind"] == "hype");
+  // Its devices share no clock: seconds, and no run-wide cycles.
+  const auto summary = nlohmann::json::parse(read_file(dir + "/hype.json"));
+  CHECK(summary["cycles"].is_null());
+  CHECK(summary["seconds"].get<double>() > 0);
   CHECK(nlohmann::json::parse(read_file(dir + "/single/stats.json"))["kind"] == "run");
   // The same test accuracy and loss, to the last digit, every epoch.
   const std::string h = read_file(dir + "/hype/epochs.csv");
