@@ -3,7 +3,7 @@
 #include "sim/config/device_config.h"
 #include "sim/config/key_ranges.h"
 #include "sim/core/error.h"
-#include "sim/report/format.h"
+#include "sim/core/format.h"
 
 namespace trainsim {
 

@@ -9,8 +9,8 @@
 #include <stdexcept>
 
 #include "sim/core/error.h"
+#include "sim/core/format.h"
 #include "sim/core/interrupt.h"
-#include "sim/report/format.h"
 
 namespace trainsim {
 

@@ -5,9 +5,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "sim/core/csv.h"
 #include "sim/core/error.h"
 #include "sim/io/checksum.h"
-#include "sim/report/csv.h"
 
 namespace trainsim {
 
