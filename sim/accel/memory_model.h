@@ -20,8 +20,8 @@
 #include "dataflows/dataflow.h"
 #include "mapping/problem.h"
 #include "mapping/tile_values.h"
-#include "sim/accel/accel_spec.h"
-#include "sim/accel/op_stats.h"
+#include "sim/spec/accel_spec.h"
+#include "sim/spec/op_stats.h"
 
 namespace trainsim {
 

@@ -12,10 +12,10 @@
 #include <vector>
 
 #include "models/system.h"
-#include "sim/config/specs.h"
 #include "sim/core/state_archive.h"
 #include "sim/nn/network.h"
 #include "sim/nn/pass_observer.h"
+#include "sim/spec/specs.h"
 #include "sim/techniques/technique.h"
 #include "sim/train/residency.h"
 #include "sim/workload/lowering.h"

@@ -18,8 +18,8 @@
 #include <initializer_list>
 #include <string>
 
-#include "sim/config/specs.h"
 #include "sim/nn/tensor.h"
+#include "sim/spec/specs.h"
 
 namespace trainsim {
 

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "sim/accel/accel_spec.h"
-#include "sim/config/system_spec.h"
-#include "sim/techniques/default_technique.h"
+#include "sim/spec/accel_spec.h"
+#include "sim/spec/default_technique.h"
+#include "sim/spec/system_spec.h"
 
 namespace trainsim {
 
