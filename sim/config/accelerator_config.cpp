@@ -9,12 +9,12 @@
 #include "sim/config/accel_lookup.h"
 #include "sim/config/accelerator_parse.h"
 #include "sim/config/energy_config.h"
-#include "sim/config/key_ranges.h"
-#include "sim/config/overrides.h"
-#include "sim/config/yaml_file.h"
-#include "sim/config/yaml_reader.h"
 #include "sim/core/error.h"
 #include "sim/core/named_registry.h"
+#include "sim/yaml/key_ranges.h"
+#include "sim/yaml/overrides.h"
+#include "sim/yaml/yaml_file.h"
+#include "sim/yaml/yaml_reader.h"
 
 namespace trainsim {
 

@@ -5,7 +5,7 @@
 #include "sim/config/accelerator_config.h"
 #include "sim/config/accelerator_parse.h"
 #include "sim/config/energy_config.h"
-#include "sim/config/yaml_emit.h"
+#include "sim/yaml/yaml_emit.h"
 
 namespace trainsim {
 

@@ -3,7 +3,7 @@
 #include <filesystem>
 
 #include "sim/config/accel_lookup.h"
-#include "sim/config/yaml_file.h"
+#include "sim/yaml/yaml_file.h"
 
 namespace trainsim {
 

@@ -6,9 +6,9 @@
 
 #include <vector>
 
-#include "sim/config/key_ranges.h"
-#include "sim/config/yaml_emit.h"
 #include "sim/interop/accelergy_ert.h"
+#include "sim/yaml/key_ranges.h"
+#include "sim/yaml/yaml_emit.h"
 
 namespace trainsim {
 

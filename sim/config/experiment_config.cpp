@@ -10,15 +10,11 @@
 #include "sim/config/accelerator_config.h"
 #include "sim/config/accelerator_parse.h"
 #include "sim/config/hype_config.h"
-#include "sim/config/key_ranges.h"
 #include "sim/config/network_config.h"
 #include "sim/config/network_lookup.h"
 #include "sim/config/optimizer_fields.h"
-#include "sim/config/overrides.h"
 #include "sim/config/system_config.h"
 #include "sim/config/technique_config.h"
-#include "sim/config/yaml_file.h"
-#include "sim/config/yaml_reader.h"
 #include "sim/core/error.h"
 #include "sim/core/named_registry.h"
 #include "sim/core/parallel.h"
@@ -26,6 +22,10 @@
 #include "sim/optim/optimizer_registry.h"
 #include "sim/techniques/technique.h"
 #include "sim/workload/net_shape.h"
+#include "sim/yaml/key_ranges.h"
+#include "sim/yaml/overrides.h"
+#include "sim/yaml/yaml_file.h"
+#include "sim/yaml/yaml_reader.h"
 
 namespace trainsim {
 

@@ -2,8 +2,8 @@
 
 #include <stdexcept>
 
-#include "sim/config/key_ranges.h"
-#include "sim/config/yaml_emit.h"
+#include "sim/yaml/key_ranges.h"
+#include "sim/yaml/yaml_emit.h"
 
 namespace trainsim {
 

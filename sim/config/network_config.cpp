@@ -2,9 +2,9 @@
 
 #include <map>
 
-#include "sim/config/key_ranges.h"
 #include "sim/config/layer_fields.h"
 #include "sim/nn/layer_registry.h"
+#include "sim/yaml/key_ranges.h"
 
 namespace trainsim {
 

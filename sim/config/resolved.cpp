@@ -8,10 +8,10 @@
 #include "sim/config/layer_fields.h"
 #include "sim/config/optimizer_fields.h"
 #include "sim/config/technique_config.h"
-#include "sim/config/yaml_emit.h"
 #include "sim/hype/hype_spec.h"
 #include "sim/nn/layer_registry.h"
 #include "sim/optim/optimizer_registry.h"
+#include "sim/yaml/yaml_emit.h"
 
 namespace trainsim {
 

@@ -2,8 +2,8 @@
 // Parses `system:` and `pipeline:` of an experiment (sim/spec/system_spec.h).
 #include <string>
 
-#include "sim/config/yaml_reader.h"
 #include "sim/spec/specs.h"
+#include "sim/yaml/yaml_reader.h"
 
 namespace trainsim {
 

@@ -7,7 +7,7 @@
 // an undefined conversion: a link at 1e-12 GB/s once cost nothing because its transfer time,
 // 1e27 ps, became a negative integer.
 //
-// The keys' ranges (sim/config/key_ranges.h) keep ordinary tensors far inside the limit; what
+// The keys' ranges (sim/yaml/key_ranges.h) keep ordinary tensors far inside the limit; what
 // is left to check here are products of several figures with large ops.
 #include <cmath>
 #include <cstdint>

@@ -20,7 +20,7 @@
 #include <cstdint>
 #include <limits>
 
-#include "sim/config/yaml_reader.h"
+#include "sim/yaml/yaml_reader.h"
 
 namespace trainsim::key_range {
 
