@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "dataflows/dataflow.h"
+#include "dataflows/tile_values.h"
 #include "mapping/problem.h"
-#include "mapping/tile_values.h"
 #include "sim/spec/accel_spec.h"
 #include "sim/spec/op_stats.h"
 
