@@ -2,7 +2,7 @@
 
 #include <filesystem>
 
-#include "sim/config/accel_lookup.h"
+#include "sim/accel/accel_lookup.h"
 #include "sim/yaml/yaml_file.h"
 
 namespace trainsim {

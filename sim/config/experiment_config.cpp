@@ -6,9 +6,9 @@
 #include <optional>
 
 #include "dataflows/registry.h"
-#include "sim/config/accel_lookup.h"
-#include "sim/config/accelerator_config.h"
-#include "sim/config/accelerator_parse.h"
+#include "sim/accel/accel_lookup.h"
+#include "sim/accel/accelerator_config.h"
+#include "sim/accel/accelerator_parse.h"
 #include "sim/config/hype_config.h"
 #include "sim/config/network_config.h"
 #include "sim/config/network_lookup.h"

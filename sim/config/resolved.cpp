@@ -3,7 +3,7 @@
 // equal specs give byte-identical text.
 #include <yaml-cpp/yaml.h>
 
-#include "sim/config/accelerator_parse.h"
+#include "sim/accel/accelerator_parse.h"
 #include "sim/config/experiment_config.h"
 #include "sim/config/layer_fields.h"
 #include "sim/config/optimizer_fields.h"

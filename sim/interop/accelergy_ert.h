@@ -26,7 +26,7 @@
 
 namespace trainsim {
 
-/// The keys an energy table made from an ERT takes (sim/config/energy_config.cpp reads the
+/// The keys an energy table made from an ERT takes (sim/accel/energy_config.cpp reads the
 /// name, unit, description and leakage as for any table).
 inline const std::vector<std::string> kErtTableKeys = {
     "name", "description", "unit", "ert", "per_bits", "map", "ignore", "leakage"};

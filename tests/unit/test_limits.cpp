@@ -9,8 +9,8 @@
 
 #include "models/platform/interconnect.h"
 #include "models/sim_time.h"
+#include "sim/accel/accelerator_config.h"
 #include "sim/accel/fast_context.h"
-#include "sim/config/accelerator_config.h"
 #include "sim/config/experiment_config.h"
 #include "sim/core/checked_span.h"
 #include "sim/core/error.h"

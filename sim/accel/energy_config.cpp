@@ -2,7 +2,7 @@
 // Per-access entries carry their own `per_bits` because the sources quote them at different
 // widths (Horowitz: 64-bit SRAM/DRAM accesses; Eyeriss: 16-bit words); defaulting it would
 // silently scale an entry by 4x.
-#include "sim/config/energy_config.h"
+#include "sim/accel/energy_config.h"
 
 #include <vector>
 
