@@ -5,12 +5,12 @@
 
 #include "sim/accel/accelerator_parse.h"
 #include "sim/config/experiment_config.h"
-#include "sim/config/layer_fields.h"
 #include "sim/config/optimizer_fields.h"
 #include "sim/config/technique_config.h"
 #include "sim/hype/hype_spec.h"
 #include "sim/nn/layer_registry.h"
 #include "sim/optim/optimizer_registry.h"
+#include "sim/workload/layer_fields.h"
 #include "sim/yaml/yaml_emit.h"
 
 namespace trainsim {

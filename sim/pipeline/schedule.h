@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/pipeline/task_graph.h"
+#include "models/platform/task_graph.h"
 
 namespace trainsim {
 

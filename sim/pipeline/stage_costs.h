@@ -15,7 +15,7 @@
 #include <tuple>
 #include <vector>
 
-#include "sim/pipeline/task_graph.h"
+#include "models/platform/task_graph.h"
 #include "sim/spec/specs.h"
 #include "sim/train/accel_session.h"
 #include "sim/workload/net_shape.h"

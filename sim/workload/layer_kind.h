@@ -47,7 +47,7 @@ struct LayerLowering {
 };
 
 /// The layer type's descriptor. Every function may assume the keys were parsed and checked
-/// against their ranges (sim/config/layer_fields.cpp); the keys a type requires are in its
+/// against their ranges (sim/workload/layer_fields.cpp); the keys a type requires are in its
 /// registry line (LayerTypeInfo::required).
 struct LayerKind {
   /// Output shape and trainable parameters from the inputs' shapes, or an error message

@@ -1,4 +1,4 @@
-#include "sim/config/layer_fields.h"
+#include "sim/workload/layer_fields.h"
 
 #include <stdexcept>
 

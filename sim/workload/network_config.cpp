@@ -1,9 +1,9 @@
-#include "sim/config/network_config.h"
+#include "sim/workload/network_config.h"
 
 #include <map>
 
-#include "sim/config/layer_fields.h"
 #include "sim/nn/layer_registry.h"
+#include "sim/workload/layer_fields.h"
 #include "sim/yaml/key_ranges.h"
 
 namespace trainsim {

@@ -1,4 +1,4 @@
-#include "sim/pipeline/task_graph.h"
+#include "models/platform/task_graph.h"
 
 #include <set>
 #include <stdexcept>
