@@ -6,6 +6,7 @@
 #include "models/platform/platform.h"
 #include "models/platform/topology.h"
 #include "sim/core/error.h"
+#include "sim/pipeline/schedule.h"
 
 using namespace trainsim;
 
