@@ -1,4 +1,4 @@
-// load_experiment() and load_network(): YAML file -> overrides -> validated specs.
+// load_experiment(): YAML file -> overrides -> validated specs.
 #include "sim/config/experiment_config.h"
 
 #include <filesystem>
@@ -445,13 +445,6 @@ ExperimentSpec load_experiment(const std::string& path, const std::vector<std::s
         "a network that ends in a sink (a SCALE-Sim topology) runs on one device, not on a "
         "system");
   return spec;
-}
-
-NetworkSpec load_network(const std::string& path) {
-  auto origin = std::make_shared<ConfigOrigin>();
-  origin->file = path;
-  ConfigNode top(load_yaml_file(path, "network"), "", origin);
-  return parse_network(top, file_stem(path), path);
 }
 
 }  // namespace trainsim
