@@ -1,9 +1,9 @@
 #pragma once
 // What NetShape and the lowering need to know of a layer type, as one descriptor per type, so
 // that a type is a file of its own (sim/workload/layers/) plus a line in the layer registry
-// (sim/nn/layer_registry.cpp) instead of a branch in each of them. The types older than this
-// interface (dense, conv2d, the pools, batchnorm, add, concat, resize, ...) are still
-// branches of NetShape and lower_network(); the helpers below are shared with them where the
+// (sim/nn/layer_registry.cpp) and in layer_kinds.cpp instead of a branch in each of them. The types
+// older than this interface (dense, conv2d, the pools, batchnorm, add, concat, resize, ...) are
+// still branches of NetShape and lower_network(); the helpers below are shared with them where the
 // two would otherwise repeat a computation.
 #include <cstdint>
 #include <initializer_list>
