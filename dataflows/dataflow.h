@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "mapping/problem.h"
-#include "sim/accel/accel_spec.h"
-#include "sim/accel/op_stats.h"
+#include "sim/spec/accel_spec.h"
+#include "sim/spec/op_stats.h"
 #include "sim/workload/op.h"
 
 namespace trainsim {

@@ -23,7 +23,7 @@
 #include <utility>
 #include <vector>
 
-#include "sim/accel/accel_spec.h"
+#include "sim/spec/accel_spec.h"
 #include "sim/workload/op.h"
 
 namespace trainsim {

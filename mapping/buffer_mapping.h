@@ -22,7 +22,7 @@
 #include <string>
 
 #include "mapping/problem.h"
-#include "sim/accel/accel_spec.h"
+#include "sim/spec/accel_spec.h"
 
 namespace trainsim {
 

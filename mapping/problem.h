@@ -17,7 +17,7 @@
 #include <cstdint>
 #include <string>
 
-#include "sim/accel/op_stats.h"
+#include "sim/spec/op_stats.h"
 #include "sim/workload/op.h"
 
 namespace trainsim {

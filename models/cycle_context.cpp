@@ -1,6 +1,6 @@
 #include "models/cycle_context.h"
 
-#include "mapping/tile_values.h"
+#include "dataflows/tile_values.h"
 #include "models/dram_channel.h"
 #include "models/sim_time.h"
 

@@ -7,7 +7,7 @@
 #include <systemc>
 
 #include "models/dram_channel.h"
-#include "sim/accel/op_stats.h"
+#include "sim/spec/op_stats.h"
 
 namespace trainsim {
 

@@ -3,7 +3,7 @@
 // DMA, the second unit's). A SharedChannel whose units are bytes, at the accelerator's DRAM
 // bandwidth and latency.
 #include "models/shared_channel.h"
-#include "sim/accel/accel_spec.h"
+#include "sim/spec/accel_spec.h"
 
 namespace trainsim {
 

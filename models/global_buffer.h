@@ -4,8 +4,8 @@
 // (sim/accel/memory_model.h), which both fidelities run.
 #include <systemc>
 
-#include "sim/accel/accel_spec.h"
-#include "sim/accel/op_stats.h"
+#include "sim/spec/accel_spec.h"
+#include "sim/spec/op_stats.h"
 
 namespace trainsim {
 

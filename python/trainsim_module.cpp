@@ -10,11 +10,11 @@
 #include <vector>
 
 #include "dataflows/registry.h"
+#include "sim/accel/accelerator_config.h"
 #include "sim/accel/cost_model.h"
 #include "sim/accel/energy.h"
 #include "sim/accel/op_totals.h"
 #include "sim/cli/experiment_runner.h"
-#include "sim/config/accelerator_config.h"
 #include "sim/config/experiment_config.h"
 #include "sim/core/error.h"
 

@@ -8,9 +8,9 @@
 
 #include "dataflows/registry.h"
 #include "models/system.h"
+#include "sim/accel/accelerator_config.h"
 #include "sim/accel/cost_model.h"
 #include "sim/accel/energy.h"
-#include "sim/config/accelerator_config.h"
 #include "sim/core/error.h"
 
 int main(int argc, char** argv) {

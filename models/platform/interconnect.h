@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "sim/config/system_spec.h"
+#include "sim/spec/system_spec.h"
 
 namespace trainsim {
 

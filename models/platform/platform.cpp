@@ -6,11 +6,11 @@
 #include <stdexcept>
 #include <systemc>
 
+#include "models/platform/stuck.h"
 #include "models/sc_asan.h"
 #include "models/sim_time.h"
 #include "models/system.h"
 #include "sim/core/interrupt.h"
-#include "sim/pipeline/stuck.h"
 
 namespace trainsim {
 
@@ -216,7 +216,7 @@ class Run {
   std::vector<Device> devices_;
   std::vector<ChannelState> channels_;
   std::vector<int> waiting_;
-  // For the account of a run that stops short (sim/pipeline/stuck.h): which tasks ran, and
+  // For the account of a run that stops short (models/platform/stuck.h): which tasks ran, and
   // where in its order each device is.
   std::vector<char> done_;
   std::vector<std::size_t> next_;

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "models/platform/interconnect.h"
-#include "sim/pipeline/schedule.h"
+#include "models/platform/task_graph.h"
 
 namespace trainsim {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/config/system_spec.h"
+#include "sim/spec/system_spec.h"
 
 namespace trainsim {
 

@@ -18,10 +18,10 @@
 #include <vector>
 
 #include "dataflows/dataflow.h"
+#include "dataflows/tile_values.h"
 #include "mapping/problem.h"
-#include "mapping/tile_values.h"
-#include "sim/accel/accel_spec.h"
-#include "sim/accel/op_stats.h"
+#include "sim/spec/accel_spec.h"
+#include "sim/spec/op_stats.h"
 
 namespace trainsim {
 

@@ -5,7 +5,7 @@
 #include <cstdint>
 
 #include "sim/accel/energy.h"
-#include "sim/accel/op_stats.h"
+#include "sim/spec/op_stats.h"
 
 namespace trainsim {
 

@@ -20,9 +20,9 @@
 #include <array>
 #include <cstdint>
 
-#include "sim/accel/accel_spec.h"
 #include "sim/accel/memory_model.h"
-#include "sim/accel/op_stats.h"
+#include "sim/spec/accel_spec.h"
+#include "sim/spec/op_stats.h"
 #include "sim/workload/op.h"
 
 namespace trainsim {

@@ -7,7 +7,7 @@
 #include <optional>
 #include <unordered_map>
 
-#include "mapping/tile_values.h"
+#include "dataflows/tile_values.h"
 #include "mapping/tile_walk.h"
 #include "sim/accel/fast_context.h"
 #include "sim/accel/scalesim_memory.h"

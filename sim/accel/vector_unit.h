@@ -2,8 +2,8 @@
 // The element-wise (vector) unit beside the PE array: weight updates, activation and pooling
 // derivatives. `lanes` operations per cycle; operands are read from and results written to
 // the global buffer.
-#include "sim/accel/accel_spec.h"
-#include "sim/accel/op_stats.h"
+#include "sim/spec/accel_spec.h"
+#include "sim/spec/op_stats.h"
 #include "sim/workload/op.h"
 
 namespace trainsim {

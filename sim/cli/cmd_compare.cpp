@@ -11,11 +11,11 @@
 #include "sim/cli/experiment_args.h"
 #include "sim/cli/experiment_runner.h"
 #include "sim/config/experiment_config.h"
+#include "sim/core/csv.h"
 #include "sim/core/error.h"
+#include "sim/core/format.h"
 #include "sim/data/dataset_registry.h"
 #include "sim/io/staged_dir.h"
-#include "sim/report/csv.h"
-#include "sim/report/format.h"
 #include "sim/report/units.h"
 
 namespace po = boost::program_options;

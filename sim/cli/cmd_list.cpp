@@ -5,10 +5,10 @@
 
 #include "dataflows/registry.h"
 #include "models/platform/topology.h"
+#include "sim/accel/accelerator_config.h"
 #include "sim/accel/memory_model.h"
 #include "sim/cli/arg_parse.h"
 #include "sim/cli/commands.h"
-#include "sim/config/accelerator_config.h"
 #include "sim/config/device_config.h"
 #include "sim/config/experiment_config.h"
 #include "sim/config/system_config.h"

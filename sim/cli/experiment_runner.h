@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/config/specs.h"
+#include "sim/spec/specs.h"
 
 namespace trainsim {
 

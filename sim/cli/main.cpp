@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "sim/accel/op_stats.h"
 #include "sim/cli/commands.h"
 #include "sim/core/error.h"
 #include "sim/core/interrupt.h"
+#include "sim/spec/op_stats.h"
 
 namespace {
 

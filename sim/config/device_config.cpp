@@ -2,8 +2,8 @@
 
 #include <filesystem>
 
-#include "sim/config/accel_lookup.h"
-#include "sim/config/yaml_file.h"
+#include "sim/accel/accel_lookup.h"
+#include "sim/yaml/yaml_file.h"
 
 namespace trainsim {
 

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "sim/config/yaml_reader.h"
 #include "sim/devices/device_model.h"
+#include "sim/yaml/yaml_reader.h"
 
 namespace trainsim {
 

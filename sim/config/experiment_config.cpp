@@ -1,4 +1,4 @@
-// load_experiment() and load_network(): YAML file -> overrides -> validated specs.
+// load_experiment(): YAML file -> overrides -> validated specs.
 #include "sim/config/experiment_config.h"
 
 #include <filesystem>
@@ -6,19 +6,14 @@
 #include <optional>
 
 #include "dataflows/registry.h"
-#include "sim/config/accel_lookup.h"
-#include "sim/config/accelerator_config.h"
-#include "sim/config/accelerator_parse.h"
+#include "sim/accel/accel_lookup.h"
+#include "sim/accel/accelerator_config.h"
+#include "sim/accel/accelerator_parse.h"
 #include "sim/config/hype_config.h"
-#include "sim/config/key_ranges.h"
-#include "sim/config/network_config.h"
 #include "sim/config/network_lookup.h"
 #include "sim/config/optimizer_fields.h"
-#include "sim/config/overrides.h"
 #include "sim/config/system_config.h"
 #include "sim/config/technique_config.h"
-#include "sim/config/yaml_file.h"
-#include "sim/config/yaml_reader.h"
 #include "sim/core/error.h"
 #include "sim/core/named_registry.h"
 #include "sim/core/parallel.h"
@@ -26,6 +21,11 @@
 #include "sim/optim/optimizer_registry.h"
 #include "sim/techniques/technique.h"
 #include "sim/workload/net_shape.h"
+#include "sim/workload/network_config.h"
+#include "sim/yaml/key_ranges.h"
+#include "sim/yaml/overrides.h"
+#include "sim/yaml/yaml_file.h"
+#include "sim/yaml/yaml_reader.h"
 
 namespace trainsim {
 
@@ -445,13 +445,6 @@ ExperimentSpec load_experiment(const std::string& path, const std::vector<std::s
         "a network that ends in a sink (a SCALE-Sim topology) runs on one device, not on a "
         "system");
   return spec;
-}
-
-NetworkSpec load_network(const std::string& path) {
-  auto origin = std::make_shared<ConfigOrigin>();
-  origin->file = path;
-  ConfigNode top(load_yaml_file(path, "network"), "", origin);
-  return parse_network(top, file_stem(path), path);
 }
 
 }  // namespace trainsim

@@ -7,7 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "sim/config/specs.h"
+#include "sim/spec/specs.h"
+// load_network(), which experiments use to read their network, with the network parser.
+#include "sim/workload/network_config.h"
 
 namespace trainsim {
 
@@ -21,9 +23,6 @@ namespace trainsim {
 /// energy table); errors in inlined nodes still name the file they came from.
 ExperimentSpec load_experiment(const std::string& path,
                                const std::vector<std::string>& overrides = {});
-
-/// Parses one network file.
-NetworkSpec load_network(const std::string& path);
 
 /// The experiment with every default filled in and the network and the accelerator (with
 /// its energy table) inlined, as YAML that load_experiment() reads back to an identical

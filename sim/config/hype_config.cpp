@@ -1,9 +1,9 @@
 #include "sim/config/hype_config.h"
 
 #include "sim/config/device_config.h"
-#include "sim/config/key_ranges.h"
 #include "sim/core/error.h"
-#include "sim/report/format.h"
+#include "sim/core/format.h"
+#include "sim/yaml/key_ranges.h"
 
 namespace trainsim {
 

@@ -2,8 +2,8 @@
 // Parses `hype:` of an experiment (sim/hype/hype_spec.h; keys in docs/config.md#hype).
 #include <string>
 
-#include "sim/config/yaml_reader.h"
 #include "sim/hype/hype_spec.h"
+#include "sim/yaml/yaml_reader.h"
 
 namespace trainsim {
 

@@ -1,6 +1,6 @@
 #include "sim/config/network_lookup.h"
 
-#include "sim/config/accel_lookup.h"
+#include "sim/accel/accel_lookup.h"
 #include "sim/config/experiment_config.h"
 #include "sim/core/paths.h"
 

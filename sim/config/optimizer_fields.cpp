@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "sim/config/yaml_emit.h"
+#include "sim/yaml/yaml_emit.h"
 
 namespace trainsim {
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "sim/config/specs.h"
-#include "sim/config/yaml_reader.h"
+#include "sim/spec/specs.h"
+#include "sim/yaml/yaml_reader.h"
 
 namespace trainsim {
 

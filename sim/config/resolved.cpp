@@ -3,15 +3,15 @@
 // equal specs give byte-identical text.
 #include <yaml-cpp/yaml.h>
 
-#include "sim/config/accelerator_parse.h"
+#include "sim/accel/accelerator_parse.h"
 #include "sim/config/experiment_config.h"
-#include "sim/config/layer_fields.h"
 #include "sim/config/optimizer_fields.h"
 #include "sim/config/technique_config.h"
-#include "sim/config/yaml_emit.h"
 #include "sim/hype/hype_spec.h"
 #include "sim/nn/layer_registry.h"
 #include "sim/optim/optimizer_registry.h"
+#include "sim/workload/layer_fields.h"
+#include "sim/yaml/yaml_emit.h"
 
 namespace trainsim {
 

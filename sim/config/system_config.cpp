@@ -6,14 +6,14 @@
 #include "dataflows/registry.h"
 #include "models/platform/interconnect.h"
 #include "models/platform/topology.h"
-#include "sim/config/accel_lookup.h"
-#include "sim/config/accelerator_config.h"
-#include "sim/config/accelerator_parse.h"
-#include "sim/config/key_ranges.h"
-#include "sim/config/yaml_file.h"
+#include "sim/accel/accel_lookup.h"
+#include "sim/accel/accelerator_config.h"
+#include "sim/accel/accelerator_parse.h"
 #include "sim/core/error.h"
 #include "sim/core/named_registry.h"
 #include "sim/pipeline/schedule.h"
+#include "sim/yaml/key_ranges.h"
+#include "sim/yaml/yaml_file.h"
 
 namespace trainsim {
 

@@ -1,9 +1,9 @@
 #pragma once
-// Parses `system:` and `pipeline:` of an experiment (sim/config/system_spec.h).
+// Parses `system:` and `pipeline:` of an experiment (sim/spec/system_spec.h).
 #include <string>
 
-#include "sim/config/specs.h"
-#include "sim/config/yaml_reader.h"
+#include "sim/spec/specs.h"
+#include "sim/yaml/yaml_reader.h"
 
 namespace trainsim {
 

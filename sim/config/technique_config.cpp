@@ -5,9 +5,9 @@
 #include <stdexcept>
 #include <utility>
 
-#include "sim/config/key_ranges.h"
-#include "sim/config/yaml_emit.h"
 #include "sim/techniques/technique.h"
+#include "sim/yaml/key_ranges.h"
+#include "sim/yaml/yaml_emit.h"
 
 namespace trainsim {
 

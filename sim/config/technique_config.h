@@ -3,8 +3,8 @@
 // ("specbp@0.25" sets the threshold), or a mapping with `kind` and the technique's keys.
 #include <yaml-cpp/yaml.h>
 
-#include "sim/config/specs.h"
-#include "sim/config/yaml_reader.h"
+#include "sim/spec/specs.h"
+#include "sim/yaml/yaml_reader.h"
 
 namespace trainsim {
 

@@ -2,12 +2,12 @@
 // Times and counts the model forms in floating point from user-given figures (a transfer's
 // bytes over a bandwidth, cycles over a clock, a latency in picoseconds) become integers
 // through these functions. A value past what one op, transfer or task may take (2^62, so that
-// two of them add without overflow and the checked sums of sim/accel/op_stats.h take over
+// two of them add without overflow and the checked sums of sim/spec/op_stats.h take over
 // from there), or not a number at all, is a UserError naming the key that set it, instead of
 // an undefined conversion: a link at 1e-12 GB/s once cost nothing because its transfer time,
 // 1e27 ps, became a negative integer.
 //
-// The keys' ranges (sim/config/key_ranges.h) keep ordinary tensors far inside the limit; what
+// The keys' ranges (sim/yaml/key_ranges.h) keep ordinary tensors far inside the limit; what
 // is left to check here are products of several figures with large ops.
 #include <cmath>
 #include <cstdint>

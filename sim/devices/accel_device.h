@@ -8,9 +8,9 @@
 #include <memory>
 
 #include "dataflows/dataflow.h"
-#include "sim/accel/accel_spec.h"
 #include "sim/accel/cost_model.h"
 #include "sim/devices/device_model.h"
+#include "sim/spec/accel_spec.h"
 
 namespace trainsim {
 

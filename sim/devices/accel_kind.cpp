@@ -1,7 +1,7 @@
 // The `accelerator` device kind: a trainsim accelerator preset (or file, or inline mapping) and
 // the dataflow it runs.
 #include "dataflows/registry.h"
-#include "sim/config/accelerator_parse.h"
+#include "sim/accel/accelerator_parse.h"
 #include "sim/core/named_registry.h"
 #include "sim/devices/accel_device.h"
 #include "sim/devices/kinds.h"

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "sim/config/yaml_reader.h"
 #include "sim/workload/op.h"
+#include "sim/yaml/yaml_reader.h"
 
 namespace trainsim {
 

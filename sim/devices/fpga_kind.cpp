@@ -1,8 +1,8 @@
 // The `fpga` device kind: its YAML keys (configs/devices/s10_gx2500.yaml documents each) and
 // where each lands in FpgaSpec. A design the device cannot hold is an error here, at its key.
-#include "sim/config/key_ranges.h"
 #include "sim/devices/fpga_model.h"
 #include "sim/devices/kinds.h"
+#include "sim/yaml/key_ranges.h"
 
 namespace trainsim {
 namespace {

@@ -2,9 +2,9 @@
 // lists them) and where each lands in GpuSpec.
 #include <cmath>
 
-#include "sim/config/key_ranges.h"
 #include "sim/devices/gpu_model.h"
 #include "sim/devices/kinds.h"
+#include "sim/yaml/key_ranges.h"
 
 namespace trainsim {
 namespace {
@@ -79,7 +79,7 @@ class GpuKind final : public DeviceKind {
   std::shared_ptr<DeviceModelSpec> parse(const ConfigMap& m, const std::string&) const override {
     auto g = std::make_shared<GpuSpec>();
     g->clock_mhz = m.require("clock_mhz").as_double_in(key_range::kClockMhz);
-    // Used by no product: a local range (sim/config/key_ranges.h).
+    // Used by no product: a local range (sim/yaml/key_ranges.h).
     g->sm_count = m.require("sm_count").as_int_in({1, 1 << 20});
     const ConfigNode peak = m.require("peak_tflops");
     ConfigMap p = peak.as_map();

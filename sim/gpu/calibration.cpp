@@ -6,10 +6,10 @@
 #include <functional>
 #include <set>
 
+#include "sim/core/csv.h"
 #include "sim/core/error.h"
 #include "sim/core/param_fit.h"
 #include "sim/gpu/iteration.h"
-#include "sim/report/csv.h"
 
 namespace trainsim {
 

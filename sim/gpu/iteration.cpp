@@ -5,9 +5,9 @@
 #include <map>
 
 #include "sim/config/experiment_config.h"
+#include "sim/core/csv.h"
 #include "sim/core/paths.h"
 #include "sim/hype/op_dag.h"
-#include "sim/report/csv.h"
 #include "sim/workload/net_shape.h"
 
 namespace trainsim {

@@ -16,9 +16,9 @@
 #include <string>
 #include <vector>
 
-#include "sim/config/specs.h"
 #include "sim/devices/gpu_model.h"
 #include "sim/gpu/measured.h"
+#include "sim/spec/specs.h"
 
 namespace trainsim {
 

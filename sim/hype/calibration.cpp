@@ -4,9 +4,9 @@
 #include <cstdio>
 #include <functional>
 
+#include "sim/core/csv.h"
 #include "sim/core/error.h"
 #include "sim/core/param_fit.h"
-#include "sim/report/csv.h"
 
 namespace trainsim {
 

@@ -5,7 +5,7 @@
 #include <limits>
 
 #include "sim/core/error.h"
-#include "sim/report/format.h"
+#include "sim/core/format.h"
 
 namespace trainsim {
 

@@ -9,8 +9,8 @@
 #include <memory>
 #include <vector>
 
-#include "sim/config/specs.h"
 #include "sim/hype/hype_spec.h"
+#include "sim/spec/specs.h"
 #include "sim/workload/net_shape.h"
 
 namespace trainsim {

@@ -21,8 +21,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "sim/config/specs.h"
 #include "sim/hype/op_types.h"
+#include "sim/spec/specs.h"
 #include "sim/workload/lowering.h"
 #include "sim/workload/net_shape.h"
 #include "sim/workload/step_order.h"

@@ -9,8 +9,8 @@
 #include <stdexcept>
 
 #include "sim/core/error.h"
+#include "sim/core/format.h"
 #include "sim/core/interrupt.h"
-#include "sim/report/format.h"
 
 namespace trainsim {
 
@@ -83,7 +83,7 @@ class Runtime {
     if (!sys.gpu || sys.offload_count < 0 || sys.offload_count > kMaxOffloadDevices ||
         (sys.offload_count > 0 && !sys.offload))
       throw std::logic_error("run_iteration: a GPU and 0-63 offload devices needed");
-    // The key ranges keep a device's rates finite and positive (sim/config/key_ranges.h); what
+    // The key ranges keep a device's rates finite and positive (sim/yaml/key_ranges.h); what
     // is left is a combination of its fit figures (a traffic factor of 1e300) that prices an
     // op at no finite time, which is the device file's to fix.
     for (std::size_t i = 0; i < c.ops.size(); ++i) {

@@ -3,11 +3,11 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "sim/core/csv.h"
 #include "sim/core/error.h"
 #include "sim/core/paths.h"
 #include "sim/io/file_set.h"
 #include "sim/io/output_target.h"
-#include "sim/report/csv.h"
 
 namespace trainsim {
 

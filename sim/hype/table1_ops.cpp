@@ -4,11 +4,11 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "sim/config/experiment_config.h"
 #include "sim/core/error.h"
 #include "sim/core/paths.h"
 #include "sim/devices/op_work.h"
 #include "sim/hype/op_dag.h"
+#include "sim/workload/network_config.h"
 
 namespace trainsim {
 

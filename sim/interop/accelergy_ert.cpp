@@ -5,8 +5,8 @@
 #include <memory>
 #include <set>
 
-#include "sim/config/key_ranges.h"
-#include "sim/config/yaml_file.h"
+#include "sim/yaml/key_ranges.h"
+#include "sim/yaml/yaml_file.h"
 
 namespace trainsim {
 

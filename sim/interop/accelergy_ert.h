@@ -21,12 +21,12 @@
 #include <string>
 #include <vector>
 
-#include "sim/accel/accel_spec.h"
-#include "sim/config/yaml_reader.h"
+#include "sim/spec/accel_spec.h"
+#include "sim/yaml/yaml_reader.h"
 
 namespace trainsim {
 
-/// The keys an energy table made from an ERT takes (sim/config/energy_config.cpp reads the
+/// The keys an energy table made from an ERT takes (sim/accel/energy_config.cpp reads the
 /// name, unit, description and leakage as for any table).
 inline const std::vector<std::string> kErtTableKeys = {
     "name", "description", "unit", "ert", "per_bits", "map", "ignore", "leakage"};

@@ -6,8 +6,8 @@
 #include <map>
 #include <sstream>
 
-#include "sim/config/key_ranges.h"
 #include "sim/core/error.h"
+#include "sim/yaml/key_ranges.h"
 
 namespace trainsim {
 
@@ -120,7 +120,7 @@ NetworkSpec scalesim_topology_network(const std::string& path) {
   sink.name = "sink";
   for (const ScaleSimLayer& row : rows) {
     const std::string where = path + ":" + std::to_string(row.line);
-    // A layer of a network keeps to the config's key ranges (sim/config/key_ranges.h), so
+    // A layer of a network keeps to the config's key ranges (sim/yaml/key_ranges.h), so
     // that config.resolved.yaml reads back; the topology reader allows up to 2^30.
     auto in_range = [&](std::int64_t v, IntRange r, const char* column) {
       if (v > r.max)

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "sim/accel/accel_spec.h"
-#include "sim/config/specs.h"
+#include "sim/spec/accel_spec.h"
+#include "sim/spec/specs.h"
 #include "sim/workload/op.h"
 
 namespace trainsim {

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "sim/accel/accel_spec.h"
-#include "sim/accel/op_stats.h"
+#include "sim/spec/accel_spec.h"
+#include "sim/spec/op_stats.h"
 
 namespace trainsim {
 

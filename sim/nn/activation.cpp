@@ -155,4 +155,12 @@ template class Flatten<double>;
 template class SmoothActivation<float>;
 template class SmoothActivation<double>;
 
+std::string reshape_error(const Shape& in, const Shape& to) {
+  // Each extent is at most 2^20 (key_range::kExtent): the product fits in 64 bits.
+  const std::int64_t values = std::int64_t{to.c} * to.h * to.w;
+  if (values == in.size()) return "";
+  return "shape " + to.str() + " has " + std::to_string(values) + " values, the input " + in.str() +
+         " " + std::to_string(in.size());
+}
+
 }  // namespace trainsim

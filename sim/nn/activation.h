@@ -2,6 +2,7 @@
 // Element-wise layers: ReLU, LeakyReLU(slope), tanh, sigmoid, GELU, and the reshapes
 // (Reshape, Flatten).
 #include <cstdint>
+#include <string>
 
 #include "sim/nn/layer.h"
 
@@ -35,6 +36,10 @@ class Reshape : public Layer<T> {
   void backward_data(const Tensor<T>& x, const Tensor<T>& y, const Tensor<T>& dy,
                      Tensor<T>& dx) override;
 };
+
+/// Why the input `in` cannot be read as shape `to` ("" if it can: both hold as many values).
+/// The numerics' reshape and NetShape's (sim/workload/layers/reshape.cpp) check the same.
+std::string reshape_error(const Shape& in, const Shape& to);
 
 template <typename T>
 class Flatten final : public Reshape<T> {

@@ -1,9 +1,9 @@
 #pragma once
 // Parameter initialisation schemes (see InitSpec). One function so every layer with
 // weights draws them the same way and in the same order: weights, then biases.
-#include "sim/config/specs.h"
 #include "sim/core/rng.h"
 #include "sim/nn/tensor.h"
+#include "sim/spec/specs.h"
 
 namespace trainsim {
 

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "sim/config/specs.h"
 #include "sim/core/rng.h"
 #include "sim/nn/tensor.h"
+#include "sim/spec/specs.h"
 
 namespace trainsim {
 

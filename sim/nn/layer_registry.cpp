@@ -6,7 +6,6 @@
 #include "sim/nn/dense.h"
 #include "sim/nn/pool.h"
 #include "sim/nn/softmax.h"
-#include "sim/workload/layers/layer_kinds.h"
 
 namespace trainsim {
 
@@ -93,10 +92,8 @@ struct SmoothMaker {
 template <typename T>
 std::unique_ptr<Layer<T>> make_reshape(const LayerSpec& s, const Shape& in) {
   require_numeric(s);
-  Shape out;
-  std::int64_t params = 0;
-  // The shape check NetShape makes (sim/workload/layers/reshape.cpp).
-  const std::string err = kReshapeKind.infer(s, {in}, out, params);
+  const Shape out{s.shape[0], s.shape[1], s.shape[2]};
+  const std::string err = reshape_error(in, out);
   if (!err.empty()) throw UserError(err);
   return std::make_unique<Reshape<T>>(in, out);
 }
@@ -110,15 +107,15 @@ std::unique_ptr<Layer<T>> make_reshape(const LayerSpec& s, const Shape& in) {
   LayerTypeInfo {                              \
     name, desc, keys, nullptr, nullptr         \
   }
-// A type described by a LayerKind (sim/workload/layers/) with the keys it requires, with
-// numerics (fn) or without (nullptr).
-#define TRAINSIM_KIND_LAYER(name, desc, keys, required, fn, kind, loss)                    \
-  LayerTypeInfo {                                                                          \
-    name, desc, keys, &fn<float>, &fn<double>, LayerBoundary::kNone, required, &kind, loss \
+// A type whose shapes and ops a LayerKind describes (sim/workload/layers/, which finds it
+// by the type's name), with the keys it requires, with numerics (fn) or without (nullptr).
+#define TRAINSIM_KIND_LAYER(name, desc, keys, required, fn, loss)                   \
+  LayerTypeInfo {                                                                   \
+    name, desc, keys, &fn<float>, &fn<double>, LayerBoundary::kNone, required, loss \
   }
-#define TRAINSIM_KIND_SHAPE_LAYER(name, desc, keys, required, kind)                              \
-  LayerTypeInfo {                                                                                \
-    name, desc, keys, nullptr, nullptr, LayerBoundary::kNone, required, &kind, OutputLoss::kNone \
+#define TRAINSIM_KIND_SHAPE_LAYER(name, desc, keys, required)                             \
+  LayerTypeInfo {                                                                         \
+    name, desc, keys, nullptr, nullptr, LayerBoundary::kNone, required, OutputLoss::kNone \
   }
 using Keys = std::vector<std::string>;
 
@@ -145,7 +142,7 @@ const std::vector<LayerTypeInfo>& layer_types() {
                     "softmax over each sample's values; as the last layer trained with "
                     "cross-entropy",
                     Keys{"from"}, &make_softmax<float>, &make_softmax<double>, LayerBoundary::kNone,
-                    Keys{}, nullptr, OutputLoss::kCrossEntropy},
+                    Keys{}, OutputLoss::kCrossEntropy},
       TRAINSIM_SHAPE_LAYER("batchnorm", "batch normalization per channel (timed only)",
                            Keys{"from"}),
       TRAINSIM_SHAPE_LAYER("global_avgpool",
@@ -175,41 +172,38 @@ const std::vector<LayerTypeInfo>& layer_types() {
           "transposed convolution (the mirrored conv's backward-data), output (H - 1) stride - "
           "2 padding + kernel + output_padding (timed only)",
           (Keys{"filters", "kernel", "stride", "padding", "output_padding", "bias", "from"}),
-          (Keys{"filters", "kernel"}), kConv2dTransposeKind),
+          (Keys{"filters", "kernel"})),
       TRAINSIM_KIND_LAYER("tanh", "tanh(x)", Keys{"from"}, Keys{}, SmoothMaker<Smooth::kTanh>::make,
-                          kTanhKind, OutputLoss::kNone),
+                          OutputLoss::kNone),
       TRAINSIM_KIND_LAYER("sigmoid",
                           "1 / (1 + exp(-x)); as the last layer one value trained with binary "
                           "cross-entropy (timed only)",
-                          Keys{"from"}, Keys{}, SmoothMaker<Smooth::kSigmoid>::make, kSigmoidKind,
+                          Keys{"from"}, Keys{}, SmoothMaker<Smooth::kSigmoid>::make,
                           OutputLoss::kBinary),
       TRAINSIM_KIND_LAYER("gelu", "x Phi(x), tanh form", Keys{"from"}, Keys{},
-                          SmoothMaker<Smooth::kGelu>::make, kGeluKind, OutputLoss::kNone),
+                          SmoothMaker<Smooth::kGelu>::make, OutputLoss::kNone),
       TRAINSIM_KIND_SHAPE_LAYER("dropout",
                                 "drops each value with probability rate, scales the rest by 1 / "
                                 "(1 - rate) (timed only)",
-                                (Keys{"rate", "from"}), Keys{}, kDropoutKind),
+                                (Keys{"rate", "from"}), Keys{}),
       TRAINSIM_KIND_LAYER("reshape", "the input's values as shape [c, h, w]",
-                          (Keys{"shape", "from"}), Keys{"shape"}, make_reshape, kReshapeKind,
-                          OutputLoss::kNone),
+                          (Keys{"shape", "from"}), Keys{"shape"}, make_reshape, OutputLoss::kNone),
       TRAINSIM_KIND_SHAPE_LAYER("linear",
                                 "dense layer at every position: C x H x W -> units x H x W, one "
                                 "weight matrix (timed only)",
-                                (Keys{"units", "bias", "from"}), Keys{"units"}, kLinearKind),
+                                (Keys{"units", "bias", "from"}), Keys{"units"}),
       TRAINSIM_KIND_SHAPE_LAYER("batched_matmul",
                                 "A B (or A B^T) per sample and head, A and B from two layers "
                                 "(attention; timed only)",
-                                (Keys{"heads", "transpose_b", "from"}), Keys{"from"},
-                                kBatchedMatmulKind),
+                                (Keys{"heads", "transpose_b", "from"}), Keys{"from"}),
       TRAINSIM_KIND_SHAPE_LAYER("layernorm",
                                 "normalization over each position's features, scale and shift "
                                 "(timed only)",
-                                Keys{"from"}, Keys{}, kLayerNormKind),
+                                Keys{"from"}, Keys{}),
       TRAINSIM_KIND_SHAPE_LAYER("embedding",
                                 "a vocab x units table looked up by the token id at each "
                                 "position: 1 x H x W -> units x H x W (timed only)",
-                                (Keys{"vocab", "units", "from"}), (Keys{"vocab", "units"}),
-                                kEmbeddingKind),
+                                (Keys{"vocab", "units", "from"}), (Keys{"vocab", "units"})),
   };
   return types;
 }
@@ -223,11 +217,6 @@ const LayerTypeInfo* find_layer_type(const std::string& name) {
   for (const auto& t : layer_types())
     if (t.name == name) return &t;
   return nullptr;
-}
-
-const LayerKind* find_layer_kind(const std::string& name) {
-  const LayerTypeInfo* t = find_layer_type(name);
-  return t != nullptr ? t->kind : nullptr;
 }
 
 OutputLoss output_loss(const std::string& name) {

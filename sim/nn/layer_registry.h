@@ -6,12 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "sim/config/specs.h"
 #include "sim/nn/layer.h"
+#include "sim/spec/specs.h"
 
 namespace trainsim {
-
-struct LayerKind;  // sim/workload/layer_kind.h
 
 /// How a network's last layer is trained: the loss it is fused with.
 enum class OutputLoss : std::uint8_t {
@@ -41,9 +39,6 @@ struct LayerTypeInfo {
   LayerBoundary boundary = LayerBoundary::kNone;
   std::vector<std::string> required = {};  ///< keys without a default (besides the older
                                            ///< types' in required_layer_keys())
-  /// Its shape inference and lowering (sim/workload/layers/), for the types added with the
-  /// Hype-training workloads; nullptr: NetShape and the lowering know the type themselves.
-  const LayerKind* kind = nullptr;
   OutputLoss loss = OutputLoss::kNone;
 };
 
@@ -56,8 +51,6 @@ const std::vector<LayerTypeInfo>& layer_types();
 /// The type called `name`, or nullptr.
 const LayerTypeInfo* find_layer_type(const std::string& name);
 
-/// The shape-level description of type `name` (nullptr: none, or an unknown type).
-const LayerKind* find_layer_kind(const std::string& name);
 /// The loss a network ending in a layer of type `name` trains with.
 OutputLoss output_loss(const std::string& name);
 /// "'softmax', 'sigmoid' or 'sink'": the types that can end a network, for messages.

@@ -7,9 +7,9 @@
 #include <utility>
 #include <vector>
 
-#include "sim/config/specs.h"
 #include "sim/nn/layer.h"
 #include "sim/nn/pass_observer.h"
+#include "sim/spec/specs.h"
 
 namespace trainsim {
 

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "sim/config/specs.h"
 #include "sim/core/state_archive.h"
 #include "sim/nn/layer.h"
+#include "sim/spec/specs.h"
 
 namespace trainsim {
 

@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "sim/config/specs.h"
 #include "sim/optim/optimizer.h"
+#include "sim/spec/specs.h"
 
 namespace trainsim {
 

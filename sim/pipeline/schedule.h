@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/pipeline/task_graph.h"
+#include "models/platform/task_graph.h"
 
 namespace trainsim {
 
@@ -25,9 +25,6 @@ struct PlanCosts {
   std::function<std::int64_t(const Task&)> task_ps;
   std::function<std::int64_t(const Task& from, const Task& to, EdgeData data)> edge_ps;
 };
-
-/// [device] -> the indices of its tasks (TaskGraph::task) in the order it runs them.
-using DeviceOrders = std::vector<std::vector<int>>;
 
 class Schedule {
  public:
@@ -47,10 +44,6 @@ class Schedule {
 const std::vector<const Schedule*>& schedules();
 /// The schedule called `name`, or UserError naming the known ones.
 const Schedule& schedule_named(const std::string& name);
-
-/// Checks that `orders` holds every task of `g` exactly once, on its own device, and that
-/// running them in that order cannot deadlock; throws std::logic_error otherwise.
-void check_orders(const TaskGraph& g, const DeviceOrders& orders);
 
 /// The layout every non-interleaved schedule uses: stage s on device s, one pipe.
 PipelineLayout straight_layout(const ScheduleParams& p);

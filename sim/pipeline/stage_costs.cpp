@@ -4,7 +4,7 @@
 #include <cmath>
 #include <limits>
 
-#include "sim/config/accelerator_config.h"
+#include "sim/accel/accelerator_config.h"
 #include "sim/core/checked_span.h"
 #include "sim/core/error.h"
 #include "sim/train/shape_only_run.h"

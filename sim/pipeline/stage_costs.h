@@ -15,8 +15,8 @@
 #include <tuple>
 #include <vector>
 
-#include "sim/config/specs.h"
-#include "sim/pipeline/task_graph.h"
+#include "models/platform/task_graph.h"
+#include "sim/spec/specs.h"
 #include "sim/train/accel_session.h"
 #include "sim/workload/net_shape.h"
 

@@ -3,8 +3,8 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "sim/core/csv.h"
 #include "sim/hype/hype_spec.h"
-#include "sim/report/csv.h"
 #include "sim/report/stats_header.h"
 
 namespace trainsim {

@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "sim/config/specs.h"
 #include "sim/hype/hype_model.h"
+#include "sim/spec/specs.h"
 
 namespace trainsim {
 

@@ -4,9 +4,9 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "sim/accel/accel_spec.h"
 #include "sim/accel/energy.h"
-#include "sim/accel/op_stats.h"
+#include "sim/spec/accel_spec.h"
+#include "sim/spec/op_stats.h"
 
 namespace trainsim {
 

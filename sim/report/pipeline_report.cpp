@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/accel/energy.h"
-#include "sim/report/csv.h"
+#include "sim/core/csv.h"
 #include "sim/report/stats_header.h"
 #include "sim/report/units.h"
 #include "sim/train/shape_only_run.h"

@@ -4,8 +4,8 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/accel/energy.h"
-#include "sim/report/csv.h"
-#include "sim/report/format.h"
+#include "sim/core/csv.h"
+#include "sim/core/format.h"
 #include "sim/report/op_report.h"
 #include "sim/report/stats_header.h"
 #include "sim/report/train_report.h"

@@ -5,8 +5,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "sim/report/csv.h"
-#include "sim/report/format.h"
+#include "sim/core/csv.h"
+#include "sim/core/format.h"
 #include "sim/report/stats_header.h"
 
 namespace trainsim {

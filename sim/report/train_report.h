@@ -16,9 +16,9 @@
 #include <string>
 #include <vector>
 
-#include "sim/config/specs.h"
 #include "sim/data/dataset.h"
 #include "sim/nn/network.h"
+#include "sim/spec/specs.h"
 #include "sim/train/trainer.h"
 
 namespace trainsim {

@@ -13,10 +13,10 @@
 #include <set>
 #include <sstream>
 
-#include "sim/config/yaml_file.h"
-#include "sim/config/yaml_reader.h"
 #include "sim/core/error.h"
 #include "sim/io/file_set.h"
+#include "sim/yaml/yaml_file.h"
+#include "sim/yaml/yaml_reader.h"
 
 namespace trainsim {
 
@@ -115,7 +115,7 @@ void check_distinct(const SweepAxis& axis, const ConfigNode& at) {
 }  // namespace
 
 std::string canonical_value(const std::string& text) {
-  // Numbers as trainsim's config reader takes them (sim/config/yaml_reader.cpp): decimal or
+  // Numbers as trainsim's config reader takes them (sim/yaml/yaml_reader.cpp): decimal or
   // exponent notation, nothing else (no inf, nan, hex), so a string value is never a number.
   bool numeric = !text.empty();
   bool digit = false, integer = true;

@@ -5,10 +5,10 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "sim/core/csv.h"
 #include "sim/core/error.h"
+#include "sim/core/format.h"
 #include "sim/io/checksum.h"
-#include "sim/report/csv.h"
-#include "sim/report/format.h"
 
 namespace trainsim {
 

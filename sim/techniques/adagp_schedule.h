@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "sim/config/specs.h"
+#include "sim/spec/specs.h"
 
 namespace trainsim {
 

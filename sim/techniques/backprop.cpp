@@ -4,8 +4,8 @@
 // against, as the C program of Purkayastha et al. 2025 trains.
 #include "sim/techniques/backprop.h"
 
-#include "sim/config/specs.h"
 #include "sim/nn/softmax.h"
+#include "sim/spec/specs.h"
 
 namespace trainsim {
 

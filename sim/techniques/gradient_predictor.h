@@ -46,12 +46,12 @@
 #include <cstdint>
 #include <vector>
 
-#include "sim/config/specs.h"
 #include "sim/nn/activation.h"
 #include "sim/nn/conv2d.h"
 #include "sim/nn/dense.h"
 #include "sim/nn/network.h"
 #include "sim/optim/adam.h"
+#include "sim/spec/specs.h"
 
 namespace trainsim {
 

@@ -6,7 +6,7 @@
 // `adagp-efficient` and `adagp-low` are ADA-GP on its three hardware designs.
 //
 // A technique is three things, kept apart:
-//  * its spec (TechniqueSpec, sim/config/specs.h): the parsed, validated configuration;
+//  * its spec (TechniqueSpec, sim/spec/specs.h): the parsed, validated configuration;
 //  * its description (TechniqueInfo, below): what the rest of trainsim needs to know about the
 //    technique, answered from the spec: its YAML keys, its label, the hardware it adds to a
 //    device, where its ops run, how its batches look without numerics, and its factory;
@@ -24,7 +24,7 @@
 #include <utility>
 #include <vector>
 
-#include "sim/config/specs.h"
+#include "sim/spec/specs.h"
 #include "sim/workload/op.h"
 
 namespace trainsim {

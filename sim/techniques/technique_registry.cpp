@@ -1,6 +1,6 @@
 #include <stdexcept>
 
-#include "sim/config/specs.h"
+#include "sim/spec/specs.h"
 #include "sim/techniques/adagp.h"
 #include "sim/techniques/backprop.h"
 #include "sim/techniques/specbp.h"

@@ -7,10 +7,10 @@
 #include <utility>
 #include <vector>
 
-#include "sim/config/specs.h"
 #include "sim/core/state_archive.h"
 #include "sim/nn/network.h"
 #include "sim/optim/optimizer.h"
+#include "sim/spec/specs.h"
 
 namespace trainsim {
 

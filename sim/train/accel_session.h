@@ -13,10 +13,10 @@
 
 #include "models/system.h"
 #include "sim/accel/op_totals.h"
-#include "sim/config/specs.h"
 #include "sim/core/state_archive.h"
 #include "sim/nn/network.h"
 #include "sim/nn/pass_observer.h"
+#include "sim/spec/specs.h"
 #include "sim/techniques/technique.h"
 #include "sim/train/residency.h"
 #include "sim/workload/lowering.h"

@@ -1,5 +1,5 @@
 #pragma once
-// A run larger than its counters hold (sim/accel/op_stats.h's CounterOverflow: a count past
+// A run larger than its counters hold (sim/spec/op_stats.h's CounterOverflow: a count past
 // 2^64, cycles past 2^63) is the configuration's doing, not a bug: VGG-19 on ImageNet for 500
 // epochs counts more MACs than 64 bits hold. The runners catch the overflow in
 // their epoch loop, before anything is written, and turn it into a one-line user error naming
@@ -7,8 +7,8 @@
 // one epoch is already too large, the figures that size an epoch.
 #include <cstdint>
 
-#include "sim/accel/op_stats.h"
-#include "sim/config/specs.h"
+#include "sim/spec/op_stats.h"
+#include "sim/spec/specs.h"
 
 namespace trainsim {
 

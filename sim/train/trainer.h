@@ -8,12 +8,12 @@
 #include <memory>
 #include <vector>
 
-#include "sim/config/specs.h"
 #include "sim/core/state_archive.h"
 #include "sim/core/thread_pool.h"
 #include "sim/data/dataset.h"
 #include "sim/nn/network.h"
 #include "sim/optim/optimizer.h"
+#include "sim/spec/specs.h"
 #include "sim/techniques/training_technique.h"
 
 namespace trainsim {

@@ -1,17 +1,17 @@
 #pragma once
 // What NetShape and the lowering need to know of a layer type, as one descriptor per type, so
 // that a type is a file of its own (sim/workload/layers/) plus a line in the layer registry
-// (sim/nn/layer_registry.cpp) instead of a branch in each of them. The types older than this
-// interface (dense, conv2d, the pools, batchnorm, add, concat, resize, ...) are still
-// branches of NetShape and lower_network(); the helpers below are shared with them where the
+// (sim/nn/layer_registry.cpp) and in layer_kinds.cpp instead of a branch in each of them. The types
+// older than this interface (dense, conv2d, the pools, batchnorm, add, concat, resize, ...) are
+// still branches of NetShape and lower_network(); the helpers below are shared with them where the
 // two would otherwise repeat a computation.
 #include <cstdint>
 #include <initializer_list>
 #include <string>
 #include <vector>
 
-#include "sim/config/specs.h"
 #include "sim/nn/tensor.h"
+#include "sim/spec/specs.h"
 #include "sim/workload/lowering.h"
 #include "sim/workload/net_shape.h"
 #include "sim/workload/op.h"
@@ -47,7 +47,7 @@ struct LayerLowering {
 };
 
 /// The layer type's descriptor. Every function may assume the keys were parsed and checked
-/// against their ranges (sim/config/layer_fields.cpp); the keys a type requires are in its
+/// against their ranges (sim/workload/layer_fields.cpp); the keys a type requires are in its
 /// registry line (LayerTypeInfo::required).
 struct LayerKind {
   /// Output shape and trainable parameters from the inputs' shapes, or an error message

@@ -4,6 +4,7 @@
 
 #include "sim/nn/layer_registry.h"
 #include "sim/workload/layer_kind.h"
+#include "sim/workload/layers/layer_kinds.h"
 
 namespace trainsim {
 

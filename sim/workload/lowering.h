@@ -30,7 +30,7 @@
 #include <optional>
 #include <vector>
 
-#include "sim/config/specs.h"
+#include "sim/spec/specs.h"
 #include "sim/workload/net_shape.h"
 #include "sim/workload/op.h"
 

@@ -7,6 +7,7 @@
 #include "sim/core/error.h"
 #include "sim/nn/layer_registry.h"
 #include "sim/workload/layer_kind.h"
+#include "sim/workload/layers/layer_kinds.h"
 #include "sim/workload/size_limits.h"
 
 namespace trainsim {

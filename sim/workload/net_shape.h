@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "sim/config/specs.h"
 #include "sim/nn/tensor.h"
+#include "sim/spec/specs.h"
 
 namespace trainsim {
 

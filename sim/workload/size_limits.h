@@ -2,7 +2,7 @@
 // Per-sample limits on what one layer of a network may form, checked by NetShape for every
 // layer, so that no count the lowering and the dataflows form of a batch leaves 64 bits.
 //
-// Each key of a network is bounded alone (sim/config/key_ranges.h); these limits bound the
+// Each key of a network is bounded alone (sim/yaml/key_ranges.h); these limits bound the
 // products of several keys, which only the inferred shapes know. With a batch of at most
 // key_range::kBatch.max = 2^16 samples:
 //   * a batch tensor has at most 2^30 x 2^16 = 2^46 values;
@@ -18,8 +18,8 @@
 #include <initializer_list>
 #include <string>
 
-#include "sim/config/specs.h"
 #include "sim/nn/tensor.h"
+#include "sim/spec/specs.h"
 
 namespace trainsim {
 

@@ -2,8 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "sim/core/csv.h"
 #include "sim/core/paths.h"
-#include "sim/report/csv.h"
 
 #include <sys/wait.h>
 

@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "sim/report/csv.h"
+#include "sim/core/csv.h"
 #include "tests/integration/cli_runner.h"
 
 using namespace trainsim;

@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
-#include "sim/report/csv.h"
+#include "sim/core/csv.h"
 #include "sim/report/stats_header.h"
 #include "tests/integration/cli_runner.h"
 

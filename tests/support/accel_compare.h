@@ -3,7 +3,7 @@
 // round-trip through the resolved YAML), for the config round-trip tests.
 #include <catch2/catch.hpp>
 
-#include "sim/accel/accel_spec.h"
+#include "sim/spec/accel_spec.h"
 
 namespace trainsim::test {
 

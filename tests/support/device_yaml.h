@@ -6,7 +6,7 @@
 #include <string>
 
 #include "sim/config/device_config.h"
-#include "sim/config/yaml_file.h"
+#include "sim/yaml/yaml_file.h"
 #include "tests/support/config_errors.h"
 
 namespace trainsim::test {

@@ -2,7 +2,7 @@
 // A layer spec of a type and a name, the rest default: what tests fill in field by field.
 #include <string>
 
-#include "sim/config/specs.h"
+#include "sim/spec/specs.h"
 
 namespace trainsim::test {
 

@@ -4,7 +4,7 @@
 #include <sstream>
 #include <string>
 
-#include "sim/accel/op_stats.h"
+#include "sim/spec/op_stats.h"
 
 namespace trainsim::test {
 

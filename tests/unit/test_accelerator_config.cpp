@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/config/accelerator_config.h"
+#include "sim/accel/accelerator_config.h"
 #include "sim/core/error.h"
 #include "sim/core/paths.h"
 #include "tests/support/temp_dir.h"

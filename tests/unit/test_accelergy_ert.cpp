@@ -7,9 +7,9 @@
 #include <string>
 
 #include "dataflows/registry.h"
+#include "sim/accel/accelerator_config.h"
 #include "sim/accel/cost_model.h"
 #include "sim/accel/energy.h"
-#include "sim/config/accelerator_config.h"
 #include "sim/core/error.h"
 #include "sim/interop/accelergy_ert.h"
 #include "tests/support/config_errors.h"

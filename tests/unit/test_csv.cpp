@@ -2,8 +2,8 @@
 // one cell, and every row has one cell per column.
 #include <catch2/catch.hpp>
 
+#include "sim/core/csv.h"
 #include "sim/core/rng.h"
-#include "sim/report/csv.h"
 
 using namespace trainsim;
 

@@ -19,9 +19,9 @@
 
 #include "dataflows/registry.h"
 #include "mapping/problem.h"
+#include "sim/accel/accelerator_config.h"
 #include "sim/accel/cost_model.h"
 #include "sim/accel/energy.h"
-#include "sim/config/accelerator_config.h"
 
 using namespace trainsim;
 

@@ -10,12 +10,12 @@
 
 #include "sim/config/device_config.h"
 #include "sim/config/experiment_config.h"
+#include "sim/core/csv.h"
 #include "sim/core/error.h"
 #include "sim/core/paths.h"
 #include "sim/gpu/calibration.h"
 #include "sim/gpu/iteration.h"
 #include "sim/io/file_set.h"
-#include "sim/report/csv.h"
 #include "tests/support/temp_dir.h"
 
 using namespace trainsim;

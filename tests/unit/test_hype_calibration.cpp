@@ -9,10 +9,10 @@
 
 #include "sim/config/device_config.h"
 #include "sim/config/experiment_config.h"
+#include "sim/core/csv.h"
 #include "sim/core/error.h"
 #include "sim/core/paths.h"
 #include "sim/hype/calibration.h"
-#include "sim/report/csv.h"
 
 using namespace trainsim;
 

@@ -14,10 +14,10 @@
 #include "dataflows/registry.h"
 #include "mapping/search.h"
 #include "models/system.h"
+#include "sim/accel/accelerator_config.h"
 #include "sim/accel/cost_model.h"
 #include "sim/accel/reference.h"
 #include "sim/accel/tiled_memory.h"
-#include "sim/config/accelerator_config.h"
 #include "sim/core/error.h"
 #include "sim/core/rng.h"
 

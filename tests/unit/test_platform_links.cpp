@@ -4,9 +4,10 @@
 
 #include "models/platform/interconnect.h"
 #include "models/platform/platform.h"
+#include "models/platform/stuck.h"
 #include "models/platform/topology.h"
 #include "sim/core/error.h"
-#include "sim/pipeline/stuck.h"
+#include "sim/pipeline/schedule.h"
 
 using namespace trainsim;
 

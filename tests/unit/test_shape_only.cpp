@@ -7,9 +7,9 @@
 #include <map>
 
 #include "dataflows/registry.h"
+#include "sim/accel/accelerator_config.h"
 #include "sim/accel/cost_model.h"
 #include "sim/accel/energy.h"
-#include "sim/config/accelerator_config.h"
 #include "sim/config/experiment_config.h"
 #include "sim/core/paths.h"
 #include "sim/data/dataset_registry.h"

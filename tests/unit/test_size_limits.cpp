@@ -1,5 +1,5 @@
 // The per-layer size limits NetShape enforces (sim/workload/size_limits.h) and the range of
-// every integer key (sim/config/key_ranges.h): together they keep every product the model
+// every integer key (sim/yaml/key_ranges.h): together they keep every product the model
 // forms inside 64 bits. Under the sanitizer build (TRAINSIM_SANITIZE) these also prove that
 // checking a too-large network overflows nothing on the way to its error.
 #include <catch2/catch.hpp>
@@ -8,11 +8,11 @@
 #include <limits>
 
 #include "sim/config/experiment_config.h"
-#include "sim/config/key_ranges.h"
 #include "sim/core/paths.h"
 #include "sim/workload/lowering.h"
 #include "sim/workload/net_shape.h"
 #include "sim/workload/size_limits.h"
+#include "sim/yaml/key_ranges.h"
 #include "tests/support/config_errors.h"
 
 #include "tests/support/layer_spec.h"

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/config/specs.h"
+#include "sim/spec/specs.h"
 #include "sim/techniques/technique.h"
 
 using namespace trainsim;
@@ -180,7 +180,9 @@ TEST_CASE("No code outside sim/techniques/ names a technique", "[techniques]") {
   std::size_t scanned = 0, inside = 0;
   for (const std::string& file : library_sources()) {
     const std::vector<NameUse> found = technique_literals(read_text(root / file), names);
-    if (file.rfind("sim/techniques/", 0) == 0) {
+    // The default technique's name has its own header in sim/spec/, the folder of plain
+    // values below every subsystem, so that TechniqueSpec can default to it.
+    if (file.rfind("sim/techniques/", 0) == 0 || file == "sim/spec/default_technique.h") {
       inside += found.size();
       continue;
     }

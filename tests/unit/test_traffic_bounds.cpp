@@ -11,9 +11,9 @@
 
 #include "dataflows/registry.h"
 #include "mapping/bounds.h"
+#include "sim/accel/accelerator_config.h"
 #include "sim/accel/cost_model.h"
 #include "sim/accel/tiled_memory.h"
-#include "sim/config/accelerator_config.h"
 #include "sim/config/experiment_config.h"
 #include "sim/core/error.h"
 #include "sim/core/paths.h"

@@ -1,9 +1,9 @@
-#include "sim/config/layer_fields.h"
+#include "sim/workload/layer_fields.h"
 
 #include <stdexcept>
 
-#include "sim/config/key_ranges.h"
-#include "sim/config/yaml_emit.h"
+#include "sim/yaml/key_ranges.h"
+#include "sim/yaml/yaml_emit.h"
 
 namespace trainsim {
 

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "sim/accel/accel_spec.h"
-#include "sim/config/yaml_reader.h"
+#include "sim/spec/accel_spec.h"
+#include "sim/yaml/yaml_reader.h"
 
 namespace trainsim {
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/pipeline/schedule.h"
+#include "models/platform/task_graph.h"
 
 namespace trainsim {
 

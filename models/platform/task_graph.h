@@ -102,6 +102,13 @@ class TaskGraph {
   std::vector<int> index_;  // dense key -> task index
 };
 
+/// [device] -> the indices of its tasks (TaskGraph::task) in the order it runs them.
+using DeviceOrders = std::vector<std::vector<int>>;
+
+/// Checks that `orders` holds every task of `g` exactly once, on its own device, and that
+/// running them in that order cannot deadlock; throws std::logic_error otherwise.
+void check_orders(const TaskGraph& g, const DeviceOrders& orders);
+
 /// Checks a layout: every placement names an existing device, every pipe covers all stages,
 /// every micro-batch a pipe. Throws UserError naming what is wrong.
 void check_layout(const PipelineLayout& layout, int micro_batches);

@@ -1,4 +1,4 @@
-#include "sim/interop/chakra_writer.h"
+#include "sim/report/chakra_writer.h"
 
 #include <cmath>
 #include <filesystem>
@@ -7,7 +7,7 @@
 #include <queue>
 
 #include "sim/core/error.h"
-#include "sim/interop/protobuf_wire.h"
+#include "sim/report/protobuf_wire.h"
 
 namespace trainsim {
 

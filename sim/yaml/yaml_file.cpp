@@ -1,4 +1,4 @@
-#include "sim/config/yaml_file.h"
+#include "sim/yaml/yaml_file.h"
 
 #include <cerrno>
 #include <cstring>

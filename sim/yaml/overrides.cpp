@@ -1,4 +1,4 @@
-#include "sim/config/overrides.h"
+#include "sim/yaml/overrides.h"
 
 #include <charconv>
 

@@ -1,10 +1,10 @@
-#include "sim/config/accel_lookup.h"
+#include "sim/accel/accel_lookup.h"
 
 #include <algorithm>
 #include <filesystem>
 #include <system_error>
 
-#include "sim/config/accelerator_config.h"
+#include "sim/accel/accelerator_config.h"
 #include "sim/core/error.h"
 #include "sim/core/paths.h"
 

@@ -2,13 +2,13 @@
 // Per-access entries carry their own `per_bits` because the sources quote them at different
 // widths (Horowitz: 64-bit SRAM/DRAM accesses; Eyeriss: 16-bit words); defaulting it would
 // silently scale an entry by 4x.
-#include "sim/config/energy_config.h"
+#include "sim/accel/energy_config.h"
 
 #include <vector>
 
-#include "sim/config/key_ranges.h"
-#include "sim/config/yaml_emit.h"
 #include "sim/interop/accelergy_ert.h"
+#include "sim/yaml/key_ranges.h"
+#include "sim/yaml/yaml_emit.h"
 
 namespace trainsim {
 

@@ -1,17 +1,19 @@
 #pragma once
-// Parsed, validated configuration. Specs are plain immutable values: the config parser
-// (sim/config/) is the only code that builds them, and every default lives there, so a
-// spec always holds the fully resolved value of every key. Models and the training loop
-// read specs; they never touch YAML.
+// Parsed, validated configuration. Specs are plain immutable values: the parsers (sim/config/,
+// and next to the subsystem that owns the keys: networks in sim/workload/, accelerators in
+// sim/accel/) are the only code that builds them, and every default lives there, so a spec
+// always holds the fully resolved value of every key. Models and the training loop read
+// specs; they never touch YAML. This folder includes no subsystem, so every subsystem can
+// include its spec (docs/DESIGN.md#layers).
 #include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "sim/accel/accel_spec.h"
-#include "sim/config/system_spec.h"
-#include "sim/techniques/default_technique.h"
+#include "sim/spec/accel_spec.h"
+#include "sim/spec/default_technique.h"
+#include "sim/spec/system_spec.h"
 
 namespace trainsim {
 

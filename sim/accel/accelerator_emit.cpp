@@ -2,10 +2,10 @@
 // fixed key order so equal specs give byte-identical text.
 #include <yaml-cpp/yaml.h>
 
-#include "sim/config/accelerator_config.h"
-#include "sim/config/accelerator_parse.h"
-#include "sim/config/energy_config.h"
-#include "sim/config/yaml_emit.h"
+#include "sim/accel/accelerator_config.h"
+#include "sim/accel/accelerator_parse.h"
+#include "sim/accel/energy_config.h"
+#include "sim/yaml/yaml_emit.h"
 
 namespace trainsim {
 

@@ -16,11 +16,11 @@
 // periods) have a range too (DoubleRange, ConfigNode::as_double_in), at the end of this file.
 // Within them, a time or count the model forms of several values is still checked where it
 // becomes an integer (sim/core/checked_span.h), and whole-run sums where they are added
-// (sim/accel/op_stats.h), each with a one-line error naming the keys.
+// (sim/spec/op_stats.h), each with a one-line error naming the keys.
 #include <cstdint>
 #include <limits>
 
-#include "sim/config/yaml_reader.h"
+#include "sim/yaml/yaml_reader.h"
 
 namespace trainsim::key_range {
 

@@ -5,8 +5,8 @@
 
 #include <string>
 
-#include "sim/accel/accel_spec.h"
-#include "sim/config/yaml_reader.h"
+#include "sim/spec/accel_spec.h"
+#include "sim/yaml/yaml_reader.h"
 
 namespace trainsim {
 

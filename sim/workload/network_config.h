@@ -1,10 +1,11 @@
 #pragma once
-// Validating a network mapping (from a network file or inlined in an experiment).
+// Validating a network mapping (from a network file or inlined in an experiment), and
+// reading a network file.
 #include <string>
 #include <vector>
 
-#include "sim/config/specs.h"
-#include "sim/config/yaml_reader.h"
+#include "sim/spec/specs.h"
+#include "sim/yaml/yaml_reader.h"
 
 namespace trainsim {
 
@@ -15,5 +16,8 @@ const std::vector<std::string>& init_schemes();
 /// `source` is stored as NetworkSpec::source.
 NetworkSpec parse_network(const ConfigNode& node, const std::string& default_name,
                           const std::string& source);
+
+/// Parses one network file.
+NetworkSpec load_network(const std::string& path);
 
 }  // namespace trainsim

@@ -24,7 +24,7 @@ class CsvTable {
   CsvTable& cell(const std::string& text);
   CsvTable& cell(const char* text) { return cell(std::string(text)); }
   CsvTable& cell(std::int64_t v);
-  CsvTable& cell(std::uint64_t v);  ///< event counts (sim/accel/op_stats.h)
+  CsvTable& cell(std::uint64_t v);  ///< event counts (sim/spec/op_stats.h)
   CsvTable& cell(int v) { return cell(static_cast<std::int64_t>(v)); }
   /// A number in printf `format` (e.g. "%.6f").
   CsvTable& num(const char* format, double v);

@@ -19,7 +19,7 @@
 namespace trainsim {
 
 /// The inclusive range an integer key accepts. Every integer key has one (the limits and
-/// why they are what they are: sim/config/key_ranges.h), so no value can make the products
+/// why they are what they are: sim/yaml/key_ranges.h), so no value can make the products
 /// the model forms of them leave 64 bits.
 struct IntRange {
   std::int64_t min;
@@ -27,7 +27,7 @@ struct IntRange {
 };
 
 /// The inclusive range a number key accepts, for the keys whose values become a time or a
-/// counter (a clock, a bandwidth, a latency; sim/config/key_ranges.h says why each range is
+/// counter (a clock, a bandwidth, a latency; sim/yaml/key_ranges.h says why each range is
 /// what it is). Outside it the products the model forms of the value would leave what its
 /// integers, or SystemC's clock, can hold, or divide by a subnormal number.
 struct DoubleRange {

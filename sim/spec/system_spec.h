@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/accel/accel_spec.h"
+#include "sim/spec/accel_spec.h"
 
 namespace trainsim {
 

@@ -1,4 +1,4 @@
-#include "sim/pipeline/stuck.h"
+#include "models/platform/stuck.h"
 
 namespace trainsim {
 

@@ -1,4 +1,4 @@
-#include "sim/config/yaml_emit.h"
+#include "sim/yaml/yaml_emit.h"
 
 #include <charconv>
 #include <stdexcept>

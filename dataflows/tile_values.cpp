@@ -1,4 +1,4 @@
-#include "mapping/tile_values.h"
+#include "dataflows/tile_values.h"
 
 #include <stdexcept>
 

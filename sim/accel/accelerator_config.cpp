@@ -1,20 +1,20 @@
 // load_accelerator() and load_energy_table(): YAML file -> overrides -> validated specs.
-#include "sim/config/accelerator_config.h"
+#include "sim/accel/accelerator_config.h"
 
 #include <filesystem>
 #include <memory>
 #include <optional>
 
+#include "sim/accel/accel_lookup.h"
+#include "sim/accel/accelerator_parse.h"
+#include "sim/accel/energy_config.h"
 #include "sim/accel/memory_model.h"
-#include "sim/config/accel_lookup.h"
-#include "sim/config/accelerator_parse.h"
-#include "sim/config/energy_config.h"
-#include "sim/config/key_ranges.h"
-#include "sim/config/overrides.h"
-#include "sim/config/yaml_file.h"
-#include "sim/config/yaml_reader.h"
 #include "sim/core/error.h"
 #include "sim/core/named_registry.h"
+#include "sim/yaml/key_ranges.h"
+#include "sim/yaml/overrides.h"
+#include "sim/yaml/yaml_file.h"
+#include "sim/yaml/yaml_reader.h"
 
 namespace trainsim {
 

@@ -1,8 +1,8 @@
-#include "sim/report/csv.h"
+#include "sim/core/csv.h"
 
 #include <stdexcept>
 
-#include "sim/report/format.h"
+#include "sim/core/format.h"
 
 namespace trainsim {
 

@@ -1,8 +1,9 @@
-#include "sim/pipeline/task_graph.h"
+#include "models/platform/task_graph.h"
 
 #include <set>
 #include <stdexcept>
 
+#include "models/platform/stuck.h"
 #include "sim/core/error.h"
 
 namespace trainsim {
@@ -160,6 +161,41 @@ TaskGraph::TaskGraph(const PipelineLayout& layout, const GraphSpec& spec)
                p == t.pipe ? EdgeData::kNone : EdgeData::kWeightGrad);
         break;
     }
+  }
+}
+
+void check_orders(const TaskGraph& g, const DeviceOrders& orders) {
+  const int n = static_cast<int>(g.size());
+  std::vector<int> seen(static_cast<std::size_t>(n), 0);
+  if (static_cast<int>(orders.size()) != g.layout().devices)
+    throw std::logic_error("pipeline schedule: one order per device expected");
+  for (std::size_t d = 0; d < orders.size(); ++d)
+    for (int i : orders[d]) {
+      if (i < 0 || i >= n || g.task(i).device != static_cast<int>(d) ||
+          seen[static_cast<std::size_t>(i)]++)
+        throw std::logic_error("pipeline schedule: a task is misplaced or repeated");
+    }
+  for (int i = 0; i < n; ++i)
+    if (!seen[static_cast<std::size_t>(i)])
+      throw StuckError("pipeline schedule: no device's order runs '" + g.task(i).label() +
+                       "' (placed on dev" + std::to_string(g.task(i).device) + ")");
+  // Run the orders without time: each device takes its next task once its inputs are done.
+  std::vector<std::size_t> next(orders.size(), 0);
+  std::vector<char> done(static_cast<std::size_t>(n), 0);
+  for (int finished = 0; finished < n;) {
+    bool progress = false;
+    for (std::size_t d = 0; d < orders.size(); ++d)
+      while (next[d] < orders[d].size()) {
+        const int i = orders[d][next[d]];
+        bool ok = true;
+        for (const Edge& e : g.deps(i)) ok = ok && done[static_cast<std::size_t>(e.from)];
+        if (!ok) break;
+        done[static_cast<std::size_t>(i)] = 1;
+        ++next[d], ++finished, progress = true;
+      }
+    if (!progress)
+      throw StuckError("pipeline schedule: the device orders cannot finish: " +
+                       stuck_report(g, orders, next, done));
   }
 }
 

@@ -1,4 +1,4 @@
-#include "sim/config/yaml_reader.h"
+#include "sim/yaml/yaml_reader.h"
 
 #include <charconv>
 #include <cmath>

@@ -1,10 +1,13 @@
-#include "sim/config/network_config.h"
+#include "sim/workload/network_config.h"
 
+#include <filesystem>
 #include <map>
+#include <memory>
 
-#include "sim/config/key_ranges.h"
-#include "sim/config/layer_fields.h"
 #include "sim/nn/layer_registry.h"
+#include "sim/workload/layer_fields.h"
+#include "sim/yaml/key_ranges.h"
+#include "sim/yaml/yaml_file.h"
 
 namespace trainsim {
 
@@ -128,6 +131,13 @@ NetworkSpec parse_network(const ConfigNode& node, const std::string& default_nam
   if (auto v = m.get("init")) net.init = parse_init(*v);
   net.layers = parse_layers(m.require("layers"));
   return net;
+}
+
+NetworkSpec load_network(const std::string& path) {
+  auto origin = std::make_shared<ConfigOrigin>();
+  origin->file = path;
+  ConfigNode top(load_yaml_file(path, "network"), "", origin);
+  return parse_network(top, std::filesystem::path(path).stem().string(), path);
 }
 
 }  // namespace trainsim

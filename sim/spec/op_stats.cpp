@@ -1,4 +1,4 @@
-#include "sim/accel/op_stats.h"
+#include "sim/spec/op_stats.h"
 
 #include <stdexcept>
 #include <string>
