@@ -43,9 +43,12 @@
 #include "sim/nn/network.h"
 #include "sim/nn/softmax.h"
 #include "sim/optim/optimizer_registry.h"
+#include "tests/support/kernel_scope.h"
 
 using namespace trainsim;
 using nlohmann::json;
+using test::kernel_set_names;
+using test::KernelScope;
 
 namespace {
 
@@ -135,22 +138,6 @@ NetworkSpec case_network(const json& c) {
   return parse_network(ConfigNode(parse_yaml_text(text, origin->file), "", origin), "torch_case",
                        origin->file);
 }
-
-/// The kernel sets this CPU runs, native first.
-std::vector<std::string> kernel_set_names() {
-  std::vector<std::string> names;
-  for (const KernelSet* s : kernel_sets()) names.push_back(s->name());
-  return names;
-}
-
-/// Makes `name` the active kernel set until destroyed, then `native` again.
-class KernelScope {
- public:
-  explicit KernelScope(const std::string& name) { use_kernels(name); }
-  ~KernelScope() { use_kernels("native"); }
-  KernelScope(const KernelScope&) = delete;
-  KernelScope& operator=(const KernelScope&) = delete;
-};
 
 /// The largest relative error per layer type and array (y, dx, weight, bias), and cases run.
 struct Worst {
