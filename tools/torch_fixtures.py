@@ -20,9 +20,10 @@ Everything is fp32 on one CPU thread, from fixed seeds. Arrays are stored little
 in x out (PyTorch's transposed), conv filters F x C/G x K x K (PyTorch's own).
 
 The tests read the files without PyTorch. Regenerating them needs PyTorch (Debian:
-`apt-get install python3-torch`, for /usr/bin/python3) and PyYAML:
+`apt-get install python3-torch`, for /usr/bin/python3, which this tool runs itself under when
+the python it was started with has no torch) and PyYAML:
 
-  /usr/bin/python3 tools/torch_fixtures.py [--out tests/data/torch]
+  tools/torch_fixtures.py [--out tests/data/torch]
 """
 import argparse
 import base64
@@ -38,6 +39,23 @@ SMOOTH = ("tanh", "sigmoid", "gelu")
 # Synthetic training images: this many, drawn around ten prototypes.
 POOL = 320
 STEPS = 20
+
+
+DEBIAN_PYTHON = "/usr/bin/python3"
+
+
+def reexec_for_torch():
+    """As tools/plot does for matplotlib: a pyenv or venv python without PyTorch runs this
+    file again under Debian's python3, where python3-torch installs it."""
+    try:
+        import torch  # noqa: F401
+        return
+    except ImportError:
+        pass
+    if (os.environ.get("TRAINSIM_TORCH_REEXEC") != "1" and os.access(DEBIAN_PYTHON, os.X_OK)
+            and os.path.realpath(sys.executable) != os.path.realpath(DEBIAN_PYTHON)):
+        os.environ["TRAINSIM_TORCH_REEXEC"] = "1"
+        os.execv(DEBIAN_PYTHON, [DEBIAN_PYTHON, os.path.abspath(__file__)] + sys.argv[1:])
 
 
 def need(module, hint):
@@ -324,6 +342,7 @@ def main():
     ap.add_argument("--out", default=DEFAULT_OUT, help="folder for the fixtures "
                     "(default tests/data/torch)")
     args = ap.parse_args()
+    reexec_for_torch()
     torch = need("torch", "apt-get install python3-torch (Debian's PyTorch, for "
                  "/usr/bin/python3), or pip install torch")
     need("numpy", "apt-get install python3-numpy")
