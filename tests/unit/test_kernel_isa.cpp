@@ -26,29 +26,13 @@
 #include "sim/nn/network.h"
 #include "sim/nn/softmax.h"
 #include "sim/optim/optimizer_registry.h"
+#include "tests/support/kernel_scope.h"
 
 using namespace trainsim;
+using test::kernel_set_names;
+using test::KernelScope;
 
 namespace {
-
-/// Makes `name` the active kernel set until destroyed, then `native` again.
-class KernelScope {
- public:
-  explicit KernelScope(const std::string& name) { use_kernels(name); }
-  ~KernelScope() { use_kernels("native"); }
-  KernelScope(const KernelScope&) = delete;
-  KernelScope& operator=(const KernelScope&) = delete;
-};
-
-/// The kernel sets this CPU runs: native, avx2 where it has AVX2 and FMA, baseline.
-const std::vector<std::string>& kernel_set_names() {
-  static const std::vector<std::string> names = [] {
-    std::vector<std::string> v;
-    for (const KernelSet* s : kernel_sets()) v.push_back(s->name());
-    return v;
-  }();
-  return names;
-}
 
 template <typename V>
 bool same_bytes(const V& a, const V& b) {
