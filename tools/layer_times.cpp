@@ -23,6 +23,7 @@
 #include "sim/core/paths.h"
 #include "sim/core/rng.h"
 #include "sim/nn/kernels.h"
+#include "sim/nn/layer_registry.h"
 #include "sim/nn/network.h"
 #include "tools/tool_main.h"
 
@@ -180,7 +181,7 @@ int main(int argc, char** argv) {
     std::puts("one block (batch / 8 samples) of each conv layer's backward-weight, 1 thread:");
     for (std::size_t i = 0; i < net.size(); ++i) {
       const trainsim::LayerSpec& ls = net.layer_spec(i);
-      if (ls.type != "conv2d") continue;
+      if (trainsim::layer_family(ls.type) != trainsim::LayerFamily::kConv) continue;
       const trainsim::Shape in = net.layer(i).in_shape(), out = net.layer(i).out_shape();
       const int patch = in.c / ls.groups * ls.kernel * ls.kernel;
       const std::int64_t depth =

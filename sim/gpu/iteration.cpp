@@ -8,6 +8,7 @@
 #include "sim/core/csv.h"
 #include "sim/core/paths.h"
 #include "sim/hype/op_dag.h"
+#include "sim/nn/layer_registry.h"
 #include "sim/workload/net_shape.h"
 
 namespace trainsim {
@@ -29,15 +30,26 @@ std::string category(const DagNode& n, const std::string& layer_type) {
                         n.slot == LayerOpSlot::kBackwardWeight || n.slot == LayerOpSlot::kGradSum;
   if (n.slot == LayerOpSlot::kUpdate) return "update";
   if (n.slot == LayerOpSlot::kLossGrad) return "loss";
-  if (layer_type == "conv2d" || layer_type == "conv2d_transpose")
-    return backward ? "conv backward" : "conv forward";
-  if (layer_type == "dense" || layer_type == "linear") return "matmul";
-  if (layer_type == "maxpool2d" || layer_type == "avgpool2d" || layer_type == "global_avgpool")
-    return backward ? "pooling grad" : "pooling";
-  if (layer_type == "batchnorm" || layer_type == "layernorm")
-    return backward ? "normalization grad" : "normalization";
-  if (layer_type == "softmax") return "loss";
-  if (layer_type == "sigmoid" && n.slot == LayerOpSlot::kForward) return "loss";
+  const LayerTypeInfo* info = find_layer_type(layer_type);
+  switch (info ? info->family : LayerFamily::kOther) {
+    case LayerFamily::kConv:
+    case LayerFamily::kConvTranspose:
+      return backward ? "conv backward" : "conv forward";
+    case LayerFamily::kDense:
+    case LayerFamily::kLinear:
+      return "matmul";
+    case LayerFamily::kPool:
+      return backward ? "pooling grad" : "pooling";
+    case LayerFamily::kNorm:
+      return backward ? "normalization grad" : "normalization";
+    case LayerFamily::kOther:
+      break;
+  }
+  // The types that can end a network with a loss: the profile counts a softmax's kernels and
+  // a sigmoid's forward as the loss's.
+  const OutputLoss loss = info ? info->loss : OutputLoss::kNone;
+  if (loss == OutputLoss::kCrossEntropy) return "loss";
+  if (loss == OutputLoss::kBinary && n.slot == LayerOpSlot::kForward) return "loss";
   return backward ? "activation grad" : "activation";
 }
 
@@ -81,8 +93,9 @@ GpuIterationResult price_gpu_iteration(const GpuSpec& gpu, const NetworkSpec& sp
   };
   const bool half = gpu.tensor();
   auto weights = [&](int layer) -> std::int64_t {
-    const std::string& t = net.layer_spec(static_cast<std::size_t>(layer)).type;
-    const bool gemm = t == "conv2d" || t == "conv2d_transpose" || t == "dense" || t == "linear";
+    const LayerFamily f = layer_family(net.layer_spec(static_cast<std::size_t>(layer)).type);
+    const bool gemm = f == LayerFamily::kConv || f == LayerFamily::kConvTranspose ||
+                      f == LayerFamily::kDense || f == LayerFamily::kLinear;
     return gemm ? net.layer(static_cast<std::size_t>(layer)).params : 0;
   };
   if (half) {

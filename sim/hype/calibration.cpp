@@ -196,17 +196,19 @@ CalibrationResult calibrate(const GpuSpec& gpu, const FpgaSpec& fpga,
     const bool fitted = table1_fit_row(t);
     const OpCost gc = g.cost(*all_rows[i].op), fc = fpga_cost(f, all_rows[i]);
     const int row = static_cast<int>(i);
-    auto add = [&](const char* device, const char* metric, double table_value, double predicted) {
-      r.entries.push_back({row, fitted, device, metric, table_value, predicted});
+    auto add = [&](const char* device, int devices, const char* metric, double table_value,
+                   double predicted) {
+      r.entries.push_back({row, fitted, device, metric, table_value, predicted, devices});
     };
-    add("gpu", "time_ms", t.gpu_ms, gc.time_s * 1e3);
-    add("gpu", "avg_w", t.gpu_avg_w, gc.avg_w);
-    add("gpu", "peak_w", t.gpu_peak_w, gc.peak_w);
-    add("gpu", "bandwidth_gbps", t.gpu_bw_gbps, gc.bandwidth_gbps);
-    add("gpu", "ipc", t.gpu_ipc, gc.ipc);
-    add("fpga", "time_ms", t.fpga_ms, fc.time_s * 1e3);
-    add("fpga", "avg_w", t.fpga_avg_w, fc.avg_w);
-    add("fpga", "peak_w", t.fpga_peak_w, fc.peak_w);
+    const int fpgas = all_rows[i].fpgas;
+    add("gpu", 1, "time_ms", t.gpu_ms, gc.time_s * 1e3);
+    add("gpu", 1, "avg_w", t.gpu_avg_w, gc.avg_w);
+    add("gpu", 1, "peak_w", t.gpu_peak_w, gc.peak_w);
+    add("gpu", 1, "bandwidth_gbps", t.gpu_bw_gbps, gc.bandwidth_gbps);
+    add("gpu", 1, "ipc", t.gpu_ipc, gc.ipc);
+    add("fpga", fpgas, "time_ms", t.fpga_ms, fc.time_s * 1e3);
+    add("fpga", fpgas, "avg_w", t.fpga_avg_w, fc.avg_w);
+    add("fpga", fpgas, "peak_w", t.fpga_peak_w, fc.peak_w);
     r.table_winner.push_back(winner(t.fpga_ms, t.gpu_ms));
     r.predicted_winner.push_back(winner(fc.time_s, gc.time_s));
     if (!fitted) {
@@ -233,7 +235,7 @@ std::string calibration_csv(const CalibrationResult& r) {
         .num("%.6g", e.table)
         .num("%.6g", e.predicted)
         .num("%.2f", e.error_pct())
-        .cell(e.device == "fpga" ? table1_fpgas(rep.type) : 1)
+        .cell(e.devices)
         .cell((rep.op.built ? "built: " : "") + rep.op.describe());
   }
   return csv.text();

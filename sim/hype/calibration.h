@@ -46,9 +46,10 @@ struct FitStage {
 struct CalibrationEntry {
   int row = 0;  ///< index into the table
   bool fitted = false;
-  std::string device;  ///< "gpu", "fpga"
+  std::string device;  ///< the table's column: "gpu", "fpga"
   std::string metric;  ///< "time_ms", "avg_w", "peak_w", "bandwidth_gbps", "ipc"
   double table = 0, predicted = 0;
+  int devices = 1;  ///< how many devices the table's figure is for (its FPGA rows: several)
   double error_pct() const { return (predicted - table) / table * 100; }
 };
 

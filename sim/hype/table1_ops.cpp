@@ -8,6 +8,7 @@
 #include "sim/core/paths.h"
 #include "sim/devices/op_work.h"
 #include "sim/hype/op_dag.h"
+#include "sim/nn/layer_registry.h"
 #include "sim/workload/network_config.h"
 
 namespace trainsim {
@@ -32,7 +33,8 @@ void add_built(const std::string& name, const NetShape& net, int batch,
     const LayerSpec& ls = net.layer_spec(l);
     const LayerShape& shape = net.layer(l);
     const int id = static_cast<int>(l);
-    const bool weighted = ls.type == "conv2d" || ls.type == "dense";
+    const LayerFamily family = layer_family(ls.type);
+    const bool weighted = family == LayerFamily::kConv || family == LayerFamily::kDense;
     if (weighted) {
       const std::int64_t biases = ls.bias ? shape.out.c : 0;
       const std::int64_t weights = shape.params - biases;

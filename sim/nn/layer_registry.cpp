@@ -119,22 +119,33 @@ std::unique_ptr<Layer<T>> make_reshape(const LayerSpec& s, const Shape& in) {
   }
 using Keys = std::vector<std::string>;
 
+LayerTypeInfo in_family(LayerTypeInfo info, LayerFamily family) {
+  info.family = family;
+  return info;
+}
+
 }  // namespace
 
 const std::vector<LayerTypeInfo>& layer_types() {
   static const std::vector<LayerTypeInfo> types = {
-      TRAINSIM_LAYER("dense", "fully connected, Y = X W + b", (Keys{"units", "bias", "from"}),
-                     make_dense),
-      TRAINSIM_LAYER("conv2d",
-                     "2-D convolution, stride, zero padding, channel groups (timed only: [kh, kw] "
-                     "kernels or padding)",
-                     (Keys{"filters", "kernel", "stride", "padding", "groups", "bias", "from"}),
-                     make_conv),
-      TRAINSIM_LAYER("maxpool2d", "max pooling, stride defaults to kernel (timed only: padding)",
-                     (Keys{"kernel", "stride", "padding", "from"}), make_maxpool),
-      TRAINSIM_LAYER("avgpool2d",
-                     "average pooling, stride defaults to kernel (timed only: padding)",
-                     (Keys{"kernel", "stride", "padding", "from"}), make_avgpool),
+      in_family(TRAINSIM_LAYER("dense", "fully connected, Y = X W + b",
+                               (Keys{"units", "bias", "from"}), make_dense),
+                LayerFamily::kDense),
+      in_family(TRAINSIM_LAYER(
+                    "conv2d",
+                    "2-D convolution, stride, zero padding, channel groups (timed only: [kh, kw] "
+                    "kernels or padding)",
+                    (Keys{"filters", "kernel", "stride", "padding", "groups", "bias", "from"}),
+                    make_conv),
+                LayerFamily::kConv),
+      in_family(TRAINSIM_LAYER("maxpool2d",
+                               "max pooling, stride defaults to kernel (timed only: padding)",
+                               (Keys{"kernel", "stride", "padding", "from"}), make_maxpool),
+                LayerFamily::kPool),
+      in_family(TRAINSIM_LAYER("avgpool2d",
+                               "average pooling, stride defaults to kernel (timed only: padding)",
+                               (Keys{"kernel", "stride", "padding", "from"}), make_avgpool),
+                LayerFamily::kPool),
       TRAINSIM_LAYER("flatten", "reshape C x H x W to a vector", Keys{"from"}, make_flatten),
       TRAINSIM_LAYER("relu", "max(x, 0)", Keys{"from"}, make_relu),
       TRAINSIM_LAYER("leaky_relu", "x > 0 ? x : slope * x", (Keys{"slope", "from"}), make_leaky),
@@ -143,12 +154,14 @@ const std::vector<LayerTypeInfo>& layer_types() {
                     "cross-entropy",
                     Keys{"from"}, &make_softmax<float>, &make_softmax<double>, LayerBoundary::kNone,
                     Keys{}, OutputLoss::kCrossEntropy},
-      TRAINSIM_SHAPE_LAYER("batchnorm", "batch normalization per channel (timed only)",
-                           Keys{"from"}),
-      TRAINSIM_SHAPE_LAYER("global_avgpool",
-                           "average of each channel, C x H x W -> C x 1 x 1 "
-                           "(timed only)",
-                           Keys{"from"}),
+      in_family(TRAINSIM_SHAPE_LAYER("batchnorm", "batch normalization per channel (timed only)",
+                                     Keys{"from"}),
+                LayerFamily::kNorm),
+      in_family(TRAINSIM_SHAPE_LAYER("global_avgpool",
+                                     "average of each channel, C x H x W -> C x 1 x 1 "
+                                     "(timed only)",
+                                     Keys{"from"}),
+                LayerFamily::kPool),
       TRAINSIM_SHAPE_LAYER("add",
                            "element-wise sum of two or more layers' outputs, e.g. a "
                            "residual connection (timed only)",
@@ -167,12 +180,14 @@ const std::vector<LayerTypeInfo>& layer_types() {
                     "last layer instead of softmax: the outputs in `from` leave the network, "
                     "their gradients come from outside (timed only; SCALE-Sim topologies)",
                     Keys{"from"}, nullptr, nullptr, LayerBoundary::kSink, Keys{"from"}},
-      TRAINSIM_KIND_SHAPE_LAYER(
-          "conv2d_transpose",
-          "transposed convolution (the mirrored conv's backward-data), output (H - 1) stride - "
-          "2 padding + kernel + output_padding (timed only)",
-          (Keys{"filters", "kernel", "stride", "padding", "output_padding", "bias", "from"}),
-          (Keys{"filters", "kernel"})),
+      in_family(
+          TRAINSIM_KIND_SHAPE_LAYER(
+              "conv2d_transpose",
+              "transposed convolution (the mirrored conv's backward-data), output (H - 1) stride - "
+              "2 padding + kernel + output_padding (timed only)",
+              (Keys{"filters", "kernel", "stride", "padding", "output_padding", "bias", "from"}),
+              (Keys{"filters", "kernel"})),
+          LayerFamily::kConvTranspose),
       TRAINSIM_KIND_LAYER("tanh", "tanh(x)", Keys{"from"}, Keys{}, SmoothMaker<Smooth::kTanh>::make,
                           OutputLoss::kNone),
       TRAINSIM_KIND_LAYER("sigmoid",
@@ -188,24 +203,33 @@ const std::vector<LayerTypeInfo>& layer_types() {
                                 (Keys{"rate", "from"}), Keys{}),
       TRAINSIM_KIND_LAYER("reshape", "the input's values as shape [c, h, w]",
                           (Keys{"shape", "from"}), Keys{"shape"}, make_reshape, OutputLoss::kNone),
-      TRAINSIM_KIND_SHAPE_LAYER("linear",
-                                "dense layer at every position: C x H x W -> units x H x W, one "
-                                "weight matrix (timed only)",
-                                (Keys{"units", "bias", "from"}), Keys{"units"}),
+      in_family(TRAINSIM_KIND_SHAPE_LAYER(
+                    "linear",
+                    "dense layer at every position: C x H x W -> units x H x W, one "
+                    "weight matrix (timed only)",
+                    (Keys{"units", "bias", "from"}), Keys{"units"}),
+                LayerFamily::kLinear),
       TRAINSIM_KIND_SHAPE_LAYER("batched_matmul",
                                 "A B (or A B^T) per sample and head, A and B from two layers "
                                 "(attention; timed only)",
                                 (Keys{"heads", "transpose_b", "from"}), Keys{"from"}),
-      TRAINSIM_KIND_SHAPE_LAYER("layernorm",
-                                "normalization over each position's features, scale and shift "
-                                "(timed only)",
-                                Keys{"from"}, Keys{}),
+      in_family(
+          TRAINSIM_KIND_SHAPE_LAYER("layernorm",
+                                    "normalization over each position's features, scale and shift "
+                                    "(timed only)",
+                                    Keys{"from"}, Keys{}),
+          LayerFamily::kNorm),
       TRAINSIM_KIND_SHAPE_LAYER("embedding",
                                 "a vocab x units table looked up by the token id at each "
                                 "position: 1 x H x W -> units x H x W (timed only)",
                                 (Keys{"vocab", "units", "from"}), (Keys{"vocab", "units"})),
   };
   return types;
+}
+
+LayerFamily layer_family(const std::string& type) {
+  const LayerTypeInfo* info = find_layer_type(type);
+  return info ? info->family : LayerFamily::kOther;
 }
 
 LayerBoundary layer_boundary(const std::string& type) {

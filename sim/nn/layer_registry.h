@@ -30,6 +30,19 @@ enum class LayerBoundary : std::uint8_t {
             ///< network; their gradients come from outside (no loss op, no class output)
 };
 
+/// What code outside sim/nn and sim/workload may know of a layer type's computation without
+/// naming the type: device models price ops by kernel class, techniques serve weighted layers
+/// of some families only. A new type declares its family in its registry line.
+enum class LayerFamily : std::uint8_t {
+  kOther,          ///< element-wise functions, reshapes, graph plumbing, attention products
+  kConv,           ///< a convolution over C x H x W (conv2d)
+  kConvTranspose,  ///< a transposed convolution (conv2d_transpose)
+  kDense,          ///< a fully connected layer on each sample's vector (dense)
+  kLinear,         ///< a fully connected layer at every position (linear)
+  kPool,           ///< max, average or global average pooling
+  kNorm,           ///< a normalization with learnt scale and shift (batchnorm, layernorm)
+};
+
 struct LayerTypeInfo {
   std::string name;
   std::string description;
@@ -40,7 +53,11 @@ struct LayerTypeInfo {
   std::vector<std::string> required = {};  ///< keys without a default (besides the older
                                            ///< types' in required_layer_keys())
   OutputLoss loss = OutputLoss::kNone;
+  LayerFamily family = LayerFamily::kOther;
 };
+
+/// The family of `type` (kOther for an unknown type).
+LayerFamily layer_family(const std::string& type);
 
 /// The boundary role of `type` (kNone for an unknown type).
 LayerBoundary layer_boundary(const std::string& type);

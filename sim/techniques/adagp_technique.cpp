@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "sim/nn/layer_registry.h"
 #include "sim/techniques/adagp.h"
 #include "sim/workload/lowering.h"
 #include "sim/workload/net_shape.h"
@@ -22,9 +23,14 @@ namespace {
 int predictor_outputs(const NetShape& net, std::size_t layer) {
   const LayerSpec& ls = net.layer_spec(layer);
   const Shape in = net.layer(layer).in;
-  if (ls.type == "conv2d") return in.c / ls.groups * ls.kernel * ls.kernel_width() + 1;
-  if (ls.type == "dense") return static_cast<int>(in.size()) + 1;
-  return 0;
+  switch (layer_family(ls.type)) {
+    case LayerFamily::kConv:
+      return in.c / ls.groups * ls.kernel * ls.kernel_width() + 1;
+    case LayerFamily::kDense:
+      return static_cast<int>(in.size()) + 1;
+    default:
+      return 0;
+  }
 }
 
 TechniqueHardware hardware(AdagpDesign design, const TechniqueSpec& spec, const NetShape& net,

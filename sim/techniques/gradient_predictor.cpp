@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "sim/core/error.h"
+#include "sim/nn/layer_registry.h"
 #include "sim/nn/tensor_state.h"
 
 namespace trainsim {
@@ -53,7 +54,7 @@ int largest_target(Network<float>& net) {
     if (!net.has_params(i)) continue;
     const auto params = net.layer(i).params();
     const Tensor<float>& w = params[0]->value;
-    const bool conv = net.layer(i).type() == "conv2d";
+    const bool conv = layer_family(net.layer(i).type()) == LayerFamily::kConv;
     const int fan_in = conv ? static_cast<int>(w.sample_size()) : w.n();
     p = std::max(p, fan_in + (params.size() > 1 ? 1 : 0));
   }
@@ -88,10 +89,11 @@ GradientPredictor::GradientPredictor(const TechniqueSpec& spec, Network<float>& 
     Target& t = targets_[i];
     t.layer = &l;
     const std::string type = l.type();
-    if (type != "conv2d" && type != "dense")
+    const LayerFamily family = layer_family(type);
+    if (family != LayerFamily::kConv && family != LayerFamily::kDense)
       throw UserError("ADA-GP predicts gradients of dense and conv2d layers only, not of '" + type +
                       "' (layer " + net.layer_spec(i).name + ")");
-    t.conv = type == "conv2d";
+    t.conv = family == LayerFamily::kConv;
     const auto params = l.params();
     const Tensor<float>& w = params[0]->value;
     // Conv2d stores its weight as (filters, in_ch*k*k), Dense as (in, units).

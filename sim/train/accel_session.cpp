@@ -3,6 +3,7 @@
 #include "dataflows/registry.h"
 #include "sim/accel/memory_model.h"
 #include "sim/accel/reference.h"
+#include "sim/nn/layer_registry.h"
 #include "sim/techniques/adagp_schedule.h"
 
 namespace trainsim {
@@ -166,7 +167,7 @@ void AcceleratorSession::on_predictor(std::size_t layer, int pass, int samples) 
     // The predictor sees a conv layer's output maps (batch-averaged) and a dense layer's
     // units as 1 x batch maps (sim/techniques/gradient_predictor.h).
     const Shape out = shape_.layer(layer).out;
-    const bool conv = shape_.layer_spec(layer).type == "conv2d";
+    const bool conv = layer_family(shape_.layer_spec(layer).type) == LayerFamily::kConv;
     const TechniqueHardware::Predictor& p = hw_.predictor;
     it = predictor_ops_
              .emplace(key, lower_predictor(static_cast<int>(layer), samples, conv ? out.h : 1,
