@@ -510,9 +510,14 @@ class TiledMemory final : public MemoryModel {
 
     const std::int64_t elements = e.elements, wb = acc.word_bytes();
     std::int64_t done = 0, step_elements = 0;
-    // Chunk i moves its share of the words: floor(W (i+1) c / E) - floor(W i c / E).
+    // Chunk i moves its share of the words: floor(W (i+1) c / E) - floor(W i c / E). The
+    // products are taken in 128 bits: W and the element index each reach 2^32 and more on the
+    // largest legal ops, while the quotients (at most W) fit.
     auto share = [&](std::int64_t words, std::int64_t from, std::int64_t to) {
-      return elements == 0 ? 0 : words * to / elements - words * from / elements;
+      using Wide = __int128;
+      return elements == 0 ? std::int64_t{0}
+                           : static_cast<std::int64_t>(Wide{words} * to / elements -
+                                                       Wide{words} * from / elements);
     };
     auto next = [&](Transfers& t) {
       if (done >= elements) return false;

@@ -25,7 +25,8 @@ TEST_CASE("trainsim hype-calibrate writes calibration.csv and the fitted values"
   CHECK(rows.front().at("metric") == "time_ms");
   // The fit: block it writes is what configs/devices/v100.yaml holds.
   const std::string fit = read_file(dir + "/v100.fit.yaml");
-  const auto& g = dynamic_cast<const GpuSpec&>(*load_device("v100"));
+  const auto v100 = load_device("v100");  // kept: g refers into it
+  const auto& g = dynamic_cast<const GpuSpec&>(*v100);
   char line[64];
   std::snprintf(line, sizeof line, "    gemm_efficiency: %.6g\n", g.fit().gemm_efficiency);
   CHECK(fit.rfind("fit:\n  fp32:\n", 0) == 0);
