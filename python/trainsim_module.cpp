@@ -36,7 +36,7 @@ py::dict result_dict(const RunResult& r) {
   else
     d["cycles"] = py::none();  // a hype: system has no one clock: seconds only
   d["seconds"] = r.seconds;
-  d["clock_ghz"] = r.clock_ghz;
+  d["clock_ghz"] = r.cycles ? py::object(py::float_(r.clock_ghz)) : py::none();
   d["energy"] = r.energy;
   d["memory_energy"] = r.memory_energy;
   d["energy_unit"] = r.energy_unit;
