@@ -3,8 +3,6 @@
 #include "dataflows/registry.h"
 #include "sim/accel/memory_model.h"
 #include "sim/accel/reference.h"
-#include "sim/nn/layer_registry.h"
-#include "sim/techniques/adagp_schedule.h"
 
 namespace trainsim {
 
@@ -16,8 +14,8 @@ AcceleratorSession::AcceleratorSession(const ExperimentSpec& spec, Network<float
 }
 
 AcceleratorSession::AcceleratorSession(const ExperimentSpec& spec, const Dataflow* dataflow)
-    : spec_(spec),
-      shape_(spec.network),
+    : OpStream(spec, static_cast<OpSink&>(*this)),
+      spec_(spec),
       dataflow_(dataflow ? dataflow : &dataflow_or_throw(spec.sim.dataflow)),
       system_(SimSystem::instance()),
       fidelity_(parse_fidelity(spec.sim.fidelity)) {
@@ -26,53 +24,26 @@ AcceleratorSession::AcceleratorSession(const ExperimentSpec& spec, const Dataflo
   memo_ = fidelity_ == Fidelity::kFast;
   residency_ =
       spec_.sim.residency && memory_model_or_throw(spec_.sim.accelerator.memory).plans_residency();
-  // The technique's hardware, as its description declares it: a second unit (an array of
-  // its own, or the main one), the roles that always run there, its memory and predictor.
-  const TechniqueSpec& t = spec_.sim.technique;
-  phased_ = technique_info(t).phased;
-  hw_ = technique_hardware(t, shape_, static_cast<int>(spec_.sim.accelerator.word_bytes()));
-  for (OpRole r : hw_.second_unit_roles) second_unit_role_[static_cast<std::size_t>(r)] = true;
-  extra_storage_bytes_ = hw_.storage_bytes;
-  own_unit_ = hw_.own_array();
-  if (own_unit_) {
-    const AcceleratorSpec unit = own_array_spec(hw_, spec_.sim.accelerator);
+  phased_ = technique_info(spec_.sim.technique).phased;
+  extra_storage_bytes_ = hardware().storage_bytes;
+  if (own_unit()) {
+    const AcceleratorSpec unit = own_array_spec(hardware(), spec_.sim.accelerator);
     extra_pes_ = unit.pes();
     system_.configure_second_unit(unit);
   }
-  for (auto& per_phase : layer_roles_) per_phase.resize(shape_.size());
-  layer_role_unit_.resize(shape_.size());
+  for (auto& per_phase : layer_roles_) per_phase.resize(shape().size());
+  layer_role_unit_.resize(shape().size());
 }
 
 AcceleratorSession::~AcceleratorSession() {
   if (net_) net_->set_observer(nullptr);
 }
 
-int AcceleratorSession::predictor_outputs(std::size_t layer) const {
-  const std::vector<int>& outputs = hw_.predictor.outputs;
-  return layer < outputs.size() ? outputs[layer] : 0;
-}
-
-const std::vector<LayerOps>& AcceleratorSession::ops_for(int batch) {
-  if (batch == current_batch_) return *current_;
-  auto it = lowered_.find(batch);
-  if (it == lowered_.end()) {
-    it = lowered_
-             .emplace(batch, lower_network(shape_, batch, spec_.sim.accelerator.word_bits,
-                                           spec_.training.optimizer))
-             .first;
-  }
-  current_batch_ = batch;
-  current_ = &it->second;
-  return *current_;
-}
-
-void AcceleratorSession::push_op(const Op& op) {
-  // Roles the technique's hardware runs on its second unit go there from any unit.
-  const bool second = unit_ == 1 || second_unit_role_[static_cast<std::size_t>(op.role)];
-  OpRequest& req = pending_[second ? 1 : 0].emplace_back();
+void AcceleratorSession::take(const Op& op, int unit, bool discarded) {
+  OpRequest& req = pending_[static_cast<std::size_t>(unit)].emplace_back();
   req.op = op;
-  if (second) discarded_flags_.push_back(unit_ == 1 && discarding_);
-  flush_key_.push_back(reinterpret_cast<std::uintptr_t>(&op) | (second ? 1U : 0U));
+  if (unit == 1) discarded_flags_.push_back(discarded);
+  flush_key_.push_back(reinterpret_cast<std::uintptr_t>(&op) | (unit == 1 ? 1U : 0U));
   if (fidelity_ == Fidelity::kCycle && op.kind != OpKind::kElementwise) {
     // The clocked array needs operand values of the op's shape; one set per shape.
     const std::string key = op.describe();
@@ -83,40 +54,7 @@ void AcceleratorSession::push_op(const Op& op) {
   }
 }
 
-void AcceleratorSession::push(const std::optional<Op>& op) {
-  if (op) push_op(*op);
-}
-
-void AcceleratorSession::on_forward(std::size_t layer, int batch) {
-  push(ops_for(batch)[layer].forward);
-}
-void AcceleratorSession::on_loss_grad(std::size_t layer, int batch) {
-  push(ops_for(batch)[layer].loss_grad);
-}
-void AcceleratorSession::on_backward_data(std::size_t layer, int batch) {
-  push(ops_for(batch)[layer].backward_data);
-}
-void AcceleratorSession::on_backward_weight(std::size_t layer, int batch) {
-  push(ops_for(batch)[layer].backward_weight);
-}
-void AcceleratorSession::on_update(std::size_t layer, int batch) {
-  push(ops_for(batch)[layer].update);
-}
-void AcceleratorSession::on_grad_sum(std::size_t layer, int batch) {
-  push(ops_for(batch)[layer].grad_sum);
-}
-
-void AcceleratorSession::on_unit(int unit, bool discarded) {
-  unit_ = unit;
-  discarding_ = discarded;
-}
-
-void AcceleratorSession::on_join() {
-  flush(Phase::kTrain);
-}
-
-void AcceleratorSession::on_step(bool begin) {
-  flush(Phase::kTrain);  // step boundaries are exact: nothing pending spans them
+void AcceleratorSession::step(bool begin) {
   if (begin) {
     step_begin_ = system_.cycles();
     return;
@@ -126,70 +64,6 @@ void AcceleratorSession::on_step(bool begin) {
   epoch_step_cycles_ += c;
   ++steps_;
   ++epoch_steps_;
-}
-
-void AcceleratorSession::on_compare(std::size_t layer, int values) {
-  auto key = std::make_tuple(static_cast<int>(OpRole::kCompare), layer, std::int64_t{values});
-  auto it = ad_hoc_ops_.find(key);
-  if (it == ad_hoc_ops_.end()) {
-    // Subtract, absolute value and accumulate per output, then one compare with the threshold.
-    Op op = Op::make_eltwise({values, 2, 0, 3}, OpRole::kCompare, static_cast<int>(layer));
-    op.eltwise.dram = false;  // both softmax vectors are on chip
-    op.word_bits = spec_.sim.accelerator.word_bits;
-    it = ad_hoc_ops_.emplace(key, op).first;
-  }
-  push_op(it->second);
-}
-
-void AcceleratorSession::on_store(std::size_t layer, std::int64_t words) {
-  auto key = std::make_tuple(static_cast<int>(OpRole::kStore), layer, words);
-  auto it = ad_hoc_ops_.find(key);
-  if (it == ad_hoc_ops_.end()) {
-    // The forward pass's activations are copied into the label's slot: on chip they are
-    // written to the store partition of the buffer; in DRAM they are streamed out.
-    Op op = Op::make_eltwise({words, 0, 1, 0}, OpRole::kStore, static_cast<int>(layer));
-    op.eltwise.dram = hw_.store_in_dram;
-    op.word_bits = spec_.sim.accelerator.word_bits;
-    it = ad_hoc_ops_.emplace(key, op).first;
-  }
-  push_op(it->second);
-}
-
-void AcceleratorSession::on_phase(int phase) {
-  adagp_phase_ = phase;
-}
-
-void AcceleratorSession::on_predictor(std::size_t layer, int pass, int samples) {
-  const int batch = current_batch_ > 0 ? current_batch_ : 1;
-  const auto key = std::make_tuple(layer, samples, batch);
-  auto it = predictor_ops_.find(key);
-  if (it == predictor_ops_.end()) {
-    // The predictor sees a conv layer's output maps (batch-averaged) and a dense layer's
-    // units as 1 x batch maps (sim/techniques/gradient_predictor.h).
-    const Shape out = shape_.layer(layer).out;
-    const bool conv = layer_family(shape_.layer_spec(layer).type) == LayerFamily::kConv;
-    const TechniqueHardware::Predictor& p = hw_.predictor;
-    it = predictor_ops_
-             .emplace(key, lower_predictor(static_cast<int>(layer), samples, conv ? out.h : 1,
-                                           conv ? out.w : batch, conv ? batch : 1, p.size,
-                                           p.channels, predictor_outputs(layer), p.max_outputs,
-                                           spec_.sim.accelerator.word_bits, p.resident))
-             .first;
-  }
-  const std::vector<Op>& ops =
-      pass == 0 ? it->second.forward : (pass == 1 ? it->second.backward : it->second.update);
-  if (!ops.empty() && second_unit_role_[static_cast<std::size_t>(ops.front().role)]) {
-    // A predictor on a unit of its own (ADA-GP-MAX): in Phase GP its work for one layer
-    // overlaps the model's next layer; the layers stay in step (the paper waits for both
-    // before moving on), so pending work of another layer is joined first. In Warm Up and
-    // Phase BP the predictor's work for the batch runs beside the model's forward and
-    // backward passes.
-    if (adagp_phase_ == AdagpSchedule::kPhaseGp && predictor_layer_ != layer &&
-        !pending_[1].empty())
-      flush(Phase::kTrain);
-    predictor_layer_ = layer;
-  }
-  for (const Op& op : ops) push_op(op);
 }
 
 std::size_t AcceleratorSession::KeyHash::operator()(const std::vector<std::uintptr_t>& key) const {
@@ -203,10 +77,10 @@ void AcceleratorSession::run_pending(bool whole_step) {
     // Each unit has its own buffer; a second unit that shares the array runs its ops on the
     // main accelerator, after the main unit's.
     planners_[0].plan(pending_[0], whole_step, system_.accelerator().cost_model());
-    Accelerator& second = own_unit_ ? system_.second_unit() : system_.accelerator();
+    Accelerator& second = own_unit() ? system_.second_unit() : system_.accelerator();
     planners_[1].plan(pending_[1], whole_step, second.cost_model());
   }
-  if (own_unit_) {
+  if (own_unit()) {
     system_.run_parallel(pending_[0], pending_[1]);
   } else {
     // A shared array runs the second unit's work after the main unit's.
@@ -288,20 +162,15 @@ void AcceleratorSession::flush(Phase phase, bool whole_step) {
     if (phase == Phase::kTrain)
       unit_totals_[static_cast<std::size_t>(u)].merge(sum, reqs.back().stats.pes, false);
     if (phased_ && phase == Phase::kTrain)
-      adagp_phases_[static_cast<std::size_t>(adagp_phase_)].merge(sum, pes, true);
+      adagp_phases_[static_cast<std::size_t>(adagp_phase())].merge(sum, pes, true);
   }
   totals_[p].elapsed_cycles += elapsed;
   epoch_[p].elapsed_cycles += elapsed;
   if (phased_ && phase == Phase::kTrain)
-    adagp_phases_[static_cast<std::size_t>(adagp_phase_)].elapsed_cycles += elapsed;
-  predictor_layer_ = static_cast<std::size_t>(-1);
+    adagp_phases_[static_cast<std::size_t>(adagp_phase())].elapsed_cycles += elapsed;
   pending_[0].clear();
   pending_[1].clear();
   discarded_flags_.clear();
-}
-
-void AcceleratorSession::on_batch_end(Phase phase, int batch) {
-  flush(phase, /*whole_step=*/true);
 }
 
 void AcceleratorSession::clear_layer_roles() {
@@ -333,7 +202,7 @@ std::pair<std::int64_t, std::int64_t> AcceleratorSession::take_epoch_steps() {
 }
 
 std::int64_t AcceleratorSession::array_pes() const {
-  return spec_.sim.accelerator.pes() + (own_unit_ ? system_.second_unit().spec().pes() : 0);
+  return spec_.sim.accelerator.pes() + (own_unit() ? system_.second_unit().spec().pes() : 0);
 }
 
 std::int64_t AcceleratorSession::simulated_cycles() const {

@@ -1,9 +1,8 @@
 #pragma once
-// Times a training run on the simulated accelerator. It observes the network's passes
-// (PassObserver), turns each into the op the lowering assigns it, and sends each finished
-// batch's ops through the SystemC system, so simulated time advances batch by batch. It
-// keeps the sums trainsim run reports: per phase (training, evaluation), per epoch, and per
-// layer x role.
+// Times a training run on the simulated accelerator. Its op stream (sim/train/op_stream.h)
+// turns the network's passes into ops; the session sends each finished batch's ops through
+// the SystemC system, so simulated time advances batch by batch, and keeps the sums trainsim
+// run reports: per phase (training, evaluation), per epoch, and per layer x role.
 #include <array>
 #include <cstdint>
 #include <map>
@@ -15,9 +14,9 @@
 #include "sim/accel/op_totals.h"
 #include "sim/core/state_archive.h"
 #include "sim/nn/network.h"
-#include "sim/nn/pass_observer.h"
 #include "sim/spec/specs.h"
 #include "sim/techniques/technique.h"
+#include "sim/train/op_stream.h"
 #include "sim/train/residency.h"
 #include "sim/workload/lowering.h"
 #include "sim/workload/net_shape.h"
@@ -26,7 +25,7 @@ namespace trainsim {
 
 inline constexpr int kNumPhases = 2;
 
-class AcceleratorSession final : public PassObserver {
+class AcceleratorSession final : public OpStream, private OpSink {
  public:
   /// Configures the process's SystemC system for spec.sim and attaches to `net`. `dataflow`
   /// replaces spec.sim.dataflow's (tests time ops with a dataflow of their own).
@@ -36,23 +35,6 @@ class AcceleratorSession final : public PassObserver {
   /// session calls the PassObserver methods itself (sim/train/shape_only_run.h).
   explicit AcceleratorSession(const ExperimentSpec& spec, const Dataflow* dataflow = nullptr);
   ~AcceleratorSession() override;
-
-  void on_forward(std::size_t layer, int batch) override;
-  void on_loss_grad(std::size_t layer, int batch) override;
-  void on_backward_data(std::size_t layer, int batch) override;
-  void on_backward_weight(std::size_t layer, int batch) override;
-  void on_update(std::size_t layer, int batch) override;
-  void on_batch_end(Phase phase, int batch) override;
-  void on_unit(int unit, bool discarded) override;
-  void on_join() override;
-  void on_step(bool begin) override;
-  void on_compare(std::size_t layer, int values) override;
-  void on_store(std::size_t layer, std::int64_t words) override;
-  void on_predictor(std::size_t layer, int pass, int samples) override;
-  void on_phase(int phase) override;
-  /// Graph networks: the gradients of a layer's several readers are summed (shape-only runs
-  /// call this; the trainable networks are chains).
-  void on_grad_sum(std::size_t layer, int batch);
 
   /// The per-epoch sums since the last call, per phase; resets them.
   std::array<OpTotals, kNumPhases> take_epoch();
@@ -67,8 +49,6 @@ class AcceleratorSession final : public PassObserver {
   int unit_of(std::size_t layer, OpRole role) const {
     return layer_role_unit_[layer][static_cast<int>(role)];
   }
-  /// Whether the second unit has an array of its own, running beside the main one.
-  bool own_unit() const { return own_unit_; }
   /// Work per unit (0: main array and vector unit, 1: the technique's second unit), training.
   const std::array<OpTotals, 2>& unit_totals() const { return unit_totals_; }
   /// ADA-GP: training work per phase (0 warm-up, 1 Phase BP, 2 Phase GP), elapsed included.
@@ -94,13 +74,6 @@ class AcceleratorSession final : public PassObserver {
   const AcceleratorSpec& accelerator() const { return spec_.sim.accelerator; }
   const Dataflow& dataflow() const { return *dataflow_; }
   SimSystem& system() { return system_; }
-  const NetShape& shape() const { return shape_; }
-  /// ADA-GP: per-sample outputs the predictor computes for `layer` (its filter's or unit's
-  /// weights plus bias; the other outputs of the shared head are masked and skipped; 0 for
-  /// layers it does not serve and without a predictor), and the largest over the network
-  /// (the head's size).
-  int predictor_outputs(std::size_t layer) const;
-  int predictor_max_outputs() const { return hw_.predictor.max_outputs; }
   /// Whether a flush that repeats an earlier one's ops replays its results (on by default
   /// in fast fidelity; tests switch it off to compare).
   void set_flush_memo(bool on) { memo_ = on && fidelity_ == Fidelity::kFast; }
@@ -113,11 +86,9 @@ class AcceleratorSession final : public PassObserver {
   void checkpoint(StateArchive& a);
 
  private:
-  const std::vector<LayerOps>& ops_for(int batch);
-  void push(const std::optional<Op>& op);
-  /// `op` must live as long as the session (its address is its memo key): a lowered op, a
-  /// predictor op, or one of ad_hoc_ops_.
-  void push_op(const Op& op);
+  void take(const Op& op, int unit, bool discarded) override;
+  void complete(Phase phase, bool whole_step) override { flush(phase, whole_step); }
+  void step(bool begin) override;
 
   /// Runs the pending ops of both units and accounts them to `phase`. `whole_step`: they
   /// complete a training step or evaluation batch (residency may drop dead tensors).
@@ -126,14 +97,10 @@ class AcceleratorSession final : public PassObserver {
   void run_pending(bool whole_step);
 
   const ExperimentSpec& spec_;
-  NetShape shape_;
   Network<float>* net_ = nullptr;  // attached to as its observer (none: shape only)
   const Dataflow* dataflow_;
   SimSystem& system_;
   Fidelity fidelity_;
-  std::map<int, std::vector<LayerOps>> lowered_;  // by batch size
-  const std::vector<LayerOps>* current_ = nullptr;
-  int current_batch_ = -1;
   std::array<std::vector<OpRequest>, 2> pending_;  // per unit
   // Replaying repeated flushes. A flush's results depend on its ops alone: planning is a
   // function of the op sequence, and between flushes only simulated time and the channels'
@@ -141,7 +108,7 @@ class AcceleratorSession final : public PassObserver {
   // as an earlier one gets that one's per-op statistics and advances time and counters by
   // the same amounts, without running the model again: each distinct batch (per size,
   // phase and technique step) runs on the SystemC model once. Keyed by the ops' addresses,
-  // which are stable (lowered_, predictor_ops_ and ad_hoc_ops_ never drop an op).
+  // which are stable (the op stream never drops an op).
   struct FlushResult {
     std::array<std::vector<OpStats>, 2> stats;  // per unit, per op
     SimSystem::Carried delta;
@@ -152,23 +119,13 @@ class AcceleratorSession final : public PassObserver {
   bool memo_ = false;
   std::unordered_map<std::vector<std::uintptr_t>, FlushResult, KeyHash> flush_memo_;
   std::vector<std::uintptr_t> flush_key_;
-  // Specbp's compare and store ops, made on first use: by role, layer and size.
-  std::map<std::tuple<int, std::size_t, std::int64_t>, Op> ad_hoc_ops_;
   std::int64_t flushes_run_ = 0, flushes_replayed_ = 0;
   bool residency_ = false;                    // plan inter-op residency (tiled memory)
   std::array<ResidencyPlanner, 2> planners_;  // per unit
   std::vector<bool> discarded_flags_;         // parallel to pending_[1]
-  int unit_ = 0;
-  bool discarding_ = false;
-  TechniqueHardware hw_;   // what the technique adds to the device
-  bool own_unit_ = false;  // second unit has its own array (else shares the main one)
-  std::array<bool, kNumRoles> second_unit_role_{};  // roles that always run on unit 1
   std::array<OpTotals, 2> unit_totals_;
   // ADA-GP
   bool phased_ = false;
-  int adagp_phase_ = 0;
-  std::size_t predictor_layer_ = static_cast<std::size_t>(-1);  // layer of pending unit-1 work
-  std::map<std::tuple<std::size_t, int, int>, PredictorOps> predictor_ops_;
   std::array<OpTotals, 3> adagp_phases_;
   std::int64_t extra_pes_ = 0, extra_storage_bytes_ = 0;
   OpTotals discarded_;

@@ -41,11 +41,11 @@ void price_record(ShapeOnlyResult& r, const AcceleratorSpec& acc) {
   for (auto& entry : r.eval_per_batch) price_totals(entry.second, acc);
 }
 
-// Emits one batch's passes to the session in the order the numerics make them (Backprop,
+// Emits one batch's passes to an op stream in the order the numerics make them (Backprop,
 // AdaGp), as the technique's recipe for the batch's kind says.
 class BatchEmitter {
  public:
-  explicit BatchEmitter(AcceleratorSession& s) : s_(s), net_(s.shape()) {}
+  explicit BatchEmitter(OpStream& s) : s_(s), net_(s.shape()) {}
 
   void train(const BatchRecipe& r, int b) {
     if (r.phase >= 0) s_.on_phase(r.phase);
@@ -106,16 +106,15 @@ class BatchEmitter {
   bool predicted_layer(std::size_t l) const { return s_.predictor_outputs(l) > 0; }
   int samples(std::size_t l) const { return net_.layer(l).out.c; }
 
-  AcceleratorSession& s_;
+  OpStream& s_;
   const NetShape& net_;
 };
 
 }  // namespace
 
-void emit_training_batch(const ExperimentSpec& spec, AcceleratorSession& session, int kind,
-                         int batch) {
+void emit_training_batch(const ExperimentSpec& spec, OpStream& stream, int kind, int batch) {
   const ShapeOnlyPlan plan = technique_info(spec.sim.technique).shape_only(spec.sim.technique);
-  BatchEmitter(session).train(plan.recipes[static_cast<std::size_t>(kind)], batch);
+  BatchEmitter(stream).train(plan.recipes[static_cast<std::size_t>(kind)], batch);
 }
 
 void check_shape_only_technique(const ExperimentSpec& spec) {

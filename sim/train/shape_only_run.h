@@ -52,9 +52,9 @@ void check_shape_only_technique(const ExperimentSpec& spec);
 ShapeOnlyResult run_shape_only(const ExperimentSpec& spec, const DatasetShape& data,
                                AcceleratorSession& session);
 /// Sends one training batch of `kind` (0 backprop, 1 Phase BP, 2 Phase GP) and `batch`
-/// samples through `session`, as run_shape_only() does for each kind (the pipeline model
-/// costs its stages with it, sim/pipeline/stage_costs.h).
-void emit_training_batch(const ExperimentSpec& spec, AcceleratorSession& session, int kind,
-                         int batch);
+/// samples through `stream` (an accelerator session, or any other op stream), as
+/// run_shape_only() does for each kind (the pipeline model costs its stages with it,
+/// sim/pipeline/stage_costs.h).
+void emit_training_batch(const ExperimentSpec& spec, OpStream& stream, int kind, int batch);
 
 }  // namespace trainsim
