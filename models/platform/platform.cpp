@@ -126,21 +126,9 @@ class Run {
         sc_core::wait(after_ps(now, dur) - now);
       }
       timing.end_ps = now_ps();
-      done_[static_cast<std::size_t>(i)] = 1;
       ++next_[static_cast<std::size_t>(d)];
       result_.busy_ps[static_cast<std::size_t>(d)] += dur;
-      result_.makespan_ps = std::max(result_.makespan_ps, timing.end_ps);
-      for (int u : g_.users(i)) {
-        const Task& ut = g_.task(u);
-        if (ut.device == d) {
-          arrived(u);
-          continue;
-        }
-        EdgeData data = EdgeData::kNone;
-        for (const Edge& e : g_.deps(u))
-          if (e.from == i) data = e.data;
-        route({u, ut.device, w_.edge_bytes(t, data)}, d);
-      }
+      finished(i);
     }
     if (++finished_devices_ == devices_.size()) {
       stopping_ = true;  // every transfer has been delivered: its consumer has run
@@ -148,9 +136,35 @@ class Run {
     }
   }
 
+  // Task i has ended now: its users get their inputs, directly or over the links.
+  void finished(int i) {
+    done_[static_cast<std::size_t>(i)] = 1;
+    const Task& t = g_.task(i);
+    result_.makespan_ps =
+        std::max(result_.makespan_ps, result_.tasks[static_cast<std::size_t>(i)].end_ps);
+    for (int u : g_.users(i)) {
+      const Task& ut = g_.task(u);
+      if (ut.device == t.device) {
+        arrived(u);
+        continue;
+      }
+      EdgeData data = EdgeData::kNone;
+      for (const Edge& e : g_.deps(u))
+        if (e.from == i) data = e.data;
+      route({u, ut.device, w_.edge_bytes(t, data)}, t.device);
+    }
+  }
+
   void arrived(int task) {
-    if (--waiting_[static_cast<std::size_t>(task)] == 0)
-      devices_[static_cast<std::size_t>(g_.task(task).device)].input.notify();
+    if (--waiting_[static_cast<std::size_t>(task)] > 0) return;
+    if (beside_compute(g_.task(task).pass)) {
+      // The communication engine runs it at once, whatever the device computes.
+      TaskTiming& timing = result_.tasks[static_cast<std::size_t>(task)];
+      timing.start_ps = timing.end_ps = now_ps();
+      finished(task);
+      return;
+    }
+    devices_[static_cast<std::size_t>(g_.task(task).device)].input.notify();
   }
 
   void route(const Transfer& t, int at) {

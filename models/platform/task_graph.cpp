@@ -1,5 +1,6 @@
 #include "models/platform/task_graph.h"
 
+#include <algorithm>
 #include <set>
 #include <stdexcept>
 
@@ -22,15 +23,18 @@ const char* pass_name(Pass p) {
       return "U";
     case Pass::kGradDone:
       return "G";
+    case Pass::kReduce:
+      return "R";
   }
   return "?";
 }
 
 std::string Task::label() const {
   std::string s = std::string(pass_name(pass)) + " b" + std::to_string(batch);
-  if (micro >= 0) s += " m" + std::to_string(micro);
+  const bool reduce = pass == Pass::kReduce;
+  if (micro >= 0) s += (reduce ? " k" : " m") + std::to_string(micro);
   s += " s" + std::to_string(stage);
-  if (micro < 0) s += " r" + std::to_string(pipe);
+  if (micro < 0 || reduce) s += " r" + std::to_string(pipe);
   return s;
 }
 
@@ -59,14 +63,15 @@ void check_layout(const PipelineLayout& l, int micro_batches) {
 }
 
 std::int64_t TaskGraph::key(Pass pass, int batch, int micro, int stage, int pipe) const {
-  const std::int64_t m = spec_.micro_batches + 1, s = layout_.stages, p = layout_.pipes();
+  const std::int64_t m = slots_, s = layout_.stages, p = layout_.pipes();
   const std::int64_t b = static_cast<std::int64_t>(spec_.batches.size());
   return (((static_cast<std::int64_t>(pass) * b + batch) * m + (micro + 1)) * s + stage) * p + pipe;
 }
 
 int TaskGraph::find(Pass pass, int batch, int micro, int stage, int pipe) const {
+  const int micros = pass == Pass::kReduce ? reduce_steps() : spec_.micro_batches;
   if (batch < 0 || batch >= static_cast<int>(spec_.batches.size()) || stage < 0 ||
-      stage >= layout_.stages || micro < -1 || micro >= spec_.micro_batches || pipe < 0 ||
+      stage >= layout_.stages || micro < -1 || micro >= micros || pipe < 0 ||
       pipe >= layout_.pipes())
     return -1;
   return index_[static_cast<std::size_t>(key(pass, batch, micro, stage, pipe))];
@@ -88,7 +93,9 @@ TaskGraph::TaskGraph(const PipelineLayout& layout, const GraphSpec& spec)
   check_layout(layout_, spec_.micro_batches);
   const int nb = static_cast<int>(spec_.batches.size()), nm = spec_.micro_batches;
   const int ns = layout_.stages, np = layout_.pipes();
-  index_.assign(static_cast<std::size_t>(kNumPasses) * nb * (nm + 1) * ns * np, -1);
+  const int steps = reduce_steps();
+  slots_ = std::max(nm, steps) + 1;
+  index_.assign(static_cast<std::size_t>(kNumPasses) * nb * slots_ * ns * np, -1);
   const Pass back = spec_.split_backward ? Pass::kBackwardData : Pass::kBackward;
 
   // Tasks first (every dependency then exists when the edges are added).
@@ -106,8 +113,10 @@ TaskGraph::TaskGraph(const PipelineLayout& layout, const GraphSpec& spec)
     }
     for (int s = 0; s < ns; ++s)
       for (int p = 0; p < np; ++p) {
-        if (replicated()) add({Pass::kGradDone, b, -1, s, p, layout_.device(p, s)});
-        add({Pass::kUpdate, b, -1, s, p, layout_.device(p, s)});
+        const int d = layout_.device(p, s);
+        if (replicated()) add({Pass::kGradDone, b, -1, s, p, d});
+        for (int k = 0; k < steps; ++k) add({Pass::kReduce, b, k, s, p, d});
+        add({Pass::kUpdate, b, -1, s, p, d});
       }
   }
 
@@ -149,17 +158,26 @@ TaskGraph::TaskGraph(const PipelineLayout& layout, const GraphSpec& spec)
       case Pass::kGradDone:
         gradients(i, t.pipe);
         break;
-      case Pass::kUpdate:
+      case Pass::kReduce:
+      case Pass::kUpdate: {
         if (!replicated()) {
           gradients(i, t.pipe);
           break;
         }
-        // All-reduce between the replicas: each waits for every replica's gradients; those
-        // of the others travel.
-        for (int p = 0; p < np; ++p)
-          edge(i, find(Pass::kGradDone, t.batch, -1, t.stage, p),
-               p == t.pipe ? EdgeData::kNone : EdgeData::kWeightGrad);
+        // The ring all-reduce: step k follows the replica's own step k-1 and the chunk the
+        // replica before it in the ring sent at its step k-1; the update follows the last
+        // step the same way. Along the ring the steps' transfers follow one another: on
+        // links without contention the all-reduce takes 2 (p-1) (S/p / B + latency).
+        const int step = t.pass == Pass::kReduce ? t.micro : steps;
+        if (step == 0) {
+          edge(i, find(Pass::kGradDone, t.batch, -1, t.stage, t.pipe), EdgeData::kNone);
+          break;
+        }
+        const int before = (t.pipe + np - 1) % np;
+        edge(i, find(Pass::kReduce, t.batch, step - 1, t.stage, t.pipe), EdgeData::kNone);
+        edge(i, find(Pass::kReduce, t.batch, step - 1, t.stage, before), EdgeData::kReduceChunk);
         break;
+      }
     }
   }
 }
@@ -172,24 +190,33 @@ void check_orders(const TaskGraph& g, const DeviceOrders& orders) {
   for (std::size_t d = 0; d < orders.size(); ++d)
     for (int i : orders[d]) {
       if (i < 0 || i >= n || g.task(i).device != static_cast<int>(d) ||
-          seen[static_cast<std::size_t>(i)]++)
+          beside_compute(g.task(i).pass) || seen[static_cast<std::size_t>(i)]++)
         throw std::logic_error("pipeline schedule: a task is misplaced or repeated");
     }
   for (int i = 0; i < n; ++i)
-    if (!seen[static_cast<std::size_t>(i)])
+    if (!seen[static_cast<std::size_t>(i)] && !beside_compute(g.task(i).pass))
       throw StuckError("pipeline schedule: no device's order runs '" + g.task(i).label() +
                        "' (placed on dev" + std::to_string(g.task(i).device) + ")");
-  // Run the orders without time: each device takes its next task once its inputs are done.
+  // Run the orders without time: each device takes its next task once its inputs are done;
+  // a task beside compute runs once its inputs are.
   std::vector<std::size_t> next(orders.size(), 0);
   std::vector<char> done(static_cast<std::size_t>(n), 0);
+  auto inputs_done = [&](int i) {
+    for (const Edge& e : g.deps(i))
+      if (!done[static_cast<std::size_t>(e.from)]) return false;
+    return true;
+  };
   for (int finished = 0; finished < n;) {
     bool progress = false;
+    for (int i = 0; i < n; ++i)
+      if (beside_compute(g.task(i).pass) && !done[static_cast<std::size_t>(i)] && inputs_done(i)) {
+        done[static_cast<std::size_t>(i)] = 1;
+        ++finished, progress = true;
+      }
     for (std::size_t d = 0; d < orders.size(); ++d)
       while (next[d] < orders[d].size()) {
         const int i = orders[d][next[d]];
-        bool ok = true;
-        for (const Edge& e : g.deps(i)) ok = ok && done[static_cast<std::size_t>(e.from)];
-        if (!ok) break;
+        if (!inputs_done(i)) break;
         done[static_cast<std::size_t>(i)] = 1;
         ++next[d], ++finished, progress = true;
       }

@@ -1,8 +1,9 @@
 #pragma once
 // The work of a pipeline-parallel training run as a graph of tasks: one task per
 // (batch, micro-batch, stage, pass), plus per (batch, stage, replica) the weight update and,
-// when a stage has replicas (Chimera), a marker for "this replica's gradients are complete",
-// which the other replica's update waits for (the gradient all-reduce). Edges say which task
+// when a stage has replicas (Chimera's two pipes, data-parallel copies of the pipeline), a
+// marker for "this replica's gradients are complete" and the steps of a ring all-reduce of
+// the stage's gradients over its replicas, which the update waits for. Edges say which task
 // must finish first and how many bytes travel if the two run on different devices.
 //
 // A schedule (sim/pipeline/schedule.h) decides the layout (how many stages, which device
@@ -23,9 +24,18 @@ enum class Pass : std::uint8_t {
   kBackwardWeight,
   kUpdate,    ///< the optimizer step of one stage, once per batch (after all its gradients)
   kGradDone,  ///< zero-cost marker: a replica's gradients of the batch are complete
+  /// Zero-cost step k of the ring all-reduce of a replicated stage's gradients: the replica
+  /// has received step k-1's chunk from the replica before it in the ring and sends step k's.
+  kReduce,
 };
-inline constexpr int kNumPasses = 6;
-const char* pass_name(Pass p);  ///< "F", "B", "Bd", "W", "U", "G"
+inline constexpr int kNumPasses = 7;
+/// Work of a device's communication engine, beside its compute: such a task is in no device's
+/// order and runs (taking no time) as soon as its inputs are in; its outputs leave from its
+/// device. A collective then overlaps the compute that follows it, as NCCL's kernels do.
+inline bool beside_compute(Pass p) {
+  return p == Pass::kReduce;
+}
+const char* pass_name(Pass p);  ///< "F", "B", "Bd", "W", "U", "G", "R"
 
 /// Phase BP: forward and backward; Phase GP (ADA-GP): forward only, each stage updating its
 /// weights from predicted gradients.
@@ -49,15 +59,17 @@ struct PipelineLayout {
 struct Task {
   Pass pass = Pass::kForward;
   int batch = 0;
-  int micro = -1;  ///< -1 for kUpdate and kGradDone
+  int micro = -1;  ///< -1 for kUpdate and kGradDone; kReduce: the all-reduce's step
   int stage = 0;
   int pipe = 0;  ///< the replica (kUpdate, kGradDone) or the micro-batch's pipe
   int device = 0;
-  std::string label() const;  ///< e.g. "F b0 m3 s1"
+  std::string label() const;  ///< e.g. "F b0 m3 s1", "R b0 k2 s1 r0"
 };
 
-/// Bytes that travel along an edge when producer and consumer are on different devices.
-enum class EdgeData : std::uint8_t { kNone, kActivation, kGradient, kWeightGrad };
+/// Bytes that travel along an edge when producer and consumer are on different devices:
+/// nothing, the activations or gradients crossing a stage boundary, or one chunk of a ring
+/// all-reduce (the stage's gradients over its number of replicas).
+enum class EdgeData : std::uint8_t { kNone, kActivation, kGradient, kReduceChunk };
 
 struct Edge {
   int from = 0;  ///< task index
@@ -89,6 +101,9 @@ class TaskGraph {
   int find(Pass pass, int batch, int micro, int stage, int pipe = 0) const;
   /// Whether stage s has replicas (more than one pipe holds it on different devices).
   bool replicated() const { return layout_.pipes() > 1; }
+  /// Steps of each stage's ring all-reduce: 2 (replicas - 1), reduce-scatter then all-gather,
+  /// each moving 1 / replicas of the gradients to the next replica; 0 without replicas.
+  int reduce_steps() const { return replicated() ? 2 * (layout_.pipes() - 1) : 0; }
 
  private:
   int add(const Task& t);
@@ -100,13 +115,16 @@ class TaskGraph {
   std::vector<std::vector<Edge>> deps_;
   std::vector<std::vector<int>> users_;
   std::vector<int> index_;  // dense key -> task index
+  int slots_ = 1;           // micro-batch (or all-reduce step) slots of the key, -1 included
 };
 
-/// [device] -> the indices of its tasks (TaskGraph::task) in the order it runs them.
+/// [device] -> the indices of its tasks (TaskGraph::task) in the order it runs them; tasks
+/// beside compute (beside_compute()) are in none.
 using DeviceOrders = std::vector<std::vector<int>>;
 
-/// Checks that `orders` holds every task of `g` exactly once, on its own device, and that
-/// running them in that order cannot deadlock; throws std::logic_error otherwise.
+/// Checks that `orders` holds every task of `g` but those beside compute exactly once, on its
+/// own device, and that running them in that order cannot deadlock; throws std::logic_error
+/// (StuckError for an order that cannot finish) otherwise.
 void check_orders(const TaskGraph& g, const DeviceOrders& orders);
 
 /// Checks a layout: every placement names an existing device, every pipe covers all stages,

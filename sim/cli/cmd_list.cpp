@@ -123,10 +123,9 @@ void list_systems() {
     std::string devices;
     for (std::size_t i = 0; i < s.devices.size();) {
       std::size_t j = i;
-      while (j < s.devices.size() && s.devices[j].accelerator.name == s.devices[i].accelerator.name)
-        ++j;
-      devices += (devices.empty() ? "" : " + ") + std::to_string(j - i) + "x " +
-                 s.devices[i].accelerator.name;
+      while (j < s.devices.size() && s.devices[j].name() == s.devices[i].name()) ++j;
+      devices +=
+          (devices.empty() ? "" : " + ") + std::to_string(j - i) + "x " + s.devices[i].name();
       i = j;
     }
     char figures[256];

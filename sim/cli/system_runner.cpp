@@ -97,19 +97,29 @@ RunResult run_system_experiment(const ExperimentSpec& spec, const RunOptions& op
   Dataset dataset;
   const std::unique_ptr<Trainer> trainer = real_trainer(spec, dataset);
   if (!options.quiet) {
-    const AcceleratorSpec& a = spec.system.devices[0].accelerator;
+    const DeviceSpec& d0 = spec.system.devices[0];
+    const AcceleratorSpec& a = d0.accelerator;
     print_run_line(spec, data, real);
+    std::string device0 = d0.name() + " (" + d0.model_kind + ")";
+    if (!d0.model) {
+      char text[256];
+      std::snprintf(text, sizeof text, "%s (%dx%d, %s, %g GHz)", a.name.c_str(), a.rows, a.cols,
+                    d0.dataflow.c_str(), a.clock_ghz);
+      device0 = text;
+    }
     std::printf(
-        "system %s: %d device(s), %s, links %g GB/s %g ns %g pJ/bit | device 0: %s "
-        "(%dx%d, %s, %g GHz) | technique %s\n",
+        "system %s: %d device(s), %s, links %g GB/s %g ns %g pJ/bit | device 0: %s | "
+        "technique %s\n",
         spec.system.name.c_str(), model.layout().devices, spec.system.topology.c_str(),
         spec.system.link.bandwidth_gbps, spec.system.link.latency_ns, spec.system.link.pj_per_bit,
-        a.name.c_str(), a.rows, a.cols, spec.system.devices[0].dataflow.c_str(), a.clock_ghz,
-        spec.sim.technique.label().c_str());
-    std::printf("pipeline %s | %d micro-batches of %d | %d stage(s), layers %s\n",
-                spec.pipeline.schedule.c_str(), spec.pipeline.micro_batches,
-                spec.training.batch_size / spec.pipeline.micro_batches, model.layout().stages,
-                stage_summary(model).c_str());
+        device0.c_str(), spec.sim.technique.label().c_str());
+    const std::string replicas =
+        spec.pipeline.replicas > 1
+            ? " per replica x " + std::to_string(spec.pipeline.replicas) + " replicas"
+            : "";
+    std::printf("pipeline %s | %d micro-batches of %d%s | %d stage(s), layers %s\n",
+                spec.pipeline.schedule.c_str(), spec.pipeline.micro_batches, model.micro_size(),
+                replicas.c_str(), model.layout().stages, stage_summary(model).c_str());
     print_notes(spec);
     std::printf("%5s  %9s  %14s  %10s  %12s  %8s\n", "epoch", "test_acc", "train_seconds", "idle",
                 "samples/s", "wall_s");
@@ -171,7 +181,7 @@ RunResult run_system_experiment(const ExperimentSpec& spec, const RunOptions& op
     if (first[i] != kCostPhaseGp) break;
   }
   if (stretch.empty()) stretch.push_back(first.back());
-  const int micro = static_cast<int>(bs / spec.pipeline.micro_batches);
+  const int micro = model.micro_size();
   const BatchRun timeline = model.run(stretch, micro);
   r.timeline = &timeline;
 
@@ -182,13 +192,21 @@ RunResult run_system_experiment(const ExperimentSpec& spec, const RunOptions& op
                   options.chakra_dir.c_str(), spec.name.c_str(), model.layout().devices);
     (void)c;
   }
-  // The run's cycles at device 0's clock, checked before anything is written.
+  // The run's cycles at the clock of its first accelerator, checked before anything is
+  // written; none if no device has a clock of trainsim's (only seconds then).
   model.price_work(r.totals);  // the sums are complete
   const PipelineEpoch& t = r.totals;
-  const double clock_ghz = spec.system.devices[0].accelerator.clock_ghz;
-  const std::int64_t total_cycles = checked_round(
-      t.time_s * clock_ghz * 1e9, {"training.epochs", static_cast<double>(spec.training.epochs),
-                                   "the run's training", "cycles"});
+  double clock_ghz = 0;
+  for (const DeviceSpec& d : spec.system.devices)
+    if (!d.model) {
+      clock_ghz = d.accelerator.clock_ghz;
+      break;
+    }
+  std::optional<std::int64_t> total_cycles;
+  if (clock_ghz > 0)
+    total_cycles = checked_round(t.time_s * clock_ghz * 1e9,
+                                 {"training.epochs", static_cast<double>(spec.training.epochs),
+                                  "the run's training", "cycles"});
   write_text_file(out.file("config.resolved.yaml"), resolved_yaml(spec));
   write_text_file(out.file("stages.csv"), stages_csv(r));
   write_text_file(out.file("devices.csv"), devices_csv(r));
@@ -208,8 +226,7 @@ RunResult run_system_experiment(const ExperimentSpec& spec, const RunOptions& op
   result.energy_unit = device_energy_unit(spec);
   for (int d = 0; d < model.layout().devices; ++d) {
     result.energy += device_energy(t, d);
-    result.dram_bytes +=
-        static_cast<std::int64_t>(t.device_work[static_cast<std::size_t>(d)].stats.dram_bytes());
+    result.dram_bytes += static_cast<std::int64_t>(device_memory_bytes(spec, t, d));
   }
   for (std::size_t e = 0; e < r.epochs.size(); ++e) {
     RunResult::Epoch re;

@@ -3,9 +3,20 @@
 #include <filesystem>
 
 #include "sim/accel/accel_lookup.h"
+#include "sim/core/error.h"
 #include "sim/yaml/yaml_file.h"
 
 namespace trainsim {
+
+namespace {
+
+std::string join_names(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+}  // namespace
 
 std::shared_ptr<const DeviceModelSpec> parse_device_node(const ConfigNode& node,
                                                          const std::string& file,
@@ -27,16 +38,43 @@ std::shared_ptr<const DeviceModelSpec> parse_device_node(const ConfigNode& node,
   return spec;
 }
 
-std::shared_ptr<const DeviceModelSpec> load_device(const std::string& ref) {
-  const std::string file = find_device_file(ref);
+namespace {
+
+std::shared_ptr<const DeviceModelSpec> load_device_file(const std::string& file) {
   auto origin = std::make_shared<ConfigOrigin>();
   origin->file = file;
   const ConfigNode top(load_yaml_file(file, "device"), "", origin);
   return parse_device_node(top, file, std::filesystem::path(file).stem().string());
 }
 
+}  // namespace
+
+std::shared_ptr<const DeviceModelSpec> load_device(const std::string& ref) {
+  return load_device_file(find_device_file(ref));
+}
+
 std::vector<std::string> shipped_device_names() {
   return shipped_config_names("devices");
+}
+
+std::shared_ptr<const DeviceModelSpec> parse_device_ref(const ConfigNode& node,
+                                                        const std::string& file) {
+  if (!node.is_scalar()) return parse_device_node(node, file, node.path());
+  // A name or a path, found as a config's other references are: a relative path from the
+  // referring file's folder first.
+  const std::string ref = node.as_nonempty_string();
+  std::vector<std::string> tried;
+  const std::optional<std::string> found = find_referenced_file(ref, "devices", file, &tried);
+  if (!found) {
+    std::string what = "unknown device '" + ref + "' (tried";
+    for (const std::string& t : tried) what += " " + t;
+    node.fail(what + "; shipped devices: " + join_names(shipped_device_names()) + ")");
+  }
+  try {
+    return load_device_file(*found);
+  } catch (const UserError& e) {
+    node.fail(e.what());
+  }
 }
 
 }  // namespace trainsim

@@ -22,6 +22,11 @@ std::shared_ptr<const DeviceModelSpec> parse_device_node(const ConfigNode& node,
                                                          const std::string& file,
                                                          const std::string& default_name);
 
+/// A device given in a config at `node`: a name or path (load_device()), or an inline mapping
+/// (parse_device_node(), named after the key). Errors name the node.
+std::shared_ptr<const DeviceModelSpec> parse_device_ref(const ConfigNode& node,
+                                                        const std::string& file);
+
 /// Stems of the shipped device files, sorted.
 std::vector<std::string> shipped_device_names();
 

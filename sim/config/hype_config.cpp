@@ -40,18 +40,6 @@ HostLink parse_link(const ConfigNode& node, HostLink l) {
   return l;
 }
 
-std::shared_ptr<const DeviceModelSpec> parse_device_ref(const ConfigNode& node,
-                                                        const std::string& file) {
-  if (node.is_scalar()) {
-    try {
-      return load_device(node.as_nonempty_string());
-    } catch (const UserError& e) {
-      node.fail(e.what());
-    }
-  }
-  return parse_device_node(node, file, node.path());
-}
-
 }  // namespace
 
 HypeSpec parse_hype(const ConfigNode& node, const std::string& experiment_path) {

@@ -87,6 +87,10 @@ void emit_system(YAML::Emitter& out, const SystemSpec& s) {
   out << YAML::Key << "devices" << YAML::Value << YAML::BeginSeq;
   for (const DeviceSpec& d : s.devices) {
     out << YAML::BeginMap;
+    if (d.model) {
+      out << YAML::Key << "device" << YAML::Value << YAML::Load(d.model_ref) << YAML::EndMap;
+      continue;
+    }
     out << YAML::Key << "accelerator" << YAML::Value;
     emit_accelerator(out, d.accelerator);
     out << YAML::Key << "dataflow" << YAML::Value;
@@ -118,6 +122,7 @@ void emit_pipeline(YAML::Emitter& out, const PipelineSpec& p) {
   emit_string(out, p.schedule);
   out << YAML::Key << "micro_batches" << YAML::Value << p.micro_batches;
   out << YAML::Key << "chunks" << YAML::Value << p.chunks;
+  out << YAML::Key << "replicas" << YAML::Value << p.replicas;
   out << YAML::Key << "stages" << YAML::Value;
   if (p.stages.empty()) {
     out << "auto";

@@ -9,8 +9,10 @@
 #include "sim/accel/accel_lookup.h"
 #include "sim/accel/accelerator_config.h"
 #include "sim/accel/accelerator_parse.h"
+#include "sim/config/device_config.h"
 #include "sim/core/error.h"
 #include "sim/core/named_registry.h"
+#include "sim/devices/accel_device.h"
 #include "sim/pipeline/schedule.h"
 #include "sim/yaml/key_ranges.h"
 #include "sim/yaml/yaml_file.h"
@@ -39,6 +41,23 @@ LinkSpec parse_link_figures(const ConfigMap& m, LinkSpec l) {
   return l;
 }
 
+// An entry that names its accelerator (or takes the experiment's) and maybe a dataflow.
+void parse_accelerator_entry(const ConfigMap& e, const ConfigNode& entry, const std::string& file,
+                             DeviceSpec& d) {
+  if (auto v = e.get("accelerator")) {
+    d.accelerator = parse_accelerator_ref(*v, file);
+    d.dataflow = d.accelerator.dataflow;
+  }
+  if (auto v = e.get("dataflow")) {
+    d.dataflow = v->as_nonempty_string();
+    if (find_dataflow(d.dataflow) == nullptr)
+      v->fail("unknown dataflow '" + d.dataflow + "' (known: " + registry_names(dataflows()) + ")");
+  } else if (find_dataflow(d.dataflow) == nullptr) {
+    entry.fail("accelerator '" + d.accelerator.name + "' uses dataflow '" + d.dataflow +
+               "', which is not registered (known: " + registry_names(dataflows()) + ")");
+  }
+}
+
 SystemSpec parse_system_map(const ConfigNode& node, const std::string& file,
                             const SimulationSpec& sim) {
   ConfigMap m = node.as_map();
@@ -55,20 +74,29 @@ SystemSpec parse_system_map(const ConfigNode& node, const std::string& file,
       devices.fail("expected a device count or a list of devices, got " + devices.describe());
     for (const ConfigNode& entry : devices.as_sequence()) {
       ConfigMap e = entry.as_map();
-      e.allow_only({"accelerator", "count", "dataflow"});
+      e.allow_only({"accelerator", "count", "dataflow", "device"});
       DeviceSpec d{sim.accelerator, sim.dataflow};
-      if (auto v = e.get("accelerator")) {
-        d.accelerator = parse_accelerator_ref(*v, file);
-        d.dataflow = d.accelerator.dataflow;
-      }
-      if (auto v = e.get("dataflow")) {
-        d.dataflow = v->as_nonempty_string();
-        if (find_dataflow(d.dataflow) == nullptr)
-          v->fail("unknown dataflow '" + d.dataflow + "' (known: " + registry_names(dataflows()) +
-                  ")");
-      } else if (find_dataflow(d.dataflow) == nullptr) {
-        entry.fail("accelerator '" + d.accelerator.name + "' uses dataflow '" + d.dataflow +
-                   "', which is not registered (known: " + registry_names(dataflows()) + ")");
+      d.where = entry.path();
+      if (auto v = e.get("device")) {
+        for (const char* other : {"accelerator", "dataflow"})
+          if (e.get(other))
+            e.get(other)->fail(std::string("give either `device:` or `") + other +
+                               ":` in one entry, not both");
+        const std::shared_ptr<const DeviceModelSpec> dev = parse_device_ref(*v, file);
+        if (const AccelDeviceSpec* a = dev->as_accelerator()) {
+          // One of trainsim's accelerators: simulated as in a single run.
+          d.accelerator = a->accelerator;
+          d.dataflow = a->dataflow;
+        } else {
+          d.model = dev;
+          d.model_name = dev->name;
+          d.model_kind = dev->kind;
+        }
+        // config.resolved.yaml names the device as the entry did: a file by the path it was
+        // read from (the run's directory may be elsewhere), an inline mapping in full.
+        d.model_ref = v->is_scalar() ? dev->source : YAML::Dump(v->yaml());
+      } else {
+        parse_accelerator_entry(e, entry, file, d);
       }
       int count = 1;
       if (auto v = e.get("count")) count = v->as_int_in(key_range::kDevices);
@@ -188,7 +216,7 @@ PipelineSpec parse_pipeline(const ConfigNode* node, const ConfigNode& top,
   };
   if (node) {
     ConfigMap m = node->as_map();
-    m.allow_only({"schedule", "micro_batches", "chunks", "stages"});
+    m.allow_only({"schedule", "micro_batches", "chunks", "replicas", "stages"});
     if (auto v = m.get("schedule")) {
       p.schedule = v->as_nonempty_string();
       if (registry_find(schedules(), p.schedule) == nullptr)
@@ -197,6 +225,7 @@ PipelineSpec parse_pipeline(const ConfigNode* node, const ConfigNode& top,
     }
     if (auto v = m.get("micro_batches")) p.micro_batches = v->as_int_in(key_range::kMicroBatches);
     if (auto v = m.get("chunks")) p.chunks = v->as_int_in(key_range::kChunks);
+    if (auto v = m.get("replicas")) p.replicas = v->as_int_in(key_range::kDevices);
     if (auto v = m.get("stages")) {
       if (v->is_scalar()) {
         v->as_choice({"auto"});
@@ -221,9 +250,16 @@ PipelineSpec parse_pipeline(const ConfigNode* node, const ConfigNode& top,
   if (batch % p.micro_batches != 0)
     fail("micro_batches", "micro_batches (" + std::to_string(p.micro_batches) +
                               ") must divide training.batch_size (" + std::to_string(batch) + ")");
+  if (devices % p.replicas != 0)
+    fail("replicas", "replicas (" + std::to_string(p.replicas) + ") must divide the system's " +
+                         std::to_string(devices) + " devices (each replica gets as many)");
+  if (batch % p.total_micro_batches() != 0)
+    fail("replicas", "replicas x micro_batches (" + std::to_string(p.replicas) + " x " +
+                         std::to_string(p.micro_batches) + ") must divide training.batch_size (" +
+                         std::to_string(batch) + ")");
   PipelineLayout layout;
   try {
-    layout = schedule_named(p.schedule).layout({devices, p.micro_batches, p.chunks});
+    layout = schedule_named(p.schedule).layout({devices / p.replicas, p.micro_batches, p.chunks});
   } catch (const UserError& e) {
     fail("schedule", e.what());
   }

@@ -20,6 +20,7 @@ struct AccelDeviceSpec final : DeviceModelSpec {
 
   std::unique_ptr<DeviceModel> build() const override;
   std::string figures() const override;
+  const AccelDeviceSpec* as_accelerator() const override { return this; }
   /// Leakage of the array and buffer, W: the energy table's per-PE and per-KiB figures.
   double static_w() const;
 };

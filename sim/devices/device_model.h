@@ -58,6 +58,8 @@ class DeviceModel {
   }
 };
 
+struct AccelDeviceSpec;  // sim/devices/accel_device.h
+
 /// A parsed, validated device: what every kind has, plus its own figures in the kind's subclass.
 class DeviceModelSpec {
  public:
@@ -66,6 +68,10 @@ class DeviceModelSpec {
   virtual std::unique_ptr<DeviceModel> build() const = 0;
   /// Key figures for `trainsim list devices`, one line.
   virtual std::string figures() const = 0;
+  /// A trainsim accelerator as a device: a system simulates it as a single run would (its
+  /// SystemC model and the technique's hardware) rather than through build()'s per-op costs.
+  /// Null for every other kind.
+  virtual const AccelDeviceSpec* as_accelerator() const { return nullptr; }
 
   std::string name;
   std::string kind;

@@ -1,6 +1,7 @@
 #include "sim/pipeline/list_scheduler.h"
 
 #include <algorithm>
+#include <functional>
 #include <limits>
 #include <stdexcept>
 #include <tuple>
@@ -20,8 +21,29 @@ DeviceOrders list_schedule(const TaskGraph& g, const PlanCosts& c, const ListPol
   }
   std::vector<std::int64_t> free_at(static_cast<std::size_t>(g.layout().devices), 0);
   DeviceOrders orders(static_cast<std::size_t>(g.layout().devices));
+  // A task has ended at `end`: its users' inputs arrive (over a link from another device).
+  // Those beside compute end when their inputs are in, in no device's order.
+  int resolved = 0;
+  std::function<void(int, std::int64_t)> ended = [&](int i, std::int64_t end) {
+    const Task& t = g.task(i);
+    finish[static_cast<std::size_t>(i)] = end;
+    ++resolved;
+    for (int u : g.users(i)) {
+      for (const Edge& e : g.deps(u))
+        if (e.from == i) {
+          const Task& ut = g.task(u);
+          const std::int64_t at = end + (ut.device == t.device ? 0 : c.edge_ps(t, ut, e.data));
+          arrive[static_cast<std::size_t>(u)] = std::max(arrive[static_cast<std::size_t>(u)], at);
+        }
+      if (--waiting[static_cast<std::size_t>(u)] > 0) continue;
+      if (beside_compute(g.task(u).pass))
+        ended(u, arrive[static_cast<std::size_t>(u)]);
+      else
+        ready.push_back(u);
+    }
+  };
 
-  for (int placed = 0; placed < n; ++placed) {
+  while (resolved < n) {
     int best = -1;
     std::tuple<std::int64_t, std::array<int, 4>, int> best_key;
     for (int i : ready) {
@@ -34,19 +56,10 @@ DeviceOrders list_schedule(const TaskGraph& g, const PlanCosts& c, const ListPol
     if (best < 0) throw std::logic_error("pipeline list scheduler: no task can start");
     const Task& t = g.task(best);
     const std::int64_t end = std::get<0>(best_key) + c.task_ps(t);
-    finish[static_cast<std::size_t>(best)] = end;
     free_at[static_cast<std::size_t>(t.device)] = end;
     orders[static_cast<std::size_t>(t.device)].push_back(best);
     ready.erase(std::find(ready.begin(), ready.end(), best));
-    for (int u : g.users(best)) {
-      for (const Edge& e : g.deps(u))
-        if (e.from == best) {
-          const Task& ut = g.task(u);
-          const std::int64_t at = end + (ut.device == t.device ? 0 : c.edge_ps(t, ut, e.data));
-          arrive[static_cast<std::size_t>(u)] = std::max(arrive[static_cast<std::size_t>(u)], at);
-        }
-      if (--waiting[static_cast<std::size_t>(u)] == 0) ready.push_back(u);
-    }
+    ended(best, end);
   }
   return orders;
 }

@@ -20,7 +20,7 @@ DeviceOrders list_schedule(const TaskGraph& g, const PlanCosts& c, const ListPol
 /// Update and gradient-done markers go first when they are ready: they are short and
 /// release the next batch.
 inline int bookkeeping_first(const Task& t) {
-  return t.pass == Pass::kUpdate || t.pass == Pass::kGradDone ? 0 : 1;
+  return t.pass == Pass::kUpdate || t.pass == Pass::kGradDone || t.pass == Pass::kReduce ? 0 : 1;
 }
 
 }  // namespace trainsim

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "sim/core/error.h"
+#include "sim/pipeline/replicas.h"
 #include "sim/techniques/technique.h"
 #include "sim/train/shape_only_run.h"
 
@@ -10,9 +11,10 @@ namespace trainsim {
 
 namespace {
 
+// What the schedule lays out and orders: one replica's devices and micro-batches.
 ScheduleParams params_of(const ExperimentSpec& spec) {
-  return {static_cast<int>(spec.system.devices.size()), spec.pipeline.micro_batches,
-          spec.pipeline.chunks};
+  return {static_cast<int>(spec.system.devices.size()) / spec.pipeline.replicas,
+          spec.pipeline.micro_batches, spec.pipeline.chunks};
 }
 
 void check_technique(const ExperimentSpec& spec) {
@@ -31,7 +33,8 @@ PipelineModel::PipelineModel(const ExperimentSpec& spec, const NetShape& shape)
     : spec_(spec),
       shape_(shape),
       schedule_((check_technique(spec), schedule_named(spec.pipeline.schedule))),
-      layout_(schedule_.layout(params_of(spec))),
+      base_layout_(schedule_.layout(params_of(spec))),
+      layout_(replicate_layout(base_layout_, spec.pipeline.replicas)),
       net_(spec.system.net),
       costs_(spec, shape) {
   // Which kinds of batch run a backward pass: a Phase GP batch predicts (forward tasks only)
@@ -39,8 +42,7 @@ PipelineModel::PipelineModel(const ExperimentSpec& spec, const NetShape& shape)
   const ShapeOnlyPlan plan = technique_info(spec.sim.technique).shape_only(spec.sim.technique);
   for (std::size_t k = 0; k < backprop_kind_.size(); ++k)
     backprop_kind_[k] = plan.recipes[k].backprop;
-  const int micro = spec.training.batch_size / spec.pipeline.micro_batches;
-  first_ = partition_stages(spec, shape, costs_, layout_.stages, micro);
+  first_ = partition_stages(spec, shape, costs_, layout_, micro_size());
   // Words crossing each stage boundary per sample: outputs of layers before it that a layer
   // after it reads (a skip connection is carried through the stages between).
   const int n = static_cast<int>(shape.size());
@@ -64,7 +66,7 @@ PipelineModel::PipelineModel(const ExperimentSpec& spec, const NetShape& shape)
 }
 
 std::int64_t PipelineModel::task_ps(const Task& t, int micro, int cost_kind) {
-  if (t.pass == Pass::kGradDone) return 0;
+  if (t.pass == Pass::kGradDone || t.pass == Pass::kReduce) return 0;
   return costs_.stage_ps(t.device, micro, cost_kind, first_[static_cast<std::size_t>(t.stage)],
                          first_[static_cast<std::size_t>(t.stage) + 1], t.pass);
 }
@@ -78,8 +80,11 @@ std::int64_t PipelineModel::edge_bytes(const Task& from, EdgeData data, int micr
     case EdgeData::kGradient:
       // The gradient of the boundary below the producing stage travels down.
       return boundary_words_[static_cast<std::size_t>(from.stage) - 1] * micro * word;
-    case EdgeData::kWeightGrad:
-      return stage_weight_bytes(from.stage);
+    case EdgeData::kReduceChunk: {
+      // One ring all-reduce chunk: the stage's gradients over its replicas, rounded up.
+      const std::int64_t p = layout_.pipes();
+      return (stage_weight_bytes(from.stage) + p - 1) / p;
+    }
     case EdgeData::kNone:
       return 0;
   }
@@ -164,6 +169,12 @@ BatchRun PipelineModel::run(const std::vector<int>& kinds, int micro) {
     gs.batches.push_back(backprop_kind_[static_cast<std::size_t>(k)] ? BatchKind::kBackprop
                                                                      : BatchKind::kPredicted);
   gs.split_backward = schedule_.split_backward();
+  // The schedule orders one replica's graph; replicas run copies of its orders.
+  std::unique_ptr<TaskGraph> base;
+  if (spec_.pipeline.replicas > 1) {
+    base = std::make_unique<TaskGraph>(base_layout_, gs);
+    gs.micro_batches = spec_.pipeline.total_micro_batches();
+  }
   r.graph = std::make_unique<TaskGraph>(layout_, gs);
   const TaskGraph& g = *r.graph;
   auto kind_of = [&](const Task& t) { return kinds[static_cast<std::size_t>(t.batch)]; };
@@ -172,7 +183,9 @@ BatchRun PipelineModel::run(const std::vector<int>& kinds, int micro) {
   plan.edge_ps = [&](const Task& from, const Task& to, EdgeData data) {
     return net_.transfer_ps(from.device, to.device, edge_bytes(from, data, micro));
   };
-  r.orders = schedule_.order(g, plan);
+  r.orders = base
+                 ? replicate_orders(*base, schedule_.order(*base, plan), g, spec_.pipeline.replicas)
+                 : schedule_.order(g, plan);
   std::vector<std::int64_t> durations;
   for (const Task& t : g.tasks()) durations.push_back(plan.task_ps(t));
   PlatformWork work{&g, &r.orders, std::move(durations),
@@ -207,11 +220,12 @@ PipelineEpoch PipelineModel::epoch(const std::vector<int>& kinds, std::int64_t r
   // Epochs of the same schedule phase have the same batches: timed once.
   auto memo = epochs_.find({kinds, rest});
   if (memo != epochs_.end()) return memo->second;
-  const int m = spec_.pipeline.micro_batches;
-  const int micro = spec_.training.batch_size / m;
+  const int m = spec_.pipeline.total_micro_batches();
+  const int micro = micro_size();
   PipelineEpoch e;
   e.busy_s.assign(static_cast<std::size_t>(layout_.devices), 0);
   e.device_work.resize(static_cast<std::size_t>(layout_.devices));
+  e.device_priced.resize(static_cast<std::size_t>(layout_.devices));
   e.channels.resize(net_.channels().size());
   // Busy time, work and traffic add up batch by batch, whatever overlaps: counted here,
   // multiplied out at the end.
@@ -257,8 +271,11 @@ PipelineEpoch PipelineModel::epoch(const std::vector<int>& kinds, std::int64_t r
       e.busy_s[static_cast<std::size_t>(d)] +=
           static_cast<double>(one.result.busy_ps[static_cast<std::size_t>(d)]) * 1e-12 *
           static_cast<double>(n);
+      const DeviceBatchWork& w = batch_work(key.first, key.second);
       accumulate(e.device_work[static_cast<std::size_t>(d)],
-                 times(batch_work(key.first, key.second)[static_cast<std::size_t>(d)], n));
+                 times(w.counted[static_cast<std::size_t>(d)], n));
+      e.device_priced[static_cast<std::size_t>(d)] +=
+          w.priced[static_cast<std::size_t>(d)].times(n);
     }
     for (std::size_t c = 0; c < e.channels.size(); ++c) {
       const ChannelStats& s = one.result.channels[c];
@@ -274,15 +291,25 @@ PipelineEpoch PipelineModel::epoch(const std::vector<int>& kinds, std::int64_t r
 }
 
 void PipelineModel::price_work(PipelineEpoch& e) const {
-  for (int d = 0; d < layout_.devices; ++d)
-    price_totals(e.device_work[static_cast<std::size_t>(d)],
-                 spec_.system.devices[static_cast<std::size_t>(d)].accelerator);
+  e.device_energy.assign(static_cast<std::size_t>(layout_.devices), 0);
+  for (int d = 0; d < layout_.devices; ++d) {
+    const auto i = static_cast<std::size_t>(d);
+    const DeviceSpec& dev = spec_.system.devices[i];
+    if (dev.model) {
+      // Priced op by op by the device's own model when its stages were costed.
+      e.device_energy[i] = e.device_priced[i].joules * 1e12;
+    } else {
+      price_totals(e.device_work[i], dev.accelerator);
+      e.device_energy[i] = e.device_work[i].energy.total();
+    }
+  }
 }
 
 void accumulate(PipelineEpoch& into, const PipelineEpoch& e) {
   const std::size_t devices = e.device_work.size();
   into.busy_s.resize(devices, 0);
   into.device_work.resize(devices);
+  into.device_priced.resize(devices);
   into.channels.resize(e.channels.size());
   for (int k = 0; k < 3; ++k)
     into.batches[static_cast<std::size_t>(k)] += e.batches[static_cast<std::size_t>(k)];
@@ -290,6 +317,7 @@ void accumulate(PipelineEpoch& into, const PipelineEpoch& e) {
   for (std::size_t d = 0; d < devices; ++d) {
     into.busy_s[d] += e.busy_s[d];
     accumulate(into.device_work[d], e.device_work[d]);
+    into.device_priced[d] += e.device_priced[d];
   }
   for (std::size_t c = 0; c < e.channels.size(); ++c) {
     into.channels[c].bytes += e.channels[c].bytes;
@@ -299,18 +327,25 @@ void accumulate(PipelineEpoch& into, const PipelineEpoch& e) {
   }
 }
 
-const std::vector<OpTotals>& PipelineModel::batch_work(int kind, int micro) {
+const PipelineModel::DeviceBatchWork& PipelineModel::batch_work(int kind, int micro) {
   auto key = std::make_pair(kind, micro);
   auto it = work_.find(key);
   if (it != work_.end()) return it->second;
-  std::vector<OpTotals> w(static_cast<std::size_t>(layout_.devices));
+  DeviceBatchWork w;
+  w.counted.resize(static_cast<std::size_t>(layout_.devices));
+  w.priced.resize(static_cast<std::size_t>(layout_.devices));
   const TaskGraph& g = *single(kind, micro).graph;
   for (std::size_t i = 0; i < g.size(); ++i) {
     const Task& t = g.task(static_cast<int>(i));
-    for (const OpTotals& u :
-         costs_.stage_work(t.device, micro, kind, first_[static_cast<std::size_t>(t.stage)],
-                           first_[static_cast<std::size_t>(t.stage) + 1], t.pass))
-      accumulate(w[static_cast<std::size_t>(t.device)], u);
+    const auto d = static_cast<std::size_t>(t.device);
+    const int first = first_[static_cast<std::size_t>(t.stage)];
+    const int last = first_[static_cast<std::size_t>(t.stage) + 1];
+    if (spec_.system.devices[d].model) {
+      w.priced[d] += costs_.stage_priced(t.device, micro, kind, first, last, t.pass);
+      continue;
+    }
+    for (const OpTotals& u : costs_.stage_work(t.device, micro, kind, first, last, t.pass))
+      accumulate(w.counted[d], u);
   }
   return work_.emplace(key, std::move(w)).first->second;
 }

@@ -43,8 +43,13 @@ struct PipelineEpoch {
   std::array<std::int64_t, 3> batches{};  ///< by cost kind
   double time_s = 0;
   std::vector<double> busy_s;         ///< per device
-  std::vector<OpTotals> device_work;  ///< per device, both units
-  std::vector<LinkTotals> channels;   ///< per channel
+  std::vector<OpTotals> device_work;  ///< per accelerator device, both units
+  /// Per device with a model (DeviceSpec::model): the work it priced op by op.
+  std::vector<PricedWork> device_priced;
+  /// Per device, pJ for devices with a model, the accelerator's energy-table unit otherwise:
+  /// set by PipelineModel::price_work().
+  std::vector<double> device_energy;
+  std::vector<LinkTotals> channels;  ///< per channel
 };
 
 /// Adds epoch `e` to `into` (counts, times and traffic; energy is priced afterwards).
@@ -59,7 +64,10 @@ class PipelineModel {
   const Schedule& schedule() const { return schedule_; }
   const PipelineLayout& layout() const { return layout_; }
   const Interconnect& net() const { return net_; }
-  int micro_batches() const { return spec_.pipeline.micro_batches; }
+  /// Samples per micro-batch of a full batch: the batch over replicas x micro-batches.
+  int micro_size() const {
+    return spec_.training.batch_size / spec_.pipeline.total_micro_batches();
+  }
   /// First layer of stage s is stage_first()[s]; stage_first()[stages] = layers.
   const std::vector<int>& stage_first() const { return first_; }
   StageCosts& costs() { return costs_; }
@@ -100,21 +108,27 @@ class PipelineModel {
   const BatchRun& single(int kind, int micro);
 
  public:
-  /// The work every device does in one batch of `kind` (both units summed).
-  const std::vector<OpTotals>& batch_work(int kind, int micro);
+  /// The work every device does in one batch of `kind` (both units summed), as an
+  /// accelerator counts it or as a device with a model prices it.
+  struct DeviceBatchWork {
+    std::vector<OpTotals> counted;
+    std::vector<PricedWork> priced;
+  };
+  const DeviceBatchWork& batch_work(int kind, int micro);
 
  private:
   const ExperimentSpec& spec_;
   const NetShape& shape_;
   const Schedule& schedule_;
-  PipelineLayout layout_;
+  PipelineLayout base_layout_;  // one replica's, as the schedule lays it out
+  PipelineLayout layout_;       // every replica's
   Interconnect net_;
   StageCosts costs_;
   std::vector<int> first_;
   std::vector<std::int64_t> boundary_words_;  // per sample, leaving stage s forward
   std::map<std::pair<std::vector<int>, int>, std::int64_t> makespans_;
   std::map<std::pair<int, int>, BatchRun> singles_;
-  std::map<std::pair<int, int>, std::vector<OpTotals>> work_;
+  std::map<std::pair<int, int>, DeviceBatchWork> work_;
   std::map<std::pair<std::vector<int>, std::int64_t>, PipelineEpoch> epochs_;
   std::int64_t word_bytes(int stage) const;
   std::array<bool, 3> backprop_kind_{{true, true, false}};  // by cost kind

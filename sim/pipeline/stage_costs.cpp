@@ -7,15 +7,12 @@
 #include "sim/accel/accelerator_config.h"
 #include "sim/core/checked_span.h"
 #include "sim/core/error.h"
+#include "sim/pipeline/device_stage_costs.h"
 #include "sim/train/shape_only_run.h"
 
 namespace trainsim {
 
-namespace {
-
-// Which pass a role's work belongs to; -1: none (roles of techniques that cannot run on a
-// pipeline).
-int pass_of(OpRole role, int cost_kind) {
+int pass_of_role(OpRole role, int cost_kind) {
   switch (role) {
     case OpRole::kForward:
       return static_cast<int>(Pass::kForward);
@@ -39,10 +36,50 @@ int pass_of(OpRole role, int cost_kind) {
   return -1;
 }
 
+PricedWork& PricedWork::operator+=(const PricedWork& o) {
+  seconds += o.seconds;
+  joules += o.joules;
+  bytes += o.bytes;
+  macs = checked_add(macs, o.macs);
+  ops = checked_add(ops, o.ops);
+  return *this;
+}
+
+PricedWork PricedWork::times(std::int64_t n) const {
+  PricedWork r;
+  const double k = static_cast<double>(n);
+  r.seconds = seconds * k;
+  r.joules = joules * k;
+  r.bytes = bytes * k;
+  r.macs = checked_mul(macs, n);
+  r.ops = checked_mul(ops, n);
+  return r;
+}
+
+namespace {
+
 // Devices cost their stages alike only when every figure of their accelerators agrees (the
 // YAML the resolved config writes for them), not just their names: inline devices of one file
 // share a name.
+// Calls `add` for each pass whose recorded work makes up a task of `pass`: B is Bd and W; the
+// bookkeeping tasks (gradient marker, all-reduce steps) have none.
+template <class Add>
+void for_recorded_passes(Pass pass, Add add) {
+  switch (pass) {
+    case Pass::kBackward:
+      add(Pass::kBackwardData);
+      add(Pass::kBackwardWeight);
+      break;
+    case Pass::kGradDone:
+    case Pass::kReduce:
+      break;
+    default:
+      add(pass);
+  }
+}
+
 bool same_device(const DeviceSpec& a, const DeviceSpec& b) {
+  if (a.model || b.model) return a.model == b.model;  // one entry's copies share the spec
   return a.dataflow == b.dataflow &&
          accelerator_yaml(a.accelerator) == accelerator_yaml(b.accelerator);
 }
@@ -68,6 +105,13 @@ const LayerWork& StageCosts::work(int device, int micro, int cost_kind) {
   const auto key = std::make_tuple(cls, micro, cost_kind);
   auto it = cache_.find(key);
   if (it != cache_.end()) return it->second;
+  const DeviceSpec& dev = spec_.system.devices[static_cast<std::size_t>(cls)];
+  if (dev.model) {
+    std::unique_ptr<DeviceModel>& model = models_[cls];
+    if (!model) model = dev.model->build();
+    return cache_.emplace(key, priced_layer_work(spec_, *model, dev.where, micro, cost_kind))
+        .first->second;
+  }
   // One session per device kind and micro-batch size for every kind of batch: its cost
   // model's memo (the mapping searches) serves them all. Only the last one lives: a
   // session configures the process's one SystemC accelerator when it is built, so another
@@ -95,7 +139,7 @@ const LayerWork& StageCosts::work(int device, int micro, int cost_kind) {
     for (int r = 0; r < kNumRoles; ++r) {
       const OpTotals& t = roles[l][static_cast<std::size_t>(r)];
       if (t.ops == 0) continue;
-      const int pass = pass_of(static_cast<OpRole>(r), cost_kind);
+      const int pass = pass_of_role(static_cast<OpRole>(r), cost_kind);
       if (pass < 0)
         throw UserError("technique '" + spec_.sim.technique.label() +
                         "' cannot run on a pipeline: its " + role_name(static_cast<OpRole>(r)) +
@@ -112,31 +156,36 @@ std::array<OpTotals, 2> StageCosts::stage_work(int device, int micro, int cost_k
                                                int last, Pass pass) {
   const LayerWork& w = work(device, micro, cost_kind);
   std::array<OpTotals, 2> sum{};
-  auto add = [&](Pass p) {
+  for_recorded_passes(pass, [&](Pass p) {
     for (int l = first; l < last; ++l)
       for (int u = 0; u < 2; ++u) {
         const OpTotals& t = w.layers[static_cast<std::size_t>(l)][static_cast<std::size_t>(p)]
                                 .unit[static_cast<std::size_t>(u)];
         sum[static_cast<std::size_t>(u)].merge(t, t.stats.pes, true);
       }
-  };
-  switch (pass) {
-    case Pass::kBackward:
-      add(Pass::kBackwardData);
-      add(Pass::kBackwardWeight);
-      break;
-    case Pass::kGradDone:
-      break;
-    default:
-      add(pass);
-  }
+  });
+  return sum;
+}
+
+PricedWork StageCosts::stage_priced(int device, int micro, int cost_kind, int first, int last,
+                                    Pass pass) {
+  const LayerWork& w = work(device, micro, cost_kind);
+  PricedWork sum;
+  for_recorded_passes(pass, [&](Pass p) {
+    for (int l = first; l < last; ++l)
+      sum += w.layers[static_cast<std::size_t>(l)][static_cast<std::size_t>(p)].priced;
+  });
   return sum;
 }
 
 std::int64_t StageCosts::stage_ps(int device, int micro, int cost_kind, int first, int last,
                                   Pass pass) {
-  const auto sum = stage_work(device, micro, cost_kind, first, last, pass);
   const LayerWork& w = work(device, micro, cost_kind);
+  if (w.priced)
+    return checked_round(stage_priced(device, micro, cost_kind, first, last, pass).seconds * 1e12,
+                         {spec_.system.devices[static_cast<std::size_t>(device)].where,
+                          static_cast<double>(device), "a pipeline stage's pass", "ps"});
+  const auto sum = stage_work(device, micro, cost_kind, first, last, pass);
   const std::int64_t main = sum[0].stats.cycles(), second = sum[1].stats.cycles();
   const std::int64_t cycles = w.own_unit ? std::max(main, second) : main + second;
   return checked_round(static_cast<double>(cycles) * 1000.0 / w.clock_ghz,
@@ -144,7 +193,8 @@ std::int64_t StageCosts::stage_ps(int device, int micro, int cost_kind, int firs
 }
 
 std::vector<int> partition_stages(const ExperimentSpec& spec, const NetShape& shape,
-                                  StageCosts& costs, int stages, int micro) {
+                                  StageCosts& costs, const PipelineLayout& layout, int micro) {
+  const int stages = layout.stages;
   const int n = static_cast<int>(shape.size());
   std::vector<int> first;
   if (!spec.pipeline.stages.empty()) {
@@ -155,15 +205,19 @@ std::vector<int> partition_stages(const ExperimentSpec& spec, const NetShape& sh
   if (stages > n)
     throw UserError("the pipeline has " + std::to_string(stages) + " stages, more than the " +
                     std::to_string(n) + " layers of network '" + spec.network.name + "'");
-  // Per layer: forward and backward of one micro-batch on device 0.
-  std::vector<double> cost(static_cast<std::size_t>(n));
-  std::vector<double> prefix(static_cast<std::size_t>(n) + 1, 0);
-  for (int l = 0; l < n; ++l) {
-    cost[static_cast<std::size_t>(l)] =
-        static_cast<double>(costs.stage_ps(0, micro, kCostBackprop, l, l + 1, Pass::kForward) +
-                            costs.stage_ps(0, micro, kCostBackprop, l, l + 1, Pass::kBackward));
-    prefix[static_cast<std::size_t>(l) + 1] =
-        prefix[static_cast<std::size_t>(l)] + cost[static_cast<std::size_t>(l)];
+  // Per device that holds a stage (its first pipe's), per layer: forward and backward of one
+  // micro-batch there. Devices of different kinds take different times for the same layers.
+  std::map<int, std::vector<double>> prefix_of;
+  for (int k = 0; k < stages; ++k) {
+    const int d = layout.device(0, k);
+    if (prefix_of.count(d)) continue;
+    std::vector<double>& prefix = prefix_of[d];
+    prefix.assign(static_cast<std::size_t>(n) + 1, 0);
+    for (int l = 0; l < n; ++l)
+      prefix[static_cast<std::size_t>(l) + 1] =
+          prefix[static_cast<std::size_t>(l)] +
+          static_cast<double>(costs.stage_ps(d, micro, kCostBackprop, l, l + 1, Pass::kForward) +
+                              costs.stage_ps(d, micro, kCostBackprop, l, l + 1, Pass::kBackward));
   }
   // best[k][i]: for layers [0, i) in k stages, the smallest possible slowest stage and,
   // among cuts that reach it, the smallest sum of squared stage times (the most even
@@ -175,7 +229,8 @@ std::vector<int> partition_stages(const ExperimentSpec& spec, const NetShape& sh
                                        std::vector<Score>(static_cast<std::size_t>(n) + 1, none));
   std::vector<std::vector<int>> cut(best.size(), std::vector<int>(best[0].size(), 0));
   best[0][0] = {0, 0};
-  for (int k = 1; k <= stages; ++k)
+  for (int k = 1; k <= stages; ++k) {
+    const std::vector<double>& prefix = prefix_of[layout.device(0, k - 1)];
     for (int i = k; i <= n; ++i)
       for (int j = k - 1; j < i; ++j) {
         const Score& prev = best[static_cast<std::size_t>(k) - 1][static_cast<std::size_t>(j)];
@@ -188,6 +243,7 @@ std::vector<int> partition_stages(const ExperimentSpec& spec, const NetShape& sh
           cut[static_cast<std::size_t>(k)][static_cast<std::size_t>(i)] = j;
         }
       }
+  }
   first.assign(static_cast<std::size_t>(stages) + 1, n);
   for (int k = stages, i = n; k > 0; --k) {
     i = cut[static_cast<std::size_t>(k)][static_cast<std::size_t>(i)];

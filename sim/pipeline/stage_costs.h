@@ -9,6 +9,9 @@
 //   U  the optimizer's update (Phase BP: and the predictor's training), once per batch
 // A technique's second unit with an array of its own (ADA-GP-MAX's predictor array) runs
 // its share beside the main array, so a task takes the longer of the two; otherwise the sum.
+// A device of another kind (a GPU, an FPGA: DeviceSpec::model) gets the same op stream and
+// prices each op with its own model (sim/pipeline/device_stage_costs.h); its ops run one
+// after another.
 #include <array>
 #include <map>
 #include <memory>
@@ -16,6 +19,7 @@
 #include <vector>
 
 #include "models/platform/task_graph.h"
+#include "sim/devices/device_model.h"
 #include "sim/spec/specs.h"
 #include "sim/train/accel_session.h"
 #include "sim/workload/net_shape.h"
@@ -26,14 +30,31 @@ namespace trainsim {
 /// warm-up), ADA-GP Phase BP (backprop and the predictor's training), Phase GP.
 inline constexpr int kCostBackprop = 0, kCostPhaseBp = 1, kCostPhaseGp = 2;
 
-/// One pass of one layer for one micro-batch: its ops on the main array and on the second.
+/// Which pass a role's work belongs to in a batch of `cost_kind`; -1: none (roles of
+/// techniques that cannot run on a pipeline).
+int pass_of_role(OpRole role, int cost_kind);
+
+/// Work a device kind priced itself, op by op (a device with a model, DeviceSpec::model).
+struct PricedWork {
+  double seconds = 0;  ///< its ops one after another
+  double joules = 0;   ///< static energy over `seconds` included
+  double bytes = 0;    ///< device-memory traffic
+  std::int64_t macs = 0, ops = 0;
+  PricedWork& operator+=(const PricedWork& o);
+  PricedWork times(std::int64_t n) const;
+};
+
+/// One pass of one layer for one micro-batch: its ops on the main array and on the second
+/// (an accelerator), or as its own model priced them (any other kind).
 struct PassWork {
   std::array<OpTotals, 2> unit;
+  PricedWork priced;
 };
 
 struct LayerWork {
   std::vector<std::array<PassWork, kNumPasses>> layers;  ///< [layer][Pass]
   bool own_unit = false;
+  bool priced = false;  ///< a device with a model: `priced` holds the work, not `unit`
   double clock_ghz = 1;
 };
 
@@ -48,6 +69,8 @@ class StageCosts {
   /// The summed work of `pass` over layers [first, last) on `device`.
   std::array<OpTotals, 2> stage_work(int device, int micro, int cost_kind, int first, int last,
                                      Pass pass);
+  /// The same for a device with a model (DeviceSpec::model): what it priced.
+  PricedWork stage_priced(int device, int micro, int cost_kind, int first, int last, Pass pass);
   /// Picoseconds for that work on the device (the two units side by side if it has two).
   std::int64_t stage_ps(int device, int micro, int cost_kind, int first, int last, Pass pass);
 
@@ -55,6 +78,8 @@ class StageCosts {
   const ExperimentSpec& spec_;
   const NetShape& shape_;
   std::vector<int> device_class_;  // device -> first device with the same accelerator
+  // Devices with a model, by class: built once (a model memoizes its ops' costs).
+  std::map<int, std::unique_ptr<DeviceModel>> models_;
   std::map<std::tuple<int, int, int>, LayerWork> cache_;
   struct Session {
     std::pair<int, int> key{-1, 0};        // device kind, micro-batch size
@@ -64,10 +89,11 @@ class StageCosts {
   Session session_;
 };
 
-/// Stage boundaries for `stages` stages: explicit (spec.pipeline.stages) or balanced so the
-/// slowest stage's forward and backward of one micro-batch on device 0 is as fast as it can
-/// be. Returns first layer per stage plus the layer count at the end (stages + 1 entries).
+/// Stage boundaries for the layout's stages: explicit (spec.pipeline.stages) or balanced so
+/// the slowest stage's forward and backward of one micro-batch, each on the device that holds
+/// it (its first pipe's), is as fast as it can be. Returns first layer per stage plus the
+/// layer count at the end (stages + 1 entries).
 std::vector<int> partition_stages(const ExperimentSpec& spec, const NetShape& shape,
-                                  StageCosts& costs, int stages, int micro);
+                                  StageCosts& costs, const PipelineLayout& layout, int micro);
 
 }  // namespace trainsim

@@ -48,7 +48,18 @@ double idle_fraction(const PipelineEpoch& e) {
 }
 
 double device_energy(const PipelineEpoch& e, int device) {
-  return e.device_work[static_cast<std::size_t>(device)].energy.total();
+  return e.device_energy[static_cast<std::size_t>(device)];
+}
+
+std::int64_t device_macs(const ExperimentSpec& spec, const PipelineEpoch& e, int device) {
+  const auto d = static_cast<std::size_t>(device);
+  return spec.system.devices[d].model ? e.device_priced[d].macs : e.device_work[d].stats.macs;
+}
+
+std::uint64_t device_memory_bytes(const ExperimentSpec& spec, const PipelineEpoch& e, int device) {
+  const auto d = static_cast<std::size_t>(device);
+  if (!spec.system.devices[d].model) return e.device_work[d].stats.dram_bytes();
+  return static_cast<std::uint64_t>(std::llround(e.device_priced[d].bytes));
 }
 
 double link_energy_pj(const PipelineEpoch& e) {
@@ -60,8 +71,10 @@ double link_energy_pj(const PipelineEpoch& e) {
 std::string device_energy_unit(const ExperimentSpec& spec) {
   std::string unit;
   for (const DeviceSpec& d : spec.system.devices) {
-    if (unit.empty()) unit = d.accelerator.energy.unit;
-    if (unit != d.accelerator.energy.unit) return "mixed";
+    // A device with a model prices in joules, written as pJ.
+    const std::string& u = d.model ? std::string("pJ") : d.accelerator.energy.unit;
+    if (unit.empty()) unit = u;
+    if (unit != u) return "mixed";
   }
   return unit;
 }
@@ -69,7 +82,7 @@ std::string device_energy_unit(const ExperimentSpec& spec) {
 std::string stages_csv(const SystemRunData& r) {
   PipelineModel& m = *r.model;
   const ExperimentSpec& spec = *r.spec;
-  const int micro = spec.training.batch_size / spec.pipeline.micro_batches;
+  const int micro = m.micro_size();
   CsvTable csv({"stage", "layers", "devices", "forward_cycles", "backward_data_cycles",
                 "backward_weight_cycles", "update_cycles", "activation_bytes_per_sample",
                 "weight_bytes", "boundary_bytes_per_micro_batch"});
@@ -78,9 +91,12 @@ std::string stages_csv(const SystemRunData& r) {
     const int d = l.device(0, s);
     const int a = m.stage_first()[static_cast<std::size_t>(s)];
     const int b = m.stage_first()[static_cast<std::size_t>(s) + 1];
+    // Cycles of the device's clock; a device with a model has none to count (empty cells).
+    const bool clocked = !spec.system.devices[static_cast<std::size_t>(d)].model;
     auto cycles = [&](Pass p) {
+      if (!clocked) return std::string();
       const auto w = m.costs().stage_work(d, micro, kCostBackprop, a, b, p);
-      return w[0].stats.cycles() + w[1].stats.cycles();
+      return std::to_string(w[0].stats.cycles() + w[1].stats.cycles());
     };
     Task probe;
     probe.stage = s;
@@ -115,12 +131,13 @@ std::string devices_csv(const SystemRunData& r) {
       for (int s = 0; s < m.layout().stages; ++s)
         if (m.layout().device(p, s) == d) stages += (stages.empty() ? "" : " ") + std::to_string(s);
     const double busy = t.busy_s[static_cast<std::size_t>(d)];
-    const OpTotals& w = t.device_work[static_cast<std::size_t>(d)];
-    const double cycles = t.time_s * dev.accelerator.clock_ghz * 1e9;
+    // Utilization of a PE array; a device with a model has none (empty cell).
+    const double cycles = dev.model ? 0 : t.time_s * dev.accelerator.clock_ghz * 1e9;
+    const double macs = static_cast<double>(device_macs(spec, t, d));
     csv.row()
         .cell(d)
-        .cell(dev.accelerator.name)
-        .cell(dev.dataflow)
+        .cell(dev.name())
+        .cell(dev.model ? dev.model_kind : dev.dataflow)
         .cell(stages)
         .num("%.9g", busy)
         .num("%.9g", t.time_s - busy)
@@ -128,12 +145,14 @@ std::string devices_csv(const SystemRunData& r) {
         .cell(m.peak_inflight()[static_cast<std::size_t>(d)])
         .cell(m.peak_activation_bytes()[static_cast<std::size_t>(d)])
         .cell(m.device_weight_bytes(d))
-        .cell(w.stats.macs)
-        .cell(w.stats.dram_bytes())
-        .num("%.6e", device_energy(t, d))
-        .num("%.6f", cycles > 0 ? static_cast<double>(w.stats.macs) /
-                                      (static_cast<double>(dev.accelerator.pes()) * cycles)
-                                : 0);
+        .cell(device_macs(spec, t, d))
+        .cell(device_memory_bytes(spec, t, d))
+        .num("%.6e", device_energy(t, d));
+    if (dev.model)
+      csv.cell("");
+    else
+      csv.num("%.6f",
+              cycles > 0 ? macs / (static_cast<double>(dev.accelerator.pes()) * cycles) : 0);
   }
   return csv.text();
 }
@@ -206,11 +225,10 @@ std::string system_stats_json(const SystemRunData& r) {
                   {{"bandwidth_gbps", spec.system.link.bandwidth_gbps},
                    {"latency_ns", spec.system.link.latency_ns},
                    {"pj_per_bit", spec.system.link.pj_per_bit}}}};
-  j["pipeline"] = {{"schedule", spec.pipeline.schedule},
-                   {"micro_batches", spec.pipeline.micro_batches},
-                   {"micro_batch_size", spec.training.batch_size / spec.pipeline.micro_batches},
-                   {"stages", m.layout().stages},
-                   {"pipes", m.layout().pipes()}};
+  j["pipeline"] = {
+      {"schedule", spec.pipeline.schedule}, {"micro_batches", spec.pipeline.micro_batches},
+      {"micro_batch_size", m.micro_size()}, {"replicas", spec.pipeline.replicas},
+      {"stages", m.layout().stages},        {"pipes", m.layout().pipes()}};
   for (int s = 0; s < m.layout().stages; ++s)
     j["pipeline"]["stage_layers"].push_back({m.stage_first()[static_cast<std::size_t>(s)],
                                              m.stage_first()[static_cast<std::size_t>(s) + 1] - 1});
@@ -236,17 +254,18 @@ std::string system_stats_json(const SystemRunData& r) {
   if (!r.metrics.empty()) j["totals"]["test_accuracy"] = r.metrics.back().test.accuracy;
   for (int d = 0; d < m.layout().devices; ++d) {
     const double busy = t.busy_s[static_cast<std::size_t>(d)];
-    const OpTotals& w = t.device_work[static_cast<std::size_t>(d)];
+    const DeviceSpec& dev = spec.system.devices[static_cast<std::size_t>(d)];
     j["devices"].push_back(
         {{"device", d},
-         {"accelerator", spec.system.devices[static_cast<std::size_t>(d)].accelerator.name},
+         {"accelerator", dev.name()},
+         {"kind", dev.model ? dev.model_kind : std::string("accelerator")},
          {"busy_seconds", busy},
          {"idle_seconds", t.time_s - busy},
          {"peak_inflight_micro_batches", m.peak_inflight()[static_cast<std::size_t>(d)]},
          {"peak_activation_bytes", m.peak_activation_bytes()[static_cast<std::size_t>(d)]},
          {"weight_bytes", m.device_weight_bytes(d)},
-         {"macs", w.stats.macs},
-         {"dram_bytes", w.stats.dram_bytes()},
+         {"macs", device_macs(spec, t, d)},
+         {"dram_bytes", device_memory_bytes(spec, t, d)},
          {"energy", device_energy(t, d)}});
   }
   const auto& channels = m.net().channels();
@@ -279,14 +298,13 @@ std::string chrome_trace_json(const SystemRunData& r) {
   nlohmann::ordered_json events = nlohmann::ordered_json::array();
   const int devices = g.layout().devices;
   for (int d = 0; d < devices; ++d)
-    events.push_back(
-        {{"name", "thread_name"},
-         {"ph", "M"},
-         {"pid", 0},
-         {"tid", d},
-         {"args",
-          {{"name", "dev" + std::to_string(d) + " " +
-                        spec.system.devices[static_cast<std::size_t>(d)].accelerator.name}}}});
+    events.push_back({{"name", "thread_name"},
+                      {"ph", "M"},
+                      {"pid", 0},
+                      {"tid", d},
+                      {"args",
+                       {{"name", "dev" + std::to_string(d) + " " +
+                                     spec.system.devices[static_cast<std::size_t>(d)].name()}}}});
   const auto& channels = r.model->net().channels();
   for (std::size_t c = 0; c < channels.size(); ++c)
     events.push_back({{"name", "thread_name"},
@@ -297,7 +315,8 @@ std::string chrome_trace_json(const SystemRunData& r) {
   for (std::size_t i = 0; i < g.size(); ++i) {
     const Task& t = g.task(static_cast<int>(i));
     const TaskTiming& tt = run.result.tasks[i];
-    if (tt.end_ps == tt.start_ps && (t.pass == Pass::kGradDone)) continue;
+    if (tt.end_ps == tt.start_ps && (t.pass == Pass::kGradDone || t.pass == Pass::kReduce))
+      continue;
     const int kind = run.kinds[static_cast<std::size_t>(t.batch)];
     events.push_back(
         {{"name", t.label()},

@@ -32,8 +32,14 @@ struct SystemRunData {
 
 /// Idle device time over devices x time.
 double idle_fraction(const PipelineEpoch& e);
-/// Energy of one device's work, in its energy table's unit.
+/// Energy of one device's work: its energy table's unit (an accelerator), pJ (a device with a
+/// model), as PipelineModel::price_work() set it.
 double device_energy(const PipelineEpoch& e, int device);
+/// MACs of one device's work.
+std::int64_t device_macs(const ExperimentSpec& spec, const PipelineEpoch& e, int device);
+/// Bytes to and from one device's memory: an accelerator's counted DRAM bytes, a device with
+/// a model's estimate.
+std::uint64_t device_memory_bytes(const ExperimentSpec& spec, const PipelineEpoch& e, int device);
 /// Energy of the links, in pJ.
 double link_energy_pj(const PipelineEpoch& e);
 /// The devices' energy unit when every device uses the same one, else "mixed".

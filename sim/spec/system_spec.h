@@ -4,12 +4,15 @@
 // (sim/config/system_config.cpp) only. An experiment without `system:` runs on one device,
 // exactly as before.
 #include <array>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "sim/spec/accel_spec.h"
 
 namespace trainsim {
+
+class DeviceModelSpec;  // sim/devices/device_model.h
 
 /// One link: full duplex, the same bandwidth each way.
 struct LinkSpec {
@@ -35,9 +38,21 @@ struct InterconnectSpec {
   int nodes() const { return devices + (has_switch ? 1 : 0); }
 };
 
+/// One device of a system. A trainsim accelerator (`accelerator:` in the entry, or a `device:`
+/// of kind accelerator) is simulated as a single run would be, with the technique's hardware;
+/// a device of another kind (`device:` naming a GPU or an FPGA) prices each op of its stages
+/// with its own model (`model`), and `accelerator` then only gives the word width of the
+/// experiment's numbers.
 struct DeviceSpec {
-  AcceleratorSpec accelerator;  ///< resolved, with its own DRAM channel
-  std::string dataflow;         ///< resolved: the entry's, else the experiment's
+  AcceleratorSpec accelerator;                   ///< resolved, with its own DRAM channel
+  std::string dataflow;                          ///< resolved: the entry's, else the experiment's
+  std::shared_ptr<const DeviceModelSpec> model;  ///< null: the accelerator above
+  std::string model_name;                        ///< `model`'s name (its file's stem)
+  std::string model_kind;                        ///< `model`'s kind
+  std::string model_ref;  ///< `device:` as config.resolved.yaml writes it back (YAML text)
+  std::string where;      ///< the entry's key, e.g. "system.devices[1]", for error messages
+  /// The name reports give the device: the accelerator's, or the device file's.
+  const std::string& name() const { return model ? model_name : accelerator.name; }
 };
 
 struct SystemSpec {
@@ -54,6 +69,11 @@ struct PipelineSpec {
   std::string schedule = "gpipe";  ///< `trainsim list schedules`
   int micro_batches = 4;           ///< per batch; must divide training.batch_size
   int chunks = 1;                  ///< model chunks per device (interleaved only)
+  /// Data-parallel copies of the pipeline, each on devices/replicas of the system's devices
+  /// with its share of every batch (sim/pipeline/replicas.h).
+  int replicas = 1;
+  /// Micro-batches in all: micro_batches per replica.
+  int total_micro_batches() const { return micro_batches * replicas; }
   /// Explicit stage layer ranges [first, last] (inclusive, network layer indices) in stage
   /// order; empty: automatic (balanced stage times).
   std::vector<std::array<int, 2>> stages;

@@ -94,6 +94,11 @@ void write_file(const std::string& path, const std::string& text) {
   out << text;
 }
 
+std::string write_experiment(const std::string& dir, const std::string& body) {
+  write_file(dir + "/exp.yaml", body);
+  return dir + "/exp.yaml";
+}
+
 bool exists(const std::string& path) {
   return fs::exists(path);
 }

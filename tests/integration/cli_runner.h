@@ -29,6 +29,8 @@ std::string fresh_dir(const std::string& name);
 std::string read_file(const std::string& path);
 void write_file(const std::string& path, const std::string& text);
 bool exists(const std::string& path);
+/// Writes `body` to DIR/exp.yaml and returns that path.
+std::string write_experiment(const std::string& dir, const std::string& body);
 
 /// Number of lines in `text` (a final newline does not start a new line).
 int line_count(const std::string& text);

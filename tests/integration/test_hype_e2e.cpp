@@ -28,11 +28,6 @@ std::string lenet_body(const std::string& extra) {
          extra;
 }
 
-std::string write_experiment(const std::string& dir, const std::string& body) {
-  write_file(dir + "/exp.yaml", body);
-  return dir + "/exp.yaml";
-}
-
 std::string column(const std::string& csv, const std::string& name) {
   const auto rows = parse_csv(csv);
   std::size_t c = 0;

@@ -25,11 +25,6 @@ std::string lenet_body(const std::string& extra) {
          extra;
 }
 
-std::string write_experiment(const std::string& dir, const std::string& body) {
-  write_file(dir + "/exp.yaml", body);
-  return dir + "/exp.yaml";
-}
-
 }  // namespace
 
 TEST_CASE("One device and one micro-batch cost exactly the single-device run", "[pipeline]") {

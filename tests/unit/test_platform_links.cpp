@@ -7,6 +7,7 @@
 #include "models/platform/stuck.h"
 #include "models/platform/topology.h"
 #include "sim/core/error.h"
+#include "sim/pipeline/replicas.h"
 #include "sim/pipeline/schedule.h"
 
 using namespace trainsim;
@@ -147,5 +148,60 @@ TEST_CASE("A system whose orders cannot finish names each device, task and missi
     CHECK(stuck_report(g, orders, next, done) ==
           "dev1 waits in '" + g.task(f1).label() + "' for the transfer of '" + g.task(f0).label() +
               "' from dev0, which never arrived");
+  }
+}
+
+TEST_CASE("A ring all-reduce over p replicas takes 2(p-1)/p S/B + 2(p-1) latencies",
+          "[platform][replicas]") {
+  // p data-parallel replicas of a 2-stage pipeline (one micro-batch each, a backprop batch)
+  // on fully connected links, so no two transfers share a link: each stage's gradients of
+  // S bytes are all-reduced over a ring of its p replicas before its update.
+  const std::int64_t S = 12'000;  // bytes of each stage's gradients
+  for (int p : {2, 3, 4}) {
+    INFO(p << " replicas");
+    const PipelineLayout base = straight_layout({2, 1, 1});
+    GraphSpec spec;
+    spec.micro_batches = 1;
+    spec.batches = {BatchKind::kBackprop};
+    const TaskGraph one(base, spec);
+    DeviceOrders base_orders(2);
+    for (int s = 0; s < 2; ++s) {
+      auto& o = base_orders[static_cast<std::size_t>(s)];
+      o = {one.find(Pass::kForward, 0, 0, s), one.find(Pass::kBackward, 0, 0, s),
+           one.find(Pass::kUpdate, 0, -1, s)};
+    }
+    spec.micro_batches = p;
+    const TaskGraph g(replicate_layout(base, p), spec);
+    REQUIRE(g.reduce_steps() == 2 * (p - 1));
+    const DeviceOrders orders = replicate_orders(one, base_orders, g, p);
+    std::vector<std::int64_t> durations;
+    for (const Task& t : g.tasks())
+      durations.push_back(t.pass == Pass::kForward || t.pass == Pass::kBackward ? 50 : 0);
+    LinkSpec link;
+    link.bandwidth_gbps = 1;  // a byte per ns
+    link.latency_ns = 100;
+    link.pj_per_bit = 3;
+    const Interconnect net(build("fully_connected", 2 * p, link));
+    PlatformWork work{&g, &orders, durations, [&](const Task&, EdgeData d) -> std::int64_t {
+                        return d == EdgeData::kReduceChunk ? S / p : 0;
+                      }};
+    const PlatformResult r = run_platform(net, work);
+    const double expected_ps =
+        2.0 * (p - 1) / p * static_cast<double>(S) * 1000 + 2.0 * (p - 1) * 100'000;
+    for (int s = 0; s < 2; ++s)
+      for (int q = 0; q < p; ++q) {
+        // Every replica's gradients are complete at the same time (identical replicas).
+        const TaskTiming& done =
+            r.tasks[static_cast<std::size_t>(g.find(Pass::kGradDone, 0, -1, s, q))];
+        const TaskTiming& update =
+            r.tasks[static_cast<std::size_t>(g.find(Pass::kUpdate, 0, -1, s, q))];
+        CHECK(static_cast<double>(update.start_ps - done.end_ps) == expected_ps);
+      }
+    // Each replica sends its 2(p-1) chunks: 2(p-1) S bytes per stage cross the links.
+    std::int64_t bytes = 0;
+    double pj = 0;
+    for (const ChannelStats& c : r.channels) bytes += c.bytes, pj += c.energy_pj;
+    CHECK(bytes == 2 * 2 * (p - 1) * S);
+    CHECK(pj == static_cast<double>(bytes) * 8 * 3);
   }
 }
