@@ -101,16 +101,22 @@ TEST_CASE("Hype Case 1 is never slower than gpu-only on the paper's CNNs", "[hyp
     CHECK(j["exposed_transfer_s"].get<double>() >= 0);
     CHECK(j["exposed_transfer_s"].get<double>() < it["policy"]["iteration_s"].get<double>());
   }
-  // trainsim's own accelerator in the FPGAs' place: a 180-PE array wins no op against the V100,
-  // so nothing is offloaded and the run is gpu-only's.
-  const auto acc = run_trainsim(
-      {"run", kZoo, "--set", "hype.offload=adagp_ws180", "--out", dir + "/accel", "--quiet"});
-  INFO(acc.err);
-  REQUIRE(acc.exit_code == 0);
-  const auto j = nlohmann::json::parse(read_file(dir + "/accel/stats.json"));
-  CHECK(j["system"]["offload"] == "adagp_ws180");
-  CHECK(j["characterization"]["planned_offload"] == 0);
-  CHECK(j["iteration"]["policy"]["iteration_s"] == j["iteration"]["gpu_only"]["iteration_s"]);
+  // trainsim's own accelerator in the FPGAs' place, two or three of them: a 180-PE array wins
+  // no op against the V100, so nothing is offloaded and the run is gpu-only's.
+  for (const char* offloads : {"2", "3"}) {
+    INFO(offloads << " adagp_ws180 offload devices");
+    const std::string out = dir + "/accel" + offloads;
+    const auto acc =
+        run_trainsim({"run", kZoo, "--set", "hype.offload=adagp_ws180", "--set",
+                      std::string("hype.offloads=") + offloads, "--out", out, "--quiet"});
+    INFO(acc.err);
+    REQUIRE(acc.exit_code == 0);
+    const auto j = nlohmann::json::parse(read_file(out + "/stats.json"));
+    CHECK(j["system"]["offload"] == "adagp_ws180");
+    CHECK(j["system"]["offloads"] == std::stoi(offloads));
+    CHECK(j["characterization"]["planned_offload"] == 0);
+    CHECK(j["iteration"]["policy"]["iteration_s"] == j["iteration"]["gpu_only"]["iteration_s"]);
+  }
 }
 
 TEST_CASE("Hype Case 2 keeps its power cap", "[hype][cli]") {
