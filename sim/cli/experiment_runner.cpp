@@ -184,8 +184,9 @@ int stop_after_epoch() {
 }  // namespace
 
 RunResult run_experiment(const ExperimentSpec& spec, const RunOptions& options) {
-  if (options.simulate && spec.system.present()) return run_system_experiment(spec, options);
+  // A hype: over a system places ops on its devices: Hype's runtime, not the pipeline's.
   if (options.simulate && spec.hype) return run_hype_experiment(spec, options);
+  if (options.simulate && spec.system.present()) return run_system_experiment(spec, options);
   if (!options.chakra_dir.empty())
     throw UserError(
         "--chakra writes the traces of a run on a system of devices: give the "
@@ -313,13 +314,13 @@ RunResult run_experiment(const ExperimentSpec& spec, const RunOptions& options) 
 }
 
 std::string check_experiment(const ExperimentSpec& spec, bool simulate) {
-  if (simulate && spec.system.present()) {
-    if (spec.numerics != "none") prepare(spec, false);  // the data and the numerics
-    return check_system_experiment(spec);
-  }
   if (simulate && spec.hype) {
     if (spec.numerics != "none") prepare(spec, false);  // the data and the numerics
     return check_hype_experiment(spec);
+  }
+  if (simulate && spec.system.present()) {
+    if (spec.numerics != "none") prepare(spec, false);  // the data and the numerics
+    return check_system_experiment(spec);
   }
   if (spec.numerics == "none") return check_shape_only_experiment(spec);
   Prepared p = prepare(spec, simulate);

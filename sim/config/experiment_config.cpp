@@ -412,17 +412,32 @@ ExperimentSpec load_experiment(const std::string& path, const std::vector<std::s
       spec.system = parse_system(*v, path, spec.sim);
     }
   }
+  // `hype: none` (e.g. --set hype=none) is one device, as no `hype:` at all. With a `system:`,
+  // `hype:` is the placement of every op over the system's devices instead of pipeline stages.
+  auto hype = m.get("hype");
+  if (hype && hype->is_scalar() && hype->as_string() == "none") hype.reset();
   {
     auto v = m.get("pipeline");
-    spec.pipeline = parse_pipeline(v ? &*v : nullptr, top, spec);
-    if (v && !spec.system.present())
-      spec.notes.push_back("pipeline: unused, the experiment runs on one device (no system)");
+    if (hype) {
+      if (v) spec.notes.push_back("pipeline: unused, hype: places every op, not stages");
+    } else {
+      spec.pipeline = parse_pipeline(v ? &*v : nullptr, top, spec);
+      if (v && !spec.system.present())
+        spec.notes.push_back("pipeline: unused, the experiment runs on one device (no system)");
+    }
   }
-  // `hype: none` (e.g. --set hype=none) is one device, as no `hype:` at all.
-  if (auto v = m.get("hype"); v && !(v->is_scalar() && v->as_string() == "none")) {
-    if (spec.system.present())
-      v->fail("an experiment has a `system:` (pipelines) or a `hype:` system, not both");
-    spec.hype = std::make_shared<const HypeSpec>(parse_hype(*v, path));
+  if (auto v = hype) {
+    if (spec.system.present()) {
+      const ConfigNode system_node = m.require("system");
+      spec.hype =
+          std::make_shared<const HypeSpec>(parse_hype(*v, path, &spec.system, &system_node));
+      if (!system_node.is_map())
+        spec.notes.push_back(
+            "system: its topology and links are unused under hype:, whose "
+            "devices talk over the host (hype.links)");
+    } else {
+      spec.hype = std::make_shared<const HypeSpec>(parse_hype(*v, path));
+    }
     // What only offloading reads is unused on GPUs alone: say so rather than ignore it.
     for (const char* key : {"thresholds", "overlap_rule"})
       if (spec.hype->offloads == 0 && spec.hype->raw[key])
@@ -440,7 +455,7 @@ ExperimentSpec load_experiment(const std::string& path, const std::vector<std::s
   const NetShape shapes(spec.network);
   // Its branches are layers cut out of a model; split over devices, every branch's output
   // would travel to the sink's device, traffic the model it came from does not have.
-  if (shapes.ends_in_sink() && spec.system.present())
+  if (shapes.ends_in_sink() && spec.system.present() && !spec.hype)
     m.require("system").fail(
         "a network that ends in a sink (a SCALE-Sim topology) runs on one device, not on a "
         "system");

@@ -3,6 +3,8 @@
 #include "sim/config/device_config.h"
 #include "sim/core/error.h"
 #include "sim/core/format.h"
+#include "sim/devices/accel_device.h"
+#include "sim/devices/kinds.h"
 #include "sim/yaml/key_ranges.h"
 
 namespace trainsim {
@@ -40,22 +42,79 @@ HostLink parse_link(const ConfigNode& node, HostLink l) {
   return l;
 }
 
+// The device a system's entry is, as Hype's runtime prices ops: its model, or for an
+// accelerator entry the `accelerator` device kind's model of it.
+std::shared_ptr<const DeviceModelSpec> device_model_of(const DeviceSpec& d, const ConfigNode& at) {
+  if (d.model) return d.model;
+  if (d.accelerator.energy.unit != "pJ")
+    at.fail("a Hype device needs an energy table in pJ to give joules and watts; '" +
+            d.accelerator.energy.name + "' is in " + d.accelerator.energy.unit + " units");
+  auto a = std::make_shared<AccelDeviceSpec>();
+  a->accelerator = d.accelerator;
+  a->dataflow = d.dataflow;
+  a->name = d.accelerator.name;
+  a->kind = accelerator_device_kind().name();
+  a->source = d.accelerator.source;
+  return a;
+}
+
+// The GPUs are the system's first kind of device, the offload devices its second, in that
+// order: `devices: [{device: v100}, {device: s10_gx2500, count: 3}]`.
+void devices_from_system(const SystemSpec& sys, const ConfigNode& node, HypeSpec& s) {
+  if (node.is_map())
+    for (const char* key : {"topology", "link", "links"})
+      if (auto v = node.as_map().get(key))
+        v->fail(std::string("a hype: system's devices talk over the host (hype.links), so its "
+                            "system has no `") +
+                key + ":`");
+  std::vector<std::pair<std::string, int>> kinds;  // name, count, in order
+  for (const DeviceSpec& d : sys.devices) {
+    if (kinds.empty() || kinds.back().first != d.name()) kinds.push_back({d.name(), 0});
+    ++kinds.back().second;
+  }
+  if (kinds.size() > 2) {
+    std::string listed;
+    for (const auto& k : kinds) listed += (listed.empty() ? "" : ", ") + k.first;
+    node.fail(
+        "a hype: system is GPUs, then at most one kind of offload device (system.devices "
+        "lists " +
+        listed + ")");
+  }
+  s.gpu = device_model_of(sys.devices.front(), node);
+  s.gpus = kinds[0].second;
+  s.gpu_key = sys.devices.front().where.empty() ? "system.devices" : sys.devices.front().where;
+  if (kinds.size() == 2) {
+    s.offload = device_model_of(sys.devices[static_cast<std::size_t>(s.gpus)], node);
+    s.offloads = kinds[1].second;
+  }
+}
+
 }  // namespace
 
-HypeSpec parse_hype(const ConfigNode& node, const std::string& experiment_path) {
+HypeSpec parse_hype(const ConfigNode& node, const std::string& experiment_path,
+                    const SystemSpec* system, const ConfigNode* system_node) {
   ConfigMap m = node.as_map();
   m.allow_only({"gpu", "gpus", "offload", "offloads", "links", "policy", "power_cap_w",
                 "thresholds", "overlap_rule", "bias_ops", "dvfs", "host_static_w", "sample_ms"});
   HypeSpec s;
   s.raw = YAML::Clone(node.yaml());
-  s.gpu = parse_device_ref(m.require("gpu"), experiment_path);
-  if (auto v = m.get("gpus")) s.gpus = v->as_int_in(key_range::kDevices);
-  if (auto v = m.get("offload")) s.offload = parse_device_ref(*v, experiment_path);
-  if (auto v = m.get("offloads")) {
-    s.offloads = v->as_int_in(IntRange{0, key_range::kDevices.max});
-    if (s.offloads > 0 && !s.offload) v->fail("offload devices need `offload:` (a device)");
-  } else if (s.offload) {
-    s.offloads = s.gpus;  // one per GPU
+  if (system != nullptr) {
+    for (const char* key : {"gpu", "gpus", "offload", "offloads"})
+      if (auto v = m.get(key))
+        v->fail(std::string("a hype: over the experiment's system takes its devices from "
+                            "system.devices; `") +
+                key + ":` is for a hype: without a system");
+    devices_from_system(*system, *system_node, s);
+  } else {
+    s.gpu = parse_device_ref(m.require("gpu"), experiment_path);
+    if (auto v = m.get("gpus")) s.gpus = v->as_int_in(key_range::kDevices);
+    if (auto v = m.get("offload")) s.offload = parse_device_ref(*v, experiment_path);
+    if (auto v = m.get("offloads")) {
+      s.offloads = v->as_int_in(IntRange{0, key_range::kDevices.max});
+      if (s.offloads > 0 && !s.offload) v->fail("offload devices need `offload:` (a device)");
+    } else if (s.offload) {
+      s.offloads = s.gpus;  // one per GPU
+    }
   }
   if (s.offloads % s.gpus != 0)
     m.node().fail(

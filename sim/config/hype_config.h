@@ -3,6 +3,7 @@
 #include <string>
 
 #include "sim/hype/hype_spec.h"
+#include "sim/spec/system_spec.h"
 #include "sim/yaml/yaml_reader.h"
 
 namespace trainsim {
@@ -11,6 +12,11 @@ namespace trainsim {
 /// `experiment_path`. UserError naming the key on bad input: an unknown device kind or policy,
 /// an FPGA design beyond its resources, offload devices that do not divide among the GPUs, a
 /// link for devices the system does not have, a power cap below the system's static power.
-HypeSpec parse_hype(const ConfigNode& node, const std::string& experiment_path);
+/// With `system` (the experiment's `system:`, parsed, at `system_node`), the devices are the
+/// system's: its first kind of device the GPUs, a second kind (if any) the offload devices,
+/// and `gpu`, `gpus`, `offload` and `offloads` may not be given. The devices still talk over
+/// the host as Hype-training's do (`hype.links`), so the system may not set links.
+HypeSpec parse_hype(const ConfigNode& node, const std::string& experiment_path,
+                    const SystemSpec* system = nullptr, const ConfigNode* system_node = nullptr);
 
 }  // namespace trainsim

@@ -79,8 +79,9 @@ void emit_link_figures(YAML::Emitter& out, const LinkSpec& l) {
   emit_double(out, l.pj_per_bit);
 }
 
-// The system inlined in full, every device with its accelerator, like the experiment's.
-void emit_system(YAML::Emitter& out, const SystemSpec& s) {
+// The system inlined in full, every device with its accelerator, like the experiment's;
+// without its links under hype:, whose devices talk over the host.
+void emit_system(YAML::Emitter& out, const SystemSpec& s, bool links) {
   out << YAML::BeginMap;
   out << YAML::Key << "name" << YAML::Value;
   emit_string(out, s.name);
@@ -98,6 +99,10 @@ void emit_system(YAML::Emitter& out, const SystemSpec& s) {
     out << YAML::EndMap;
   }
   out << YAML::EndSeq;
+  if (!links) {
+    out << YAML::EndMap;
+    return;
+  }
   out << YAML::Key << "topology" << YAML::Value;
   emit_string(out, s.topology);
   out << YAML::Key << "link" << YAML::Value << YAML::BeginMap;
@@ -187,9 +192,11 @@ std::string resolved_yaml(const ExperimentSpec& spec) {
   }
   if (spec.system.present()) {
     out << YAML::Key << "system" << YAML::Value;
-    emit_system(out, spec.system);
-    out << YAML::Key << "pipeline" << YAML::Value;
-    emit_pipeline(out, spec.pipeline);
+    emit_system(out, spec.system, !spec.hype);
+    if (!spec.hype) {
+      out << YAML::Key << "pipeline" << YAML::Value;
+      emit_pipeline(out, spec.pipeline);
+    }
   }
 
   out << YAML::Key << "output" << YAML::Value << YAML::BeginMap;

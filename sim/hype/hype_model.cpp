@@ -89,7 +89,7 @@ HypeIteration simulate_hype(const HypeSpec& spec, const NetShape& net, int batch
   // Every op must be able to run on the GPU: it is where the baselines run everything.
   for (int i = 0; i < it.dag.size(); ++i)
     if (!it.character.ops[static_cast<std::size_t>(i)].gpu.supported)
-      throw UserError("hype.gpu: device '" + gpu->name() + "' has no kernel for " +
+      throw UserError(spec.gpu_key + ": device '" + gpu->name() + "' has no kernel for " +
                       paper_op_type_name(it.dag.node(i).type) + " (op " + std::to_string(i) +
                       ", layer " + std::to_string(it.dag.node(i).op.layer) +
                       "), and every op must be able to run on the GPU");

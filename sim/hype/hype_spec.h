@@ -32,6 +32,9 @@ struct HypeSpec {
   double host_static_w = 0;  ///< [assumed 0] the CPUs and host memory, not modelled
   double sample_ms = 1;      ///< the power sampling period for counting cap violations
   YAML::Node raw;            ///< the block as written, for config.resolved.yaml
+  /// The key that named the GPUs: `hype.gpu`, or `system.devices.N` when the devices come
+  /// from the experiment's `system:` (errors about them name it).
+  std::string gpu_key = "hype.gpu";
   bool present() const { return gpu != nullptr; }
   int offloads_per_gpu() const { return offloads / gpus; }
   /// Every device's static power plus the host's: the least the system ever draws.

@@ -136,6 +136,38 @@ TEST_CASE("Hype Case 2 keeps its power cap", "[hype][cli]") {
   }
 }
 
+TEST_CASE("A hype: over a system's devices is the hype: that names them", "[hype][cli]") {
+  require_dataset("fashion-mnist");
+  const std::string dir = fresh_dir("hype-over-system");
+  const auto named = run_trainsim({"run", write_experiment(dir, lenet_body(kHype)), "--out",
+                                   dir + "/named", "--quiet", "--set", "numerics=none"});
+  INFO(named.err);
+  REQUIRE(named.exit_code == 0);
+  const std::string sys_dir = fresh_dir("hype-over-system-devices");
+  const std::string exp = write_experiment(
+      sys_dir, lenet_body("system: {devices: [{device: v100}, {device: s10_gx2500, count: 3}]}\n"
+                          "hype: {policy: energy}\n"));
+  const auto over =
+      run_trainsim({"run", exp, "--out", sys_dir + "/over", "--quiet", "--set", "numerics=none"});
+  INFO(over.err);
+  REQUIRE(over.exit_code == 0);
+  const auto a = nlohmann::json::parse(read_file(dir + "/named/stats.json"));
+  const auto b = nlohmann::json::parse(read_file(sys_dir + "/over/stats.json"));
+  CHECK(b["kind"] == "hype");
+  CHECK(b["system"]["gpu"] == "v100");
+  CHECK(b["system"]["offload"] == "s10_gx2500");
+  CHECK(b["system"]["offloads"] == 3);
+  CHECK(b["iteration"] == a["iteration"]);
+  CHECK(b["epochs"] == a["epochs"]);
+  // Its resolved config runs again to the same iteration.
+  const auto again = run_trainsim(
+      {"run", sys_dir + "/over/config.resolved.yaml", "--out", sys_dir + "/again", "--quiet"});
+  INFO(again.err);
+  REQUIRE(again.exit_code == 0);
+  CHECK(nlohmann::json::parse(read_file(sys_dir + "/again/stats.json"))["iteration"] ==
+        b["iteration"]);
+}
+
 TEST_CASE("Bad hype systems fail with one line and no output", "[hype][cli]") {
   const std::string dir = fresh_dir("hype-errors");
   struct Case {
@@ -166,7 +198,23 @@ TEST_CASE("Bad hype systems fail with one line and no output", "[hype][cli]") {
        "  design_space: {compute_units: [1], simd: [1], work_group: [32], unroll: [1, 4]},\n"
        "  kernels: {matmul: search}}}",
        "has no kernel for Conv2D"},
-      {"hype: {gpu: v100, offload: s10_gx2500, offloads: 3}\nsystem: {devices: 2}", "not both"},
+      // A hype: over the experiment's system: its devices, in order, are GPUs then one kind of
+      // offload device; it takes no device keys and its system no links.
+      {"hype: {gpu: v100}\nsystem: {devices: [{device: v100}]}", "takes its devices from"},
+      {"hype: {policy: energy}\nsystem: {devices: [{device: v100}, {device: s10_gx2500}, "
+       "{device: h100}]}",
+       "at most one kind of offload device"},
+      {"hype: {policy: energy}\nsystem: {devices: [{device: v100}], topology: ring}",
+       "talk over the host"},
+      {"hype: {policy: energy}\nsystem: {devices: [{device: v100, count: 2}, "
+       "{device: s10_gx2500, count: 3}]}",
+       "do not divide"},
+      {"hype: {policy: energy}\nsystem: {devices: [{device: {kind: fpga, clock_mhz: 1000,\n"
+       "  memory_gbps: 14.9, resources: {dsp: 5000, ram_blocks: 9000, ram_block_bytes: 2048},\n"
+       "  power: {static_w: 10, dynamic_max_w: 33},\n"
+       "  design_space: {compute_units: [1], simd: [1], work_group: [32], unroll: [1, 4]},\n"
+       "  kernels: {matmul: search}}}]}",
+       "system.devices.0: device"},
   };
   for (std::size_t i = 0; i < cases.size(); ++i) {
     const std::string out = dir + "/out" + std::to_string(i);
