@@ -215,3 +215,36 @@ TEST_CASE("Data parallel x pipeline: two replicas of a 2-stage GPipe all-reduce 
   CHECK(dp_seconds > half);
   CHECK(dp_seconds <= half + allreduce + 1e-12);
 }
+
+TEST_CASE("ADA-GP on a GPU: the predictor's kernels run on the same GPU", "[pipeline][devices]") {
+  require_dataset("fashion-mnist");
+  const std::string dir = fresh_dir("pipeline-devices-adagp-gpu");
+  // One H100 as a one-device system: compare prices bp's and ADA-GP-MAX's op streams on it
+  // (no warm-up, so Phase GP batches start at once: 4 predicted batches per backprop one).
+  const std::string exp = write_experiment(
+      dir, lenet_body("system: {devices: [{device: h100}]}\npipeline: {micro_batches: 1}\n"
+                      "technique: {kind: adagp-max, warmup_epochs: 0}\n"));
+  const auto r = run_trainsim(
+      {"compare", exp, "--techniques", "bp,adagp-max", "--out", dir + "/cmp", "--quiet"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto rows = csv_rows(read_file(dir + "/cmp/compare.csv"));
+  REQUIRE(rows.size() == 2);
+  const auto& bp = rows[0];
+  const auto& gp = rows[1];
+  CHECK(gp.at("technique") == "adagp-max");
+  // A GPU has no trainsim clock: seconds only.
+  CHECK(bp.at("cycles").empty());
+  const double speedup = std::stod(gp.at("speedup"));
+  CHECK(speedup > 1.0);
+  CHECK(std::stod(gp.at("energy_pj")) < std::stod(bp.at("energy_pj")));
+  // The predictor's work is on the GPU too: its MACs are in the GPU's total, beside the
+  // forwards of the predicted batches and the backprop batch's passes.
+  const auto gpu = nlohmann::json::parse(read_file(dir + "/cmp/adagp-max/stats.json"));
+  const auto gpu_bp = nlohmann::json::parse(read_file(dir + "/cmp/bp/stats.json"));
+  CHECK(gpu["devices"][0]["kind"] == "gpu");
+  const double macs = gpu["devices"][0]["macs"].get<double>();
+  const double bp_macs = gpu_bp["devices"][0]["macs"].get<double>();
+  CHECK(macs < bp_macs);      // predicted batches skip their backward passes
+  CHECK(macs > bp_macs / 3);  // forwards, one backprop batch in five, the predictor
+}
