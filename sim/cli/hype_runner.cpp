@@ -33,7 +33,7 @@ void check_hype_spec(const ExperimentSpec& spec) {
   // The op DAG is backprop's: a technique whose batches are anything else (predictions,
   // speculation, hardware of its own) has no DAG here yet.
   const TechniqueInfo& t = technique_info(spec.sim.technique);
-  bool plain = !t.speculates && !t.phased && !t.hardware && t.shape_only;
+  bool plain = !t.speculates && !t.phased() && !t.hardware && t.shape_only;
   if (plain)
     for (const BatchRecipe& r : t.shape_only(spec.sim.technique).recipes)
       plain = plain && r.backprop && !r.train_predictor && !r.predict;

@@ -102,7 +102,7 @@ std::string stats_json(const ExperimentSpec& spec, const DatasetShape& data,
     b["batch_size"] = key.second;
     j["per_batch"].push_back(b);
   }
-  if (session.adagp()) {
+  if (session.phased()) {
     j["extra_storage_bytes"] = session.extra_storage_bytes();
     j["extra_pes"] = session.extra_pes();
     j["predictor_outputs"] = session.predictor_max_outputs();

@@ -10,7 +10,6 @@
 #include "sim/report/stats_header.h"
 #include "sim/report/train_report.h"
 #include "sim/report/units.h"
-#include "sim/techniques/adagp_schedule.h"
 #include "sim/techniques/technique.h"
 
 namespace trainsim {
@@ -171,10 +170,10 @@ std::string run_stats_json(const ExperimentSpec& spec, const Dataset& data, Netw
       t["second_unit"] = totals_json(session.unit_totals()[1], acc);
       t["discarded"] = totals_json(session.discarded(), acc);
     }
-    if (session.adagp()) {
-      for (int ph = 0; ph < AdagpSchedule::kPhases; ++ph)
-        t["phases"][AdagpSchedule::kPhaseKeys[ph]] =
-            totals_json(session.adagp_phases()[static_cast<std::size_t>(ph)], acc);
+    const TechniqueInfo& info = technique_info(spec.sim.technique);
+    if (session.phased()) {
+      for (std::size_t ph = 0; ph < info.phases.size(); ++ph)
+        t["phases"][info.phases[ph].key] = totals_json(session.phase_totals()[ph], acc);
       t["extra_storage_bytes"] = session.extra_storage_bytes();
       t["extra_pes"] = session.extra_pes();
     }
@@ -297,17 +296,18 @@ std::string run_summary(const std::vector<RunEpoch>& epochs, AcceleratorSession&
                   train_e > 0 ? 100 * wasted / train_e : 0.0);
     out += buf;
   }
-  if (session.adagp()) {
-    for (int ph = 0; ph < AdagpSchedule::kPhases; ++ph) {
-      const OpTotals& t = session.adagp_phases()[static_cast<std::size_t>(ph)];
-      std::snprintf(buf, sizeof buf, "ADA-GP %-9s %12lld cycles  %10.4g energy  %10.3f DRAM MB\n",
-                    AdagpSchedule::kPhaseTitles[ph], static_cast<long long>(t.elapsed_cycles),
+  if (session.phased()) {
+    const TechniqueInfo& info = technique_info(session.technique());
+    const char* name = info.report_name.c_str();
+    for (std::size_t ph = 0; ph < info.phases.size(); ++ph) {
+      const OpTotals& t = session.phase_totals()[ph];
+      std::snprintf(buf, sizeof buf, "%s %-9s %12lld cycles  %10.4g energy  %10.3f DRAM MB\n", name,
+                    info.phases[ph].title, static_cast<long long>(t.elapsed_cycles),
                     t.energy.total(), static_cast<double>(t.stats.dram_bytes()) / 1e6);
       out += buf;
     }
-    std::snprintf(buf, sizeof buf,
-                  "ADA-GP extra hardware: %lld PEs, %lld bytes of predictor memory\n",
-                  static_cast<long long>(session.extra_pes()),
+    std::snprintf(buf, sizeof buf, "%s extra hardware: %lld PEs, %lld bytes of predictor memory\n",
+                  name, static_cast<long long>(session.extra_pes()),
                   static_cast<long long>(session.extra_storage_bytes()));
     out += buf;
   }

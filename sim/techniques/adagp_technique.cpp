@@ -55,6 +55,9 @@ TechniqueHardware hardware(AdagpDesign design, const TechniqueSpec& spec, const 
     hw.unit_cols = spec.unit_cols;
     hw.second_unit_roles = {OpRole::kPredictorForward, OpRole::kPredictorBackward,
                             OpRole::kPredictorUpdate};
+    // In Phase GP the predictor's work for one layer overlaps the model's next layer; the
+    // layers stay in step (the paper waits for both before moving on).
+    hw.lockstep_phase = AdagpSchedule::kPhaseGp;
   }
   return hw;
 }
@@ -136,7 +139,9 @@ TechniqueInfo adagp_technique(AdagpDesign design) {
   }
   t.shorthand = "warmup_epochs";
   t.choices = {{"phase_gp", AdaGp::gp_mode_names()}};
-  t.phased = true;
+  for (int ph = 0; ph < AdagpSchedule::kPhases; ++ph)
+    t.phases.push_back({AdagpSchedule::kPhaseKeys[ph], AdagpSchedule::kPhaseTitles[ph]});
+  t.report_name = "ADA-GP";
   t.hardware = d.hardware;
   // The default warm-up (one epoch) goes unsaid.
   t.label = [](const TechniqueSpec& spec) {

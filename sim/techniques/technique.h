@@ -72,6 +72,11 @@ struct TechniqueHardware {
     bool resident = false;
   } predictor;
 
+  /// The technique phase (TechniqueInfo::phases) in which the second unit's work for one
+  /// layer completes before its work for another layer starts, the layers staying in step
+  /// (ADA-GP-MAX's predictor in Phase GP); -1: none.
+  int lockstep_phase = -1;
+
   bool own_array() const { return second_unit == SecondUnit::kOwnArray; }
   bool on_second_unit(OpRole role) const;
 };
@@ -121,8 +126,17 @@ struct TechniqueInfo {
   std::vector<std::pair<std::string, std::vector<std::string>>> choices;
   /// The technique speculates (hits and misses; its second unit's work may be discarded).
   bool speculates = false;
-  /// The technique has ADA-GP's phases (warm-up, Phase BP, Phase GP; adagp_schedule.h).
-  bool phased = false;
+  /// The phases the technique's batches go through (PassObserver::on_phase numbers them in
+  /// this order), each summed apart in the run's record: ADA-GP's warm-up, Phase BP and Phase
+  /// GP. Empty: one phase, not reported.
+  struct Phase {
+    const char* key;    ///< stats.json's key, e.g. "gp"
+    const char* title;  ///< the summary's, e.g. "Phase GP"
+  };
+  std::vector<Phase> phases;
+  /// How reports name the technique's own figures (its phases, extra hardware): "ADA-GP".
+  std::string report_name;
+  bool phased() const { return !phases.empty(); }
 
   /// The spec's name for compare variants and reports; null: the name alone.
   std::string (*label)(const TechniqueSpec& spec) = nullptr;

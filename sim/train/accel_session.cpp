@@ -24,7 +24,7 @@ AcceleratorSession::AcceleratorSession(const ExperimentSpec& spec, const Dataflo
   memo_ = fidelity_ == Fidelity::kFast;
   residency_ =
       spec_.sim.residency && memory_model_or_throw(spec_.sim.accelerator.memory).plans_residency();
-  phased_ = technique_info(spec_.sim.technique).phased;
+  phase_totals_.resize(technique_info(spec_.sim.technique).phases.size());
   extra_storage_bytes_ = hardware().storage_bytes;
   if (own_unit()) {
     const AcceleratorSpec unit = own_array_spec(hardware(), spec_.sim.accelerator);
@@ -161,13 +161,13 @@ void AcceleratorSession::flush(Phase phase, bool whole_step) {
     // A unit's own sum keeps the PE count of its last op, as adding op by op did.
     if (phase == Phase::kTrain)
       unit_totals_[static_cast<std::size_t>(u)].merge(sum, reqs.back().stats.pes, false);
-    if (phased_ && phase == Phase::kTrain)
-      adagp_phases_[static_cast<std::size_t>(adagp_phase())].merge(sum, pes, true);
+    if (phased() && phase == Phase::kTrain)
+      phase_totals_[static_cast<std::size_t>(OpStream::phase())].merge(sum, pes, true);
   }
   totals_[p].elapsed_cycles += elapsed;
   epoch_[p].elapsed_cycles += elapsed;
-  if (phased_ && phase == Phase::kTrain)
-    adagp_phases_[static_cast<std::size_t>(adagp_phase())].elapsed_cycles += elapsed;
+  if (phased() && phase == Phase::kTrain)
+    phase_totals_[static_cast<std::size_t>(OpStream::phase())].elapsed_cycles += elapsed;
   pending_[0].clear();
   pending_[1].clear();
   discarded_flags_.clear();
@@ -187,7 +187,7 @@ std::array<OpTotals, kNumPhases> AcceleratorSession::take_epoch() {
   for (OpTotals& t : e) price_totals(t, acc);
   for (OpTotals& t : totals_) price_totals(t, acc);
   for (OpTotals& t : unit_totals_) price_totals(t, acc);
-  for (OpTotals& t : adagp_phases_) price_totals(t, acc);
+  for (OpTotals& t : phase_totals_) price_totals(t, acc);
   price_totals(discarded_, acc);
   for (auto& per_phase : layer_roles_)
     for (auto& roles : per_phase)

@@ -51,14 +51,15 @@ class AcceleratorSession final : public OpStream, private OpSink {
   }
   /// Work per unit (0: main array and vector unit, 1: the technique's second unit), training.
   const std::array<OpTotals, 2>& unit_totals() const { return unit_totals_; }
-  /// ADA-GP: training work per phase (0 warm-up, 1 Phase BP, 2 Phase GP), elapsed included.
-  const std::array<OpTotals, 3>& adagp_phases() const { return adagp_phases_; }
+  /// Training work per technique phase (TechniqueInfo::phases: ADA-GP's warm-up, Phase BP,
+  /// Phase GP), elapsed included; empty for a technique without phases.
+  const std::vector<OpTotals>& phase_totals() const { return phase_totals_; }
   /// PEs of the technique's own array and bytes of its dedicated memory (ADA-GP: the
   /// predictor's weights): what its hardware adds to the device (TechniqueHardware).
   std::int64_t extra_pes() const { return extra_pes_; }
   std::int64_t extra_storage_bytes() const { return extra_storage_bytes_; }
-  /// The technique has ADA-GP's phases (TechniqueInfo::phased): adagp_phases() are kept.
-  bool adagp() const { return phased_; }
+  /// The technique has phases (TechniqueInfo::phases): phase_totals() are kept.
+  bool phased() const { return !phase_totals_.empty(); }
   /// Speculative work whose result was thrown away (training).
   const OpTotals& discarded() const { return discarded_; }
   /// Sum over sample steps of the time each took, and how many (per-sample techniques).
@@ -72,6 +73,7 @@ class AcceleratorSession final : public OpStream, private OpSink {
   /// Simulated accelerator cycles so far (SystemC time), all phases.
   std::int64_t simulated_cycles() const;
   const AcceleratorSpec& accelerator() const { return spec_.sim.accelerator; }
+  const TechniqueSpec& technique() const { return spec_.sim.technique; }
   const Dataflow& dataflow() const { return *dataflow_; }
   SimSystem& system() { return system_; }
   /// Whether a flush that repeats an earlier one's ops replays its results (on by default
@@ -124,9 +126,7 @@ class AcceleratorSession final : public OpStream, private OpSink {
   std::array<ResidencyPlanner, 2> planners_;  // per unit
   std::vector<bool> discarded_flags_;         // parallel to pending_[1]
   std::array<OpTotals, 2> unit_totals_;
-  // ADA-GP
-  bool phased_ = false;
-  std::array<OpTotals, 3> adagp_phases_;
+  std::vector<OpTotals> phase_totals_;  // per technique phase
   std::int64_t extra_pes_ = 0, extra_storage_bytes_ = 0;
   OpTotals discarded_;
   std::int64_t step_begin_ = 0, step_cycles_ = 0, steps_ = 0;

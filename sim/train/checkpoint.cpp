@@ -24,8 +24,9 @@ static_assert(sizeof(EpochMetrics) == 176, "EpochMetrics changed: update archive
 namespace {
 
 constexpr char kMagic[] = "trainsim checkpoint";
-// 2: a CRC-32 trailer over the whole file (1 had none).
-constexpr std::uint32_t kFormat = 2;
+// 2: a CRC-32 trailer over the whole file (1 had none). 3: per-phase sums only for a technique
+// with phases (2 held three for every technique).
+constexpr std::uint32_t kFormat = 3;
 constexpr std::size_t kTrailerBytes = 4;
 
 // FNV-1a: identifies the configuration a checkpoint belongs to.
@@ -123,14 +124,14 @@ void AcceleratorSession::checkpoint(StateArchive& a) {
       for (OpTotals& t : row) archive(a, t);
   }
   for (OpTotals& t : unit_totals_) archive(a, t);
-  for (OpTotals& t : adagp_phases_) archive(a, t);
+  for (OpTotals& t : phase_totals_) archive(a, t);
   archive(a, discarded_);
   a.value(step_begin_);
   a.value(step_cycles_);
   a.value(steps_);
   a.value(epoch_step_cycles_);
   a.value(epoch_steps_);
-  a.value(adagp_phase_);
+  a.value(phase_);
   // Simulated time and the shared channels' counters: all that carries over between batches.
   SimSystem::Carried carried = system_.carried();
   a.value(carried.cycles);

@@ -1,7 +1,6 @@
 #include "sim/train/op_stream.h"
 
 #include "sim/nn/layer_registry.h"
-#include "sim/techniques/adagp_schedule.h"
 
 namespace trainsim {
 
@@ -116,7 +115,7 @@ void OpStream::on_store(std::size_t layer, std::int64_t words) {
 }
 
 void OpStream::on_phase(int phase) {
-  adagp_phase_ = phase;
+  phase_ = phase;
 }
 
 void OpStream::on_predictor(std::size_t layer, int pass, int samples) {
@@ -139,12 +138,10 @@ void OpStream::on_predictor(std::size_t layer, int pass, int samples) {
   const std::vector<Op>& ops =
       pass == 0 ? it->second.forward : (pass == 1 ? it->second.backward : it->second.update);
   if (!ops.empty() && second_unit_role_[static_cast<std::size_t>(ops.front().role)]) {
-    // A predictor on a unit of its own (ADA-GP-MAX): in Phase GP its work for one layer
-    // overlaps the model's next layer; the layers stay in step (the paper waits for both
-    // before moving on), so pending work of another layer is completed first. In Warm Up
-    // and Phase BP the predictor's work for the batch runs beside the model's forward and
-    // backward passes.
-    if (adagp_phase_ == AdagpSchedule::kPhaseGp && predictor_layer_ != layer && second_pending_)
+    // A predictor on a unit of its own: in the hardware's lockstep phase (ADA-GP-MAX's Phase
+    // GP) pending work of another layer is completed first; otherwise (Warm Up, Phase BP) the
+    // predictor's work for the batch runs beside the model's passes.
+    if (phase_ == hw_.lockstep_phase && predictor_layer_ != layer && second_pending_)
       finish(Phase::kTrain, false);
     predictor_layer_ = layer;
   }

@@ -75,12 +75,12 @@ class OpStream : public PassObserver {
   /// (the head's size).
   int predictor_outputs(std::size_t layer) const;
   int predictor_max_outputs() const { return hw_.predictor.max_outputs; }
-  /// ADA-GP: the phase the batches run in now (0 warm-up, 1 Phase BP, 2 Phase GP).
-  int adagp_phase() const { return adagp_phase_; }
+  /// The technique phase the batches run in now (TechniqueInfo::phases; 0 without phases).
+  int phase() const { return phase_; }
 
  protected:
   // The phase is part of a run's state at an epoch boundary (checkpoints restore it).
-  int adagp_phase_ = 0;
+  int phase_ = 0;
 
  private:
   const std::vector<LayerOps>& ops_for(int batch);

@@ -18,7 +18,7 @@ struct Observed {
   std::array<OpTotals, kNumPhases> totals;
   std::vector<std::array<OpTotals, kNumRoles>> layer_roles;
   std::array<OpTotals, 2> units;
-  std::array<OpTotals, 3> phases;
+  std::vector<OpTotals> phases;
   OpTotals discarded;
   std::int64_t step_cycles = 0, steps = 0;
   SimSystem::Carried carried;
@@ -34,7 +34,7 @@ Observed train(const ExperimentSpec& spec, const Dataset& data, bool memo) {
   o.totals = session.totals();
   o.layer_roles = session.layer_roles(Phase::kTrain);
   o.units = session.unit_totals();
-  o.phases = session.adagp_phases();
+  o.phases = session.phase_totals();
   o.discarded = session.discarded();
   o.step_cycles = session.step_cycles();
   o.steps = session.steps();
