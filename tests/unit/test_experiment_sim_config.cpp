@@ -442,6 +442,7 @@ TEST_CASE("resolved_yaml writes the simulation keys and round-trips", "[config]"
   SECTION("a system of devices and its pipeline") {
     for (const std::string& system :
          {std::string("four_ws180_chain"), std::string("four_ws180_switch"),
+          std::string("ws180_v100_chain"),
           std::string("{devices: [{accelerator: adagp_ws180, count: 2}, {accelerator: "
                       "small_8x8, dataflow: os}], topology: custom, links: [{between: [0, 1]}, "
                       "{between: [1, 2], bandwidth_gbps: 8, latency_ns: 2, pj_per_bit: 0.5}]}")}) {
