@@ -25,8 +25,8 @@ class PassObserver {
   /// A training step or an evaluation batch is complete.
   virtual void on_batch_end(Phase phase, int batch) = 0;
 
-  // Technique hooks (speculative backprop). Defaults do nothing, so plain observers need not
-  // care.
+  // Hooks of techniques that do more than backprop. Defaults do nothing, so plain observers
+  // need not care.
   /// Passes reported from now on run on `unit` (0: the main array, 1: the technique's
   /// second unit). `discarded`: the work will be thrown away (still timed and priced).
   virtual void on_unit(int unit, bool discarded) {}
@@ -35,15 +35,13 @@ class PassObserver {
   virtual void on_join() {}
   /// One sample step begins / ends (for per-step timing).
   virtual void on_step(bool begin) {}
-  /// Compare two probability vectors of `values` entries (vector unit).
-  virtual void on_compare(std::size_t layer, int values) {}
-  /// Write a whole forward pass of `words` words into the per-label store.
-  virtual void on_store(std::size_t layer, std::int64_t words) {}
-  /// ADA-GP: the gradient predictor ran for layer `layer` on `samples` reorganized samples
-  /// (one per output channel / unit): pass 0 = forward (prediction), 1 = backward (its
-  /// training on the true gradients), 2 = the predictor's own weight update.
-  virtual void on_predictor(std::size_t layer, int pass, int samples) {}
-  /// ADA-GP: the phase of the batch about to run: 0 warm-up, 1 Phase BP, 2 Phase GP.
+  /// The technique did work of its own for `layer`: its operation `what` (numbered by the
+  /// technique) of size `n` (speculative backprop: a compare of n values, a store of n words;
+  /// ADA-GP: its predictor's forward, backward or update on n samples). The technique lowers
+  /// it to ops (TechniqueInfo::lower_ops).
+  virtual void on_technique_op(std::size_t layer, int what, std::int64_t n) {}
+  /// The technique phase of the batch about to run (TechniqueInfo::phases; ADA-GP: 0 warm-up,
+  /// 1 Phase BP, 2 Phase GP).
   virtual void on_phase(int phase) {}
 };
 

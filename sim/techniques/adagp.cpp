@@ -85,11 +85,11 @@ BatchResult AdaGp::backprop_batch(BatchContext& ctx) {
   for (std::size_t k = 0; k < param_layers_.size(); ++k) {
     const std::size_t l = param_layers_[k];
     const int samples = predictor_.samples(l);
-    if (obs) obs->on_predictor(l, 0, samples);
+    if (obs) obs->on_technique_op(l, 0, samples);
     const PredictorError e = predictor_.train(l, ctx.pass.acts[l + 1]);
     if (obs) {
-      obs->on_predictor(l, 1, samples);
-      obs->on_predictor(l, 2, samples);
+      obs->on_technique_op(l, 1, samples);
+      obs->on_technique_op(l, 2, samples);
     }
     error_sum_[k].mse += e.mse;
     error_sum_[k].mape += e.mape;
@@ -201,7 +201,7 @@ BatchResult AdaGp::predicted_batch(BatchContext& ctx) {
     } else if (gp_mode_ != GpMode::kPredict) {  // zero, or mean before any true gradient
       for (Param<float>* p : layer_params_[k]) p->grad.set_zero();
     } else {
-      if (obs) obs->on_predictor(i, 0, predictor_.samples(i));
+      if (obs) obs->on_technique_op(i, 0, predictor_.samples(i));
       predictor_.predict(i, pass.acts[i + 1]);
     }
     step_layer(ctx, k, true);

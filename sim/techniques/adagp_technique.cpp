@@ -143,6 +143,21 @@ TechniqueInfo adagp_technique(AdagpDesign design) {
     t.phases.push_back({AdagpSchedule::kPhaseKeys[ph], AdagpSchedule::kPhaseTitles[ph]});
   t.report_name = "ADA-GP";
   t.hardware = d.hardware;
+  // The predictor's pass `what` (0 prediction, 1 its training on the true gradients, 2 its
+  // update) for `layer` on n reorganized samples (one per output channel or unit). It sees a
+  // conv layer's output maps (batch-averaged) and a dense layer's units as 1 x batch maps
+  // (gradient_predictor.h).
+  t.lower_ops = [](const TechniqueHardware& hw, const NetShape& net, std::size_t layer, int what,
+                   std::int64_t n, int batch, int word_bits) {
+    const Shape out = net.layer(layer).out;
+    const bool conv = layer_family(net.layer_spec(layer).type) == LayerFamily::kConv;
+    const TechniqueHardware::Predictor& p = hw.predictor;
+    const int outputs = layer < p.outputs.size() ? p.outputs[layer] : 0;
+    PredictorOps ops = lower_predictor(
+        static_cast<int>(layer), static_cast<int>(n), conv ? out.h : 1, conv ? out.w : batch,
+        conv ? batch : 1, p.size, p.channels, outputs, p.max_outputs, word_bits, p.resident);
+    return what == 0 ? ops.forward : (what == 1 ? ops.backward : ops.update);
+  };
   // The default warm-up (one epoch) goes unsaid.
   t.label = [](const TechniqueSpec& spec) {
     if (spec.warmup_epochs == 1) return spec.kind;

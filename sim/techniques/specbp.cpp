@@ -75,7 +75,7 @@ BatchResult SpecBackprop::train_batch(BatchContext& ctx) {
       if (obs) {
         obs->on_unit(0, false);
         obs->on_join();
-        obs->on_compare(last, classes_);
+        obs->on_technique_op(last, kSpecbpCompare, classes_);
       }
       if (hit) {
         ++counts_.hits;
@@ -96,7 +96,7 @@ BatchResult SpecBackprop::train_batch(BatchContext& ctx) {
     }
     slot.valid = true;
     if (obs) {
-      obs->on_store(0, words);
+      obs->on_technique_op(0, kSpecbpStore, words);
       obs->on_step(false);
     }
     ++counts_.steps;
@@ -139,6 +139,23 @@ TechniqueInfo specbp_technique() {
     hw.unit_cols = spec.unit_cols;
     hw.store_in_dram = spec.store == "dram";
     return hw;
+  };
+  t.lower_ops = [](const TechniqueHardware& hw, const NetShape&, std::size_t layer, int what,
+                   std::int64_t n, int, int word_bits) {
+    Op op;
+    if (what == kSpecbpCompare) {
+      // Subtract, absolute value and accumulate per output, then one compare with the
+      // threshold; both softmax vectors are on chip.
+      op = Op::make_eltwise({n, 2, 0, 3}, OpRole::kCompare, static_cast<int>(layer));
+      op.eltwise.dram = false;
+    } else {
+      // The forward pass's activations are copied into the label's slot: on chip they are
+      // written to the store partition of the buffer; in DRAM they are streamed out.
+      op = Op::make_eltwise({n, 0, 1, 0}, OpRole::kStore, static_cast<int>(layer));
+      op.eltwise.dram = hw.store_in_dram;
+    }
+    op.word_bits = word_bits;
+    return std::vector<Op>{op};
   };
   // No shape-only plan: hits and misses, and so the work, depend on the data.
   return t;

@@ -24,6 +24,10 @@ namespace trainsim {
 /// and the per-label store in the buffer or in DRAM.
 TechniqueInfo specbp_technique();
 
+/// Its own operations (PassObserver::on_technique_op): compare the current softmax with the
+/// stored one (n values); store a forward pass in its label's slot (n words).
+inline constexpr int kSpecbpCompare = 0, kSpecbpStore = 1;
+
 class SpecBackprop final : public TrainingTechnique {
  public:
   SpecBackprop(const TechniqueSpec& spec, const Network<float>& net);

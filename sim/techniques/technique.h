@@ -53,7 +53,7 @@ struct TechniqueHardware {
   /// Ops of these roles always run on the second unit, whichever unit the technique issues
   /// them on (ADA-GP-MAX: the predictor's ops run on its predictor array).
   std::vector<OpRole> second_unit_roles;
-  /// Where the technique's store (PassObserver::on_store) lives: DRAM, else the buffer.
+  /// Where the technique's store (speculative backprop's) lives: DRAM, else the buffer.
   bool store_in_dram = false;
   /// Bytes of dedicated on-chip memory the technique adds (ADA-GP MAX and Efficient: the
   /// predictor's weights); not part of the device's buffer.
@@ -147,6 +147,11 @@ struct TechniqueInfo {
   /// null: none.
   TechniqueHardware (*hardware)(const TechniqueSpec& spec, const NetShape& net,
                                 int word_bytes) = nullptr;
+  /// Its own work (PassObserver::on_technique_op: operation `what` of size `n` for `layer`)
+  /// as ops, in issue order, on a device with `hw` and `word_bits`-bit words, for batches of
+  /// `batch` samples; null: the technique does no work of its own.
+  std::vector<Op> (*lower_ops)(const TechniqueHardware& hw, const NetShape& net, std::size_t layer,
+                               int what, std::int64_t n, int batch, int word_bits) = nullptr;
   /// Its batches without numerics; null: what it does depends on the data, so it cannot run
   /// with `numerics: none`.
   ShapeOnlyPlan (*shape_only)(const TechniqueSpec& spec) = nullptr;

@@ -1,7 +1,5 @@
 #include "sim/train/op_stream.h"
 
-#include "sim/nn/layer_registry.h"
-
 namespace trainsim {
 
 OpStream::OpStream(const ExperimentSpec& spec, OpSink& sink)
@@ -15,6 +13,7 @@ OpStream::OpStream(const ExperimentSpec& spec, OpSink& sink)
                            static_cast<int>(spec.sim.accelerator.word_bytes()));
   for (OpRole r : hw_.second_unit_roles) second_unit_role_[static_cast<std::size_t>(r)] = true;
   own_unit_ = hw_.own_array();
+  lower_ops_ = technique_info(spec.sim.technique).lower_ops;
 }
 
 int OpStream::predictor_outputs(std::size_t layer) const {
@@ -46,7 +45,7 @@ void OpStream::push(const std::optional<Op>& op) {
 void OpStream::finish(Phase phase, bool whole_step) {
   sink_.complete(phase, whole_step);
   second_pending_ = false;
-  predictor_layer_ = static_cast<std::size_t>(-1);
+  lockstep_layer_ = static_cast<std::size_t>(-1);
 }
 
 void OpStream::on_forward(std::size_t layer, int batch) {
@@ -87,63 +86,26 @@ void OpStream::on_step(bool begin) {
   sink_.step(begin);
 }
 
-void OpStream::on_compare(std::size_t layer, int values) {
-  auto key = std::make_tuple(static_cast<int>(OpRole::kCompare), layer, std::int64_t{values});
-  auto it = ad_hoc_ops_.find(key);
-  if (it == ad_hoc_ops_.end()) {
-    // Subtract, absolute value and accumulate per output, then one compare with the threshold.
-    Op op = Op::make_eltwise({values, 2, 0, 3}, OpRole::kCompare, static_cast<int>(layer));
-    op.eltwise.dram = false;  // both softmax vectors are on chip
-    op.word_bits = word_bits_;
-    it = ad_hoc_ops_.emplace(key, op).first;
-  }
-  push_op(it->second);
-}
-
-void OpStream::on_store(std::size_t layer, std::int64_t words) {
-  auto key = std::make_tuple(static_cast<int>(OpRole::kStore), layer, words);
-  auto it = ad_hoc_ops_.find(key);
-  if (it == ad_hoc_ops_.end()) {
-    // The forward pass's activations are copied into the label's slot: on chip they are
-    // written to the store partition of the buffer; in DRAM they are streamed out.
-    Op op = Op::make_eltwise({words, 0, 1, 0}, OpRole::kStore, static_cast<int>(layer));
-    op.eltwise.dram = hw_.store_in_dram;
-    op.word_bits = word_bits_;
-    it = ad_hoc_ops_.emplace(key, op).first;
-  }
-  push_op(it->second);
-}
-
 void OpStream::on_phase(int phase) {
   phase_ = phase;
 }
 
-void OpStream::on_predictor(std::size_t layer, int pass, int samples) {
+void OpStream::on_technique_op(std::size_t layer, int what, std::int64_t n) {
+  if (lower_ops_ == nullptr) return;  // the technique does no work of its own
   const int batch = current_batch_ > 0 ? current_batch_ : 1;
-  const auto key = std::make_tuple(layer, samples, batch);
-  auto it = predictor_ops_.find(key);
-  if (it == predictor_ops_.end()) {
-    // The predictor sees a conv layer's output maps (batch-averaged) and a dense layer's
-    // units as 1 x batch maps (sim/techniques/gradient_predictor.h).
-    const Shape out = shape_.layer(layer).out;
-    const bool conv = layer_family(shape_.layer_spec(layer).type) == LayerFamily::kConv;
-    const TechniqueHardware::Predictor& p = hw_.predictor;
-    it = predictor_ops_
-             .emplace(key, lower_predictor(static_cast<int>(layer), samples, conv ? out.h : 1,
-                                           conv ? out.w : batch, conv ? batch : 1, p.size,
-                                           p.channels, predictor_outputs(layer), p.max_outputs,
-                                           word_bits_, p.resident))
+  const auto key = std::make_tuple(layer, what, n, batch);
+  auto it = technique_ops_.find(key);
+  if (it == technique_ops_.end())
+    it = technique_ops_.emplace(key, lower_ops_(hw_, shape_, layer, what, n, batch, word_bits_))
              .first;
-  }
-  const std::vector<Op>& ops =
-      pass == 0 ? it->second.forward : (pass == 1 ? it->second.backward : it->second.update);
+  const std::vector<Op>& ops = it->second;
   if (!ops.empty() && second_unit_role_[static_cast<std::size_t>(ops.front().role)]) {
-    // A predictor on a unit of its own: in the hardware's lockstep phase (ADA-GP-MAX's Phase
-    // GP) pending work of another layer is completed first; otherwise (Warm Up, Phase BP) the
-    // predictor's work for the batch runs beside the model's passes.
-    if (phase_ == hw_.lockstep_phase && predictor_layer_ != layer && second_pending_)
+    // Work on a unit of its own: in the hardware's lockstep phase (ADA-GP-MAX's Phase GP)
+    // pending work of another layer is completed first; otherwise (Warm Up, Phase BP) the
+    // technique's work for the batch runs beside the model's passes.
+    if (phase_ == hw_.lockstep_phase && lockstep_layer_ != layer && second_pending_)
       finish(Phase::kTrain, false);
-    predictor_layer_ = layer;
+    lockstep_layer_ = layer;
   }
   for (const Op& op : ops) push_op(op);
 }

@@ -56,9 +56,7 @@ class OpStream : public PassObserver {
   void on_unit(int unit, bool discarded) override;
   void on_join() override;
   void on_step(bool begin) override;
-  void on_compare(std::size_t layer, int values) override;
-  void on_store(std::size_t layer, std::int64_t words) override;
-  void on_predictor(std::size_t layer, int pass, int samples) override;
+  void on_technique_op(std::size_t layer, int what, std::int64_t n) override;
   void on_phase(int phase) override;
   /// Graph networks: the gradients of a layer's several readers are summed (shape-only runs
   /// call this; the trainable networks are chains).
@@ -85,7 +83,7 @@ class OpStream : public PassObserver {
  private:
   const std::vector<LayerOps>& ops_for(int batch);
   void push(const std::optional<Op>& op);
-  /// `op` must live as long as the stream: a lowered op, a predictor op, or an ad hoc one.
+  /// `op` must live as long as the stream: a lowered op or one of the technique's.
   void push_op(const Op& op);
   void finish(Phase phase, bool whole_step);
 
@@ -99,12 +97,13 @@ class OpStream : public PassObserver {
   std::map<int, std::vector<LayerOps>> lowered_;    // by batch size
   const std::vector<LayerOps>* current_ = nullptr;
   int current_batch_ = -1;
-  // Specbp's compare and store ops, made on first use: by role, layer and size.
-  std::map<std::tuple<int, std::size_t, std::int64_t>, Op> ad_hoc_ops_;
-  std::map<std::tuple<std::size_t, int, int>, PredictorOps> predictor_ops_;
+  // The technique's own ops (TechniqueInfo::lower_ops), made on first use: by layer, operation,
+  // size and batch size.
+  decltype(TechniqueInfo::lower_ops) lower_ops_ = nullptr;
+  std::map<std::tuple<std::size_t, int, std::int64_t, int>, std::vector<Op>> technique_ops_;
   int unit_ = 0;
   bool discarding_ = false;
-  std::size_t predictor_layer_ = static_cast<std::size_t>(-1);  // layer of pending unit-1 work
+  std::size_t lockstep_layer_ = static_cast<std::size_t>(-1);  // layer of pending unit-1 work
   bool second_pending_ = false;  // unit-1 ops taken since the last completion
 };
 

@@ -55,7 +55,7 @@ class BatchEmitter {
     if (r.train_predictor)
       for (std::size_t l = 0; l < net_.size(); ++l) {
         if (!predicted_layer(l)) continue;
-        for (int pass = 0; pass < 3; ++pass) s_.on_predictor(l, pass, samples(l));
+        for (int pass = 0; pass < 3; ++pass) s_.on_technique_op(l, pass, samples(l));
       }
     for (const StepEvent& e : update_events(net_)) s_.on_update(e.layer, b);
     s_.on_batch_end(Phase::kTrain, b);
@@ -98,7 +98,7 @@ class BatchEmitter {
     for (std::size_t l = 0; l < net_.size(); ++l) {
       s_.on_forward(l, b);
       if (!predicted_layer(l)) continue;
-      if (r.predict) s_.on_predictor(l, 0, samples(l));
+      if (r.predict) s_.on_technique_op(l, 0, samples(l));
       if (r.update) s_.on_update(l, b);
     }
     s_.on_batch_end(Phase::kTrain, b);
