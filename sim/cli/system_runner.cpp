@@ -72,14 +72,17 @@ std::string check_system_experiment(const ExperimentSpec& spec) {
   const NetShape shape(spec.network);
   PipelineModel model(spec, shape);
   char line[512];
-  std::snprintf(line, sizeof line,
-                "%s: ok: network %s on %s (%lld train), %d device(s) (%s, %s), schedule %s, %d "
-                "micro-batches, stages %s; results would go to %s/",
-                spec.name.c_str(), spec.network.name.c_str(), spec.dataset.name.c_str(),
-                static_cast<long long>(data.train), model.layout().devices,
-                spec.system.name.c_str(), spec.system.topology.c_str(),
-                spec.pipeline.schedule.c_str(), spec.pipeline.micro_batches,
-                stage_summary(model).c_str(), spec.output.dir.c_str());
+  std::snprintf(
+      line, sizeof line,
+      "%s: ok: network %s on %s (%lld train), %d device(s) (%s, %s), schedule %s, %d "
+      "micro-batches%s, stages %s; results would go to %s/",
+      spec.name.c_str(), spec.network.name.c_str(), spec.dataset.name.c_str(),
+      static_cast<long long>(data.train), model.layout().devices, spec.system.name.c_str(),
+      spec.system.topology.c_str(), spec.pipeline.schedule.c_str(), spec.pipeline.micro_batches,
+      spec.pipeline.replicas > 1
+          ? (" per replica x " + std::to_string(spec.pipeline.replicas) + " replicas").c_str()
+          : "",
+      stage_summary(model).c_str(), spec.output.dir.c_str());
   return line;
 }
 
