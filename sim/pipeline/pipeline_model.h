@@ -61,6 +61,7 @@ class PipelineModel {
   PipelineModel(const ExperimentSpec& spec, const NetShape& shape);
 
   const ExperimentSpec& spec() const { return spec_; }
+  const NetShape& shape() const { return shape_; }
   const Schedule& schedule() const { return schedule_; }
   const PipelineLayout& layout() const { return layout_; }
   const Interconnect& net() const { return net_; }

@@ -9,6 +9,7 @@
 #include "sim/core/csv.h"
 #include "sim/report/stats_header.h"
 #include "sim/report/units.h"
+#include "sim/techniques/technique.h"
 #include "sim/train/shape_only_run.h"
 
 namespace trainsim {
@@ -255,10 +256,21 @@ std::string system_stats_json(const SystemRunData& r) {
   for (int d = 0; d < m.layout().devices; ++d) {
     const double busy = t.busy_s[static_cast<std::size_t>(d)];
     const DeviceSpec& dev = spec.system.devices[static_cast<std::size_t>(d)];
+    // What the technique adds to an accelerator device (each has its own copy); a device of
+    // another kind runs the technique's ops itself and adds nothing.
+    std::int64_t extra_pes = 0, extra_bytes = 0;
+    if (!dev.model) {
+      const TechniqueHardware hw = technique_hardware(
+          spec.sim.technique, m.shape(), static_cast<int>(dev.accelerator.word_bytes()));
+      if (hw.own_array()) extra_pes = own_array_spec(hw, dev.accelerator).pes();
+      extra_bytes = hw.storage_bytes;
+    }
     j["devices"].push_back(
         {{"device", d},
          {"accelerator", dev.name()},
          {"kind", dev.model ? dev.model_kind : std::string("accelerator")},
+         {"technique_pes", extra_pes},
+         {"technique_storage_bytes", extra_bytes},
          {"busy_seconds", busy},
          {"idle_seconds", t.time_s - busy},
          {"peak_inflight_micro_batches", m.peak_inflight()[static_cast<std::size_t>(d)]},

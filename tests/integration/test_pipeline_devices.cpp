@@ -248,3 +248,24 @@ TEST_CASE("ADA-GP on a GPU: the predictor's kernels run on the same GPU", "[pipe
   CHECK(macs < bp_macs);      // predicted batches skip their backward passes
   CHECK(macs > bp_macs / 3);  // forwards, one backprop batch in five, the predictor
 }
+
+TEST_CASE("ADA-GP-MAX's hardware is on every accelerator stage, not on a GPU",
+          "[pipeline][devices]") {
+  require_dataset("fashion-mnist");
+  const std::string dir = fresh_dir("pipeline-devices-adagp-hw");
+  // Four devices, GPipe (the setting of Figure 20), one of them a V100.
+  const auto s = run_stats(
+      write_experiment(dir, lenet_body("system: {devices: [{device: adagp_ws180, count: 3}, "
+                                       "{device: v100}]}\n"
+                                       "pipeline: {micro_batches: 4}\n"
+                                       "technique: {kind: adagp-max, warmup_epochs: 0}\n")),
+      dir + "/out");
+  REQUIRE(s["devices"].size() == 4);
+  for (int d = 0; d < 3; ++d) {
+    // MAX: a predictor array as large as the device's (12 x 15) and the predictor's memory.
+    CHECK(s["devices"][d]["technique_pes"] == 180);
+    CHECK(s["devices"][d]["technique_storage_bytes"].get<double>() > 0);
+  }
+  CHECK(s["devices"][3]["technique_pes"] == 0);
+  CHECK(s["devices"][3]["technique_storage_bytes"] == 0);
+}
