@@ -19,6 +19,46 @@ long position_of(const DeviceOrders& orders, int i, int device) {
 
 }  // namespace
 
+namespace {
+
+// Why task `from`, an input of a task on device `d`, is missing.
+std::string why_missing(const TaskGraph& g, const DeviceOrders& orders,
+                        const std::vector<std::size_t>& next, const std::vector<char>& done,
+                        int from_task, int depth) {
+  const Task& from = g.task(from_task);
+  if (done[static_cast<std::size_t>(from_task)])
+    return "the transfer of '" + from.label() + "' from " + dev(from.device) +
+           ", which never arrived";
+  std::string why = "'" + from.label() + "' on " + dev(from.device);
+  if (beside_compute(from.pass)) {
+    // In no order: it runs once its inputs are in; say which is missing, back to a task that
+    // has a place in an order or a transfer.
+    why += " (beside compute), which waits for ";
+    std::string inner;
+    for (const Edge& e : g.deps(from_task)) {
+      if (done[static_cast<std::size_t>(e.from)] && g.task(e.from).device == from.device) continue;
+      if (depth > 64) {
+        inner = "more of the same";
+        break;
+      }
+      inner +=
+          (inner.empty() ? "" : " and ") + why_missing(g, orders, next, done, e.from, depth + 1);
+    }
+    return why + (inner.empty() ? std::string("nothing: it should have run") : inner);
+  }
+  const long p = position_of(orders, from_task, from.device);
+  if (p < 0) return why + ", which no device's order runs";
+  if (static_cast<std::size_t>(p) == next[static_cast<std::size_t>(from.device)])
+    return why + ", which waits itself";
+  return why + ", ordered after '" +
+         g.task(orders[static_cast<std::size_t>(from.device)]
+                      [next[static_cast<std::size_t>(from.device)]])
+             .label() +
+         "' there";
+}
+
+}  // namespace
+
 std::string stuck_report(const TaskGraph& g, const DeviceOrders& orders,
                          const std::vector<std::size_t>& next, const std::vector<char>& done) {
   std::string out;
@@ -29,26 +69,9 @@ std::string stuck_report(const TaskGraph& g, const DeviceOrders& orders,
     std::string lacks;
     for (const Edge& e : g.deps(i)) {
       const Task& from = g.task(e.from);
-      std::string why;
-      if (done[static_cast<std::size_t>(e.from)]) {
-        if (from.device == static_cast<int>(d)) continue;  // ran here: its input is in place
-        why = "the transfer of '" + from.label() + "' from " + dev(from.device) +
-              ", which never arrived";
-      } else {
-        const long p = position_of(orders, e.from, from.device);
-        why = "'" + from.label() + "' on " + dev(from.device);
-        if (p < 0)
-          why += ", which no device's order runs";
-        else if (static_cast<std::size_t>(p) == next[static_cast<std::size_t>(from.device)])
-          why += ", which waits itself";
-        else
-          why += ", ordered after '" +
-                 g.task(orders[static_cast<std::size_t>(from.device)]
-                              [next[static_cast<std::size_t>(from.device)]])
-                     .label() +
-                 "' there";
-      }
-      lacks += (lacks.empty() ? "" : " and ") + why;
+      // Ran here: its input is in place.
+      if (done[static_cast<std::size_t>(e.from)] && from.device == static_cast<int>(d)) continue;
+      lacks += (lacks.empty() ? "" : " and ") + why_missing(g, orders, next, done, e.from, 0);
     }
     out += (out.empty() ? "" : "; ") + dev(static_cast<int>(d)) + " waits in '" + t.label() +
            "' for " + (lacks.empty() ? std::string("an input that never came") : lacks);

@@ -419,7 +419,11 @@ ExperimentSpec load_experiment(const std::string& path, const std::vector<std::s
   {
     auto v = m.get("pipeline");
     if (hype) {
-      if (v) spec.notes.push_back("pipeline: unused, hype: places every op, not stages");
+      if (v) {
+        // Checked as ever, then set aside.
+        if (spec.system.present()) parse_pipeline(&*v, top, spec);
+        spec.notes.push_back("pipeline: unused, hype: places every op, not stages");
+      }
     } else {
       spec.pipeline = parse_pipeline(v ? &*v : nullptr, top, spec);
       if (v && !spec.system.present())
@@ -428,10 +432,13 @@ ExperimentSpec load_experiment(const std::string& path, const std::vector<std::s
   }
   if (auto v = hype) {
     if (spec.system.present()) {
+      // A system written in the experiment may not set links; a named one (a preset or a
+      // file, overridden or not) keeps its own, unused, with a note.
       const ConfigNode system_node = m.require("system");
-      spec.hype =
-          std::make_shared<const HypeSpec>(parse_hype(*v, path, &spec.system, &system_node));
-      if (!system_node.is_map())
+      const bool own = system_node.is_map() && !inlined.system;
+      spec.hype = std::make_shared<const HypeSpec>(
+          parse_hype(*v, path, &spec.system, own ? &system_node : nullptr));
+      if (!own)
         spec.notes.push_back(
             "system: its topology and links are unused under hype:, whose "
             "devices talk over the host (hype.links)");

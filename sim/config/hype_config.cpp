@@ -4,6 +4,7 @@
 #include "sim/core/error.h"
 #include "sim/core/format.h"
 #include "sim/devices/accel_device.h"
+#include "sim/devices/device_identity.h"
 #include "sim/devices/kinds.h"
 #include "sim/yaml/key_ranges.h"
 
@@ -59,32 +60,39 @@ std::shared_ptr<const DeviceModelSpec> device_model_of(const DeviceSpec& d, cons
 }
 
 // The GPUs are the system's first kind of device, the offload devices its second, in that
-// order: `devices: [{device: v100}, {device: s10_gx2500, count: 3}]`.
-void devices_from_system(const SystemSpec& sys, const ConfigNode& node, HypeSpec& s) {
-  if (node.is_map())
+// order: `devices: [{device: v100}, {device: s10_gx2500, count: 3}]`. `node`: the system as
+// the experiment writes it (null: a named system, whose links are only noted as unused).
+void devices_from_system(const SystemSpec& sys, const ConfigNode* node, const ConfigNode& hype,
+                         HypeSpec& s) {
+  const ConfigNode& at = node ? *node : hype;
+  if (node != nullptr)
     for (const char* key : {"topology", "link", "links"})
-      if (auto v = node.as_map().get(key))
+      if (auto v = node->as_map().get(key))
         v->fail(std::string("a hype: system's devices talk over the host (hype.links), so its "
                             "system has no `") +
                 key + ":`");
-  std::vector<std::pair<std::string, int>> kinds;  // name, count, in order
-  for (const DeviceSpec& d : sys.devices) {
-    if (kinds.empty() || kinds.back().first != d.name()) kinds.push_back({d.name(), 0});
+  // Kinds of device in order of appearance; a kind is equal devices (not just equal names:
+  // two entries of one accelerator with different dataflows are two kinds).
+  std::vector<std::pair<std::size_t, int>> kinds;  // first device, count
+  for (std::size_t i = 0; i < sys.devices.size(); ++i) {
+    if (kinds.empty() || !same_device(sys.devices[kinds.back().first], sys.devices[i]))
+      kinds.push_back({i, 0});
     ++kinds.back().second;
   }
   if (kinds.size() > 2) {
     std::string listed;
-    for (const auto& k : kinds) listed += (listed.empty() ? "" : ", ") + k.first;
-    node.fail(
+    for (const auto& k : kinds)
+      listed += (listed.empty() ? "" : ", ") + sys.devices[k.first].name();
+    at.fail(
         "a hype: system is GPUs, then at most one kind of offload device (system.devices "
         "lists " +
-        listed + ")");
+        std::to_string(kinds.size()) + " kinds: " + listed + ")");
   }
-  s.gpu = device_model_of(sys.devices.front(), node);
+  s.gpu = device_model_of(sys.devices.front(), at);
   s.gpus = kinds[0].second;
   s.gpu_key = sys.devices.front().where.empty() ? "system.devices" : sys.devices.front().where;
   if (kinds.size() == 2) {
-    s.offload = device_model_of(sys.devices[static_cast<std::size_t>(s.gpus)], node);
+    s.offload = device_model_of(sys.devices[kinds[1].first], at);
     s.offloads = kinds[1].second;
   }
 }
@@ -104,7 +112,7 @@ HypeSpec parse_hype(const ConfigNode& node, const std::string& experiment_path,
         v->fail(std::string("a hype: over the experiment's system takes its devices from "
                             "system.devices; `") +
                 key + ":` is for a hype: without a system");
-    devices_from_system(*system, *system_node, s);
+    devices_from_system(*system, system_node, node, s);
   } else {
     s.gpu = parse_device_ref(m.require("gpu"), experiment_path);
     if (auto v = m.get("gpus")) s.gpus = v->as_int_in(key_range::kDevices);

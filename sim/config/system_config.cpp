@@ -94,7 +94,9 @@ SystemSpec parse_system_map(const ConfigNode& node, const std::string& file,
         }
         // config.resolved.yaml names the device as the entry did: a file by the path it was
         // read from (the run's directory may be elsewhere), an inline mapping in full.
-        d.model_ref = v->is_scalar() ? dev->source : YAML::Dump(v->yaml());
+        d.model_ref = v->is_scalar()
+                          ? std::filesystem::absolute(dev->source).lexically_normal().string()
+                          : YAML::Dump(v->yaml());
       } else {
         parse_accelerator_entry(e, entry, file, d);
       }
@@ -257,22 +259,29 @@ PipelineSpec parse_pipeline(const ConfigNode* node, const ConfigNode& top,
     fail("replicas", "replicas x micro_batches (" + std::to_string(p.replicas) + " x " +
                          std::to_string(p.micro_batches) + ") must divide training.batch_size (" +
                          std::to_string(batch) + ")");
+  // The schedule lays out one replica: its devices are the system's over the replicas.
+  const int per_replica = devices / p.replicas;
+  const std::string on = p.replicas > 1 ? std::to_string(per_replica) + " devices (each of " +
+                                              std::to_string(p.replicas) + " replicas)"
+                                        : std::to_string(devices) + " devices";
   PipelineLayout layout;
   try {
-    layout = schedule_named(p.schedule).layout({devices / p.replicas, p.micro_batches, p.chunks});
+    layout = schedule_named(p.schedule).layout({per_replica, p.micro_batches, p.chunks});
   } catch (const UserError& e) {
-    fail("schedule", e.what());
+    fail("schedule", std::string(e.what()) + (p.replicas > 1 ? ", on " + on + " of the system's " +
+                                                                   std::to_string(devices)
+                                                             : std::string()));
   }
   const int layers = static_cast<int>(spec.network.layers.size());
   if (layout.stages > layers)
-    fail("schedule", "schedule " + p.schedule + " on " + std::to_string(devices) +
-                         " devices needs " + std::to_string(layout.stages) +
-                         " stages, more than the network's " + std::to_string(layers) + " layers");
+    fail("schedule", "schedule " + p.schedule + " on " + on + " needs " +
+                         std::to_string(layout.stages) + " stages, more than the network's " +
+                         std::to_string(layers) + " layers");
   if (!p.stages.empty()) {
     if (static_cast<int>(p.stages.size()) != layout.stages)
       fail("stages", std::to_string(p.stages.size()) + " layer ranges given, but schedule " +
-                         p.schedule + " on " + std::to_string(devices) + " devices has " +
-                         std::to_string(layout.stages) + " stages");
+                         p.schedule + " on " + on + " has " + std::to_string(layout.stages) +
+                         " stages");
     int next = 0;
     for (std::size_t i = 0; i < p.stages.size(); ++i) {
       const auto [first, last] = p.stages[i];

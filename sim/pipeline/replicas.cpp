@@ -1,6 +1,7 @@
 #include "sim/pipeline/replicas.h"
 
 #include <stdexcept>
+#include <vector>
 
 namespace trainsim {
 
@@ -27,25 +28,35 @@ DeviceOrders replicate_orders(const TaskGraph& base, const DeviceOrders& orders,
     if (i < 0) throw std::logic_error("replicated pipeline: a task has no copy");
     return i;
   };
+  // A gradient marker one replica lacks goes right after the last task it waits for, so the
+  // all-reduce of a stage starts as soon as its gradients are complete (an interleaved
+  // device's earlier chunk while it still computes a later one's backward).
+  std::vector<int> missing(g.size(), 0);  // marker -> its inputs not yet in an order
+  if (!base.replicated())
+    for (std::size_t i = 0; i < g.size(); ++i)
+      if (g.task(static_cast<int>(i)).pass == Pass::kGradDone)
+        missing[i] = static_cast<int>(g.deps(static_cast<int>(i)).size());
   for (int r = 0; r < replicas; ++r)
     for (int d = 0; d < devices; ++d) {
       std::vector<int>& o = out[static_cast<std::size_t>(d + r * devices)];
+      auto put = [&](int i) {
+        o.push_back(must(i));
+        if (base.replicated()) return;
+        for (int u : g.users(i))
+          if (g.task(u).pass == Pass::kGradDone && --missing[static_cast<std::size_t>(u)] == 0)
+            o.push_back(u);
+      };
       for (int i : orders[static_cast<std::size_t>(d)]) {
         const Task& t = base.task(i);
         const int pipe = t.pipe + r * pipes;
         switch (t.pass) {
           case Pass::kUpdate:
-            // The gradient marker the all-reduce starts from, unless one replica had it too;
-            // the all-reduce's steps run beside compute, in no order.
-            if (!base.replicated())
-              o.push_back(must(g.find(Pass::kGradDone, t.batch, -1, t.stage, pipe)));
-            o.push_back(must(g.find(Pass::kUpdate, t.batch, -1, t.stage, pipe)));
-            break;
           case Pass::kGradDone:
-            o.push_back(must(g.find(Pass::kGradDone, t.batch, -1, t.stage, pipe)));
+            // The all-reduce's steps run beside compute, in no order.
+            put(g.find(t.pass, t.batch, -1, t.stage, pipe));
             break;
           default:
-            o.push_back(must(g.find(t.pass, t.batch, t.micro + r * micros, t.stage, pipe)));
+            put(g.find(t.pass, t.batch, t.micro + r * micros, t.stage, pipe));
         }
       }
     }

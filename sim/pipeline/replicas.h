@@ -16,8 +16,8 @@ PipelineLayout replicate_layout(const PipelineLayout& base, int replicas);
 
 /// The orders of `g` (built on replicate_layout(base.layout(), replicas) with the same
 /// batches) from `orders`, one replica's orders of `base`: each replica runs its copy of every
-/// task in the same order, and each update is preceded by its replica's
-/// gradient marker, which `base` (one replica) may not have.
+/// task in the same order; a gradient marker `base` lacks (one replica has no all-reduce) runs
+/// right after the last task whose gradients it waits for.
 DeviceOrders replicate_orders(const TaskGraph& base, const DeviceOrders& orders, const TaskGraph& g,
                               int replicas);
 

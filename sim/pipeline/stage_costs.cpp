@@ -7,6 +7,7 @@
 #include "sim/accel/accelerator_config.h"
 #include "sim/core/checked_span.h"
 #include "sim/core/error.h"
+#include "sim/devices/device_identity.h"
 #include "sim/pipeline/device_stage_costs.h"
 #include "sim/train/shape_only_run.h"
 
@@ -58,9 +59,6 @@ PricedWork PricedWork::times(std::int64_t n) const {
 
 namespace {
 
-// Devices cost their stages alike only when every figure of their accelerators agrees (the
-// YAML the resolved config writes for them), not just their names: inline devices of one file
-// share a name.
 // Calls `add` for each pass whose recorded work makes up a task of `pass`: B is Bd and W; the
 // bookkeeping tasks (gradient marker, all-reduce steps) have none.
 template <class Add>
@@ -76,12 +74,6 @@ void for_recorded_passes(Pass pass, Add add) {
     default:
       add(pass);
   }
-}
-
-bool same_device(const DeviceSpec& a, const DeviceSpec& b) {
-  if (a.model || b.model) return a.model == b.model;  // one entry's copies share the spec
-  return a.dataflow == b.dataflow &&
-         accelerator_yaml(a.accelerator) == accelerator_yaml(b.accelerator);
 }
 
 }  // namespace

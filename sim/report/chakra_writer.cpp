@@ -137,15 +137,28 @@ ChakraCounts write_chakra_traces(const std::string& dir, const std::string& pref
       ++counts.recv[static_cast<std::size_t>(t.device)];
     }
     const int kind = run.kinds[static_cast<std::size_t>(t.batch)];
-    const auto work = model.costs().stage_work(
-        t.device, kind_micro, kind, first[static_cast<std::size_t>(t.stage)],
-        first[static_cast<std::size_t>(t.stage) + 1], t.pass);
-    OpStats stats;
-    for (const OpTotals& w : work) stats += w.stats;
-    const std::uint64_t read_bytes =
-        stats.dram_read_bytes[0] + stats.dram_read_bytes[1] + stats.dram_read_bytes[2];
-    const std::uint64_t write_bytes =
-        stats.dram_write_bytes[0] + stats.dram_write_bytes[1] + stats.dram_write_bytes[2];
+    const int first_layer = first[static_cast<std::size_t>(t.stage)];
+    const int last_layer = first[static_cast<std::size_t>(t.stage) + 1];
+    std::uint64_t macs = 0, read_bytes = 0, write_bytes = 0;
+    std::int64_t cycles = 0;
+    if (model.spec().system.devices[static_cast<std::size_t>(t.device)].model) {
+      // A device that prices its ops itself: its MACs and memory bytes, no cycles of a clock
+      // of trainsim's (its traffic is not split into reads and writes: loaded, as a whole).
+      const PricedWork w =
+          model.costs().stage_priced(t.device, kind_micro, kind, first_layer, last_layer, t.pass);
+      macs = static_cast<std::uint64_t>(w.macs);
+      read_bytes = static_cast<std::uint64_t>(std::llround(w.bytes));
+    } else {
+      OpStats stats;
+      for (const OpTotals& w :
+           model.costs().stage_work(t.device, kind_micro, kind, first_layer, last_layer, t.pass))
+        stats += w.stats;
+      macs = stats.macs;
+      read_bytes = stats.dram_read_bytes[0] + stats.dram_read_bytes[1] + stats.dram_read_bytes[2];
+      write_bytes =
+          stats.dram_write_bytes[0] + stats.dram_write_bytes[1] + stats.dram_write_bytes[2];
+      cycles = stats.cycles();
+    }
     if (read_bytes > 0) {
       NodeOut m;
       m.name = "load " + t.label();
@@ -162,9 +175,9 @@ ChakraCounts write_chakra_traces(const std::string& dir, const std::string& pref
     c.deps = deps;
     c.start_us = micros(time.start_ps);
     c.duration_us = micros(time.end_ps - time.start_ps);
-    c.attrs = {attr_u64("num_ops", 2 * stats.macs), attr_u64("tensor_size", read_bytes),
-               attr_i64("duration_ps", time.end_ps - time.start_ps),
-               attr_i64("cycles", stats.cycles()), attr_bool("is_cpu_op", false)};
+    c.attrs = {attr_u64("num_ops", 2 * macs), attr_u64("tensor_size", read_bytes),
+               attr_i64("duration_ps", time.end_ps - time.start_ps), attr_i64("cycles", cycles),
+               attr_bool("is_cpu_op", false)};
     std::uint64_t last = add(t.device, c);
     ++counts.comp[static_cast<std::size_t>(t.device)];
     if (write_bytes > 0) {

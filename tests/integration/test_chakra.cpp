@@ -174,3 +174,45 @@ TEST_CASE("Chakra traces of a pipeline run parse against the schema, node for ta
   CHECK(total_send == total_recv);
   CHECK(total_send > 0);
 }
+
+TEST_CASE("Chakra traces of a GPU stage carry its work", "[chakra][pipeline][devices]") {
+  require_dataset("fashion-mnist");
+  const std::string dir = fresh_dir("chakra-gpu");
+  write_file(dir + "/exp.yaml",
+             "name: pipe\nnetwork: lenet5\nnumerics: none\n"
+             "dataset: {name: fashion-mnist, train_limit: 640, test_limit: 100}\n"
+             "training: {epochs: 1, batch_size: 64}\naccelerator: adagp_ws180\n"
+             "system: ws180_v100_chain\npipeline: {micro_batches: 4}\n");
+  const auto r = run_trainsim(
+      {"run", dir + "/exp.yaml", "--out", dir + "/out", "--quiet", "--chakra", dir + "/et"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  // The V100 (device 1) prices its ops itself: its compute nodes still count their operations
+  // and its memory traffic still appears as memory nodes.
+  const std::string data = read_file(dir + "/et/pipe.1.et");
+  Reader stream{data};
+  std::vector<std::string> messages;
+  while (stream.pos < data.size()) messages.push_back(stream.bytes());
+  REQUIRE(messages.size() > 1);
+  const auto attrs = attr_fields();
+  int memory = 0, compute_with_ops = 0;
+  for (std::size_t m = 1; m < messages.size(); ++m) {
+    std::uint64_t type = 0, ops = 0;
+    for (const Field& f : parse(messages[m], kNodeFields)) {
+      if (f.number == 3) type = f.value;
+      if (f.number == 10) {
+        std::string name;
+        std::uint64_t value = 0;
+        for (const Field& a : parse(f.bytes, attrs)) {
+          if (a.number == 1) name = a.bytes;
+          if (a.wire == 0) value = a.value;
+        }
+        if (name == "num_ops") ops = value;
+      }
+    }
+    if (type == 2 || type == 3) ++memory;
+    if (type == 4 && ops > 0) ++compute_with_ops;
+  }
+  CHECK(memory > 0);
+  CHECK(compute_with_ops > 0);
+}

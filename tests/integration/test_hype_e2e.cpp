@@ -168,6 +168,26 @@ TEST_CASE("A hype: over a system's devices is the hype: that names them", "[hype
         b["iteration"]);
 }
 
+TEST_CASE("A hype: over a named system keeps a note about its unused links", "[hype][cli]") {
+  // A preset system, overridden or not: its topology and links are the file's, unused.
+  const std::string dir = fresh_dir("hype-over-named-system");
+  const std::string exp =
+      write_experiment(dir,
+                       "name: hs\nnumerics: none\nnetwork: lenet5\ndataset: {name: fashion-mnist}\n"
+                       "training: {epochs: 1, batch_size: 64}\nsystem: ws180_v100_chain\n"
+                       "hype: {policy: energy}\n");
+  for (const std::vector<std::string>& extra :
+       {std::vector<std::string>{},
+        std::vector<std::string>{"--set", "system.devices.1.count=2"}}) {
+    std::vector<std::string> args = {"validate", exp};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const auto r = run_trainsim(args);
+    INFO(r.err);
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.out + r.err, Catch::Contains("topology and links are unused under hype:"));
+  }
+}
+
 TEST_CASE("Bad hype systems fail with one line and no output", "[hype][cli]") {
   const std::string dir = fresh_dir("hype-errors");
   struct Case {
@@ -209,6 +229,13 @@ TEST_CASE("Bad hype systems fail with one line and no output", "[hype][cli]") {
       {"hype: {policy: energy}\nsystem: {devices: [{device: v100, count: 2}, "
        "{device: s10_gx2500, count: 3}]}",
        "do not divide"},
+      // Kinds are devices, not names: one accelerator with two dataflows is two kinds.
+      {"hype: {policy: energy}\nsystem: {devices: [{accelerator: adagp_ws180}, "
+       "{accelerator: adagp_ws180, dataflow: os}, {accelerator: adagp_ws180}]}",
+       "3 kinds"},
+      // A pipeline: block beside hype: is unused, but still checked.
+      {"hype: {policy: energy}\nsystem: {devices: [{device: v100}]}\npipeline: {replicas: 0}",
+       "pipeline.replicas"},
       {"hype: {policy: energy}\nsystem: {devices: [{device: {kind: fpga, clock_mhz: 1000,\n"
        "  memory_gbps: 14.9, resources: {dsp: 5000, ram_blocks: 9000, ram_block_bytes: 2048},\n"
        "  power: {static_w: 10, dynamic_max_w: 33},\n"

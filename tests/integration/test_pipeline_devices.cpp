@@ -139,6 +139,28 @@ TEST_CASE("Stages are balanced on each stage's own device", "[pipeline][devices]
   CHECK(automatic["totals"]["train_seconds"].get<double>() <= best * 1.05);
 }
 
+TEST_CASE("A device file is found from the experiment's folder and resolved for good",
+          "[pipeline][devices]") {
+  require_dataset("fashion-mnist");
+  const std::string dir = fresh_dir("pipeline-devices-relative");
+  write_file(dir + "/my_v100.yaml",
+             read_file(std::string(TRAINSIM_SOURCE_DIR) + "/configs/devices/v100.yaml"));
+  const std::string exp = write_experiment(
+      dir, lenet_body("system: {devices: [{device: adagp_ws180}, {device: my_v100.yaml}]}\n"));
+  // From another working directory: the file is next to the experiment, not here.
+  const std::string elsewhere = fresh_dir("pipeline-devices-relative-cwd");
+  const auto r = run_trainsim_in(elsewhere, {"run", exp, "--out", dir + "/out", "--quiet"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  // config.resolved.yaml names the file by an absolute path: it runs from anywhere.
+  const auto again = run_trainsim_in(
+      fresh_dir("pipeline-devices-relative-cwd2"),
+      {"run", dir + "/out/config.resolved.yaml", "--out", dir + "/again", "--quiet"});
+  INFO(again.err);
+  REQUIRE(again.exit_code == 0);
+  CHECK(read_file(dir + "/again/stats.json").find("\"my_v100\"") != std::string::npos);
+}
+
 TEST_CASE("Bad device entries: one line, exit 2, no output", "[pipeline][devices][errors]") {
   struct Case {
     std::string system;
@@ -154,6 +176,8 @@ TEST_CASE("Bad device entries: one line, exit 2, no output", "[pipeline][devices
        {"pipeline.replicas", "must divide the system's 3"}},
       {"{devices: 4}\npipeline: {replicas: 2, micro_batches: 64}",
        {"pipeline.replicas", "2 x 64", "must divide training.batch_size"}},
+      {"{devices: 4}\npipeline: {replicas: 4, schedule: chimera}",
+       {"even number of devices (got 1)", "on 1 devices (each of 4 replicas) of the system's 4"}},
       // An FPGA with a GEMM kernel only cannot hold a stage with pooling and activations.
       {"{devices: [{accelerator: adagp_ws180}, {device: gemm_only_fpga.yaml}]}",
        {"system.devices.1", "has no kernel for"}},

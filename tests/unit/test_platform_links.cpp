@@ -205,3 +205,35 @@ TEST_CASE("A ring all-reduce over p replicas takes 2(p-1)/p S/B + 2(p-1) latenci
     CHECK(pj == static_cast<double>(bytes) * 8 * 3);
   }
 }
+
+TEST_CASE("A stuck all-reduce is traced back to the task that holds it", "[platform][replicas]") {
+  // Two replicas of a 1-stage pipeline; replica 0's device runs its update before the gradient
+  // marker its all-reduce starts from: the ring's steps (in no order) can never run.
+  const PipelineLayout base = straight_layout({1, 1, 1});
+  GraphSpec spec;
+  spec.micro_batches = 1;
+  spec.batches = {BatchKind::kBackprop};
+  spec.micro_batches = 2;
+  const TaskGraph g(replicate_layout(base, 2), spec);
+  DeviceOrders orders(2);
+  for (int r = 0; r < 2; ++r) {
+    auto& o = orders[static_cast<std::size_t>(r)];
+    o = {g.find(Pass::kForward, 0, r, 0, r), g.find(Pass::kBackward, 0, r, 0, r)};
+    const int done = g.find(Pass::kGradDone, 0, -1, 0, r);
+    const int update = g.find(Pass::kUpdate, 0, -1, 0, r);
+    if (r == 0)
+      o.insert(o.end(), {update, done});
+    else
+      o.insert(o.end(), {done, update});
+  }
+  try {
+    check_orders(g, orders);
+    FAIL("the orders cannot finish");
+  } catch (const StuckError& e) {
+    const std::string what = e.what();
+    INFO(what);
+    CHECK(what.find("dev0 waits in 'U b0 s0 r0' for 'R b0 k1 s0 r0' on dev0 (beside compute)") !=
+          std::string::npos);
+    CHECK(what.find("'G b0 s0 r0' on dev0, ordered after 'U b0 s0 r0' there") != std::string::npos);
+  }
+}
