@@ -86,7 +86,8 @@ std::string stages_csv(const SystemRunData& r) {
   const int micro = m.micro_size();
   CsvTable csv({"stage", "layers", "devices", "forward_cycles", "backward_data_cycles",
                 "backward_weight_cycles", "update_cycles", "activation_bytes_per_sample",
-                "weight_bytes", "boundary_bytes_per_micro_batch"});
+                "weight_bytes", "boundary_bytes_per_micro_batch", "forward_seconds",
+                "backward_data_seconds", "backward_weight_seconds", "update_seconds"});
   const PipelineLayout& l = m.layout();
   for (int s = 0; s < l.stages; ++s) {
     const int d = l.device(0, s);
@@ -98,6 +99,11 @@ std::string stages_csv(const SystemRunData& r) {
       if (!clocked) return std::string();
       const auto w = m.costs().stage_work(d, micro, kCostBackprop, a, b, p);
       return std::to_string(w[0].stats.cycles() + w[1].stats.cycles());
+    };
+    // Seconds on every kind of device: the task's duration (units side by side take the
+    // longer of the two).
+    auto seconds = [&](Pass p) {
+      return static_cast<double>(m.costs().stage_ps(d, micro, kCostBackprop, a, b, p)) * 1e-12;
     };
     Task probe;
     probe.stage = s;
@@ -112,7 +118,11 @@ std::string stages_csv(const SystemRunData& r) {
         .cell(cycles(Pass::kUpdate))
         .cell(m.stage_activation_bytes(s))
         .cell(m.stage_weight_bytes(s))
-        .cell(s + 1 < l.stages ? m.edge_bytes(probe, EdgeData::kActivation, micro) : 0);
+        .cell(s + 1 < l.stages ? m.edge_bytes(probe, EdgeData::kActivation, micro) : 0)
+        .num("%.9g", seconds(Pass::kForward))
+        .num("%.9g", seconds(Pass::kBackwardData))
+        .num("%.9g", seconds(Pass::kBackwardWeight))
+        .num("%.9g", seconds(Pass::kUpdate));
   }
   return csv.text();
 }

@@ -106,6 +106,12 @@ TEST_CASE("An accelerator stage beside a GPU costs what it costs beside an accel
   REQUIRE(stage_rows.size() == 2);
   CHECK(!stage_rows[0].at("forward_cycles").empty());
   CHECK(stage_rows[1].at("forward_cycles").empty());
+  // Seconds on both: the accelerator's at its 1 GHz clock, the GPU's from its model.
+  CHECK(std::stod(stage_rows[0].at("forward_seconds")) ==
+        Approx(std::stod(stage_rows[0].at("forward_cycles")) * 1e-9).epsilon(1e-8));
+  for (const char* pass :
+       {"forward_seconds", "backward_data_seconds", "backward_weight_seconds", "update_seconds"})
+    CHECK(std::stod(stage_rows[1].at(pass)) > 0);
   const auto device_rows = csv_rows(read_file(dir + "/mixed/devices.csv"));
   REQUIRE(device_rows.size() == 2);
   CHECK(device_rows[1].at("dataflow") == "gpu");
