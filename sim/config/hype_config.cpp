@@ -192,6 +192,15 @@ HypeSpec parse_hype(const ConfigNode& node, const std::string& experiment_path,
   } else if (hype_policy_info(s.policy).needs_power_cap) {
     m.node().fail("policy " + s.policy + " needs power_cap_w");
   }
+  // A policy that scales the GPU's clock needs a GPU that has one (a GPU model; trainsim's
+  // accelerators and the FPGA kernels run at one clock).
+  if (hype_policy_info(s.policy).scales_clock && !s.gpu->build()->at_clock(1.0, 1.0)) {
+    const std::string what = "policy " + s.policy + " scales the GPUs' clock, and device '" +
+                             s.gpu->name + "' (" + s.gpu_key + ", kind " + s.gpu->kind +
+                             ") has none to scale";
+    if (auto v = m.get("policy")) v->fail(what);
+    m.node().fail(what);
+  }
   return s;
 }
 

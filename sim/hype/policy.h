@@ -85,6 +85,8 @@ struct PolicyInfo {
   std::vector<std::string> aliases;
   bool needs_power_cap = false;  ///< `hype.power_cap_w` required
   std::unique_ptr<HypePolicy> (*make)(const PolicyParams&);
+  /// It scales the GPU's clock: the GPU must be of a kind that has one (DeviceModel::at_clock).
+  bool scales_clock = false;
 };
 
 /// Every policy, in a fixed order.

@@ -29,7 +29,8 @@ const std::vector<PolicyInfo>& hype_policies() {
        "the last period's average power is over hype.power_cap_w and up below it",
        {},
        true,
-       make_dvfs_policy},
+       make_dvfs_policy,
+       /*scales_clock=*/true},
   };
   return all;
 }

@@ -233,6 +233,10 @@ TEST_CASE("Bad hype systems fail with one line and no output", "[hype][cli]") {
       {"hype: {policy: energy}\nsystem: {devices: [{accelerator: adagp_ws180}, "
        "{accelerator: adagp_ws180, dataflow: os}, {accelerator: adagp_ws180}]}",
        "3 kinds"},
+      // DVFS scales the GPUs' clock: trainsim's accelerator has none to scale.
+      {"hype: {gpu: adagp_ws180, policy: dvfs, power_cap_w: 100}", "has none to scale"},
+      {"hype: {policy: dvfs, power_cap_w: 100}\nsystem: {devices: [{device: adagp_ws180}]}",
+       "(system.devices.0, kind accelerator) has none to scale"},
       // A pipeline: block beside hype: is unused, but still checked.
       {"hype: {policy: energy}\nsystem: {devices: [{device: v100}]}\npipeline: {replicas: 0}",
        "pipeline.replicas"},
