@@ -9,17 +9,9 @@
 #include <vector>
 
 #include "sim/core/aligned.h"
+#include "sim/spec/shape.h"
 
 namespace trainsim {
-
-/// Per-sample shape: channels, height, width.
-struct Shape {
-  int c = 1, h = 1, w = 1;
-  std::int64_t size() const { return static_cast<std::int64_t>(c) * h * w; }
-  bool operator==(const Shape& o) const { return c == o.c && h == o.h && w == o.w; }
-  bool operator!=(const Shape& o) const { return !(*this == o); }
-  std::string str() const;
-};
 
 /// Tensor storage: 64-byte aligned so results do not depend on where malloc put a buffer.
 template <typename T>

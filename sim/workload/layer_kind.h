@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/nn/tensor.h"
+#include "sim/spec/shape.h"
 #include "sim/spec/specs.h"
 #include "sim/workload/lowering.h"
 #include "sim/workload/net_shape.h"

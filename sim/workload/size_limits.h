@@ -18,7 +18,7 @@
 #include <initializer_list>
 #include <string>
 
-#include "sim/nn/tensor.h"
+#include "sim/spec/shape.h"
 #include "sim/spec/specs.h"
 
 namespace trainsim {

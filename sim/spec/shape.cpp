@@ -1,4 +1,4 @@
-#include "sim/nn/tensor.h"
+#include "sim/spec/shape.h"
 
 namespace trainsim {
 
