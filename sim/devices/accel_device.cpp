@@ -16,10 +16,14 @@ std::unique_ptr<DeviceModel> AccelDeviceSpec::build() const {
 }
 
 double AccelDeviceSpec::static_w() const {
-  const EnergyTable& t = accelerator.energy;
+  return accelerator_static_w(accelerator, 0);
+}
+
+double accelerator_static_w(const AcceleratorSpec& acc, std::int64_t extra_pes) {
+  const EnergyTable& t = acc.energy;
   // pJ per ns is mW.
-  return (static_cast<double>(accelerator.pes()) * t.leakage_per_pe_ns +
-          accelerator.buffer_kib() * t.leakage_per_kib_ns) *
+  return (static_cast<double>(acc.pes() + extra_pes) * t.leakage_per_pe_ns +
+          acc.buffer_kib() * t.leakage_per_kib_ns) *
          1e-3;
 }
 

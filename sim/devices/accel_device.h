@@ -25,6 +25,11 @@ struct AccelDeviceSpec final : DeviceModelSpec {
   double static_w() const;
 };
 
+/// Leakage of an accelerator's array, `extra_pes` more PEs (a technique's own array) and its
+/// buffer, W, from its energy table's per-PE and per-KiB figures (in pJ per ns; a table in
+/// other units gives no watts).
+double accelerator_static_w(const AcceleratorSpec& acc, std::int64_t extra_pes);
+
 class AccelDeviceModel final : public DeviceModel {
  public:
   explicit AccelDeviceModel(const AccelDeviceSpec& spec);

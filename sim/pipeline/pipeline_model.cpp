@@ -1,8 +1,10 @@
 #include "sim/pipeline/pipeline_model.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "sim/core/error.h"
+#include "sim/devices/accel_device.h"
 #include "sim/pipeline/replicas.h"
 #include "sim/techniques/technique.h"
 #include "sim/train/shape_only_run.h"
@@ -63,6 +65,21 @@ PipelineModel::PipelineModel(const ExperimentSpec& spec, const NetShape& shape)
   }
   peak_bytes_.assign(static_cast<std::size_t>(layout_.devices), 0);
   peak_inflight_.assign(static_cast<std::size_t>(layout_.devices), 0);
+  // Each device kind's idle draw: a model's own figure; an accelerator's leakage (its array,
+  // a technique's own array, its buffer) when its table gives watts.
+  for (int d = 0; d < layout_.devices; ++d) {
+    const DeviceSpec& dev = spec.system.devices[static_cast<std::size_t>(d)];
+    double w = std::numeric_limits<double>::quiet_NaN();
+    if (dev.model) {
+      w = costs_.model_static_w(d);
+    } else if (dev.accelerator.energy.unit == "pJ") {
+      const TechniqueHardware hw = technique_hardware(
+          spec.sim.technique, shape, static_cast<int>(dev.accelerator.word_bytes()));
+      w = accelerator_static_w(dev.accelerator,
+                               hw.own_array() ? own_array_spec(hw, dev.accelerator).pes() : 0);
+    }
+    static_w_.push_back(w);
+  }
 }
 
 std::int64_t PipelineModel::task_ps(const Task& t, int micro, int cost_kind) {
@@ -292,6 +309,9 @@ PipelineEpoch PipelineModel::epoch(const std::vector<int>& kinds, std::int64_t r
 
 void PipelineModel::price_work(PipelineEpoch& e) const {
   e.device_energy.assign(static_cast<std::size_t>(layout_.devices), 0);
+  e.idle_energy_pj.assign(static_cast<std::size_t>(layout_.devices), 0);
+  for (std::size_t d = 0; d < static_w_.size(); ++d)
+    e.idle_energy_pj[d] = static_w_[d] * std::max(0.0, e.time_s - e.busy_s[d]) * 1e12;
   for (int d = 0; d < layout_.devices; ++d) {
     const auto i = static_cast<std::size_t>(d);
     const DeviceSpec& dev = spec_.system.devices[i];

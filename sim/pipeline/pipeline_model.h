@@ -49,6 +49,9 @@ struct PipelineEpoch {
   /// Per device, pJ for devices with a model, the accelerator's energy-table unit otherwise:
   /// set by PipelineModel::price_work().
   std::vector<double> device_energy;
+  /// Per device, pJ: its static power over the time it was idle (not in device_energy, whose
+  /// figures are its work's); NaN for an accelerator whose energy table is not in pJ.
+  std::vector<double> idle_energy_pj;
   std::vector<LinkTotals> channels;  ///< per channel
 };
 
@@ -135,6 +138,7 @@ class PipelineModel {
   std::array<bool, 3> backprop_kind_{{true, true, false}};  // by cost kind
   std::vector<std::int64_t> peak_bytes_;
   std::vector<int> peak_inflight_;
+  std::vector<double> static_w_;  // per device; NaN: not in watts
 };
 
 }  // namespace trainsim

@@ -159,6 +159,13 @@ std::array<OpTotals, 2> StageCosts::stage_work(int device, int micro, int cost_k
   return sum;
 }
 
+double StageCosts::model_static_w(int device) {
+  const int cls = device_class_[static_cast<std::size_t>(device)];
+  std::unique_ptr<DeviceModel>& model = models_[cls];
+  if (!model) model = spec_.system.devices[static_cast<std::size_t>(cls)].model->build();
+  return model->static_w();
+}
+
 PricedWork StageCosts::stage_priced(int device, int micro, int cost_kind, int first, int last,
                                     Pass pass) {
   const LayerWork& w = work(device, micro, cost_kind);

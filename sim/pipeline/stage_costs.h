@@ -69,6 +69,8 @@ class StageCosts {
   /// The summed work of `pass` over layers [first, last) on `device`.
   std::array<OpTotals, 2> stage_work(int device, int micro, int cost_kind, int first, int last,
                                      Pass pass);
+  /// Power a device with a model (DeviceSpec::model) draws while idle, W.
+  double model_static_w(int device);
   /// The same for a device with a model (DeviceSpec::model): what it priced.
   PricedWork stage_priced(int device, int micro, int cost_kind, int first, int last, Pass pass);
   /// Picoseconds for that work on the device (the two units side by side if it has two).

@@ -134,7 +134,8 @@ std::string devices_csv(const SystemRunData& r) {
   const std::string unit = device_energy_unit(spec);
   CsvTable csv({"device", "accelerator", "dataflow", "stages", "busy_seconds", "idle_seconds",
                 "idle_fraction", "peak_inflight_micro_batches", "peak_activation_bytes",
-                "weight_bytes", "macs", "dram_bytes", energy_column("energy", unit), "util"});
+                "weight_bytes", "macs", "dram_bytes", energy_column("energy", unit), "util",
+                "idle_energy_pj"});
   for (int d = 0; d < m.layout().devices; ++d) {
     const DeviceSpec& dev = spec.system.devices[static_cast<std::size_t>(d)];
     std::string stages;
@@ -164,6 +165,11 @@ std::string devices_csv(const SystemRunData& r) {
     else
       csv.num("%.6f",
               cycles > 0 ? macs / (static_cast<double>(dev.accelerator.pes()) * cycles) : 0);
+    const double idle_pj = t.idle_energy_pj[static_cast<std::size_t>(d)];
+    if (std::isnan(idle_pj))
+      csv.cell("");  // an energy table not in pJ gives no watts
+    else
+      csv.num("%.6e", idle_pj);
   }
   return csv.text();
 }
@@ -288,7 +294,8 @@ std::string system_stats_json(const SystemRunData& r) {
          {"weight_bytes", m.device_weight_bytes(d)},
          {"macs", device_macs(spec, t, d)},
          {"dram_bytes", device_memory_bytes(spec, t, d)},
-         {"energy", device_energy(t, d)}});
+         {"energy", device_energy(t, d)},
+         {"idle_energy_pj", t.idle_energy_pj[static_cast<std::size_t>(d)]}});
   }
   const auto& channels = m.net().channels();
   for (std::size_t c = 0; c < channels.size(); ++c)

@@ -96,6 +96,11 @@ TEST_CASE("An accelerator stage beside a GPU costs what it costs beside an accel
   CHECK(mixed["devices"][0]["kind"] == "accelerator");
   CHECK(mixed["devices"][1]["kind"] == "gpu");
   CHECK(mixed["devices"][1]["macs"].get<double>() == same["devices"][1]["macs"].get<double>());
+  // Idle time is priced apart, at each device's static power: the V100's 39 W
+  // (configs/devices/v100.yaml), the accelerator's leakage.
+  CHECK(mixed["devices"][1]["idle_energy_pj"].get<double>() ==
+        Approx(39.0 * mixed["devices"][1]["idle_seconds"].get<double>() * 1e12).epsilon(1e-9));
+  CHECK(mixed["devices"][0]["idle_energy_pj"].get<double>() > 0);
   CHECK(mixed["totals"]["device_energy_unit"] == "pJ");
   CHECK(mixed["totals"]["device_energy"].get<double>() ==
         Approx(mixed["devices"][0]["energy"].get<double>() +
