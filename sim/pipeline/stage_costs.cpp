@@ -99,9 +99,7 @@ const LayerWork& StageCosts::work(int device, int micro, int cost_kind) {
   if (it != cache_.end()) return it->second;
   const DeviceSpec& dev = spec_.system.devices[static_cast<std::size_t>(cls)];
   if (dev.model) {
-    std::unique_ptr<DeviceModel>& model = models_[cls];
-    if (!model) model = dev.model->build();
-    return cache_.emplace(key, priced_layer_work(spec_, *model, dev.where, micro, cost_kind))
+    return cache_.emplace(key, priced_layer_work(spec_, model_of(cls), dev.where, micro, cost_kind))
         .first->second;
   }
   // One session per device kind and micro-batch size for every kind of batch: its cost
@@ -159,11 +157,14 @@ std::array<OpTotals, 2> StageCosts::stage_work(int device, int micro, int cost_k
   return sum;
 }
 
-double StageCosts::model_static_w(int device) {
-  const int cls = device_class_[static_cast<std::size_t>(device)];
+DeviceModel& StageCosts::model_of(int cls) {
   std::unique_ptr<DeviceModel>& model = models_[cls];
   if (!model) model = spec_.system.devices[static_cast<std::size_t>(cls)].model->build();
-  return model->static_w();
+  return *model;
+}
+
+double StageCosts::model_static_w(int device) {
+  return model_of(device_class_[static_cast<std::size_t>(device)]).static_w();
 }
 
 PricedWork StageCosts::stage_priced(int device, int micro, int cost_kind, int first, int last,

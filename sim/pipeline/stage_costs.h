@@ -82,6 +82,7 @@ class StageCosts {
   std::vector<int> device_class_;  // device -> first device with the same accelerator
   // Devices with a model, by class: built once (a model memoizes its ops' costs).
   std::map<int, std::unique_ptr<DeviceModel>> models_;
+  DeviceModel& model_of(int cls);
   std::map<std::tuple<int, int, int>, LayerWork> cache_;
   struct Session {
     std::pair<int, int> key{-1, 0};        // device kind, micro-batch size
