@@ -8,15 +8,8 @@ namespace trainsim {
 
 using sc_core::sc_time;
 
-Accelerator::Accelerator(sc_core::sc_module_name name, DramChannel& dram, BufferPort& port)
-    : sc_module(name),
-      socket("socket"),
-      array_("array"),
-      buffer_("buffer"),
-      dma_("dma", dram),
-      port_(port) {
-  socket.register_b_transport(this, &Accelerator::b_transport);
-}
+Accelerator::Accelerator(const std::string& name, DramChannel& dram, BufferPort& port)
+    : array_(name + ".array"), dma_(dram), port_(port) {}
 
 void Accelerator::configure(const AcceleratorSpec& acc, const Dataflow& df, Fidelity fidelity) {
   acc_ = acc;
@@ -39,6 +32,20 @@ void Accelerator::b_transport(tlm::tlm_generic_payload& trans, sc_time& delay) {
     execute_fast(req, delay);
   totals_ += req.stats;
   trans.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+tlm::tlm_sync_enum Accelerator::nb_transport_fw(tlm::tlm_generic_payload& trans, tlm::tlm_phase&,
+                                                sc_time&) {
+  trans.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
+  return tlm::TLM_COMPLETED;
+}
+
+bool Accelerator::get_direct_mem_ptr(tlm::tlm_generic_payload&, tlm::tlm_dmi&) {
+  return false;  // an op is not memory: nothing to access directly
+}
+
+unsigned int Accelerator::transport_dbg(tlm::tlm_generic_payload&) {
+  return 0;
 }
 
 void Accelerator::execute_fast(OpRequest& req, sc_time& delay) {

@@ -1,6 +1,9 @@
 #pragma once
-// The accelerator top. Ops arrive as TLM-2.0 transactions on a loosely-timed target socket
-// (b_transport with delay annotation): the payload's data pointer carries an OpRequest.
+// The accelerator top. Ops arrive as TLM-2.0 loosely-timed transactions (b_transport with
+// delay annotation, the forward interface of a TLM target): the payload's data pointer
+// carries an OpRequest. The top is a plain object implementing that interface, not a module
+// with a bound socket: sockets can only be bound during elaboration, and a process builds
+// devices whenever a run needs one (models/sc_kernel.h).
 // We chose TLM LT over an sc_fifo of descriptors because in fast fidelity an op then costs
 // one function call and no context switch: the top computes the op's cost, books its DRAM
 // traffic on the shared channel at the caller's local time, and annotates the delay. That
@@ -11,8 +14,8 @@
 // memory model's schedule in SystemC time: the PE array clocked through the dataflow's
 // engine with the real operand values, tile by tile, and the DMA's transfers booked on the
 // shared channel as the schedule issues them (models/cycle_context.h).
-#include <tlm_utils/simple_target_socket.h>
 #include <memory>
+#include <string>
 #include <systemc>
 #include <tlm>
 
@@ -34,12 +37,11 @@ struct OpRequest {
   OpStats stats;               ///< filled by the accelerator (stall as measured)
 };
 
-class Accelerator : public sc_core::sc_module {
+class Accelerator final : public tlm::tlm_fw_transport_if<> {
  public:
-  tlm_utils::simple_target_socket<Accelerator> socket;
-
-  /// `dram` and `port` are shared with the system's other units.
-  Accelerator(sc_core::sc_module_name name, DramChannel& dram, BufferPort& port);
+  /// `dram` and `port` are shared with the device's other units; `name` prefixes the
+  /// array's signals in a waveform.
+  Accelerator(const std::string& name, DramChannel& dram, BufferPort& port);
   void configure(const AcceleratorSpec& acc, const Dataflow& df, Fidelity fidelity);
   void trace(sc_core::sc_trace_file* tf) { array_.trace(tf); }
 
@@ -50,8 +52,16 @@ class Accelerator : public sc_core::sc_module {
   Fidelity fidelity() const { return fidelity_; }
   CostModel& cost_model() { return *cost_; }
 
+  /// Executes the OpRequest `trans` carries, `delay` past the caller's local time, and adds
+  /// the op's time to `delay`.
+  void b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) override;
+  /// The rest of the interface: ops are only ever transported blocking.
+  tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& trans, tlm::tlm_phase& phase,
+                                     sc_core::sc_time& delay) override;
+  bool get_direct_mem_ptr(tlm::tlm_generic_payload& trans, tlm::tlm_dmi& dmi) override;
+  unsigned int transport_dbg(tlm::tlm_generic_payload& trans) override;
+
  private:
-  void b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
   void execute_fast(OpRequest& req, sc_core::sc_time& delay);
   void execute_cycle(OpRequest& req, sc_core::sc_time& delay);
 

@@ -2,8 +2,7 @@
 
 namespace trainsim {
 
-DmaEngine::DmaEngine(sc_core::sc_module_name name, DramChannel& dram)
-    : sc_module(name), dram_(dram) {}
+DmaEngine::DmaEngine(DramChannel& dram) : dram_(dram) {}
 
 sc_core::sc_time DmaEngine::move(const sc_core::sc_time& issue, const OpStats& op) {
   count(op);

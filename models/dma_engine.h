@@ -11,9 +11,9 @@
 
 namespace trainsim {
 
-class DmaEngine : public sc_core::sc_module {
+class DmaEngine {
  public:
-  DmaEngine(sc_core::sc_module_name name, DramChannel& dram);
+  explicit DmaEngine(DramChannel& dram);
   /// Issues the op's DRAM traffic at `issue` as one request and counts it; returns when the
   /// last byte has arrived.
   sc_core::sc_time move(const sc_core::sc_time& issue, const OpStats& op);

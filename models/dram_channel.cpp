@@ -8,8 +8,7 @@ sc_core::sc_time clock_period(const AcceleratorSpec& acc) {
   return sc_core::sc_time(1000.0 / acc.clock_ghz, sc_core::SC_PS);
 }
 
-DramChannel::DramChannel(sc_core::sc_module_name name, const AcceleratorSpec& acc)
-    : SharedChannel(name) {
+DramChannel::DramChannel(const AcceleratorSpec& acc) {
   configure(acc);
 }
 
@@ -18,8 +17,7 @@ void DramChannel::configure(const AcceleratorSpec& acc) {
                            dram_blame(acc));
 }
 
-BufferPort::BufferPort(sc_core::sc_module_name name, const AcceleratorSpec& acc)
-    : SharedChannel(name) {
+BufferPort::BufferPort(const AcceleratorSpec& acc) {
   configure(acc);
 }
 

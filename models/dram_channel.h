@@ -9,7 +9,7 @@ namespace trainsim {
 
 class DramChannel : public SharedChannel {
  public:
-  DramChannel(sc_core::sc_module_name name, const AcceleratorSpec& acc);
+  explicit DramChannel(const AcceleratorSpec& acc);
   void configure(const AcceleratorSpec& acc);
   std::int64_t bytes_moved() const { return units_moved(); }
 };
@@ -18,7 +18,7 @@ class DramChannel : public SharedChannel {
 /// are words; unlimited unless buffer.port_words_per_cycle is set.
 class BufferPort : public SharedChannel {
  public:
-  BufferPort(sc_core::sc_module_name name, const AcceleratorSpec& acc);
+  explicit BufferPort(const AcceleratorSpec& acc);
   void configure(const AcceleratorSpec& acc);
 };
 

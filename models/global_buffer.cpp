@@ -2,8 +2,6 @@
 
 namespace trainsim {
 
-GlobalBuffer::GlobalBuffer(sc_core::sc_module_name name) : sc_module(name) {}
-
 void GlobalBuffer::configure(const AcceleratorSpec& acc) {
   acc_ = &acc;
   accesses_ = AccessCounts{};

@@ -5,8 +5,6 @@
 
 namespace trainsim {
 
-PeArray::PeArray(sc_core::sc_module_name name) : sc_module(name) {}
-
 void PeArray::configure(const AcceleratorSpec& acc) {
   period_ = clock_period(acc);
   busy_cycles_ = 0;
@@ -39,9 +37,9 @@ void PeArray::run_clocked(ArrayEngine& engine) {
 
 void PeArray::trace(sc_core::sc_trace_file* tf) {
   traced_ = true;
-  sc_core::sc_trace(tf, busy_, std::string(name()) + ".busy");
-  sc_core::sc_trace(tf, active_pes_, std::string(name()) + ".active_pes");
-  sc_core::sc_trace(tf, fold_, std::string(name()) + ".fold");
+  sc_core::sc_trace(tf, busy_, name_ + ".busy");
+  sc_core::sc_trace(tf, active_pes_, name_ + ".active_pes");
+  sc_core::sc_trace(tf, fold_, name_ + ".fold");
 }
 
 }  // namespace trainsim

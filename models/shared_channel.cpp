@@ -8,8 +8,6 @@ namespace trainsim {
 
 using sc_core::sc_time;
 
-SharedChannel::SharedChannel(sc_core::sc_module_name name) : sc_module(name) {}
-
 void SharedChannel::configure(double units_per_cycle, std::int64_t latency_cycles, sc_time period,
                               const SpanBlame& blame) {
   period_ = period;

@@ -11,9 +11,8 @@
 
 namespace trainsim {
 
-class SharedChannel : public sc_core::sc_module {
+class SharedChannel {
  public:
-  explicit SharedChannel(sc_core::sc_module_name name);
   /// units_per_cycle <= 0: unlimited (transfers complete at once, after the latency).
   /// `blame` names the key a transfer's occupancy past 2^62 cycles is an error of.
   void configure(double units_per_cycle, std::int64_t latency_cycles, sc_core::sc_time period,

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "dataflows/registry.h"
-#include "models/system.h"
+#include "models/accel_node.h"
 #include "sim/accel/accelerator_config.h"
 #include "sim/accel/cost_model.h"
 #include "sim/accel/energy.h"
@@ -25,12 +25,11 @@ int main(int argc, char** argv) {
     Op op = Op::make_gemm({m, n, k}, OpRole::kForward);
     op.word_bits = acc.word_bits;
     const OpStats closed = evaluate_op(op, acc, df);
-    // The same op through the SystemC system (one kernel per process, reconfigurable).
-    SimSystem& sys = SimSystem::instance();
-    sys.configure(acc, df, Fidelity::kFast);
+    // The same op through a SystemC accelerator node.
+    AcceleratorNode node(acc, df, Fidelity::kFast);
     std::vector<OpRequest> batch(1);
     batch[0].op = op;
-    sys.run(batch);
+    node.run(batch);
     std::printf("%s %s gemm %lldx%lldx%lld: %lld cycles (closed form %lld), energy %.6g %s\n",
                 acc.name.c_str(), df.name().c_str(), static_cast<long long>(m),
                 static_cast<long long>(n), static_cast<long long>(k),

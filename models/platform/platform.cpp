@@ -7,9 +7,8 @@
 #include <systemc>
 
 #include "models/platform/stuck.h"
-#include "models/sc_asan.h"
+#include "models/sc_kernel.h"
 #include "models/sim_time.h"
-#include "models/system.h"
 #include "sim/core/interrupt.h"
 
 namespace trainsim {
@@ -60,8 +59,7 @@ class Run {
           sc_core::sc_spawn([this, c] { guarded([&] { deliver(static_cast<int>(c)); }); },
                             sc_core::sc_gen_unique_name("platform_link_rx"), &opts));
     }
-    sc_core::sc_start();
-    restore_main_stack_for_asan();
+    run_kernel();
     // After an error every process has returned (abandon()); nothing is left to kill.
     if (error_) std::rethrow_exception(error_);
     if (finished_devices_ != devices_.size()) {
@@ -117,7 +115,6 @@ class Run {
       check_interrupt();  // a batch sequence of many tasks
       while (waiting_[static_cast<std::size_t>(i)] > 0 && !error_) sc_core::wait(dev.input);
       if (error_) return;
-      const Task& t = g_.task(i);
       TaskTiming& timing = result_.tasks[static_cast<std::size_t>(i)];
       timing.start_ps = now_ps();
       const std::int64_t dur = w_.duration_ps[static_cast<std::size_t>(i)];
@@ -249,7 +246,7 @@ PlatformResult run_platform(const Interconnect& net, const PlatformWork& work) {
   check_orders(*work.graph, *work.orders);
   if (work.duration_ps.size() != work.graph->size())
     throw std::logic_error("platform: one duration per task expected");
-  SimSystem::instance().ensure_started();
+  prepare_kernel();
   auto run = std::make_unique<Run>(net, work);
   return run->execute();
 }

@@ -6,9 +6,8 @@
 // the tasks that need them: directly on the same device, otherwise as a transfer that
 // every channel along the route serialises at its bandwidth and delivers after its latency.
 //
-// SystemC elaborates modules once per process and trainsim's single-accelerator system
-// (models/system.h) is elaborated on first use, so the platform's processes are spawned
-// dynamically (sc_spawn) for each run and end with it: any number of devices and links, and
+// The processes are spawned (sc_spawn) for each run and end with it, on the one kernel every
+// device of the process shares (models/sc_kernel.h): any number of devices and links, and
 // runs with different systems in one process (trainsim compare).
 #include <cstdint>
 #include <functional>
@@ -47,8 +46,9 @@ struct PlatformResult {
 struct PlatformWork {
   const TaskGraph* graph = nullptr;
   const DeviceOrders* orders = nullptr;
-  /// Each task's duration, by TaskGraph index, computed before the run: costs may need
-  /// the single-accelerator system, which cannot run inside the platform's processes.
+  /// Each task's duration, by TaskGraph index, computed before the run: an accelerator
+  /// stage's costs come from its own SystemC node (models/accel_node.h), which runs the
+  /// kernel itself and so cannot run inside the platform's processes.
   std::vector<std::int64_t> duration_ps;
   /// Bytes an edge carries when its tasks are on different devices.
   std::function<std::int64_t(const Task& from, EdgeData data)> edge_bytes;

@@ -11,7 +11,7 @@
 #include "dataflows/registry.h"
 #include "mapping/bounds.h"
 #include "mapping/buffer_mapping.h"
-#include "models/system.h"
+#include "models/accel_node.h"
 #include "sim/accel/accelerator_config.h"
 #include "sim/accel/energy.h"
 #include "sim/accel/memory_model.h"
@@ -356,10 +356,9 @@ int cmd_layer(const std::vector<std::string>& args) {
   // Wall time covers the simulation only (not operand generation or the reference check),
   // so cycles / wall_seconds is the model's simulation speed.
   const auto t0 = std::chrono::steady_clock::now();
-  SimSystem& sys = SimSystem::instance();
-  sys.configure(acc, df, fidelity, vcd);
-  sys.run(batch);
-  sys.close_trace();
+  AcceleratorNode node(acc, df, fidelity, vcd);
+  node.run(batch);
+  node.close_trace();
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const OpStats& s = batch[0].stats;
   // One op is the whole record of this query: the accelerator prices its counts once.

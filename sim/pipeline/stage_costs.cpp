@@ -102,18 +102,11 @@ const LayerWork& StageCosts::work(int device, int micro, int cost_kind) {
     return cache_.emplace(key, priced_layer_work(spec_, model_of(cls), dev.where, micro, cost_kind))
         .first->second;
   }
-  // One session per device kind and micro-batch size for every kind of batch: its cost
-  // model's memo (the mapping searches) serves them all. Only the last one lives: a
-  // session configures the process's one SystemC accelerator when it is built, so another
-  // device's session in between would leave it timing on the wrong accelerator.
-  const DeviceSpec& d = spec_.system.devices[static_cast<std::size_t>(cls)];
-  Session& slot = session_;
-  if (!slot.session || slot.key != std::make_pair(cls, micro)) {
-    slot.session.reset();
-    slot.key = {cls, micro};
+  Session& slot = sessions_[{cls, micro}];
+  if (!slot.session) {
     slot.spec = std::make_unique<ExperimentSpec>(spec_);
-    slot.spec->sim.accelerator = d.accelerator;
-    slot.spec->sim.dataflow = d.dataflow;
+    slot.spec->sim.accelerator = dev.accelerator;
+    slot.spec->sim.dataflow = dev.dataflow;
     slot.spec->training.batch_size = micro;
     slot.session = std::make_unique<AcceleratorSession>(*slot.spec);
   }
@@ -122,7 +115,7 @@ const LayerWork& StageCosts::work(int device, int micro, int cost_kind) {
   emit_training_batch(*slot.spec, session, cost_kind, micro);
   LayerWork w;
   w.own_unit = session.own_unit();
-  w.clock_ghz = d.accelerator.clock_ghz;
+  w.clock_ghz = dev.accelerator.clock_ghz;
   const auto& roles = session.layer_roles(Phase::kTrain);
   w.layers.resize(roles.size());
   for (std::size_t l = 0; l < roles.size(); ++l)

@@ -84,12 +84,13 @@ class StageCosts {
   std::map<int, std::unique_ptr<DeviceModel>> models_;
   DeviceModel& model_of(int cls);
   std::map<std::tuple<int, int, int>, LayerWork> cache_;
+  // One session per accelerator class and micro-batch size, each on its own SystemC node:
+  // its cost model's memo (the mapping searches) and flush memo serve every kind of batch.
   struct Session {
-    std::pair<int, int> key{-1, 0};        // device kind, micro-batch size
     std::unique_ptr<ExperimentSpec> spec;  // the device's: the session keeps a reference
     std::unique_ptr<AcceleratorSession> session;
   };
-  Session session_;
+  std::map<std::pair<int, int>, Session> sessions_;
 };
 
 /// Stage boundaries for the layout's stages: explicit (spec.pipeline.stages) or balanced so

@@ -237,14 +237,14 @@ std::string run_stats_json(const ExperimentSpec& spec, const Dataset& data, Netw
   buffer += vector.buffer;
   j["units"]["global_buffer"] = {{"reads", buffer.total_reads()},
                                  {"writes", buffer.total_writes()}};
-  const BufferPort& port = session.system().buffer_port();
+  const BufferPort& port = session.node().buffer_port();
   j["units"]["buffer_port"] = {{"words", port.units_moved()},
                                {"limited", port.limited()},
                                {"busy_cycles", port.busy_cycles()},
                                {"contention_cycles", port.contention_cycles()}};
-  j["units"]["dram_channel"] = {{"bytes", session.system().dram().bytes_moved()},
-                                {"busy_cycles", session.system().dram().busy_cycles()},
-                                {"busy_fraction", busy(session.system().dram().busy_cycles())},
+  j["units"]["dram_channel"] = {{"bytes", session.node().dram().bytes_moved()},
+                                {"busy_cycles", session.node().dram().busy_cycles()},
+                                {"busy_fraction", busy(session.node().dram().busy_cycles())},
                                 {"stall_cycles", array.stall_cycles + vector.stall_cycles}};
   if (!epochs.empty()) {
     const RunEpoch& last = epochs.back();

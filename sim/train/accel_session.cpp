@@ -17,9 +17,8 @@ AcceleratorSession::AcceleratorSession(const ExperimentSpec& spec, const Dataflo
     : OpStream(spec, static_cast<OpSink&>(*this)),
       spec_(spec),
       dataflow_(dataflow ? dataflow : &dataflow_or_throw(spec.sim.dataflow)),
-      system_(SimSystem::instance()),
-      fidelity_(parse_fidelity(spec.sim.fidelity)) {
-  system_.configure(spec_.sim.accelerator, *dataflow_, fidelity_);
+      fidelity_(parse_fidelity(spec.sim.fidelity)),
+      node_(spec_.sim.accelerator, *dataflow_, fidelity_) {
   // Cycle fidelity computes each op's real outputs: every flush runs.
   memo_ = fidelity_ == Fidelity::kFast;
   residency_ =
@@ -29,7 +28,7 @@ AcceleratorSession::AcceleratorSession(const ExperimentSpec& spec, const Dataflo
   if (own_unit()) {
     const AcceleratorSpec unit = own_array_spec(hardware(), spec_.sim.accelerator);
     extra_pes_ = unit.pes();
-    system_.configure_second_unit(unit);
+    node_.configure_second_unit(unit);
   }
   for (auto& per_phase : layer_roles_) per_phase.resize(shape().size());
   layer_role_unit_.resize(shape().size());
@@ -56,10 +55,10 @@ void AcceleratorSession::take(const Op& op, int unit, bool discarded) {
 
 void AcceleratorSession::step(bool begin) {
   if (begin) {
-    step_begin_ = system_.cycles();
+    step_begin_ = node_.cycles();
     return;
   }
-  const std::int64_t c = system_.cycles() - step_begin_;
+  const std::int64_t c = node_.cycles() - step_begin_;
   step_cycles_ += c;
   epoch_step_cycles_ += c;
   ++steps_;
@@ -76,16 +75,16 @@ void AcceleratorSession::run_pending(bool whole_step) {
   if (residency_) {
     // Each unit has its own buffer; a second unit that shares the array runs its ops on the
     // main accelerator, after the main unit's.
-    planners_[0].plan(pending_[0], whole_step, system_.accelerator().cost_model());
-    Accelerator& second = own_unit() ? system_.second_unit() : system_.accelerator();
+    planners_[0].plan(pending_[0], whole_step, node_.accelerator().cost_model());
+    Accelerator& second = own_unit() ? node_.second_unit() : node_.accelerator();
     planners_[1].plan(pending_[1], whole_step, second.cost_model());
   }
   if (own_unit()) {
-    system_.run_parallel(pending_[0], pending_[1]);
+    node_.run_parallel(pending_[0], pending_[1]);
   } else {
     // A shared array runs the second unit's work after the main unit's.
-    system_.run(pending_[0]);
-    system_.run(pending_[1]);
+    node_.run(pending_[0]);
+    node_.run(pending_[1]);
   }
 }
 
@@ -94,7 +93,7 @@ void AcceleratorSession::flush(Phase phase, bool whole_step) {
   // The key: the ops in push order (each tagged with its unit), then whole_step, which
   // changes the residency plan.
   flush_key_.push_back(whole_step ? 1 : 0);
-  const SimSystem::Carried before = system_.carried();
+  const AcceleratorNode::Carried before = node_.carried();
   auto hit = memo_ ? flush_memo_.find(flush_key_) : flush_memo_.end();
   if (hit != flush_memo_.end()) {
     const FlushResult& f = hit->second;
@@ -103,12 +102,12 @@ void AcceleratorSession::flush(Phase phase, bool whole_step) {
       for (std::size_t k = 0; k < reqs.size(); ++k)
         reqs[k].stats = f.stats[static_cast<std::size_t>(u)][k];
     }
-    SimSystem::Carried after = before;
+    AcceleratorNode::Carried after = before;
     after.cycles += f.delta.cycles;
     for (std::size_t c = 0; c < after.channels.size(); ++c)
       for (std::size_t i = 0; i < after.channels[c].size(); ++i)
         after.channels[c][i] += f.delta.channels[c][i];
-    system_.restore(after);
+    node_.restore(after);
     ++flushes_replayed_;
   } else {
     run_pending(whole_step);
@@ -122,7 +121,7 @@ void AcceleratorSession::flush(Phase phase, bool whole_step) {
           OpStats& kept = f.stats[static_cast<std::size_t>(u)].emplace_back(r.stats);
           kept.mapping.clear();
         }
-      const SimSystem::Carried after = system_.carried();
+      const AcceleratorNode::Carried after = node_.carried();
       f.delta.cycles = after.cycles - before.cycles;
       for (std::size_t c = 0; c < after.channels.size(); ++c)
         for (std::size_t i = 0; i < after.channels[c].size(); ++i)
@@ -131,7 +130,7 @@ void AcceleratorSession::flush(Phase phase, bool whole_step) {
     }
   }
   flush_key_.clear();
-  const std::int64_t elapsed = system_.cycles() - before.cycles;
+  const std::int64_t elapsed = node_.cycles() - before.cycles;
   const int p = static_cast<int>(phase);
   // Sums are utilized against every array that ran them: the main one and a technique's own.
   // Each op is added once, to its unit's sum for this flush, which then goes to the phase,
@@ -202,11 +201,11 @@ std::pair<std::int64_t, std::int64_t> AcceleratorSession::take_epoch_steps() {
 }
 
 std::int64_t AcceleratorSession::array_pes() const {
-  return spec_.sim.accelerator.pes() + (own_unit() ? system_.second_unit().spec().pes() : 0);
+  return spec_.sim.accelerator.pes() + (own_unit() ? node_.second_unit().spec().pes() : 0);
 }
 
 std::int64_t AcceleratorSession::simulated_cycles() const {
-  return system_.cycles();
+  return node_.cycles();
 }
 
 }  // namespace trainsim

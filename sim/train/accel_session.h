@@ -1,8 +1,9 @@
 #pragma once
 // Times a training run on the simulated accelerator. Its op stream (sim/train/op_stream.h)
 // turns the network's passes into ops; the session sends each finished batch's ops through
-// the SystemC system, so simulated time advances batch by batch, and keeps the sums trainsim
-// run reports: per phase (training, evaluation), per epoch, and per layer x role.
+// its own SystemC accelerator node (models/accel_node.h), so simulated time advances batch by
+// batch, and keeps the sums trainsim run reports: per phase (training, evaluation), per epoch, and
+// per layer x role.
 #include <array>
 #include <cstdint>
 #include <map>
@@ -10,7 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "models/system.h"
+#include "models/accel_node.h"
 #include "sim/accel/op_totals.h"
 #include "sim/core/state_archive.h"
 #include "sim/nn/network.h"
@@ -27,7 +28,7 @@ inline constexpr int kNumPhases = 2;
 
 class AcceleratorSession final : public OpStream, private OpSink {
  public:
-  /// Configures the process's SystemC system for spec.sim and attaches to `net`. `dataflow`
+  /// Builds a SystemC node for spec.sim's accelerator and attaches to `net`. `dataflow`
   /// replaces spec.sim.dataflow's (tests time ops with a dataflow of their own).
   AcceleratorSession(const ExperimentSpec& spec, Network<float>& net,
                      const Dataflow* dataflow = nullptr);
@@ -75,7 +76,7 @@ class AcceleratorSession final : public OpStream, private OpSink {
   const AcceleratorSpec& accelerator() const { return spec_.sim.accelerator; }
   const TechniqueSpec& technique() const { return spec_.sim.technique; }
   const Dataflow& dataflow() const { return *dataflow_; }
-  SimSystem& system() { return system_; }
+  AcceleratorNode& node() { return node_; }
   /// Whether a flush that repeats an earlier one's ops replays its results (on by default
   /// in fast fidelity; tests switch it off to compare).
   void set_flush_memo(bool on) { memo_ = on && fidelity_ == Fidelity::kFast; }
@@ -101,19 +102,19 @@ class AcceleratorSession final : public OpStream, private OpSink {
   const ExperimentSpec& spec_;
   Network<float>* net_ = nullptr;  // attached to as its observer (none: shape only)
   const Dataflow* dataflow_;
-  SimSystem& system_;
   Fidelity fidelity_;
+  AcceleratorNode node_;
   std::array<std::vector<OpRequest>, 2> pending_;  // per unit
   // Replaying repeated flushes. A flush's results depend on its ops alone: planning is a
   // function of the op sequence, and between flushes only simulated time and the channels'
-  // counters carry over (SimSystem::Carried). So a flush of the same ops on the same units
+  // counters carry over (AcceleratorNode::Carried). So a flush of the same ops on the same units
   // as an earlier one gets that one's per-op statistics and advances time and counters by
   // the same amounts, without running the model again: each distinct batch (per size,
   // phase and technique step) runs on the SystemC model once. Keyed by the ops' addresses,
   // which are stable (the op stream never drops an op).
   struct FlushResult {
     std::array<std::vector<OpStats>, 2> stats;  // per unit, per op
-    SimSystem::Carried delta;
+    AcceleratorNode::Carried delta;
   };
   struct KeyHash {
     std::size_t operator()(const std::vector<std::uintptr_t>& key) const;

@@ -133,14 +133,14 @@ void AcceleratorSession::checkpoint(StateArchive& a) {
   a.value(epoch_steps_);
   a.value(phase_);
   // Simulated time and the shared channels' counters: all that carries over between batches.
-  SimSystem::Carried carried = system_.carried();
+  AcceleratorNode::Carried carried = node_.carried();
   a.value(carried.cycles);
   for (auto& channel : carried.channels)
     for (std::int64_t& v : channel) a.value(v);
   if (a.loading()) {
-    if (carried.cycles < system_.cycles())
+    if (carried.cycles < node_.cycles())
       throw UserError("checkpoint out of step: simulated time runs backwards");
-    system_.restore(carried);
+    node_.restore(carried);
   }
 }
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "dataflows/registry.h"
-#include "models/system.h"
+#include "models/accel_node.h"
 #include "sim/accel/accelerator_config.h"
 #include "sim/accel/cost_model.h"
 #include "sim/accel/energy.h"
@@ -38,7 +38,6 @@ std::vector<Op> sample_ops() {
 }
 
 void check_costs_as_trainsim(DeviceModel& device, const AcceleratorSpec& acc, const Dataflow& df) {
-  SimSystem& sys = SimSystem::instance();
   for (const Op& op : sample_ops()) {
     INFO(op.describe());
     Op at_width = op;
@@ -55,7 +54,7 @@ void check_costs_as_trainsim(DeviceModel& device, const AcceleratorSpec& acc, co
     // The SystemC system, running the op alone, takes the same cycles.
     std::vector<OpRequest> batch(1);
     batch[0].op = at_width;
-    sys.configure(acc, df, Fidelity::kFast);
+    AcceleratorNode sys(acc, df, Fidelity::kFast);
     sys.run(batch);
     CHECK(batch[0].stats.cycles() == s.cycles());
   }

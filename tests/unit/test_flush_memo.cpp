@@ -21,7 +21,7 @@ struct Observed {
   std::vector<OpTotals> phases;
   OpTotals discarded;
   std::int64_t step_cycles = 0, steps = 0;
-  SimSystem::Carried carried;
+  AcceleratorNode::Carried carried;
   std::int64_t replayed = 0, run = 0;
 };
 
@@ -38,7 +38,7 @@ Observed train(const ExperimentSpec& spec, const Dataset& data, bool memo) {
   o.discarded = session.discarded();
   o.step_cycles = session.step_cycles();
   o.steps = session.steps();
-  o.carried = session.system().carried();
+  o.carried = session.node().carried();
   o.replayed = session.flushes_replayed();
   o.run = session.flushes_run();
   return o;

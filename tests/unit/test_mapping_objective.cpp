@@ -13,7 +13,7 @@
 
 #include "dataflows/registry.h"
 #include "mapping/search.h"
-#include "models/system.h"
+#include "models/accel_node.h"
 #include "sim/accel/accelerator_config.h"
 #include "sim/accel/cost_model.h"
 #include "sim/accel/reference.h"
@@ -88,7 +88,6 @@ bool fits(const Op& op, const AcceleratorSpec& a, const Dataflow& df) {
 TEST_CASE("The search predicts the time both fidelities then take for its mapping",
           "[memory][tiled][objective]") {
   Rng rng(31);
-  SimSystem& sys = SimSystem::instance();
   int tiled = 0;
   for (const char* name : kDataflows) {
     const Dataflow& df = dataflow_or_throw(name);
@@ -107,7 +106,7 @@ TEST_CASE("The search predicts the time both fidelities then take for its mappin
             static_cast<std::int64_t>(evaluate_op(op, a, df).dram_bytes()));
       if (i % 4 == 0) {  // through SystemC, clocking the array tile by tile on real operands
         const OperandValues v = make_operands(op, df.gemm_based(), 3);
-        sys.configure(a, df, Fidelity::kCycle);
+        AcceleratorNode sys(a, df, Fidelity::kCycle);
         std::vector<OpRequest> batch(1);
         batch[0].op = op;
         batch[0].values = &v;
@@ -219,11 +218,10 @@ TEST_CASE("LeNet-5 fc3 forward at batch 1 runs within 10% of the fastest tiling"
 }
 
 TEST_CASE("A cost model serves only its own objective's mappings", "[memory][tiled][objective]") {
-  // One SimSystem reconfigured between objectives: each configuration times the op with its
+  // One node per configuration: each times the op with its
   // own accelerator's objective (the fast fidelity's memo belongs to the accelerator). The
   // op: ResNet-50's stride-2 1x1 convolution at batch 32 on adagp_ws180, where the fastest
   // mapping moves several times the traffic of the cheapest.
-  SimSystem& sys = SimSystem::instance();
   const Dataflow& ws = dataflow_or_throw("ws");
   ConvShape c;
   c.batch = 32, c.channels = 256, c.height = c.width = 56, c.filters = 512;
@@ -235,7 +233,7 @@ TEST_CASE("A cost model serves only its own objective's mappings", "[memory][til
     for (int o = 0; o < 3; ++o) {
       AcceleratorSpec a = load_accelerator("adagp_ws180");
       a.mapping.objective = static_cast<MappingObjective>(o);
-      sys.configure(a, ws, Fidelity::kFast);
+      AcceleratorNode sys(a, ws, Fidelity::kFast);
       std::vector<OpRequest> batch(1);
       batch[0].op = op;
       sys.run(batch);

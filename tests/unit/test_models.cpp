@@ -3,8 +3,9 @@
 // mapping: one PE row of `cols` MAC units, each cycle every unit does one MAC of the GEMM in
 // row-major order of (i, j, k).
 #include <catch2/catch.hpp>
+#include <memory>
 
-#include "models/system.h"
+#include "models/accel_node.h"
 #include "sim/accel/reference.h"
 #include "sim/accel/scalesim_memory.h"
 #include "sim/core/error.h"
@@ -90,9 +91,8 @@ const LaneDataflow kLanes;
 }  // namespace
 
 TEST_CASE("Fast fidelity through SystemC equals the closed form and advances time", "[models]") {
-  SimSystem& sys = SimSystem::instance();
   const AcceleratorSpec a = accel(64);  // DRAM never the bottleneck here
-  sys.configure(a, kLanes, Fidelity::kFast);
+  AcceleratorNode sys(a, kLanes, Fidelity::kFast);
   std::vector<OpRequest> batch(3);
   batch[0].op = Op::make_gemm({8, 4, 16});
   batch[1].op = Op::make_gemm({3, 5, 7});
@@ -120,9 +120,8 @@ AcceleratorSpec scalesim_accel(double bandwidth_gbps) {
 }
 
 TEST_CASE("A slow DRAM stalls the array by exactly the closed-form amount", "[models]") {
-  SimSystem& sys = SimSystem::instance();
   const AcceleratorSpec a = scalesim_accel(0.5);  // half a byte per cycle
-  sys.configure(a, kLanes, Fidelity::kFast);
+  AcceleratorNode sys(a, kLanes, Fidelity::kFast);
   std::vector<OpRequest> batch(1);
   batch[0].op = Op::make_gemm({8, 4, 16});
   sys.run(batch);
@@ -133,9 +132,8 @@ TEST_CASE("A slow DRAM stalls the array by exactly the closed-form amount", "[mo
 }
 
 TEST_CASE("Another unit's traffic on the shared DRAM channel delays the op", "[models]") {
-  SimSystem& sys = SimSystem::instance();
   const AcceleratorSpec a = scalesim_accel(0.5);
-  sys.configure(a, kLanes, Fidelity::kFast);
+  AcceleratorNode sys(a, kLanes, Fidelity::kFast);
   const OpStats alone = evaluate_op(Op::make_gemm({8, 4, 16}), a, kLanes);
   // Another unit books 1000 bytes (2000 cycles of channel time) right now.
   sys.dram().transfer(sc_core::sc_time_stamp(), 1000);
@@ -148,10 +146,9 @@ TEST_CASE("Another unit's traffic on the shared DRAM channel delays the op", "[m
 
 TEST_CASE("A limited buffer port stalls by the closed form, and is shared between units",
           "[models]") {
-  SimSystem& sys = SimSystem::instance();
   AcceleratorSpec a = scalesim_accel(64);
   a.buffer.port_words_per_cycle = 1;  // one word per cycle for every unit together
-  sys.configure(a, kLanes, Fidelity::kFast);
+  AcceleratorNode sys(a, kLanes, Fidelity::kFast);
   std::vector<OpRequest> batch(1);
   batch[0].op = Op::make_gemm({8, 4, 16});
   const OpStats alone = evaluate_op(batch[0].op, a, kLanes);
@@ -169,9 +166,8 @@ TEST_CASE("A limited buffer port stalls by the closed form, and is shared betwee
 }
 
 TEST_CASE("Cycle fidelity clocks the engine: same counts, real result, same time", "[models]") {
-  SimSystem& sys = SimSystem::instance();
   const AcceleratorSpec a = accel(64);
-  sys.configure(a, kLanes, Fidelity::kCycle);
+  AcceleratorNode sys(a, kLanes, Fidelity::kCycle);
   std::vector<OpRequest> batch(2);
   batch[0].op = Op::make_gemm({5, 3, 6});
   batch[1].op = Op::make_gemm({2, 7, 3});
@@ -195,7 +191,6 @@ TEST_CASE("Cycle fidelity clocks the engine: same counts, real result, same time
 }
 
 TEST_CASE("A tiled op stalls on a slow DRAM by the same amount in both fidelities", "[models]") {
-  SimSystem& sys = SimSystem::instance();
   AcceleratorSpec a = accel(0.5);
   a.buffer.ifmap_kib = a.buffer.filter_kib = a.buffer.ofmap_kib = 0.25;  // 128 words each
   const Op op = Op::make_gemm({24, 12, 20});
@@ -204,7 +199,7 @@ TEST_CASE("A tiled op stalls on a slow DRAM by the same amount in both fidelitie
   REQUIRE(fast.mapping.back().second > 1);  // several buffer tiles
   const OperandValues v = make_operands(op, true, 3);
   for (Fidelity f : {Fidelity::kFast, Fidelity::kCycle}) {
-    sys.configure(a, kLanes, f);
+    AcceleratorNode sys(a, kLanes, f);
     std::vector<OpRequest> batch(1);
     batch[0].op = op;
     batch[0].values = &v;
@@ -222,13 +217,12 @@ TEST_CASE("A tiled op stalls on a slow DRAM by the same amount in both fidelitie
 
 TEST_CASE("In the cycle fidelity another unit's transfer delays a tiled op's first tile",
           "[models]") {
-  SimSystem& sys = SimSystem::instance();
   AcceleratorSpec a = accel(0.5);
   a.buffer.ifmap_kib = a.buffer.filter_kib = a.buffer.ofmap_kib = 0.25;
   const Op op = Op::make_gemm({24, 12, 20});
   const OpStats alone = evaluate_op(op, a, kLanes);
   const OperandValues v = make_operands(op, true, 3);
-  sys.configure(a, kLanes, Fidelity::kCycle);
+  AcceleratorNode sys(a, kLanes, Fidelity::kCycle);
   // 1000 bytes hold the channel for 2000 cycles: the first fetch waits for them, and the
   // rest of the schedule, which never finds the channel busy again, shifts as a whole.
   sys.dram().transfer(sc_core::sc_time_stamp(), 1000);
@@ -240,15 +234,43 @@ TEST_CASE("In the cycle fidelity another unit's transfer delays a tiled op's fir
 }
 
 TEST_CASE("An error inside the simulation reaches the caller as a UserError", "[models]") {
-  SimSystem& sys = SimSystem::instance();
   AcceleratorSpec a = accel(64);
   a.buffer.filter_kib = 0.001;  // cannot hold a tile
-  sys.configure(a, kLanes, Fidelity::kFast);
+  AcceleratorNode sys(a, kLanes, Fidelity::kFast);
   std::vector<OpRequest> batch(1);
   batch[0].op = Op::make_gemm({64, 64, 64});
   CHECK_THROWS_AS(sys.run(batch), UserError);
-  // The system is still usable afterwards.
-  sys.configure(accel(64), kLanes, Fidelity::kFast);
+  // The kernel is still usable afterwards: the failed node's driver went back to waiting,
+  // and another node runs.
+  AcceleratorNode other(accel(64), kLanes, Fidelity::kFast);
   batch[0].op = Op::make_gemm({4, 4, 4});
-  CHECK_NOTHROW(sys.run(batch));
+  CHECK_NOTHROW(other.run(batch));
+}
+
+TEST_CASE("Accelerator nodes are independent: each keeps its own clock and channels", "[models]") {
+  // Nothing in a node is process-wide: two live side by side, one after another, and one
+  // built after another was destroyed, each count only their own runs.
+  std::vector<OpRequest> batch(1);
+  batch[0].op = Op::make_gemm({64, 64, 64});
+  auto first = std::make_unique<AcceleratorNode>(accel(64), kLanes, Fidelity::kFast);
+  AcceleratorNode second(accel(32), kLanes, Fidelity::kFast);
+  first->run(batch);
+  const std::int64_t on_first = batch[0].stats.cycles();
+  CHECK(first->cycles() == on_first);
+  CHECK(second.cycles() == 0);
+  const std::int64_t first_bytes = first->dram().bytes_moved();
+  CHECK(first_bytes > 0);
+  CHECK(second.dram().bytes_moved() == 0);
+  second.run(batch);
+  const std::int64_t on_second = batch[0].stats.cycles();
+  CHECK(on_second > on_first);  // a quarter of the PEs
+  CHECK(second.cycles() == on_second);
+  CHECK(first->cycles() == on_first);  // the kernel's time moved on; the node's did not
+  CHECK(first->dram().bytes_moved() == first_bytes);
+  first.reset();
+  second.run(batch);
+  CHECK(second.cycles() == 2 * on_second);
+  AcceleratorNode third(accel(64), kLanes, Fidelity::kFast);
+  third.run(batch);
+  CHECK(third.cycles() == on_first);
 }

@@ -14,7 +14,7 @@
 #include "dataflows/registry.h"
 #include "mapping/search.h"
 #include "mapping/tile_walk.h"
-#include "models/system.h"
+#include "models/accel_node.h"
 #include "sim/accel/cost_model.h"
 #include "sim/accel/reference.h"
 #include "sim/accel/tiled_memory.h"
@@ -199,7 +199,6 @@ TEST_CASE("The tile walk moves what the closed form counts and covers every MAC 
 TEST_CASE("Cycle fidelity runs the tiles through SystemC: every counter as fast, exact result",
           "[memory][tiled][fidelity]") {
   Rng rng(14);
-  SimSystem& sys = SimSystem::instance();
   int tiled = 0;
   for (const char* name : kDataflows) {
     const Dataflow& df = dataflow_or_throw(name);
@@ -211,7 +210,7 @@ TEST_CASE("Cycle fidelity runs the tiles through SystemC: every counter as fast,
       const OperandValues v = make_operands(op, df.gemm_based(), 5);
       std::array<OpStats, 2> stats;
       for (Fidelity f : {Fidelity::kFast, Fidelity::kCycle}) {
-        sys.configure(a, df, f);
+        AcceleratorNode sys(a, df, f);
         std::vector<OpRequest> batch(1);
         batch[0].op = op;
         batch[0].values = &v;
@@ -276,14 +275,13 @@ TEST_CASE("An op of more than 2^20 tiles: exact counts, a time bound, and no cyc
     o.word_bits = 16;
     return o;
   }();
-  SimSystem& sys = SimSystem::instance();
   for (const char* name : kDataflows) {
     const Dataflow& df = dataflow_or_throw(name);
     // RS's smallest tile (a row of filters by a row of the map) needs more words.
     const AcceleratorSpec a = accel(std::string(name) == "rs" ? 0.25 : 0.1, true);
     INFO(name);
     REQUIRE(tiled_mapping(op, a, df).cost.tiles > (std::int64_t{1} << 20));
-    sys.configure(a, df, Fidelity::kFast);
+    AcceleratorNode sys(a, df, Fidelity::kFast);
     std::vector<OpRequest> batch(1);
     batch[0].op = op;
     sys.run(batch);
@@ -296,13 +294,13 @@ TEST_CASE("An op of more than 2^20 tiles: exact counts, a time bound, and no cyc
     const double bytes_per_cycle = a.dram.bandwidth_gbps / a.clock_ghz;
     CHECK(s.cycles() >= s.compute_cycles);
     CHECK(static_cast<double>(s.cycles()) >= static_cast<double>(s.dram_bytes()) / bytes_per_cycle);
-    sys.configure(a, df, Fidelity::kCycle);
+    AcceleratorNode clocked(a, df, Fidelity::kCycle);
     const OperandValues v = make_operands(op, df.gemm_based(), 5);
     batch[0] = OpRequest{};
     batch[0].op = op;
     batch[0].values = &v;
     try {
-      sys.run(batch);
+      clocked.run(batch);
       FAIL("the cycle fidelity clocked an op of more than 2^20 tiles");
     } catch (const UserError& e) {
       CHECK(std::string(e.what()).find("too many to clock") != std::string::npos);

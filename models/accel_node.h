@@ -1,8 +1,10 @@
 #pragma once
-// The simulated system: the op drivers, the accelerator, a second unit and the DRAM
-// channel, wired once per process (SystemC allows elaboration only once) and reconfigured
-// per run. The second unit (a technique's own compute unit, e.g. speculative backprop's
-// backward array) has its own PE array and DMA; both DMAs share the one DRAM channel.
+// One accelerator device in SystemC: its op drivers, its main accelerator, a technique's
+// own unit and the DRAM channel and buffer port they share. Built per use (a run, a pipeline
+// stage's costing, one query), any number per process: nothing here is process-wide but the
+// SystemC kernel itself (models/sc_kernel.h). The second unit (a technique's own compute
+// unit, e.g. speculative backprop's backward array) has its own PE array and DMA; both DMAs
+// share the one DRAM channel.
 // clang-format off
 //
 //   training loop --ops--> OpDriver  --TLM b_transport--> Accelerator --+-- PeArray, GlobalBuffer
@@ -10,9 +12,12 @@
 //                 --ops--> OpDriver2 --TLM b_transport--> second unit --+-- PeArray, GlobalBuffer
 //                                                                       `-- DmaEngine --^
 // clang-format on
+//
+// The node keeps its own clock: the simulated time it has spent running ops. The kernel's
+// time is shared by every node of the process, so a node's cycles are the sum of its own
+// runs, never the kernel's clock read against a start.
 #include <array>
 #include <cstdint>
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -22,38 +27,40 @@
 
 namespace trainsim {
 
-class SimSystem {
+class AcceleratorNode {
  public:
-  /// The process-wide system, elaborated on first use.
-  static SimSystem& instance();
+  /// A node for `acc` timed with `df` at `fidelity`. `vcd_path` (cycle fidelity) opens a
+  /// waveform of the array's activity; only before the kernel has started, i.e. for the
+  /// first node of the process to run.
+  AcceleratorNode(const AcceleratorSpec& acc, const Dataflow& df, Fidelity fidelity,
+                  const std::string& vcd_path = "");
+  ~AcceleratorNode();
+  AcceleratorNode(const AcceleratorNode&) = delete;
+  AcceleratorNode& operator=(const AcceleratorNode&) = delete;
 
-  /// Sets accelerator, dataflow and fidelity and resets all counters. `vcd_path` (cycle
-  /// fidelity) opens a waveform of the array's activity; it can only be opened before the
-  /// first run of the process.
-  void configure(const AcceleratorSpec& acc, const Dataflow& df, Fidelity fidelity,
-                 const std::string& vcd_path = "");
-  /// Executes the requests in order; simulated time advances by their cycles.
+  /// Executes the requests in order; the node's time advances by their cycles.
   void run(std::vector<OpRequest>& batch);
   /// Sets up the second unit (same dataflow and fidelity as the main one).
   void configure_second_unit(const AcceleratorSpec& acc);
   /// Runs `main` on the accelerator and `second` on the second unit at the same time;
   /// returns when both are done. Both book the shared DRAM channel op by op, in time order.
   void run_parallel(std::vector<OpRequest>& main, std::vector<OpRequest>& second);
-  /// Ends elaboration if no run has yet: the platform of several devices
-  /// (models/platform/) spawns its processes into a started kernel.
-  void ensure_started();
   /// Flushes and closes the waveform, if any.
   void close_trace();
 
   Accelerator& accelerator() { return accel_; }
+  const Accelerator& accelerator() const { return accel_; }
   Accelerator& second_unit() { return unit2_; }
+  const Accelerator& second_unit() const { return unit2_; }
   DramChannel& dram() { return dram_; }
+  const DramChannel& dram() const { return dram_; }
   BufferPort& buffer_port() { return port_; }
-  /// Accelerator cycles elapsed since configure().
+  const BufferPort& buffer_port() const { return port_; }
+  /// Accelerator cycles the node has run.
   std::int64_t cycles() const;
 
   /// What carries from one run to the next and decides later runs' results. A run returns
-  /// when every transfer has completed, so only simulated time and the shared channels'
+  /// when every transfer has completed, so only the node's time and the shared channels'
   /// counters do: checkpoints save this, and a repeated flush of the same ops
   /// (AcceleratorSession) replays its delta. The units' own tallies (Accelerator::totals(),
   /// the buffer's and DMA's counts) count the work the model executed, which a replay does
@@ -65,20 +72,25 @@ class SimSystem {
         channels{};  // dram, buffer port: units, busy, contention
   };
   Carried carried() const;
-  /// Moves to `state`: simulated time forward (never back: a UserError), counters set.
+  /// Moves to `state`: the node's time forward (never back: a UserError), counters set.
   void restore(const Carried& state);
 
  private:
-  SimSystem();
+  /// Runs the kernel until the drivers are idle and adds the time it took to the node's.
+  void run_drivers();
+
+  // First: SystemC is told to keep quiet before any of its objects exists.
+  struct Quiet {
+    Quiet();
+  } quiet_;
   DramChannel dram_;
   BufferPort port_;
   Accelerator accel_;
-  OpDriver driver_;
   Accelerator unit2_;
+  OpDriver driver_;
   OpDriver driver2_;
   sc_core::sc_trace_file* trace_ = nullptr;
-  sc_core::sc_time epoch_start_;
-  bool started_ = false;
+  sc_core::sc_time elapsed_;  // the node's time: the sum of its runs
 };
 
 }  // namespace trainsim
