@@ -55,7 +55,8 @@ for exp in "${experiments[@]}"; do
     t0=$(date +%s.%N)
     (cd "$repo" && TRAINSIM_KERNELS="$kernels" "$bin" train "$exp" --out "$out" --quiet >/dev/null)
     t1=$(date +%s.%N)
-    acc="$(tail -n 1 "$out/epochs.csv" | awk -F, '{printf "%.2f%%", 100 * $NF}')"
+    acc="$(awk -F, 'NR == 1 { for (i = 1; i <= NF; ++i) col[$i] = i }
+                    END { printf "%.2f%%", 100 * $col["test_accuracy"] }' "$out/epochs.csv")"
     same=""
     if [[ -z "$first" ]]; then
       first="$out"

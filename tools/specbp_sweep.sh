@@ -20,7 +20,10 @@ trap 'rm -rf "$tmp"' EXIT
 run() {
   "$bin" run "$exp" --out "$tmp/$1" --quiet --set "technique=$2" --set training.epochs=1 \
     "${@:3}" >/dev/null
-  awk -F, 'NR == 2 { print $7, $13, ($14 == "" ? "-" : $14) }' "$tmp/$1/epochs.csv"
+  # Columns by name: epochs.csv opens with the common columns, then the run's extras.
+  awk -F, 'NR == 1 { for (i = 1; i <= NF; ++i) col[$i] = i }
+           NR == 2 { h = $col["hit_rate"]; print $col["cycles"], $col["step_cycles"], (h == "" ? "-" : h) }' \
+    "$tmp/$1/epochs.csv"
 }
 read -r base_c base_s _ < <(run base bp-sample "$@")
 printf "%s, threshold %s, store in %s, one epoch; baseline bp-sample: %.0f cycles, %.1f cycles per step\n" \

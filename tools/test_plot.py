@@ -47,8 +47,11 @@ def load_plot_module():
 
 plot = load_plot_module()
 
-EPOCHS_HEADER = ("epoch,batches,train_loss,train_accuracy,test_loss,test_accuracy,cycles,"
-                 "seconds,dram_bytes,energy_pj,eval_cycles,eval_energy_pj")
+# epochs.csv: the columns every run kind opens with, then the kind's extras.
+COMMON_EPOCHS = ("epoch,train_loss,train_accuracy,test_loss,test_accuracy,seconds,"
+                 "samples_per_second,energy,energy_unit")
+EPOCHS_HEADER = (COMMON_EPOCHS + ",batches,cycles,dram_bytes,eval_cycles,eval_energy_pj,"
+                 "step_cycles,hit_rate")
 LAYERS_HEADER = ("phase,layer,name,type,role,ops,macs,cycles,compute_cycles,stall_cycles,"
                  "utilization,rf_reads,rf_writes,noc_transfers,buffer_reads,buffer_writes,"
                  "dram_bytes,energy_pj")
@@ -70,8 +73,9 @@ def make_run_dir(path, dataflow="ws", scale=1.0, epochs=3, unit="pJ", fc_name="f
     lines = [EPOCHS_HEADER.replace("_pj", suffix)]
     for e in range(1, epochs + 1):
         acc = 0.5 + 0.1 * e
-        lines.append(f"{e},10,{2.0 / e:.6f},{acc - 0.05:.6f},{1.8 / e:.6f},{acc:.6f},"
-                     f"{int(1000 * scale)},{1e-6 * scale:.9g},40000,{3e6 * scale:.6e},100,1e5")
+        lines.append(f"{e},{2.0 / e:.6f},{acc - 0.05:.6f},{1.8 / e:.6f},{acc:.6f},"
+                     f"{1e-6 * scale:.9g},{6e7 / scale:.6g},{3e6 * scale:.6e},{unit},10,"
+                     f"{int(1000 * scale)},40000,100,1e5,1000.000,")
     write(os.path.join(path, "epochs.csv"), "\n".join(lines) + "\n")
 
     layers = [LAYERS_HEADER.replace("_pj", suffix)]
@@ -198,16 +202,15 @@ def make_technique_compare_dir(path, variants=("bp-sample", "specbp@0.1", "specb
     make_technique_tables(path, list(variants), speculating=speculating)
 
 
-SHAPE_EPOCHS_HEADER = ("epoch,backprop_batches,phase_bp_batches,phase_gp_batches,train_cycles,"
-                       "train_seconds,train_dram_bytes,train_energy_pj,train_memory_energy_pj,"
-                       "eval_cycles,eval_energy_pj")
+SHAPE_EPOCHS_HEADER = (COMMON_EPOCHS + ",backprop_batches,phase_bp_batches,phase_gp_batches,"
+                       "cycles,dram_bytes,memory_energy_pj,eval_cycles,eval_energy_pj")
 SHAPE_COMPARE_HEADER = COMPARE_HEADER + ",memory_energy_pj,memory_energy_rel"
 SHAPE_RUN_PNGS = ["epochs.png", "layers_cycles.png", "layers_energy.png", "energy_levels.png"]
 
 
 def make_shape_run_dir(path, technique="adagp-max", scale=1.0, epochs=4, numerics_key=True):
     """A run directory shaped like `trainsim run` of a `numerics: none` experiment:
-    epochs.csv without accuracy or loss (batches per kind instead), batch_layers.csv
+    epochs.csv with empty accuracy and loss cells (batches per kind), batch_layers.csv
     instead of layers.csv, phases.csv, and a stats.json whose accelerator is a name.
     ADA-GP: one warm-up epoch of backprop, then Phase BP and Phase GP batches."""
     lines = [SHAPE_EPOCHS_HEADER]
@@ -217,8 +220,8 @@ def make_shape_run_dir(path, technique="adagp-max", scale=1.0, epochs=4, numeric
         else:
             bp, pbp, pgp = 0, 3, 7
         cyc = int((1000 * bp + 1000 * pbp + 400 * pgp) * scale)
-        lines.append(f"{e},{bp},{pbp},{pgp},{cyc},{cyc * 1e-9:.9g},{50 * cyc},"
-                     f"{3e3 * cyc:.6e},{2e3 * cyc:.6e},500,1.5e+06")
+        lines.append(f"{e},,,,,{cyc * 1e-9:.9g},{6e4 / (cyc * 1e-9):.6g},{3e3 * cyc:.6e},pJ,"
+                     f"{bp},{pbp},{pgp},{cyc},{50 * cyc},{2e3 * cyc:.6e},500,1.5e+06")
     write(os.path.join(path, "epochs.csv"), "\n".join(lines) + "\n")
     write(os.path.join(path, "phases.csv"),
           "kind,batch_size,batches,cycles_per_batch,dram_bytes_per_batch,energy_per_batch_pj,"
@@ -665,11 +668,11 @@ class PlotTest(unittest.TestCase):
         edit_csv(os.path.join(d, "epochs.csv"), 2, 5, "slow")
         self.assertIn("epochs.csv:3", self.assert_cli_error(d))
         d = shape_run("run_bad_batches")
-        edit_csv(os.path.join(d, "epochs.csv"), 3, 3, "6.5")
+        edit_csv(os.path.join(d, "epochs.csv"), 3, 11, "6.5")  # phase_gp_batches
         self.assertIn("epochs.csv:4", self.assert_cli_error(d))
         d = shape_run("run_no_column")
-        write(os.path.join(d, "epochs.csv"), "epoch,train_cycles\n1,100\n")
-        self.assertIn("train_seconds", self.assert_cli_error(d))
+        write(os.path.join(d, "epochs.csv"), "epoch,cycles\n1,100\n")
+        self.assertIn("seconds", self.assert_cli_error(d))
         # A non-numeric batch_layers.csv cell.
         d = shape_run("run_bad_layers")
         edit_csv(os.path.join(d, "batch_layers.csv"), 2, 7, "n/a")

@@ -17,6 +17,7 @@
 #include "sim/core/format.h"
 #include "sim/data/dataset_registry.h"
 #include "sim/io/staged_dir.h"
+#include "sim/report/epoch_table.h"
 #include "sim/report/run_report.h"
 #include "sim/report/stats_header.h"
 #include "sim/report/units.h"
@@ -29,28 +30,30 @@ namespace {
 
 const char* kKindNames[kNumBatchKinds] = {"backprop", "phase_bp", "phase_gp"};
 
-std::string epochs_csv(const ShapeOnlyResult& r, const AcceleratorSpec& acc) {
+std::string epochs_csv(const ShapeOnlyResult& r, const AcceleratorSpec& acc,
+                       std::int64_t train_samples) {
   const std::string& u = acc.energy.unit;
-  CsvTable csv({"epoch", "backprop_batches", "phase_bp_batches", "phase_gp_batches", "train_cycles",
-                "train_seconds", "train_dram_bytes", energy_column("train_energy", u),
-                energy_column("train_memory_energy", u), "eval_cycles",
-                energy_column("eval_energy", u)});
+  EpochTable table(
+      u, {"backprop_batches", "phase_bp_batches", "phase_gp_batches", "cycles", "dram_bytes",
+          energy_column("memory_energy", u), "eval_cycles", energy_column("eval_energy", u)});
   for (std::size_t e = 0; e < r.epochs.size(); ++e) {
     const ShapeOnlyEpoch& ep = r.epochs[e];
-    csv.row()
-        .cell(static_cast<std::int64_t>(e + 1))
+    EpochCells c;
+    c.epoch = static_cast<std::int64_t>(e + 1);
+    c.seconds = static_cast<double>(ep.train.elapsed_cycles) / (acc.clock_ghz * 1e9);
+    if (c.seconds > 0) c.samples_per_second = static_cast<double>(train_samples) / c.seconds;
+    c.energy = ep.train.energy.total();
+    table.row(c)
         .cell(ep.batches[0])
         .cell(ep.batches[1])
         .cell(ep.batches[2])
         .cell(ep.train.elapsed_cycles)
-        .num("%.9g", static_cast<double>(ep.train.elapsed_cycles) / (acc.clock_ghz * 1e9))
         .cell(ep.train.stats.dram_bytes())
-        .num("%.6e", ep.train.energy.total())
         .num("%.6e", ep.train.energy.memory())
         .cell(ep.eval.elapsed_cycles)
         .num("%.6e", ep.eval.energy.total());
   }
-  return csv.text();
+  return table.text();
 }
 
 std::string phases_csv(const ShapeOnlyResult& r, const AcceleratorSpec& acc) {
@@ -187,7 +190,7 @@ RunResult run_shape_only_experiment(const ExperimentSpec& spec, const RunOptions
                 "run");
   const ShapeOnlyResult r = run_shape_only(spec, data, session);
   write_text_file(out.file("config.resolved.yaml"), resolved_yaml(spec));
-  write_text_file(out.file("epochs.csv"), epochs_csv(r, acc));
+  write_text_file(out.file("epochs.csv"), epochs_csv(r, acc, data.train));
   write_text_file(out.file("phases.csv"), phases_csv(r, acc));
   write_text_file(out.file("batch_layers.csv"), run_layers_csv(session));
   write_text_file(out.file("stats.json"), stats_json(spec, data, r, session));

@@ -5,6 +5,7 @@
 
 #include "sim/core/csv.h"
 #include "sim/hype/hype_spec.h"
+#include "sim/report/epoch_table.h"
 #include "sim/report/stats_header.h"
 
 namespace trainsim {
@@ -151,20 +152,20 @@ std::string hype_stats_json(const HypeRunData& r) {
 }
 
 std::string hype_epochs_csv(const HypeRunData& r) {
-  CsvTable t({"epoch", "test_accuracy", "test_loss", "seconds", "samples_per_s", "energy_j",
-              "avg_w", "violations", "gpu_only_seconds", "gpu_only_energy_j",
-              "gpu_only_violations"});
+  EpochTable t(
+      "J", {"avg_w", "violations", "gpu_only_seconds", "gpu_only_energy_j", "gpu_only_violations"});
   for (std::size_t i = 0; i < r.epochs.size(); ++i) {
     const HypeEpoch& e = r.epochs[i];
-    t.row().cell(static_cast<int>(i + 1));
+    EpochCells c;
+    c.epoch = static_cast<std::int64_t>(i + 1);
     if (e.has_accuracy) {
-      t.num("%.6f", e.test_accuracy).num("%.6f", e.test_loss);
-    } else {
-      t.cell("").cell("");
+      c.test_accuracy = e.test_accuracy;
+      c.test_loss = e.test_loss;
     }
-    t.num("%.9g", e.seconds)
-        .num("%.9g", static_cast<double>(r.train_samples) / e.seconds)
-        .num("%.9g", e.energy_j)
+    c.seconds = e.seconds;
+    if (e.seconds > 0) c.samples_per_second = static_cast<double>(r.train_samples) / e.seconds;
+    c.energy = e.energy_j;
+    t.row(c)
         .num("%.6g", e.energy_j / e.seconds)
         .num("%.0f", e.violations)
         .num("%.9g", e.gpu_only_seconds)

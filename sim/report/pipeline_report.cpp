@@ -8,6 +8,7 @@
 #include "sim/accel/energy.h"
 #include "sim/core/csv.h"
 #include "sim/report/stats_header.h"
+#include "sim/report/train_report.h"
 #include "sim/report/units.h"
 #include "sim/techniques/technique.h"
 #include "sim/train/shape_only_run.h"
@@ -194,32 +195,28 @@ std::string links_csv(const SystemRunData& r) {
 std::string system_epochs_csv(const SystemRunData& r) {
   const ExperimentSpec& spec = *r.spec;
   const bool real = !r.metrics.empty();
-  std::vector<std::string> cols = {"epoch"};
-  if (real) cols.insert(cols.end(), {"train_loss", "test_loss", "test_accuracy"});
-  const std::string unit = device_energy_unit(spec);
-  cols.insert(cols.end(), {"backprop_batches", "phase_bp_batches", "phase_gp_batches",
-                           "train_seconds", "samples_per_second", "idle_fraction",
-                           energy_column("device_energy", unit), "link_energy_pj"});
-  CsvTable csv(cols);
+  // The common energy is the devices' (what compare and sweep compare, RunResult::energy);
+  // the links' is an extra, always in pJ.
+  EpochTable table(device_energy_unit(spec),
+                   {"backprop_batches", "phase_bp_batches", "phase_gp_batches", "idle_fraction",
+                    "link_energy_pj"});
   for (std::size_t e = 0; e < r.epochs.size(); ++e) {
     const PipelineEpoch& ep = r.epochs[e];
-    double energy = 0;
-    for (int d = 0; d < r.model->layout().devices; ++d) energy += device_energy(ep, d);
-    csv.row().cell(static_cast<std::int64_t>(e + 1));
-    if (real) {
-      const EpochMetrics& m = r.metrics[e];
-      csv.num("%.6f", m.train.loss).num("%.6f", m.test.loss).num("%.6f", m.test.accuracy);
-    }
-    csv.cell(ep.batches[0])
+    EpochCells c;
+    if (real) c = metrics_cells(r.metrics[e]);
+    c.epoch = static_cast<std::int64_t>(e + 1);
+    c.seconds = ep.time_s;
+    if (ep.time_s > 0) c.samples_per_second = static_cast<double>(r.data.train) / ep.time_s;
+    c.energy = 0;
+    for (int d = 0; d < r.model->layout().devices; ++d) c.energy += device_energy(ep, d);
+    table.row(c)
+        .cell(ep.batches[0])
         .cell(ep.batches[1])
         .cell(ep.batches[2])
-        .num("%.9g", ep.time_s)
-        .num("%.6g", ep.time_s > 0 ? static_cast<double>(r.data.train) / ep.time_s : 0)
         .num("%.6f", idle_fraction(ep))
-        .num("%.6e", energy)
         .num("%.6e", link_energy_pj(ep));
   }
-  return csv.text();
+  return table.text();
 }
 
 std::string system_stats_json(const SystemRunData& r) {

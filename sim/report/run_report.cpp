@@ -72,29 +72,26 @@ nlohmann::ordered_json counts_json(const TechniqueCounts& c) {
 
 std::string run_epochs_csv(const std::vector<RunEpoch>& epochs, const AcceleratorSpec& acc) {
   const std::string& unit = acc.energy.unit;
-  CsvTable csv({"epoch", "batches", "train_loss", "train_accuracy", "test_loss", "test_accuracy",
-                "cycles", "seconds", "dram_bytes", energy_column("energy", unit), "eval_cycles",
-                energy_column("eval_energy", unit), "step_cycles", "hit_rate"});
+  EpochTable table(unit, {"batches", "cycles", "dram_bytes", "eval_cycles",
+                          energy_column("eval_energy", unit), "step_cycles", "hit_rate"});
   for (const RunEpoch& e : epochs) {
     const OpStats& tr = e.sim[0].stats;
-    csv.row()
-        .cell(e.metrics.epoch)
+    EpochCells c = metrics_cells(e.metrics);
+    c.seconds = seconds(e.sim[0].elapsed_cycles, acc);
+    if (c.seconds > 0)
+      c.samples_per_second = static_cast<double>(e.metrics.train.samples) / c.seconds;
+    c.energy = e.sim[0].energy.total();
+    table.row(c)
         .cell(e.metrics.batches)
-        .num("%.6f", e.metrics.train.loss)
-        .num("%.6f", e.metrics.train.accuracy)
-        .num("%.6f", e.metrics.test.loss)
-        .num("%.6f", e.metrics.test.accuracy)
         .cell(e.sim[0].elapsed_cycles)
-        .num("%.9g", seconds(e.sim[0].elapsed_cycles, acc))
         .cell(tr.dram_bytes())
-        .num("%.6e", e.sim[0].energy.total())
         .cell(e.sim[1].elapsed_cycles)
         .num("%.6e", e.sim[1].energy.total())
         .num("%.3f", e.step_cycles())
         .cell(e.metrics.technique.hit_rate() >= 0 ? fmt("%.6f", e.metrics.technique.hit_rate())
                                                   : std::string());
   }
-  return csv.text();
+  return table.text();
 }
 
 std::string run_layers_csv(const AcceleratorSession& session) {

@@ -17,8 +17,10 @@ enum class RunKind {
   kHype,       ///< a Hype-training placement run on GPUs and offload devices
 };
 
-/// 1: stats.json without "kind"; 2: "kind", "schema_version" and "trainsim_version" first.
-inline constexpr int kStatsSchemaVersion = 2;
+/// The layout of a results directory. 1: stats.json without "kind"; 2: "kind",
+/// "schema_version" and "trainsim_version" first; 3: every kind's epochs.csv opens with the
+/// same columns (sim/report/epoch_table.h).
+inline constexpr int kStatsSchemaVersion = 3;
 
 /// "train", "run", "shape-only", "system" or "hype".
 const char* run_kind_name(RunKind kind);

@@ -18,12 +18,15 @@
 
 #include "sim/data/dataset.h"
 #include "sim/nn/network.h"
+#include "sim/report/epoch_table.h"
 #include "sim/spec/specs.h"
 #include "sim/train/trainer.h"
 
 namespace trainsim {
 
 std::string epochs_csv(const std::vector<EpochMetrics>& epochs);
+/// An epoch's numerics in epochs.csv's common cells (sim/report/epoch_table.h).
+EpochCells metrics_cells(const EpochMetrics& e);
 /// True when any epoch carries predictor statistics (the technique predicts gradients).
 bool has_predictor_stats(const std::vector<EpochMetrics>& epochs);
 std::string predictor_csv(const std::vector<EpochMetrics>& epochs, Network<float>& net);

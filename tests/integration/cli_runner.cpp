@@ -141,6 +141,16 @@ void require_dataset(const std::string& name) {
                      << ": run tools/fetch_data.sh (./test.sh does)");
 }
 
+void check_epochs_schema(const std::string& csv) {
+  const std::vector<std::string> common = {
+      "epoch",   "train_loss",         "train_accuracy", "test_loss",  "test_accuracy",
+      "seconds", "samples_per_second", "energy",         "energy_unit"};
+  const auto rows = parse_csv(csv);
+  REQUIRE(!rows.empty());
+  REQUIRE(rows[0].size() >= common.size());
+  CHECK(std::vector<std::string>(rows[0].begin(), rows[0].begin() + 9) == common);
+}
+
 double epochs_csv_value(const std::string& csv, int epoch, const std::string& column) {
   for (const auto& row : csv_rows(csv)) {
     if (std::stoi(row.at("epoch")) != epoch) continue;

@@ -48,6 +48,9 @@ std::vector<std::map<std::string, std::string>> csv_rows(const std::string& text
 void require_dataset(const std::string& name);
 
 /// Column `column` of the epochs.csv row for `epoch`, as a number.
+/// epochs.csv opens with the columns every run kind writes (sim/report/epoch_table.h); a
+/// literal copy, so a change to the schema shows here.
+void check_epochs_schema(const std::string& csv);
 double epochs_csv_value(const std::string& csv, int epoch, const std::string& column);
 
 }  // namespace trainsim::test

@@ -59,6 +59,8 @@ TEST_CASE("LeNet-5 on a V100 and three S10s trains exactly as on one device", "[
   CHECK(nlohmann::json::parse(read_file(dir + "/single/stats.json"))["kind"] == "run");
   // The same test accuracy and loss, to the last digit, every epoch.
   const std::string h = read_file(dir + "/hype/epochs.csv");
+  check_epochs_schema(h);                       // kind hype
+  CHECK(column(h, "energy_unit") == "J\nJ\n");  // two epochs
   const std::string s = read_file(dir + "/single/epochs.csv");
   CHECK(column(h, "test_accuracy") == column(s, "test_accuracy"));
   CHECK(column(h, "test_loss") == column(s, "test_loss"));

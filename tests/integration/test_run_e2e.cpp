@@ -36,6 +36,8 @@ TEST_CASE("trainsim run trains exactly as trainsim train does", "[e2e][run]") {
   run.insert(run.end(), extra.begin(), extra.end());
   run_ok(train);
   run_ok(run);
+  check_epochs_schema(read_file(dir + "/t/epochs.csv"));  // kind train
+  check_epochs_schema(read_file(dir + "/r/epochs.csv"));  // kind run
   const auto t = csv_rows(read_file(dir + "/t/epochs.csv"));
   const auto r = csv_rows(read_file(dir + "/r/epochs.csv"));
   REQUIRE(t.size() == 2);
