@@ -14,6 +14,11 @@
 namespace trainsim {
 
 int pass_of_role(OpRole role, int cost_kind) {
+  if (const TechniqueRole* own = technique_role_info(role)) {
+    // A technique's own work goes with the pass it declares for this kind of batch.
+    if (own->pipeline_pass == nullptr) return -1;
+    role = own->pipeline_pass(cost_kind);
+  }
   switch (role) {
     case OpRole::kForward:
       return static_cast<int>(Pass::kForward);
@@ -22,17 +27,8 @@ int pass_of_role(OpRole role, int cost_kind) {
       return static_cast<int>(Pass::kBackwardData);
     case OpRole::kBackwardWeight:
       return static_cast<int>(Pass::kBackwardWeight);
-    case OpRole::kPredictorForward:
-      // Phase GP predicts during the forward pass; Phase BP trains the predictor on the
-      // batch's true gradients, after them.
-      return static_cast<int>(cost_kind == kCostPhaseGp ? Pass::kForward : Pass::kUpdate);
     case OpRole::kUpdate:
-    case OpRole::kPredictorBackward:
-    case OpRole::kPredictorUpdate:
       return static_cast<int>(Pass::kUpdate);
-    case OpRole::kCompare:
-    case OpRole::kStore:
-      return -1;
   }
   return -1;
 }

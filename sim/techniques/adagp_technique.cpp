@@ -8,9 +8,11 @@
 //   LOW        no extra hardware: the main array, weights loaded from DRAM for every use.
 #include <algorithm>
 #include <cstdio>
+#include <iterator>
 
 #include "sim/nn/layer_registry.h"
 #include "sim/techniques/adagp.h"
+#include "sim/techniques/predictor_ops.h"
 #include "sim/workload/lowering.h"
 #include "sim/workload/net_shape.h"
 
@@ -53,8 +55,8 @@ TechniqueHardware hardware(AdagpDesign design, const TechniqueSpec& spec, const 
     hw.unit_suffix = "-predictor-array";
     hw.unit_rows = spec.unit_rows;
     hw.unit_cols = spec.unit_cols;
-    hw.second_unit_roles = {OpRole::kPredictorForward, OpRole::kPredictorBackward,
-                            OpRole::kPredictorUpdate};
+    for (const TechniqueRole& r : kPredictorRoles)
+      hw.second_unit_roles.push_back(technique_role(r.name));
     // In Phase GP the predictor's work for one layer overlaps the model's next layer; the
     // layers stay in step (the paper waits for both before moving on).
     hw.lockstep_phase = AdagpSchedule::kPhaseGp;
@@ -142,6 +144,7 @@ TechniqueInfo adagp_technique(AdagpDesign design) {
   for (int ph = 0; ph < AdagpSchedule::kPhases; ++ph)
     t.phases.push_back({AdagpSchedule::kPhaseKeys[ph], AdagpSchedule::kPhaseTitles[ph]});
   t.report_name = "ADA-GP";
+  t.roles.assign(std::begin(kPredictorRoles), std::end(kPredictorRoles));
   t.hardware = d.hardware;
   // The predictor's pass `what` (0 prediction, 1 its training on the true gradients, 2 its
   // update) for `layer` on n reorganized samples (one per output channel or unit). It sees a

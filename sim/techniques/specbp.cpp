@@ -117,6 +117,9 @@ TechniqueInfo specbp_technique() {
   t.unit_keys = {"array", "rows", "cols"};
   t.choices = {{"unit.array", {"own", "shared"}}, {"store", {"buffer", "dram"}}};
   t.speculates = true;
+  // Its compare and store work is per sample, beside the forward pass: a pipeline's tasks have
+  // no place for it.
+  t.roles = {{"compare", OpRole::kForward, nullptr}, {"store", OpRole::kForward, nullptr}};
   // The threshold is what compare variants differ in, so the label always shows it.
   t.label = [](const TechniqueSpec& spec) {
     char buf[64];
@@ -146,12 +149,14 @@ TechniqueInfo specbp_technique() {
     if (what == kSpecbpCompare) {
       // Subtract, absolute value and accumulate per output, then one compare with the
       // threshold; both softmax vectors are on chip.
-      op = Op::make_eltwise({n, 2, 0, 3}, OpRole::kCompare, static_cast<int>(layer));
+      static const OpRole compare = technique_role("compare");
+      op = Op::make_eltwise({n, 2, 0, 3}, compare, static_cast<int>(layer));
       op.eltwise.dram = false;
     } else {
       // The forward pass's activations are copied into the label's slot: on chip they are
       // written to the store partition of the buffer; in DRAM they are streamed out.
-      op = Op::make_eltwise({n, 0, 1, 0}, OpRole::kStore, static_cast<int>(layer));
+      static const OpRole store = technique_role("store");
+      op = Op::make_eltwise({n, 0, 1, 0}, store, static_cast<int>(layer));
       op.eltwise.dram = hw.store_in_dram;
     }
     op.word_bits = word_bits;

@@ -115,6 +115,18 @@ struct ShapeOnlyPlan {
   std::array<BatchRecipe, kNumBatchKinds> recipes;
 };
 
+/// An op role of the technique's own work (OpRole): the registry registers it when it is
+/// built, so reports, sums and device models count it like any other role.
+struct TechniqueRole {
+  const char* name;  ///< its name in reports, e.g. "pred-fw"
+  /// The pass its convolutions compute (kForward, kBackwardData, kBackwardWeight).
+  OpRole computes = OpRole::kForward;
+  /// On a pipeline: the core pass (kForward, kBackwardData, kBackwardWeight, kUpdate) whose
+  /// task carries this work in a batch of kind `batch_kind` (an index into
+  /// ShapeOnlyPlan::recipes); null: the work cannot run on a pipeline.
+  OpRole (*pipeline_pass)(int batch_kind) = nullptr;
+};
+
 /// What trainsim knows about one technique; one per registry line.
 struct TechniqueInfo {
   std::string name;
@@ -136,6 +148,8 @@ struct TechniqueInfo {
   std::vector<Phase> phases;
   /// How reports name the technique's own figures (its phases, extra hardware): "ADA-GP".
   std::string report_name;
+  /// The roles of its own ops; techniques that share hardware declare the same ones.
+  std::vector<TechniqueRole> roles;
   bool phased() const { return !phases.empty(); }
 
   /// The spec's name for compare variants and reports; null: the name alone.
@@ -166,6 +180,11 @@ const TechniqueInfo* find_technique(const std::string& name);
 /// The description of `spec`'s kind; std::logic_error for an unregistered kind (the parser
 /// only accepts registered ones).
 const TechniqueInfo& technique_info(const TechniqueSpec& spec);
+/// The id of the role a technique declared as `name` (TechniqueInfo::roles); std::logic_error
+/// if no technique declares it.
+OpRole technique_role(const std::string& name);
+/// The declaration of a technique's role; null for a core role.
+const TechniqueRole* technique_role_info(OpRole role);
 /// The hardware `spec` adds to a device running `net`.
 TechniqueHardware technique_hardware(const TechniqueSpec& spec, const NetShape& net,
                                      int word_bytes);

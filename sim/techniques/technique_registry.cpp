@@ -10,16 +10,42 @@
 namespace trainsim {
 
 const std::vector<TechniqueInfo>& techniques() {
-  // One line per technique; each description lives in the technique's own file.
-  static const std::vector<TechniqueInfo> all = {
-      backprop_technique(),
-      sample_backprop_technique(),
-      specbp_technique(),
-      adagp_technique(AdagpDesign::kMax),
-      adagp_technique(AdagpDesign::kEfficient),
-      adagp_technique(AdagpDesign::kLow),
-  };
+  static const std::vector<TechniqueInfo> all = [] {
+    // One line per technique; each description lives in the technique's own file.
+    std::vector<TechniqueInfo> v = {
+        backprop_technique(),
+        sample_backprop_technique(),
+        specbp_technique(),
+        adagp_technique(AdagpDesign::kMax),
+        adagp_technique(AdagpDesign::kEfficient),
+        adagp_technique(AdagpDesign::kLow),
+    };
+    // Their roles get ids in this order, so every build numbers them alike (checkpoints
+    // keep per-role sums by id).
+    for (const TechniqueInfo& t : v)
+      for (const TechniqueRole& r : t.roles) register_role(r.name, r.computes);
+    return v;
+  }();
   return all;
+}
+
+OpRole technique_role(const std::string& name) {
+  for (const TechniqueInfo& t : techniques())
+    for (const TechniqueRole& r : t.roles)
+      if (name == r.name) {
+        OpRole role;
+        parse_role(name, role);
+        return role;
+      }
+  throw std::logic_error("no technique declares the op role '" + name + "'");
+}
+
+const TechniqueRole* technique_role_info(OpRole role) {
+  const std::string name = role_name(role);
+  for (const TechniqueInfo& t : techniques())
+    for (const TechniqueRole& r : t.roles)
+      if (name == r.name) return &r;
+  return nullptr;
 }
 
 const TechniqueInfo* find_technique(const std::string& name) {

@@ -25,8 +25,9 @@ namespace {
 
 constexpr char kMagic[] = "trainsim checkpoint";
 // 2: a CRC-32 trailer over the whole file (1 had none). 3: per-phase sums only for a technique
-// with phases (2 held three for every technique).
-constexpr std::uint32_t kFormat = 3;
+// with phases (2 held three for every technique). 4: per-layer sums for kNumRoles (16) roles, room
+// for the roles techniques register (3 held 10).
+constexpr std::uint32_t kFormat = 4;
 constexpr std::size_t kTrailerBytes = 4;
 
 // FNV-1a: identifies the configuration a checkpoint belongs to.

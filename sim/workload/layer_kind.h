@@ -71,6 +71,14 @@ struct LayerKind {
 
 /// Sets an op's tensors: up to four read, up to three written.
 Op with_tensors(Op op, std::initializer_list<TensorUse> in, std::initializer_list<TensorUse> out);
+/// An element-wise op of `elements` elements, each reading `reads`, writing `writes` and
+/// computing `flops` words of `word_bits` bits.
+Op eltwise(std::int64_t elements, int reads, int writes, int flops, OpRole role, int layer,
+           int word_bits);
+/// The op with its element-wise kernel class set (EltwiseKernel: what a GPU runs it as).
+Op as_kernel(Op op, EltwiseKernel k);
+/// Tensor `index` of `kind` of `layer`, `words` words of it.
+TensorUse use(TensorKind kind, int layer, std::int64_t words, int index = 0);
 
 /// The three GEMMs of a dense product Y[M x N] = X[M x K] W[K x N]: forward (M, N, K),
 /// backward-data dX = dY W^T (M, K, N), backward-weight dW = X^T dY (K, N, M). dense has M =

@@ -1,40 +1,68 @@
 #include "sim/workload/op.h"
 
+#include <array>
 #include <cstring>
+#include <stdexcept>
 
 namespace trainsim {
 
-const char* role_name(OpRole role) {
-  switch (role) {
-    case OpRole::kForward:
-      return "fw";
-    case OpRole::kBackwardData:
-      return "bwd-data";
-    case OpRole::kBackwardWeight:
-      return "bwd-weight";
-    case OpRole::kUpdate:
-      return "update";
-    case OpRole::kActivationGrad:
-      return "act-grad";
-    case OpRole::kCompare:
-      return "compare";
-    case OpRole::kStore:
-      return "store";
-    case OpRole::kPredictorForward:
-      return "pred-fw";
-    case OpRole::kPredictorBackward:
-      return "pred-bw";
-    case OpRole::kPredictorUpdate:
-      return "pred-update";
+namespace {
+
+struct RoleEntry {
+  std::string name;
+  OpRole computes = OpRole::kForward;
+};
+
+// The roles by id. Written only while the technique registry is built (a function-local
+// static, so once and before any op of a registered role exists); read everywhere after.
+struct RoleTable {
+  std::array<RoleEntry, kNumRoles> entries;
+  int size = kNumCoreRoles;
+  RoleTable() {
+    entries[0] = {"fw", OpRole::kForward};
+    entries[1] = {"bwd-data", OpRole::kBackwardData};
+    entries[2] = {"bwd-weight", OpRole::kBackwardWeight};
+    entries[3] = {"update", OpRole::kForward};
+    entries[4] = {"act-grad", OpRole::kForward};
   }
-  return "?";
+};
+
+RoleTable& role_table() {
+  static RoleTable table;
+  return table;
+}
+
+}  // namespace
+
+OpRole register_role(const std::string& name, OpRole computes) {
+  RoleTable& t = role_table();
+  for (int i = 0; i < t.size; ++i) {
+    const RoleEntry& e = t.entries[static_cast<std::size_t>(i)];
+    if (e.name != name) continue;
+    if (e.computes != computes)
+      throw std::logic_error("op role '" + name + "' registered twice with different passes");
+    return static_cast<OpRole>(i);
+  }
+  if (t.size == kNumRoles)
+    throw std::logic_error("more than " + std::to_string(kNumRoles) + " op roles (kNumRoles)");
+  t.entries[static_cast<std::size_t>(t.size)] = {name, computes};
+  return static_cast<OpRole>(t.size++);
+}
+
+int num_roles() {
+  return role_table().size;
+}
+
+const char* role_name(OpRole role) {
+  const RoleTable& t = role_table();
+  const int i = static_cast<int>(role);
+  return i < t.size ? t.entries[static_cast<std::size_t>(i)].name.c_str() : "?";
 }
 
 bool parse_role(const std::string& text, OpRole& role) {
-  for (OpRole r : {OpRole::kForward, OpRole::kBackwardData, OpRole::kBackwardWeight,
-                   OpRole::kUpdate, OpRole::kActivationGrad, OpRole::kCompare, OpRole::kStore}) {
-    if (text == role_name(r)) {
-      role = r;
+  for (int i = 0; i < num_roles(); ++i) {
+    if (text == role_name(static_cast<OpRole>(i))) {
+      role = static_cast<OpRole>(i);
       return true;
     }
   }
@@ -165,15 +193,9 @@ std::string Op::describe() const {
 }
 
 OpRole conv_pass(OpRole role) {
-  switch (role) {
-    case OpRole::kBackwardData:
-    case OpRole::kBackwardWeight:
-      return role;
-    case OpRole::kPredictorBackward:
-      return OpRole::kBackwardWeight;
-    default:
-      return OpRole::kForward;
-  }
+  const RoleTable& t = role_table();
+  const int i = static_cast<int>(role);
+  return i < t.size ? t.entries[static_cast<std::size_t>(i)].computes : OpRole::kForward;
 }
 
 GemmShape lower_to_gemm(const Op& op) {

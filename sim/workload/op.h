@@ -11,29 +11,38 @@ namespace trainsim {
 
 enum class OpKind : std::uint8_t { kGemm, kConv, kElementwise };
 
-/// The training computation an op belongs to.
+/// The training computation an op belongs to. The named roles are the passes every network's
+/// training has. A technique's own work (speculative backprop's compare and store, ADA-GP's
+/// predictor) has roles the technique declares (TechniqueInfo::roles); the technique
+/// registry registers them (register_role) when it is built, numbered after these, so shared
+/// code counts them like any role without knowing what they are.
 enum class OpRole : std::uint8_t {
-  kForward,            ///< y = f(x, W)
-  kBackwardData,       ///< dX from dY and W
-  kBackwardWeight,     ///< dW from X and dY
-  kUpdate,             ///< optimizer step, element-wise over the parameters
-  kActivationGrad,     ///< activation / pooling derivative, element-wise
-  kCompare,            ///< speculative backprop: compare stored and current outputs
-  kStore,              ///< speculative backprop: write a forward pass into the per-label store
-  kPredictorForward,   ///< ADA-GP: the gradient predictor predicts a layer's gradients
-  kPredictorBackward,  ///< ADA-GP: the predictor's training on a layer's true gradients
-  kPredictorUpdate,    ///< ADA-GP: the predictor's weight update
+  kForward,         ///< y = f(x, W)
+  kBackwardData,    ///< dX from dY and W
+  kBackwardWeight,  ///< dW from X and dY
+  kUpdate,          ///< optimizer step, element-wise over the parameters
+  kActivationGrad,  ///< activation / pooling derivative, element-wise
 };
-inline constexpr int kNumRoles = 10;
+inline constexpr int kNumCoreRoles = 5;
+/// Room for the core roles and every registered one: per-role sums are arrays of this size.
+inline constexpr int kNumRoles = 16;
 
-/// "fw", "bwd-data", "bwd-weight", "update", "act-grad", "compare", "store", "pred-fw",
-/// "pred-bw", "pred-update"
+/// Registers a technique's role `name` whose convolutions compute the pass `computes`
+/// (kForward, kBackwardData or kBackwardWeight); returns its id. Registering a name again
+/// returns the same id (techniques that share hardware share its roles). std::logic_error
+/// past kNumRoles roles or for a name registered with another pass.
+OpRole register_role(const std::string& name, OpRole computes);
+/// Core roles plus those registered so far.
+int num_roles();
+
+/// "fw", "bwd-data", "bwd-weight", "update", "act-grad", then the registered roles' names
+/// ("compare", "pred-fw", ...); "?" for an id nobody registered.
 const char* role_name(OpRole role);
 /// Parses role_name() output (and "forward" etc.); returns false if unknown.
 bool parse_role(const std::string& text, OpRole& role);
 const char* kind_name(OpKind kind);  ///< "gemm", "conv", "eltwise"
-/// The pass a conv op of this role computes: fw, bwd-data or bwd-weight (the predictor's
-/// forward is a forward pass, its training a backward-weight pass).
+/// The pass a conv op of this role computes: fw, bwd-data or bwd-weight (a registered role:
+/// the pass it was registered with).
 OpRole conv_pass(OpRole role);
 
 /// C[M x N] = A[M x K] B[K x N]. SCALE-Sim's operand names: A = ifmap, B = filter,

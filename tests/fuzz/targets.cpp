@@ -13,6 +13,7 @@
 #include "sim/core/error.h"
 #include "sim/core/paths.h"
 #include "sim/data/idx.h"
+#include "sim/techniques/predictor_ops.h"
 #include "sim/workload/lowering.h"
 #include "sim/workload/net_shape.h"
 

@@ -12,6 +12,7 @@
 #include <catch2/catch.hpp>
 
 #include "sim/core/error.h"
+#include "sim/techniques/technique.h"
 #include "sim/train/accel_session.h"
 #include "sim/train/trainer.h"
 
@@ -31,6 +32,14 @@ class RoleTimed final : public Dataflow {
     OpStats s;
     s.pes = acc.pes();
     s.macs = lower_to_gemm(op).macs();
+    if (op.role == technique_role("pred-fw")) {  // a conv and a dense op
+      s.compute_cycles = kAlphaT / 2;
+      return s;
+    }
+    if (op.role == technique_role("pred-bw")) {  // two dense ops and a conv
+      s.compute_cycles = 2 * kAlphaT / 3;
+      return s;
+    }
     switch (op.role) {
       case OpRole::kForward:
       case OpRole::kBackwardData:
@@ -38,12 +47,6 @@ class RoleTimed final : public Dataflow {
         break;
       case OpRole::kBackwardWeight:
         s.compute_cycles = op.layer == 0 ? 2 * kT : kT;
-        break;
-      case OpRole::kPredictorForward:  // a conv and a dense op
-        s.compute_cycles = kAlphaT / 2;
-        break;
-      case OpRole::kPredictorBackward:  // two dense ops and a conv
-        s.compute_cycles = 2 * kAlphaT / 3;
         break;
       default:
         throw std::logic_error("unexpected array op");

@@ -9,6 +9,7 @@
 #include "sim/config/experiment_config.h"
 #include "sim/core/paths.h"
 #include "sim/hype/op_types.h"
+#include "sim/techniques/technique.h"
 #include "sim/workload/lowering.h"
 #include "tests/support/paper_type_counts.h"
 
@@ -99,10 +100,11 @@ TEST_CASE("Paper op types: a gradient sum is AddN also on an activation layer", 
   }
   CHECK(relus_summed > 0);
   // A technique's ops are typed by their kind.
-  Op pred = Op::make_gemm({4, 4, 4}, OpRole::kPredictorForward, 3);
+  Op pred = Op::make_gemm({4, 4, 4}, technique_role("pred-fw"), 3);
   CHECK(paper_op_type(pred, "conv2d") == PaperOpType::kMatMul);
-  CHECK(paper_op_type(Op::make_eltwise({16}, OpRole::kStore, 3), "relu") == PaperOpType::kOther);
+  CHECK(paper_op_type(Op::make_eltwise({16}, technique_role("store"), 3), "relu") ==
+        PaperOpType::kOther);
   ConvShape c;
-  CHECK(paper_op_type(Op::make_conv(c, OpRole::kPredictorBackward), "dense") ==
+  CHECK(paper_op_type(Op::make_conv(c, technique_role("pred-bw")), "dense") ==
         PaperOpType::kConv2DBackpropFilter);
 }

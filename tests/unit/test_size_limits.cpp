@@ -9,6 +9,7 @@
 
 #include "sim/config/experiment_config.h"
 #include "sim/core/paths.h"
+#include "sim/techniques/predictor_ops.h"
 #include "sim/workload/lowering.h"
 #include "sim/workload/net_shape.h"
 #include "sim/workload/size_limits.h"
