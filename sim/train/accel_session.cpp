@@ -42,7 +42,7 @@ void AcceleratorSession::take(const Op& op, int unit, bool discarded) {
   OpRequest& req = pending_[static_cast<std::size_t>(unit)].emplace_back();
   req.op = op;
   if (unit == 1) discarded_flags_.push_back(discarded);
-  flush_key_.push_back(reinterpret_cast<std::uintptr_t>(&op) | (unit == 1 ? 1U : 0U));
+  flush_memo_.push(op, unit);
   if (fidelity_ == Fidelity::kCycle && op.kind != OpKind::kElementwise) {
     // The clocked array needs operand values of the op's shape; one set per shape.
     const std::string key = op.describe();
@@ -65,12 +65,6 @@ void AcceleratorSession::step(bool begin) {
   ++epoch_steps_;
 }
 
-std::size_t AcceleratorSession::KeyHash::operator()(const std::vector<std::uintptr_t>& key) const {
-  std::uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a over the words
-  for (std::uintptr_t v : key) h = (h ^ static_cast<std::uint64_t>(v)) * 0x100000001b3ULL;
-  return static_cast<std::size_t>(h);
-}
-
 void AcceleratorSession::run_pending(bool whole_step) {
   if (residency_) {
     // Each unit has its own buffer; a second unit that shares the array runs its ops on the
@@ -90,46 +84,22 @@ void AcceleratorSession::run_pending(bool whole_step) {
 
 void AcceleratorSession::flush(Phase phase, bool whole_step) {
   if (pending_[0].empty() && pending_[1].empty()) return;
-  // The key: the ops in push order (each tagged with its unit), then whole_step, which
-  // changes the residency plan.
-  flush_key_.push_back(whole_step ? 1 : 0);
+  // A flush of the same ops as an earlier one replays its result (sim/train/flush_memo.h).
   const AcceleratorNode::Carried before = node_.carried();
-  auto hit = memo_ ? flush_memo_.find(flush_key_) : flush_memo_.end();
-  if (hit != flush_memo_.end()) {
-    const FlushResult& f = hit->second;
-    for (int u = 0; u < 2; ++u) {
-      auto& reqs = pending_[static_cast<std::size_t>(u)];
-      for (std::size_t k = 0; k < reqs.size(); ++k)
-        reqs[k].stats = f.stats[static_cast<std::size_t>(u)][k];
+  const FlushResult* hit = memo_ ? flush_memo_.find(whole_step) : nullptr;
+  if (hit != nullptr) {
+    for (std::size_t u = 0; u < 2; ++u) {
+      auto& reqs = pending_[u];
+      for (std::size_t k = 0; k < reqs.size(); ++k) reqs[k].stats = hit->stats[u][k];
     }
-    AcceleratorNode::Carried after = before;
-    after.cycles += f.delta.cycles;
-    for (std::size_t c = 0; c < after.channels.size(); ++c)
-      for (std::size_t i = 0; i < after.channels[c].size(); ++i)
-        after.channels[c][i] += f.delta.channels[c][i];
-    node_.restore(after);
+    node_.restore(FlushMemo::advanced(before, hit->delta));
     ++flushes_replayed_;
   } else {
     run_pending(whole_step);
     ++flushes_run_;
-    if (memo_) {
-      FlushResult f;
-      for (int u = 0; u < 2; ++u)
-        for (const OpRequest& r : pending_[static_cast<std::size_t>(u)]) {
-          // The sums below ignore an op's mapping summary (OpStats::operator+=); not keeping
-          // it spares a replay a vector of strings per op.
-          OpStats& kept = f.stats[static_cast<std::size_t>(u)].emplace_back(r.stats);
-          kept.mapping.clear();
-        }
-      const AcceleratorNode::Carried after = node_.carried();
-      f.delta.cycles = after.cycles - before.cycles;
-      for (std::size_t c = 0; c < after.channels.size(); ++c)
-        for (std::size_t i = 0; i < after.channels[c].size(); ++i)
-          f.delta.channels[c][i] = after.channels[c][i] - before.channels[c][i];
-      flush_memo_.emplace(flush_key_, std::move(f));
-    }
+    if (memo_) flush_memo_.record(pending_, before, node_.carried());
   }
-  flush_key_.clear();
+  flush_memo_.next();
   const std::int64_t elapsed = node_.cycles() - before.cycles;
   const int p = static_cast<int>(phase);
   // Sums are utilized against every array that ran them: the main one and a technique's own.

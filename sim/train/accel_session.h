@@ -8,7 +8,6 @@
 #include <cstdint>
 #include <map>
 #include <tuple>
-#include <unordered_map>
 #include <vector>
 
 #include "models/accel_node.h"
@@ -17,6 +16,7 @@
 #include "sim/nn/network.h"
 #include "sim/spec/specs.h"
 #include "sim/techniques/technique.h"
+#include "sim/train/flush_memo.h"
 #include "sim/train/op_stream.h"
 #include "sim/train/residency.h"
 #include "sim/workload/lowering.h"
@@ -105,23 +105,10 @@ class AcceleratorSession final : public OpStream, private OpSink {
   Fidelity fidelity_;
   AcceleratorNode node_;
   std::array<std::vector<OpRequest>, 2> pending_;  // per unit
-  // Replaying repeated flushes. A flush's results depend on its ops alone: planning is a
-  // function of the op sequence, and between flushes only simulated time and the channels'
-  // counters carry over (AcceleratorNode::Carried). So a flush of the same ops on the same units
-  // as an earlier one gets that one's per-op statistics and advances time and counters by
-  // the same amounts, without running the model again: each distinct batch (per size,
-  // phase and technique step) runs on the SystemC model once. Keyed by the ops' addresses,
-  // which are stable (the op stream never drops an op).
-  struct FlushResult {
-    std::array<std::vector<OpStats>, 2> stats;  // per unit, per op
-    AcceleratorNode::Carried delta;
-  };
-  struct KeyHash {
-    std::size_t operator()(const std::vector<std::uintptr_t>& key) const;
-  };
+  // Replays flushes that repeat an earlier one's ops (sim/train/flush_memo.h); on in fast
+  // fidelity only (cycle fidelity computes each op's outputs).
   bool memo_ = false;
-  std::unordered_map<std::vector<std::uintptr_t>, FlushResult, KeyHash> flush_memo_;
-  std::vector<std::uintptr_t> flush_key_;
+  FlushMemo flush_memo_;
   std::int64_t flushes_run_ = 0, flushes_replayed_ = 0;
   bool residency_ = false;                    // plan inter-op residency (tiled memory)
   std::array<ResidencyPlanner, 2> planners_;  // per unit
