@@ -9,6 +9,7 @@
 #include "sim/accel/memory_model.h"
 #include "sim/cli/arg_parse.h"
 #include "sim/cli/commands.h"
+#include "sim/cli/run_kinds.h"
 #include "sim/config/device_config.h"
 #include "sim/config/experiment_config.h"
 #include "sim/config/system_config.h"
@@ -195,6 +196,11 @@ void list_policies() {
           "");
 }
 
+void list_runs() {
+  std::printf("kinds of run (stats.json's kind; the first that applies runs an experiment):\n");
+  for (const RunKindInfo& k : run_kinds()) entry(k.name, k.description, "");
+}
+
 // What `trainsim list KIND` lists, in the order `trainsim list` prints them all: every
 // registry of a variation point and every folder of shipped presets.
 struct ListKind {
@@ -204,13 +210,21 @@ struct ListKind {
 
 const std::vector<ListKind>& kinds() {
   static const std::vector<ListKind> all = {
-      {"networks", list_networks},         {"datasets", list_datasets},
-      {"optimizers", list_optimizers},     {"layers", list_layers},
-      {"accelerators", list_accelerators}, {"energy", list_energy_tables},
-      {"dataflows", list_dataflows},       {"memory", list_memory_models},
-      {"techniques", list_techniques},     {"schedules", list_schedules},
-      {"topologies", list_topologies},     {"systems", list_systems},
-      {"devices", list_devices},           {"policies", list_policies},
+      {"networks", list_networks},
+      {"datasets", list_datasets},
+      {"optimizers", list_optimizers},
+      {"layers", list_layers},
+      {"accelerators", list_accelerators},
+      {"energy", list_energy_tables},
+      {"dataflows", list_dataflows},
+      {"memory", list_memory_models},
+      {"techniques", list_techniques},
+      {"schedules", list_schedules},
+      {"topologies", list_topologies},
+      {"systems", list_systems},
+      {"devices", list_devices},
+      {"policies", list_policies},
+      {"runs", list_runs},
   };
   return all;
 }

@@ -10,6 +10,7 @@
 #include "sim/accel/energy.h"
 #include "sim/cli/hype_runner.h"
 #include "sim/cli/progress_bar.h"
+#include "sim/cli/run_kinds.h"
 #include "sim/cli/system_runner.h"
 #include "sim/config/experiment_config.h"
 #include "sim/core/error.h"
@@ -184,23 +185,19 @@ int stop_after_epoch() {
 }  // namespace
 
 RunResult run_experiment(const ExperimentSpec& spec, const RunOptions& options) {
-  // A hype: over a system places ops on its devices: Hype's runtime, not the pipeline's.
-  if (options.simulate && spec.hype) return run_hype_experiment(spec, options);
-  if (options.simulate && spec.system.present()) return run_system_experiment(spec, options);
-  if (!options.chakra_dir.empty())
+  const RunKindInfo& kind = run_kind_of(spec, options.simulate);
+  if (!options.chakra_dir.empty() && !kind.chakra)
     throw UserError(
         "--chakra writes the traces of a run on a system of devices: give the "
         "experiment a `system:` (one device: system: {devices: 1})");
-  if (spec.numerics == "none") {
-    if (!options.simulate)
-      throw UserError("experiment '" + spec.name +
-                      "' has numerics: none, so there is nothing to train: use trainsim run");
-    if (options.resume)
-      throw UserError(
-          "a shape-only run (numerics: none) has no checkpoint to resume: run it "
-          "again with --force");
-    return run_shape_only_experiment(spec, options);
-  }
+  return kind.run(spec, options);
+}
+
+std::string check_experiment(const ExperimentSpec& spec, bool simulate) {
+  return run_kind_of(spec, simulate).check(spec, simulate);
+}
+
+RunResult run_trained_experiment(const ExperimentSpec& spec, const RunOptions& options) {
   const std::string command = command_name(options.simulate);
   Prepared p = prepare(spec, options.simulate);
   Trainer& trainer = *p.trainer;
@@ -313,16 +310,11 @@ RunResult run_experiment(const ExperimentSpec& spec, const RunOptions& options) 
   return result;
 }
 
-std::string check_experiment(const ExperimentSpec& spec, bool simulate) {
-  if (simulate && spec.hype) {
-    if (spec.numerics != "none") prepare(spec, false);  // the data and the numerics
-    return check_hype_experiment(spec);
-  }
-  if (simulate && spec.system.present()) {
-    if (spec.numerics != "none") prepare(spec, false);  // the data and the numerics
-    return check_system_experiment(spec);
-  }
-  if (spec.numerics == "none") return check_shape_only_experiment(spec);
+void check_numerics(const ExperimentSpec& spec) {
+  if (spec.numerics != "none") prepare(spec, false);
+}
+
+std::string check_trained_experiment(const ExperimentSpec& spec, bool simulate) {
   Prepared p = prepare(spec, simulate);
   char line[512];
   std::snprintf(line, sizeof line,

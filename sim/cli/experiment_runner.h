@@ -60,17 +60,25 @@ struct RunResult {
   double violations = std::numeric_limits<double>::quiet_NaN();
 };
 
-/// Trains (numerics: float) or times the schedule from shapes (numerics: none).
+/// Runs `spec` as the kind of run it is (sim/cli/run_kinds.h): trains (numerics: float),
+/// times the schedule from shapes (numerics: none), on a system of devices or a hype:
+/// system.
 RunResult run_experiment(const ExperimentSpec& spec, const RunOptions& options);
-/// The numerics: none case (sim/cli/shape_only_runner.cpp).
-RunResult run_shape_only_experiment(const ExperimentSpec& spec, const RunOptions& options);
-
 /// Everything a run does before its first batch (data, network against data, optimizer,
 /// technique, accelerator session, the technique's storage against the buffer), nothing
 /// after. Returns a one-line summary of what would run.
 std::string check_experiment(const ExperimentSpec& spec, bool simulate);
-/// The shape-only half of check_experiment().
+
+// The kinds' own halves (one file each; run_kinds.cpp lists them).
+/// Trains on one accelerator (trainsim run) or without one (trainsim train).
+RunResult run_trained_experiment(const ExperimentSpec& spec, const RunOptions& options);
+std::string check_trained_experiment(const ExperimentSpec& spec, bool simulate);
+/// numerics: none on one accelerator (sim/cli/shape_only_runner.cpp).
+RunResult run_shape_only_experiment(const ExperimentSpec& spec, const RunOptions& options);
 std::string check_shape_only_experiment(const ExperimentSpec& spec);
+/// Loads the data and builds the numerics of a run that trains, as its first batch would
+/// (the systems' checks: their devices are checked by their own kinds).
+void check_numerics(const ExperimentSpec& spec);
 
 /// The experiment of the incomplete run in `dir` (its config.resolved.yaml, writing to
 /// `dir`), for --resume; UserError if `dir` holds no incomplete run.

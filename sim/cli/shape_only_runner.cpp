@@ -168,6 +168,13 @@ std::string check_shape_only_experiment(const ExperimentSpec& spec) {
 }
 
 RunResult run_shape_only_experiment(const ExperimentSpec& spec, const RunOptions& options) {
+  if (!options.simulate)
+    throw UserError("experiment '" + spec.name +
+                    "' has numerics: none, so there is nothing to train: use trainsim run");
+  if (options.resume)
+    throw UserError(
+        "a shape-only run (numerics: none) has no checkpoint to resume: run it again with "
+        "--force");
   // Everything that can fail on bad input happens before the output directory exists.
   const DatasetShape data = checked_shape(spec);
   AcceleratorSession session(spec);
