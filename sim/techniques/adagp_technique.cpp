@@ -12,6 +12,7 @@
 
 #include "sim/nn/layer_registry.h"
 #include "sim/techniques/adagp.h"
+#include "sim/techniques/adagp_keys.h"
 #include "sim/techniques/predictor_ops.h"
 #include "sim/workload/lowering.h"
 #include "sim/workload/net_shape.h"
@@ -140,6 +141,9 @@ TechniqueInfo adagp_technique(AdagpDesign design) {
     t.unit_keys = {"rows", "cols"};
   }
   t.shorthand = "warmup_epochs";
+  t.parse_keys = parse_adagp_keys;
+  t.emit_keys = emit_adagp_keys;
+  t.set_shorthand = set_adagp_shorthand;
   t.choices = {{"phase_gp", AdaGp::gp_mode_names()}};
   for (int ph = 0; ph < AdagpSchedule::kPhases; ++ph)
     t.phases.push_back({AdagpSchedule::kPhaseKeys[ph], AdagpSchedule::kPhaseTitles[ph]});

@@ -1,11 +1,15 @@
 #include "sim/techniques/specbp.h"
 
+#include <yaml-cpp/yaml.h>
+
 #include <cmath>
 #include <cstdio>
 
 #include "sim/nn/softmax.h"
 #include "sim/nn/tensor_state.h"
 #include "sim/techniques/backprop.h"
+#include "sim/techniques/technique_keys.h"
+#include "sim/yaml/yaml_emit.h"
 
 namespace trainsim {
 
@@ -120,6 +124,22 @@ TechniqueInfo specbp_technique() {
   // Its compare and store work is per sample, beside the forward pass: a pipeline's tasks have
   // no place for it.
   t.roles = {{"compare", OpRole::kForward, nullptr}, {"store", OpRole::kForward, nullptr}};
+  t.parse_keys = [](const ConfigMap& m, const TechniqueInfo& info, TechniqueSpec& spec) {
+    if (auto v = m.get("threshold")) spec.threshold = v->as_double_non_negative();
+    if (auto v = m.get("unit")) parse_unit(*v, info, spec);
+    if (auto v = m.get("store")) spec.store = parse_choice(info, "store", *v);
+  };
+  t.emit_keys = [](YAML::Emitter& out, const TechniqueSpec& spec, const TechniqueInfo& info) {
+    out << YAML::Key << "threshold" << YAML::Value;
+    emit_double(out, spec.threshold);
+    out << YAML::Key << "unit" << YAML::Value;
+    emit_unit(out, spec, info);
+    out << YAML::Key << "store" << YAML::Value;
+    emit_string(out, spec.store);
+  };
+  t.set_shorthand = [](double x, const std::string&, const ConfigNode&, TechniqueSpec& spec) {
+    spec.threshold = x;
+  };
   // The threshold is what compare variants differ in, so the label always shows it.
   t.label = [](const TechniqueSpec& spec) {
     char buf[64];

@@ -27,8 +27,14 @@
 #include "sim/spec/specs.h"
 #include "sim/workload/op.h"
 
+namespace YAML {
+class Emitter;
+}
+
 namespace trainsim {
 
+class ConfigMap;
+class ConfigNode;
 template <typename T>
 class Network;
 class NetShape;
@@ -151,6 +157,18 @@ struct TechniqueInfo {
   /// The roles of its own ops; techniques that share hardware declare the same ones.
   std::vector<TechniqueRole> roles;
   bool phased() const { return !phases.empty(); }
+
+  /// Its own keys, parsed from the technique's mapping into `spec`: the parser has checked
+  /// that the mapping has `kind` and `keys` only. Null: it has no keys.
+  void (*parse_keys)(const ConfigMap& m, const TechniqueInfo& info, TechniqueSpec& spec) = nullptr;
+  /// The resolved value of every one of its keys, written as `key: value` pairs into an open
+  /// mapping (the resolved YAML: `trainsim run` on it reproduces the spec).
+  void (*emit_keys)(YAML::Emitter& out, const TechniqueSpec& spec,
+                    const TechniqueInfo& info) = nullptr;
+  /// "name@text": sets the `shorthand` key from `x`, the text after '@' read as a number
+  /// >= 0; fails at `where` when `x` does not fit the key.
+  void (*set_shorthand)(double x, const std::string& text, const ConfigNode& where,
+                        TechniqueSpec& spec) = nullptr;
 
   /// The spec's name for compare variants and reports; null: the name alone.
   std::string (*label)(const TechniqueSpec& spec) = nullptr;
