@@ -22,11 +22,6 @@ double seconds(std::int64_t cycles, const AcceleratorSpec& acc) {
   return static_cast<double>(cycles) / (acc.clock_ghz * 1e9);
 }
 
-// Array-side ops (GEMM / conv) and vector-unit ops, told apart by who did the work.
-bool on_array(const OpStats& s) {
-  return s.macs > 0;
-}
-
 }  // namespace
 
 nlohmann::ordered_json totals_json(const OpTotals& t, const AcceleratorSpec& acc) {
@@ -211,13 +206,18 @@ std::string run_stats_json(const ExperimentSpec& spec, const Dataset& data, Netw
     }
     j["layers"].push_back(jl);
   }
-  // Per unit: who was busy, over both phases.
-  OpStats array, vector;
+  // Per unit: who was busy, over both phases. A technique's second unit ran on the main array
+  // and vector unit unless it has an array of its own, which is then a unit of its own: each
+  // unit's busy time is at most the run's, as one unit runs one op at a time.
+  const auto& work = session.unit_work();
+  const bool own = session.own_unit();
+  OpStats array = work[0][0].stats, vector = work[0][1].stats;
+  if (!own) {
+    array += work[1][0].stats;
+    vector += work[1][1].stats;
+  }
   array.pes = acc.pes();
   vector.pes = acc.vector_lanes;
-  for (int p = 0; p < kNumPhases; ++p)
-    for (const auto& row : session.layer_roles(static_cast<Phase>(p)))
-      for (const OpTotals& t : row) (on_array(t.stats) ? array : vector) += t.stats;
   const std::int64_t all_cycles =
       session.totals()[0].elapsed_cycles + session.totals()[1].elapsed_cycles;
   auto busy = [&](std::int64_t c) {
@@ -232,6 +232,21 @@ std::string run_stats_json(const ExperimentSpec& spec, const Dataset& data, Netw
                                {"ops", vector.vector_ops}};
   AccessCounts buffer = array.buffer;
   buffer += vector.buffer;
+  if (own) {
+    OpStats unit_array = work[1][0].stats;
+    const OpStats& unit_vector = work[1][1].stats;
+    unit_array.pes = session.extra_pes();
+    j["units"]["technique_array"] = {{"name", own_array_spec(session.hardware(), acc).name},
+                                     {"pes", session.extra_pes()},
+                                     {"busy_cycles", unit_array.compute_cycles},
+                                     {"busy_fraction", busy(unit_array.compute_cycles)},
+                                     {"macs", unit_array.macs},
+                                     {"compute_utilization", unit_array.compute_utilization()},
+                                     {"vector_busy_cycles", unit_vector.compute_cycles},
+                                     {"vector_ops", unit_vector.vector_ops}};
+    buffer += unit_array.buffer;
+    buffer += unit_vector.buffer;
+  }
   j["units"]["global_buffer"] = {{"reads", buffer.total_reads()},
                                  {"writes", buffer.total_writes()}};
   const BufferPort& port = session.node().buffer_port();
@@ -239,10 +254,13 @@ std::string run_stats_json(const ExperimentSpec& spec, const Dataset& data, Netw
                                {"limited", port.limited()},
                                {"busy_cycles", port.busy_cycles()},
                                {"contention_cycles", port.contention_cycles()}};
-  j["units"]["dram_channel"] = {{"bytes", session.node().dram().bytes_moved()},
-                                {"busy_cycles", session.node().dram().busy_cycles()},
-                                {"busy_fraction", busy(session.node().dram().busy_cycles())},
-                                {"stall_cycles", array.stall_cycles + vector.stall_cycles}};
+  j["units"]["dram_channel"] = {
+      {"bytes", session.node().dram().bytes_moved()},
+      {"busy_cycles", session.node().dram().busy_cycles()},
+      {"busy_fraction", busy(session.node().dram().busy_cycles())},
+      {"stall_cycles",
+       array.stall_cycles + vector.stall_cycles +
+           (own ? work[1][0].stats.stall_cycles + work[1][1].stats.stall_cycles : 0)}};
   if (!epochs.empty()) {
     const RunEpoch& last = epochs.back();
     j["final"] = {{"epochs", last.metrics.epoch},
@@ -274,7 +292,10 @@ std::string run_summary(const std::vector<RunEpoch>& epochs, AcceleratorSession&
                   cycles ? 100.0 * static_cast<double>(s.stall_cycles) / cycles : 0.0);
     out += buf;
   }
-  if (session.discarded().ops > 0 || session.unit_totals()[1].ops > 0) {
+  const TechniqueInfo& info = technique_info(session.technique());
+  // A speculating technique's line: its hits, misses and the work its second unit did. Only
+  // for one (ADA-GP-MAX's predictor array also does second-unit work, and has no hits).
+  if (info.speculates) {
     TechniqueCounts all;
     for (const RunEpoch& e : epochs) {
       all.hits += e.metrics.technique.hits;
@@ -285,16 +306,16 @@ std::string run_summary(const std::vector<RunEpoch>& epochs, AcceleratorSession&
     const double spec_e = session.unit_totals()[1].energy.total();
     const double wasted = session.discarded().energy.total();
     std::snprintf(buf, sizeof buf,
-                  "speculative backprop: %lld hits, %lld misses, %lld cold (hit rate %.4f); "
+                  "%s: %lld hits, %lld misses, %lld cold (hit rate %.4f); "
                   "speculative work %.4g (%.1f%% of training energy), discarded %.4g (%.1f%%)\n",
-                  static_cast<long long>(all.hits), static_cast<long long>(all.misses),
-                  static_cast<long long>(all.cold), all.hit_rate() < 0 ? 0.0 : all.hit_rate(),
-                  spec_e, train_e > 0 ? 100 * spec_e / train_e : 0.0, wasted,
+                  info.report_name.c_str(), static_cast<long long>(all.hits),
+                  static_cast<long long>(all.misses), static_cast<long long>(all.cold),
+                  all.hit_rate() < 0 ? 0.0 : all.hit_rate(), spec_e,
+                  train_e > 0 ? 100 * spec_e / train_e : 0.0, wasted,
                   train_e > 0 ? 100 * wasted / train_e : 0.0);
     out += buf;
   }
   if (session.phased()) {
-    const TechniqueInfo& info = technique_info(session.technique());
     const char* name = info.report_name.c_str();
     for (std::size_t ph = 0; ph < info.phases.size(); ++ph) {
       const OpTotals& t = session.phase_totals()[ph];

@@ -121,6 +121,7 @@ TechniqueInfo specbp_technique() {
   t.unit_keys = {"array", "rows", "cols"};
   t.choices = {{"unit.array", {"own", "shared"}}, {"store", {"buffer", "dram"}}};
   t.speculates = true;
+  t.report_name = "speculative backprop";
   // Its compare and store work is per sample, beside the forward pass: a pipeline's tasks have
   // no place for it.
   t.roles = {{"compare", OpRole::kForward, nullptr}, {"store", OpRole::kForward, nullptr}};

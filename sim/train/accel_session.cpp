@@ -107,12 +107,14 @@ void AcceleratorSession::flush(Phase phase, bool whole_step) {
   // epoch and unit totals (a batch has hundreds of ops; adding each to every total cost a
   // fifth of a small network's run time).
   const std::int64_t pes = array_pes();
-  std::array<OpTotals, 2> unit_sum{};
+  // Per unit, the array's ops (those with MACs) apart from the vector unit's.
+  std::array<std::array<OpTotals, 2>, 2> split{};
   for (int u = 0; u < 2; ++u) {
     const auto& reqs = pending_[static_cast<std::size_t>(u)];
     for (std::size_t k = 0; k < reqs.size(); ++k) {
       const OpRequest& r = reqs[k];
-      unit_sum[static_cast<std::size_t>(u)].add(r.stats, r.stats.pes, r.op.role == OpRole::kUpdate);
+      split[static_cast<std::size_t>(u)][r.stats.macs > 0 ? 0 : 1].add(
+          r.stats, r.stats.pes, r.op.role == OpRole::kUpdate);
       layer_roles_[p][static_cast<std::size_t>(r.op.layer)][static_cast<int>(r.op.role)].add(
           r.stats, r.stats.pes);
       layer_role_unit_[static_cast<std::size_t>(r.op.layer)][static_cast<int>(r.op.role)] =
@@ -124,7 +126,11 @@ void AcceleratorSession::flush(Phase phase, bool whole_step) {
   for (int u = 0; u < 2; ++u) {
     const auto& reqs = pending_[static_cast<std::size_t>(u)];
     if (reqs.empty()) continue;
-    const OpTotals& sum = unit_sum[static_cast<std::size_t>(u)];
+    const auto& parts = split[static_cast<std::size_t>(u)];
+    OpTotals sum = parts[0];
+    sum.merge(parts[1], pes, true);
+    for (std::size_t k = 0; k < 2; ++k)
+      unit_work_[static_cast<std::size_t>(u)][k].merge(parts[k], reqs.back().stats.pes, false);
     totals_[p].merge(sum, pes, true);
     epoch_[p].merge(sum, pes, true);
     // A unit's own sum keeps the PE count of its last op, as adding op by op did.

@@ -52,6 +52,10 @@ class AcceleratorSession final : public OpStream, private OpSink {
   }
   /// Work per unit (0: main array and vector unit, 1: the technique's second unit), training.
   const std::array<OpTotals, 2>& unit_totals() const { return unit_totals_; }
+  /// Work per unit and kind, training and evaluation: [unit][0: the array's ops (with
+  /// MACs), 1: the vector unit's]. Unit 1 is the technique's second unit; its work ran on the
+  /// main array and vector unit unless the technique has an array of its own (own_unit()).
+  const std::array<std::array<OpTotals, 2>, 2>& unit_work() const { return unit_work_; }
   /// Training work per technique phase (TechniqueInfo::phases: ADA-GP's warm-up, Phase BP,
   /// Phase GP), elapsed included; empty for a technique without phases.
   const std::vector<OpTotals>& phase_totals() const { return phase_totals_; }
@@ -114,6 +118,7 @@ class AcceleratorSession final : public OpStream, private OpSink {
   std::array<ResidencyPlanner, 2> planners_;  // per unit
   std::vector<bool> discarded_flags_;         // parallel to pending_[1]
   std::array<OpTotals, 2> unit_totals_;
+  std::array<std::array<OpTotals, 2>, 2> unit_work_;
   std::vector<OpTotals> phase_totals_;  // per technique phase
   std::int64_t extra_pes_ = 0, extra_storage_bytes_ = 0;
   OpTotals discarded_;

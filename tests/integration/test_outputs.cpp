@@ -228,3 +228,40 @@ TEST_CASE("compare prints the final paths of its results", "[outputs][compare]")
   CHECK(r.err.find('\r') == std::string::npos);
   CHECK(exists(dir + "/os/stats.json"));
 }
+
+TEST_CASE(
+    "Each unit is busy at most the whole run, and a technique's own array is a unit of its own",
+    "[outputs][units]") {
+  require_dataset("mnist");
+  const std::string dir = fresh_dir("unit-busy");
+  for (const char* technique : {"adagp-max", "specbp", "bp"}) {
+    INFO(technique);
+    const std::string out = dir + "/" + technique;
+    const auto r =
+        run_trainsim({"run", kQuickstart, "-o", out, "-s", std::string("technique=") + technique,
+                      "-s", "dataset.train_limit=300", "-s", "dataset.test_limit=100"});
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    // The summary has a speculating technique's line only for one that speculates.
+    CHECK((r.out.find("hits,") != std::string::npos) == (std::string(technique) == "specbp"));
+    const json stats = json::parse(read_file(out + "/stats.json"));
+    const json& units = stats["units"];
+    const double cycles = stats["totals"]["train"]["elapsed_cycles"].get<double>() +
+                          stats["totals"]["eval"]["elapsed_cycles"].get<double>();
+    CHECK(units["pe_array"]["busy_fraction"].get<double>() <= 1.0);
+    CHECK(units["vector_unit"]["busy_fraction"].get<double>() <= 1.0);
+    // Every MAC ran on one array or the other.
+    std::int64_t macs = units["pe_array"]["macs"].get<std::int64_t>();
+    const bool own = std::string(technique) != "bp";
+    CHECK(units.contains("technique_array") == own);
+    if (own) {
+      const json& t = units["technique_array"];
+      CHECK(t["busy_fraction"].get<double>() <= 1.0);
+      CHECK(t["vector_busy_cycles"].get<double>() <= cycles);
+      CHECK(t["macs"].get<std::int64_t>() > 0);
+      macs += t["macs"].get<std::int64_t>();
+    }
+    CHECK(macs == stats["totals"]["train"]["stats"]["macs"].get<std::int64_t>() +
+                      stats["totals"]["eval"]["stats"]["macs"].get<std::int64_t>());
+  }
+}
