@@ -60,7 +60,7 @@ std::string variant_line(const RunResult& r) {
 // The three tables of Purkayastha et al. 2025 (Tables II-IV) plus hit rates, one column per
 // variant, one row per epoch: cumulative training time, test accuracy, and time per sample step.
 // Printed and written as CSV next to compare.csv.
-void write_technique_tables(const std::vector<Variant>& variants, StagedDir& out) {
+void write_technique_tables(const std::vector<Variant>& variants, StagedDir& out, bool show) {
   struct Table {
     const char* file;
     const char* title;
@@ -93,7 +93,7 @@ void write_technique_tables(const std::vector<Variant>& variants, StagedDir& out
     // Hit rates only mean something when a variant speculates: the file is always written
     // (tools/plot reads the four tables together), the table printed only then.
     const bool print =
-        (speculates || std::string(t.file) != "table_hit_rate.csv") &&
+        show && (speculates || std::string(t.file) != "table_hit_rate.csv") &&
         (variants.front().result.has_accuracy || std::string(t.file) != "table_accuracy.csv");
     CsvTable csv(columns);
     if (print)
@@ -123,14 +123,15 @@ void write_technique_tables(const std::vector<Variant>& variants, StagedDir& out
 
 // --systems: the paper's figures of merit (He et al. Sec. 5): throughput, energy, energy
 // efficiency (throughput per watt), average and peak power, cap violations.
-void print_system_table(const std::vector<Variant>& variants, std::int64_t samples,
-                        StagedDir& out) {
+void print_system_table(const std::vector<Variant>& variants, std::int64_t samples, StagedDir& out,
+                        bool show) {
   const RunResult& b = variants.front().result;
   CsvTable csv({"variant", "seconds", "samples_per_s", "energy_j", "avg_w", "peak_w", "violations",
                 "test_accuracy", "speedup", "energy_efficiency_rel", "avg_w_rel"});
-  std::printf("%-12s %14s %12s %14s %9s %9s %11s %8s %9s %8s %8s\n", "variant", "seconds",
-              "samples/s", "energy J", "avg W", "peak W", "violations", "speedup", "EE_rel",
-              "W_rel", "test_acc");
+  if (show)
+    std::printf("%-12s %14s %12s %14s %9s %9s %11s %8s %9s %8s %8s\n", "variant", "seconds",
+                "samples/s", "energy J", "avg W", "peak W", "violations", "speedup", "EE_rel",
+                "W_rel", "test_acc");
   for (const Variant& v : variants) {
     const RunResult& r = v.result;
     const double speed = rel(b.seconds, r.seconds);
@@ -147,10 +148,11 @@ void print_system_table(const std::vector<Variant>& variants, std::int64_t sampl
         .num("%.6f", speed)
         .num("%.6f", ee)
         .num("%.6f", rel(r.avg_w, b.avg_w));
-    std::printf("%-12s %14.6g %12.6g %14.6g %9.4g %9.4g %11.0f %7.3fx %9.3f %8.3f %8s\n",
-                v.name.c_str(), r.seconds, static_cast<double>(samples) / r.seconds, r.energy,
-                r.avg_w, r.peak_w, r.violations, speed, ee, rel(r.avg_w, b.avg_w),
-                r.has_accuracy ? fmt("%.2f%%", 100 * r.test_accuracy).c_str() : "n/a");
+    if (show)
+      std::printf("%-12s %14.6g %12.6g %14.6g %9.4g %9.4g %11.0f %7.3fx %9.3f %8.3f %8s\n",
+                  v.name.c_str(), r.seconds, static_cast<double>(samples) / r.seconds, r.energy,
+                  r.avg_w, r.peak_w, r.violations, speed, ee, rel(r.avg_w, b.avg_w),
+                  r.has_accuracy ? fmt("%.2f%%", 100 * r.test_accuracy).c_str() : "n/a");
   }
   write_text_file(out.file("compare.csv"), csv.text());
 }
@@ -223,9 +225,11 @@ int cmd_compare(const std::vector<std::string>& args) {
     check_experiment(load_experiment(a.path, variant_overrides(v, dir)), /*simulate=*/true);
 
   StagedDir out(dir, a.force ? StagedDir::Mode::kReplace : StagedDir::Mode::kNew, "compare");
-  std::printf("trainsim compare: %s, %zu variant(s), seed %llu, results in %s/\n",
-              base.name.c_str(), variants.size(),
-              static_cast<unsigned long long>(base.training.seed), out.final_dir().c_str());
+  // -q: only the final line (the variants' tables are in compare.csv and the table_*.csv).
+  if (!a.quiet)
+    std::printf("trainsim compare: %s, %zu variant(s), seed %llu, results in %s/\n",
+                base.name.c_str(), variants.size(),
+                static_cast<unsigned long long>(base.training.seed), out.final_dir().c_str());
   if (!a.quiet) print_notes(base);
   for (std::size_t i = 0; i < variants.size(); ++i) {
     Variant& v = variants[i];
@@ -241,7 +245,7 @@ int cmd_compare(const std::vector<std::string>& args) {
     run.simulate = true;
     run.quiet = true;
     run.label = label;
-    run.epoch_lines = true;
+    run.epoch_lines = !a.quiet;
     run.final_line = false;
     run.keep_incomplete = false;  // the compare directory appears whole or not at all
     v.result = run_experiment(spec, run);
@@ -249,7 +253,8 @@ int cmd_compare(const std::vector<std::string>& args) {
   }
 
   if (systems) {
-    print_system_table(variants, dataset_shape(base.dataset).train * base.training.epochs, out);
+    print_system_table(variants, dataset_shape(base.dataset).train * base.training.epochs, out,
+                       !a.quiet);
     out.commit();
     std::printf("wrote %s/compare.csv and one run directory per variant (%s/<variant>/)\n",
                 out.final_dir().c_str(), out.final_dir().c_str());
@@ -263,9 +268,10 @@ int cmd_compare(const std::vector<std::string>& args) {
                 "dram_rel", "utilization_rel", energy_column("memory_energy", unit),
                 "memory_energy_rel"});
   // Wide columns: a zoo network's 90-epoch schedule moves petabytes, a test run kilobytes.
-  std::printf("%-16s %16s %10s %12s %12s %7s %8s %8s %8s\n", "variant", "cycles", "speedup",
-              ("energy " + energy_suffix(unit)).c_str(), "DRAM MB", "util", "energy_r", "dram_r",
-              "test_acc");
+  if (!a.quiet)
+    std::printf("%-16s %16s %10s %12s %12s %7s %8s %8s %8s\n", "variant", "cycles", "speedup",
+                ("energy " + energy_suffix(unit)).c_str(), "DRAM MB", "util", "energy_r", "dram_r",
+                "test_acc");
   for (const Variant& v : variants) {
     const RunResult& r = v.result;
     csv.row()
@@ -300,13 +306,14 @@ int cmd_compare(const std::vector<std::string>& args) {
     char dram[32];
     std::snprintf(dram, sizeof dram, dram_mb < 1e8 ? "%.1f" : "%.4g", dram_mb);
     const std::string cycles = r.cycles ? std::to_string(*r.cycles) : "-";
-    std::printf("%-16s %16s %9.3fx %12.4g %12s %6.1f%% %8.3f %8.3f %8s\n", v.name.c_str(),
-                cycles.c_str(), rel(b.seconds, r.seconds), r.energy, dram, 100 * r.utilization,
-                rel(r.energy, b.energy),
-                rel(static_cast<double>(r.dram_bytes), static_cast<double>(b.dram_bytes)), acc);
+    if (!a.quiet)
+      std::printf("%-16s %16s %9.3fx %12.4g %12s %6.1f%% %8.3f %8.3f %8s\n", v.name.c_str(),
+                  cycles.c_str(), rel(b.seconds, r.seconds), r.energy, dram, 100 * r.utilization,
+                  rel(r.energy, b.energy),
+                  rel(static_cast<double>(r.dram_bytes), static_cast<double>(b.dram_bytes)), acc);
   }
   write_text_file(out.file("compare.csv"), csv.text());
-  if (techs.size() > 1) write_technique_tables(variants, out);
+  if (techs.size() > 1) write_technique_tables(variants, out, !a.quiet);
   out.commit();
   std::printf("wrote %s/compare.csv and one run directory per variant (%s/<variant>/)\n",
               out.final_dir().c_str(), out.final_dir().c_str());

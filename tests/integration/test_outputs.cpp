@@ -2,8 +2,10 @@
 // keeps them, marked incomplete, and --resume continues it to results byte-identical to an
 // uninterrupted run; CSV cells survive commas; energy columns carry the table's unit;
 // compare names final paths only.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdlib>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "sim/core/csv.h"
@@ -264,4 +266,20 @@ TEST_CASE(
     CHECK(macs == stats["totals"]["train"]["stats"]["macs"].get<std::int64_t>() +
                       stats["totals"]["eval"]["stats"]["macs"].get<std::int64_t>());
   }
+}
+
+TEST_CASE("compare -q prints only its final line", "[outputs][compare]") {
+  require_dataset("mnist");
+  const std::string dir = fresh_dir("compare-quiet");
+  const auto r =
+      run_trainsim({"compare", kQuickstart, "--techniques", "bp,specbp", "-q", "-o", dir + "/cmp",
+                    "-s", "dataset.train_limit=200", "-s", "dataset.test_limit=100"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(std::count(r.out.begin(), r.out.end(), '\n') == 1);
+  CHECK(r.out.rfind("wrote " + dir + "/cmp/compare.csv", 0) == 0);
+  CHECK(r.err.empty());
+  // The tables it did not print are in its files.
+  for (const char* f : {"compare.csv", "table_time.csv", "table_accuracy.csv"})
+    CHECK(std::filesystem::exists(dir + "/cmp/" + f));
 }
