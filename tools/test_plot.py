@@ -414,6 +414,25 @@ class PlotTest(unittest.TestCase):
             plot.plot_dir(bad)
         self.assertFalse(os.path.exists(os.path.join(bad, "plots")))
 
+    def test_system_compare_directory(self):
+        # `trainsim compare --systems`: seconds, joules and watts per placement policy.
+        d = os.path.join(self.tmp, "hype_compare")
+        header = ("variant,seconds,samples_per_s,energy_j,avg_w,peak_w,violations,"
+                  "test_accuracy,speedup,energy_efficiency_rel,avg_w_rel\n")
+        write(os.path.join(d, "compare.csv"),
+              header + "gpu-only,693.7,1846.8,135055.4,194.7,273.3,0,,1.0,1.0,1.0\n"
+                       "hype,640.0,2001.9,118881.9,185.8,303.3,2,,1.084,1.136,0.954\n")
+        paths = plot.plot_dir(d)
+        self.assert_pngs(paths, os.path.join(d, "plots"), ["compare.png"])
+
+    def test_system_compare_errors(self):
+        header = ("variant,seconds,samples_per_s,energy_j,avg_w,peak_w,violations,"
+                  "test_accuracy,speedup,energy_efficiency_rel,avg_w_rel\n")
+        bad = os.path.join(self.tmp, "hype_compare_bad")
+        write(os.path.join(bad, "compare.csv"),
+              header + "gpu-only,693.7,1846.8,-1,194.7,273.3,0,,1.0,1.0,1.0\n")
+        self.assertIn("compare.csv:2", self.assert_cli_error(bad))
+
     def test_sweep_directory(self):
         sw = os.path.join(self.tmp, "sweep")
         make_sweep_dir(sw)
