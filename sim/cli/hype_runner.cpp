@@ -100,9 +100,19 @@ RunResult run_hype_experiment(const ExperimentSpec& spec, const RunOptions& opti
   const std::unique_ptr<Trainer> trainer = real_trainer(spec, dataset);
   if (!options.quiet) {
     print_run_line(spec, data, real);
-    std::printf("hype system: %s | policy %s | %d ops per iteration, %d planned off the GPU%s\n",
-                system_line(h, it).c_str(), h.policy.c_str(), it.dag.size(),
-                static_cast<int>(std::count(it.plan.begin(), it.plan.end(), Placement::kOffload)),
+    // What was planned off the GPU and what ran there; each op planned off that ran on the
+    // GPU has one of three reasons (ops.csv says which, per op).
+    const int planned =
+        static_cast<int>(std::count(it.plan.begin(), it.plan.end(), Placement::kOffload));
+    const RuntimeResult& run = it.policy.run;
+    std::string ran = sformat(", %d ran there", run.offloaded);
+    if (planned > run.offloaded)
+      ran += sformat(
+          " (back on the GPU: %d by the overlap rule, %d by the never-slower guard, "
+          "%d taken by an idle GPU)",
+          run.overlap_blocked, it.guard_demotions, run.demoted);
+    std::printf("hype system: %s | policy %s | %d ops per iteration, %d planned off the GPU%s%s\n",
+                system_line(h, it).c_str(), h.policy.c_str(), it.dag.size(), planned, ran.c_str(),
                 std::isfinite(h.power_cap_w) ? sformat(" | cap %g W", h.power_cap_w).c_str() : "");
     print_notes(spec);
     std::printf("%5s  %9s  %14s  %12s  %12s  %8s  %14s  %8s\n", "epoch", "test_acc",

@@ -177,6 +177,8 @@ HypeIteration simulate_hype(const HypeSpec& spec, const NetShape& net, int batch
       it.guard_demotions += it.plan[i] == Placement::kOffload && plan[i] == Placement::kGpu;
   }
 
+  it.run_plan = plan;
+
   // The data movement the iteration could not hide: the same placement again with links that
   // take no time. The runtime may order the ops differently then, so it is an estimate.
   if (it.policy.run.offloaded > 0) {

@@ -181,7 +181,8 @@ std::string hype_ops_csv(const HypeRunData& r) {
               "gpu_s",     "gpu_avg_w",       "gpu_peak_w",     "gpu_gbps",       "gpu_ipc",
               "offload_s", "offload_devices", "offload_avg_w",  "offload_peak_w", "candidate",
               "fast",      "slack_s",         "slack_eligible", "planned",        "ran_on",
-              "demoted",   "overlap_blocked", "clock",          "start_s",        "end_s"});
+              "demoted",   "overlap_blocked", "guard_demoted",  "clock",          "start_s",
+              "end_s"});
   for (int i = 0; i < it.dag.size(); ++i) {
     const DagNode& n = it.dag.node(i);
     const OpCharacter& c = it.character.ops[at(i)];
@@ -212,6 +213,11 @@ std::string hype_ops_csv(const HypeRunData& r) {
                         (o.devices > 1 ? "+" + std::to_string(o.devices - 1) : ""))
         .cell(o.demoted ? "yes" : "no")
         .cell(o.overlap_blocked ? "yes" : "no")
+        // Moved back by the never-slower guard before the run (HypeIteration::run_plan).
+        .cell(it.plan[at(i)] == Placement::kOffload && it.run_plan.size() > at(i) &&
+                      it.run_plan[at(i)] == Placement::kGpu
+                  ? "yes"
+                  : "no")
         .num("%.6g", o.clock)
         .num("%.9g", o.start_s)
         .num("%.9g", o.end_s);

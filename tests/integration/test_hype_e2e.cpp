@@ -78,6 +78,15 @@ TEST_CASE("LeNet-5 on a V100 and three S10s trains exactly as on one device", "[
         1 + j["ops_per_iteration"].get<std::size_t>());
   const auto placement = parse_csv(read_file(dir + "/hype/placement.csv"));
   CHECK(placement.back()[0] == "all");
+  // An op planned off the GPU that ran on it says why, with exactly one reason.
+  for (const auto& op : csv_rows(read_file(dir + "/hype/ops.csv"))) {
+    if (op.at("planned") != "offload" || op.at("ran_on") != "gpu") continue;
+    INFO("op " << op.at("op"));
+    int reasons = 0;
+    for (const char* why : {"demoted", "overlap_blocked", "guard_demoted"})
+      reasons += op.at(why) == "yes";
+    CHECK(reasons == 1);
+  }
   // The resolved configuration runs again to the same results.
   const auto again =
       run_trainsim({"run", dir + "/hype/config.resolved.yaml", "--out", dir + "/again", "--quiet"});
