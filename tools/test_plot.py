@@ -442,6 +442,14 @@ class PlotTest(unittest.TestCase):
         self.assert_pngs(paths, os.path.join(sw, "plots"), ["pareto.png", "axes.png"])
         self.assertTrue(any("dataflow=ws accelerator.array.rows=16" in n for n in notes), notes)
         self.assertFalse(any("rows=8 (10 s" in n for n in notes), notes)  # dominated
+        # The failed point is named, not dropped silently.
+        self.assertTrue(any("1 failed point(s) not drawn: a4" in n for n in notes), notes)
+        sw_data = plot.SweepData(sw)
+        fig = plot.plot_pareto(sw_data)
+        ax = fig.axes[0]
+        self.assertIn("1 failed (not drawn): a4", ax.get_title())
+        self.assertEqual(ax.get_ylabel(), "energy (J)")  # 5e12 pJ, not 1e12 with an offset
+        plot.plt.close(fig)
 
     def test_sweep_directory_all_failed(self):
         sw = os.path.join(self.tmp, "sweep_failed")
