@@ -14,9 +14,9 @@
 #include "sim/accel/cost_model.h"
 #include "sim/accel/energy.h"
 #include "sim/accel/op_totals.h"
-#include "sim/cli/experiment_runner.h"
 #include "sim/config/experiment_config.h"
 #include "sim/core/error.h"
+#include "sim/run/experiment_runner.h"
 
 namespace py = pybind11;
 using namespace trainsim;

@@ -9,7 +9,6 @@
 
 #include "sim/cli/commands.h"
 #include "sim/cli/experiment_args.h"
-#include "sim/cli/experiment_runner.h"
 #include "sim/config/experiment_config.h"
 #include "sim/core/csv.h"
 #include "sim/core/error.h"
@@ -17,6 +16,7 @@
 #include "sim/data/dataset_registry.h"
 #include "sim/io/staged_dir.h"
 #include "sim/report/units.h"
+#include "sim/run/experiment_runner.h"
 
 namespace po = boost::program_options;
 

@@ -9,7 +9,6 @@
 #include "sim/accel/memory_model.h"
 #include "sim/cli/arg_parse.h"
 #include "sim/cli/commands.h"
-#include "sim/cli/run_kinds.h"
 #include "sim/config/device_config.h"
 #include "sim/config/experiment_config.h"
 #include "sim/config/system_config.h"
@@ -21,6 +20,7 @@
 #include "sim/nn/network.h"
 #include "sim/optim/optimizer_registry.h"
 #include "sim/pipeline/schedule.h"
+#include "sim/run/run_kinds.h"
 #include "sim/techniques/technique.h"
 #include "sim/workload/net_shape.h"
 

@@ -20,7 +20,6 @@
 
 #include "sim/cli/arg_parse.h"
 #include "sim/cli/commands.h"
-#include "sim/cli/progress_bar.h"
 #include "sim/config/experiment_config.h"
 #include "sim/core/error.h"
 #include "sim/core/format.h"
@@ -30,6 +29,7 @@
 #include "sim/io/manifest.h"
 #include "sim/io/output_target.h"
 #include "sim/io/staged_dir.h"
+#include "sim/run/progress_bar.h"
 #include "sim/sweep/mpi_sweep.h"
 #include "sim/sweep/process_pool.h"
 #include "sim/sweep/sweep_run.h"

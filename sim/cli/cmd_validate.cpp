@@ -5,8 +5,8 @@
 
 #include "sim/cli/commands.h"
 #include "sim/cli/experiment_args.h"
-#include "sim/cli/experiment_runner.h"
 #include "sim/config/experiment_config.h"
+#include "sim/run/experiment_runner.h"
 
 namespace trainsim {
 

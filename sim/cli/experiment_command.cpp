@@ -1,10 +1,10 @@
 #include "sim/cli/experiment_command.h"
 
 #include "sim/cli/experiment_args.h"
-#include "sim/cli/experiment_runner.h"
 #include "sim/config/experiment_config.h"
 #include "sim/core/error.h"
 #include "sim/io/file_set.h"
+#include "sim/run/experiment_runner.h"
 #include "sim/sweep/sweep_table.h"
 
 #include <filesystem>

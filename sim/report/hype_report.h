@@ -1,5 +1,5 @@
 #pragma once
-// The results directory of a run on a Hype-training system (sim/cli/hype_runner.cpp,
+// The results directory of a run on a Hype-training system (sim/run/hype_runner.cpp,
 // docs/hype.md#reports):
 //   stats.json     the system, the iteration under the policy and under gpu-only, the gains
 //                  (throughput, energy efficiency, average power), counts, every epoch

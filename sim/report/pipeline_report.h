@@ -1,5 +1,5 @@
 #pragma once
-// The output files of a run on a system of devices (sim/cli/system_runner.cpp):
+// The output files of a run on a system of devices (sim/run/system_runner.cpp):
 //   stages.csv     per stage: its layers, devices, and what one micro-batch costs there
 //   devices.csv    per device: busy, idle, peak in-flight micro-batches and activation
 //                  memory, weights held, work, DRAM traffic, energy

@@ -2,7 +2,7 @@
 // a line behind), and says what it can in that width.
 #include <catch2/catch.hpp>
 
-#include "sim/cli/progress_bar.h"
+#include "sim/run/progress_bar.h"
 
 using namespace trainsim;
 

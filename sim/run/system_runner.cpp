@@ -10,10 +10,6 @@
 #include <optional>
 
 #include "sim/accel/energy.h"
-#include "sim/cli/experiment_runner.h"
-#include "sim/cli/progress_bar.h"
-#include "sim/cli/system_runner.h"
-#include "sim/cli/timed_training.h"
 #include "sim/config/experiment_config.h"
 #include "sim/core/checked_span.h"
 #include "sim/core/error.h"
@@ -24,6 +20,10 @@
 #include "sim/io/staged_dir.h"
 #include "sim/report/chakra_writer.h"
 #include "sim/report/pipeline_report.h"
+#include "sim/run/experiment_runner.h"
+#include "sim/run/progress_bar.h"
+#include "sim/run/system_runner.h"
+#include "sim/run/timed_training.h"
 #include "sim/techniques/technique.h"
 #include "sim/train/run_limits.h"
 #include "sim/train/shape_only_run.h"

@@ -1,12 +1,12 @@
 #pragma once
-// What the runs on several devices (sim/cli/system_runner.cpp, sim/cli/hype_runner.cpp) share:
+// What the runs on several devices (sim/run/system_runner.cpp, sim/run/hype_runner.cpp) share:
 // they time the schedule with a model of their own and, with numerics: float, train the network
 // for real exactly as on one device, epoch by epoch, beside it.
 #include <memory>
 
-#include "sim/cli/experiment_runner.h"
-#include "sim/cli/progress_bar.h"
 #include "sim/data/dataset_registry.h"
+#include "sim/run/experiment_runner.h"
+#include "sim/run/progress_bar.h"
 #include "sim/train/trainer.h"
 
 namespace trainsim {

@@ -2,8 +2,8 @@
 // `trainsim run` (and validate) for experiments with a `system:` of several devices.
 #include <string>
 
-#include "sim/cli/experiment_runner.h"
 #include "sim/data/dataset_registry.h"
+#include "sim/run/experiment_runner.h"
 
 namespace trainsim {
 

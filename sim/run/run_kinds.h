@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "sim/cli/experiment_runner.h"
 #include "sim/report/stats_header.h"
+#include "sim/run/experiment_runner.h"
 #include "sim/spec/specs.h"
 
 namespace trainsim {

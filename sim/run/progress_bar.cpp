@@ -1,4 +1,4 @@
-#include "sim/cli/progress_bar.h"
+#include "sim/run/progress_bar.h"
 
 #include <sys/ioctl.h>
 #include <unistd.h>

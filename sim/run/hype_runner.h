@@ -2,7 +2,7 @@
 // `trainsim run` (and validate) for experiments with a `hype:` system (sim/hype/hype_spec.h).
 #include <string>
 
-#include "sim/cli/experiment_runner.h"
+#include "sim/run/experiment_runner.h"
 
 namespace trainsim {
 

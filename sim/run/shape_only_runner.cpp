@@ -10,7 +10,6 @@
 #include <cstdio>
 
 #include "sim/accel/energy.h"
-#include "sim/cli/experiment_runner.h"
 #include "sim/config/experiment_config.h"
 #include "sim/core/csv.h"
 #include "sim/core/error.h"
@@ -21,6 +20,7 @@
 #include "sim/report/run_report.h"
 #include "sim/report/stats_header.h"
 #include "sim/report/units.h"
+#include "sim/run/experiment_runner.h"
 #include "sim/train/shape_only_run.h"
 #include "sim/workload/net_shape.h"
 

@@ -1,4 +1,4 @@
-#include "sim/cli/timed_training.h"
+#include "sim/run/timed_training.h"
 
 #include <cstdio>
 #include <string>

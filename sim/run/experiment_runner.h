@@ -60,7 +60,7 @@ struct RunResult {
   double violations = std::numeric_limits<double>::quiet_NaN();
 };
 
-/// Runs `spec` as the kind of run it is (sim/cli/run_kinds.h): trains (numerics: float),
+/// Runs `spec` as the kind of run it is (sim/run/run_kinds.h): trains (numerics: float),
 /// times the schedule from shapes (numerics: none), on a system of devices or a hype:
 /// system.
 RunResult run_experiment(const ExperimentSpec& spec, const RunOptions& options);
@@ -73,7 +73,7 @@ std::string check_experiment(const ExperimentSpec& spec, bool simulate);
 /// Trains on one accelerator (trainsim run) or without one (trainsim train).
 RunResult run_trained_experiment(const ExperimentSpec& spec, const RunOptions& options);
 std::string check_trained_experiment(const ExperimentSpec& spec, bool simulate);
-/// numerics: none on one accelerator (sim/cli/shape_only_runner.cpp).
+/// numerics: none on one accelerator (sim/run/shape_only_runner.cpp).
 RunResult run_shape_only_experiment(const ExperimentSpec& spec, const RunOptions& options);
 std::string check_shape_only_experiment(const ExperimentSpec& spec);
 /// Loads the data and builds the numerics of a run that trains, as its first batch would

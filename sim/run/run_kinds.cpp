@@ -1,9 +1,9 @@
-#include "sim/cli/run_kinds.h"
+#include "sim/run/run_kinds.h"
 
 #include <stdexcept>
 
-#include "sim/cli/hype_runner.h"
-#include "sim/cli/system_runner.h"
+#include "sim/run/hype_runner.h"
+#include "sim/run/system_runner.h"
 
 namespace trainsim {
 

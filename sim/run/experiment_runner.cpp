@@ -1,4 +1,4 @@
-#include "sim/cli/experiment_runner.h"
+#include "sim/run/experiment_runner.h"
 
 #include <chrono>
 #include <csignal>
@@ -8,10 +8,6 @@
 #include <memory>
 
 #include "sim/accel/energy.h"
-#include "sim/cli/hype_runner.h"
-#include "sim/cli/progress_bar.h"
-#include "sim/cli/run_kinds.h"
-#include "sim/cli/system_runner.h"
 #include "sim/config/experiment_config.h"
 #include "sim/core/error.h"
 #include "sim/core/format.h"
@@ -20,6 +16,10 @@
 #include "sim/io/staged_dir.h"
 #include "sim/report/run_report.h"
 #include "sim/report/train_report.h"
+#include "sim/run/hype_runner.h"
+#include "sim/run/progress_bar.h"
+#include "sim/run/run_kinds.h"
+#include "sim/run/system_runner.h"
 #include "sim/train/accel_session.h"
 #include "sim/train/checkpoint.h"
 #include "sim/train/trainer.h"

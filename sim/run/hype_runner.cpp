@@ -10,11 +10,6 @@
 #include <memory>
 #include <optional>
 
-#include "sim/cli/experiment_runner.h"
-#include "sim/cli/hype_runner.h"
-#include "sim/cli/progress_bar.h"
-#include "sim/cli/system_runner.h"
-#include "sim/cli/timed_training.h"
 #include "sim/config/experiment_config.h"
 #include "sim/core/checked_span.h"
 #include "sim/core/error.h"
@@ -22,6 +17,11 @@
 #include "sim/core/interrupt.h"
 #include "sim/io/staged_dir.h"
 #include "sim/report/hype_report.h"
+#include "sim/run/experiment_runner.h"
+#include "sim/run/hype_runner.h"
+#include "sim/run/progress_bar.h"
+#include "sim/run/system_runner.h"
+#include "sim/run/timed_training.h"
 #include "sim/techniques/technique.h"
 #include "sim/train/trainer.h"
 
