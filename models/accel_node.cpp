@@ -42,25 +42,30 @@ void AcceleratorNode::configure_second_unit(const AcceleratorSpec& acc) {
   unit2_.configure(acc, accel_.dataflow(), accel_.fidelity());
 }
 
-void AcceleratorNode::run_drivers() {
-  const sc_core::sc_time begin = sc_core::sc_time_stamp();
+void AcceleratorNode::run_drivers(std::initializer_list<std::vector<OpRequest>*> batches) {
+  const sc_core::sc_time begin = sc_core::sc_time_stamp(), before = elapsed_;
   run_kernel();  // returns when the drivers have drained their batches
   elapsed_ += sc_core::sc_time_stamp() - begin;
   if (std::exception_ptr e = driver_.take_error()) std::rethrow_exception(e);
   if (std::exception_ptr e = driver2_.take_error()) std::rethrow_exception(e);
+  for (std::vector<OpRequest>* batch : batches)
+    for (OpRequest& r : *batch) {
+      r.start = before + (r.start - begin);
+      r.end = before + (r.end - begin);
+    }
 }
 
 void AcceleratorNode::run(std::vector<OpRequest>& batch) {
   if (batch.empty()) return;
   driver_.submit(batch);
-  run_drivers();
+  run_drivers({&batch});
 }
 
 void AcceleratorNode::run_parallel(std::vector<OpRequest>& main, std::vector<OpRequest>& second) {
   if (second.empty()) return run(main);
   driver_.submit(main, /*sync_each_op=*/true);
   driver2_.submit(second, /*sync_each_op=*/true);
-  run_drivers();
+  run_drivers({&main, &second});
 }
 
 void AcceleratorNode::close_trace() {

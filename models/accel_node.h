@@ -18,6 +18,7 @@
 // runs, never the kernel's clock read against a start.
 #include <array>
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -58,6 +59,8 @@ class AcceleratorNode {
   const BufferPort& buffer_port() const { return port_; }
   /// Accelerator cycles the node has run.
   std::int64_t cycles() const;
+  /// The node's clock: the simulated time it has run. OpRequest::start / end are on it.
+  sc_core::sc_time elapsed() const { return elapsed_; }
 
   /// What carries from one run to the next and decides later runs' results. A run returns
   /// when every transfer has completed, so only the node's time and the shared channels'
@@ -76,8 +79,9 @@ class AcceleratorNode {
   void restore(const Carried& state);
 
  private:
-  /// Runs the kernel until the drivers are idle and adds the time it took to the node's.
-  void run_drivers();
+  /// Runs the kernel until the drivers are idle, adds the time it took to the node's, and
+  /// puts the ops of `batches` on the node's clock.
+  void run_drivers(std::initializer_list<std::vector<OpRequest>*> batches);
 
   // First: SystemC is told to keep quiet before any of its objects exists.
   struct Quiet {

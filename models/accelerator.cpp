@@ -62,6 +62,8 @@ void Accelerator::execute_fast(OpRequest& req, sc_time& delay) {
   req.stats.stall_cycles =
       static_cast<std::int64_t>((end - start) / period_ + 0.5) - req.stats.compute_cycles;
   buffer_.record(req.stats);
+  req.start = start;
+  req.end = end;
   delay += end - start;
 }
 
@@ -87,6 +89,8 @@ void Accelerator::execute_cycle(OpRequest& req, sc_time& delay) {
       req.stats.compute_cycles;
   req.result = std::move(ctx.result());
   buffer_.record(req.stats);
+  req.start = start;
+  req.end = sc_core::sc_time_stamp();
 }
 
 }  // namespace trainsim

@@ -35,6 +35,9 @@ struct OpRequest {
   const OperandValues* values = nullptr;
   std::vector<double> result;  ///< cycle fidelity: the numeric output
   OpStats stats;               ///< filled by the accelerator (stall as measured)
+  /// When it started and ended: the kernel's time as the accelerator ran it, which the node
+  /// turns into its own clock's (AcceleratorNode::run).
+  sc_core::sc_time start, end;
 };
 
 class Accelerator final : public tlm::tlm_fw_transport_if<> {

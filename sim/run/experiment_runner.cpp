@@ -15,6 +15,7 @@
 #include "sim/data/dataset_registry.h"
 #include "sim/io/staged_dir.h"
 #include "sim/report/run_report.h"
+#include "sim/report/run_timeline.h"
 #include "sim/report/train_report.h"
 #include "sim/run/hype_runner.h"
 #include "sim/run/progress_bar.h"
@@ -146,6 +147,7 @@ void add_outputs(StagedDir::Update& u, const ExperimentSpec& spec, Prepared& p,
     const AcceleratorSpec& a = spec.sim.accelerator;
     u.write("epochs.csv", run_epochs_csv(progress.epochs, a));
     u.write("layers.csv", run_layers_csv(*p.session));
+    u.write("timeline.json", run_timeline_json(*p.session));
     u.write("stats.json",
             run_stats_json(spec, p.data, trainer.network(), progress.epochs, *p.session,
                            trainer.technique().storage_bytes(static_cast<int>(a.word_bytes())),

@@ -18,6 +18,7 @@
 #include "sim/io/staged_dir.h"
 #include "sim/report/epoch_table.h"
 #include "sim/report/run_report.h"
+#include "sim/report/run_timeline.h"
 #include "sim/report/stats_header.h"
 #include "sim/report/units.h"
 #include "sim/run/experiment_runner.h"
@@ -200,6 +201,7 @@ RunResult run_shape_only_experiment(const ExperimentSpec& spec, const RunOptions
   write_text_file(out.file("epochs.csv"), epochs_csv(r, acc, data.train));
   write_text_file(out.file("phases.csv"), phases_csv(r, acc));
   write_text_file(out.file("batch_layers.csv"), run_layers_csv(session));
+  write_text_file(out.file("timeline.json"), run_timeline_json(session));
   write_text_file(out.file("stats.json"), stats_json(spec, data, r, session));
   out.commit();
 

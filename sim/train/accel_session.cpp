@@ -86,21 +86,42 @@ void AcceleratorSession::flush(Phase phase, bool whole_step) {
   if (pending_[0].empty() && pending_[1].empty()) return;
   // A flush of the same ops as an earlier one replays its result (sim/train/flush_memo.h).
   const AcceleratorNode::Carried before = node_.carried();
+  const sc_core::sc_time start = node_.elapsed();
   const FlushResult* hit = memo_ ? flush_memo_.find(whole_step) : nullptr;
   if (hit != nullptr) {
     for (std::size_t u = 0; u < 2; ++u) {
       auto& reqs = pending_[u];
-      for (std::size_t k = 0; k < reqs.size(); ++k) reqs[k].stats = hit->stats[u][k];
+      for (std::size_t k = 0; k < reqs.size(); ++k) {
+        reqs[k].stats = hit->stats[u][k];
+        reqs[k].start = start + hit->times[u][k].first;
+        reqs[k].end = start + hit->times[u][k].second;
+      }
     }
     node_.restore(FlushMemo::advanced(before, hit->delta));
     ++flushes_replayed_;
   } else {
     run_pending(whole_step);
     ++flushes_run_;
-    if (memo_) flush_memo_.record(pending_, before, node_.carried());
+    if (memo_) flush_memo_.record(pending_, before, node_.carried(), start);
   }
   flush_memo_.next();
   const std::int64_t elapsed = node_.cycles() - before.cycles;
+  if (trace_flushes_ < kTraceFlushes) {
+    ++trace_flushes_;
+    for (std::size_t u = 0; u < 2; ++u)
+      for (const OpRequest& r : pending_[u]) {
+        TraceOp& t = trace_.emplace_back();
+        t.start_ps = static_cast<std::int64_t>(r.start.to_seconds() * 1e12 + 0.5);
+        t.end_ps = static_cast<std::int64_t>(r.end.to_seconds() * 1e12 + 0.5);
+        t.macs = static_cast<std::int64_t>(r.stats.macs);
+        t.dram_bytes = static_cast<std::int64_t>(r.stats.dram_bytes());
+        t.layer = r.op.layer;
+        t.unit = static_cast<std::uint8_t>(u);
+        t.array = r.stats.macs > 0 ? 1 : 0;
+        t.role = static_cast<std::uint8_t>(r.op.role);
+        t.phase = static_cast<std::uint8_t>(phase);
+      }
+  }
   const int p = static_cast<int>(phase);
   // Sums are utilized against every array that ran them: the main one and a technique's own.
   // Each op is added once, to its unit's sum for this flush, which then goes to the phase,

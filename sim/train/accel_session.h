@@ -26,6 +26,16 @@ namespace trainsim {
 
 inline constexpr int kNumPhases = 2;
 
+/// One op of a session's first flushes, for the run's timeline (sim/report/run_timeline.h).
+struct TraceOp {
+  std::int64_t start_ps = 0, end_ps = 0;  ///< on the session's node clock
+  std::int64_t macs = 0, dram_bytes = 0;
+  std::int32_t layer = 0;
+  std::uint8_t unit = 0;   ///< 0 the main units, 1 the technique's second unit
+  std::uint8_t array = 0;  ///< 1: ran on a PE array (it has MACs), 0: on a vector unit
+  std::uint8_t role = 0, phase = 0;
+};
+
 class AcceleratorSession final : public OpStream, private OpSink {
  public:
   /// Builds a SystemC node for spec.sim's accelerator and attaches to `net`. `dataflow`
@@ -56,6 +66,11 @@ class AcceleratorSession final : public OpStream, private OpSink {
   /// MACs), 1: the vector unit's]. Unit 1 is the technique's second unit; its work ran on the
   /// main array and vector unit unless the technique has an array of its own (own_unit()).
   const std::array<std::array<OpTotals, 2>, 2>& unit_work() const { return unit_work_; }
+  /// Flushes of a run the timeline shows: its first ones (a training batch is one or a few;
+  /// a bounded window keeps the trace file small whatever the run's length).
+  static constexpr int kTraceFlushes = 24;
+  /// The ops of the first kTraceFlushes flushes, in issue order per unit.
+  const std::vector<TraceOp>& trace() const { return trace_; }
   /// Training work per technique phase (TechniqueInfo::phases: ADA-GP's warm-up, Phase BP,
   /// Phase GP), elapsed included; empty for a technique without phases.
   const std::vector<OpTotals>& phase_totals() const { return phase_totals_; }
@@ -119,6 +134,8 @@ class AcceleratorSession final : public OpStream, private OpSink {
   std::vector<bool> discarded_flags_;         // parallel to pending_[1]
   std::array<OpTotals, 2> unit_totals_;
   std::array<std::array<OpTotals, 2>, 2> unit_work_;
+  std::vector<TraceOp> trace_;
+  int trace_flushes_ = 0;
   std::vector<OpTotals> phase_totals_;  // per technique phase
   std::int64_t extra_pes_ = 0, extra_storage_bytes_ = 0;
   OpTotals discarded_;

@@ -26,7 +26,8 @@ namespace {
 constexpr char kMagic[] = "trainsim checkpoint";
 // 2: a CRC-32 trailer over the whole file (1 had none). 3: per-phase sums only for a technique
 // with phases (2 held three for every technique). 4: per-layer sums for kNumRoles (16) roles, room
-// for the roles techniques register (3 held 10), and each unit's array and vector work.
+// for the roles techniques register (3 held 10), each unit's array and vector work, and the
+// timeline's ops.
 constexpr std::uint32_t kFormat = 4;
 constexpr std::size_t kTrailerBytes = 4;
 
@@ -127,6 +128,8 @@ void AcceleratorSession::checkpoint(StateArchive& a) {
   for (OpTotals& t : unit_totals_) archive(a, t);
   for (auto& unit : unit_work_)
     for (OpTotals& t : unit) archive(a, t);
+  a.vector(trace_);
+  a.value(trace_flushes_);
   for (OpTotals& t : phase_totals_) archive(a, t);
   archive(a, discarded_);
   a.value(step_begin_);

@@ -18,7 +18,7 @@ const FlushResult* FlushMemo::find(bool whole_step) {
 
 void FlushMemo::record(const std::array<std::vector<OpRequest>, 2>& ran,
                        const AcceleratorNode::Carried& before,
-                       const AcceleratorNode::Carried& after) {
+                       const AcceleratorNode::Carried& after, const sc_core::sc_time& start) {
   FlushResult f;
   for (std::size_t u = 0; u < 2; ++u)
     for (const OpRequest& r : ran[u]) {
@@ -26,6 +26,7 @@ void FlushMemo::record(const std::array<std::vector<OpRequest>, 2>& ran,
       // it spares a replay a vector of strings per op.
       OpStats& kept = f.stats[u].emplace_back(r.stats);
       kept.mapping.clear();
+      f.times[u].emplace_back(r.start - start, r.end - start);
     }
   f.delta.cycles = after.cycles - before.cycles;
   for (std::size_t c = 0; c < after.channels.size(); ++c)

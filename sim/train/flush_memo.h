@@ -11,6 +11,7 @@
 #include <array>
 #include <cstdint>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "models/accel_node.h"
@@ -21,6 +22,8 @@ namespace trainsim {
 /// node's time and counters.
 struct FlushResult {
   std::array<std::vector<OpStats>, 2> stats;
+  /// Each op's start and end after the flush's start, on the node's clock (for timelines).
+  std::array<std::vector<std::pair<sc_core::sc_time, sc_core::sc_time>>, 2> times;
   AcceleratorNode::Carried delta;
 };
 
@@ -36,7 +39,8 @@ class FlushMemo {
   /// Records the result of the flush just keyed: the requests as they ran, and the node's
   /// state before and after.
   void record(const std::array<std::vector<OpRequest>, 2>& ran,
-              const AcceleratorNode::Carried& before, const AcceleratorNode::Carried& after);
+              const AcceleratorNode::Carried& before, const AcceleratorNode::Carried& after,
+              const sc_core::sc_time& start);
   /// Starts the next flush's key.
   void next() { key_.clear(); }
 

@@ -6,7 +6,10 @@
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <utility>
+#include <vector>
 
 #include "sim/core/csv.h"
 #include "sim/report/stats_header.h"
@@ -92,7 +95,8 @@ TEST_CASE("A run stopped after epoch 1 of 3 and resumed equals an uninterrupted 
     run_ok({"run", "--resume", dir + "/cut", "-q"});
     CHECK_FALSE(exists(dir + "/cut/INCOMPLETE"));
     CHECK_FALSE(exists(dir + "/cut/checkpoint.bin"));
-    require_same_files(dir + "/whole", dir + "/cut", {"epochs.csv", "stats.json", "layers.csv"});
+    require_same_files(dir + "/whole", dir + "/cut",
+                       {"epochs.csv", "stats.json", "layers.csv", "timeline.json"});
     if (exists(dir + "/whole/predictor.csv"))
       require_same_files(dir + "/whole", dir + "/cut", {"predictor.csv"});
     // A complete run has nothing to resume.
@@ -282,4 +286,42 @@ TEST_CASE("compare -q prints only its final line", "[outputs][compare]") {
   // The tables it did not print are in its files.
   for (const char* f : {"compare.csv", "table_time.csv", "table_accuracy.csv"})
     CHECK(std::filesystem::exists(dir + "/cmp/" + f));
+}
+
+TEST_CASE("A run on one accelerator writes a timeline of its first batches, one track per unit",
+          "[outputs][timeline]") {
+  require_dataset("mnist");
+  const std::string dir = fresh_dir("run-timeline");
+  for (const char* technique : {"adagp-max", "bp"}) {
+    INFO(technique);
+    const std::string out = dir + "/" + technique;
+    run_ok({"run", kQuickstart, "-o", out, "-q", "-s", std::string("technique=") + technique, "-s",
+            "dataset.train_limit=600", "-s", "dataset.test_limit=100"});
+    const json trace = json::parse(read_file(out + "/timeline.json"));
+    std::map<int, std::string> tracks;
+    std::map<int, std::vector<std::pair<double, double>>> slices;
+    for (const json& e : trace["traceEvents"]) {
+      if (e["ph"] == "M") tracks[e["tid"].get<int>()] = e["args"]["name"].get<std::string>();
+      if (e["ph"] != "X") continue;
+      const double ts = e["ts"].get<double>(), dur = e["dur"].get<double>();
+      CHECK(dur >= 0);
+      slices[e["tid"].get<int>()].emplace_back(ts, ts + dur);
+      CHECK(e["args"].contains("macs"));
+    }
+    // The main array and vector unit, and the predictor array and its vector unit for MAX.
+    CHECK(tracks.size() == (std::string(technique) == "bp" ? 2U : 4U));
+    CHECK(tracks.at(0) == "adagp_ws180 PE array");
+    std::size_t ops = 0;
+    for (auto& [tid, s] : slices) {
+      INFO("track " << tid);
+      CHECK(tracks.count(tid) == 1);
+      // One unit runs one op at a time.
+      std::sort(s.begin(), s.end());
+      for (std::size_t i = 1; i < s.size(); ++i) CHECK(s[i].first >= s[i - 1].second - 1e-6);
+      ops += s.size();
+    }
+    // A bounded window: the first flushes, however long the run.
+    CHECK(ops > 0);
+    CHECK(ops < 5000);
+  }
 }
