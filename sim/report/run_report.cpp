@@ -155,10 +155,9 @@ std::string run_stats_json(const ExperimentSpec& spec, const Dataset& data, Netw
     }
     nlohmann::ordered_json t = counts_json(all);
     t["storage_bytes"] = storage_bytes;
-    if (technique_info(spec.sim.technique).speculates) {
-      t["threshold"] = spec.sim.technique.threshold;
-      t["unit"] = spec.sim.technique.unit;
-      t["store"] = spec.sim.technique.store;
+    const TechniqueInfo& own = technique_info(spec.sim.technique);
+    if (own.report_settings) own.report_settings(spec.sim.technique, t);
+    if (own.speculates) {
       t["second_unit"] = totals_json(session.unit_totals()[1], acc);
       t["discarded"] = totals_json(session.discarded(), acc);
     }

@@ -2,6 +2,8 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <nlohmann/json.hpp>
+
 #include <cmath>
 #include <cstdio>
 
@@ -140,6 +142,11 @@ TechniqueInfo specbp_technique() {
   };
   t.set_shorthand = [](double x, const std::string&, const ConfigNode&, TechniqueSpec& spec) {
     spec.threshold = x;
+  };
+  t.report_settings = [](const TechniqueSpec& spec, nlohmann::ordered_json& section) {
+    section["threshold"] = spec.threshold;
+    section["unit"] = spec.unit;
+    section["store"] = spec.store;
   };
   // The threshold is what compare variants differ in, so the label always shows it.
   t.label = [](const TechniqueSpec& spec) {

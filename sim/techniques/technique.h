@@ -15,6 +15,8 @@
 // by the spec's kind, and never compares a technique's name (tests/unit/test_technique_names.cpp
 // fails if it does). A new technique is a new file with its TechniqueInfo plus one line in
 // technique_registry.cpp.
+#include <nlohmann/json_fwd.hpp>
+
 #include <array>
 #include <cstdint>
 #include <functional>
@@ -169,6 +171,10 @@ struct TechniqueInfo {
   /// >= 0; fails at `where` when `x` does not fit the key.
   void (*set_shorthand)(double x, const std::string& text, const ConfigNode& where,
                         TechniqueSpec& spec) = nullptr;
+
+  /// Its settings as stats.json's technique_stats lists them (the figures a reader needs to
+  /// interpret its counts); null: none.
+  void (*report_settings)(const TechniqueSpec& spec, nlohmann::ordered_json& section) = nullptr;
 
   /// The spec's name for compare variants and reports; null: the name alone.
   std::string (*label)(const TechniqueSpec& spec) = nullptr;
