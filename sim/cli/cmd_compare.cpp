@@ -51,8 +51,8 @@ std::string variant_line(const RunResult& r) {
   std::snprintf(line, sizeof line, "%.6g s), energy %.4g %s%s", r.seconds, r.energy,
                 r.energy_unit.c_str(), r.has_accuracy ? "" : ", shape only");
   // A system without one clock (hype:) has seconds only.
-  std::string out = (r.cycles ? std::to_string(*r.cycles) + " training cycles (" : "training (") +
-                    std::string(line);
+  std::string out =
+      (r.cycles ? std::to_string(*r.cycles) + " cycles (" : "training (") + std::string(line);
   if (r.has_accuracy) out += ", test accuracy " + fmt("%.2f", 100 * r.test_accuracy) + "%";
   return out;
 }
@@ -89,36 +89,53 @@ void write_technique_tables(const std::vector<Variant>& variants, StagedDir& out
     for (const auto& e : v.result.epochs) speculates = speculates || e.hit_rate >= 0;
   std::vector<std::string> columns = {"epoch"};
   for (const Variant& v : variants) columns.push_back(v.name);
+  // The terminal keeps to 80 columns and to short runs: at most kBlock variants side by side
+  // (more wrap into further blocks), and a run of more than kMaxEpochs epochs leaves its
+  // per-epoch tables to the CSV files.
+  constexpr std::size_t kBlock = 4, kMaxEpochs = 10;
+  const bool print_epochs = show && epochs <= kMaxEpochs;
   for (const Table& t : tables) {
     // Hit rates only mean something when a variant speculates: the file is always written
     // (tools/plot reads the four tables together), the table printed only then.
     const bool print =
-        show && (speculates || std::string(t.file) != "table_hit_rate.csv") &&
+        print_epochs && (speculates || std::string(t.file) != "table_hit_rate.csv") &&
         (variants.front().result.has_accuracy || std::string(t.file) != "table_accuracy.csv");
     CsvTable csv(columns);
-    if (print)
-      std::printf("\n%s%s%s%s\n%-6s", t.title, *t.unit ? " (" : "", t.unit, *t.unit ? ")" : "",
-                  "epoch");
-    for (const Variant& v : variants)
-      if (print) std::printf(" %14s", v.name.c_str());
-    if (print) std::printf("\n");
     for (std::size_t e = 0; e < epochs; ++e) {
       csv.row().cell(static_cast<std::int64_t>(e + 1));
-      if (print) std::printf("%-6zu", e + 1);
       for (const Variant& v : variants) {
         const double x = t.value(v.result, e);
-        if (x < 0) {  // no hit rate (no speculation) or no accuracy (shape only)
+        // No hit rate (no speculation) or no accuracy (shape only): an empty cell.
+        if (x < 0)
           csv.cell("");
-          if (print) std::printf(" %14s", "-");
-          continue;
-        }
-        csv.num("%.6g", x);
-        if (print) std::printf(" %14.4f", x);
+        else
+          csv.num("%.6g", x);
       }
-      if (print) std::printf("\n");
     }
     write_text_file(out.file(t.file), csv.text());
+    if (!print) continue;
+    std::printf("\n%s%s%s%s\n", t.title, *t.unit ? " (" : "", t.unit, *t.unit ? ")" : "");
+    for (std::size_t first = 0; first < variants.size(); first += kBlock) {
+      const std::size_t last = std::min(variants.size(), first + kBlock);
+      std::printf("%-6s", "epoch");
+      for (std::size_t k = first; k < last; ++k) std::printf(" %15.15s", variants[k].name.c_str());
+      std::printf("\n");
+      for (std::size_t e = 0; e < epochs; ++e) {
+        std::printf("%-6zu", e + 1);
+        for (std::size_t k = first; k < last; ++k) {
+          const double x = t.value(variants[k].result, e);
+          if (x < 0)
+            std::printf(" %15s", "-");
+          else
+            std::printf(" %15.4f", x);
+        }
+        std::printf("\n");
+      }
+    }
   }
+  if (show && !print_epochs)
+    std::printf("per-epoch tables (time, accuracy, time per step%s) in %s/table_*.csv\n",
+                speculates ? ", hit rate" : "", out.final_dir().c_str());
 }
 
 // --systems: the paper's figures of merit (He et al. Sec. 5): throughput, energy, energy
@@ -128,10 +145,21 @@ void print_system_table(const std::vector<Variant>& variants, std::int64_t sampl
   const RunResult& b = variants.front().result;
   CsvTable csv({"variant", "seconds", "samples_per_s", "energy_j", "avg_w", "peak_w", "violations",
                 "test_accuracy", "speedup", "energy_efficiency_rel", "avg_w_rel"});
-  if (show)
-    std::printf("%-12s %14s %12s %14s %9s %9s %11s %8s %9s %8s %8s\n", "variant", "seconds",
-                "samples/s", "energy J", "avg W", "peak W", "violations", "speedup", "EE_rel",
-                "W_rel", "test_acc");
+  // 80 columns; every figure and more digits are in compare.csv. Cap violations (power
+  // samples over the cap) get a column when a variant has any.
+  // The same for test accuracy when a variant trained for real.
+  bool violations = false, accuracy = false;
+  for (const Variant& v : variants) {
+    violations = violations || v.result.violations > 0;
+    accuracy = accuracy || v.result.has_accuracy;
+  }
+  if (show) {
+    std::printf("%-10s %9s %9s %9s %5s %6s ", "variant", "seconds", "samples/s", "energy_J",
+                "avg_W", "peak_W");
+    if (violations) std::printf("%6s ", "viol");
+    std::printf("%7s %6s", "speedup", "EE_rel");
+    std::printf(accuracy ? " %6s\n" : "\n", "acc");
+  }
   for (const Variant& v : variants) {
     const RunResult& r = v.result;
     const double speed = rel(b.seconds, r.seconds);
@@ -148,11 +176,14 @@ void print_system_table(const std::vector<Variant>& variants, std::int64_t sampl
         .num("%.6f", speed)
         .num("%.6f", ee)
         .num("%.6f", rel(r.avg_w, b.avg_w));
-    if (show)
-      std::printf("%-12s %14.6g %12.6g %14.6g %9.4g %9.4g %11.0f %7.3fx %9.3f %8.3f %8s\n",
-                  v.name.c_str(), r.seconds, static_cast<double>(samples) / r.seconds, r.energy,
-                  r.avg_w, r.peak_w, r.violations, speed, ee, rel(r.avg_w, b.avg_w),
+    if (show) {
+      std::printf("%-10s %9.4g %9.4g %9.4g %5.4g %6.4g ", v.name.c_str(), r.seconds,
+                  static_cast<double>(samples) / r.seconds, r.energy, r.avg_w, r.peak_w);
+      if (violations) std::printf("%6.0f ", r.violations);
+      std::printf("%6.3fx %6.3f", speed, ee);
+      std::printf(accuracy ? " %6s\n" : "\n",
                   r.has_accuracy ? fmt("%.2f%%", 100 * r.test_accuracy).c_str() : "n/a");
+    }
   }
   write_text_file(out.file("compare.csv"), csv.text());
 }
@@ -267,11 +298,17 @@ int cmd_compare(const std::vector<std::string>& args) {
                 "compute_utilization", "test_accuracy", "speedup", "cycles_rel", "energy_rel",
                 "dram_rel", "utilization_rel", energy_column("memory_energy", unit),
                 "memory_energy_rel"});
-  // Wide columns: a zoo network's 90-epoch schedule moves petabytes, a test run kilobytes.
+  // 80 columns: figures beyond a column's width (a zoo network's 90-epoch schedule runs
+  // 1e14 cycles and moves petabytes) switch to 4 significant digits; compare.csv has them
+  // all, with the DRAM ratio.
   if (!a.quiet)
-    std::printf("%-16s %16s %10s %12s %12s %7s %8s %8s %8s\n", "variant", "cycles", "speedup",
-                ("energy " + energy_suffix(unit)).c_str(), "DRAM MB", "util", "energy_r", "dram_r",
+    std::printf("%-15s %9s %8s %11s %8s %8s %6s %8s\n", "variant", "cycles", "speedup",
+                ("energy_" + energy_suffix(unit)).c_str(), "energy_r", "DRAM MB", "util",
                 "test_acc");
+  // One format for the whole column: exact while every variant's cycles fit 9 digits.
+  bool big_cycles = false;
+  for (const Variant& v : variants)
+    big_cycles = big_cycles || (v.result.cycles && *v.result.cycles >= 1'000'000'000);
   for (const Variant& v : variants) {
     const RunResult& r = v.result;
     csv.row()
@@ -304,13 +341,14 @@ int cmd_compare(const std::vector<std::string>& args) {
       std::snprintf(acc, sizeof acc, "n/a");
     const double dram_mb = static_cast<double>(r.dram_bytes) / 1e6;
     char dram[32];
-    std::snprintf(dram, sizeof dram, dram_mb < 1e8 ? "%.1f" : "%.4g", dram_mb);
-    const std::string cycles = r.cycles ? std::to_string(*r.cycles) : "-";
+    std::snprintf(dram, sizeof dram, dram_mb < 1e6 ? "%.1f" : "%.3g", dram_mb);
+    std::string cycles = "-";
+    if (r.cycles)
+      cycles = big_cycles ? fmt("%.4g", static_cast<double>(*r.cycles)) : std::to_string(*r.cycles);
     if (!a.quiet)
-      std::printf("%-16s %16s %9.3fx %12.4g %12s %6.1f%% %8.3f %8.3f %8s\n", v.name.c_str(),
-                  cycles.c_str(), rel(b.seconds, r.seconds), r.energy, dram, 100 * r.utilization,
-                  rel(r.energy, b.energy),
-                  rel(static_cast<double>(r.dram_bytes), static_cast<double>(b.dram_bytes)), acc);
+      std::printf("%-15s %9s %7.3fx %11.4g %8.3f %8s %5.1f%% %8s\n", v.name.c_str(), cycles.c_str(),
+                  rel(b.seconds, r.seconds), r.energy, rel(r.energy, b.energy), dram,
+                  100 * r.utilization, acc);
   }
   write_text_file(out.file("compare.csv"), csv.text());
   if (techs.size() > 1) write_technique_tables(variants, out, !a.quiet);

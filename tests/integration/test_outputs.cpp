@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <utility>
 #include <vector>
 
@@ -324,4 +325,29 @@ TEST_CASE("A run on one accelerator writes a timeline of its first batches, one 
     CHECK(ops > 0);
     CHECK(ops < 5000);
   }
+}
+
+TEST_CASE("compare's terminal tables fit 80 columns, with more variants than fit side by side",
+          "[outputs][compare]") {
+  require_dataset("mnist");
+  const std::string dir = fresh_dir("compare-width");
+  const auto r = run_trainsim({"compare", kQuickstart, "--techniques",
+                               "bp,specbp,adagp-max,adagp-efficient,adagp-low", "-o", dir + "/cmp",
+                               "-s", "dataset.train_limit=200", "-s", "dataset.test_limit=100",
+                               "-s", "training.epochs=2"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  std::istringstream lines(r.out);
+  int tables = 0;
+  for (std::string line; std::getline(lines, line);) {
+    // Lines that carry a path or a note have no width of their own.
+    if (line.rfind("wrote ", 0) == 0 || line.rfind("note: ", 0) == 0 ||
+        line.rfind("trainsim compare: ", 0) == 0)
+      continue;
+    INFO(line);
+    CHECK(line.size() <= 80);
+    tables += line.rfind("epoch ", 0) == 0;
+  }
+  // Five variants: each per-epoch table wraps into a second block.
+  CHECK(tables >= 6);
 }
