@@ -91,11 +91,13 @@ void AcceleratorSession::flush(Phase phase, bool whole_step) {
   if (hit != nullptr) {
     for (std::size_t u = 0; u < 2; ++u) {
       auto& reqs = pending_[u];
-      for (std::size_t k = 0; k < reqs.size(); ++k) {
-        reqs[k].stats = hit->stats[u][k];
-        reqs[k].start = start + hit->times[u][k].first;
-        reqs[k].end = start + hit->times[u][k].second;
-      }
+      for (std::size_t k = 0; k < reqs.size(); ++k) reqs[k].stats = hit->stats[u][k];
+      // Op times matter only to the timeline's window: past it, a replay skips them.
+      if (trace_flushes_ < kTraceFlushes)
+        for (std::size_t k = 0; k < reqs.size(); ++k) {
+          reqs[k].start = start + hit->times[u][k].first;
+          reqs[k].end = start + hit->times[u][k].second;
+        }
     }
     node_.restore(FlushMemo::advanced(before, hit->delta));
     ++flushes_replayed_;
