@@ -1,5 +1,6 @@
 #include "sim/report/run_timeline.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 namespace trainsim {
@@ -21,6 +22,12 @@ std::string run_timeline_json(const AcceleratorSession& session) {
     tracks.push_back(unit + " PE array");
     tracks.push_back(unit + " vector unit");
   }
+  // The DRAM channel every unit shares: each op's traffic as one transfer at the channel's
+  // bandwidth, in the order the ops start, each waiting for the one before (the channel's
+  // own first-come rule, models/shared_channel.h; the model splits an op's traffic into its
+  // tiles' transfers, which this draws as one).
+  const int dram_track = static_cast<int>(tracks.size());
+  tracks.push_back(acc.name + " DRAM channel");
   nlohmann::ordered_json events = nlohmann::ordered_json::array();
   for (std::size_t t = 0; t < tracks.size(); ++t)
     events.push_back({{"name", "thread_name"},
@@ -48,10 +55,36 @@ std::string run_timeline_json(const AcceleratorSession& session) {
                         {"macs", op.macs},
                         {"dram_bytes", op.dram_bytes}}}});
   }
+  std::vector<const TraceOp*> by_start;
+  for (const TraceOp& op : session.trace())
+    if (op.dram_bytes > 0) by_start.push_back(&op);
+  std::stable_sort(by_start.begin(), by_start.end(),
+                   [](const TraceOp* a, const TraceOp* b) { return a->start_ps < b->start_ps; });
+  const double bytes_per_ps = acc.dram.bandwidth_gbps * 1e-3;  // GB/s = 1e-3 bytes per ps
+  double free_ps = 0;
+  for (const TraceOp* op : by_start) {
+    if (!(bytes_per_ps > 0)) break;
+    const double start = std::max(static_cast<double>(op->start_ps), free_ps);
+    const double dur = static_cast<double>(op->dram_bytes) / bytes_per_ps;
+    free_ps = start + dur;
+    const std::string layer = op->layer >= 0 && static_cast<std::size_t>(op->layer) < net.size()
+                                  ? net.layer_spec(static_cast<std::size_t>(op->layer)).name
+                                  : std::to_string(op->layer);
+    const OpRole role = static_cast<OpRole>(op->role);
+    events.push_back({{"name", layer + " " + role_name(role) + " DRAM"},
+                      {"cat", "dram"},
+                      {"ph", "X"},
+                      {"ts", start * 1e-6},
+                      {"dur", dur * 1e-6},
+                      {"pid", 0},
+                      {"tid", dram_track},
+                      {"args", {{"layer", op->layer}, {"bytes", op->dram_bytes}}}});
+  }
   nlohmann::ordered_json j;
   j["traceEvents"] = events;
   j["displayTimeUnit"] = "ns";
-  return j.dump(1) + "\n";
+  // Compact: the window of a 200-layer network is tens of thousands of slices.
+  return j.dump() + "\n";
 }
 
 }  // namespace trainsim

@@ -301,17 +301,27 @@ TEST_CASE("A run on one accelerator writes a timeline of its first batches, one 
     const json trace = json::parse(read_file(out + "/timeline.json"));
     std::map<int, std::string> tracks;
     std::map<int, std::vector<std::pair<double, double>>> slices;
+    std::int64_t op_bytes = 0, channel_bytes = 0;
     for (const json& e : trace["traceEvents"]) {
       if (e["ph"] == "M") tracks[e["tid"].get<int>()] = e["args"]["name"].get<std::string>();
       if (e["ph"] != "X") continue;
       const double ts = e["ts"].get<double>(), dur = e["dur"].get<double>();
       CHECK(dur >= 0);
       slices[e["tid"].get<int>()].emplace_back(ts, ts + dur);
-      CHECK(e["args"].contains("macs"));
+      if (e["cat"] == "dram") {
+        channel_bytes += e["args"]["bytes"].get<std::int64_t>();
+      } else {
+        CHECK(e["args"].contains("macs"));
+        op_bytes += e["args"]["dram_bytes"].get<std::int64_t>();
+      }
     }
-    // The main array and vector unit, and the predictor array and its vector unit for MAX.
-    CHECK(tracks.size() == (std::string(technique) == "bp" ? 2U : 4U));
+    // The main array and vector unit, and the predictor array and its vector unit for MAX,
+    // then the DRAM channel they share, which carries every op's traffic.
+    CHECK(tracks.size() == (std::string(technique) == "bp" ? 3U : 5U));
     CHECK(tracks.at(0) == "adagp_ws180 PE array");
+    CHECK(tracks.rbegin()->second == "adagp_ws180 DRAM channel");
+    CHECK(channel_bytes == op_bytes);
+    CHECK(channel_bytes > 0);
     std::size_t ops = 0;
     for (auto& [tid, s] : slices) {
       INFO("track " << tid);
