@@ -29,6 +29,9 @@ packages=(
   dataset-fashion-mnist nodejs npm python3-matplotlib openmpi-bin libopenmpi-dev
   python3-pybind11 python3-dev
 )
+# The test suite renders report.html in a headless browser (tools/test_report_render.py);
+# trainsim itself writes the page without one.
+[[ "${targets[*]}" == trainsim_user ]] || packages+=(chromium)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -15,6 +15,7 @@
 #include "sim/core/format.h"
 #include "sim/data/dataset_registry.h"
 #include "sim/io/staged_dir.h"
+#include "sim/report/html/report.h"
 #include "sim/report/units.h"
 #include "sim/run/experiment_runner.h"
 
@@ -191,7 +192,8 @@ void print_system_table(const std::vector<Variant>& variants, std::int64_t sampl
 }  // namespace
 
 int cmd_compare(const std::vector<std::string>& args) {
-  po::options_description opts = experiment_options(kOptOut | kOptSet | kOptForce | kOptQuiet);
+  po::options_description opts =
+      experiment_options(kOptOut | kOptSet | kOptForce | kOptQuiet | kOptReport);
   opts.add_options()("dataflows", po::value<std::string>()->value_name("LIST"),
                      "dataflows to compare, e.g. ws,os,is,rs")(
       "techniques", po::value<std::string>()->value_name("LIST"),
@@ -279,6 +281,7 @@ int cmd_compare(const std::vector<std::string>& args) {
     run.epoch_lines = !a.quiet;
     run.final_line = false;
     run.keep_incomplete = false;  // the compare directory appears whole or not at all
+    run.report = a.report;
     v.result = run_experiment(spec, run);
     if (!a.quiet) std::printf("    %s\n", variant_line(v.result).c_str());
   }
@@ -286,6 +289,7 @@ int cmd_compare(const std::vector<std::string>& args) {
   if (systems) {
     print_system_table(variants, dataset_shape(base.dataset).train * base.training.epochs, out,
                        !a.quiet);
+    if (a.report) add_report(out);
     out.commit();
     std::printf("wrote %s/compare.csv and one run directory per variant (%s/<variant>/)\n",
                 out.final_dir().c_str(), out.final_dir().c_str());
@@ -352,6 +356,7 @@ int cmd_compare(const std::vector<std::string>& args) {
   }
   write_text_file(out.file("compare.csv"), csv.text());
   if (techs.size() > 1) write_technique_tables(variants, out, !a.quiet);
+  if (a.report) add_report(out);
   out.commit();
   std::printf("wrote %s/compare.csv and one run directory per variant (%s/<variant>/)\n",
               out.final_dir().c_str(), out.final_dir().c_str());

@@ -29,6 +29,7 @@
 #include "sim/io/manifest.h"
 #include "sim/io/output_target.h"
 #include "sim/io/staged_dir.h"
+#include "sim/report/html/report.h"
 #include "sim/run/progress_bar.h"
 #include "sim/sweep/mpi_sweep.h"
 #include "sim/sweep/process_pool.h"
@@ -137,7 +138,8 @@ bool same_sweep(const nlohmann::json& on_disk, const nlohmann::ordered_json& sta
   return true;
 }
 
-int merge(const std::vector<std::string>& dirs, const std::string& out_arg, bool force) {
+int merge(const std::vector<std::string>& dirs, const std::string& out_arg, bool force,
+          bool report) {
   if (out_arg.empty()) throw UserError("sweep --merge: give the merged directory with --out DIR");
   if (dirs.empty()) throw UserError("sweep --merge: give the shard directories to merge");
   std::string source, text;
@@ -179,6 +181,7 @@ int merge(const std::vector<std::string>& dirs, const std::string& out_arg, bool
   write_text_file((staging / kStateFile).string(),
                   checked_json_text(state_of(spec, Shard{}), kStateFormat));
   write_table(spec, rows, staging);
+  if (report) add_report(out);
   out.commit();
   std::printf("sweep: merged %zu of %zu points from %zu directories into %s/\n", rows.size(),
               points.size(), dirs.size(), out.final_dir().c_str());
@@ -200,7 +203,8 @@ int cmd_sweep(const std::vector<std::string>& args) {
       "join the shard directories DIR... into --out DIR")(
       "mpi",
       "under mpirun: rank 0 hands the points out to every rank (one point at a time "
-      "per rank; -j is ignored)")("quiet,q", "print only the final line");
+      "per rank; -j is ignored)")("quiet,q", "print only the final line")(
+      "no-report", "do not write report.html (the page `trainsim report DIR` writes)");
   po::options_description hidden;
   hidden.add_options()("sweep", po::value<std::string>());
   po::positional_options_description pos;
@@ -208,12 +212,13 @@ int cmd_sweep(const std::vector<std::string>& args) {
   const po::variables_map vm = parse_args("sweep", args, opts, pos, hidden);
   const bool force = vm.count("force") > 0, quiet = vm.count("quiet") > 0;
   const bool use_mpi = vm.count("mpi") > 0;
+  const bool report = vm.count("no-report") == 0;
   if (vm.count("merge")) {
     if (vm.count("sweep") || vm.count("shard") || use_mpi)
       throw UserError(
           "sweep --merge joins finished shard directories: give no SWEEP.yaml, --shard or --mpi");
     return merge(vm["merge"].as<std::vector<std::string>>(),
-                 vm.count("out") ? vm["out"].as<std::string>() : "", force);
+                 vm.count("out") ? vm["out"].as<std::string>() : "", force, report);
   }
   if (!vm.count("sweep")) throw UserError("sweep: missing SWEEP.yaml (see trainsim sweep --help)");
   int rank = 0, ranks = 1;
@@ -376,6 +381,9 @@ int cmd_sweep(const std::vector<std::string>& args) {
     }
   }
   bar.clear();
+  // The page of the whole sweep, over the table as it stands (complete or not); the
+  // manifest lists it (sweep_manifest), so --force may replace it.
+  if (report) write_text_file((dir / "report.html").string(), render_report(dir.string()));
   const std::vector<std::size_t> front = pareto_front(rows);
   const bool complete = rows.size() == points.size();
   std::printf(

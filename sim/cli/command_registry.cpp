@@ -94,6 +94,18 @@ const std::vector<Command>& commands() {
        "them. --shard I/N runs every N-th point (job arrays), --merge joins the shards. Plot "
        "with tools/plot DIR. The sweep file's keys: docs/sweeps.md.",
        "trainsim sweep configs/sweeps/vgg16_dataflows.yaml -j 2", cmd_sweep},
+      {"report", "report DIR... [-q]",
+       "one self-contained HTML page of a results directory: report.html",
+       "Writes DIR/report.html from the files of a results directory trainsim wrote (run, "
+       "train, compare, sweep; a pipeline or hype run too): the key figures, accuracy and "
+       "loss curves, time and energy by phase, layer and role, memory level and unit, the "
+       "technique's own figures, a timeline window, the resolved configuration, and for "
+       "compare and sweep the variants or points side by side (the Pareto front, the failed "
+       "points), linked to their own pages. run, compare and sweep write it themselves unless "
+       "--no-report; this command writes it again, e.g. for a directory written with "
+       "--no-report. The page needs no network and no other file: figures are inline SVG, "
+       "tables sort on a click. It replaces only a report.html trainsim wrote.",
+       "trainsim report runs/quickstart", cmd_report},
       {"hype-calibrate",
        "hype-calibrate [--gpu DEVICE] [--fpga DEVICE] [--table FILE.csv] [-o DIR] [-f]",
        "fit the gpu and fpga device models on Hype-training's Table 1 and compare",

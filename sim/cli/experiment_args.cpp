@@ -55,6 +55,9 @@ po::options_description experiment_options(unsigned which) {
     opts.add_options()("force,f", po::bool_switch(),
                        "replace the results directory if it exists (without it an existing "
                        "directory is an error)");
+  if (which & kOptReport)
+    opts.add_options()("no-report", po::bool_switch(),
+                       "do not write report.html (the page `trainsim report DIR` writes)");
   return opts;
 }
 
@@ -83,6 +86,7 @@ ExperimentArgs parse_experiment_args(const std::string& command,
   if (vm.count("scalesim-config")) a.scalesim_config = vm["scalesim-config"].as<std::string>();
   if (vm.count("quiet")) a.quiet = vm["quiet"].as<bool>();
   if (vm.count("force")) a.force = vm["force"].as<bool>();
+  if (vm.count("no-report")) a.report = !vm["no-report"].as<bool>();
   if (vm_out) *vm_out = vm;
   return a;
 }

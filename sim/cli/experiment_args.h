@@ -15,7 +15,9 @@ enum ExperimentOption : unsigned {
   kOptSet = 2,
   kOptQuiet = 4,
   kOptForce = 8,
-  kOptAll = kOptOut | kOptSet | kOptQuiet | kOptForce,
+  /// --no-report (commands that write a results directory with a report.html)
+  kOptReport = 32,
+  kOptAll = kOptOut | kOptSet | kOptQuiet | kOptForce | kOptReport,
   /// --scalesim-topology FILE.csv, --scalesim-config FILE.cfg (commands that time a run)
   kOptScaleSim = 16,
 };
@@ -28,6 +30,7 @@ struct ExperimentArgs {
   std::vector<std::string> overrides;  ///< --set in order, then --out as output.dir
   bool quiet = false;
   bool force = false;  ///< replace an existing results directory
+  bool report = true;  ///< write report.html (no --no-report)
   /// --scalesim-config: applied over the loaded experiment's accelerator (load_experiment).
   /// --scalesim-topology is an override in `overrides`.
   std::string scalesim_config;

@@ -65,6 +65,7 @@ int run_or_train(const std::string& command, const std::vector<std::string>& arg
   options.simulate = simulate;
   options.quiet = a.quiet;
   options.force = a.force;
+  options.report = a.report;
   if (vm.count("chakra")) options.chakra_dir = vm["chakra"].as<std::string>();
   if (vm.count("resume")) {
     if (!a.path.empty() || !a.overrides.empty() || a.force || !a.scalesim_config.empty())

@@ -14,6 +14,7 @@
 #include "sim/core/interrupt.h"
 #include "sim/data/dataset_registry.h"
 #include "sim/io/staged_dir.h"
+#include "sim/report/html/report.h"
 #include "sim/report/run_report.h"
 #include "sim/report/run_timeline.h"
 #include "sim/report/train_report.h"
@@ -258,6 +259,8 @@ RunResult run_trained_experiment(const ExperimentSpec& spec, const RunOptions& o
         files.write(kIncompleteFile, incomplete_note(spec, e + 1, options.simulate));
       }
       out.apply(files);
+      // The page reads the files just written: the last epoch's, complete.
+      if (last && options.report) add_report(out);
       published = e + 1;
       if (!options.quiet) print_epoch_line(run, session ? &spec.sim.accelerator : nullptr);
       if (options.epoch_lines && !stderr_is_terminal()) {

@@ -22,6 +22,7 @@ struct RunOptions {
   bool simulate = false;  ///< time every op on spec.sim's accelerator (trainsim run)
   bool quiet = false;     ///< only the final line
   bool force = false;     ///< replace an existing results directory
+  bool report = true;     ///< write report.html into the results directory
   bool resume = false;    ///< spec.output.dir holds an incomplete run to continue
   std::string label;      ///< leads the progress bar, e.g. "variant 2/4 os"
   /// One line per epoch on stderr when it is not a terminal (where no bar is drawn); for

@@ -16,6 +16,7 @@
 #include "sim/core/format.h"
 #include "sim/core/interrupt.h"
 #include "sim/io/staged_dir.h"
+#include "sim/report/html/report.h"
 #include "sim/report/hype_report.h"
 #include "sim/run/experiment_runner.h"
 #include "sim/run/hype_runner.h"
@@ -156,6 +157,7 @@ RunResult run_hype_experiment(const ExperimentSpec& spec, const RunOptions& opti
   write_text_file(out.file("links.csv"), hype_links_csv(r));
   write_text_file(out.file("power.csv"), hype_power_csv(r));
   write_text_file(out.file("timeline.json"), hype_timeline_json(r));
+  if (options.report) add_report(out);
   out.commit();
 
   RunResult result;

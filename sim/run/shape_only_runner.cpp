@@ -17,6 +17,7 @@
 #include "sim/data/dataset_registry.h"
 #include "sim/io/staged_dir.h"
 #include "sim/report/epoch_table.h"
+#include "sim/report/html/report.h"
 #include "sim/report/run_report.h"
 #include "sim/report/run_timeline.h"
 #include "sim/report/stats_header.h"
@@ -203,6 +204,7 @@ RunResult run_shape_only_experiment(const ExperimentSpec& spec, const RunOptions
   write_text_file(out.file("batch_layers.csv"), run_layers_csv(session));
   write_text_file(out.file("timeline.json"), run_timeline_json(session));
   write_text_file(out.file("stats.json"), stats_json(spec, data, r, session));
+  if (options.report) add_report(out);
   out.commit();
 
   RunResult result;

@@ -19,6 +19,7 @@
 #include "sim/io/output_target.h"
 #include "sim/io/staged_dir.h"
 #include "sim/report/chakra_writer.h"
+#include "sim/report/html/report.h"
 #include "sim/report/pipeline_report.h"
 #include "sim/run/experiment_runner.h"
 #include "sim/run/progress_bar.h"
@@ -217,6 +218,7 @@ RunResult run_system_experiment(const ExperimentSpec& spec, const RunOptions& op
   write_text_file(out.file("epochs.csv"), system_epochs_csv(r));
   write_text_file(out.file("timeline.json"), chrome_trace_json(r));
   write_text_file(out.file("stats.json"), system_stats_json(r));
+  if (options.report) add_report(out);
   out.commit();
   if (chakra) chakra->commit();
 

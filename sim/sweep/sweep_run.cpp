@@ -76,6 +76,7 @@ Manifest sweep_manifest(const std::vector<SweepPoint>& points) {
   Manifest m;
   m.add_file("sweep.json");
   m.add_file("sweep.csv");
+  m.add_file("report.html");
   m.add_dir("points");
   for (const SweepPoint& p : points) {
     const std::string pd = "points/" + p.id + "/";

@@ -1,0 +1,247 @@
+// report.html of a run on one device (kinds run, shape-only, train).
+#include <cmath>
+#include <map>
+
+#include "sim/report/html/readable.h"
+#include "sim/report/html/report_pages.h"
+#include "sim/report/html/sections.h"
+#include "sim/report/html/svg_chart.h"
+#include "sim/techniques/technique.h"
+
+namespace trainsim {
+
+namespace {
+
+// stats.json's energy components, in the order the energy tables list them.
+const char* const kEnergyParts[] = {"mac", "rf", "noc", "buffer", "dram", "vector", "leakage"};
+
+std::string accelerator_line(const nlohmann::ordered_json& s) {
+  if (!s.contains("accelerator")) return "";
+  // A shape-only record names the accelerator and its dataflow only.
+  if (s["accelerator"].is_string())
+    return json_text(s, "accelerator") + " (" + json_text(s, "dataflow") + ")";
+  return json_text(s, "accelerator/name") + " (" + json_text(s, "accelerator/array") + " PEs, " +
+         json_text(s, "accelerator/dataflow") + ", " + json_text(s, "accelerator/clock_ghz") +
+         " GHz, energy table " + json_text(s, "accelerator/energy_table") + ")";
+}
+
+std::string trained_epochs(const nlohmann::ordered_json& s) {
+  const std::string e = json_text(s, "final/epochs");
+  return e.empty() ? json_text(s, "epochs") : e;
+}
+
+std::vector<KeyFigure> key_figures(const ResultsDir& dir, const std::string& unit) {
+  const nlohmann::ordered_json& s = dir.stats();
+  std::vector<KeyFigure> f;
+  f.push_back(figure("status", "status", json_text(s, "status")));
+  f.push_back(figure("network", "network",
+                     json_text(s, "network/name") + " (" +
+                         readable_count(json_number(s, "network/parameters")) + " parameters)"));
+  f.push_back(figure("dataset", "dataset",
+                     json_text(s, "dataset/name") + " (" + json_text(s, "dataset/train_samples") +
+                         " train, " + json_text(s, "dataset/test_samples") + " test samples)"));
+  f.push_back(figure("accelerator", "accelerator", accelerator_line(s)));
+  f.push_back(figure("technique", "technique", json_text(s, "technique")));
+  f.push_back(figure("fidelity", "fidelity", json_text(s, "fidelity")));
+  f.push_back(figure("epochs", "epochs",
+                     trained_epochs(s) + (s.contains("final") ? ""
+                                                              : " (shape only: timed from "
+                                                                "the layer shapes, no accuracy)")));
+  const double acc = json_number(s, "final/test_accuracy");
+  if (std::isfinite(acc))
+    f.push_back(figure("test_accuracy", "final test accuracy", readable_percent(acc, 2), acc));
+  // A trained run sums its epochs in "final"; a shape-only one has its totals only.
+  const bool trained = s.contains("final");
+  const double sec = json_number(s, trained ? "final/train_seconds" : "totals/train/seconds");
+  const double cycles =
+      json_number(s, trained ? "final/train_cycles" : "totals/train/elapsed_cycles");
+  if (std::isfinite(sec)) {
+    f.push_back(figure("train_seconds", "simulated training time", readable_seconds(sec), sec));
+    f.push_back(figure("train_cycles", "training cycles", readable_count(cycles), cycles));
+  }
+  const double e = json_number(s, trained ? "final/train_energy" : "totals/train/energy/total");
+  if (std::isfinite(e))
+    f.push_back(figure("train_energy", "training energy", readable_energy(e, unit), e));
+  const double dram = json_number(s, "totals/train/stats/dram_bytes");
+  if (std::isfinite(dram))
+    f.push_back(figure("train_dram_bytes", "training DRAM traffic", readable_bytes(dram), dram));
+  const double util = json_number(s, "totals/train/stats/utilization");
+  if (std::isfinite(util))
+    f.push_back(
+        figure("train_utilization", "PE utilization (training)", readable_percent(util), util));
+  return f;
+}
+
+// Per phase (train, eval and a technique's own phases): time, traffic, energy, and the
+// energy's parts as one stacked bar each.
+std::string phases_html(const nlohmann::ordered_json& s, const std::string& unit) {
+  if (!s.contains("totals") || !s["totals"].is_object()) return "";
+  HtmlTable t({"phase", "cycles", "time", "DRAM", "energy", "utilization", "stall"});
+  std::vector<BarRow> bars;
+  for (const auto& [phase, v] : s["totals"].items()) {
+    if (!v.is_object() || !v.contains("stats")) continue;
+    const double cycles = json_number(v, "stats/cycles");
+    const double sec = json_number(v, "seconds"), dram = json_number(v, "stats/dram_bytes"),
+                 energy = json_number(v, "energy/total");
+    t.row({phase, HtmlCell::number(readable_count(cycles), cycles),
+           HtmlCell::number(readable_seconds(sec), sec),
+           HtmlCell::number(readable_bytes(dram), dram),
+           HtmlCell::number(readable_energy(energy, unit), energy),
+           readable_percent(json_number(v, "stats/utilization")),
+           readable_percent(cycles > 0 ? json_number(v, "stats/stall_cycles") / cycles : NAN)});
+    BarRow b{phase, {}};
+    for (const char* part : kEnergyParts)
+      b.parts.push_back(json_number(v, "energy/" + std::string(part)));
+    bars.push_back(b);
+  }
+  std::vector<std::string> names(std::begin(kEnergyParts), std::end(kEnergyParts));
+  return t.html() + svg_bar_chart("Energy per phase, by component (" + unit + " table)", names,
+                                  bars, [&](double v) { return readable_energy(v, unit); });
+}
+
+// Per layer: training cycles and energy stacked by role, from layers.csv.
+std::string layers_html(const ResultsDir& dir, const std::string& file, const std::string& unit) {
+  const CsvData d = dir.csv(file);
+  if (d.empty()) return "";
+  std::vector<std::string> roles, layers;
+  std::map<std::string, std::map<std::string, std::pair<double, double>>> at;  // layer, role
+  const std::string energy_col = d.column("energy_pj") >= 0 ? "energy_pj" : "energy_norm";
+  for (std::size_t r = 0; r < d.rows.size(); ++r) {
+    if (d.cell(r, "phase") != "train") continue;
+    const std::string layer = d.cell(r, "layer") + " " + d.cell(r, "name");
+    const std::string role = d.cell(r, "role");
+    if (std::find(layers.begin(), layers.end(), layer) == layers.end()) layers.push_back(layer);
+    if (std::find(roles.begin(), roles.end(), role) == roles.end()) roles.push_back(role);
+    auto& cell = at[layer][role];
+    cell.first += d.number(r, "cycles");
+    const double e = d.number(r, energy_col);
+    if (std::isfinite(e)) cell.second += e;
+  }
+  std::vector<BarRow> cycles, energy;
+  for (const std::string& l : layers) {
+    BarRow c{l, {}}, e{l, {}};
+    for (const std::string& role : roles) {
+      const auto it = at[l].find(role);
+      c.parts.push_back(it == at[l].end() ? 0 : it->second.first);
+      e.parts.push_back(it == at[l].end() ? 0 : it->second.second);
+    }
+    cycles.push_back(c), energy.push_back(e);
+  }
+  std::string out;
+  if (layers.size() <= 80) {
+    out += svg_bar_chart("Training cycles per layer, by role", roles, cycles, readable_count);
+    out += svg_bar_chart("Training energy per layer, by role", roles, energy,
+                         [&](double v) { return readable_energy(v, unit); });
+  } else {
+    out += html_para(std::to_string(layers.size()) +
+                     " layers: too many for a chart; the table below sorts them.");
+  }
+  return out + csv_html(dir, file, 300);
+}
+
+// Each unit's busy share of the run's cycles (never above 100%: a unit is busy or not).
+std::string units_html(const nlohmann::ordered_json& s) {
+  if (!s.contains("units") || !s["units"].is_object()) return "";
+  HtmlTable t({"unit", "busy cycles", "busy", "work"});
+  std::vector<BarRow> bars;
+  for (const auto& [unit, v] : s["units"].items()) {
+    const double busy = json_number(v, "busy_fraction");
+    std::string work;
+    for (const char* k : {"macs", "ops", "reads", "writes", "words", "bytes"})
+      if (std::isfinite(json_number(v, k)))
+        work += (work.empty() ? "" : ", ") + readable_count(json_number(v, k)) + " " + k;
+    const double cycles = json_number(v, "busy_cycles");
+    t.row({unit, HtmlCell::number(readable_count(cycles), cycles), readable_percent(busy), work});
+    if (std::isfinite(busy)) bars.push_back({unit, {100 * busy}});
+  }
+  return t.html() + svg_bar_chart("Busy share of the run, per unit", {"busy"}, bars,
+                                  [](double v) { return readable_number(v) + "%"; });
+}
+
+// Whether the record's technique (its label, "adagp-max@10") has figures of its own: one
+// with hardware, speculation or phases. Plain backprop has none, so it gets no section.
+bool reports_figures(const std::string& label) {
+  const TechniqueInfo* info = find_technique(label.substr(0, label.find('@')));
+  return info != nullptr && (info->hardware != nullptr || info->speculates || info->phased());
+}
+
+// The technique's own figures, as it reported them in stats.json (absent for plain backprop).
+std::string technique_html(const ResultsDir& dir, const nlohmann::ordered_json& s) {
+  if (!reports_figures(json_text(s, "technique"))) return "";
+  std::vector<std::pair<std::string, std::string>> rows;
+  if (!s.contains("technique_stats")) {
+    // Shape only: the hardware the technique adds, and its batches by kind.
+    for (const char* k : {"extra_pes", "extra_storage_bytes", "predictor_outputs"})
+      if (std::isfinite(json_number(s, k))) rows.emplace_back(k, readable_count(json_number(s, k)));
+    if (!s.contains("kinds") || !s["kinds"].is_object()) return html_pairs(rows);
+    HtmlTable t({"batch kind", "ops", "time", "energy"});
+    const std::string unit = json_text(s, "energy_unit");
+    for (const auto& [kind, v] : s["kinds"].items()) {
+      const double sec = json_number(v, "seconds"), e = json_number(v, "energy/total");
+      t.row({kind, readable_count(json_number(v, "ops")),
+             HtmlCell::number(readable_seconds(sec), sec),
+             HtmlCell::number(readable_energy(e, unit), e)});
+    }
+    return html_pairs(rows) + t.html();
+  }
+  for (const auto& [k, v] : s["technique_stats"].items()) {
+    if (v.is_number())
+      rows.emplace_back(k, v.is_number_integer() ? readable_count(v.get<double>())
+                                                 : readable_number(v.get<double>()));
+    else if (v.is_string() || v.is_boolean())
+      rows.emplace_back(k, v.is_string() ? v.get<std::string>() : v.dump());
+    else if (v.is_object())
+      for (const auto& [k2, v2] : v.items())
+        if (!v2.is_object() && !v2.is_array())
+          rows.emplace_back(k + " " + k2,
+                            v2.is_number() ? readable_number(v2.get<double>()) : v2.dump());
+  }
+  const double hits = json_number(s, "technique_stats/hits"),
+               misses = json_number(s, "technique_stats/misses");
+  if (hits + misses > 0) rows.emplace_back("hit rate", readable_percent(hits / (hits + misses)));
+  return html_pairs(rows) + csv_html(dir, "predictor.csv");
+}
+
+}  // namespace
+
+HtmlPage run_page(const ResultsDir& dir) {
+  const nlohmann::ordered_json& s = dir.stats();
+  const std::string unit = json_text(s, "energy_unit").empty() ? "pJ" : json_text(s, "energy_unit");
+  const std::string kind = json_text(s, "kind");
+  HtmlPage page("trainsim " + (kind == "train" ? std::string("train") : std::string("run")) + ": " +
+                    json_text(s, "experiment"),
+                kind + " | " + json_text(s, "network/name") + " on " +
+                    json_text(s, "dataset/name") +
+                    (s.contains("accelerator") ? " | " + json_text(s, "accelerator/name") : "") +
+                    " | technique " + json_text(s, "technique") + " | trainsim " +
+                    json_text(s, "trainsim_version"));
+  page.section("Summary", figures_table(key_figures(dir, unit)));
+  const CsvData epochs = dir.csv("epochs.csv");
+  const std::string curves = curves_html(epochs);
+  if (!curves.empty()) page.section("Accuracy and loss", curves);
+  const std::string phases = phases_html(s, unit);
+  if (!phases.empty()) page.section("Time and energy", phases);
+  // A shape-only run times one batch of each kind and size (batch_layers.csv); a trained
+  // run sums every op of every batch (layers.csv).
+  const bool shape_only = dir.has("batch_layers.csv");
+  const std::string layers = layers_html(dir, shape_only ? "batch_layers.csv" : "layers.csv", unit);
+  if (!layers.empty())
+    page.section(shape_only ? "Layers and roles of the timed batches (one of each kind and size)"
+                            : "Layers and roles",
+                 layers);
+  if (dir.has("phases.csv")) page.section("Batch kinds", csv_html(dir, "phases.csv"));
+  const std::string units = units_html(s);
+  if (!units.empty()) page.section("Units", units);
+  const std::string technique = technique_html(dir, s);
+  if (!technique.empty()) page.section("Technique: " + json_text(s, "technique"), technique);
+  const std::string timeline =
+      timeline_html(dir, "timeline.json", "Timeline: the first steps, one track per unit");
+  if (!timeline.empty()) page.section("Timeline", timeline);
+  page.section("Epochs", csv_html(dir, "epochs.csv"));
+  const std::string config = config_html(dir);
+  if (!config.empty()) page.section("Configuration", config);
+  page.section("Files", files_html(dir));
+  return page;
+}
+
+}  // namespace trainsim

@@ -1,0 +1,80 @@
+// report.html of a pipeline run on a system of devices.
+#include <cmath>
+
+#include "sim/report/html/readable.h"
+#include "sim/report/html/report_pages.h"
+#include "sim/report/html/sections.h"
+#include "sim/report/html/svg_chart.h"
+
+namespace trainsim {
+
+namespace {
+
+std::vector<KeyFigure> key_figures(const nlohmann::ordered_json& s) {
+  const std::string unit = json_text(s, "totals/device_energy_unit");
+  std::vector<KeyFigure> f;
+  f.push_back(figure("status", "status", json_text(s, "status")));
+  f.push_back(figure("network", "network", json_text(s, "network")));
+  f.push_back(figure("dataset", "dataset", json_text(s, "dataset/name")));
+  f.push_back(figure("system", "system",
+                     json_text(s, "system/name") + " (" + json_text(s, "system/devices") +
+                         " devices, " + json_text(s, "system/topology") + ")"));
+  f.push_back(figure("schedule", "schedule",
+                     json_text(s, "pipeline/schedule") + ", " +
+                         json_text(s, "pipeline/micro_batches") + " micro-batches of " +
+                         json_text(s, "pipeline/micro_batch_size") + ", " +
+                         json_text(s, "pipeline/stages") + " stages, " +
+                         json_text(s, "pipeline/replicas") + " replica(s)"));
+  f.push_back(figure("technique", "technique", json_text(s, "technique")));
+  const double acc = json_number(s, "totals/test_accuracy");
+  if (std::isfinite(acc))
+    f.push_back(figure("test_accuracy", "final test accuracy", readable_percent(acc, 2), acc));
+  const double sec = json_number(s, "totals/train_seconds");
+  f.push_back(figure("train_seconds", "simulated training time", readable_seconds(sec), sec));
+  const double sps = json_number(s, "totals/samples_per_second");
+  f.push_back(figure("samples_per_second", "samples per second", readable_count(sps), sps));
+  const double idle = json_number(s, "totals/idle_fraction");
+  f.push_back(figure("idle_fraction", "device idle share", readable_percent(idle), idle));
+  const double e = json_number(s, "totals/device_energy");
+  f.push_back(figure("train_energy", "device energy", readable_energy(e, unit), e));
+  const double le = json_number(s, "totals/link_energy_pj");
+  f.push_back(figure("link_energy", "link energy", readable_energy(le, "pJ"), le));
+  return f;
+}
+
+// Per device: busy and idle time as one stacked bar each.
+std::string devices_html(const ResultsDir& dir) {
+  const CsvData d = dir.csv("devices.csv");
+  if (d.empty()) return "";
+  std::vector<BarRow> bars;
+  for (std::size_t r = 0; r < d.rows.size(); ++r)
+    bars.push_back({"dev" + d.cell(r, "device") + " " + d.cell(r, "accelerator"),
+                    {d.number(r, "busy_seconds"), d.number(r, "idle_seconds")}});
+  return svg_bar_chart("Busy and idle time per device", {"busy", "idle"}, bars, readable_seconds) +
+         csv_html(dir, "devices.csv");
+}
+
+}  // namespace
+
+HtmlPage system_page(const ResultsDir& dir) {
+  const nlohmann::ordered_json& s = dir.stats();
+  HtmlPage page("trainsim run: " + json_text(s, "experiment"),
+                "system | " + json_text(s, "network") + " on " + json_text(s, "dataset/name") +
+                    " | " + json_text(s, "system/name") + ", " + json_text(s, "pipeline/schedule") +
+                    " | trainsim " + json_text(s, "trainsim_version"));
+  page.section("Summary", figures_table(key_figures(s)));
+  const std::string curves = curves_html(dir.csv("epochs.csv"));
+  if (!curves.empty()) page.section("Accuracy and loss", curves);
+  page.section("Devices", devices_html(dir));
+  page.section("Stages", csv_html(dir, "stages.csv"));
+  page.section("Links", csv_html(dir, "links.csv"));
+  const std::string timeline = timeline_html(
+      dir, "timeline.json", "Timeline: " + json_text(s, "pipeline/schedule") + ", first step");
+  if (!timeline.empty()) page.section("Timeline", timeline);
+  page.section("Epochs", csv_html(dir, "epochs.csv"));
+  page.section("Configuration", config_html(dir));
+  page.section("Files", files_html(dir));
+  return page;
+}
+
+}  // namespace trainsim

@@ -1,0 +1,261 @@
+// report.html through the real binary: written by run, compare and sweep (not with
+// --no-report), rewritten by `trainsim report`, listed in the manifest, self-contained, and
+// consistent: its key figures are the numbers of stats.json, epochs.csv and the terminal's
+// final line, for every kind of run.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <regex>
+
+#include "tests/integration/cli_runner.h"
+
+using namespace trainsim;
+using namespace trainsim::test;
+using json = nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kExperiments = std::string(TRAINSIM_SOURCE_DIR) + "/configs/experiments/";
+const std::string kQuickstart = kExperiments + "quickstart.yaml";
+
+// The key figures of a report: data-key -> data-v (the exact values behind the text shown).
+std::map<std::string, double> figures(const std::string& html) {
+  std::map<std::string, double> out;
+  const std::regex cell("data-key=\"([a-z_]+)\" data-v=\"([^\"]+)\"");
+  for (auto it = std::sregex_iterator(html.begin(), html.end(), cell); it != std::sregex_iterator();
+       ++it)
+    out[(*it)[1]] = std::stod((*it)[2]);
+  return out;
+}
+
+// Nothing the page would fetch: no element that loads a resource, no URL but the SVG
+// namespace, and a policy that forbids any load should one slip in.
+void check_self_contained(const std::string& html) {
+  CHECK(html.find("Content-Security-Policy") != std::string::npos);
+  for (const char* bad : {" src=", "<link", "@import", "url(", "<iframe", "<img"}) {
+    INFO(bad);
+    CHECK(html.find(bad) == std::string::npos);
+  }
+  std::string rest = html;
+  for (std::size_t at; (at = rest.find("http://www.w3.org/2000/svg")) != std::string::npos;)
+    rest.erase(at, 26);
+  CHECK(rest.find("http://") == std::string::npos);
+  CHECK(rest.find("https://") == std::string::npos);
+}
+
+double sum_column(const std::string& csv, const std::string& column) {
+  double s = 0;
+  for (const auto& row : csv_rows(csv)) s += std::stod(row.at(column));
+  return s;
+}
+
+bool close(double a, double b, double rel = 1e-6) {
+  return std::fabs(a - b) <= rel * std::max(std::fabs(a), std::fabs(b));
+}
+
+std::string final_line(const std::string& out) {
+  const std::size_t at = out.rfind("final: ");
+  return at == std::string::npos ? std::string() : out.substr(at);
+}
+
+// "88.70%" in the final line is the accuracy of stats.json, rounded as printed.
+void check_accuracy_printed(const std::string& line, double accuracy) {
+  char pct[32];
+  std::snprintf(pct, sizeof pct, "%.2f%%", 100 * accuracy);
+  INFO(line);
+  CHECK(line.find(pct) != std::string::npos);
+}
+
+}  // namespace
+
+TEST_CASE("A run's report.html agrees with stats.json, epochs.csv and the final line", "[report]") {
+  require_dataset("mnist");
+  const std::string dir = fresh_dir("report-run");
+  for (const char* technique : {"bp", "adagp-max", "specbp@0.25"}) {
+    INFO(technique);
+    const std::string out = dir + "/" + std::string(technique).substr(0, 6);
+    const auto r = run_trainsim({"run", kQuickstart, "-o", out, "-s",
+                                 std::string("technique=") + technique, "-s", "training.epochs=2",
+                                 "-s", "dataset.train_limit=600", "-s", "dataset.test_limit=100"});
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    const std::string html = read_file(out + "/report.html");
+    check_self_contained(html);
+    CHECK(read_file(out + "/.trainsim-manifest").find("\nreport.html\n") != std::string::npos);
+    const json stats = json::parse(read_file(out + "/stats.json"));
+    const auto f = figures(html);
+    CHECK(f.at("test_accuracy") == stats["final"]["test_accuracy"].get<double>());
+    CHECK(f.at("train_seconds") == stats["final"]["train_seconds"].get<double>());
+    CHECK(f.at("train_energy") == stats["final"]["train_energy"].get<double>());
+    CHECK(f.at("train_cycles") == stats["final"]["train_cycles"].get<double>());
+    const std::string epochs = read_file(out + "/epochs.csv");
+    CHECK(close(sum_column(epochs, "seconds"), f.at("train_seconds")));
+    CHECK(close(sum_column(epochs, "energy"), f.at("train_energy")));
+    check_accuracy_printed(final_line(r.out), f.at("test_accuracy"));
+    // A unit is busy or not: never more than all of the run.
+    for (const auto& [unit, v] : stats["units"].items())
+      if (v.contains("busy_fraction")) {
+        INFO(unit);
+        CHECK(v["busy_fraction"].get<double>() <= 1.0);
+      }
+    // A section for the technique only when it is in the run.
+    const bool has_section = html.find(">Technique: ") != std::string::npos;
+    CHECK(has_section == (std::string(technique) != "bp"));
+    if (std::string(technique).rfind("specbp", 0) == 0)
+      CHECK(html.find("hit rate") != std::string::npos);
+  }
+}
+
+TEST_CASE("Pipeline and hype runs' reports agree with their records and final lines", "[report]") {
+  require_dataset("fashion-mnist");
+  const std::string dir = fresh_dir("report-systems");
+  {
+    const std::string out = dir + "/pipe";
+    const auto r =
+        run_trainsim({"run", kExperiments + "lenet5_fashion_pipeline.yaml", "-o", out, "-q", "-s",
+                      "dataset.train_limit=640", "-s", "dataset.test_limit=100"});
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    const std::string html = read_file(out + "/report.html");
+    check_self_contained(html);
+    const json stats = json::parse(read_file(out + "/stats.json"));
+    const auto f = figures(html);
+    CHECK(f.at("train_seconds") == stats["totals"]["train_seconds"].get<double>());
+    CHECK(f.at("train_energy") == stats["totals"]["device_energy"].get<double>());
+    CHECK(f.at("test_accuracy") == stats["totals"]["test_accuracy"].get<double>());
+    const std::string epochs = read_file(out + "/epochs.csv");
+    CHECK(close(sum_column(epochs, "seconds"), f.at("train_seconds")));
+    char sec[32];
+    std::snprintf(sec, sizeof sec, "%.6g s of training", f.at("train_seconds"));
+    CHECK(final_line(r.out).find(sec) != std::string::npos);
+    check_accuracy_printed(final_line(r.out), f.at("test_accuracy"));
+    CHECK(html.find("Timeline: gpipe") != std::string::npos);
+  }
+  {
+    const std::string out = dir + "/hype";
+    const auto r = run_trainsim({"run", kExperiments + "hype_zoo.yaml", "-o", out, "-q"});
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    const std::string html = read_file(out + "/report.html");
+    check_self_contained(html);
+    const auto f = figures(html);
+    const std::string epochs = read_file(out + "/epochs.csv");
+    CHECK(close(sum_column(epochs, "seconds"), f.at("train_seconds")));
+    CHECK(close(sum_column(epochs, "energy"), f.at("train_energy")));
+    char sec[32];
+    std::snprintf(sec, sizeof sec, "final: %.3f s of training", f.at("train_seconds"));
+    CHECK(final_line(r.out).find(sec) == 0);
+  }
+}
+
+TEST_CASE("compare and sweep reports link every variant's and point's own report", "[report]") {
+  require_dataset("mnist");
+  require_dataset("fashion-mnist");
+  const std::string dir = fresh_dir("report-compare");
+  const auto r =
+      run_trainsim({"compare", kQuickstart, "--dataflows", "ws,rs", "-o", dir + "/cmp", "-q", "-s",
+                    "dataset.train_limit=300", "-s", "dataset.test_limit=100"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const std::string html = read_file(dir + "/cmp/report.html");
+  check_self_contained(html);
+  for (const char* v : {"ws", "rs"}) {
+    CHECK(html.find(std::string("href=\"") + v + "/report.html\"") != std::string::npos);
+    CHECK(exists(dir + "/cmp/" + v + "/report.html"));
+  }
+
+  // A sweep with a point that fails: the page lists it with its error.
+  write_file(dir + "/exp.yaml",
+             "name: s\nnetwork: lenet5\nnumerics: none\n"
+             "dataset: {name: fashion-mnist, train_limit: 500, test_limit: 100}\n"
+             "training: {epochs: 1, batch_size: 32}\naccelerator: adagp_ws180\n");
+  write_file(dir + "/sweep.yaml",
+             "experiment: exp.yaml\naxes:\n  - {key: dataflow, values: [ws, rs]}\n"
+             "  - {key: accelerator.buffer.kib, values: [108, 0.001]}\n");
+  const auto s = run_trainsim({"sweep", dir + "/sweep.yaml", "-o", dir + "/sw", "-q"});
+  INFO(s.err);
+  const std::string page = read_file(dir + "/sw/report.html");
+  check_self_contained(page);
+  const auto rows = csv_rows(read_file(dir + "/sw/sweep.csv"));
+  REQUIRE(rows.size() == 4);
+  int failed = 0;
+  for (const auto& row : rows) {
+    if (row.at("status") == "done") {
+      CHECK(page.find("points/" + row.at("id") + "/run/report.html") != std::string::npos);
+    } else {
+      ++failed;
+      CHECK(page.find(row.at("id")) != std::string::npos);
+    }
+  }
+  CHECK(failed == 2);  // the 0.001 KiB buffer holds no word
+  CHECK(page.find("2 done, 2 failed") != std::string::npos);
+  CHECK(page.find("global buffer of &#39;adagp_ws180&#39; holds 0 words") != std::string::npos);
+  CHECK(read_file(dir + "/sw/.trainsim-manifest").find("\nreport.html\n") != std::string::npos);
+}
+
+TEST_CASE("With --no-report a run writes no page, and trainsim report writes it over its own only",
+          "[report]") {
+  require_dataset("mnist");
+  const std::string dir = fresh_dir("report-cmd");
+  const std::string out = dir + "/run";
+  REQUIRE(run_trainsim({"run", kQuickstart, "-o", out, "-q", "--no-report", "-s",
+                        "dataset.train_limit=150", "-s", "dataset.test_limit=50"})
+              .exit_code == 0);
+  CHECK_FALSE(exists(out + "/report.html"));
+  CHECK(read_file(out + "/.trainsim-manifest").find("report.html") == std::string::npos);
+  auto r = run_trainsim({"report", out});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out == "wrote " + out + "/report.html\n");
+  CHECK(read_file(out + "/.trainsim-manifest").find("\nreport.html\n") != std::string::npos);
+  // Again: it replaces its own page.
+  CHECK(run_trainsim({"report", out, "-q"}).exit_code == 0);
+
+  // A report.html of the user's is never replaced; a directory trainsim did not write is
+  // not read.
+  const std::string mine = dir + "/mine";
+  fs::create_directories(mine);
+  REQUIRE(run_trainsim({"run", kQuickstart, "-o", mine + "/r", "-q", "--no-report", "-s",
+                        "dataset.train_limit=150", "-s", "dataset.test_limit=50"})
+              .exit_code == 0);
+  write_file(mine + "/r/report.html", "my notes\n");
+  r = run_trainsim({"report", mine + "/r"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("was not written by trainsim") != std::string::npos);
+  CHECK(read_file(mine + "/r/report.html") == "my notes\n");
+  r = run_trainsim({"report", mine});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("not a results directory trainsim wrote") != std::string::npos);
+  CHECK_FALSE(exists(mine + "/report.html"));
+  r = run_trainsim({"report", dir + "/nothing"});
+  CHECK(r.exit_code == 2);
+  // A damaged record is named, not drawn around.
+  write_file(out + "/stats.json", "{\"kind\": \"run\", ");
+  r = run_trainsim({"report", out});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("stats.json: not a stats file") != std::string::npos);
+}
+
+TEST_CASE("A 90-epoch zoo run's trace is a bounded window, one track per unit",
+          "[report][timeline]") {
+  // DenseNet-201 on ImageNet (the zoo network with the most ops per batch), 90 epochs shape
+  // only, with ADA-GP-MAX's predictor array: 24 flushes of ~2,000 ops each.
+  const std::string dir = fresh_dir("report-trace-bound");
+  const auto r = run_trainsim({"run", kExperiments + "adagp_zoo.yaml", "-o", dir + "/z", "-q",
+                               "--no-report", "-s", "network=densenet201_imagenet", "-s",
+                               "dataset.name=imagenet", "-s", "technique=adagp-max"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const std::string text = read_file(dir + "/z/timeline.json");
+  CHECK(text.size() < 8'000'000);  // docs/outputs.md states the bound
+  const json trace = json::parse(text);
+  std::map<int, std::string> tracks;
+  for (const json& e : trace["traceEvents"])
+    if (e["ph"] == "M") tracks[e["tid"].get<int>()] = e["args"]["name"].get<std::string>();
+  CHECK(tracks.size() == 5);  // main array and vector unit, the predictor's, the DRAM channel
+  CHECK(tracks.at(4) == "adagp_ws180 DRAM channel");
+}
