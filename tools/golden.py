@@ -88,6 +88,7 @@ def masked(lines):
         elif wall_cols and (not tokens or not NUMBER.fullmatch(tokens[0])):
             wall_cols = None
         line = re.sub(r"\d+ thread\(s\)", "* thread(s)", line)
+        line = re.sub(r"threads \d+", "threads *", line)
         out.append(line.rstrip())
     return out
 

@@ -13,6 +13,7 @@
 #include "sim/core/csv.h"
 #include "sim/core/error.h"
 #include "sim/core/format.h"
+#include "sim/core/terminal_lines.h"
 #include "sim/data/dataset_registry.h"
 #include "sim/io/staged_dir.h"
 #include "sim/report/html/report.h"
@@ -260,9 +261,12 @@ int cmd_compare(const std::vector<std::string>& args) {
   StagedDir out(dir, a.force ? StagedDir::Mode::kReplace : StagedDir::Mode::kNew, "compare");
   // -q: only the final line (the variants' tables are in compare.csv and the table_*.csv).
   if (!a.quiet)
-    std::printf("trainsim compare: %s, %zu variant(s), seed %llu, results in %s/\n",
-                base.name.c_str(), variants.size(),
-                static_cast<unsigned long long>(base.training.seed), out.final_dir().c_str());
+    std::fputs(
+        wrap_parts({sformat("trainsim compare: %s, %zu variant(s), seed %llu", base.name.c_str(),
+                            variants.size(), static_cast<unsigned long long>(base.training.seed)),
+                    "results in " + out.final_dir() + "/"})
+            .c_str(),
+        stdout);
   if (!a.quiet) print_notes(base);
   for (std::size_t i = 0; i < variants.size(); ++i) {
     Variant& v = variants[i];
@@ -291,8 +295,8 @@ int cmd_compare(const std::vector<std::string>& args) {
                        !a.quiet);
     if (a.report) add_report(out);
     out.commit();
-    std::printf("wrote %s/compare.csv and one run directory per variant (%s/<variant>/)\n",
-                out.final_dir().c_str(), out.final_dir().c_str());
+    std::printf("wrote compare.csv%s and a directory per variant into %s/\n",
+                a.report ? ", report.html" : "", out.final_dir().c_str());
     return 0;
   }
   const RunResult& b = variants.front().result;
@@ -358,8 +362,8 @@ int cmd_compare(const std::vector<std::string>& args) {
   if (techs.size() > 1) write_technique_tables(variants, out, !a.quiet);
   if (a.report) add_report(out);
   out.commit();
-  std::printf("wrote %s/compare.csv and one run directory per variant (%s/<variant>/)\n",
-              out.final_dir().c_str(), out.final_dir().c_str());
+  std::printf("wrote compare.csv%s and a directory per variant into %s/\n",
+              a.report ? ", report.html" : "", out.final_dir().c_str());
   return 0;
 }
 

@@ -24,6 +24,7 @@
 #include "sim/core/error.h"
 #include "sim/core/format.h"
 #include "sim/core/interrupt.h"
+#include "sim/core/terminal_lines.h"
 #include "sim/io/checksum.h"
 #include "sim/io/dir_lock.h"
 #include "sim/io/manifest.h"
@@ -311,10 +312,14 @@ int cmd_sweep(const std::vector<std::string>& args) {
     todo = mpi_share_todo(todo);
   }
   if (rank == 0 && !quiet) {
-    std::printf("sweep %s: %zu points%s, %zu finished before, %zu to run, %d at a time%s -> %s/\n",
-                spec.source.c_str(), points.size(),
-                shard.count > 1 ? (" (shard " + shard.text() + ")").c_str() : "", rows.size(),
-                todo.size(), jobs, use_mpi ? " (MPI ranks)" : "", dir.string().c_str());
+    std::fputs(wrap_parts({"sweep " + spec.source,
+                           sformat("%zu points%s, %zu finished before, %zu to run", points.size(),
+                                   shard.count > 1 ? (" (shard " + shard.text() + ")").c_str() : "",
+                                   rows.size(), todo.size()),
+                           sformat("%d at a time%s", jobs, use_mpi ? " (MPI ranks)" : ""),
+                           "results in " + dir.string() + "/"})
+                   .c_str(),
+               stdout);
     std::fflush(stdout);
   }
 
@@ -387,8 +392,8 @@ int cmd_sweep(const std::vector<std::string>& args) {
   const std::vector<std::size_t> front = pareto_front(rows);
   const bool complete = rows.size() == points.size();
   std::printf(
-      "sweep: %zu of %zu points finished (%zu failed), %zu on the Pareto front (seconds, "
-      "energy)%s; table in %s/sweep.csv\n",
+      "sweep: %zu of %zu points finished (%zu failed), %zu on the Pareto front%s; results in "
+      "%s/\n",
       rows.size(), points.size(),
       static_cast<std::size_t>(
           std::count_if(rows.begin(), rows.end(), [](const SweepRow& r) { return !r.done; })),

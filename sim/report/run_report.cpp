@@ -305,8 +305,8 @@ std::string run_summary(const std::vector<RunEpoch>& epochs, AcceleratorSession&
     const double spec_e = session.unit_totals()[1].energy.total();
     const double wasted = session.discarded().energy.total();
     std::snprintf(buf, sizeof buf,
-                  "%s: %lld hits, %lld misses, %lld cold (hit rate %.4f); "
-                  "speculative work %.4g (%.1f%% of training energy), discarded %.4g (%.1f%%)\n",
+                  "%s: %lld hits, %lld misses, %lld cold (hit rate %.4f)\n"
+                  "  speculative work %.4g (%.1f%% of training energy), discarded %.4g (%.1f%%)\n",
                   info.report_name.c_str(), static_cast<long long>(all.hits),
                   static_cast<long long>(all.misses), static_cast<long long>(all.cold),
                   all.hit_rate() < 0 ? 0.0 : all.hit_rate(), spec_e,

@@ -12,6 +12,7 @@
 #include "sim/core/error.h"
 #include "sim/core/format.h"
 #include "sim/core/interrupt.h"
+#include "sim/core/terminal_lines.h"
 #include "sim/data/dataset_registry.h"
 #include "sim/io/staged_dir.h"
 #include "sim/report/html/report.h"
@@ -22,6 +23,7 @@
 #include "sim/run/progress_bar.h"
 #include "sim/run/run_kinds.h"
 #include "sim/run/system_runner.h"
+#include "sim/techniques/technique.h"
 #include "sim/train/accel_session.h"
 #include "sim/train/checkpoint.h"
 #include "sim/train/trainer.h"
@@ -81,32 +83,38 @@ Prepared prepare(const ExperimentSpec& spec, bool simulate) {
 
 void print_header(const ExperimentSpec& spec, const Prepared& p, bool simulate, int first_epoch) {
   const Dataset& data = p.data;
-  std::printf("trainsim %s: %s | network %s (%lld params) | dataset %s (%lld train, %lld test)\n",
-              command_name(simulate).c_str(), spec.name.c_str(), spec.network.name.c_str(),
-              static_cast<long long>(p.trainer->network().param_count()), data.name.c_str(),
-              static_cast<long long>(data.train.count), static_cast<long long>(data.test.count));
-  std::printf(
-      "optimizer %s lr %g (%s, clip %g) | batch %d | %d epoch(s) | seed %llu | %d thread(s)\n",
-      spec.training.optimizer.kind.c_str(), spec.training.optimizer.lr,
-      spec.training.optimizer.reduction.c_str(), spec.training.optimizer.clip,
-      spec.training.batch_size, spec.training.epochs,
-      static_cast<unsigned long long>(spec.training.seed), p.trainer->threads());
+  const auto& o = spec.training.optimizer;
+  // Three lines (the run, the training, the accelerator), each wrapped to 80 columns.
+  std::string header = wrap_parts(
+      {"trainsim " + command_name(simulate) + ": " + spec.name,
+       sformat("network %s (%lld params)", spec.network.name.c_str(),
+               static_cast<long long>(p.trainer->network().param_count())),
+       sformat("dataset %s (%lld train, %lld test)", data.name.c_str(),
+               static_cast<long long>(data.train.count), static_cast<long long>(data.test.count))});
+  header += wrap_parts({sformat("optimizer %s lr %g (%s, clip %g)", o.kind.c_str(), o.lr,
+                                o.reduction.c_str(), o.clip),
+                        sformat("batch %d", spec.training.batch_size),
+                        sformat("epochs %d", spec.training.epochs),
+                        sformat("seed %llu", static_cast<unsigned long long>(spec.training.seed)),
+                        sformat("threads %d", p.trainer->threads())});
   if (simulate) {
     const AcceleratorSpec& a = spec.sim.accelerator;
-    std::printf(
-        "accelerator %s (%dx%d PEs, %s, %g GHz, %d-bit, %.0f KiB buffer) | technique %s | "
-        "%s fidelity | energy in %s\n",
-        a.name.c_str(), a.rows, a.cols, spec.sim.dataflow.c_str(), a.clock_ghz, a.word_bits,
-        a.buffer_kib(), spec.sim.technique.label().c_str(), spec.sim.fidelity.c_str(),
-        a.energy.unit.c_str());
+    header += wrap_parts({sformat("accelerator %s (%dx%d PEs, %s, %g GHz, %d-bit, %.0f KiB buffer)",
+                                  a.name.c_str(), a.rows, a.cols, spec.sim.dataflow.c_str(),
+                                  a.clock_ghz, a.word_bits, a.buffer_kib()),
+                          "technique " + spec.sim.technique.label(),
+                          spec.sim.fidelity + " fidelity", "energy in " + a.energy.unit});
   }
+  std::fputs(header.c_str(), stdout);
   print_notes(spec);
   if (first_epoch > 0)
     std::printf("resuming after epoch %d of %d (from %s/%s)\n", first_epoch, spec.training.epochs,
                 spec.output.dir.c_str(), kCheckpointFile);
   if (simulate) {
-    std::printf("%5s  %10s  %9s  %8s  %14s  %10s  %10s  %8s\n", "epoch", "train_loss", "test_loss",
-                "test_acc", "train_cycles", "sim_ms", "energy", "wall_s");
+    // 80 columns with the hit rate: one space between columns, each as wide as its values.
+    std::printf("%5s %10s %9s %8s %11s %9s %9s %6s%s\n", "epoch", "train_loss", "test_loss",
+                "test_acc", "cycles", "sim_ms", "energy", "wall_s",
+                technique_info(spec.sim.technique).speculates ? "   hit" : "");
   } else {
     std::printf("%5s  %10s  %9s  %9s  %8s  %8s\n", "epoch", "train_loss", "train_acc", "test_loss",
                 "test_acc", "wall_s");
@@ -119,11 +127,11 @@ void print_epoch_line(const RunEpoch& run, const AcceleratorSpec* acc) {
   const double wall = m.train_seconds + m.test_seconds;
   if (acc) {
     const std::int64_t cycles = run.sim[0].elapsed_cycles;
-    std::printf("%5d  %10.4f  %9.4f  %7.2f%%  %14lld  %10.3f  %10.4g  %8.3f", m.epoch, m.train.loss,
+    std::printf("%5d %10.4f %9.4f %7.2f%% %11lld %9.3f %9.4g %6.2f", m.epoch, m.train.loss,
                 m.test.loss, 100 * m.test.accuracy, static_cast<long long>(cycles),
                 static_cast<double>(cycles) / (acc->clock_ghz * 1e6), run.sim[0].energy.total(),
                 wall);
-    if (m.technique.hit_rate() >= 0) std::printf("  hit rate %.4f", m.technique.hit_rate());
+    if (m.technique.hit_rate() >= 0) std::printf(" %5.3f", m.technique.hit_rate());
     std::printf("\n");
   } else {
     std::printf("%5d  %10.4f  %8.2f%%  %9.4f  %7.2f%%  %8.3f\n", m.epoch, m.train.loss,

@@ -15,7 +15,9 @@
 #include "sim/core/error.h"
 #include "sim/core/format.h"
 #include "sim/core/interrupt.h"
+#include "sim/core/terminal_lines.h"
 #include "sim/io/staged_dir.h"
+#include "sim/report/html/readable.h"
 #include "sim/report/html/report.h"
 #include "sim/report/hype_report.h"
 #include "sim/run/experiment_runner.h"
@@ -112,12 +114,17 @@ RunResult run_hype_experiment(const ExperimentSpec& spec, const RunOptions& opti
           " (back on the GPU: %d by the overlap rule, %d by the never-slower guard, "
           "%d taken by an idle GPU)",
           run.overlap_blocked, it.guard_demotions, run.demoted);
-    std::printf("hype system: %s | policy %s | %d ops per iteration, %d planned off the GPU%s%s\n",
-                system_line(h, it).c_str(), h.policy.c_str(), it.dag.size(), planned, ran.c_str(),
-                std::isfinite(h.power_cap_w) ? sformat(" | cap %g W", h.power_cap_w).c_str() : "");
+    std::fputs(wrap_parts({"hype system: " + system_line(h, it), "policy " + h.policy,
+                           sformat("%d ops per iteration, %d planned off the GPU%s", it.dag.size(),
+                                   planned, ran.c_str()),
+                           std::isfinite(h.power_cap_w) ? sformat("cap %g W", h.power_cap_w)
+                                                        : std::string()})
+                   .c_str(),
+               stdout);
     print_notes(spec);
-    std::printf("%5s  %9s  %14s  %12s  %12s  %8s  %14s  %8s\n", "epoch", "test_acc",
-                "train_seconds", "samples/s", "energy_J", "avg_W", "gpu_only_s", "wall_s");
+    // 80 columns: one space between columns, each as wide as its values.
+    std::printf("%5s %8s %13s %10s %11s %6s %13s %6s\n", "epoch", "test_acc", "train_seconds",
+                "samples/s", "energy_J", "avg_W", "gpu_only_s", "wall_s");
     std::fflush(stdout);
   }
   StagedDir out(spec.output.dir, options.force ? StagedDir::Mode::kReplace : StagedDir::Mode::kNew,
@@ -140,7 +147,7 @@ RunResult run_hype_experiment(const ExperimentSpec& spec, const RunOptions& opti
     }
     r.epochs.push_back(ep);
     if (!options.quiet) {
-      std::printf("%5d  %9s  %14.6g  %12.6g  %12.6g  %8.4g  %14.6g  %8.3f\n", e + 1,
+      std::printf("%5d %8s %13.6g %10.6g %11.6g %6.4g %13.6g %6.2f\n", e + 1,
                   real ? fmt("%.2f%%", 100 * ep.test_accuracy).c_str() : "-", ep.seconds,
                   static_cast<double>(data.train) / ep.seconds, ep.energy_j,
                   ep.energy_j / ep.seconds, ep.gpu_only_seconds,
@@ -180,24 +187,26 @@ RunResult run_hype_experiment(const ExperimentSpec& spec, const RunOptions& opti
   result.peak_w = it.policy.peak_w;
   result.violations = 0;
   for (const HypeEpoch& ep : r.epochs) result.violations += ep.violations;
+  double gpu_only_s = 0, gpu_only_j = 0;
+  for (const HypeEpoch& ep : r.epochs)
+    gpu_only_s += ep.gpu_only_seconds, gpu_only_j += ep.gpu_only_energy_j;
+  // The figures in full, then the final line short enough for 80 columns with its path.
+  if (!options.quiet)
+    std::fputs(
+        wrap_parts({sformat("totals: %.6g s of training on %s (policy %s)", result.seconds,
+                            system_line(h, it).c_str(), h.policy.c_str()),
+                    sformat("%.6g samples/s, %.6g J, %.4g W average",
+                            static_cast<double>(data.train) * spec.training.epochs / result.seconds,
+                            result.energy, result.energy / result.seconds),
+                    sformat("gpu-only: %.6g s, %.6g J", gpu_only_s, gpu_only_j)})
+            .c_str(),
+        stdout);
   if (options.final_line)
     std::printf(
-        "final: %s%.6g s of training on %s (policy %s): %.6g samples/s, %.6g J, %.4g W average "
-        "(gpu-only: %.6g s, %.6g J); results in %s/\n",
+        "final: %s%s of training, %s (gpu-only: %s, %s); results in %s/\n",
         real ? ("test accuracy " + fmt("%.2f%%", 100 * result.test_accuracy) + ", ").c_str() : "",
-        result.seconds, system_line(h, it).c_str(), h.policy.c_str(),
-        static_cast<double>(data.train) * spec.training.epochs / result.seconds, result.energy,
-        result.energy / result.seconds,
-        [&] {
-          double s = 0;
-          for (const HypeEpoch& ep : r.epochs) s += ep.gpu_only_seconds;
-          return s;
-        }(),
-        [&] {
-          double j = 0;
-          for (const HypeEpoch& ep : r.epochs) j += ep.gpu_only_energy_j;
-          return j;
-        }(),
+        readable_seconds(result.seconds).c_str(), readable_energy(result.energy, "J").c_str(),
+        readable_seconds(gpu_only_s).c_str(), readable_energy(gpu_only_j, "J").c_str(),
         out.final_dir().c_str());
   return result;
 }

@@ -14,9 +14,11 @@
 #include "sim/core/csv.h"
 #include "sim/core/error.h"
 #include "sim/core/format.h"
+#include "sim/core/terminal_lines.h"
 #include "sim/data/dataset_registry.h"
 #include "sim/io/staged_dir.h"
 #include "sim/report/epoch_table.h"
+#include "sim/report/html/readable.h"
 #include "sim/report/html/report.h"
 #include "sim/report/run_report.h"
 #include "sim/report/run_timeline.h"
@@ -182,16 +184,19 @@ RunResult run_shape_only_experiment(const ExperimentSpec& spec, const RunOptions
   AcceleratorSession session(spec);
   const AcceleratorSpec& acc = spec.sim.accelerator;
   if (!options.quiet) {
-    std::printf(
-        "trainsim run: %s | network %s (%lld params, shape only) | dataset %s (%lld train, "
-        "%lld test) | batch %d | %d epoch(s)\n",
-        spec.name.c_str(), spec.network.name.c_str(),
-        static_cast<long long>(session.shape().param_count()), spec.dataset.name.c_str(),
-        static_cast<long long>(data.train), static_cast<long long>(data.test),
-        spec.training.batch_size, spec.training.epochs);
-    std::printf("accelerator %s (%dx%d PEs, %s, %g GHz, %d-bit) | technique %s | energy in %s\n",
-                acc.name.c_str(), acc.rows, acc.cols, spec.sim.dataflow.c_str(), acc.clock_ghz,
-                acc.word_bits, spec.sim.technique.label().c_str(), acc.energy.unit.c_str());
+    std::string header =
+        wrap_parts({"trainsim run: " + spec.name,
+                    sformat("network %s (%lld params, shape only)", spec.network.name.c_str(),
+                            static_cast<long long>(session.shape().param_count())),
+                    sformat("dataset %s (%lld train, %lld test)", spec.dataset.name.c_str(),
+                            static_cast<long long>(data.train), static_cast<long long>(data.test)),
+                    sformat("batch %d", spec.training.batch_size),
+                    sformat("epochs %d", spec.training.epochs)});
+    header += wrap_parts(
+        {sformat("accelerator %s (%dx%d PEs, %s, %g GHz, %d-bit)", acc.name.c_str(), acc.rows,
+                 acc.cols, spec.sim.dataflow.c_str(), acc.clock_ghz, acc.word_bits),
+         "technique " + spec.sim.technique.label(), "energy in " + acc.energy.unit});
+    std::fputs(header.c_str(), stdout);
     print_notes(spec);
     std::fflush(stdout);
   }
@@ -240,13 +245,21 @@ RunResult run_shape_only_experiment(const ExperimentSpec& spec, const RunOptions
                   static_cast<long long>(all.elapsed_cycles), all.energy.total());
     }
   }
+  // The figures in full, then the final line short enough for 80 columns with its path.
+  if (!options.quiet)
+    std::fputs(
+        wrap_parts({sformat("totals: %lld training cycles (%.6g s at %g GHz)",
+                            static_cast<long long>(*result.cycles), result.seconds, acc.clock_ghz),
+                    sformat("energy %.6g %s (memory %.6g)", result.energy,
+                            result.energy_unit.c_str(), result.memory_energy),
+                    sformat("DRAM %.6g GB", static_cast<double>(result.dram_bytes) / 1e9)})
+            .c_str(),
+        stdout);
   if (options.final_line)
-    std::printf(
-        "final: %lld training cycles (%.6g s at %g GHz), energy %.6g %s (memory %.6g), DRAM %.6g "
-        "GB; shape only, no accuracy; results in %s/\n",
-        static_cast<long long>(*result.cycles), result.seconds, acc.clock_ghz, result.energy,
-        result.energy_unit.c_str(), result.memory_energy,
-        static_cast<double>(result.dram_bytes) / 1e9, out.final_dir().c_str());
+    std::printf("final: %s of training, %s; shape only, no accuracy; results in %s/\n",
+                readable_seconds(result.seconds).c_str(),
+                readable_energy(result.energy, result.energy_unit).c_str(),
+                out.final_dir().c_str());
   return result;
 }
 

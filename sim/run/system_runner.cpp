@@ -15,10 +15,12 @@
 #include "sim/core/error.h"
 #include "sim/core/format.h"
 #include "sim/core/interrupt.h"
+#include "sim/core/terminal_lines.h"
 #include "sim/data/dataset_registry.h"
 #include "sim/io/output_target.h"
 #include "sim/io/staged_dir.h"
 #include "sim/report/chakra_writer.h"
+#include "sim/report/html/readable.h"
 #include "sim/report/html/report.h"
 #include "sim/report/pipeline_report.h"
 #include "sim/run/experiment_runner.h"
@@ -111,19 +113,24 @@ RunResult run_system_experiment(const ExperimentSpec& spec, const RunOptions& op
                     d0.dataflow.c_str(), a.clock_ghz);
       device0 = text;
     }
-    std::printf(
-        "system %s: %d device(s), %s, links %g GB/s %g ns %g pJ/bit | device 0: %s | "
-        "technique %s\n",
-        spec.system.name.c_str(), model.layout().devices, spec.system.topology.c_str(),
-        spec.system.link.bandwidth_gbps, spec.system.link.latency_ns, spec.system.link.pj_per_bit,
-        device0.c_str(), spec.sim.technique.label().c_str());
+    std::fputs(wrap_parts({sformat("system %s: %d device(s), %s", spec.system.name.c_str(),
+                                   model.layout().devices, spec.system.topology.c_str()),
+                           sformat("links %g GB/s %g ns %g pJ/bit", spec.system.link.bandwidth_gbps,
+                                   spec.system.link.latency_ns, spec.system.link.pj_per_bit),
+                           "device 0: " + device0, "technique " + spec.sim.technique.label()})
+                   .c_str(),
+               stdout);
     const std::string replicas =
         spec.pipeline.replicas > 1
             ? " per replica x " + std::to_string(spec.pipeline.replicas) + " replicas"
             : "";
-    std::printf("pipeline %s | %d micro-batches of %d%s | %d stage(s), layers %s\n",
-                spec.pipeline.schedule.c_str(), spec.pipeline.micro_batches, model.micro_size(),
-                replicas.c_str(), model.layout().stages, stage_summary(model).c_str());
+    std::fputs(wrap_parts({"pipeline " + spec.pipeline.schedule,
+                           sformat("%d micro-batches of %d%s", spec.pipeline.micro_batches,
+                                   model.micro_size(), replicas.c_str()),
+                           sformat("%d stage(s), layers %s", model.layout().stages,
+                                   stage_summary(model).c_str())})
+                   .c_str(),
+               stdout);
     print_notes(spec);
     std::printf("%5s  %9s  %14s  %10s  %12s  %8s\n", "epoch", "test_acc", "train_seconds", "idle",
                 "samples/s", "wall_s");
@@ -241,14 +248,21 @@ RunResult run_system_experiment(const ExperimentSpec& spec, const RunOptions& op
     re.step_seconds = r.epochs[e].time_s / static_cast<double>(data.train);
     result.epochs.push_back(re);
   }
+  // The figures in full, then the final line short enough for 80 columns with its path.
+  if (!options.quiet)
+    std::fputs(
+        wrap_parts({sformat("totals: %.6g s of training, idle %.1f%%", result.seconds,
+                            100 * idle_fraction(t)),
+                    sformat("device energy %.6g %s", result.energy, result.energy_unit.c_str()),
+                    sformat("links %.6g pJ", link_energy_pj(t))})
+            .c_str(),
+        stdout);
   if (options.final_line)
     std::printf(
-        "final: %s%.6g s of training on %d devices (%s), idle %.1f%%, device energy %.6g "
-        "%s, links %.6g pJ; results in %s/\n",
+        "final: %s%s on %d devices (%s); results in %s/\n",
         real ? ("test accuracy " + fmt("%.2f%%", 100 * result.test_accuracy) + ", ").c_str() : "",
-        result.seconds, model.layout().devices, spec.pipeline.schedule.c_str(),
-        100 * idle_fraction(t), result.energy, result.energy_unit.c_str(), link_energy_pj(t),
-        out.final_dir().c_str());
+        readable_seconds(result.seconds).c_str(), model.layout().devices,
+        spec.pipeline.schedule.c_str(), out.final_dir().c_str());
   return result;
 }
 

@@ -3,6 +3,9 @@
 #include <cstdio>
 #include <string>
 
+#include "sim/core/format.h"
+#include "sim/core/terminal_lines.h"
+
 namespace trainsim {
 
 std::unique_ptr<Trainer> real_trainer(const ExperimentSpec& spec, Dataset& dataset) {
@@ -12,12 +15,14 @@ std::unique_ptr<Trainer> real_trainer(const ExperimentSpec& spec, Dataset& datas
 }
 
 void print_run_line(const ExperimentSpec& spec, const DatasetShape& data, bool real) {
-  std::printf(
-      "trainsim run: %s | network %s | dataset %s (%lld train, %lld test) | batch %d | "
-      "%d epoch(s)%s\n",
-      spec.name.c_str(), spec.network.name.c_str(), spec.dataset.name.c_str(),
-      static_cast<long long>(data.train), static_cast<long long>(data.test),
-      spec.training.batch_size, spec.training.epochs, real ? "" : " | shape only");
+  std::fputs(
+      wrap_parts({"trainsim run: " + spec.name, "network " + spec.network.name,
+                  sformat("dataset %s (%lld train, %lld test)", spec.dataset.name.c_str(),
+                          static_cast<long long>(data.train), static_cast<long long>(data.test)),
+                  sformat("batch %d", spec.training.batch_size),
+                  sformat("epochs %d", spec.training.epochs), real ? "" : "shape only"})
+          .c_str(),
+      stdout);
 }
 
 EpochMetrics train_epoch(Trainer& trainer, const ExperimentSpec& spec, const RunOptions& options,

@@ -5,7 +5,10 @@
 #include "sim/core/csv.h"
 #include "sim/core/paths.h"
 
+#include <pty.h>
+#include <sys/ioctl.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -61,6 +64,36 @@ CliResult run_trainsim_in(const std::string& cwd, const std::vector<std::string>
   cmd += quote(TRAINSIM_BINARY);
   for (const auto& a : args) cmd += " " + quote(a);
   return run_captured("(" + cmd + ")", capture_dir());
+}
+
+CliResult run_trainsim_on_terminal(const std::string& cwd, const std::vector<std::string>& args,
+                                   int columns) {
+  struct winsize ws {};
+  ws.ws_row = 24;
+  ws.ws_col = static_cast<unsigned short>(columns);
+  int fd = -1;
+  const pid_t pid = forkpty(&fd, nullptr, nullptr, &ws);
+  if (pid < 0) throw std::runtime_error("forkpty failed");
+  if (pid == 0) {
+    if (::chdir(cwd.c_str()) != 0) _exit(127);
+    std::vector<std::string> argv_s = {TRAINSIM_BINARY};
+    argv_s.insert(argv_s.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (std::string& a : argv_s) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    ::execv(argv[0], argv.data());
+    _exit(127);
+  }
+  CliResult r;
+  char buf[4096];
+  // The child's output until it closes the terminal (EIO once it has exited).
+  for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0;)
+    r.out.append(buf, static_cast<std::size_t>(n));
+  ::close(fd);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
 }
 
 CliResult run_shell(const std::string& script) {

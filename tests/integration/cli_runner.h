@@ -20,6 +20,12 @@ CliResult run_trainsim(const std::vector<std::string>& args,
 CliResult run_trainsim_in(const std::string& cwd, const std::vector<std::string>& args,
                           const std::vector<std::string>& env = {});
 
+/// Runs `trainsim <args>` in `cwd` on a pseudo-terminal of `columns` x 24, as a user at a
+/// terminal sees it: `out` holds everything it wrote (stdout and stderr, progress bars and
+/// their carriage returns included).
+CliResult run_trainsim_on_terminal(const std::string& cwd, const std::vector<std::string>& args,
+                                   int columns);
+
 /// Runs `script` with /bin/sh (the trainsim binary in $TRAINSIM) and captures its output.
 CliResult run_shell(const std::string& script);
 

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <regex>
 
+#include "sim/report/html/readable.h"
 #include "tests/integration/cli_runner.h"
 
 using namespace trainsim;
@@ -115,9 +116,8 @@ TEST_CASE("Pipeline and hype runs' reports agree with their records and final li
   const std::string dir = fresh_dir("report-systems");
   {
     const std::string out = dir + "/pipe";
-    const auto r =
-        run_trainsim({"run", kExperiments + "lenet5_fashion_pipeline.yaml", "-o", out, "-q", "-s",
-                      "dataset.train_limit=640", "-s", "dataset.test_limit=100"});
+    const auto r = run_trainsim({"run", kExperiments + "lenet5_fashion_pipeline.yaml", "-o", out,
+                                 "-s", "dataset.train_limit=640", "-s", "dataset.test_limit=100"});
     INFO(r.err);
     REQUIRE(r.exit_code == 0);
     const std::string html = read_file(out + "/report.html");
@@ -129,9 +129,12 @@ TEST_CASE("Pipeline and hype runs' reports agree with their records and final li
     CHECK(f.at("test_accuracy") == stats["totals"]["test_accuracy"].get<double>());
     const std::string epochs = read_file(out + "/epochs.csv");
     CHECK(close(sum_column(epochs, "seconds"), f.at("train_seconds")));
+    // The final line in readable units, the totals line above it in full.
+    CHECK(final_line(r.out).find(readable_seconds(f.at("train_seconds")) + " on 4 devices") !=
+          std::string::npos);
     char sec[32];
-    std::snprintf(sec, sizeof sec, "%.6g s of training", f.at("train_seconds"));
-    CHECK(final_line(r.out).find(sec) != std::string::npos);
+    std::snprintf(sec, sizeof sec, "totals: %.6g s of training", f.at("train_seconds"));
+    CHECK(r.out.find(sec) != std::string::npos);
     check_accuracy_printed(final_line(r.out), f.at("test_accuracy"));
     CHECK(html.find("Timeline: gpipe") != std::string::npos);
   }
@@ -146,9 +149,9 @@ TEST_CASE("Pipeline and hype runs' reports agree with their records and final li
     const std::string epochs = read_file(out + "/epochs.csv");
     CHECK(close(sum_column(epochs, "seconds"), f.at("train_seconds")));
     CHECK(close(sum_column(epochs, "energy"), f.at("train_energy")));
-    char sec[32];
-    std::snprintf(sec, sizeof sec, "final: %.3f s of training", f.at("train_seconds"));
-    CHECK(final_line(r.out).find(sec) == 0);
+    CHECK(final_line(r.out).find("final: " + readable_seconds(f.at("train_seconds")) +
+                                 " of training, " + readable_energy(f.at("train_energy"), "J")) ==
+          0);
   }
 }
 
@@ -258,4 +261,57 @@ TEST_CASE("A 90-epoch zoo run's trace is a bounded window, one track per unit",
     if (e["ph"] == "M") tracks[e["tid"].get<int>()] = e["args"]["name"].get<std::string>();
   CHECK(tracks.size() == 5);  // main array and vector unit, the predictor's, the DRAM channel
   CHECK(tracks.at(4) == "adagp_ws180 DRAM channel");
+}
+
+TEST_CASE("At 80 columns no line of run, compare or sweep output wraps", "[report][terminal]") {
+  require_dataset("mnist");
+  require_dataset("fashion-mnist");
+  const std::string dir = fresh_dir("terminal-80");
+  write_file(dir + "/sweep.yaml",
+             "experiment: " + kExperiments +
+                 "lenet5_mnist.yaml\nset: [numerics=none, dataset.train_limit=500]\n"
+                 "axes:\n  - {key: dataflow, values: [ws, rs]}\n"
+                 "  - {key: accelerator.buffer.kib, values: [108, 0.001]}\n");
+  const std::vector<std::string> small = {"-s", "dataset.train_limit=300", "-s",
+                                          "dataset.test_limit=100"};
+  auto with = [&](std::vector<std::string> a, bool limit = true) {
+    if (limit) a.insert(a.end(), small.begin(), small.end());
+    return a;
+  };
+  // Short result paths (run from the test's directory): a path is the user's to lengthen.
+  const std::vector<std::vector<std::string>> commands = {
+      with({"run", kQuickstart, "-o", "q"}),
+      with({"run", kQuickstart, "-o", "s", "-s", "technique=specbp@0.25"}),
+      with({"run", kQuickstart, "-o", "a", "-s", "technique=adagp-max"}),
+      with({"train", kQuickstart, "-o", "t"}),
+      with({"run", kExperiments + "lenet5_fashion_pipeline.yaml", "-o", "p"}),
+      with({"run", kExperiments + "hype_zoo.yaml", "-o", "h"}, false),
+      with({"run", kExperiments + "adagp_zoo.yaml", "-o", "z"}, false),
+      with({"compare", kExperiments + "lenet5_mnist.yaml", "--dataflows", "ws,os,is,rs", "-o",
+            "c1"}),
+      with({"compare", kQuickstart, "--techniques", "bp,specbp,adagp-max,adagp-low", "-o", "c2"}),
+      with({"compare", kExperiments + "hype_zoo.yaml", "--systems", "gpu-only,hype", "-o", "c3"},
+           false),
+      {"sweep", "sweep.yaml", "-o", "sw", "-j", "2"},
+  };
+  for (const auto& args : commands) {
+    const CliResult r = run_trainsim_on_terminal(dir, args, 80);
+    INFO(args[0] << " " << args[1]);
+    INFO(r.out);
+    REQUIRE(r.exit_code == 0);
+    // What the terminal shows: lines end at '\n'; a progress bar redraws after '\r', and its
+    // escape sequences (erase line) take no columns.
+    const std::regex escape("\x1b\\[[0-9;?]*[A-Za-z]");
+    const std::string shown = std::regex_replace(r.out, escape, "");
+    std::size_t longest = 0;
+    std::string widest;
+    std::size_t start = 0;
+    for (std::size_t i = 0; i <= shown.size(); ++i)
+      if (i == shown.size() || shown[i] == '\n' || shown[i] == '\r') {
+        if (i - start > longest) longest = i - start, widest = shown.substr(start, i - start);
+        start = i + 1;
+      }
+    INFO(widest);
+    CHECK(longest <= 80);
+  }
 }

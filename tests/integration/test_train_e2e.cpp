@@ -195,7 +195,7 @@ TEST_CASE("A run prints its epochs and summary, with no progress bar when piped"
                                "dataset.train_limit=600"});
   REQUIRE(r.exit_code == 0);
   CHECK(r.out.find("train_loss") != std::string::npos);
-  CHECK(r.out.find("thread(s)") != std::string::npos);  // the header names the thread count
+  CHECK(r.out.find("threads ") != std::string::npos);  // the header names the thread count
   CHECK(r.out.find("final: test accuracy") != std::string::npos);
   CHECK(r.err.find('\r') == std::string::npos);
   CHECK(exists(out + "/timing.json"));
