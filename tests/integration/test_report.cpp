@@ -315,3 +315,41 @@ TEST_CASE("At 80 columns no line of run, compare or sweep output wraps", "[repor
     CHECK(longest <= 80);
   }
 }
+
+TEST_CASE("Shape-only and numerics-only reports agree with their records", "[report]") {
+  require_dataset("mnist");
+  const std::string dir = fresh_dir("report-shape-train");
+  {
+    const auto r = run_trainsim({"run", kExperiments + "adagp_zoo.yaml", "-o", dir + "/z"});
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    const std::string html = read_file(dir + "/z/report.html");
+    check_self_contained(html);
+    const json stats = json::parse(read_file(dir + "/z/stats.json"));
+    const auto f = figures(html);
+    CHECK(f.at("train_seconds") == stats["totals"]["train"]["seconds"].get<double>());
+    CHECK(f.at("train_cycles") == stats["totals"]["train"]["elapsed_cycles"].get<double>());
+    CHECK(f.at("train_energy") == stats["totals"]["train"]["energy"]["total"].get<double>());
+    const std::string epochs = read_file(dir + "/z/epochs.csv");
+    CHECK(close(sum_column(epochs, "seconds"), f.at("train_seconds")));
+    CHECK(close(sum_column(epochs, "energy"), f.at("train_energy")));
+    CHECK(final_line(r.out).find("final: " + readable_seconds(f.at("train_seconds")) +
+                                 " of training, " + readable_energy(f.at("train_energy"), "pJ")) ==
+          0);
+    CHECK(f.count("test_accuracy") == 0);  // nothing trained
+    CHECK(html.find(">Technique: adagp-max") != std::string::npos);
+  }
+  {
+    const auto r = run_trainsim({"train", kQuickstart, "-o", dir + "/t", "-s",
+                                 "dataset.train_limit=600", "-s", "dataset.test_limit=100"});
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    const std::string html = read_file(dir + "/t/report.html");
+    check_self_contained(html);
+    const json stats = json::parse(read_file(dir + "/t/stats.json"));
+    const auto f = figures(html);
+    CHECK(f.at("test_accuracy") == stats["final"]["test_accuracy"].get<double>());
+    check_accuracy_printed(final_line(r.out), f.at("test_accuracy"));
+    CHECK(f.count("train_seconds") == 0);  // nothing simulated
+  }
+}

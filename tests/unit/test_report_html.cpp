@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "sim/core/error.h"
+#include "sim/core/terminal_lines.h"
 #include "sim/report/html/html_page.h"
 #include "sim/report/html/readable.h"
 #include "sim/report/html/report.h"
@@ -131,4 +132,21 @@ TEST_CASE("JSON paths read numbers and text, and nothing where there is nothing"
   CHECK(json_text(j, "a/d") == "true");
   CHECK(json_text(j, "a").empty());
   CHECK(json_text(j, "z/y").empty());
+}
+
+TEST_CASE("Terminal headers wrap between their parts at 80 columns", "[report][terminal]") {
+  CHECK(wrap_parts({"a", "b", "", "c"}) == "a | b | c\n");
+  const std::string long_part(70, 'x');
+  CHECK(wrap_parts({"trainsim run: q", long_part}) == "trainsim run: q\n  " + long_part + "\n");
+  // A part longer than a line breaks between its words.
+  std::string words;
+  for (int i = 0; i < 30; ++i) words += (i ? " " : "") + std::string("word") + std::to_string(i);
+  const std::string out = wrap_parts({"head", words});
+  std::size_t start = 0;
+  for (std::size_t nl = out.find('\n'); nl != std::string::npos; nl = out.find('\n', start)) {
+    CHECK(nl - start <= 80);
+    start = nl + 1;
+  }
+  CHECK(out.rfind("head | word0 word1", 0) == 0);
+  CHECK(out.find("word29\n") != std::string::npos);
 }
