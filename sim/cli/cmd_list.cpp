@@ -20,6 +20,7 @@
 #include "sim/nn/network.h"
 #include "sim/optim/optimizer_registry.h"
 #include "sim/pipeline/schedule.h"
+#include "sim/report/html/report.h"
 #include "sim/run/run_kinds.h"
 #include "sim/techniques/technique.h"
 #include "sim/workload/net_shape.h"
@@ -201,6 +202,11 @@ void list_runs() {
   for (const RunKindInfo& k : run_kinds()) entry(k.name, k.description, "");
 }
 
+void list_reports() {
+  std::printf("kinds of report.html page (the first that claims a results directory draws it):\n");
+  for (const ReportKind& k : report_kinds()) entry(k.name, k.description, "");
+}
+
 // What `trainsim list KIND` lists, in the order `trainsim list` prints them all: every
 // registry of a variation point and every folder of shipped presets.
 struct ListKind {
@@ -225,6 +231,7 @@ const std::vector<ListKind>& kinds() {
       {"devices", list_devices},
       {"policies", list_policies},
       {"runs", list_runs},
+      {"reports", list_reports},
   };
   return all;
 }

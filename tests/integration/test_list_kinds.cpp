@@ -17,6 +17,7 @@
 #include "sim/nn/layer_registry.h"
 #include "sim/optim/optimizer_registry.h"
 #include "sim/pipeline/schedule.h"
+#include "sim/report/html/report.h"
 #include "sim/techniques/technique.h"
 #include "tests/integration/cli_runner.h"
 
@@ -130,6 +131,7 @@ TEST_CASE("trainsim list alone prints every kind and every registry's entries", 
   for (const auto& l : layer_types()) names.push_back(l.name);
   for (const Topology& t : topologies()) names.push_back(t.name);
   for (const PolicyInfo& p : hype_policies()) names.push_back(p.name);
+  for (const ReportKind& k : report_kinds()) names.push_back(k.name);
   for (const std::string& name : names) {
     INFO(name);
     CHECK(all.out.find("\n  " + name + " ") != std::string::npos);
