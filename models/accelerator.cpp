@@ -80,6 +80,7 @@ void Accelerator::execute_cycle(OpRequest& req, sc_time& delay) {
   // DRAM transfer booked on the shared channel when the schedule issues it.
   CycleContext ctx(array_, dma_, acc_, *df_, *req.values);
   req.stats = memory_->run(req.op, acc_, *df_, ctx);
+  req.stats.compulsory_dram_bytes = compulsory_dram_bytes(req.op, acc_, *df_);
   dma_.count(req.stats);
   const sc_time port_end =
       port_.transfer(start, req.stats.buffer.total_reads() + req.stats.buffer.total_writes());

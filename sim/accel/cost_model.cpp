@@ -5,6 +5,8 @@
 #include <utility>
 #include <vector>
 
+#include "mapping/bounds.h"
+#include "mapping/problem.h"
 #include "sim/accel/fast_context.h"
 #include "sim/accel/memory_model.h"
 #include "sim/accel/scalesim_memory.h"
@@ -27,7 +29,25 @@ OpStats evaluate_op(const Op& op, const AcceleratorSpec& acc, const Dataflow& df
   // A limited buffer port serves the op's buffer accesses alongside everything else.
   const std::int64_t cycles = std::max(ctx.now(), buffer_port_cycles(s, acc));
   s.stall_cycles = cycles - s.compute_cycles;
+  s.compulsory_dram_bytes = compulsory_dram_bytes(op, acc, df);
   return s;
+}
+
+Count compulsory_dram_bytes(const Op& op, const AcceleratorSpec& acc, const Dataflow& df) {
+  const Count wb = static_cast<Count>(acc.word_bytes());
+  if (op.kind != OpKind::kElementwise) {
+    const TrafficBound b = traffic_bound(make_problem(op, df.gemm_based()), 0);
+    return checked_mul(static_cast<Count>(b.compulsory_words), wb, "compulsory bytes");
+  }
+  const ElementwiseShape& e = op.eltwise;
+  if (!e.dram) return 0;
+  // The tensors the op lists, else its element count times its reads and writes (as the
+  // memory models count them).
+  Count words = 0;
+  for (const TensorUse& t : op.inputs) words += static_cast<Count>(t.words);
+  for (const TensorUse& t : op.outputs) words += static_cast<Count>(t.words);
+  if (words == 0) words = static_cast<Count>(e.elements) * static_cast<Count>(e.reads + e.writes);
+  return checked_mul(words, wb, "compulsory bytes");
 }
 
 std::string counts_key(const AcceleratorSpec& a, const Dataflow& df) {

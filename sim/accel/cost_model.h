@@ -22,6 +22,11 @@ namespace trainsim {
 /// traffic, and its cycles when it has the DRAM channel and the buffer port to itself.
 OpStats evaluate_op(const Op& op, const AcceleratorSpec& acc, const Dataflow& df);
 
+/// The compulsory DRAM traffic of `op` in bytes (OpStats::compulsory_dram_bytes): an array
+/// op's stored words as the dataflow executes it (mapping/bounds.h), an element-wise op's
+/// inputs and outputs (none for one whose operands stay in the buffer).
+Count compulsory_dram_bytes(const Op& op, const AcceleratorSpec& acc, const Dataflow& df);
+
 class CostModel {
  public:
   CostModel(const AcceleratorSpec& acc, const Dataflow& df);

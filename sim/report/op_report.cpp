@@ -45,6 +45,9 @@ nlohmann::ordered_json stats_json(const OpStats& s, const AcceleratorSpec& acc) 
   // Inter-op residency: what stayed on chip instead of going through DRAM.
   j["onchip_read_bytes"] = s.onchip_read_bytes;
   j["skipped_write_bytes"] = s.skipped_write_bytes;
+  // The least any mapping moves (mapping/bounds.h): dram_bytes against it is the schedule's
+  // excess traffic.
+  j["compulsory_dram_bytes"] = s.compulsory_dram_bytes;
   return j;
 }
 

@@ -92,9 +92,25 @@ std::string run_epochs_csv(const std::vector<RunEpoch>& epochs, const Accelerato
 std::string run_layers_csv(const AcceleratorSession& session) {
   const AcceleratorSpec& acc = session.accelerator();
   const NetShape& net = session.shape();
-  CsvTable csv({"phase", "layer", "name", "type", "role", "ops", "macs", "cycles", "compute_cycles",
-                "stall_cycles", "utilization", "compute_utilization", "rf_reads", "rf_writes",
-                "noc_transfers", "buffer_reads", "buffer_writes", "dram_bytes",
+  CsvTable csv({"phase",
+                "layer",
+                "name",
+                "type",
+                "role",
+                "ops",
+                "macs",
+                "cycles",
+                "compute_cycles",
+                "stall_cycles",
+                "utilization",
+                "compute_utilization",
+                "rf_reads",
+                "rf_writes",
+                "noc_transfers",
+                "buffer_reads",
+                "buffer_writes",
+                "dram_bytes",
+                "compulsory_dram_bytes",
                 energy_column("energy", acc.energy.unit)});
   for (int p = 0; p < kNumPhases; ++p) {
     const auto& table = session.layer_roles(static_cast<Phase>(p));
@@ -122,6 +138,7 @@ std::string run_layers_csv(const AcceleratorSession& session) {
             .cell(s.buffer.total_reads())
             .cell(s.buffer.total_writes())
             .cell(s.dram_bytes())
+            .cell(s.compulsory_dram_bytes)
             .num("%.6e", t.energy.total());
       }
     }

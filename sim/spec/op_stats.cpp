@@ -98,6 +98,7 @@ OpStats OpStats::repeated(std::int64_t n) const {
   }
   s.onchip_read_bytes = checked_mul(s.onchip_read_bytes, k, "on-chip bytes");
   s.skipped_write_bytes = checked_mul(s.skipped_write_bytes, k, "skipped bytes");
+  s.compulsory_dram_bytes = checked_mul(s.compulsory_dram_bytes, k, "compulsory bytes");
   return s;
 }
 
@@ -117,6 +118,8 @@ OpStats& OpStats::operator+=(const OpStats& o) {
   }
   onchip_read_bytes = checked_add(onchip_read_bytes, o.onchip_read_bytes, "on-chip bytes");
   skipped_write_bytes = checked_add(skipped_write_bytes, o.skipped_write_bytes, "skipped bytes");
+  compulsory_dram_bytes =
+      checked_add(compulsory_dram_bytes, o.compulsory_dram_bytes, "compulsory bytes");
   return *this;
 }
 

@@ -92,6 +92,10 @@ struct OpStats {
   /// buffer, so did not read from DRAM, and bytes of outputs it did not write back because
   /// the next op, their last reader, took them from the buffer.
   Count onchip_read_bytes = 0, skipped_write_bytes = 0;
+  /// The op's compulsory DRAM traffic, whatever its mapping: every stored word of every
+  /// operand read once, every output written once (mapping/bounds.h; an element-wise op's
+  /// inputs and outputs). The op alone: inter-op residency can take it below this.
+  Count compulsory_dram_bytes = 0;
 
   std::int64_t cycles() const { return checked_add(compute_cycles, stall_cycles); }
   bool operator==(const OpStats& o) const {
@@ -99,7 +103,8 @@ struct OpStats {
            vector_ops == o.vector_ops && pes == o.pes && mapping == o.mapping && rf == o.rf &&
            noc == o.noc && buffer == o.buffer && dram_read_bytes == o.dram_read_bytes &&
            dram_write_bytes == o.dram_write_bytes && onchip_read_bytes == o.onchip_read_bytes &&
-           skipped_write_bytes == o.skipped_write_bytes;
+           skipped_write_bytes == o.skipped_write_bytes &&
+           compulsory_dram_bytes == o.compulsory_dram_bytes;
   }
   /// `util`, as every report uses it: MACs over PE-cycles of the whole time the op took,
   /// DRAM stalls included.

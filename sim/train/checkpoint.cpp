@@ -16,9 +16,9 @@ namespace trainsim {
 // changes, so a new member cannot silently be left out of checkpoints (resumed runs would
 // then differ from uninterrupted ones): update the archive() next to the guard, then the
 // size.
-static_assert(sizeof(OpStats) == 272, "OpStats changed: update archive(OpStats&)");
+static_assert(sizeof(OpStats) == 280, "OpStats changed: update archive(OpStats&)");
 // OpTotals::energy (56 bytes) is not archived: it is priced from the counts after loading.
-static_assert(sizeof(OpTotals) == 352, "OpTotals changed: update archive(OpTotals&)");
+static_assert(sizeof(OpTotals) == 360, "OpTotals changed: update archive(OpTotals&)");
 static_assert(sizeof(EpochMetrics) == 176, "EpochMetrics changed: update archive(EpochMetrics&)");
 
 namespace {
@@ -28,7 +28,7 @@ constexpr char kMagic[] = "trainsim checkpoint";
 // with phases (2 held three for every technique). 4: per-layer sums for kNumRoles (16) roles, room
 // for the roles techniques register (3 held 10), each unit's array and vector work, and the
 // timeline's ops.
-constexpr std::uint32_t kFormat = 4;
+constexpr std::uint32_t kFormat = 5;
 constexpr std::size_t kTrailerBytes = 4;
 
 // FNV-1a: identifies the configuration a checkpoint belongs to.
@@ -67,6 +67,7 @@ void archive(StateArchive& a, OpStats& s) {
   a.value(s.dram_write_bytes);
   a.value(s.onchip_read_bytes);
   a.value(s.skipped_write_bytes);
+  a.value(s.compulsory_dram_bytes);
 }
 
 void archive(StateArchive& a, OpTotals& t) {

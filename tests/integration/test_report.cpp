@@ -353,3 +353,49 @@ TEST_CASE("Shape-only and numerics-only reports agree with their records", "[rep
     CHECK(f.count("train_seconds") == 0);  // nothing simulated
   }
 }
+
+TEST_CASE(
+    "Every layer and role moves at least its compulsory DRAM traffic, and the report says how much "
+    "more",
+    "[report][bound]") {
+  require_dataset("mnist");
+  const std::string dir = fresh_dir("report-compulsory");
+  for (const char* df : {"ws", "os", "is", "rs"})
+    for (const char* memory : {"tiled", "scalesim"}) {
+      INFO(df << " " << memory);
+      const std::string out = dir + "/" + df + "-" + memory;
+      const auto r = run_trainsim(
+          {"run", kExperiments + "lenet5_mnist.yaml", "-o", out, "-q", "-s",
+           std::string("dataflow=") + df, "-s", std::string("accelerator.memory=") + memory, "-s",
+           "training.epochs=1", "-s", "dataset.train_limit=200", "-s", "dataset.test_limit=100"});
+      INFO(r.err);
+      REQUIRE(r.exit_code == 0);
+      const json stats = json::parse(read_file(out + "/stats.json"));
+      int ops = 0;
+      for (const json& layer : stats["layers"])
+        for (const char* phase : {"train", "eval"}) {
+          if (!layer.contains(phase)) continue;
+          for (const auto& [role, v] : layer[phase].items()) {
+            const json& s = v["stats"];
+            INFO(layer["name"].get<std::string>() << " " << phase << " " << role);
+            const auto least = s["compulsory_dram_bytes"].get<std::int64_t>();
+            // What the op moved, or found on chip, or did not write back: every stored word.
+            CHECK(s["dram_bytes"].get<std::int64_t>() + s["onchip_read_bytes"].get<std::int64_t>() +
+                      s["skipped_write_bytes"].get<std::int64_t>() >=
+                  least);
+            if (s["macs"].get<std::int64_t>() > 0) CHECK(least > 0);
+            ++ops;
+          }
+        }
+      CHECK(ops > 20);
+      const std::string html = read_file(out + "/report.html");
+      CHECK(html.find(">DRAM against the compulsory minimum</h2>") != std::string::npos);
+      const double dram = stats["totals"]["train"]["stats"]["dram_bytes"].get<double>();
+      const double least = stats["totals"]["train"]["stats"]["compulsory_dram_bytes"].get<double>();
+      char ratio[40];
+      std::snprintf(ratio, sizeof ratio, "%.3gx</td>", dram / least);
+      CHECK(html.find(ratio) != std::string::npos);
+      CHECK(sum_column(read_file(out + "/layers.csv"), "compulsory_dram_bytes") ==
+            least + stats["totals"]["eval"]["stats"]["compulsory_dram_bytes"].get<double>());
+    }
+}

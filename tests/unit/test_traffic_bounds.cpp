@@ -142,3 +142,29 @@ TEST_CASE("VGG-16 CIFAR-10 convolutions on eyeriss_like move at least the bound 
   }
   CHECK(passes == 13 * 3);
 }
+
+TEST_CASE("Every op's stats carry its compulsory DRAM traffic, which no mapping undercuts",
+          "[memory][bound]") {
+  const AcceleratorSpec acc = load_accelerator("adagp_ws180");
+  const std::int64_t wb = acc.word_bytes();
+  // A GEMM: its three matrices once, on every dataflow.
+  const Op gemm = Op::make_gemm({96, 200, 64});
+  for (const Dataflow* df : dataflows()) {
+    INFO(df->name());
+    const OpStats s = evaluate_op(gemm, acc, *df);
+    CHECK(s.compulsory_dram_bytes == static_cast<Count>((96 * 64 + 64 * 200 + 96 * 200) * wb));
+    CHECK(s.dram_bytes() + s.onchip_read_bytes + s.skipped_write_bytes >= s.compulsory_dram_bytes);
+  }
+  // Grouped: each group's operands, one after another.
+  Op grouped = gemm;
+  grouped.repeat = 3;
+  CHECK(evaluate_op(grouped, acc, *dataflows().front()).compulsory_dram_bytes ==
+        3 * evaluate_op(gemm, acc, *dataflows().front()).compulsory_dram_bytes);
+  // An element-wise op: what it reads and writes, nothing when it stays in the buffer.
+  ElementwiseShape shape;
+  shape.elements = 1000, shape.reads = 2, shape.writes = 1;
+  Op e = Op::make_eltwise(shape, OpRole::kUpdate);
+  CHECK(compulsory_dram_bytes(e, acc, *dataflows().front()) == static_cast<Count>(3000 * wb));
+  e.eltwise.dram = false;
+  CHECK(compulsory_dram_bytes(e, acc, *dataflows().front()) == 0);
+}

@@ -1,4 +1,5 @@
 // report.html of a run on one device (kinds run, shape-only, train).
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -139,6 +140,64 @@ std::string layers_html(const ResultsDir& dir, const std::string& file, const st
   return out + csv_html(dir, file, 300);
 }
 
+// DRAM traffic against the least any mapping could move (each stored word once): per phase,
+// then per layer and role of the training phase, the largest excess first. Inter-op
+// residency (an operand found on chip) can take an op below its minimum.
+std::string dram_html(const ResultsDir& dir, const std::string& file,
+                      const nlohmann::ordered_json& s) {
+  const CsvData d = dir.csv(file);
+  if (d.empty() || d.column("compulsory_dram_bytes") < 0) return "";
+  const auto ratio = [](double dram, double least) {
+    return least > 0 ? readable_number(dram / least) + "x" : std::string();
+  };
+  HtmlTable phases({"phase", "DRAM", "compulsory minimum", "DRAM / minimum"});
+  if (s.contains("totals") && s["totals"].is_object())
+    for (const auto& [phase, v] : s["totals"].items()) {
+      const double dram = json_number(v, "stats/dram_bytes"),
+                   least = json_number(v, "stats/compulsory_dram_bytes");
+      if (!std::isfinite(least)) continue;
+      phases.row({phase, HtmlCell::number(readable_bytes(dram), dram),
+                  HtmlCell::number(readable_bytes(least), least), ratio(dram, least)});
+    }
+  struct Row {
+    std::string layer, role;
+    double dram, least;
+  };
+  std::vector<Row> rows;
+  std::vector<BarRow> bars;
+  std::map<std::string, std::pair<double, double>> per_layer;
+  std::vector<std::string> order;
+  for (std::size_t r = 0; r < d.rows.size(); ++r) {
+    if (d.cell(r, "phase") != "train") continue;
+    const std::string layer = d.cell(r, "layer") + " " + d.cell(r, "name");
+    const double dram = d.number(r, "dram_bytes"), least = d.number(r, "compulsory_dram_bytes");
+    rows.push_back({layer, d.cell(r, "role"), dram, least});
+    if (!per_layer.count(layer)) order.push_back(layer);
+    per_layer[layer].first += dram, per_layer[layer].second += least;
+  }
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const Row& a, const Row& b) { return a.dram - a.least > b.dram - b.least; });
+  HtmlTable t({"layer", "role", "DRAM", "compulsory minimum", "DRAM / minimum"});
+  for (const Row& r : rows)
+    t.row({r.layer, r.role, HtmlCell::number(readable_bytes(r.dram), r.dram),
+           HtmlCell::number(readable_bytes(r.least), r.least), ratio(r.dram, r.least)});
+  t.limit(40);
+  for (const std::string& l : order) {
+    const auto& [dram, least] = per_layer[l];
+    bars.push_back({l, {std::min(dram, least), std::max(0.0, dram - least)}});
+  }
+  std::string out = phases.html();
+  if (order.size() <= 80)
+    out += svg_bar_chart("Training DRAM traffic per layer: the compulsory minimum and the excess",
+                         {"up to the minimum", "above the minimum"}, bars, readable_bytes);
+  return out +
+         html_para(
+             "Per layer and role, the largest excess first (the minimum counts each stored "
+             "word of the op once, mapping/bounds.h; an operand kept on chip from the op "
+             "before can take an op below it):") +
+         t.html();
+}
+
 // Each unit's busy share of the run's cycles (never above 100%: a unit is busy or not).
 std::string units_html(const nlohmann::ordered_json& s) {
   if (!s.contains("units") || !s["units"].is_object()) return "";
@@ -230,6 +289,8 @@ HtmlPage run_page(const ResultsDir& dir) {
                             : "Layers and roles",
                  layers);
   if (dir.has("phases.csv")) page.section("Batch kinds", csv_html(dir, "phases.csv"));
+  const std::string dram = dram_html(dir, shape_only ? "batch_layers.csv" : "layers.csv", s);
+  if (!dram.empty()) page.section("DRAM against the compulsory minimum", dram);
   const std::string units = units_html(s);
   if (!units.empty()) page.section("Units", units);
   const std::string technique = technique_html(dir, s);
