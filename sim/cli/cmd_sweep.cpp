@@ -205,7 +205,8 @@ int cmd_sweep(const std::vector<std::string>& args) {
       "mpi",
       "under mpirun: rank 0 hands the points out to every rank (one point at a time "
       "per rank; -j is ignored)")("quiet,q", "print only the final line")(
-      "no-report", "do not write report.html (the page `trainsim report DIR` writes)");
+      "no-report",
+      "do not write DIR/report.html, the sweep's page (each point's run still writes its own)");
   po::options_description hidden;
   hidden.add_options()("sweep", po::value<std::string>());
   po::positional_options_description pos;
