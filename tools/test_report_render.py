@@ -51,7 +51,9 @@ def png_pixels_vary(path):
 
 def render(browser, page, shot, profile):
     """Console messages of `page` while it renders into `shot`."""
+    # --disable-dev-shm-usage: containers often give /dev/shm 64 MB, too little for a tab.
     cmd = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+           "--disable-dev-shm-usage",
            "--user-data-dir=" + profile, "--disable-background-networking",
            "--disable-component-update", "--disable-sync", "--no-first-run",
            "--enable-logging=stderr", "--v=0", "--window-size=1100,1600",
