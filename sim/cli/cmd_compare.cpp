@@ -19,6 +19,7 @@
 #include "sim/report/html/report.h"
 #include "sim/report/units.h"
 #include "sim/run/experiment_runner.h"
+#include "sim/sweep/sweep_points.h"
 
 namespace po = boost::program_options;
 
@@ -39,9 +40,17 @@ std::vector<std::string> split_list(const std::string& text, const std::string& 
 
 struct Variant {
   std::string name, dataflow, technique;
-  std::vector<std::string> overrides;  ///< what makes the variant
+  std::vector<std::string> overrides;  ///< what makes the variant (its point's overrides)
   RunResult result;
 };
+
+// An axis of one key, e.g. dataflow: ws, os, is, rs.
+SweepAxis one_key_axis(const std::string& key, const std::vector<std::string>& values) {
+  SweepAxis axis;
+  axis.keys = {key};
+  for (const std::string& v : values) axis.values.push_back({v});
+  return axis;
+}
 
 double rel(double x, double base) {
   return base != 0 ? x / base : 0.0;
@@ -226,30 +235,34 @@ int cmd_compare(const std::vector<std::string>& args) {
   const std::vector<std::string> techs =
       vm.count("techniques") ? split_list(vm["techniques"].as<std::string>(), "--techniques")
                              : std::vector<std::string>{base.sim.technique.label()};
+  // The variants are the points of a sweep over compare's axes (sim/sweep/sweep_points.h:
+  // the grid in row-major order, each point the experiment with its --set overrides), run one
+  // after another in this process: techniques times dataflows, or a hype system's policies.
+  SweepSpec grid;
+  grid.source = grid.experiment = a.path;
+  grid.set = a.overrides;
+  if (systems)
+    grid.axes = {
+        one_key_axis("hype.policy", split_list(vm["systems"].as<std::string>(), "--systems"))};
+  else
+    grid.axes = {one_key_axis("technique", techs), one_key_axis("dataflow", dfs)};
   std::vector<Variant> variants;
-  if (systems) {
-    for (const auto& p : split_list(vm["systems"].as<std::string>(), "--systems")) {
-      Variant v;
-      v.name = p;
-      v.overrides = {"hype.policy=" + p};
-      variants.push_back(v);
+  for (const SweepPoint& p : sweep_points(grid)) {
+    Variant v;
+    v.overrides = p.overrides(grid);
+    if (systems) {
+      v.name = p.values[0].second;
+    } else {
+      v.technique = p.values[0].second, v.dataflow = p.values[1].second;
+      v.name = techs.size() > 1 && dfs.size() > 1 ? v.technique + "-" + v.dataflow
+                                                  : (dfs.size() > 1 ? v.dataflow : v.technique);
     }
-  } else {
-    for (const auto& t : techs)
-      for (const auto& d : dfs) {
-        Variant v;
-        v.dataflow = d;
-        v.technique = t;
-        v.name = techs.size() > 1 && dfs.size() > 1 ? t + "-" + d : (dfs.size() > 1 ? d : t);
-        v.overrides = {"dataflow=" + d, "technique=" + t};
-        variants.push_back(v);
-      }
+    variants.push_back(v);
   }
   const std::string dir =
       vm.count("out") ? vm["out"].as<std::string>() : "runs/" + base.name + "-compare";
   auto variant_overrides = [&](const Variant& v, const std::string& out_dir) {
-    std::vector<std::string> o = a.overrides;
-    o.insert(o.end(), v.overrides.begin(), v.overrides.end());
+    std::vector<std::string> o = v.overrides;  // the user's --set, then the point's values
     o.push_back("output.dir=" + out_dir);
     return o;
   };
