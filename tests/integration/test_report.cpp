@@ -106,8 +106,12 @@ TEST_CASE("A run's report.html agrees with stats.json, epochs.csv and the final 
     // A section for the technique only when it is in the run.
     const bool has_section = html.find(">Technique: ") != std::string::npos;
     CHECK(has_section == (std::string(technique) != "bp"));
-    if (std::string(technique).rfind("specbp", 0) == 0)
-      CHECK(html.find("hit rate") != std::string::npos);
+    // The section says what the technique declares: a speculating one its hits, a phased one
+    // its phases, and neither the other's.
+    const bool speculates = std::string(technique).rfind("specbp", 0) == 0;
+    const bool phased = std::string(technique).rfind("adagp", 0) == 0;
+    CHECK((html.find("hits / misses") != std::string::npos) == speculates);
+    CHECK((html.find(">Phase GP<") != std::string::npos) == phased);
   }
 }
 
