@@ -61,6 +61,8 @@ TEST_CASE("HTML text is escaped and tables sort numbers by value", "[report][htm
   CHECK(html.find("fc,1 &lt;b&gt;") != std::string::npos);
   CHECK(html.find("data-v=\"7778.5\">2.16 h") != std::string::npos);  // the exact value sorts
   CHECK(html.find("data-v=\"12.5\">12.5%") != std::string::npos);
+  // A count with its prefix sorts by the count.
+  CHECK(HtmlTable({"n"}).row({"2.00k"}).html().find("data-v=\"2000\"") != std::string::npos);
   CHECK(html.find("<a href=\"ws/report.html\">ws</a>") != std::string::npos);
   CHECK(html.find("data-v=\"inf") == std::string::npos);  // "info" is text, not infinity
   t.limit(1);

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 namespace trainsim {
 
@@ -19,6 +20,10 @@ double numeric_value(const std::string& text) {
   char* end = nullptr;
   const double v = std::strtod(s, &end);
   if (end == s || !std::isfinite(v)) return NAN;
+  // A count's prefix on the number ("21.8M", readable_count) sorts by the count.
+  static const char kPrefixes[] = "kMGTP";
+  if (const char* at = *end ? std::strchr(kPrefixes, *end) : nullptr; at && end[1] == '\0')
+    return v * std::pow(1000.0, static_cast<double>(at - kPrefixes + 1));
   for (const char* p = end; *p; ++p)
     if (*p != ' ' && *p != '%' && !std::isalpha(static_cast<unsigned char>(*p))) return NAN;
   return v;

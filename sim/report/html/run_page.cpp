@@ -265,7 +265,8 @@ std::string technique_html(const ResultsDir& dir, const nlohmann::ordered_json& 
   HtmlTable t({trained ? "phase" : "batch kind", "ops", "time", "energy"});
   auto add = [&](const std::string& name, const nlohmann::ordered_json& v) {
     const double sec = json_number(v, "seconds"), e = json_number(v, "energy/total");
-    t.row({name, readable_count(json_number(v, "ops")),
+    const double ops = json_number(v, "ops");
+    t.row({name, HtmlCell::number(readable_count(ops), ops),
            HtmlCell::number(readable_seconds(sec), sec),
            HtmlCell::number(readable_energy(e, unit), e)});
   };
