@@ -342,15 +342,18 @@ int cmd_sweep(const std::vector<std::string>& args) {
     const std::size_t finished = done + failed;
     const double eta =
         elapsed() / static_cast<double>(finished) * static_cast<double>(todo.size() - finished);
+    // The rate over the points this invocation ran (a resumed sweep's earlier ones excluded).
+    const std::string rate =
+        sformat("%.3g points/s", static_cast<double>(finished) / std::max(elapsed(), 1e-9));
     if (bar.enabled()) {
       bar.update(static_cast<std::int64_t>(finished), static_cast<std::int64_t>(todo.size()),
-                 elapsed(), eta, std::to_string(failed) + " failed");
+                 elapsed(), eta, std::to_string(failed) + " failed, " + rate);
     } else if (!quiet) {
       std::string values;
       for (const auto& [k, v] : row.point->values) values += " " + k + "=" + v;
-      std::fprintf(stderr, "sweep: [%zu/%zu] %s%s: %s (elapsed %s, ETA %s)\n", finished,
+      std::fprintf(stderr, "sweep: [%zu/%zu] %s%s: %s (elapsed %s, ETA %s, %s)\n", finished,
                    todo.size(), row.point->id.c_str(), values.c_str(), what.c_str(),
-                   format_duration(elapsed()).c_str(), format_duration(eta).c_str());
+                   format_duration(elapsed()).c_str(), format_duration(eta).c_str(), rate.c_str());
     }
     if (stop_after > 0 && static_cast<int>(finished) == stop_after) std::raise(SIGINT);
   };

@@ -303,6 +303,8 @@ TEST_CASE("At 80 columns no line of run, compare or sweep output wraps", "[repor
     INFO(args[0] << " " << args[1]);
     INFO(r.out);
     REQUIRE(r.exit_code == 0);
+    // A sweep's progress line has the points' rate.
+    if (args[0] == "sweep") CHECK(r.out.find(" points/s") != std::string::npos);
     // What the terminal shows: lines end at '\n'; a progress bar redraws after '\r', and its
     // escape sequences (erase line) take no columns.
     const std::regex escape("\x1b\\[[0-9;?]*[A-Za-z]");
