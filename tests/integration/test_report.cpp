@@ -159,6 +159,19 @@ TEST_CASE("Pipeline and hype runs' reports agree with their records and final li
   }
 }
 
+TEST_CASE("A hype run on real data reports the accuracy its final line prints", "[report]") {
+  require_dataset("fashion-mnist");
+  const std::string dir = fresh_dir("report-hype-real");
+  const auto r = run_trainsim({"run", kExperiments + "hype_lenet5_fashion.yaml", "-o", dir + "/h",
+                               "-s", "dataset.train_limit=600", "-s", "dataset.test_limit=200"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const std::string html = read_file(dir + "/h/report.html");
+  const auto f = figures(html);
+  check_accuracy_printed(final_line(r.out), f.at("test_accuracy"));
+  CHECK(html.find(">Accuracy and loss</h2>") != std::string::npos);
+}
+
 TEST_CASE("compare and sweep reports link every variant's and point's own report", "[report]") {
   require_dataset("mnist");
   require_dataset("fashion-mnist");

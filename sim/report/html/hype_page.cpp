@@ -26,6 +26,9 @@ std::vector<KeyFigure> key_figures(const ResultsDir& dir) {
     sec += e.number(r, "seconds"), joules += e.number(r, "energy");
     gpu_sec += e.number(r, "gpu_only_seconds"), gpu_j += e.number(r, "gpu_only_energy_j");
   }
+  const double acc = e.rows.empty() ? NAN : e.number(e.rows.size() - 1, "test_accuracy");
+  if (std::isfinite(acc))
+    f.push_back(figure("test_accuracy", "final test accuracy", readable_percent(acc, 2), acc));
   f.push_back(figure("train_seconds", "simulated training time", readable_seconds(sec), sec));
   f.push_back(figure("train_energy", "training energy", readable_energy(joules, "J"), joules));
   f.push_back(
@@ -67,6 +70,9 @@ HtmlPage hype_page(const ResultsDir& dir) {
                 "hype | " + json_text(s, "network") + " | policy " + json_text(s, "policy") +
                     " | trainsim " + json_text(s, "trainsim_version"));
   page.section("Summary", figures_table(key_figures(dir)));
+  // With real data the network trains as on one device (docs/hype.md): its curves.
+  const std::string curves = curves_html(dir.csv("epochs.csv"));
+  if (!curves.empty()) page.section("Accuracy and loss", curves);
   page.section("Devices", csv_html(dir, "devices.csv"));
   page.section("Placement by op type", csv_html(dir, "placement.csv"));
   const std::string power = power_html(dir);
