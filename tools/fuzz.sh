@@ -65,5 +65,8 @@ mkdir -p "$build/corpus/$target" "$build/crashes/$target"
 # slowed a run to 60% after 50 minutes. Memory errors are still caught; to see where a crash
 # input's memory was allocated, run it again with ASAN_OPTIONS=malloc_context_size=30.
 export ASAN_OPTIONS="${ASAN_OPTIONS:-malloc_context_size=0}"
-exec nice -n 19 "$build/fuzz_$target" -max_len=8192 -timeout=30 "${dict[@]}" \
+# -timeout=300: the fuzzer is niced to idle CPU, and beside a full build it can wait tens of
+# seconds for an input of half a second (a 30 s limit once ended a run on such an input); a
+# real hang still stops it, five minutes in. -timeout=N after the target overrides it.
+exec nice -n 19 "$build/fuzz_$target" -max_len=8192 -timeout=300 "${dict[@]}" \
   -artifact_prefix="$build/crashes/$target/" "$@" "$build/corpus/$target" "${seeds[@]}"
