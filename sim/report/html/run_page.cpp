@@ -89,14 +89,16 @@ HtmlPage run_page(const ResultsDir& dir) {
   if (!phases.empty()) page.section("Time and energy", phases);
   // A shape-only run times one batch of each kind and size (batch_layers.csv); a trained
   // run sums every op of every batch (layers.csv).
-  const bool shape_only = dir.has("batch_layers.csv");
-  const std::string layers = layers_html(dir, shape_only ? "batch_layers.csv" : "layers.csv", unit);
+  // The record says which it is (stats.json's kind), as tools/plot reads it.
+  const bool shape_only = kind == "shape-only";
+  const std::string layer_file = shape_only ? "batch_layers.csv" : "layers.csv";
+  const std::string layers = layers_html(dir, layer_file, unit);
   if (!layers.empty())
     page.section(shape_only ? "Layers and roles of the timed batches (one of each kind and size)"
                             : "Layers and roles",
                  layers);
   if (dir.has("phases.csv")) page.section("Batch kinds", csv_html(dir, "phases.csv"));
-  const std::string dram = dram_html(dir, shape_only ? "batch_layers.csv" : "layers.csv", s);
+  const std::string dram = dram_html(dir, layer_file, s);
   if (!dram.empty()) page.section("DRAM against the compulsory minimum", dram);
   const std::string units = units_html(s);
   if (!units.empty()) page.section("Units", units);
