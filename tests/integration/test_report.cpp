@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <regex>
 
+#include "sim/core/format.h"
 #include "sim/report/html/readable.h"
 #include "tests/integration/cli_runner.h"
 
@@ -65,10 +66,33 @@ std::string final_line(const std::string& out) {
 
 // "88.70%" in the final line is the accuracy of stats.json, rounded as printed.
 void check_accuracy_printed(const std::string& line, double accuracy) {
-  char pct[32];
-  std::snprintf(pct, sizeof pct, "%.2f%%", 100 * accuracy);
+  const std::string pct = sformat("%.2f%%", 100 * accuracy);
   INFO(line);
   CHECK(line.find(pct) != std::string::npos);
+}
+
+// A command that writes results directory `out` (appended as -o) and must succeed, with what
+// these tests read of it: its terminal output, its page (checked self-contained), the
+// page's key figures, stats.json and epochs.csv.
+struct Reported {
+  CliResult cli;
+  std::string html, epochs;
+  json stats;
+  std::map<std::string, double> f;
+};
+
+Reported run_reported(std::vector<std::string> args, const std::string& out) {
+  args.insert(args.end(), {"-o", out});
+  Reported r;
+  r.cli = run_trainsim(args);
+  INFO(r.cli.err);
+  REQUIRE(r.cli.exit_code == 0);
+  r.html = read_file(out + "/report.html");
+  check_self_contained(r.html);
+  r.f = figures(r.html);
+  r.stats = json::parse(read_file(out + "/stats.json"));
+  r.epochs = read_file(out + "/epochs.csv");
+  return r;
 }
 
 }  // namespace
@@ -79,21 +103,15 @@ TEST_CASE("A run's report.html agrees with stats.json, epochs.csv and the final 
   for (const char* technique : {"bp", "adagp-max", "specbp@0.25"}) {
     INFO(technique);
     const std::string out = dir + "/" + std::string(technique).substr(0, 6);
-    const auto r = run_trainsim({"run", kQuickstart, "-o", out, "-s",
-                                 std::string("technique=") + technique, "-s", "training.epochs=2",
-                                 "-s", "dataset.train_limit=600", "-s", "dataset.test_limit=100"});
-    INFO(r.err);
-    REQUIRE(r.exit_code == 0);
-    const std::string html = read_file(out + "/report.html");
-    check_self_contained(html);
+    const auto [r, html, epochs, stats, f] = run_reported(
+        {"run", kQuickstart, "-s", std::string("technique=") + technique, "-s", "training.epochs=2",
+         "-s", "dataset.train_limit=600", "-s", "dataset.test_limit=100"},
+        out);
     CHECK(read_file(out + "/.trainsim-manifest").find("\nreport.html\n") != std::string::npos);
-    const json stats = json::parse(read_file(out + "/stats.json"));
-    const auto f = figures(html);
     CHECK(f.at("test_accuracy") == stats["final"]["test_accuracy"].get<double>());
     CHECK(f.at("train_seconds") == stats["final"]["train_seconds"].get<double>());
     CHECK(f.at("train_energy") == stats["final"]["train_energy"].get<double>());
     CHECK(f.at("train_cycles") == stats["final"]["train_cycles"].get<double>());
-    const std::string epochs = read_file(out + "/epochs.csv");
     CHECK(close(sum_column(epochs, "seconds"), f.at("train_seconds")));
     CHECK(close(sum_column(epochs, "energy"), f.at("train_energy")));
     check_accuracy_printed(final_line(r.out), f.at("test_accuracy"));
@@ -119,38 +137,25 @@ TEST_CASE("Pipeline and hype runs' reports agree with their records and final li
   require_dataset("fashion-mnist");
   const std::string dir = fresh_dir("report-systems");
   {
-    const std::string out = dir + "/pipe";
-    const auto r = run_trainsim({"run", kExperiments + "lenet5_fashion_pipeline.yaml", "-o", out,
-                                 "-s", "dataset.train_limit=640", "-s", "dataset.test_limit=100"});
-    INFO(r.err);
-    REQUIRE(r.exit_code == 0);
-    const std::string html = read_file(out + "/report.html");
-    check_self_contained(html);
-    const json stats = json::parse(read_file(out + "/stats.json"));
-    const auto f = figures(html);
+    const auto [r, html, epochs, stats, f] =
+        run_reported({"run", kExperiments + "lenet5_fashion_pipeline.yaml", "-s",
+                      "dataset.train_limit=640", "-s", "dataset.test_limit=100"},
+                     dir + "/pipe");
     CHECK(f.at("train_seconds") == stats["totals"]["train_seconds"].get<double>());
     CHECK(f.at("train_energy") == stats["totals"]["device_energy"].get<double>());
     CHECK(f.at("test_accuracy") == stats["totals"]["test_accuracy"].get<double>());
-    const std::string epochs = read_file(out + "/epochs.csv");
     CHECK(close(sum_column(epochs, "seconds"), f.at("train_seconds")));
     // The final line in readable units, the totals line above it in full.
     CHECK(final_line(r.out).find(readable_seconds(f.at("train_seconds")) + " on 4 devices") !=
           std::string::npos);
-    char sec[32];
-    std::snprintf(sec, sizeof sec, "totals: %.6g s of training", f.at("train_seconds"));
-    CHECK(r.out.find(sec) != std::string::npos);
+    CHECK(r.out.find(sformat("totals: %.6g s of training", f.at("train_seconds"))) !=
+          std::string::npos);
     check_accuracy_printed(final_line(r.out), f.at("test_accuracy"));
     CHECK(html.find("Timeline: gpipe") != std::string::npos);
   }
   {
-    const std::string out = dir + "/hype";
-    const auto r = run_trainsim({"run", kExperiments + "hype_zoo.yaml", "-o", out, "-q"});
-    INFO(r.err);
-    REQUIRE(r.exit_code == 0);
-    const std::string html = read_file(out + "/report.html");
-    check_self_contained(html);
-    const auto f = figures(html);
-    const std::string epochs = read_file(out + "/epochs.csv");
+    const auto [r, html, epochs, stats, f] =
+        run_reported({"run", kExperiments + "hype_zoo.yaml", "-q"}, dir + "/hype");
     CHECK(close(sum_column(epochs, "seconds"), f.at("train_seconds")));
     CHECK(close(sum_column(epochs, "energy"), f.at("train_energy")));
     CHECK(final_line(r.out).find("final: " + readable_seconds(f.at("train_seconds")) +
@@ -162,12 +167,10 @@ TEST_CASE("Pipeline and hype runs' reports agree with their records and final li
 TEST_CASE("A hype run on real data reports the accuracy its final line prints", "[report]") {
   require_dataset("fashion-mnist");
   const std::string dir = fresh_dir("report-hype-real");
-  const auto r = run_trainsim({"run", kExperiments + "hype_lenet5_fashion.yaml", "-o", dir + "/h",
-                               "-s", "dataset.train_limit=600", "-s", "dataset.test_limit=200"});
-  INFO(r.err);
-  REQUIRE(r.exit_code == 0);
-  const std::string html = read_file(dir + "/h/report.html");
-  const auto f = figures(html);
+  const auto [r, html, epochs, stats, f] =
+      run_reported({"run", kExperiments + "hype_lenet5_fashion.yaml", "-s",
+                    "dataset.train_limit=600", "-s", "dataset.test_limit=200"},
+                   dir + "/h");
   check_accuracy_printed(final_line(r.out), f.at("test_accuracy"));
   CHECK(html.find(">Accuracy and loss</h2>") != std::string::npos);
 }
@@ -339,17 +342,11 @@ TEST_CASE("Shape-only and numerics-only reports agree with their records", "[rep
   require_dataset("mnist");
   const std::string dir = fresh_dir("report-shape-train");
   {
-    const auto r = run_trainsim({"run", kExperiments + "adagp_zoo.yaml", "-o", dir + "/z"});
-    INFO(r.err);
-    REQUIRE(r.exit_code == 0);
-    const std::string html = read_file(dir + "/z/report.html");
-    check_self_contained(html);
-    const json stats = json::parse(read_file(dir + "/z/stats.json"));
-    const auto f = figures(html);
+    const auto [r, html, epochs, stats, f] =
+        run_reported({"run", kExperiments + "adagp_zoo.yaml"}, dir + "/z");
     CHECK(f.at("train_seconds") == stats["totals"]["train"]["seconds"].get<double>());
     CHECK(f.at("train_cycles") == stats["totals"]["train"]["elapsed_cycles"].get<double>());
     CHECK(f.at("train_energy") == stats["totals"]["train"]["energy"]["total"].get<double>());
-    const std::string epochs = read_file(dir + "/z/epochs.csv");
     CHECK(close(sum_column(epochs, "seconds"), f.at("train_seconds")));
     CHECK(close(sum_column(epochs, "energy"), f.at("train_energy")));
     CHECK(final_line(r.out).find("final: " + readable_seconds(f.at("train_seconds")) +
@@ -359,14 +356,9 @@ TEST_CASE("Shape-only and numerics-only reports agree with their records", "[rep
     CHECK(html.find(">Technique: adagp-max") != std::string::npos);
   }
   {
-    const auto r = run_trainsim({"train", kQuickstart, "-o", dir + "/t", "-s",
-                                 "dataset.train_limit=600", "-s", "dataset.test_limit=100"});
-    INFO(r.err);
-    REQUIRE(r.exit_code == 0);
-    const std::string html = read_file(dir + "/t/report.html");
-    check_self_contained(html);
-    const json stats = json::parse(read_file(dir + "/t/stats.json"));
-    const auto f = figures(html);
+    const auto [r, html, epochs, stats, f] = run_reported(
+        {"train", kQuickstart, "-s", "dataset.train_limit=600", "-s", "dataset.test_limit=100"},
+        dir + "/t");
     CHECK(f.at("test_accuracy") == stats["final"]["test_accuracy"].get<double>());
     check_accuracy_printed(final_line(r.out), f.at("test_accuracy"));
     CHECK(f.count("train_seconds") == 0);  // nothing simulated
@@ -411,9 +403,7 @@ TEST_CASE(
       CHECK(html.find(">DRAM against the compulsory minimum</h2>") != std::string::npos);
       const double dram = stats["totals"]["train"]["stats"]["dram_bytes"].get<double>();
       const double least = stats["totals"]["train"]["stats"]["compulsory_dram_bytes"].get<double>();
-      char ratio[40];
-      std::snprintf(ratio, sizeof ratio, "%.3gx</td>", dram / least);
-      CHECK(html.find(ratio) != std::string::npos);
+      CHECK(html.find(sformat("%.3gx</td>", dram / least)) != std::string::npos);
       CHECK(sum_column(read_file(out + "/layers.csv"), "compulsory_dram_bytes") ==
             least + stats["totals"]["eval"]["stats"]["compulsory_dram_bytes"].get<double>());
     }
