@@ -8,7 +8,10 @@ and one variant's or point's own page of each compare and sweep, it checks that 
 at all (no script error, no blocked request: the page's Content-Security-Policy turns any
 attempt to load something into a console message) and that a screenshot of it is not blank.
 
-usage: tools/test_report_render.py TRAINSIM [WORK_DIR]    exit status 0 when all pass
+usage: tools/test_report_render.py TRAINSIM [PARENT_DIR]    exit status 0 when all pass
+
+It works in a fresh directory of its own (under PARENT_DIR if given, else the system's
+temporary directory), kept when a page fails and removed when all pass.
 """
 
 import os
@@ -109,9 +112,10 @@ def main():
         return 0 if len(sys.argv) >= 2 else 2
     exe = os.path.abspath(sys.argv[1])
     browser = chromium()
-    work = sys.argv[2] if len(sys.argv) > 2 else tempfile.mkdtemp(prefix="trainsim-report-")
-    shutil.rmtree(work, ignore_errors=True)
-    os.makedirs(work)
+    parent = sys.argv[2] if len(sys.argv) > 2 else None
+    if parent:
+        os.makedirs(parent, exist_ok=True)
+    work = tempfile.mkdtemp(prefix="trainsim-report-", dir=parent)
     profile = os.path.join(work, ".chromium-profile")
     failures = []
     for page in make_runs(exe, work):
@@ -129,7 +133,11 @@ def main():
                                    else "FAILED"))
     for f in failures:
         print("FAIL " + f)
-    return 1 if failures else 0
+    if failures:
+        print("the pages are in " + work)
+        return 1
+    shutil.rmtree(work)
+    return 0
 
 
 if __name__ == "__main__":

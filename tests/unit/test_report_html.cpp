@@ -2,6 +2,7 @@
 // the page kinds' registry on directories that are not results.
 #include <catch2/catch.hpp>
 
+#include <stdlib.h>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -24,11 +25,12 @@ std::size_t count(const std::string& text, const std::string& what) {
   return n;
 }
 
+// A fresh directory of the test's own (mkdtemp), under the system's temporary directory.
 std::string temp_dir(const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() / ("trainsim-html-" + name);
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  return dir.string();
+  std::string pattern =
+      (std::filesystem::temp_directory_path() / ("trainsim-html-" + name + "-XXXXXX")).string();
+  REQUIRE(::mkdtemp(pattern.data()) != nullptr);
+  return pattern;
 }
 
 }  // namespace
