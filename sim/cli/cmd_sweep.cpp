@@ -1,8 +1,9 @@
 // `trainsim sweep`: a design-space sweep (sim/sweep/sweep_spec.h). Every point is one
-// `trainsim run` of the base experiment with the point's --set overrides, as a child process
-// into DIR/points/<id>/run, reporting its headline figures into DIR/points/<id>/result.json
-// (or its error into DIR/points/<id>/error.txt). DIR/sweep.csv is rewritten after every
-// finished point, so it is always consistent. Running the same sweep again skips finished
+// `trainsim run` of the base experiment with the point's --set overrides, run by a worker
+// process that runs point after point (sim/sweep/worker_pool.h) into DIR/points/<id>/run, reporting
+// its headline figures into DIR/points/<id>/result.json (or its error into
+// DIR/points/<id>/error.txt). DIR/sweep.csv is rewritten (whole, by a rename) at most a second
+// after a point finishes, so it is always consistent. Running the same sweep again skips finished
 // points and redoes unfinished ones; Ctrl-C stops starting points and lets the running ones
 // finish (a second Ctrl-C stops them too). --shard I/N runs every N-th point; --merge joins
 // shard directories.
@@ -20,6 +21,7 @@
 
 #include "sim/cli/arg_parse.h"
 #include "sim/cli/commands.h"
+#include "sim/cli/dispatch.h"
 #include "sim/config/experiment_config.h"
 #include "sim/core/error.h"
 #include "sim/core/format.h"
@@ -32,10 +34,12 @@
 #include "sim/io/staged_dir.h"
 #include "sim/report/html/report.h"
 #include "sim/run/progress_bar.h"
+#include "sim/sweep/child_processes.h"
 #include "sim/sweep/mpi_sweep.h"
-#include "sim/sweep/process_pool.h"
+#include "sim/sweep/point_worker.h"
 #include "sim/sweep/sweep_run.h"
 #include "sim/sweep/sweep_table.h"
+#include "sim/sweep/worker_pool.h"
 
 namespace po = boost::program_options;
 namespace fs = std::filesystem;
@@ -204,17 +208,23 @@ int cmd_sweep(const std::vector<std::string>& args) {
       "join the shard directories DIR... into --out DIR")(
       "mpi",
       "under mpirun: rank 0 hands the points out to every rank (one point at a time "
-      "per rank; -j is ignored)")("quiet,q", "print only the final line")(
+      "per rank; -j is ignored)")(
+      "isolate",
+      "run every point in a new process (slower; by default a worker process runs many "
+      "points and shares its cost memo between them)")("quiet,q", "print only the final line")(
       "no-report",
       "do not write DIR/report.html, the sweep's page (each point's run still writes its own)");
   po::options_description hidden;
   hidden.add_options()("sweep", po::value<std::string>());
   po::positional_options_description pos;
   pos.add("sweep", 1);
+  // The sweep's own worker processes (sim/sweep/point_worker.h), not a user's command line.
+  if (args == std::vector<std::string>{"--point-worker"}) return serve_points(run_cli);
   const po::variables_map vm = parse_args("sweep", args, opts, pos, hidden);
   const bool force = vm.count("force") > 0, quiet = vm.count("quiet") > 0;
   const bool use_mpi = vm.count("mpi") > 0;
   const bool report = vm.count("no-report") == 0;
+  const std::size_t points_per_worker = vm.count("isolate") ? 1 : kPointsPerWorker;
   if (vm.count("merge")) {
     if (vm.count("sweep") || vm.count("shard") || use_mpi)
       throw UserError(
@@ -335,10 +345,16 @@ int cmd_sweep(const std::vector<std::string>& args) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   };
   // Rank 0 (or the only process): a point ended with `row`.
+  // sweep.csv is the whole table: rewritten at most once a second (and at the end), so a
+  // sweep of many fast points does not spend its time writing it again and again.
+  double table_written = -1;
   auto finished_point = [&](const SweepRow& row, const std::string& what) {
     rows.push_back(row);
     row.done ? ++done : ++failed;
-    write_table(spec, rows, dir);
+    if (elapsed() - table_written >= 1) {
+      write_table(spec, rows, dir);
+      table_written = elapsed();
+    }
     const std::size_t finished = done + failed;
     const double eta =
         elapsed() / static_cast<double>(finished) * static_cast<double>(todo.size() - finished);
@@ -363,19 +379,18 @@ int cmd_sweep(const std::vector<std::string>& args) {
   };
 
   if (use_mpi) {
-    mpi_run_points(spec, points, todo, dir.string(),
+    mpi_run_points(spec, points, todo, dir.string(), points_per_worker,
                    [&](const SweepRow& r) { finished_point(r, what_of(r)); });
     if (rank != 0) return 0;
   } else {
-    const std::string exe = self_executable();
-    ProcessPool pool;
+    WorkerPool pool(worker_command(self_executable()), static_cast<std::size_t>(jobs),
+                    points_per_worker);
     std::size_t next = 0;
     while (next < todo.size() || pool.running() > 0) {
-      while (sweep_interrupts() == 0 && next < todo.size() &&
-             pool.running() < static_cast<std::size_t>(jobs)) {
+      while (sweep_interrupts() == 0 && next < todo.size() && pool.can_submit()) {
         const SweepPoint& p = points[todo[next]];
-        pool.spawn(point_command(exe, spec, p, dir.string()), point_stderr(p, dir.string()),
-                   static_cast<int>(todo[next]));
+        pool.submit(point_command(spec, p, dir.string()), point_stderr(p, dir.string()),
+                    static_cast<int>(todo[next]));
         ++next;
       }
       ChildExit ex;
@@ -390,6 +405,7 @@ int cmd_sweep(const std::vector<std::string>& args) {
     }
   }
   bar.clear();
+  write_table(spec, rows, dir);
   // The page of the whole sweep, over the table as it stands (complete or not); the
   // manifest lists it (sweep_manifest), so --force may replace it.
   if (report) write_text_file((dir / "report.html").string(), render_report(dir.string()));

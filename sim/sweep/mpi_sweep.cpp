@@ -12,8 +12,9 @@
 #include <filesystem>
 #include <thread>
 
-#include "sim/sweep/process_pool.h"
+#include "sim/sweep/child_processes.h"
 #include "sim/sweep/sweep_run.h"
+#include "sim/sweep/worker_pool.h"
 #endif
 
 namespace trainsim {
@@ -77,11 +78,13 @@ std::vector<std::size_t> mpi_share_todo(const std::vector<std::size_t>& todo) {
 
 void mpi_run_points(const SweepSpec& spec, const std::vector<SweepPoint>& points,
                     const std::vector<std::size_t>& todo, const std::string& dir,
+                    std::size_t points_per_worker,
                     const std::function<void(const SweepRow&)>& on_row) {
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  const std::string exe = self_executable();
+  // Every rank runs its points in one worker process of its own, point after point.
+  WorkerPool pool(worker_command(self_executable()), 1, points_per_worker);
   if (rank != 0) {
     // A worker: ask, run, answer, until told there is no more work.
     for (;;) {
@@ -90,8 +93,7 @@ void mpi_run_points(const SweepSpec& spec, const std::vector<SweepPoint>& points
       MPI_Recv(&index, 1, MPI_LONG_LONG, 0, kTagWork, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
       if (index < 0) return;
       const SweepPoint& p = points[static_cast<std::size_t>(index)];
-      ProcessPool pool;
-      pool.spawn(point_command(exe, spec, p, dir), point_stderr(p, dir), 0);
+      pool.submit(point_command(spec, p, dir), point_stderr(p, dir), 0);
       ChildExit ex;
       pool.wait_one(ex);
       // Stopped by a second Ctrl-C: not a result; the point runs again next time.
@@ -106,14 +108,14 @@ void mpi_run_points(const SweepSpec& spec, const std::vector<SweepPoint>& points
   // Rank 0: serve requests and run points of its own in between, polling both.
   std::size_t next = 0, finished = 0;
   int stopped_workers = 0;
-  ProcessPool own;
+  WorkerPool& own = pool;
   std::size_t own_index = 0;
   while (finished < todo.size() || stopped_workers < size - 1) {
     bool idle = true;
     if (own.running() == 0 && next < todo.size() && sweep_interrupts() == 0) {
       own_index = todo[next++];
       const SweepPoint& p = points[own_index];
-      own.spawn(point_command(exe, spec, p, dir), point_stderr(p, dir), 0);
+      own.submit(point_command(spec, p, dir), point_stderr(p, dir), 0);
       idle = false;
     }
     ChildExit ex;
@@ -174,7 +176,7 @@ std::vector<std::size_t> mpi_share_todo(const std::vector<std::size_t>& todo) {
   return todo;
 }
 void mpi_run_points(const SweepSpec&, const std::vector<SweepPoint>&,
-                    const std::vector<std::size_t>&, const std::string&,
+                    const std::vector<std::size_t>&, const std::string&, std::size_t,
                     const std::function<void(const SweepRow&)>&) {
   throw std::logic_error("mpi_run_points without MPI");
 }

@@ -1,7 +1,8 @@
 #pragma once
 // `trainsim sweep --mpi` under mpirun: rank 0 hands points out one at a time to whichever
 // rank asks (dynamic: a slow point does not hold up the others) and runs points itself in
-// between; every rank runs its points as child processes, as the local pool does, and
+// between; every rank runs its points in a worker process (sim/sweep/worker_pool.h), as the
+// local pool does, and
 // returns the point's row to rank 0, which alone writes sweep.csv. Built only when CMake
 // finds MPI (Debian's Open MPI: openmpi-bin, libopenmpi-dev, installed by tools/setup.sh).
 #include <functional>
@@ -25,9 +26,10 @@ std::vector<std::size_t> mpi_share_todo(const std::vector<std::size_t>& todo);
 
 /// Runs `todo` (indices into `points`) over every rank. On rank 0, `on_row` is called for
 /// each finished point (in the order they finish); other ranks return when there is no more
-/// work.
+/// work. A rank's worker retires after `points_per_worker` points.
 void mpi_run_points(const SweepSpec& spec, const std::vector<SweepPoint>& points,
                     const std::vector<std::size_t>& todo, const std::string& dir,
+                    std::size_t points_per_worker,
                     const std::function<void(const SweepRow&)>& on_row);
 
 }  // namespace trainsim

@@ -31,24 +31,22 @@ std::string error_of(const std::string& err, int exit_code) {
 
 }  // namespace
 
-std::vector<std::string> point_command(const std::string& exe, const SweepSpec& spec,
-                                       const SweepPoint& p, const std::string& dir) {
+std::vector<std::string> point_command(const SweepSpec& spec, const SweepPoint& p,
+                                       const std::string& dir) {
   const fs::path pd = fs::path(dir) / "points" / p.id;
   fs::create_directories(pd);
-  std::vector<std::string> argv = {exe,
-                                   "run",
-                                   spec.experiment,
-                                   "--quiet",
-                                   "--force",
-                                   "--out",
-                                   (pd / "run").string(),
-                                   "--summary",
-                                   (pd / "result.json").string()};
+  std::vector<std::string> argv = {
+      "run",   spec.experiment,       "--quiet",   "--force",
+      "--out", (pd / "run").string(), "--summary", (pd / "result.json").string()};
   for (const std::string& o : p.overrides(spec)) {
     argv.push_back("--set");
     argv.push_back(o);
   }
   return argv;
+}
+
+std::vector<std::string> worker_command(const std::string& exe) {
+  return {exe, "sweep", "--point-worker"};
 }
 
 std::string point_stderr(const SweepPoint& p, const std::string& dir) {

@@ -1,7 +1,8 @@
 #pragma once
-// Running one sweep point, shared by the local process pool and the MPI workers: the child's
+// Running one sweep point, shared by the local workers and the MPI ranks: the point's
 // command line, and what its end means (a row: done with its figures, or failed with the
 // error its stderr named).
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -10,10 +11,15 @@
 
 namespace trainsim {
 
-/// `exe run EXPERIMENT --quiet --force --out DIR/points/<id>/run --summary .../result.json
-/// --set ...` for point `p`; creates the point's directory.
-std::vector<std::string> point_command(const std::string& exe, const SweepSpec& spec,
-                                       const SweepPoint& p, const std::string& dir);
+/// `run EXPERIMENT --quiet --force --out DIR/points/<id>/run --summary .../result.json
+/// --set ...` for point `p` (a command line without the program name, for a point worker);
+/// creates the point's directory.
+std::vector<std::string> point_command(const SweepSpec& spec, const SweepPoint& p,
+                                       const std::string& dir);
+/// The command line of a point worker (sim/sweep/point_worker.h): `exe sweep --point-worker`.
+std::vector<std::string> worker_command(const std::string& exe);
+/// Points a worker runs before it retires (sim/sweep/worker_pool.h); `sweep --isolate`: 1.
+inline constexpr std::size_t kPointsPerWorker = 1000;
 /// The point's stderr file.
 std::string point_stderr(const SweepPoint& p, const std::string& dir);
 /// The row of point `p` whose process ended with `exit_code`: done if its result file is

@@ -1,6 +1,8 @@
 // `trainsim sweep` through the real binary: a grid runs to a complete sweep.csv; a sweep
 // stopped midway finishes when run again without redoing finished points; shards merge to
-// the single run's table; bad sweep files fail with one line and write nothing.
+// the single run's table; points run in shared worker processes give the table of a process
+// per point, and a point that crashes its worker fails alone; bad sweep files fail with one
+// line and write nothing.
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -123,6 +125,61 @@ TEST_CASE("A failing point is recorded and the sweep goes on", "[sweep]") {
     CHECK(row.at("status") == (row.at("fidelity") == "fast" ? "done" : "failed"));
     if (row.at("status") == "failed") CHECK(row.at("error").find("fidelity") != std::string::npos);
   }
+}
+
+TEST_CASE("Points run in worker processes give the table a process per point gives", "[sweep]") {
+  require_dataset("fashion-mnist");
+  const std::string dir = fresh_dir("sweep-workers");
+  const std::string sweep = sweep_file(dir, "  - {key: training.batch_size, values: [16, 32]}\n");
+  // One worker runs all 24 points, one after another, sharing its cost memo; --isolate
+  // starts a process for every point, as sweeps did before workers.
+  const auto shared = run_trainsim({"sweep", sweep, "--out", dir + "/shared", "-j", "1"});
+  INFO(shared.err);
+  REQUIRE(shared.exit_code == 0);
+  const auto isolated =
+      run_trainsim({"sweep", sweep, "--out", dir + "/isolated", "-j", "2", "--isolate"});
+  INFO(isolated.err);
+  REQUIRE(isolated.exit_code == 0);
+  CHECK(read_file(dir + "/shared/sweep.csv") == read_file(dir + "/isolated/sweep.csv"));
+  const auto rows = csv_rows(read_file(dir + "/shared/sweep.csv"));
+  REQUIRE(rows.size() == 24);
+  for (const auto& row : rows) {
+    const std::string pd = "/points/" + row.at("id") + "/run/";
+    CHECK(read_file(dir + "/shared" + pd + "stats.json") ==
+          read_file(dir + "/isolated" + pd + "stats.json"));
+  }
+}
+
+TEST_CASE("A point that kills its worker fails alone and the next points run in a new worker",
+          "[sweep]") {
+  require_dataset("fashion-mnist");
+  const std::string dir = fresh_dir("sweep-crash");
+  const std::string sweep = sweep_file(dir);
+  // Test hook: a worker aborts (SIGABRT) in every point with this argument, as a crash would.
+  const auto r = run_trainsim({"sweep", sweep, "--out", dir + "/out", "-j", "1"},
+                              {"TRAINSIM_TEST_POINT_ABORT=dataflow=os"});
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+  const auto clean = run_trainsim({"sweep", sweep, "--out", dir + "/clean", "-j", "2"});
+  REQUIRE(clean.exit_code == 0);
+  const auto rows = csv_rows(read_file(dir + "/out/sweep.csv"));
+  const auto want = csv_rows(read_file(dir + "/clean/sweep.csv"));
+  REQUIRE(rows.size() == 12);
+  REQUIRE(want.size() == 12);
+  int failed = 0;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    INFO(rows[i].at("id"));
+    if (rows[i].at("dataflow") == "os") {
+      ++failed;
+      CHECK(rows[i].at("status") == "failed");
+      CHECK(rows[i].at("error") == "killed by a signal");
+    } else {
+      CHECK(rows[i].at("status") == "done");
+      CHECK(rows[i].at("cycles") == want[i].at("cycles"));
+      CHECK(rows[i].at("energy") == want[i].at("energy"));
+    }
+  }
+  CHECK(failed == 3);
 }
 
 TEST_CASE("Bad sweeps: one line, exit 2, nothing written", "[sweep][errors]") {
