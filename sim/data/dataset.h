@@ -48,6 +48,13 @@ class DatasetSource {
   /// Loads the dataset described by `spec` (its `path`, else <data root>/<name>), applying
   /// train_limit / test_limit. Throws UserError naming the file on missing/corrupt data.
   virtual Dataset load(const DatasetSpec& spec) const = 0;
+  /// What `load(spec)` would read, as a text that changes when the data does (the files'
+  /// names, sizes and modification times, and the limits): a process that loads the same
+  /// identity again may reuse what it loaded (dataset_registry.h). Empty: never reused.
+  virtual std::string identity(const DatasetSpec& spec) const {
+    (void)spec;
+    return "";
+  }
 };
 
 }  // namespace trainsim

@@ -1,4 +1,5 @@
 #pragma once
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -12,8 +13,9 @@ const std::vector<const DatasetSource*>& dataset_sources();
 /// The source called `name`, or nullptr.
 const DatasetSource* find_dataset_source(const std::string& name);
 
-/// Convenience: find the source for spec.name and load it (UserError if unknown).
-Dataset load_dataset(const DatasetSpec& spec);
+/// Convenience: find the source for spec.name and load it (UserError if unknown). Shared:
+/// the process keeps the last one it loaded for the next load of the same files.
+std::shared_ptr<const Dataset> load_dataset(const DatasetSpec& spec);
 
 /// The shape of the dataset `spec` names, train_limit / test_limit applied: declared by a
 /// shape-only dataset, or read by loading the dataset.

@@ -107,6 +107,22 @@ std::array<int, 4> IdxDatasetSource::sample_format() const {
   return {1, kSide, kSide, kClasses};
 }
 
+std::string IdxDatasetSource::identity(const DatasetSpec& spec) const {
+  const std::string dir = spec.path.empty() ? data_root() + "/" + name_ : spec.path;
+  std::string id = name_ + "|" + dir + "|" + std::to_string(spec.train_limit) + "|" +
+                   std::to_string(spec.test_limit);
+  for (const char* base : {"train-images-idx3-ubyte", "train-labels-idx1-ubyte",
+                           "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"})
+    for (const std::string& path : {dir + "/" + base, dir + "/" + base + ".gz"}) {
+      struct stat st {};
+      if (::stat(path.c_str(), &st) != 0) continue;
+      id += "|" + path + ":" + std::to_string(st.st_size) + ":" +
+            std::to_string(st.st_mtim.tv_sec) + "." + std::to_string(st.st_mtim.tv_nsec) + ":" +
+            std::to_string(st.st_ino);
+    }
+  return id;
+}
+
 Dataset IdxDatasetSource::load(const DatasetSpec& spec) const {
   const bool default_dir = spec.path.empty();
   const std::string dir = default_dir ? data_root() + "/" + name_ : spec.path;

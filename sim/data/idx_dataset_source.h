@@ -20,6 +20,8 @@ class IdxDatasetSource : public DatasetSource {
   /// Reads <dir>/{train,t10k}-{images-idx3,labels-idx1}-ubyte, each plain or with .gz
   /// appended (plain wins if both exist), where dir is spec.path or <data root>/<name>.
   Dataset load(const DatasetSpec& spec) const override;
+  /// The directory, the limits, and each of the four files' path, size and modification time.
+  std::string identity(const DatasetSpec& spec) const override;
 
  private:
   std::string name_;

@@ -46,7 +46,7 @@ std::string command_name(bool simulate) {
 // What a run builds before its first batch; building it checks everything that can fail on
 // bad input, so a run fails before it has written anything.
 struct Prepared {
-  Dataset data;
+  std::shared_ptr<const Dataset> data;
   double load_seconds = 0;
   std::unique_ptr<Trainer> trainer;
   std::unique_ptr<AcceleratorSession> session;
@@ -73,7 +73,7 @@ Prepared prepare(const ExperimentSpec& spec, bool simulate) {
   const auto t_load = std::chrono::steady_clock::now();
   p.data = load_dataset(spec.dataset);
   p.load_seconds = since(t_load);
-  p.trainer = std::make_unique<Trainer>(spec, p.data);
+  p.trainer = std::make_unique<Trainer>(spec, *p.data);
   if (simulate) {
     check_buffer_storage(spec, *p.trainer);
     p.session = std::make_unique<AcceleratorSession>(spec, p.trainer->network());
@@ -82,7 +82,7 @@ Prepared prepare(const ExperimentSpec& spec, bool simulate) {
 }
 
 void print_header(const ExperimentSpec& spec, const Prepared& p, bool simulate, int first_epoch) {
-  const Dataset& data = p.data;
+  const Dataset& data = *p.data;
   const auto& o = spec.training.optimizer;
   // Three lines (the run, the training, the accelerator), each wrapped to 80 columns.
   std::string header = wrap_parts(
@@ -158,12 +158,12 @@ void add_outputs(StagedDir::Update& u, const ExperimentSpec& spec, Prepared& p,
     u.write("layers.csv", run_layers_csv(*p.session));
     u.write("timeline.json", run_timeline_json(*p.session));
     u.write("stats.json",
-            run_stats_json(spec, p.data, trainer.network(), progress.epochs, *p.session,
+            run_stats_json(spec, *p.data, trainer.network(), progress.epochs, *p.session,
                            trainer.technique().storage_bytes(static_cast<int>(a.word_bytes())),
                            status));
   } else {
     u.write("epochs.csv", epochs_csv(metrics));
-    u.write("stats.json", stats_json(spec, p.data, trainer.network(), metrics, status));
+    u.write("stats.json", stats_json(spec, *p.data, trainer.network(), metrics, status));
   }
   if (has_predictor_stats(metrics))
     u.write("predictor.csv", predictor_csv(metrics, trainer.network()));
@@ -334,9 +334,9 @@ std::string check_trained_experiment(const ExperimentSpec& spec, bool simulate) 
                 "%s: ok: network %s (%lld params) on %s (%lld train, %lld test), %d epoch(s) of "
                 "batch %d",
                 spec.name.c_str(), spec.network.name.c_str(),
-                static_cast<long long>(p.trainer->network().param_count()), p.data.name.c_str(),
-                static_cast<long long>(p.data.train.count),
-                static_cast<long long>(p.data.test.count), spec.training.epochs,
+                static_cast<long long>(p.trainer->network().param_count()), p.data->name.c_str(),
+                static_cast<long long>(p.data->train.count),
+                static_cast<long long>(p.data->test.count), spec.training.epochs,
                 spec.training.batch_size);
   std::string out = line;
   if (simulate) {

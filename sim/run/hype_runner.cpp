@@ -99,7 +99,7 @@ RunResult run_hype_experiment(const ExperimentSpec& spec, const RunOptions& opti
   std::optional<HypeIteration> rest;
   if (shape.rest > 0) rest = simulate_hype(h, net, shape.rest, spec.training.optimizer);
   const bool real = spec.numerics != "none";
-  Dataset dataset;
+  std::shared_ptr<const Dataset> dataset;
   const std::unique_ptr<Trainer> trainer = real_trainer(spec, dataset);
   if (!options.quiet) {
     print_run_line(spec, data, real);

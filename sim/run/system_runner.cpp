@@ -100,7 +100,7 @@ RunResult run_system_experiment(const ExperimentSpec& spec, const RunOptions& op
   const NetShape shape(spec.network);
   PipelineModel model(spec, shape);
   const bool real = spec.numerics != "none";
-  Dataset dataset;
+  std::shared_ptr<const Dataset> dataset;
   const std::unique_ptr<Trainer> trainer = real_trainer(spec, dataset);
   if (!options.quiet) {
     const DeviceSpec& d0 = spec.system.devices[0];

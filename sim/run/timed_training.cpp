@@ -8,10 +8,11 @@
 
 namespace trainsim {
 
-std::unique_ptr<Trainer> real_trainer(const ExperimentSpec& spec, Dataset& dataset) {
+std::unique_ptr<Trainer> real_trainer(const ExperimentSpec& spec,
+                                      std::shared_ptr<const Dataset>& dataset) {
   if (spec.numerics == "none") return nullptr;
   dataset = load_dataset(spec.dataset);
-  return std::make_unique<Trainer>(spec, dataset);
+  return std::make_unique<Trainer>(spec, *dataset);
 }
 
 void print_run_line(const ExperimentSpec& spec, const DatasetShape& data, bool real) {

@@ -12,7 +12,8 @@
 namespace trainsim {
 
 /// The trainer of `spec` on `dataset` (loaded here) if its numerics are real, else null.
-std::unique_ptr<Trainer> real_trainer(const ExperimentSpec& spec, Dataset& dataset);
+std::unique_ptr<Trainer> real_trainer(const ExperimentSpec& spec,
+                                      std::shared_ptr<const Dataset>& dataset);
 
 /// The first line of the run's header: experiment, network, dataset, batch, epochs.
 void print_run_line(const ExperimentSpec& spec, const DatasetShape& data, bool real);

@@ -34,7 +34,7 @@ TEST_CASE("a shape-only run costs what the real training run costs", "[e2e][shap
         load_experiment(std::string(TRAINSIM_SOURCE_DIR) + "/configs/experiments/lenet5_mnist.yaml",
                         {"training.epochs=2", "dataset.train_limit=648", "dataset.test_limit=100",
                          std::string("technique=") + technique});
-    const Dataset data = load_dataset(spec.dataset);
+    const Dataset data = *load_dataset(spec.dataset);
     std::int64_t real_train = 0, real_eval = 0, real_dram = 0;
     std::array<std::int64_t, 3> real_phases{};
     double real_energy = 0;
@@ -74,7 +74,7 @@ TEST_CASE("a grouped convolution trains and costs what its shape-only run costs"
                        "training.optimizer={kind: adam, lr: 0.003, reduction: mean}",
                        "dataset.train_limit=2000", "dataset.test_limit=500"});
   REQUIRE(spec.network.layers[3].groups == 4);
-  const Dataset data = load_dataset(spec.dataset);
+  const Dataset data = *load_dataset(spec.dataset);
   std::int64_t real_train = 0, real_eval = 0;
   {
     Trainer trainer(spec, data);

@@ -158,7 +158,7 @@ TEST_CASE("dataset registry lists mnist and fashion-mnist, and the shape-only on
 TEST_CASE("IDX dataset loads shapes, scaled pixels and labels", "[data]") {
   TempDir tmp("datasets");
   write_dataset(tmp / "d", 12, 5);
-  const Dataset ds = load_dataset(spec_for("mnist", tmp / "d"));
+  const Dataset ds = *load_dataset(spec_for("mnist", tmp / "d"));
   CHECK(ds.name == "mnist");
   CHECK(ds.path == tmp / "d");
   CHECK(ds.channels == 1);
@@ -180,14 +180,34 @@ TEST_CASE("IDX dataset loads shapes, scaled pixels and labels", "[data]") {
 TEST_CASE("IDX dataset reads .gz files and prefers plain ones", "[data]") {
   TempDir tmp("datasets");
   write_dataset(tmp / "gz", 7, 3, /*gz=*/true);
-  const Dataset gz = load_dataset(spec_for("fashion-mnist", tmp / "gz"));
+  const Dataset gz = *load_dataset(spec_for("fashion-mnist", tmp / "gz"));
   CHECK(gz.train.count == 7);
   CHECK(gz.test.images[784] == 101.0f / 255.0f);
 
   // Put a different, plain copy of the training images next to the .gz: it must win.
   trainsim::write_idx(tmp / "gz/train-images-idx3-ubyte", {7, 28, 28}, synthetic_images(7, 50));
-  const Dataset mixed = load_dataset(spec_for("fashion-mnist", tmp / "gz"));
+  const Dataset mixed = *load_dataset(spec_for("fashion-mnist", tmp / "gz"));
   CHECK(mixed.train.images[0] == 50.0f / 255.0f);
+}
+
+TEST_CASE("A dataset loaded again from unchanged files is the one already loaded", "[data]") {
+  // A sweep worker runs point after point on one dataset: the second load reuses the first,
+  // and a file that changed (or other limits) loads afresh.
+  TempDir tmp("datasets");
+  write_dataset(tmp / "d", 9, 4);
+  DatasetSpec spec = spec_for("mnist", tmp / "d");
+  const auto first = load_dataset(spec);
+  CHECK(load_dataset(spec) == first);
+  spec.train_limit = 5;
+  const auto limited = load_dataset(spec);
+  CHECK(limited != first);
+  CHECK(limited->train.count == 5);
+  spec.train_limit = 0;
+  trainsim::write_idx(tmp / "d/train-images-idx3-ubyte", {9, 28, 28}, synthetic_images(9, 60));
+  const auto changed = load_dataset(spec);
+  CHECK(changed != first);
+  CHECK(changed->train.images[0] == 60.0f / 255.0f);
+  CHECK(first->train.images[0] == 0.0f);  // what a holder has is never changed under it
 }
 
 TEST_CASE("IDX dataset applies train and test limits", "[data]") {
@@ -196,7 +216,7 @@ TEST_CASE("IDX dataset applies train and test limits", "[data]") {
   DatasetSpec spec = spec_for("mnist", tmp / "d");
   spec.train_limit = 4;
   spec.test_limit = 6;
-  const Dataset ds = load_dataset(spec);
+  const Dataset ds = *load_dataset(spec);
   CHECK(ds.train.count == 4);
   CHECK(ds.train.images.size() == 4 * 784u);
   CHECK(ds.train.labels == Bytes{0, 1, 2, 3});
@@ -267,7 +287,7 @@ TEST_CASE("IDX dataset explains a missing directory or file", "[data]") {
     CHECK_THROWS_WITH(load_dataset(spec_for("fashion-mnist", "")),
                       Contains(tmp / "fashion-mnist") && Contains("run ./run.sh"));
     write_dataset(tmp / "fashion-mnist", 3, 2);
-    CHECK(load_dataset(spec_for("fashion-mnist", "")).train.count == 3);
+    CHECK(load_dataset(spec_for("fashion-mnist", ""))->train.count == 3);
   }
 
   write_dataset(tmp / "d", 4, 2);
@@ -289,7 +309,7 @@ std::optional<Dataset> check_real_dataset(const std::string& name, std::int64_t 
     return std::nullopt;
   }
   const auto start = std::chrono::steady_clock::now();
-  const Dataset ds = load_dataset(spec_for(name, ""));
+  const Dataset ds = *load_dataset(spec_for(name, ""));
   const double secs =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   INFO(name << " loaded in " << secs << " s");
