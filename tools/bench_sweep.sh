@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Speed of `trainsim sweep` (docs/sweeps.md): the 60-point configs/sweeps/vgg16_dataflows.yaml
 # (VGG-16 on CIFAR-10, shape only, 4 dataflows x 5 arrays x 3 buffers), run
-#   1. with -j 1 and -j 2 (local process pool; target: -j 2 >= 1.7x faster on 2 cores), and
-#   2. under mpirun with 1 and 2 ranks (target: 2 ranks >= 1.7x faster),
-# each from scratch, medians of REPEATS; also checks that all four tables are identical.
+#   1. with -j 1 and -j 2 (worker processes; target: -j 2 >= 1.7x faster on 2 cores),
+#   2. with -j 2 --isolate (a process per point, as sweeps ran before workers),
+#   3. under mpirun with 1 and 2 ranks (target: 2 ranks >= 1.7x faster),
+# each from scratch, medians of REPEATS; checks that all the tables are identical. Then once
+# each, the 1,200-point configs/sweeps/vgg16_dataflows_techniques.yaml (the same 60 designs
+# x 5 batch sizes x 4 techniques) with -j 2, with workers and with --isolate.
 #   tools/bench_sweep.sh [REPEATS]   (default 3; expects ./test.sh or ./run.sh to have set up)
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -11,6 +14,7 @@ build="${TRAINSIM_BUILD:-$repo/build}"
 bin="$build/trainsim"
 repeats="${1:-3}"
 sweep="$repo/configs/sweeps/vgg16_dataflows.yaml"
+big="$repo/configs/sweeps/vgg16_dataflows_techniques.yaml"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -31,11 +35,17 @@ wall() {
   printf '%s\n' "${times[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+rate() { awk -v n="$1" -v t="$2" 'BEGIN { printf "%.1f points/s", n / t }'; }
 
 echo "load average before: $(cut -d' ' -f1 /proc/loadavg)"
 j1=$(wall j1 "$bin" sweep "$sweep" -j 1)
 j2=$(wall j2 "$bin" sweep "$sweep" -j 2)
-printf 'local pool: -j 1 %6.2f s, -j 2 %6.2f s: %sx (target >= 1.7x)\n' "$j1" "$j2" "$(ratio "$j1" "$j2")"
+ji=$(wall ji "$bin" sweep "$sweep" -j 2 --isolate)
+printf 'workers:    -j 1 %6.2f s, -j 2 %6.2f s: %sx (target >= 1.7x); %s at -j 2\n' "$j1" "$j2" \
+  "$(ratio "$j1" "$j2")" "$(rate 60 "$j2")"
+printf 'isolated:   -j 2 %6.2f s (a process per point): workers %sx as fast\n' "$ji" \
+  "$(ratio "$ji" "$j2")"
+cmp -s "$tmp/j1/sweep.csv" "$tmp/ji/sweep.csv" || echo "tables differ: j1 and ji"
 if command -v mpirun >/dev/null; then
   r1=$(wall r1 mpirun -n 1 "$bin" sweep "$sweep" --mpi)
   r2=$(wall r2 mpirun -n 2 "$bin" sweep "$sweep" --mpi)
@@ -47,4 +57,12 @@ if command -v mpirun >/dev/null; then
 else
   echo "MPI: mpirun not found (tools/setup.sh installs openmpi-bin)"
 fi
+saved=$repeats
+repeats=1
+b2=$(wall b2 "$bin" sweep "$big" -j 2)
+bi=$(wall bi "$bin" sweep "$big" -j 2 --isolate)
+repeats=$saved
+printf '1,200 points, -j 2: workers %7.2f s (%s), isolated %7.2f s (%s): %sx\n' "$b2" \
+  "$(rate 1200 "$b2")" "$bi" "$(rate 1200 "$bi")" "$(ratio "$bi" "$b2")"
+cmp -s "$tmp/b2/sweep.csv" "$tmp/bi/sweep.csv" || echo "tables differ: b2 and bi"
 echo "load average after: $(cut -d' ' -f1 /proc/loadavg)"
