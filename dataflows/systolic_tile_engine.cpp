@@ -1,7 +1,7 @@
 // Register-level model of the ws / is array. Per PE: the stationary register and its valid
-// bit, the moving operand's pipeline register with its tag (the stream step it belongs to,
-// -1 for a bubble) and the psum register read by the PE below. Only the fold's used rows
-// and columns are ever touched: padding PEs are clock-gated.
+// bit, the moving operand's pipeline register (its value and the stream step it belongs to
+// follow from the clock: see stream()) and the psum register read by the PE below. Only the
+// fold's used rows and columns are ever touched: padding PEs are clock-gated.
 #include <algorithm>
 #include <cstring>
 #include <stdexcept>
@@ -18,19 +18,30 @@ class TileStreamEngine final : public SystolicEngine {
       : SystolicEngine(m), in_(std::move(in)) {
     const std::size_t n = static_cast<std::size_t>(m.rows * m.cols);
     w_.assign(n, 0.0);
-    a_.assign(n, 0.0);
     ps_.assign(n, 0.0);
     wv_.assign(n, 0);
-    at_.assign(n, -1);
+    // Row rho of the moving operand reversed, with zeros (bubbles) before and after: PE
+    // (i, j) at stream step tau reads index pad_ + T - 1 - (tau - i - j) of row r0 + i.
+    // Steps run to fold_cycles - load_cycles - 1, so tau - i - j stays within
+    // [-(rows + cols), T + pad_ - 1].
+    pad_ = std::max<std::int64_t>(0, m.fold_cycles - m.load_cycles - m.t) + 1;
+    stride_ = pad_ + m.t + m.rows + m.cols;
+    rev_.assign(static_cast<std::size_t>(m.sr * stride_), 0.0);
+    for (std::int64_t rho = 0; rho < m.sr; ++rho)
+      for (std::int64_t s = 0; s < m.t; ++s)
+        rev_[static_cast<std::size_t>(rho * stride_ + pad_ + m.t - 1 - s)] = in_.mov[rho * m.t + s];
   }
 
  private:
   void begin_fold() override {
     std::fill(w_.begin(), w_.end(), 0.0);
-    std::fill(a_.begin(), a_.end(), 0.0);
     std::fill(ps_.begin(), ps_.end(), 0.0);
     std::fill(wv_.begin(), wv_.end(), 0);
-    std::fill(at_.begin(), at_.end(), -1);
+  }
+
+  // The moving operand's registers of row i at stream step tau, columns 0 .. c - 1.
+  const double* moving_at(std::int64_t i, std::int64_t tau) const {
+    return &rev_[static_cast<std::size_t>((r0_ + i) * stride_ + pad_ + m_.t - 1 - tau + i)];
   }
 
   void tick(std::int64_t tau) override {
@@ -68,27 +79,19 @@ class TileStreamEngine final : public SystolicEngine {
 
   // One wavefront step: the moving operand shifts right (row i injects stream step tau - i
   // at the left edge: the skew), then every PE adds its product to the psum of the PE above.
+  // The moving operand's registers are not copied along the row each clock: PE (i, j) holds
+  // what row i injected j steps ago, stream step s = tau - i - j (a bubble outside [0, T)),
+  // which is read where it lies in the row's reversed, zero-padded copy of the operand.
   void stream(std::int64_t tau) {
     const std::int64_t C = m_.cols, c = c_, T = m_.t;
-    for (std::int64_t i = 0; i < r_; ++i) {
-      double* a = &a_[i * C];
-      std::int32_t* at = &at_[i * C];
-      std::memmove(a + 1, a, sizeof(double) * (c - 1));
-      std::memmove(at + 1, at, sizeof(std::int32_t) * (c - 1));
-      const std::int64_t s = tau - i;
-      if (s >= 0 && s < T) {
-        a[0] = in_.mov[(r0_ + i) * T + s];
-        at[0] = static_cast<std::int32_t>(s);
-        ++st_.buffer.reads[in_.mov_operand];
-      } else {
-        a[0] = 0.0;
-        at[0] = -1;
-      }
-    }
+    // Rows injecting a stream step this clock: i in [tau - T + 1, tau] within [0, r).
+    const std::int64_t first = std::max<std::int64_t>(0, tau - T + 1),
+                       injecting = std::min<std::int64_t>(r_ - 1, tau) - first + 1;
+    if (injecting > 0) st_.buffer.reads[in_.mov_operand] += injecting;
     // Bottom-up, so each row still sees the psum the row above produced last cycle.
     for (std::int64_t i = r_ - 1; i >= 0; --i) {
       double* __restrict ps = &ps_[i * C];
-      const double* __restrict a = &a_[i * C];
+      const double* __restrict a = moving_at(i, tau);
       const double* __restrict w = &w_[i * C];
       if (i > 0) {
         const double* __restrict up = &ps_[(i - 1) * C];
@@ -99,26 +102,26 @@ class TileStreamEngine final : public SystolicEngine {
     }
     std::int64_t latched = 0, macs = 0, macs_row0 = 0;
     for (std::int64_t i = 0; i < r_; ++i) {
-      const std::int32_t* __restrict at = &at_[i * C];
+      // The PEs of row i holding a stream step: j in [tau - i - T + 1, tau - i] within [0, c).
+      const std::int64_t lo = std::max<std::int64_t>(0, tau - i - T + 1),
+                         hi = std::min<std::int64_t>(c - 1, tau - i);
+      if (hi < lo) continue;
       const std::int32_t* __restrict wv = &wv_[i * C];
-      std::int32_t l = 0, k = 0;  // 32-bit so the loop vectorizes
-      for (std::int64_t j = 0; j < c; ++j) {
-        const std::int32_t valid = at[j] >= 0;
-        l += valid;
-        k += valid & wv[j];
-      }
-      latched += l;
+      std::int32_t k = 0;  // 32-bit so the loop vectorizes
+      for (std::int64_t j = lo; j <= hi; ++j) k += wv[j];
+      latched += hi - lo + 1;
       macs += k;
       if (i == 0) macs_row0 = k;
     }
     // The last used row hands its psums to the buffer port; a later row fold adds them to
     // the partial sums the earlier ones left there (read-modify-write).
     std::int64_t outputs = 0;
-    const std::int32_t* at = &at_[(r_ - 1) * C];
-    const double* ps = &ps_[(r_ - 1) * C];
-    for (std::int64_t j = 0; j < c; ++j) {
-      if (at[j] < 0) continue;
-      const std::int64_t idx = at[j] * in_.out_stride_t + (c0_ + j) * in_.out_stride_c;
+    const std::int64_t last = r_ - 1;
+    const double* ps = &ps_[last * C];
+    const std::int64_t lo = std::max<std::int64_t>(0, tau - last - T + 1),
+                       hi = std::min<std::int64_t>(c - 1, tau - last);
+    for (std::int64_t j = lo; j <= hi; ++j) {
+      const std::int64_t idx = (tau - last - j) * in_.out_stride_t + (c0_ + j) * in_.out_stride_c;
       if (fr_ > 0) {
         out_[idx] += ps[j];
         ++st_.buffer.reads[kOfmap];
@@ -142,8 +145,9 @@ class TileStreamEngine final : public SystolicEngine {
   }
 
   TileStreamInput in_;
-  std::vector<double> w_, a_, ps_;
-  std::vector<std::int32_t> wv_, at_;
+  std::vector<double> w_, ps_, rev_;
+  std::vector<std::int32_t> wv_;
+  std::int64_t pad_ = 0, stride_ = 0;
 };
 
 }  // namespace
