@@ -1,9 +1,9 @@
 // Register-level model of the os array. Per PE: the A pipeline register (moving right), the
-// B pipeline register (moving down), each with a tag (the K step it carries, -1 for a
-// bubble), and the accumulator that holds the PE's output for the whole fold. Only the
+// B pipeline register (moving down), each carrying one K step (its value and step follow
+// from the clock: see the constructor), and the accumulator that holds the PE's output for
+// the whole fold. Only the
 // fold's used rows and columns are ever touched: padding PEs are clock-gated.
 #include <algorithm>
-#include <cstring>
 #include <utility>
 
 #include "dataflows/systolic_engine.h"
@@ -16,97 +16,75 @@ class OutputStationaryEngine final : public SystolicEngine {
   OutputStationaryEngine(const SystolicMapping& m, OperandValues v)
       : SystolicEngine(m), A_(std::move(v.a)), B_(std::move(v.b)) {
     const std::size_t n = static_cast<std::size_t>(m.rows * m.cols);
-    a_.assign(n, 0.0);
-    b_.assign(n, 0.0);
     acc_.assign(n, 0.0);
-    at_.assign(n, -1);
-    bt_.assign(n, -1);
+    const std::int64_t K = m.t, N = m.gemm.n, M = m.gemm.m;
+    // The step a PE's registers carry follows from the clock: both operands in PE (i, j) at
+    // cycle tau belong to K step s = tau - i - j (a bubble, 0, outside [0, K)). Rows of A
+    // are kept reversed and zero-padded, so row i's registers are K - 1 - s, contiguous in
+    // j; B is kept by anti-diagonal, u = s + column, so that row i's registers are
+    // columns c0 .. c0 + c - 1 of anti-diagonal tau - i + c0.
+    pad_ = std::max<std::int64_t>(0, m.fold_cycles - K) + 1;
+    a_stride_ = pad_ + K + m.rows + m.cols;
+    a_rev_.assign(static_cast<std::size_t>(M * a_stride_), 0.0);
+    for (std::int64_t r = 0; r < M; ++r)
+      for (std::int64_t k = 0; k < K; ++k)
+        a_rev_[static_cast<std::size_t>(r * a_stride_ + pad_ + K - 1 - k)] = A_[r * K + k];
+    diag_offset_ = m.rows;  // tau - i >= -(rows - 1)
+    const std::int64_t diagonals = diag_offset_ + m.fold_cycles + N + 1;
+    b_diag_.assign(static_cast<std::size_t>(diagonals * N), 0.0);
+    for (std::int64_t k = 0; k < K; ++k)
+      for (std::int64_t g = 0; g < N; ++g)
+        b_diag_[static_cast<std::size_t>((diag_offset_ + k + g) * N + g)] = B_[k * N + g];
   }
 
  private:
-  void begin_fold() override {
-    std::fill(a_.begin(), a_.end(), 0.0);
-    std::fill(b_.begin(), b_.end(), 0.0);
-    std::fill(acc_.begin(), acc_.end(), 0.0);
-    std::fill(at_.begin(), at_.end(), -1);
-    std::fill(bt_.begin(), bt_.end(), -1);
-  }
+  void begin_fold() override { std::fill(acc_.begin(), acc_.end(), 0.0); }
 
   // Row i injects A[r0 + i][tau - i] on the left, column j injects B[tau - j][c0 + j] at the
   // top: the skews make both operands of step k meet in PE (i, j) at cycle k + i + j.
   void tick(std::int64_t tau) override {
     const std::int64_t C = m_.cols, c = c_, K = m_.t, N = m_.gemm.n;
-    for (std::int64_t i = 0; i < r_; ++i) {
-      double* a = &a_[i * C];
-      std::int32_t* at = &at_[i * C];
-      std::memmove(a + 1, a, sizeof(double) * (c - 1));
-      std::memmove(at + 1, at, sizeof(std::int32_t) * (c - 1));
-      const std::int64_t s = tau - i;
-      if (s >= 0 && s < K) {
-        a[0] = A_[(r0_ + i) * K + s];
-        at[0] = static_cast<std::int32_t>(s);
-        ++st_.buffer.reads[kIfmap];
-      } else {
-        a[0] = 0.0;
-        at[0] = -1;
-      }
-    }
-    for (std::int64_t i = r_ - 1; i > 0; --i) {
-      std::memcpy(&b_[i * C], &b_[(i - 1) * C], sizeof(double) * c);
-      std::memcpy(&bt_[i * C], &bt_[(i - 1) * C], sizeof(std::int32_t) * c);
-    }
-    for (std::int64_t j = 0; j < c; ++j) {
-      const std::int64_t s = tau - j;
-      if (s >= 0 && s < K) {
-        b_[j] = B_[s * N + c0_ + j];
-        bt_[j] = static_cast<std::int32_t>(s);
-        ++st_.buffer.reads[kFilter];
-      } else {
-        b_[j] = 0.0;
-        bt_[j] = -1;
-      }
-    }
+    // What enters this clock: rows i and columns j whose step tau - i (tau - j) is in [0, K).
+    auto in_range = [&](std::int64_t n) {
+      return std::max<std::int64_t>(
+          0, std::min<std::int64_t>(n - 1, tau) - std::max<std::int64_t>(0, tau - K + 1) + 1);
+    };
+    st_.buffer.reads[kIfmap] += in_range(r_);
+    st_.buffer.reads[kFilter] += in_range(c);
     // Bubbles carry 0, so the MAC runs branch-free over the used PEs.
-    std::int64_t a_latched = 0, b_latched = 0, macs = 0, first = 0;
+    std::int64_t latched = 0, first = 0;
     for (std::int64_t i = 0; i < r_; ++i) {
       double* __restrict acc = &acc_[i * C];
-      const double* __restrict a = &a_[i * C];
-      const double* __restrict b = &b_[i * C];
-      const std::int32_t* __restrict at = &at_[i * C];
-      const std::int32_t* __restrict bt = &bt_[i * C];
+      const double* __restrict a =
+          &a_rev_[static_cast<std::size_t>((r0_ + i) * a_stride_ + pad_ + K - 1 - tau + i)];
+      const double* __restrict b =
+          &b_diag_[static_cast<std::size_t>((diag_offset_ + tau - i + c0_) * N + c0_)];
       for (std::int64_t j = 0; j < c; ++j) acc[j] += a[j] * b[j];
-      std::int32_t la = 0, lb = 0, k = 0, f = 0;  // 32-bit so the loop vectorizes
-      for (std::int64_t j = 0; j < c; ++j) {
-        const std::int32_t va = at[j] >= 0, vb = bt[j] >= 0;
-        la += va;
-        lb += vb;
-        k += va & vb;
-        f += (at[j] == 0) & (bt[j] == 0);
-      }
-      a_latched += la;
-      b_latched += lb;
-      macs += k;
-      first += f;
+      // PEs of row i holding a step: j in [tau - i - K + 1, tau - i] within [0, c); the one
+      // at step 0 starts its accumulator.
+      const std::int64_t lo = std::max<std::int64_t>(0, tau - i - K + 1),
+                         hi = std::min<std::int64_t>(c - 1, tau - i);
+      if (hi >= lo) latched += hi - lo + 1;
+      if (tau - i >= 0 && tau - i < c) ++first;
     }
+    const std::int64_t macs = latched;  // both operands of a PE carry the same step
     // PEs that just did step K - 1 lie on one anti-diagonal; each sends its output over its
     // column's port to the buffer (one per column per cycle).
     std::int64_t outputs = 0;
     const std::int64_t d = tau - (K - 1);
     if (d >= 0) {
       for (std::int64_t i = std::max<std::int64_t>(0, d - c + 1); i <= std::min(r_ - 1, d); ++i) {
-        const std::int64_t p = i * C + (d - i);
-        if (at_[p] != K - 1 || bt_[p] != K - 1) continue;
-        out_[(r0_ + i) * N + c0_ + d - i] = acc_[p];
+        out_[(r0_ + i) * N + c0_ + d - i] = acc_[i * C + (d - i)];
         ++outputs;
       }
     }
     st_.macs += macs;
     st_.rf.reads[kIfmap] += macs;
     st_.rf.reads[kFilter] += macs;
-    st_.rf.writes[kIfmap] += a_latched;
-    st_.rf.writes[kFilter] += b_latched;
-    st_.noc.reads[kIfmap] += a_latched;
-    st_.noc.reads[kFilter] += b_latched;
+    st_.rf.writes[kIfmap] += latched;
+    st_.rf.writes[kFilter] += latched;
+    st_.noc.reads[kIfmap] += latched;
+    st_.noc.reads[kFilter] += latched;
     st_.rf.writes[kOfmap] += macs;
     // Each accumulator value is read once: by the next MAC (the first one starts from zero)
     // or by the output port.
@@ -117,8 +95,8 @@ class OutputStationaryEngine final : public SystolicEngine {
   }
 
   std::vector<double> A_, B_;
-  std::vector<double> a_, b_, acc_;
-  std::vector<std::int32_t> at_, bt_;
+  std::vector<double> acc_, a_rev_, b_diag_;
+  std::int64_t pad_ = 0, a_stride_ = 0, diag_offset_ = 0;
 };
 
 }  // namespace
