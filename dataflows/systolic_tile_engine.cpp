@@ -20,6 +20,7 @@ class TileStreamEngine final : public SystolicEngine {
     w_.assign(n, 0.0);
     ps_.assign(n, 0.0);
     wv_.assign(n, 0);
+    valid_prefix_.assign(static_cast<std::size_t>(m.rows * (m.cols + 1)), 0);
     // Row rho of the moving operand reversed, with zeros (bubbles) before and after: PE
     // (i, j) at stream step tau reads index pad_ + T - 1 - (tau - i - j) of row r0 + i.
     // Steps run to fold_cycles - load_cycles - 1, so tau - i - j stays within
@@ -100,15 +101,23 @@ class TileStreamEngine final : public SystolicEngine {
         for (std::int64_t j = 0; j < c; ++j) ps[j] = a[j] * w[j];
       }
     }
+    // The stationary registers hold still while the operand streams: their valid bits are
+    // counted once per fold, as prefix sums along each row.
+    if (tau == 0) {
+      for (std::int64_t i = 0; i < r_; ++i) {
+        std::int64_t* prefix = &valid_prefix_[i * (C + 1)];
+        prefix[0] = 0;
+        for (std::int64_t j = 0; j < c; ++j) prefix[j + 1] = prefix[j] + wv_[i * C + j];
+      }
+    }
     std::int64_t latched = 0, macs = 0, macs_row0 = 0;
     for (std::int64_t i = 0; i < r_; ++i) {
       // The PEs of row i holding a stream step: j in [tau - i - T + 1, tau - i] within [0, c).
       const std::int64_t lo = std::max<std::int64_t>(0, tau - i - T + 1),
                          hi = std::min<std::int64_t>(c - 1, tau - i);
       if (hi < lo) continue;
-      const std::int32_t* __restrict wv = &wv_[i * C];
-      std::int32_t k = 0;  // 32-bit so the loop vectorizes
-      for (std::int64_t j = lo; j <= hi; ++j) k += wv[j];
+      const std::int64_t* prefix = &valid_prefix_[i * (C + 1)];
+      const std::int64_t k = prefix[hi + 1] - prefix[lo];
       latched += hi - lo + 1;
       macs += k;
       if (i == 0) macs_row0 = k;
@@ -147,6 +156,7 @@ class TileStreamEngine final : public SystolicEngine {
   TileStreamInput in_;
   std::vector<double> w_, ps_, rev_;
   std::vector<std::int32_t> wv_;
+  std::vector<std::int64_t> valid_prefix_;  // per row: valid stationary registers in [0, j)
   std::int64_t pad_ = 0, stride_ = 0;
 };
 
