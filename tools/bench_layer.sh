@@ -4,7 +4,9 @@
 #     8x8 weight-stationary array, whole process wall time (target < 50 ms; SCALE-Sim v2
 #     needs ~574 s for the same layer on this machine);
 #  2. cycle fidelity: simulated cycles per second of the clocked PE-array model on a 16x16
-#     array for each dataflow (target >= 2 M cycles/s).
+#     array for each dataflow (targets: >= 8 M cycles/s, 2 G PE-cycles/s, for ws, os and is;
+#     >= 3 M for rs with the tiled memory model), on small_8x8's registers (1-word RFs) and,
+#     for rs, also on eyeriss_like's register files (12 / 224 / 24 words).
 #   tools/bench_layer.sh          (expects ./test.sh or ./run.sh to have built trainsim)
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -28,11 +30,14 @@ cycles=$("$bin" layer --accel scalesim_default --array 8x8 --dataflow ws \
   --conv 28,28,128,256,3,3,1,1 --json | json_field compute_cycles)
 awk -v ms="$best" -v c="$cycles" 'BEGIN { printf "fast  VGG13 layer 4, 8x8 WS: %d ms per process (best of 5; target 50 ms: %.2fx of target); %d cycles; SCALE-Sim v2 ~574 s: %.0fx faster\n", ms, ms / 50, c, 574000 / (ms > 0 ? ms : 1) }'
 
-for df in ws os is rs; do
-  if [[ "$df" == rs ]]; then shape=(--conv 56,56,16,32,3,3,1,1 --batch 4); else shape=(--gemm 2048,256,256); fi
-  out=$("$bin" layer --accel small_8x8 --array 16x16 --dataflow "$df" "${shape[@]}" \
-    --fidelity cycle --json)
+cycle_rate() {  # cycle_rate LABEL TARGET_M ACCEL DATAFLOW SHAPE...
+  local label="$1" target="$2" accel="$3" df="$4"
+  shift 4
+  out=$("$bin" layer --accel "$accel" --array 16x16 --dataflow "$df" "$@" --fidelity cycle --json)
   c=$(json_field compute_cycles <<<"$out")
   w=$(json_field wall_seconds <<<"$out")
-  awk -v df="$df" -v c="$c" -v w="$w" 'BEGIN { printf "cycle %s 16x16: %d cycles in %.3f s = %.2f M cycles/s (target 2 M: %.2fx)\n", df, c, w, c / w / 1e6, c / w / 2e6 }'
-done
+  awk -v l="$label" -v c="$c" -v w="$w" -v t="$target" 'BEGIN { printf "cycle %s 16x16: %d cycles in %.3f s = %.2f M cycles/s, %.2f G PE-cycles/s (target %g M: %.2fx)\n", l, c, w, c / w / 1e6, c / w * 256 / 1e9, t, c / w / (t * 1e6) }'
+}
+for df in ws os is; do cycle_rate "$df" 8 small_8x8 "$df" --gemm 2048,256,256; done
+cycle_rate rs 3 small_8x8 rs --conv 56,56,16,32,3,3,1,1 --batch 4
+cycle_rate "rs (eyeriss_like RFs)" 3 eyeriss_like rs --conv 56,56,16,32,3,3,1,1 --batch 4
