@@ -85,7 +85,9 @@ const std::vector<Command>& commands() {
        "a design-space sweep: many runs of one experiment, resumable, in parallel",
        "Runs the sweep file's base experiment once per point of its axes (any config keys; "
        "lists, ranges or zipped keys; the whole grid or a seeded random sample), each point a "
-       "`trainsim run` of its own into DIR/points/<id>/, N at a time, and keeps DIR/sweep.csv: "
+       "`trainsim run` of its own into DIR/points/<id>/, run by N worker processes that run "
+       "point after point and share their mapping searches (--isolate: a process per point), "
+       "and keeps DIR/sweep.csv: "
        "one row per finished point with its axis values, seconds, cycles, energy, DRAM bytes, "
        "utilization, accuracy, speedup over the baseline point and whether it is on the "
        "Pareto front of time and energy. A point that fails is recorded with its error. Run "
