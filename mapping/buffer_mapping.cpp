@@ -116,11 +116,26 @@ NestSums nest_sums(const NestProblem& p, const BufferMapping& m) {
   return s;
 }
 
+bool output_accumulates(const BufferMapping& m, const std::array<std::int64_t, kNumDims>& trips) {
+  std::array<std::int64_t, kNumOperands> block{1, 1, 1};
+  for (int d = 0; d < kNumDims; ++d) block[irrelevant_operand(d)] *= trips[d];
+  for (int b = kNumOperands - 1; b >= 0; --b)
+    if (block[m.order[b]] > 1) return m.order[b] == kOfmap;
+  return false;
+}
+
 MappingCost analyze_mapping(const NestProblem& p, const BufferMapping& m,
                             const OperandResidency& res, const BufferCapacity& cap,
                             const NestSums& sums) {
+  return analyze_mapping(p, m, trip_counts(p, m), res, cap, sums);
+}
+
+MappingCost analyze_mapping(const NestProblem& p, const BufferMapping& m,
+                            const std::array<std::int64_t, kNumDims>& trips,
+                            const OperandResidency& res, const BufferCapacity& cap,
+                            const NestSums& sums) {
   MappingCost c;
-  c.trips = trip_counts(p, m);
+  c.trips = trips;
   c.tiles = 1;
   for (std::int64_t t : c.trips) c.tiles *= t;
   const auto& e = p.extent;
@@ -175,10 +190,7 @@ MappingCost analyze_mapping(const NestProblem& p, const BufferMapping& m,
     // An output tile that accumulates over consecutive tiles (the innermost iterating block
     // is the reduction) is drained once per many tiles: one copy, the drain exposed. One
     // that changes with every tile is double-buffered like the inputs.
-    int inner = -1;
-    for (int b = kNumOperands - 1; b >= 0 && inner < 0; --b)
-      if (block[m.order[b]] > 1) inner = m.order[b];
-    const bool accumulates = inner == kOfmap;
+    const bool accumulates = output_accumulates(m, c.trips);
     c.need_words[kOfmap] =
         c.tile_words[kOfmap] * (cap.double_buffer && changes[kOfmap] && !accumulates ? 2 : 1);
     c.output_double_buffered = cap.double_buffer && changes[kOfmap] && !accumulates;

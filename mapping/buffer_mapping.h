@@ -106,6 +106,16 @@ NestSums nest_sums(const NestProblem& p, const BufferMapping& m);
 MappingCost analyze_mapping(const NestProblem& p, const BufferMapping& m,
                             const OperandResidency& res, const BufferCapacity& cap,
                             const NestSums& sums);
+/// The same with `trips` = trip_counts(p, m) given: the search knows every candidate's trip
+/// counts and prices hundreds of thousands of candidates per network.
+MappingCost analyze_mapping(const NestProblem& p, const BufferMapping& m,
+                            const std::array<std::int64_t, kNumDims>& trips,
+                            const OperandResidency& res, const BufferCapacity& cap,
+                            const NestSums& sums);
+/// Whether the innermost block that iterates (of `m`'s order, with these trip counts) is the
+/// output's, so that an output tile accumulates over consecutive tiles and needs one buffer
+/// copy: the only way the block order changes whether a mapping fits (analyze_mapping).
+bool output_accumulates(const BufferMapping& m, const std::array<std::int64_t, kNumDims>& trips);
 /// The same, computing the axis sums itself.
 MappingCost analyze_mapping(const NestProblem& p, const BufferMapping& m,
                             const OperandResidency& res, const BufferCapacity& cap);

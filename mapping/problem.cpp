@@ -20,6 +20,9 @@ const char* dim_name(int dim, bool gemm) {
 }
 
 std::int64_t RealAxis::real_in(std::int64_t lo, std::int64_t len) const {
+  if (step == 1)  // undilated, the common case: no division (the search asks millions of times)
+    return std::max<std::int64_t>(
+        0, std::min(count, lo + len - offset) - std::max<std::int64_t>(0, lo - offset));
   const std::int64_t j_lo = std::max<std::int64_t>(0, ceil_div_signed(lo - offset, step));
   const std::int64_t j_hi = std::min(count, ceil_div_signed(lo + len - offset, step));
   return std::max<std::int64_t>(0, j_hi - j_lo);

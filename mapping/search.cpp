@@ -353,6 +353,20 @@ SearchResult search_mapping(const NestProblem& p, const OperandResidency& res,
     s.k_cols = kernel(kcol_cache, p.k_cols, kDimS, o[2]);
     return s;
   };
+  // Trip counts of every candidate, from its blocks' (divisions, once per tile size).
+  auto trips_of_triple = [&](const Triple& t, int d0, int d1, int d2) {
+    return Triple{(p.extent[d0] + t[0] - 1) / t[0], (p.extent[d1] + t[1] - 1) / t[1],
+                  (p.extent[d2] + t[2] - 1) / t[2]};
+  };
+  std::vector<Triple> trips_w, trips_o;
+  for (const Triple& t : fam_w) trips_w.push_back(trips_of_triple(t, kDimN, kDimP, kDimQ));
+  for (const Triple& t : fam_o) trips_o.push_back(trips_of_triple(t, kDimC, kDimR, kDimS));
+  std::vector<std::int64_t> trips_k;
+  for (std::int64_t t : cand_k) trips_k.push_back((p.extent[kDimK] + t - 1) / t);
+  auto trips_of = [&](std::size_t wi, std::size_t oi, std::size_t ki) {
+    const Triple &w = trips_w[wi], &o = trips_o[oi];
+    return std::array<std::int64_t, kNumDims>{w[0], trips_k[ki], o[0], w[1], w[2], o[1], o[2]};
+  };
   auto mapping_of = [&](std::size_t wi, std::size_t oi, std::size_t ki, int order) {
     BufferMapping m;
     const Triple &w = fam_w[wi], &o = fam_o[oi];
@@ -382,7 +396,9 @@ SearchResult search_mapping(const NestProblem& p, const OperandResidency& res,
     if (!c.score || (timed && !c.score->timed) ||
         (!c.score->exact && c.score->cycles <= deadline)) {
       const BufferMapping m = mapping_of(c.wi, c.oi, c.ki, c.order);
-      c.score = pricer.score(m, analyze_mapping(p, m, res, cap, sums_of(fam_w[c.wi], fam_o[c.oi])),
+      c.score = pricer.score(m,
+                             analyze_mapping(p, m, trips_of(c.wi, c.oi, c.ki), res, cap,
+                                             sums_of(fam_w[c.wi], fam_o[c.oi])),
                              deadline, timed);
       ++(timed ? best.scored : untimed);
     }
@@ -417,7 +433,7 @@ SearchResult search_mapping(const NestProblem& p, const OperandResidency& res,
   auto consider = [&](std::size_t wi, std::size_t oi, std::size_t k, int order,
                       const NestSums& sums) {
     const BufferMapping m = mapping_of(wi, oi, k, order);
-    const MappingCost c = analyze_mapping(p, m, res, cap, sums);
+    const MappingCost c = analyze_mapping(p, m, trips_of(wi, oi, k), res, cap, sums);
     if (!c.fits) return c;
     PerK& pk = per_k[k];
     std::array<std::int64_t, kNumDims> seq;
@@ -471,12 +487,14 @@ SearchResult search_mapping(const NestProblem& p, const OperandResidency& res,
   // tiles (kSmallerKTiles).
   const std::size_t orders = kOrders.size();
   std::vector<std::size_t> first_fit(fam_w.size() * fam_o.size() * orders, cand_k.size());
+  std::vector<std::int8_t> fit_memo(2 * cand_k.size());  // per (K tile, accumulates): -1 unknown
   for (int sweep = 0; sweep < 2; ++sweep) {
     for (std::size_t wi = 0; wi < fam_w.size(); ++wi) {
       check_interrupt();  // the search of a large op can take seconds
       for (std::size_t oi = 0; oi < fam_o.size(); ++oi) {
         const NestSums sums = sums_of(fam_w[wi], fam_o[oi]);
         for (PerK& pk : per_k) pk = PerK{};
+        std::fill(fit_memo.begin(), fit_memo.end(), std::int8_t{-1});
         for (int order = 0; order < static_cast<int>(orders); ++order) {
           if (pinned.stationary >= 0 &&
               kOrders[static_cast<std::size_t>(order)][2] != pinned.stationary)
@@ -487,8 +505,8 @@ SearchResult search_mapping(const NestProblem& p, const OperandResidency& res,
             if (lo >= cand_k.size()) continue;
             // A smaller K tile moves at least as much: if the traffic at the largest already
             // rules it out, it rules out every smaller one.
-            const MappingCost c0 =
-                analyze_mapping(p, mapping_of(wi, oi, lo, order), res, cap, sums);
+            const MappingCost c0 = analyze_mapping(p, mapping_of(wi, oi, lo, order),
+                                                   trips_of(wi, oi, lo), res, cap, sums);
             ScheduleFacts f0;
             fill_traffic(c0, f0);
             if (pricer.cycles_bound(f0) > cut_cycles || pricer.energy_bound(c0) > cut_energy)
@@ -497,8 +515,15 @@ SearchResult search_mapping(const NestProblem& p, const OperandResidency& res,
             for (std::size_t k = lo + 1; k < cand_k.size(); ++k) consider(wi, oi, k, order, sums);
             continue;
           }
+          // Whether a K tile fits depends on the block order only through whether the
+          // output accumulates (output_accumulates): the bisections of the six orders share
+          // what they learn.
           auto fits_at = [&](std::size_t k) {
-            return analyze_mapping(p, mapping_of(wi, oi, k, order), res, cap, sums).fits;
+            const BufferMapping m = mapping_of(wi, oi, k, order);
+            const auto trips = trips_of(wi, oi, k);
+            std::int8_t& known = fit_memo[2 * k + output_accumulates(m, trips)];
+            if (known < 0) known = analyze_mapping(p, m, trips, res, cap, sums).fits ? 1 : 0;
+            return known == 1;
           };
           // The buffer a mapping needs grows with the K tile, except that with the whole K
           // dimension in one tile the filter and ofmap tiles may stop changing and need one
@@ -552,7 +577,8 @@ SearchResult search_mapping(const NestProblem& p, const OperandResidency& res,
   auto refine = [&](Candidate& c) {
     if (c.exact_compute) return;
     const BufferMapping m = mapping_of(c.wi, c.oi, c.ki, c.order);
-    const MappingCost cost = analyze_mapping(p, m, res, cap, sums_of(fam_w[c.wi], fam_o[c.oi]));
+    const MappingCost cost = analyze_mapping(p, m, trips_of(c.wi, c.oi, c.ki), res, cap,
+                                             sums_of(fam_w[c.wi], fam_o[c.oi]));
     c.cycles_bound = pricer.cycles_bound(schedule_facts(p, m, cost, res, pricer));
     if (objective == MappingObjective::kEdp) {
       if (!c.score) {
