@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -54,9 +55,11 @@ int serve_points(const std::function<int(std::vector<std::string>)>& run) {
       ::dup2(err, 2);
       ::close(err);
     }
-    // Test hook (tests/integration/test_sweep.cpp): a crash in the points with this argument.
-    if (const char* crash = std::getenv("TRAINSIM_TEST_POINT_ABORT"))
-      if (std::find(args.begin(), args.end(), std::string(crash)) != args.end()) std::abort();
+    // Test hook (tests/integration/test_sweep.cpp): the worker dies in the points with this
+    // argument, as in a crash (SIGKILL: no core file is left behind).
+    if (const char* crash = std::getenv("TRAINSIM_TEST_POINT_KILL"))
+      if (std::find(args.begin(), args.end(), std::string(crash)) != args.end())
+        std::raise(SIGKILL);
     const int code = run(std::move(args));
     std::fflush(stdout);
     std::fflush(stderr);

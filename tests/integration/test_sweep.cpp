@@ -155,9 +155,9 @@ TEST_CASE("A point that kills its worker fails alone and the next points run in 
   require_dataset("fashion-mnist");
   const std::string dir = fresh_dir("sweep-crash");
   const std::string sweep = sweep_file(dir);
-  // Test hook: a worker aborts (SIGABRT) in every point with this argument, as a crash would.
+  // Test hook: a worker dies (SIGKILL) in every point with this argument, as in a crash.
   const auto r = run_trainsim({"sweep", sweep, "--out", dir + "/out", "-j", "1"},
-                              {"TRAINSIM_TEST_POINT_ABORT=dataflow=os"});
+                              {"TRAINSIM_TEST_POINT_KILL=dataflow=os"});
   INFO(r.err);
   CHECK(r.exit_code == 0);
   const auto clean = run_trainsim({"sweep", sweep, "--out", dir + "/clean", "-j", "2"});
