@@ -266,16 +266,24 @@ class RsEngine final : public ArrayEngine {
     const std::int64_t w = cls().w, U = m_.U, src0 = ci * plane_ + cc * hp_ + row0_[ln.i];
     double* __restrict dst = &irf_[(ci * m_.chunk_cols + slot) * stride_ + ln.pe0];
     std::int64_t real = 0;
-    for (std::int64_t z = g.z0; z < g.z1; ++z, dst += w) {
-      const Slot& sl = slots_[z];
-      const double* __restrict src = &in_[sl.ibase + src0];
-      if (U == 1) {
+    const Slot* sl = &slots_[static_cast<std::size_t>(g.z0)];
+    const double* in = in_.data() + src0;
+    // The stride test once per delivery, not per set: this runs every clock with 1-word RFs.
+    if (U == 1) {
+      for (std::int64_t z = g.z0; z < g.z1; ++z, dst += w) {
+        const double* __restrict src = in + sl[z - g.z0].ibase;
         for (std::int64_t j = 0; j < w; ++j) dst[j] = src[j];
-      } else {
+      }
+    } else {
+      for (std::int64_t z = g.z0; z < g.z1; ++z, dst += w) {
+        const double* __restrict src = in + sl[z - g.z0].ibase;
         for (std::int64_t j = 0; j < w; ++j) dst[j] = src[j * U];
       }
-      real += real_col(sl.off + cc);
     }
+    // Which sets' column is a real one (not padding), in a loop of its own: kept in the copy
+    // loop, the count lived on the stack.
+    const std::int64_t lo = m_.P - cc, hi = m_.P + m_.W - cc;  // real: lo <= off < hi
+    for (std::int64_t z = 0; z < g.z1 - g.z0; ++z) real += sl[z].off >= lo && sl[z].off < hi;
     st_.rf.writes[kIfmap] += ln.n;
     st_.noc.reads[kIfmap] += ln.n;
     st_.buffer.reads[kIfmap] += readers_[ln.i] * real;
@@ -286,7 +294,7 @@ class RsEngine final : public ArrayEngine {
     const std::int64_t end = ln.x * m_.U + g.s;
     for (std::int64_t ci = 0; ci < g.q; ++ci)
       for (std::int64_t cc = end - m_.slide(g.s); cc < end; ++cc)
-        deliver_input(ln, g, ci, cc, cc % g.s);
+        deliver_input(ln, g, ci, cc, g.s == 1 ? 0 : cc % g.s);
   }
 
   void compute(Line& ln, const Group& g) {
