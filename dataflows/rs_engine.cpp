@@ -140,6 +140,9 @@ class RsEngine final : public ArrayEngine {
     std::int64_t z0 = 0, z1 = 0;
     std::int64_t p = 0, q = 0, s = 0;
     std::int64_t load = 0, end = 0;  // preload cycles p q s; preload + F p q s
+    // Its sets' chunk offsets (first kernel column) and how many sets have each: a few
+    // distinct values (one per row chunk), where the sets are many.
+    std::vector<std::pair<std::int64_t, std::int64_t>> offsets;
   };
   struct Line {  // set row i of every set of a group
     int g = 0;
@@ -210,6 +213,14 @@ class RsEngine final : public ArrayEngine {
         groups_.push_back(g);
       }
       groups_.back().z1 = z + 1;
+      auto& offs = groups_.back().offsets;
+      auto it = std::find_if(
+          offs.begin(), offs.end(),
+          [&](const std::pair<std::int64_t, std::int64_t>& o) { return o.first == jb.off; });
+      if (it == offs.end())
+        offs.emplace_back(jb.off, 1);
+      else
+        ++it->second;
     }
     // Top row first: a row reads the link register of the row below before that row
     // overwrites it in the same cycle.
@@ -269,7 +280,15 @@ class RsEngine final : public ArrayEngine {
     const Slot* sl = &slots_[static_cast<std::size_t>(g.z0)];
     const double* in = in_.data() + src0;
     // The stride test once per delivery, not per set: this runs every clock with 1-word RFs.
-    if (U == 1) {
+    if (U == 1 && w <= 2) {
+      // Narrow sets (e.g. two output rows: 1-word register files make many of them): a
+      // fixed-width copy, without the general loop's vector prologue and remainder.
+      for (std::int64_t z = g.z0; z < g.z1; ++z, dst += w) {
+        const double* __restrict src = in + sl[z - g.z0].ibase;
+        dst[0] = src[0];
+        if (w == 2) dst[1] = src[1];
+      }
+    } else if (U == 1) {
       for (std::int64_t z = g.z0; z < g.z1; ++z, dst += w) {
         const double* __restrict src = in + sl[z - g.z0].ibase;
         for (std::int64_t j = 0; j < w; ++j) dst[j] = src[j];
@@ -280,10 +299,9 @@ class RsEngine final : public ArrayEngine {
         for (std::int64_t j = 0; j < w; ++j) dst[j] = src[j * U];
       }
     }
-    // Which sets' column is a real one (not padding), in a loop of its own: kept in the copy
-    // loop, the count lived on the stack.
-    const std::int64_t lo = m_.P - cc, hi = m_.P + m_.W - cc;  // real: lo <= off < hi
-    for (std::int64_t z = 0; z < g.z1 - g.z0; ++z) real += sl[z].off >= lo && sl[z].off < hi;
+    // The sets whose column is a real one (not padding), by chunk offset.
+    for (const auto& [off, sets] : g.offsets)
+      if (real_col(off + cc)) real += sets;
     st_.rf.writes[kIfmap] += ln.n;
     st_.noc.reads[kIfmap] += ln.n;
     st_.buffer.reads[kIfmap] += readers_[ln.i] * real;
