@@ -6,7 +6,7 @@
 #  2. cycle fidelity: simulated cycles per second of the clocked PE-array model on a 16x16
 #     array for each dataflow (targets: >= 8 M cycles/s, 2 G PE-cycles/s, for ws, os and is;
 #     >= 3 M for rs with the tiled memory model), on small_8x8's registers (1-word RFs) and,
-#     for rs, also on eyeriss_like's register files (12 / 224 / 24 words).
+#     for rs, also on eyeriss_like's register files (12 / 224 / 24 words); best of 3 runs.
 #   tools/bench_layer.sh          (expects ./test.sh or ./run.sh to have built trainsim)
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -33,9 +33,14 @@ awk -v ms="$best" -v c="$cycles" 'BEGIN { printf "fast  VGG13 layer 4, 8x8 WS: %
 cycle_rate() {  # cycle_rate LABEL TARGET_M ACCEL DATAFLOW SHAPE...
   local label="$1" target="$2" accel="$3" df="$4"
   shift 4
-  out=$("$bin" layer --accel "$accel" --array 16x16 --dataflow "$df" "$@" --fidelity cycle --json)
-  c=$(json_field compute_cycles <<<"$out")
-  w=$(json_field wall_seconds <<<"$out")
+  local c w=""
+  for _ in 1 2 3; do  # best of 3, as the fast figure is best of 5: the machine's noise is one-sided
+    out=$("$bin" layer --accel "$accel" --array 16x16 --dataflow "$df" "$@" --fidelity cycle --json)
+    c=$(json_field compute_cycles <<<"$out")
+    local t
+    t=$(json_field wall_seconds <<<"$out")
+    if [[ -z "$w" ]] || awk -v a="$t" -v b="$w" 'BEGIN { exit !(a < b) }'; then w=$t; fi
+  done
   awk -v l="$label" -v c="$c" -v w="$w" -v t="$target" 'BEGIN { printf "cycle %s 16x16: %d cycles in %.3f s = %.2f M cycles/s, %.2f G PE-cycles/s (target %g M: %.2fx)\n", l, c, w, c / w / 1e6, c / w * 256 / 1e9, t, c / w / (t * 1e6) }'
 }
 for df in ws os is; do cycle_rate "$df" 8 small_8x8 "$df" --gemm 2048,256,256; done
