@@ -7,7 +7,7 @@
 // would have had. Isolation stays where it matters: a point that crashes takes only its
 // worker down (the point fails, a new worker takes the next one), and a worker retires after
 // `points_per_worker` points, which bounds what a leak in one point could take from the rest
-// (1 is today's process per point, `sweep --isolate`).
+// (1: a process per point, `sweep --isolate`).
 //
 // Workers live in process groups of their own (the terminal's Ctrl-C reaches the sweep only)
 // and die with the sweep (PR_SET_PDEATHSIG), as the processes of the earlier pool did.
