@@ -348,6 +348,8 @@ int cmd_sweep(const std::vector<std::string>& args) {
   // sweep.csv is the whole table: rewritten at most once a second (and at the end), so a
   // sweep of many fast points does not spend its time writing it again and again.
   double table_written = -1;
+  double line_written = 0;
+  constexpr double kLinePeriodSeconds = 5;
   auto finished_point = [&](const SweepRow& row, const std::string& what) {
     rows.push_back(row);
     row.done ? ++done : ++failed;
@@ -364,7 +366,11 @@ int cmd_sweep(const std::vector<std::string>& args) {
     if (bar.enabled()) {
       bar.update(static_cast<std::int64_t>(finished), static_cast<std::int64_t>(todo.size()),
                  elapsed(), eta, std::to_string(failed) + " failed, " + rate);
-    } else if (!quiet) {
+    } else if (!quiet && (!row.done || finished == 1 || finished == todo.size() ||
+                          elapsed() - line_written >= kLinePeriodSeconds)) {
+      // Not a terminal (a log, a CI job): a line for the first and the last point, for every
+      // failed one and at most every few seconds between, not one per point of a fast sweep.
+      line_written = elapsed();
       std::string values;
       for (const auto& [k, v] : row.point->values) values += " " + k + "=" + v;
       std::fprintf(stderr, "sweep: [%zu/%zu] %s%s: %s (elapsed %s, ETA %s, %s)\n", finished,
