@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <sstream>
 
 #include "tests/integration/cli_runner.h"
 
@@ -125,6 +126,19 @@ TEST_CASE("A failing point is recorded and the sweep goes on", "[sweep]") {
     CHECK(row.at("status") == (row.at("fidelity") == "fast" ? "done" : "failed"));
     if (row.at("status") == "failed") CHECK(row.at("error").find("fidelity") != std::string::npos);
   }
+  // stderr is not a terminal here: a progress line for every failed point, the first and
+  // the last, and at most every few seconds for the others.
+  int lines = 0, failed_lines = 0;
+  std::istringstream err(r.err);
+  for (std::string line; std::getline(err, line);) {
+    if (line.rfind("sweep: [", 0) != 0) continue;
+    ++lines;
+    failed_lines += line.find(": failed: ") != std::string::npos;
+  }
+  CHECK(failed_lines == 12);
+  CHECK(lines >= 13);
+  CHECK(lines <= 24);
+  CHECK(r.err.find("sweep: [24/24]") != std::string::npos);
 }
 
 TEST_CASE("Points run in worker processes give the table a process per point gives", "[sweep]") {
