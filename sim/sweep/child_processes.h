@@ -28,6 +28,10 @@ int sweep_interrupts();
 /// The most children a sweep runs at once (the handler's table of process groups).
 inline constexpr int kMaxChildren = 256;
 
+/// Writes all of `text` to `fd` (a pipe between the sweep and a worker), through partial
+/// writes and interrupted calls; false if the other end is gone or the write fails.
+bool write_all(int fd, const std::string& text);
+
 /// The path of the running executable (/proc/self/exe).
 std::string self_executable();
 

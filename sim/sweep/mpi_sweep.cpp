@@ -108,18 +108,17 @@ void mpi_run_points(const SweepSpec& spec, const std::vector<SweepPoint>& points
   // Rank 0: serve requests and run points of its own in between, polling both.
   std::size_t next = 0, finished = 0;
   int stopped_workers = 0;
-  WorkerPool& own = pool;
   std::size_t own_index = 0;
   while (finished < todo.size() || stopped_workers < size - 1) {
     bool idle = true;
-    if (own.running() == 0 && next < todo.size() && sweep_interrupts() == 0) {
+    if (pool.running() == 0 && next < todo.size() && sweep_interrupts() == 0) {
       own_index = todo[next++];
       const SweepPoint& p = points[own_index];
-      own.submit(point_command(spec, p, dir), point_stderr(p, dir), 0);
+      pool.submit(point_command(spec, p, dir), point_stderr(p, dir), 0);
       idle = false;
     }
     ChildExit ex;
-    if (own.try_wait(ex)) {
+    if (pool.try_wait(ex)) {
       if (sweep_interrupts() >= 2 && ex.exit_code != 0)
         clear_point(dir, points[own_index]);
       else

@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -13,23 +12,13 @@
 
 #include "sim/core/error.h"
 #include "sim/core/interrupt.h"
+#include "sim/sweep/child_processes.h"
 
 namespace trainsim {
 
 namespace {
 
 constexpr int kReplyFd = 3;
-
-bool write_all(int fd, const std::string& text) {
-  std::size_t off = 0;
-  while (off < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + off, text.size() - off);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    off += static_cast<std::size_t>(n);
-  }
-  return true;
-}
 
 }  // namespace
 
