@@ -17,7 +17,6 @@
 #include <optional>
 #include <sstream>
 #include <thread>
-#include <unordered_set>
 
 #include "sim/cli/arg_parse.h"
 #include "sim/cli/commands.h"
@@ -37,6 +36,7 @@
 #include "sim/sweep/child_processes.h"
 #include "sim/sweep/mpi_sweep.h"
 #include "sim/sweep/point_worker.h"
+#include "sim/sweep/row_store.h"
 #include "sim/sweep/sweep_run.h"
 #include "sim/sweep/sweep_table.h"
 #include "sim/sweep/worker_pool.h"
@@ -77,29 +77,22 @@ nlohmann::ordered_json state_of(const SweepSpec& spec, const Shard& shard) {
 
 // The row of a finished point whose files are in `pd` (result.json or error.txt), if any.
 std::optional<SweepRow> finished_row(const SweepPoint& p, const fs::path& pd) {
-  if (auto r = read_point_result((pd / "result.json").string())) return SweepRow{&p, true, *r, ""};
+  if (auto r = read_point_result((pd / "result.json").string())) return SweepRow{p, true, *r, ""};
   if (!fs::exists(pd / "error.txt")) return std::nullopt;
   std::string e = read_text_file((pd / "error.txt").string());
   while (!e.empty() && e.back() == '\n') e.pop_back();
-  return SweepRow{&p, false, {}, e};
+  return SweepRow{p, false, {}, e};
 }
 
-// The rows of every finished point under `dir`, in point order.
-std::vector<SweepRow> finished_rows(const std::vector<SweepPoint>& points, const fs::path& dir) {
-  std::vector<SweepRow> rows;
-  for (const SweepPoint& p : points)
-    if (auto r = finished_row(p, dir / "points" / p.id)) rows.push_back(*r);
-  return rows;
-}
-
-void write_table(const SweepSpec& spec, const std::vector<SweepRow>& rows, const fs::path& dir) {
+TableCounts write_table(const SweepSpec& spec, const PointList& points, const RowStore& rows,
+                        const fs::path& dir) {
   // Written beside and renamed over: a reader never sees half a table.
-  write_text_file((dir / "sweep.csv").string(), sweep_csv(spec, rows));
+  return write_sweep_table(spec, points, rows, (dir / "sweep.csv").string());
 }
 
 // The experiment with each point's overrides must load: a key that no point can set is an
 // error of the sweep, found before anything runs.
-void check_points(const SweepSpec& spec, const std::vector<SweepPoint>& points) {
+void check_points(const SweepSpec& spec) {
   for (const SweepAxis& axis : spec.axes)
     for (std::size_t k = 0; k < axis.keys.size(); ++k) {
       bool any = false;
@@ -119,7 +112,6 @@ void check_points(const SweepSpec& spec, const std::vector<SweepPoint>& points) 
         throw UserError("sweep " + spec.source + ": axis '" + axis.keys[k] +
                         "' fails for every value: " + first_error);
     }
-  (void)points;
 }
 
 // sweep.json of a results directory, or a UserError naming it (damaged, or not a sweep's).
@@ -163,17 +155,18 @@ int merge(const std::vector<std::string>& dirs, const std::string& out_arg, bool
   const SweepSpec spec = load_sweep(source);
   if (spec.text != text)
     throw UserError("sweep --merge: " + source + " changed since the shards ran");
-  const std::vector<SweepPoint> points = sweep_points(spec);
+  const PointList points(spec);
   StagedDir out(out_arg, force ? StagedDir::Mode::kReplace : StagedDir::Mode::kNew,
                 "sweep --merge");
   const fs::path staging = out.path();
   fs::create_directories(staging / "points");
-  std::vector<SweepRow> rows;
-  for (const SweepPoint& p : points)
+  RowStore rows(staging.string(), points.size());
+  for (std::size_t k = 0; k < points.size(); ++k) {
+    const SweepPoint p = points.at(k);
     for (const std::string& d : dirs) {
       const fs::path from = fs::path(d) / "points" / p.id;
       if (auto r = finished_row(p, from)) {
-        rows.push_back(*r);
+        rows.put(k, *r);
         // Links are copied as links: a shard's symlink must not pull in what it points at.
         std::error_code ec;
         fs::copy(from, staging / "points" / p.id,
@@ -183,14 +176,15 @@ int merge(const std::vector<std::string>& dirs, const std::string& out_arg, bool
         break;
       }
     }
+  }
   write_text_file((staging / kStateFile).string(),
                   checked_json_text(state_of(spec, Shard{}), kStateFormat));
-  write_table(spec, rows, staging);
+  write_table(spec, points, rows, staging);
   if (report) add_report(out);
   out.commit();
-  std::printf("sweep: merged %zu of %zu points from %zu directories into %s/\n", rows.size(),
+  std::printf("sweep: merged %zu of %zu points from %zu directories into %s/\n", rows.finished(),
               points.size(), dirs.size(), out.final_dir().c_str());
-  return rows.size() == points.size() ? 0 : 1;
+  return rows.finished() == points.size() ? 0 : 1;
 }
 
 }  // namespace
@@ -244,11 +238,12 @@ int cmd_sweep(const std::vector<std::string>& args) {
 
   // Every rank reads the sweep and forms the same points; rank 0 alone prepares the
   // directory and decides what is left to run.
-  std::vector<std::size_t> todo;
   DirLock dir_lock;  // rank 0 holds the directory for the whole sweep
-  std::vector<SweepRow> rows;
-  std::vector<SweepPoint> points;
   SweepSpec spec;
+  // The points (formed when asked for), those left to run, and (rank 0) the finished rows.
+  std::optional<PointList> points;
+  std::optional<Pending> pending;
+  std::optional<RowStore> rows;
   fs::path dir;
   int jobs = 1;
   Shard shard;
@@ -262,11 +257,11 @@ int cmd_sweep(const std::vector<std::string>& args) {
     if (use_mpi) jobs = ranks;
     dir = vm.count("out") ? fs::path(vm["out"].as<std::string>())
                           : fs::path("runs") / fs::path(spec.source).stem();
-    for (const SweepPoint& p : sweep_points(spec))
-      if (static_cast<int>(p.index % static_cast<std::size_t>(shard.count)) == shard.index)
-        points.push_back(p);
+    points.emplace(spec, static_cast<std::size_t>(shard.index),
+                   static_cast<std::size_t>(shard.count));
+    pending.emplace(points->size());
     if (rank == 0) {
-      check_points(spec, points);
+      check_points(spec);
       // A directory remembers its sweep: running another sweep into it needs --force, and
       // --force replaces only a directory of trainsim's.
       check_output_target(dir.string(), "sweep");
@@ -299,34 +294,33 @@ int cmd_sweep(const std::vector<std::string>& args) {
       // A resumed sweep keeps what its manifest listed and adds this run's points.
       Manifest listed;
       read_manifest(dir.string(), listed);
-      const Manifest own = sweep_manifest(points);
+      const Manifest own = sweep_manifest();
       listed.entries.insert(own.entries.begin(), own.entries.end());
       write_text_file((dir / kManifestName).string(), listed.text());
       write_text_file((dir / kStateFile).string(), checked_json_text(state, kStateFormat));
-      rows = finished_rows(points, dir);
-      std::unordered_set<std::string> finished_ids;
-      for (const SweepRow& r : rows) finished_ids.insert(r.point->id);
-      for (std::size_t i = 0; i < points.size(); ++i) {
-        if (finished_ids.count(points[i].id)) continue;
-        clear_point(dir.string(), points[i]);  // an unfinished point starts over
-        todo.push_back(i);
+      rows.emplace(dir.string(), points->size());
+      for (std::size_t k = 0; k < points->size(); ++k) {
+        const SweepPoint p = points->at(k);
+        if (auto r = finished_row(p, dir / "points" / p.id)) {
+          rows->put(k, *r);
+          pending->mark_finished(k);
+        } else {
+          clear_point(dir.string(), p);  // an unfinished point starts over
+        }
       }
-      write_table(spec, rows, dir);
+      write_table(spec, *points, *rows, dir);
     }
   } catch (...) {
     // Every rank saw the same input, but only rank 0 reports; the others leave quietly.
     if (use_mpi && !mpi_agree(false) && rank != 0) return kExitUserError;
     throw;
   }
-  if (use_mpi) {
-    if (!mpi_agree(true)) return kExitUserError;
-    todo = mpi_share_todo(todo);
-  }
+  if (use_mpi && !mpi_agree(true)) return kExitUserError;
   if (rank == 0 && !quiet) {
     std::fputs(wrap_parts({"sweep " + spec.source,
-                           sformat("%zu points%s, %zu finished before, %zu to run", points.size(),
+                           sformat("%zu points%s, %zu finished before, %zu to run", points->size(),
                                    shard.count > 1 ? (" (shard " + shard.text() + ")").c_str() : "",
-                                   rows.size(), todo.size()),
+                                   rows->finished(), pending->total()),
                            sformat("%d at a time%s", jobs, use_mpi ? " (MPI ranks)" : ""),
                            "results in " + dir.string() + "/"})
                    .c_str(),
@@ -344,37 +338,42 @@ int cmd_sweep(const std::vector<std::string>& args) {
   auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   };
-  // Rank 0 (or the only process): a point ended with `row`.
+  // Rank 0 (or the only process): the k-th point ended with `row`.
   // sweep.csv is the whole table: rewritten at most once a second (and at the end), so a
-  // sweep of many fast points does not spend its time writing it again and again.
-  double table_written = -1;
+  // sweep of many fast points does not spend its time writing it again and again; and a
+  // table so large that writing it takes more than 1/20 of a second is rewritten only
+  // after 20 times as long, so that it never costs the sweep more than 5% of its time.
+  double table_written = -1, table_seconds = 0;
   double line_written = 0;
   constexpr double kLinePeriodSeconds = 5;
-  auto finished_point = [&](const SweepRow& row, const std::string& what) {
-    rows.push_back(row);
+  const std::size_t to_run = pending->total();
+  auto finished_point = [&](std::size_t k, const SweepRow& row, const std::string& what) {
+    rows->put(k, row);
     row.done ? ++done : ++failed;
-    if (elapsed() - table_written >= 1) {
-      write_table(spec, rows, dir);
+    if (elapsed() - table_written >= std::max(1.0, 20 * table_seconds)) {
+      const double start = elapsed();
+      write_table(spec, *points, *rows, dir);
       table_written = elapsed();
+      table_seconds = table_written - start;
     }
     const std::size_t finished = done + failed;
     const double eta =
-        elapsed() / static_cast<double>(finished) * static_cast<double>(todo.size() - finished);
+        elapsed() / static_cast<double>(finished) * static_cast<double>(to_run - finished);
     // The rate over the points this invocation ran (a resumed sweep's earlier ones excluded).
     const std::string rate =
         sformat("%.3g points/s", static_cast<double>(finished) / std::max(elapsed(), 1e-9));
     if (bar.enabled()) {
-      bar.update(static_cast<std::int64_t>(finished), static_cast<std::int64_t>(todo.size()),
-                 elapsed(), eta, std::to_string(failed) + " failed, " + rate);
-    } else if (!quiet && (!row.done || finished == 1 || finished == todo.size() ||
+      bar.update(static_cast<std::int64_t>(finished), static_cast<std::int64_t>(to_run), elapsed(),
+                 eta, std::to_string(failed) + " failed, " + rate);
+    } else if (!quiet && (!row.done || finished == 1 || finished == to_run ||
                           elapsed() - line_written >= kLinePeriodSeconds)) {
       // Not a terminal (a log, a CI job): a line for the first and the last point, for every
       // failed one and at most every few seconds between, not one per point of a fast sweep.
       line_written = elapsed();
       std::string values;
-      for (const auto& [k, v] : row.point->values) values += " " + k + "=" + v;
-      std::fprintf(stderr, "sweep: [%zu/%zu] %s%s: %s (elapsed %s, ETA %s, %s)\n", finished,
-                   todo.size(), row.point->id.c_str(), values.c_str(), what.c_str(),
+      for (const auto& [key, v] : row.point.values) values += " " + key + "=" + v;
+      std::fprintf(stderr, "sweep: [%zu/%zu] %s%s: %s (elapsed %s, ETA %s, %s)\n", finished, to_run,
+                   row.point.id.c_str(), values.c_str(), what.c_str(),
                    format_duration(elapsed()).c_str(), format_duration(eta).c_str(), rate.c_str());
     }
     if (stop_after > 0 && static_cast<int>(finished) == stop_after) std::raise(SIGINT);
@@ -385,45 +384,42 @@ int cmd_sweep(const std::vector<std::string>& args) {
   };
 
   if (use_mpi) {
-    mpi_run_points(spec, points, todo, dir.string(), points_per_worker,
-                   [&](const SweepRow& r) { finished_point(r, what_of(r)); });
+    mpi_run_points(spec, *points, *pending, dir.string(), points_per_worker,
+                   [&](std::size_t k, const SweepRow& r) { finished_point(k, r, what_of(r)); });
     if (rank != 0) return 0;
   } else {
     WorkerPool pool(worker_command(self_executable()), static_cast<std::size_t>(jobs),
                     points_per_worker);
-    std::size_t next = 0;
-    while (next < todo.size() || pool.running() > 0) {
-      while (sweep_interrupts() == 0 && next < todo.size() && pool.can_submit()) {
-        const SweepPoint& p = points[todo[next]];
+    while (pending->untaken() > 0 || pool.running() > 0) {
+      std::size_t k = 0;
+      while (sweep_interrupts() == 0 && pool.can_submit() && pending->take(k)) {
+        const SweepPoint p = points->at(k);
         pool.submit(point_command(spec, p, dir.string()), point_stderr(p, dir.string()),
-                    static_cast<int>(todo[next]));
-        ++next;
+                    static_cast<int>(k));
       }
       ChildExit ex;
       if (!pool.wait_one(ex)) break;
-      const SweepPoint& p = points[static_cast<std::size_t>(ex.tag)];
+      const std::size_t done_k = static_cast<std::size_t>(ex.tag);
+      const SweepPoint p = points->at(done_k);
       if (sweep_interrupts() >= 2 && ex.exit_code != 0) {
         clear_point(dir.string(), p);  // stopped midway: it runs again next time
         continue;
       }
       const SweepRow row = finish_point(p, dir.string(), ex.exit_code);
-      finished_point(row, what_of(row));
+      finished_point(done_k, row, what_of(row));
     }
   }
   bar.clear();
-  write_table(spec, rows, dir);
+  const TableCounts counts = write_table(spec, *points, *rows, dir);
   // The page of the whole sweep, over the table as it stands (complete or not); the
   // manifest lists it (sweep_manifest), so --force may replace it.
   if (report) write_text_file((dir / "report.html").string(), render_report(dir.string()));
-  const std::vector<std::size_t> front = pareto_front(rows);
-  const bool complete = rows.size() == points.size();
+  const bool complete = counts.rows == points->size();
   std::printf(
       "sweep: %zu of %zu points finished (%zu failed), %zu on the Pareto front%s; results in "
       "%s/\n",
-      rows.size(), points.size(),
-      static_cast<std::size_t>(
-          std::count_if(rows.begin(), rows.end(), [](const SweepRow& r) { return !r.done; })),
-      front.size(), complete ? "" : ": run the same command again to finish", dir.string().c_str());
+      counts.rows, points->size(), counts.failed, counts.pareto,
+      complete ? "" : ": run the same command again to finish", dir.string().c_str());
   return complete ? 0 : kExitInterrupted;
 }
 

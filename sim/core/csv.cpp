@@ -101,4 +101,12 @@ std::string CsvTable::text() const {
   return in_row_ ? text_ + "\n" : text_;
 }
 
+std::string CsvTable::take() {
+  std::string out = text();
+  text_.clear();
+  in_row_ = false;
+  cells_in_row_ = 0;
+  return out;
+}
+
 }  // namespace trainsim

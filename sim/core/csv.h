@@ -30,6 +30,9 @@ class CsvTable {
   CsvTable& num(const char* format, double v);
   /// The table; throws std::logic_error if a row is short or long.
   std::string text() const;
+  /// The table so far (the header only the first time), which is then dropped: a table of
+  /// many rows is written a block at a time, not held whole.
+  std::string take();
 
  private:
   void end_row() const;

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 #include <system_error>
 
 #include "sim/core/error.h"
@@ -37,8 +38,8 @@ bool disk_full_after(std::size_t bytes) {
   return used > budget;
 }
 
-// Writes `bytes` to `path` whole; on failure removes what it wrote and throws.
-void write_whole(const std::string& path, const std::string& shown, const std::string& bytes) {
+// `path` opened for writing from scratch; UserError naming `shown` if it cannot be.
+std::FILE* open_for_writing(const std::string& path, const std::string& shown) {
   // Never through a symbolic link: a link planted under a temporary's name would otherwise
   // make trainsim write wherever it points.
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
@@ -48,6 +49,12 @@ void write_whole(const std::string& path, const std::string& shown, const std::s
     if (fd >= 0) ::close(fd);
     throw UserError("cannot write '" + shown + "': " + std::strerror(e));
   }
+  return f;
+}
+
+// Writes `bytes` to `path` whole; on failure removes what it wrote and throws.
+void write_whole(const std::string& path, const std::string& shown, const std::string& bytes) {
+  std::FILE* f = open_for_writing(path, shown);
   const bool full = disk_full_after(bytes.size());
   const bool wrote = !full && std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
   int err = full ? ENOSPC : wrote ? 0 : errno;
@@ -87,6 +94,48 @@ void FileSet::commit() {
   for (const std::string& path : removes_) remove_file(path);
   writes_.clear();
   removes_.clear();
+}
+
+StreamedFile::StreamedFile(std::string path) : path_(std::move(path)) {
+  file_ = open_for_writing(tmp_of(path_), path_);
+}
+
+StreamedFile::~StreamedFile() {
+  if (file_) {
+    std::fclose(file_);
+    std::remove(tmp_of(path_).c_str());
+  }
+}
+
+void StreamedFile::fail(int err) {
+  std::fclose(file_);
+  file_ = nullptr;
+  std::remove(tmp_of(path_).c_str());
+  throw UserError("cannot write '" + path_ + "': " + std::strerror(err));
+}
+
+void StreamedFile::append(const std::string& bytes) {
+  if (!file_) throw std::logic_error("StreamedFile::append after commit");
+  if (disk_full_after(bytes.size())) fail(ENOSPC);
+  if (std::fwrite(bytes.data(), 1, bytes.size(), file_) != bytes.size()) fail(errno ? errno : EIO);
+}
+
+void StreamedFile::commit() {
+  if (!file_) throw std::logic_error("StreamedFile::commit twice");
+  if (std::fflush(file_) != 0) fail(errno);
+  const int closed = std::fclose(file_);
+  file_ = nullptr;
+  if (closed != 0) {
+    const int e = errno;
+    std::remove(tmp_of(path_).c_str());
+    throw UserError("cannot write '" + path_ + "': " + std::strerror(e));
+  }
+  std::error_code ec;
+  fs::rename(tmp_of(path_), path_, ec);
+  if (ec) {
+    std::remove(tmp_of(path_).c_str());
+    throw UserError("cannot write '" + path_ + "': " + ec.message());
+  }
 }
 
 void write_text_file(const std::string& path, const std::string& text) {

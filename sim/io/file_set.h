@@ -4,6 +4,7 @@
 // checkpoint and INCOMPLETE marker of the same epoch. Every file is first written whole under
 // a temporary name; only when all are on disk are they renamed into place (renames need no
 // space), so a full disk or a failed write leaves the previous set untouched.
+#include <cstdio>
 #include <string>
 #include <utility>
 #include <vector>
@@ -21,6 +22,25 @@ class FileSet {
  private:
   std::vector<std::pair<std::string, std::string>> writes_;
   std::vector<std::string> removes_;
+};
+
+/// A file written in pieces (a table too large to hold whole) that still appears at once:
+/// the pieces go to "<path>.tmp", which commit() renames over `path`; without a commit the
+/// temporary is removed and `path` keeps its old content. UserError naming `path` if a write
+/// fails (a full disk).
+class StreamedFile {
+ public:
+  explicit StreamedFile(std::string path);
+  ~StreamedFile();
+  StreamedFile(const StreamedFile&) = delete;
+  StreamedFile& operator=(const StreamedFile&) = delete;
+  void append(const std::string& bytes);
+  void commit();
+
+ private:
+  void fail(int err);
+  std::string path_;
+  std::FILE* file_ = nullptr;
 };
 
 /// Writes `text` to `path` through a temporary file renamed over it, so a file is either its

@@ -67,19 +67,9 @@ bool mpi_agree(bool ok) {
   return flag != 0;
 }
 
-std::vector<std::size_t> mpi_share_todo(const std::vector<std::size_t>& todo) {
-  long long n = static_cast<long long>(todo.size());
-  MPI_Bcast(&n, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
-  std::vector<long long> buf(todo.begin(), todo.end());
-  buf.resize(static_cast<std::size_t>(n));
-  MPI_Bcast(buf.data(), static_cast<int>(n), MPI_LONG_LONG, 0, MPI_COMM_WORLD);
-  return std::vector<std::size_t>(buf.begin(), buf.end());
-}
-
-void mpi_run_points(const SweepSpec& spec, const std::vector<SweepPoint>& points,
-                    const std::vector<std::size_t>& todo, const std::string& dir,
-                    std::size_t points_per_worker,
-                    const std::function<void(const SweepRow&)>& on_row) {
+void mpi_run_points(const SweepSpec& spec, const PointList& points, Pending& pending,
+                    const std::string& dir, std::size_t points_per_worker,
+                    const std::function<void(std::size_t, const SweepRow&)>& on_row) {
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -92,7 +82,7 @@ void mpi_run_points(const SweepSpec& spec, const std::vector<SweepPoint>& points
       long long index = -1;
       MPI_Recv(&index, 1, MPI_LONG_LONG, 0, kTagWork, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
       if (index < 0) return;
-      const SweepPoint& p = points[static_cast<std::size_t>(index)];
+      const SweepPoint p = points.at(static_cast<std::size_t>(index));
       pool.submit(point_command(spec, p, dir), point_stderr(p, dir), 0);
       ChildExit ex;
       pool.wait_one(ex);
@@ -106,23 +96,23 @@ void mpi_run_points(const SweepSpec& spec, const std::vector<SweepPoint>& points
     }
   }
   // Rank 0: serve requests and run points of its own in between, polling both.
-  std::size_t next = 0, finished = 0;
+  std::size_t finished = 0;
   int stopped_workers = 0;
   std::size_t own_index = 0;
-  while (finished < todo.size() || stopped_workers < size - 1) {
+  while (finished < pending.total() || stopped_workers < size - 1) {
     bool idle = true;
-    if (pool.running() == 0 && next < todo.size() && sweep_interrupts() == 0) {
-      own_index = todo[next++];
-      const SweepPoint& p = points[own_index];
+    if (pool.running() == 0 && sweep_interrupts() == 0 && pending.take(own_index)) {
+      const SweepPoint p = points.at(own_index);
       pool.submit(point_command(spec, p, dir), point_stderr(p, dir), 0);
       idle = false;
     }
     ChildExit ex;
     if (pool.try_wait(ex)) {
+      const SweepPoint p = points.at(own_index);
       if (sweep_interrupts() >= 2 && ex.exit_code != 0)
-        clear_point(dir, points[own_index]);
+        clear_point(dir, p);
       else
-        on_row(finish_point(points[own_index], dir, ex.exit_code));
+        on_row(own_index, finish_point(p, dir, ex.exit_code));
       ++finished;
       idle = false;
     }
@@ -135,23 +125,23 @@ void mpi_run_points(const SweepSpec& spec, const std::vector<SweepPoint>& points
         MPI_Recv(nullptr, 0, MPI_CHAR, status.MPI_SOURCE, kTagRequest, MPI_COMM_WORLD,
                  MPI_STATUS_IGNORE);
         long long index = -1;
-        if (next < todo.size() && sweep_interrupts() == 0)
-          index = static_cast<long long>(todo[next++]);
+        std::size_t k = 0;
+        if (sweep_interrupts() == 0 && pending.take(k)) index = static_cast<long long>(k);
         if (index < 0) ++stopped_workers;
         MPI_Send(&index, 1, MPI_LONG_LONG, status.MPI_SOURCE, kTagWork, MPI_COMM_WORLD);
       } else {
         const std::string text = recv_text(status.MPI_SOURCE, kTagResult, status);
         const std::size_t nl = text.find('\n');
         const std::size_t index = std::stoull(text.substr(0, nl));
-        if (text.substr(nl + 1) != kStopped) on_row(decode_row(text.substr(nl + 1), points[index]));
+        if (text.substr(nl + 1) != kStopped)
+          on_row(index, decode_row(text.substr(nl + 1), points.at(index)));
         ++finished;
       }
     }
     // Interrupted: what was handed out still finishes; nothing new starts.
-    if (sweep_interrupts() > 0 && next < todo.size()) {
-      const std::size_t dropped = todo.size() - next;
-      next = todo.size();
-      finished += dropped;  // counted as settled: they stay unfinished on disk
+    if (sweep_interrupts() > 0 && pending.untaken() > 0) {
+      finished += pending.untaken();  // counted as settled: they stay unfinished on disk
+      pending.drop();
     }
     if (idle) std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
@@ -171,12 +161,8 @@ void mpi_stop() {}
 bool mpi_agree(bool ok) {
   return ok;
 }
-std::vector<std::size_t> mpi_share_todo(const std::vector<std::size_t>& todo) {
-  return todo;
-}
-void mpi_run_points(const SweepSpec&, const std::vector<SweepPoint>&,
-                    const std::vector<std::size_t>&, const std::string&, std::size_t,
-                    const std::function<void(const SweepRow&)>&) {
+void mpi_run_points(const SweepSpec&, const PointList&, Pending&, const std::string&, std::size_t,
+                    const std::function<void(std::size_t, const SweepRow&)>&) {
   throw std::logic_error("mpi_run_points without MPI");
 }
 

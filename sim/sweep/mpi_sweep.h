@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/sweep/sweep_run.h"
 #include "sim/sweep/sweep_table.h"
 
 namespace trainsim {
@@ -21,15 +22,13 @@ void mpi_start(int& rank, int& size);
 void mpi_stop();
 /// Rank 0 tells the others whether preparing the sweep worked (they exit quietly if not).
 bool mpi_agree(bool ok);
-/// Rank 0 sends the indices (into `points`) to run; the others receive them.
-std::vector<std::size_t> mpi_share_todo(const std::vector<std::size_t>& todo);
-
-/// Runs `todo` (indices into `points`) over every rank. On rank 0, `on_row` is called for
-/// each finished point (in the order they finish); other ranks return when there is no more
-/// work. A rank's worker retires after `points_per_worker` points.
-void mpi_run_points(const SweepSpec& spec, const std::vector<SweepPoint>& points,
-                    const std::vector<std::size_t>& todo, const std::string& dir,
-                    std::size_t points_per_worker,
-                    const std::function<void(const SweepRow&)>& on_row);
+/// Runs the points rank 0's `pending` holds (positions in `points`) over every rank; the
+/// other ranks' `pending` is not read (rank 0 sends them positions). On rank 0, `on_row` is
+/// called for each finished point (in the order they finish) with its position; other ranks
+/// return when there is no more work. A rank's worker retires after `points_per_worker`
+/// points.
+void mpi_run_points(const SweepSpec& spec, const PointList& points, Pending& pending,
+                    const std::string& dir, std::size_t points_per_worker,
+                    const std::function<void(std::size_t, const SweepRow&)>& on_row);
 
 }  // namespace trainsim

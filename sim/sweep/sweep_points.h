@@ -1,7 +1,8 @@
 #pragma once
 // The points of a sweep: every combination of the axes' values (grid) or a seeded sample of
 // them (random), each with a stable id derived from its values, so a point keeps its
-// results directory when the sweep is run again, sharded or merged.
+// results directory when the sweep is run again, sharded or merged. A point is formed from
+// its position when it is asked for, not kept: a sweep of 100,000 points holds none of them.
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -19,10 +20,28 @@ struct SweepPoint {
   std::vector<std::string> overrides(const SweepSpec& s) const;
 };
 
-/// The sweep's points in order: the grid in row-major axis order (the last axis fastest), or
-/// `budget` distinct grid points drawn with the sweep's seed, in grid order. UserError if the
-/// sweep has a baseline and none of the points is it (a random sample that missed it; a grid
-/// always holds it, load_sweep checks).
+/// The points of one sweep (or of one shard of it: every `count`-th point from `index`), in
+/// order: the grid in row-major axis order (the last axis fastest), or `budget` distinct grid
+/// points drawn with the sweep's seed, in grid order. A random sample keeps the grid position
+/// of each drawn point (8 bytes a point); a grid keeps nothing per point.
+class PointList {
+ public:
+  /// UserError if the sweep has a baseline and none of its points is it (a random sample
+  /// that missed it; a grid always holds it, load_sweep checks).
+  explicit PointList(const SweepSpec& s, std::size_t shard_index = 0, std::size_t shard_count = 1);
+  std::size_t size() const { return size_; }
+  /// The k-th point of this list (k < size()); its `index` is its place in the whole sweep.
+  SweepPoint at(std::size_t k) const;
+
+ private:
+  const SweepSpec* spec_;
+  std::size_t shard_index_, shard_count_;
+  std::size_t size_ = 0;
+  std::vector<std::uint64_t> drawn_;  ///< random: the grid positions drawn, ascending
+  bool random_ = false;
+};
+
+/// Every point of the sweep, formed at once (for small sweeps: `compare`'s variants).
 std::vector<SweepPoint> sweep_points(const SweepSpec& s);
 
 /// Whether `p` has the baseline's value (same_value) of every baseline key.

@@ -31,10 +31,30 @@ std::string error_of(const std::string& err, int exit_code) {
 
 }  // namespace
 
+void Pending::mark_finished(std::size_t k) {
+  if (finished_[k]) return;
+  finished_[k] = true;
+  --untaken_;
+  ++marked_;
+}
+
+bool Pending::take(std::size_t& k) {
+  while (cursor_ < finished_.size() && finished_[cursor_]) ++cursor_;
+  if (cursor_ >= finished_.size()) return false;
+  k = cursor_++;
+  --untaken_;
+  return true;
+}
+
 std::vector<std::string> point_command(const SweepSpec& spec, const SweepPoint& p,
                                        const std::string& dir) {
   const fs::path pd = fs::path(dir) / "points" / p.id;
   fs::create_directories(pd);
+  // The point's directory vouches for its own files (sim/io/manifest.h), so the sweep's
+  // manifest stays a few lines however many points there are.
+  Manifest own;
+  for (const char* f : {"stderr.txt", "result.json", "error.txt"}) own.add_file(f);
+  write_text_file((pd / kManifestName).string(), own.text());
   std::vector<std::string> argv = {
       "run",   spec.experiment,       "--quiet",   "--force",
       "--out", (pd / "run").string(), "--summary", (pd / "result.json").string()};
@@ -60,31 +80,29 @@ SweepRow finish_point(const SweepPoint& p, const std::string& dir, int exit_code
     // A damaged result is this point's failure, not the sweep's: a throw here would stop the
     // other points (and, under MPI, leave the other ranks waiting for this one's row).
     try {
-      if (auto r = read_point_result((pd / "result.json").string())) return {&p, true, *r, ""};
+      if (auto r = read_point_result((pd / "result.json").string())) return {p, true, *r, ""};
     } catch (const UserError& e) {
       error = e.what();
     }
   }
   if (error.empty()) error = error_of(read_text_file((pd / "stderr.txt").string()), exit_code);
   write_text_file((pd / "error.txt").string(), error + "\n");
-  return {&p, false, {}, error};
+  return {p, false, {}, error};
 }
 
-Manifest sweep_manifest(const std::vector<SweepPoint>& points) {
+Manifest sweep_manifest() {
   Manifest m;
   m.add_file("sweep.json");
   m.add_file("sweep.csv");
   m.add_file("report.html");
   m.add_dir("points");
-  for (const SweepPoint& p : points) {
-    const std::string pd = "points/" + p.id + "/";
-    m.add_dir(pd);
-    for (const char* f : {"stderr.txt", "result.json", "error.txt"}) m.add_file(pd + f);
-  }
   return m;
 }
 
 void clear_point(const std::string& dir, const SweepPoint& p) {
+  const fs::path pd = fs::path(dir) / "points" / p.id;
+  std::error_code ec;
+  if (!fs::exists(fs::symlink_status(pd, ec))) return;  // never started
   DirLock worker;
   std::string holder;
   const std::string run = (fs::path(dir) / "points" / p.id / "run").string();
@@ -93,7 +111,15 @@ void clear_point(const std::string& dir, const SweepPoint& p) {
                     (holder.empty() ? std::string("another process") : "process " + holder) +
                     ": wait for it to end");
   worker.unlock();
-  remove_owned_entry(dir, "points/" + p.id + "/");
+  // A point directory vouches for its files; one of a sweep directory written before that
+  // is vouched for by the sweep's manifest.
+  Manifest own;
+  if (read_manifest(pd.string(), own))
+    remove_owned(pd.string());
+  else
+    remove_owned_entry(dir, "points/" + p.id + "/");
+  // A directory created a moment before its manifest (a sweep killed in between) is empty.
+  if (fs::is_directory(fs::symlink_status(pd, ec)) && fs::is_empty(pd, ec)) fs::remove(pd, ec);
 }
 
 std::string encode_row(const SweepRow& r) {
@@ -105,10 +131,10 @@ SweepRow decode_row(const std::string& text, const SweepPoint& p) {
   const std::string head = text.substr(0, nl),
                     body = nl == std::string::npos ? "" : text.substr(nl + 1);
   if (head == "done") {
-    if (auto r = parse_point_result(body)) return {&p, true, *r, ""};
-    return {&p, false, {}, "unreadable result"};
+    if (auto r = parse_point_result(body)) return {p, true, *r, ""};
+    return {p, false, {}, "unreadable result"};
   }
-  return {&p, false, {}, body};
+  return {p, false, {}, body};
 }
 
 }  // namespace trainsim

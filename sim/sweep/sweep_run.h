@@ -11,9 +11,30 @@
 
 namespace trainsim {
 
+/// The points of a list still to run, in list order: every point not marked finished, kept
+/// as a bit a point rather than a list of positions.
+class Pending {
+ public:
+  explicit Pending(std::size_t points) : finished_(points, false), untaken_(points) {}
+  /// Before the first take(): the k-th point finished in an earlier run.
+  void mark_finished(std::size_t k);
+  /// Points to run in this invocation (fixed once marking is over).
+  std::size_t total() const { return finished_.size() - marked_; }
+  /// Points not yet handed out.
+  std::size_t untaken() const { return untaken_; }
+  /// The next point to run, or false if none is left.
+  bool take(std::size_t& k);
+  /// Hands out nothing more (an interrupted sweep).
+  void drop() { cursor_ = finished_.size(), untaken_ = 0; }
+
+ private:
+  std::vector<bool> finished_;
+  std::size_t cursor_ = 0, untaken_, marked_ = 0;
+};
+
 /// `run EXPERIMENT --quiet --force --out DIR/points/<id>/run --summary .../result.json
 /// --set ...` for point `p` (a command line without the program name, for a point worker);
-/// creates the point's directory.
+/// creates the point's directory and its manifest.
 std::vector<std::string> point_command(const SweepSpec& spec, const SweepPoint& p,
                                        const std::string& dir);
 /// The command line of a point worker (sim/sweep/point_worker.h): `exe sweep --point-worker`.
@@ -26,10 +47,9 @@ std::string point_stderr(const SweepPoint& p, const std::string& dir);
 /// there, otherwise failed (error.txt written with the error from its stderr).
 SweepRow finish_point(const SweepPoint& p, const std::string& dir, int exit_code);
 
-/// The manifest of a sweep directory (sim/io/manifest.h): its own files, and every file a
-/// point of `points` may leave, listed before they exist so that the manifest need not
-/// change while points run.
-Manifest sweep_manifest(const std::vector<SweepPoint>& points);
+/// The manifest of a sweep directory (sim/io/manifest.h): its own files and points/; each
+/// point's directory holds a manifest of its own (point_command writes it).
+Manifest sweep_manifest();
 /// Removes an unfinished point's files so that it runs again, once no process writes it: a
 /// worker of a killed sweep dies with it, but may take a moment (UserError after a while).
 void clear_point(const std::string& dir, const SweepPoint& p);

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <fstream>
+#include <iterator>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -9,6 +11,8 @@
 #include "sim/core/error.h"
 #include "sim/core/format.h"
 #include "sim/io/checksum.h"
+#include "sim/io/file_set.h"
+#include "sim/sweep/row_store.h"
 
 namespace trainsim {
 
@@ -63,71 +67,97 @@ std::string point_result_json(const PointResult& r) {
   return checked_json_text(j, kResultFormat);
 }
 
-std::vector<std::size_t> pareto_front(const std::vector<SweepRow>& rows) {
-  std::vector<std::size_t> front;
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    if (!rows[i].done) continue;
-    const PointResult& a = rows[i].result;
-    bool dominated = false;
-    for (std::size_t j = 0; j < rows.size() && !dominated; ++j) {
-      if (j == i || !rows[j].done) continue;
-      const PointResult& b = rows[j].result;
-      dominated = b.seconds <= a.seconds && b.energy <= a.energy &&
-                  (b.seconds < a.seconds || b.energy < a.energy);
-    }
-    if (!dominated) front.push_back(i);
-  }
-  return front;
-}
+namespace {
 
-std::string sweep_csv(const SweepSpec& spec, std::vector<SweepRow> rows) {
-  std::sort(rows.begin(), rows.end(),
-            [](const SweepRow& a, const SweepRow& b) { return a.point->index < b.point->index; });
-  const SweepRow* base = nullptr;
-  if (!spec.baseline.empty())
-    for (const SweepRow& r : rows) {
-      if (r.done && is_baseline(spec, *r.point)) {
-        base = &r;
-        break;
-      }
-    }
-  std::vector<char> pareto(rows.size(), 0);
-  for (std::size_t i : pareto_front(rows)) pareto[i] = 1;
+// The Pareto front of (seconds, energy) over the rows seen so far, kept as seconds ->
+// energy with energy falling as seconds rise: each row costs a logarithmic update, and the
+// front is all a pass over a large table holds.
+class Front {
+ public:
+  void add(double seconds, double energy) {
+    auto it = by_seconds_.upper_bound(seconds);
+    if (it != by_seconds_.begin() && dominates(*std::prev(it), seconds, energy)) return;
+    if (it != by_seconds_.begin() && std::prev(it)->first == seconds) it = std::prev(it);
+    // What the new row dominates: the entries from its seconds on whose energy is not lower.
+    while (it != by_seconds_.end() && it->second >= energy) it = by_seconds_.erase(it);
+    by_seconds_.emplace(seconds, energy);
+  }
+  /// Whether a row with these figures is on the front (no row seen dominates it).
+  bool holds(double seconds, double energy) const {
+    auto it = by_seconds_.upper_bound(seconds);
+    // The entry with the most seconds not above the row's has the least energy of them all.
+    return it == by_seconds_.begin() || !dominates(*std::prev(it), seconds, energy);
+  }
+
+ private:
+  static bool dominates(const std::pair<const double, double>& f, double seconds, double energy) {
+    return f.first <= seconds && f.second <= energy && (f.first < seconds || f.second < energy);
+  }
+  std::map<double, double> by_seconds_;
+};
+
+std::vector<std::string> table_columns(const SweepSpec& spec) {
   std::vector<std::string> cols = {"id"};
   for (const std::string& k : spec.keys()) cols.push_back(k);
   for (const char* c : {"status", "seconds", "cycles", "energy", "energy_unit", "dram_bytes",
                         "utilization", "test_accuracy", "speedup", "pareto", "error"})
     cols.push_back(c);
-  CsvTable csv(cols);
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    const SweepRow& r = rows[i];
-    csv.row().cell(r.point->id);
-    for (const auto& kv : r.point->values) csv.cell(kv.second);
+  return cols;
+}
+
+}  // namespace
+
+TableCounts write_sweep_table(const SweepSpec& spec, const PointList& points, const RowStore& store,
+                              const std::string& path) {
+  // Pass 1: the front, and the baseline's time (the first done row that is the baseline).
+  Front front;
+  std::optional<double> base_seconds;
+  store.scan([&](std::size_t k, const SweepRow& r) {
+    if (!r.done) return;
+    front.add(r.result.seconds, r.result.energy);
+    if (!base_seconds && !spec.baseline.empty() && is_baseline(spec, points.at(k)))
+      base_seconds = r.result.seconds;
+  });
+  // Pass 2: the rows, written out a block at a time.
+  TableCounts counts;
+  StreamedFile out(path);
+  CsvTable csv(table_columns(spec));
+  store.scan([&](std::size_t k, const SweepRow& r) {
+    const SweepPoint p = points.at(k);
+    ++counts.rows;
+    csv.row().cell(p.id);
+    for (const auto& kv : p.values) csv.cell(kv.second);
     if (!r.done) {
+      ++counts.failed;
       csv.cell("failed");
       for (int c = 0; c < 9; ++c) csv.cell("");
       csv.cell(r.error);
-      continue;
+    } else {
+      const PointResult& res = r.result;
+      csv.cell("done")
+          .num("%.9g", res.seconds)
+          .cell(res.cycles ? fmt("%.0f", *res.cycles) : std::string())
+          .num("%.6e", res.energy)
+          .cell(res.energy_unit)
+          .num("%.0f", res.dram_bytes)
+          .num("%.6f", res.utilization);
+      if (res.test_accuracy)
+        csv.num("%.6f", *res.test_accuracy);
+      else
+        csv.cell("");
+      if (base_seconds && res.seconds > 0)
+        csv.num("%.6f", *base_seconds / res.seconds);
+      else
+        csv.cell("");
+      const bool on_front = front.holds(res.seconds, res.energy);
+      counts.pareto += on_front;
+      csv.cell(static_cast<std::int64_t>(on_front)).cell("");
     }
-    const PointResult& p = r.result;
-    csv.cell("done")
-        .num("%.9g", p.seconds)
-        .cell(p.cycles ? fmt("%.0f", *p.cycles) : std::string())
-        .num("%.6e", p.energy)
-        .cell(p.energy_unit)
-        .num("%.0f", p.dram_bytes)
-        .num("%.6f", p.utilization);
-    if (p.test_accuracy)
-      csv.num("%.6f", *p.test_accuracy);
-    else
-      csv.cell("");
-    if (base != nullptr && p.seconds > 0)
-      csv.num("%.6f", base->result.seconds / p.seconds);
-    else
-      csv.cell("");
-    csv.cell(static_cast<std::int64_t>(pareto[i])).cell("");
-  }
-  return csv.text();
+    if (counts.rows % 1024 == 0) out.append(csv.take());
+  });
+  out.append(csv.take());
+  out.commit();
+  return counts;
 }
 
 }  // namespace trainsim

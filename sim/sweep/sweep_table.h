@@ -1,6 +1,8 @@
 #pragma once
 // The results of a sweep: one row per finished point (done or failed), sweep.csv, the
-// speedup against the baseline point and the Pareto front over (seconds, energy).
+// speedup against the baseline point and the Pareto front over (seconds, energy). The table
+// is formed from rows on disk (sim/sweep/row_store.h) a block at a time, so its size is not
+// bounded by memory.
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,7 +20,7 @@ struct PointResult {
 };
 
 struct SweepRow {
-  const SweepPoint* point = nullptr;
+  SweepPoint point;
   bool done = false;  ///< false: failed, with `error`
   PointResult result;
   std::string error;
@@ -32,11 +34,19 @@ std::optional<PointResult> parse_point_result(const std::string& text);
 /// The text of a --summary file for `r` (with its format version and checksum).
 std::string point_result_json(const PointResult& r);
 
-/// sweep.csv: `rows` in point order, with the speedup against the spec's baseline point (if
-/// it is among the done rows) and whether each done row is Pareto-optimal in (seconds,
-/// energy): no other done row is at least as fast and as frugal and better in one.
-std::string sweep_csv(const SweepSpec& spec, std::vector<SweepRow> rows);
-/// Indices (into `rows`) of the Pareto-optimal done rows.
-std::vector<std::size_t> pareto_front(const std::vector<SweepRow>& rows);
+class RowStore;
+
+struct TableCounts {
+  std::size_t rows = 0, failed = 0, pareto = 0;
+};
+
+/// Writes sweep.csv to `path` (whole or not at all: a temporary renamed over it): the
+/// finished rows of `store`, whose k-th record is point k of `points`, in point order, with
+/// the speedup against the spec's baseline point (the first done row that is it) and whether
+/// each done row is Pareto-optimal in (seconds, energy): no other done row is at least as
+/// fast and as frugal and better in one. Two sequential passes over the store; memory holds
+/// a block of rows and the front.
+TableCounts write_sweep_table(const SweepSpec& spec, const PointList& points, const RowStore& store,
+                              const std::string& path);
 
 }  // namespace trainsim

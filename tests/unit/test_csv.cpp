@@ -48,3 +48,16 @@ TEST_CASE("A CSV row with too few or too many cells is a bug, caught when writte
   v.row().cell("fc,1").num("%.3f", 0.5).row().cell(std::int64_t{7}).cell("");
   CHECK(v.text() == "layer,x\n\"fc,1\",0.500\n7,\n");
 }
+
+TEST_CASE("A table taken a block at a time is the table written at once", "[csv]") {
+  CsvTable whole({"a", "b"}), blocks({"a", "b"});
+  std::string taken;
+  for (int r = 0; r < 10; ++r) {
+    whole.row().cell(r).cell("x,y");
+    blocks.row().cell(r).cell("x,y");
+    if (r % 3 == 2) taken += blocks.take();
+  }
+  taken += blocks.take();
+  CHECK(taken == whole.text());
+  CHECK(blocks.take().empty());
+}
