@@ -11,6 +11,11 @@ TileWalk::TileWalk(const NestProblem& p, const BufferMapping& m, const OperandRe
     for (int i = 0; i < n; ++i) loop_dim_[pos++] = dims[i];
   }
   for (std::int64_t t : trips_) tiles_ *= t;
+  std::int64_t inside = 1;
+  for (int q = kNumDims; q-- > 0;) {
+    inside_[q] = inside;
+    inside *= trips_[loop_dim_[q]];
+  }
   for (int d = 0; d < kNumDims; ++d)
     for (std::int64_t i = 0; i < trips_[d]; ++i)
       extent_[d].push_back(std::min(tile_[d], p.extent[d] - i * tile_[d]));
@@ -42,10 +47,54 @@ std::int64_t TileWalk::words(int o) const {
   }
 }
 
-int TileWalk::advancing(std::array<int, kNumDims>& dims) const {
+bool TileWalk::same_iterations(int loop, std::int64_t i, std::int64_t j) const {
+  const int d = loop_dim_[loop];
+  const std::int64_t last = trips_[d] - 1;
+  if (i < 1 || j < 1 || i >= last || j >= last) return false;
+  if (i == j) return true;
+  // A step's words and tile op read these per-index values of the loop's dimension: its
+  // extent and, for output rows (columns), the input rows (columns) each kernel tile
+  // touches. Kernel rows and columns (R, S) also decide the stored kernel positions: not
+  // skipped.
+  if (extent_[d][i] != extent_[d][j]) return false;
+  auto rows_equal = [&](const std::vector<std::int64_t>& table, std::int64_t inner) {
+    for (std::int64_t r = 0; r < inner; ++r)
+      if (table[i * inner + r] != table[j * inner + r]) return false;
+    return true;
+  };
+  switch (d) {
+    case kDimN:
+    case kDimK:
+    case kDimC:
+      return true;
+    case kDimP:
+      return rows_equal(in_rows_, trips_[kDimR]);
+    case kDimQ:
+      return rows_equal(in_cols_, trips_[kDimS]);
+    default:
+      return false;
+  }
+}
+
+std::int64_t TileWalk::last_same(int loop, std::int64_t i) const {
+  std::int64_t j = i;
+  while (same_iterations(loop, i, j + 1)) ++j;
+  return j;
+}
+
+void TileWalk::seek(int loop, std::int64_t i) {
+  // The last tile of iteration i - 1: every loop inside `loop` at its last index.
+  const int d = loop_dim_[loop];
+  count_ += (i - idx_[d]) * inside_[loop] - 1;
+  idx_[d] = i - 1;
+  for (int q = loop + 1; q < kNumDims; ++q) idx_[loop_dim_[q]] = trips_[loop_dim_[q]] - 1;
+}
+
+int TileWalk::advancing(std::array<int, kNumDims>& dims, int* loop) const {
   int pos = kNumDims - 1;
   while (pos >= 0 && idx_[loop_dim_[pos]] == trips_[loop_dim_[pos]] - 1) --pos;
   if (pos < 0) return 0;
+  if (loop) *loop = pos;
   int n = 0;
   dims[n++] = loop_dim_[pos];
   for (int q = pos + 1; q < kNumDims; ++q)
@@ -58,7 +107,7 @@ bool TileWalk::next(TileStep& step) {
   std::array<bool, kNumOperands> changed{true, true, true};
   if (count_ > 0) {
     std::array<int, kNumDims> dims{};
-    const int n = advancing(dims);
+    const int n = advancing(dims, &advanced_);
     // Advance the odometer: the changing loop steps, the ones inside it wrap to 0.
     ++idx_[dims[0]];
     for (int q = 0; q < kNumDims; ++q) {

@@ -45,6 +45,11 @@ class FastContext final : public ExecutionContext {
   bool times_alone() const override { return true; }
   const OpStats& tile_cost(const NestProblem& p, const TileBox& box) override;
   void busy(std::int64_t cycles) override { now_ += cycles; }
+  std::int64_t channel_free() const override { return channel_free_; }
+  void jump(std::int64_t now, std::int64_t channel_free) override {
+    now_ = now;
+    channel_free_ = channel_free;
+  }
 
  private:
   // The array's cost of an op shape (memoized; the clock does not move).

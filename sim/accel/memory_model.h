@@ -55,6 +55,15 @@ class ExecutionContext {
   virtual const OpStats& tile_cost(const NestProblem& p, const TileBox& box) {
     throw std::logic_error("ExecutionContext::tile_cost: this context runs every tile");
   }
+  /// Contexts that time alone: the cycle the DRAM channel is free again, and a jump of the
+  /// clock and the channel to given cycles (a schedule that provably repeats skips the
+  /// repetitions: its arithmetic is sums and maxima of cycles, unchanged by a shift).
+  virtual std::int64_t channel_free() const {
+    throw std::logic_error("ExecutionContext::channel_free: this context runs every tile");
+  }
+  virtual void jump(std::int64_t now, std::int64_t channel_free) {
+    throw std::logic_error("ExecutionContext::jump: this context runs every tile");
+  }
 };
 
 class MemoryModel {

@@ -30,15 +30,22 @@ struct Transfers {
 // `compute` runs step t (after next() has produced it); the context's clock is the result.
 //
 // `give_up`, asked after each step, may end the schedule early (the caller then ignores the
-// clock); returns whether it ran to the end.
-// (A template: the tile walk calls its three functions for each of up to a million tiles.)
-template <class Next, class Compute, class GiveUp>
+// clock); returns whether it ran to the end. `skip(state)`, called when the next step is
+// due, may move the schedule ahead by repetitions of what it just did (ScheduleState's
+// cycles and the context's clock, and what `next` yields); it returns true to give up.
+// (A template: the tile walk calls its functions for each of up to a million tiles.)
+struct ScheduleState {
+  std::int64_t fetched = 0, out_prev = 0, out_prev2 = 0, written = 0;
+};
+
+template <class Next, class Compute, class GiveUp, class Skip>
 bool run_double_buffered(ExecutionContext& ctx, bool double_buffer, int output_slots, Next&& next,
-                         Compute&& compute_current, GiveUp&& give_up) {
+                         Compute&& compute_current, GiveUp&& give_up, Skip&& skip) {
   Transfers cur, nxt;
   if (!next(cur)) return true;
-  std::int64_t fetched = ctx.transfer(cur.fetch_bytes);
-  std::int64_t out_prev = 0, out_prev2 = 0, written = 0;
+  ScheduleState st;
+  st.fetched = ctx.transfer(cur.fetch_bytes);
+  auto& [fetched, out_prev, out_prev2, written] = st;
   bool first = true;
   for (std::int64_t tile = 1;; ++tile) {
     if ((tile & 4095) == 0) check_interrupt();  // an op of millions of tiles takes seconds
@@ -64,6 +71,7 @@ bool run_double_buffered(ExecutionContext& ctx, bool double_buffer, int output_s
     if (!double_buffer) next_fetched = ctx.transfer(nxt.fetch_bytes);
     fetched = next_fetched;
     cur = nxt;
+    if (skip(st)) return false;
   }
   ctx.wait_until(written);
   return true;
@@ -257,8 +265,56 @@ OpStats run_mapping(const NestProblem& p, const SearchResult& sr, const OperandR
   const int output_slots = res.kind[kOfmap] == OperandResidency::kKeep ? 0
                            : sr.cost.output_double_buffered            ? 2
                                                                        : 1;
+  // Timed alone, a loop's iterations that repeat the same tiles from the same clock state
+  // (every pending cycle at the same distance from now; one already past counts as now, as
+  // it only enters maxima with now) take the same cycles, so they are skipped: seen at the
+  // starts of two such iterations in a row, the clock jumps by the difference for each
+  // iteration after them that is alike, and the walk resumes at the first one that is not.
+  // The marks are per loop: a tile that advances a loop starts an iteration of it and of
+  // every loop inside it (their first, which is never skipped).
+  struct Mark {
+    std::int64_t iteration = -1, now = 0, computed = 0;
+    std::array<std::int64_t, 5> pending{};
+  };
+  std::array<Mark, kNumDims> marks;
+  auto skip = [&](ScheduleState& st) {
+    int loop = 0;
+    std::int64_t it = 0;
+    if (!alone || !walk.advanced(loop, it)) return false;
+    for (int q = loop + 1; q < kNumDims; ++q) marks[static_cast<std::size_t>(q)].iteration = -1;
+    Mark& mark = marks[static_cast<std::size_t>(loop)];
+    const std::int64_t now = ctx.now();
+    auto ahead = [&](std::int64_t t) { return std::max<std::int64_t>(t - now, 0); };
+    const std::array<std::int64_t, 5> pending = {ahead(ctx.channel_free()), ahead(st.fetched),
+                                                 ahead(st.out_prev), ahead(st.out_prev2),
+                                                 ahead(st.written)};
+    if (mark.iteration == it - 1 && mark.pending == pending &&
+        walk.same_iterations(loop, it - 1, it)) {
+      // Iterations it .. last - 1 run as it - 1 did (and, ending, ask for the first tile of
+      // an iteration alike): iteration `last` starts `last - it` periods later.
+      const std::int64_t last = walk.last_same(loop, it);
+      if (last > it) {
+        const std::int64_t periods = last - it;
+        const std::int64_t t = now + periods * (now - mark.now);
+        ctx.jump(t, t + pending[0]);
+        st = {t + pending[1], t + pending[2], t + pending[3], t + pending[4]};
+        computed += periods * (computed - mark.computed);
+        // The step in flight becomes the first tile of `last`: the same transfers and tile
+        // shape; only its origin differs.
+        walk.seek(loop, last);
+        consumed += periods * walk.tiles_inside(loop);
+        produced = consumed;
+        walk.next(steps[static_cast<std::size_t>(produced & 1)]);
+        ++produced;
+        mark = {last, t, computed, pending};
+        return give_up();
+      }
+    }
+    mark = {it, now, computed, pending};
+    return false;
+  };
   const bool done =
-      run_double_buffered(ctx, cap.double_buffer, output_slots, next, compute, give_up);
+      run_double_buffered(ctx, cap.double_buffer, output_slots, next, compute, give_up, skip);
   if (finished) *finished = done;
   // The walk moved exactly what the closed form counts (tested), which the memory level's
   // counts come from.
@@ -534,8 +590,9 @@ class TiledMemory final : public MemoryModel {
       ctx.busy((n * e.flops + acc.vector_lanes - 1) / acc.vector_lanes);
       run_from += n;
     };
-    run_double_buffered(ctx, cap.double_buffer, cap.double_buffer ? 2 : 1, next, compute,
-                        [] { return false; });
+    run_double_buffered(
+        ctx, cap.double_buffer, cap.double_buffer ? 2 : 1, next, compute, [] { return false; },
+        [](ScheduleState&) { return false; });
     s.mapping.emplace_back("chunk", chunk);
     return s;
   }
@@ -567,6 +624,28 @@ MappingCheck check_mapping(const Op& op, const AcceleratorSpec& acc, const Dataf
   FastContext ctx(acc, &df);
   const OpStats s = run_mapping(p, sr, res, acc, df, ctx, false);
   r.walked_cycles = std::max(ctx.now(), buffer_port_cycles(s, acc));
+  // The same arithmetic through a context that does not time alone: every tile stepped.
+  class EveryTile final : public ExecutionContext {
+   public:
+    explicit EveryTile(FastContext& f) : f_(f) {}
+    std::int64_t now() const override { return f_.now(); }
+    void wait_until(std::int64_t cycle) override { f_.wait_until(cycle); }
+    std::int64_t transfer(std::int64_t bytes) override { return f_.transfer(bytes); }
+    const OpStats& compute(const Op& tile, const NestProblem* p, const TileBox* box) override {
+      return f_.compute(tile, p, box);
+    }
+    const OpStats& compute_tile(const NestProblem& p, const TileBox& box) override {
+      return f_.compute_tile(p, box);
+    }
+    void busy(std::int64_t cycles) override { f_.busy(cycles); }
+
+   private:
+    FastContext& f_;
+  };
+  FastContext inner(acc, &df);
+  EveryTile every(inner);
+  const OpStats stepped = run_mapping(p, sr, res, acc, df, every, false);
+  r.stepped_cycles = std::max(every.now(), buffer_port_cycles(stepped, acc));
   r.cycles_bound = pricer.cycles_bound(schedule_facts(p, m, r.cost, res, pricer));
   r.energy_bound = pricer.energy_bound(r.cost);
   return r;

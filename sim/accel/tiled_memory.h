@@ -20,11 +20,12 @@ SearchResult tiled_mapping(const Op& op, const AcceleratorSpec& acc, const Dataf
 
 /// Any mapping of `op` as the search sees it (for tests and `trainsim layer --bound`): its
 /// score (closed form where the schedule provably never waits, else the walk), the cycles of
-/// the walk itself, and the search's lower bounds on cycles and energy.
+/// the walk itself (which skips repeated loop iterations), of the walk stepping through
+/// every tile, and the search's lower bounds on cycles and energy.
 struct MappingCheck {
   MappingCost cost;
   MappingScore score;
-  std::int64_t walked_cycles = 0;
+  std::int64_t walked_cycles = 0, stepped_cycles = 0;
   std::int64_t cycles_bound = 0;
   double energy_bound = 0;
 };

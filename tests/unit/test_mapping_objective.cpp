@@ -48,21 +48,23 @@ std::int64_t pick(Rng& rng, std::int64_t lo, std::int64_t hi) {
   return lo + static_cast<std::int64_t>(rng.below(static_cast<std::uint64_t>(hi - lo + 1)));
 }
 
-Op random_op(Rng& rng) {
+// A GEMM or a convolution in one of the three roles; `scale` multiplies its sizes' ranges.
+Op random_op(Rng& rng, std::int64_t scale = 1) {
   Op op;
   if (rng.below(3) == 0) {
-    op = Op::make_gemm({pick(rng, 1, 40), pick(rng, 1, 30), pick(rng, 1, 60)});
+    op = Op::make_gemm(
+        {pick(rng, 1, 40 * scale), pick(rng, 1, 30 * scale), pick(rng, 1, 60 * scale)});
   } else {
     ConvShape c;
-    c.batch = pick(rng, 1, 3);
-    c.channels = pick(rng, 1, 6);
-    c.filters = pick(rng, 1, 7);
+    c.batch = pick(rng, 1, 3 * scale);
+    c.channels = pick(rng, 1, 6 * scale);
+    c.filters = pick(rng, 1, 7 * scale);
     c.kernel_h = pick(rng, 1, 3);
     c.kernel_w = pick(rng, 1, 3);
     c.stride = pick(rng, 1, 2);
     c.pad = pick(rng, 0, std::min(c.kernel_h, c.kernel_w) - 1);
-    c.height = pick(rng, c.kernel_h, 11);
-    c.width = pick(rng, c.kernel_w, 9);
+    c.height = pick(rng, c.kernel_h, 11 * scale);
+    c.width = pick(rng, c.kernel_w, 9 * scale);
     const OpRole roles[] = {OpRole::kForward, OpRole::kBackwardData, OpRole::kBackwardWeight};
     op = Op::make_conv(c, roles[rng.below(3)]);
   }
@@ -247,4 +249,37 @@ TEST_CASE("A cost model serves only its own objective's mappings", "[memory][til
   CHECK(chosen[0].cycles < chosen[1].cycles);
   CHECK(chosen[1].energy < chosen[0].energy);
   CHECK(chosen[1].dram_words < chosen[0].dram_words);
+}
+
+TEST_CASE("Skipping a loop's repeated iterations times a walk exactly as stepping every tile",
+          "[memory][tiled][objective]") {
+  // Larger ops and smaller tiles than above, so that loops run many iterations; the channel
+  // from starved to idle, with one and two buffers, so that the repeating state is sometimes
+  // compute-bound, sometimes transfer-bound and sometimes never settles.
+  Rng rng(33);
+  int many = 0;
+  for (int i = 0; i < 300; ++i) {
+    const Dataflow& df = dataflow_or_throw(kDataflows[rng.below(4)]);
+    const Op op = random_op(rng, 3);
+    AcceleratorSpec a = accel(1 << 10, true, MappingObjective::kTime);
+    const double bandwidths[] = {0.25, 1, 4, 64};
+    a.dram.bandwidth_gbps = bandwidths[rng.below(4)];
+    a.dram.latency_cycles = pick(rng, 0, 40);
+    a.buffer.double_buffer = rng.below(4) != 0;
+    const NestProblem p = make_problem(op, df.gemm_based());
+    BufferMapping m;
+    for (int d = 0; d < kNumDims; ++d)
+      m.tile[d] = rng.below(3) == 0 ? p.extent[d]
+                                    : pick(rng, 1, std::max<std::int64_t>(1, p.extent[d] / 3));
+    std::array<int, 3> order{kIfmap, kFilter, kOfmap};
+    for (int k = 2; k > 0; --k) std::swap(order[k], order[rng.below(k + 1)]);
+    m.order = order;
+    INFO(df.name() << " " << op.describe() << " " << a.dram.bandwidth_gbps << " GB/s, latency "
+                   << a.dram.latency_cycles << ", double buffer " << a.buffer.double_buffer);
+    const MappingCheck c = check_mapping(op, a, df, m);
+    CHECK(c.walked_cycles == c.stepped_cycles);
+    CHECK(c.score.cycles == c.stepped_cycles);
+    if (c.cost.tiles >= 100) ++many;
+  }
+  CHECK(many >= 100);
 }
