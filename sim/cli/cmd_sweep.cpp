@@ -207,7 +207,8 @@ int cmd_sweep(const std::vector<std::string>& args) {
       "run every point in a new process (slower; by default a worker process runs many "
       "points and shares its cost memo between them)")("quiet,q", "print only the final line")(
       "no-report",
-      "do not write DIR/report.html, the sweep's page (each point's run still writes its own)");
+      "write no HTML: neither DIR/report.html, the sweep's page, nor each point's own "
+      "(`trainsim report DIR/points/ID/run` writes one later)");
   po::options_description hidden;
   hidden.add_options()("sweep", po::value<std::string>());
   po::positional_options_description pos;
@@ -259,7 +260,7 @@ int cmd_sweep(const std::vector<std::string>& args) {
                           : fs::path("runs") / fs::path(spec.source).stem();
     points.emplace(spec, static_cast<std::size_t>(shard.index),
                    static_cast<std::size_t>(shard.count));
-    pending.emplace(points->size());
+    pending.emplace(points->size(), static_cast<std::size_t>(jobs));
     if (rank == 0) {
       check_points(spec);
       // A directory remembers its sweep: running another sweep into it needs --force, and
@@ -384,22 +385,36 @@ int cmd_sweep(const std::vector<std::string>& args) {
   };
 
   if (use_mpi) {
-    mpi_run_points(spec, *points, *pending, dir.string(), points_per_worker,
+    mpi_run_points(spec, *points, *pending, dir.string(), report, points_per_worker,
                    [&](std::size_t k, const SweepRow& r) { finished_point(k, r, what_of(r)); });
     if (rank != 0) return 0;
   } else {
     WorkerPool pool(worker_command(self_executable()), static_cast<std::size_t>(jobs),
                     points_per_worker);
+    // A lane is a place in the pool: the point that ends frees its worker, which takes the
+    // next point of its lane's run (Pending), so that it finds that run's costs in its memo.
+    std::vector<std::size_t> free_lanes;
+    for (int lane = jobs; lane-- > 0;) free_lanes.push_back(static_cast<std::size_t>(lane));
+    std::vector<std::pair<std::size_t, std::size_t>> lane_of;  // (point, lane) in flight
     while (pending->untaken() > 0 || pool.running() > 0) {
       std::size_t k = 0;
-      while (sweep_interrupts() == 0 && pool.can_submit() && pending->take(k)) {
+      while (sweep_interrupts() == 0 && pool.can_submit() && !free_lanes.empty() &&
+             pending->take(k, free_lanes.back())) {
+        lane_of.emplace_back(k, free_lanes.back());
+        free_lanes.pop_back();
         const SweepPoint p = points->at(k);
-        pool.submit(point_command(spec, p, dir.string()), point_stderr(p, dir.string()),
+        pool.submit(point_command(spec, p, dir.string(), report), point_stderr(p, dir.string()),
                     static_cast<int>(k));
       }
       ChildExit ex;
       if (!pool.wait_one(ex)) break;
       const std::size_t done_k = static_cast<std::size_t>(ex.tag);
+      for (auto it = lane_of.begin(); it != lane_of.end(); ++it)
+        if (it->first == done_k) {
+          free_lanes.push_back(it->second);
+          lane_of.erase(it);
+          break;
+        }
       const SweepPoint p = points->at(done_k);
       if (sweep_interrupts() >= 2 && ex.exit_code != 0) {
         clear_point(dir.string(), p);  // stopped midway: it runs again next time

@@ -68,7 +68,7 @@ bool mpi_agree(bool ok) {
 }
 
 void mpi_run_points(const SweepSpec& spec, const PointList& points, Pending& pending,
-                    const std::string& dir, std::size_t points_per_worker,
+                    const std::string& dir, bool report, std::size_t points_per_worker,
                     const std::function<void(std::size_t, const SweepRow&)>& on_row) {
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -83,7 +83,7 @@ void mpi_run_points(const SweepSpec& spec, const PointList& points, Pending& pen
       MPI_Recv(&index, 1, MPI_LONG_LONG, 0, kTagWork, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
       if (index < 0) return;
       const SweepPoint p = points.at(static_cast<std::size_t>(index));
-      pool.submit(point_command(spec, p, dir), point_stderr(p, dir), 0);
+      pool.submit(point_command(spec, p, dir, report), point_stderr(p, dir), 0);
       ChildExit ex;
       pool.wait_one(ex);
       // Stopped by a second Ctrl-C: not a result; the point runs again next time.
@@ -101,9 +101,9 @@ void mpi_run_points(const SweepSpec& spec, const PointList& points, Pending& pen
   std::size_t own_index = 0;
   while (finished < pending.total() || stopped_workers < size - 1) {
     bool idle = true;
-    if (pool.running() == 0 && sweep_interrupts() == 0 && pending.take(own_index)) {
+    if (pool.running() == 0 && sweep_interrupts() == 0 && pending.take(own_index, 0)) {
       const SweepPoint p = points.at(own_index);
-      pool.submit(point_command(spec, p, dir), point_stderr(p, dir), 0);
+      pool.submit(point_command(spec, p, dir, report), point_stderr(p, dir), 0);
       idle = false;
     }
     ChildExit ex;
@@ -126,7 +126,9 @@ void mpi_run_points(const SweepSpec& spec, const PointList& points, Pending& pen
                  MPI_STATUS_IGNORE);
         long long index = -1;
         std::size_t k = 0;
-        if (sweep_interrupts() == 0 && pending.take(k)) index = static_cast<long long>(k);
+        // Each rank is a lane of its own: it runs runs of consecutive points (Pending).
+        if (sweep_interrupts() == 0 && pending.take(k, static_cast<std::size_t>(status.MPI_SOURCE)))
+          index = static_cast<long long>(k);
         if (index < 0) ++stopped_workers;
         MPI_Send(&index, 1, MPI_LONG_LONG, status.MPI_SOURCE, kTagWork, MPI_COMM_WORLD);
       } else {
@@ -161,8 +163,8 @@ void mpi_stop() {}
 bool mpi_agree(bool ok) {
   return ok;
 }
-void mpi_run_points(const SweepSpec&, const PointList&, Pending&, const std::string&, std::size_t,
-                    const std::function<void(std::size_t, const SweepRow&)>&) {
+void mpi_run_points(const SweepSpec&, const PointList&, Pending&, const std::string&, bool,
+                    std::size_t, const std::function<void(std::size_t, const SweepRow&)>&) {
   throw std::logic_error("mpi_run_points without MPI");
 }
 

@@ -1,5 +1,6 @@
 #include "sim/sweep/sweep_run.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <sstream>
 
@@ -38,16 +39,47 @@ void Pending::mark_finished(std::size_t k) {
   ++marked_;
 }
 
-bool Pending::take(std::size_t& k) {
-  while (cursor_ < finished_.size() && finished_[cursor_]) ++cursor_;
-  if (cursor_ >= finished_.size()) return false;
-  k = cursor_++;
-  --untaken_;
-  return true;
+bool Pending::take(std::size_t& k, std::size_t lane) {
+  if (lane >= runs_.size()) runs_.resize(lane + 1);
+  Run& run = runs_[lane];
+  for (;;) {
+    while (run.next < run.end && finished_[run.next]) ++run.next;
+    if (run.next < run.end) {
+      k = run.next++;
+      finished_[k] = true;
+      --untaken_;
+      return true;
+    }
+    if (untaken_ == 0) return false;
+    while (cursor_ < finished_.size() && finished_[cursor_]) ++cursor_;
+    if (cursor_ < finished_.size()) {
+      // A new run: a quarter of this lane's share of what is left.
+      const std::size_t size = std::max<std::size_t>(1, untaken_ / (4 * runs_.size()));
+      run = {cursor_, std::min(finished_.size(), cursor_ + size)};
+      cursor_ = run.end;
+      continue;
+    }
+    // No new run: half of the longest one left (its lane keeps the first half).
+    Run* longest = nullptr;
+    for (Run& r : runs_)
+      if (r.end > r.next && (!longest || r.end - r.next > longest->end - longest->next))
+        longest = &r;
+    if (!longest) return false;
+    const std::size_t mid = longest->next + (longest->end - longest->next + 1) / 2;
+    run = {mid, longest->end};
+    longest->end = mid;
+    if (run.next >= run.end) std::swap(run, *longest);  // a run of one: take it whole
+  }
+}
+
+void Pending::drop() {
+  cursor_ = finished_.size();
+  untaken_ = 0;
+  runs_.clear();
 }
 
 std::vector<std::string> point_command(const SweepSpec& spec, const SweepPoint& p,
-                                       const std::string& dir) {
+                                       const std::string& dir, bool report) {
   const fs::path pd = fs::path(dir) / "points" / p.id;
   fs::create_directories(pd);
   // The point's directory vouches for its own files (sim/io/manifest.h), so the sweep's
@@ -58,6 +90,7 @@ std::vector<std::string> point_command(const SweepSpec& spec, const SweepPoint& 
   std::vector<std::string> argv = {
       "run",   spec.experiment,       "--quiet",   "--force",
       "--out", (pd / "run").string(), "--summary", (pd / "result.json").string()};
+  if (!report) argv.push_back("--no-report");
   for (const std::string& o : p.overrides(spec)) {
     argv.push_back("--set");
     argv.push_back(o);

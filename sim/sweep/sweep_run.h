@@ -2,6 +2,7 @@
 // Running one sweep point, shared by the local workers and the MPI ranks: the point's
 // command line, and what its end means (a row: done with its figures, or failed with the
 // error its stderr named).
+#include <algorithm>
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -11,32 +12,46 @@
 
 namespace trainsim {
 
-/// The points of a list still to run, in list order: every point not marked finished, kept
-/// as a bit a point rather than a list of positions.
+/// The points of a list still to run: every point not marked finished, kept as a bit a
+/// point rather than a list of positions, and handed out to lanes (the workers, or MPI
+/// ranks) in runs of consecutive points. Consecutive points differ in the last axes only,
+/// so a worker that runs a run of them prices the ops the outer axes decide once, from its
+/// cost memo, instead of every worker pricing them again. Runs shrink as the sweep nears its
+/// end (a share of what is left: guided self-scheduling), and a lane whose run is over takes
+/// the second half of the longest run left when no new one is, so no lane idles while
+/// another has points to run.
 class Pending {
  public:
-  explicit Pending(std::size_t points) : finished_(points, false), untaken_(points) {}
+  /// `lanes`: how many take points at once (more may appear; runs are sized for these).
+  explicit Pending(std::size_t points, std::size_t lanes = 1)
+      : finished_(points, false), runs_(std::max<std::size_t>(lanes, 1)), untaken_(points) {}
   /// Before the first take(): the k-th point finished in an earlier run.
   void mark_finished(std::size_t k);
   /// Points to run in this invocation (fixed once marking is over).
   std::size_t total() const { return finished_.size() - marked_; }
   /// Points not yet handed out.
   std::size_t untaken() const { return untaken_; }
-  /// The next point to run, or false if none is left.
-  bool take(std::size_t& k);
+  /// The next point for `lane` (0 ..), or false if none is left anywhere.
+  bool take(std::size_t& k, std::size_t lane = 0);
   /// Hands out nothing more (an interrupted sweep).
-  void drop() { cursor_ = finished_.size(), untaken_ = 0; }
+  void drop();
 
  private:
-  std::vector<bool> finished_;
+  struct Run {
+    std::size_t next = 0, end = 0;
+  };
+  std::vector<bool> finished_;  ///< finished before, or handed out
+  std::vector<Run> runs_;       ///< per lane
   std::size_t cursor_ = 0, untaken_, marked_ = 0;
 };
 
 /// `run EXPERIMENT --quiet --force --out DIR/points/<id>/run --summary .../result.json
 /// --set ...` for point `p` (a command line without the program name, for a point worker);
 /// creates the point's directory and its manifest.
+/// `report`: false adds --no-report (no report.html of its own: `trainsim report` writes one
+/// later if wanted).
 std::vector<std::string> point_command(const SweepSpec& spec, const SweepPoint& p,
-                                       const std::string& dir);
+                                       const std::string& dir, bool report = true);
 /// The command line of a point worker (sim/sweep/point_worker.h): `exe sweep --point-worker`.
 std::vector<std::string> worker_command(const std::string& exe);
 /// Points a worker runs before it retires (sim/sweep/worker_pool.h); `sweep --isolate`: 1.

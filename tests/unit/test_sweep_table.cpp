@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <array>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -17,6 +18,7 @@
 #include "sim/core/rng.h"
 #include "sim/io/file_set.h"
 #include "sim/sweep/row_store.h"
+#include "sim/sweep/sweep_run.h"
 #include "sim/sweep/sweep_table.h"
 #include "tests/support/temp_dir.h"
 
@@ -210,4 +212,47 @@ TEST_CASE("A streamed file appears whole at its commit, and not at all without o
   f.commit();
   CHECK(read(path) == "a,b\n1,2\n");
   CHECK(!std::filesystem::exists(path + ".tmp"));
+}
+
+TEST_CASE("Pending hands every unfinished point out once: runs of consecutive points per lane",
+          "[sweep]") {
+  const std::size_t n = 1000;
+  Pending pending(n, 2);
+  for (std::size_t k = 0; k < n; k += 7) pending.mark_finished(k);  // finished before
+  const std::size_t total = pending.total();
+  CHECK(total == n - 143);
+  std::vector<int> seen(n, 0);
+  std::array<std::vector<std::size_t>, 3> by_lane;
+  // Lanes 0 and 1 take in turn; lane 2 (a third worker appearing late) joins at the end.
+  std::size_t k = 0, taken = 0;
+  Rng rng(5);
+  for (;;) {
+    const std::size_t lane = taken > 600 ? rng.below(3) : rng.below(2);
+    if (!pending.take(k, lane)) break;
+    ++taken;
+    REQUIRE(k < n);
+    ++seen[k];
+    by_lane[lane].push_back(k);
+  }
+  CHECK(taken == total);
+  CHECK(pending.untaken() == 0);
+  for (std::size_t i = 0; i < n; ++i) CHECK(seen[i] == (i % 7 == 0 ? 0 : 1));
+  // Mostly consecutive: runs of four points or more on average (shorter near the end).
+  for (const auto& ks : by_lane) {
+    std::size_t jumps = 0;
+    for (std::size_t i = 1; i < ks.size(); ++i)
+      jumps += ks[i] != ks[i - 1] + 1 && ks[i] != ks[i - 1] + 2;
+    CHECK(jumps * 4 <= ks.size());
+  }
+  // Every lane keeps getting points until none is left: a lane never waits on another's run.
+  Pending tail(10, 2);
+  CHECK(tail.take(k, 0));
+  std::size_t lane1 = 0;
+  while (tail.take(k, 1)) ++lane1;
+  CHECK(lane1 == 9);  // lane 0 ran one point; lane 1 took its own runs, then lane 0's rest
+  Pending dropped(10, 1);
+  CHECK(dropped.take(k, 0));
+  dropped.drop();
+  CHECK(!dropped.take(k, 0));
+  CHECK(dropped.untaken() == 0);
 }
