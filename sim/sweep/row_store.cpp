@@ -90,7 +90,8 @@ RowStore::~RowStore() {
 }
 
 void RowStore::put(std::size_t k, const SweepRow& row) {
-  Record r{};
+  Record r;
+  std::memset(&r, 0, sizeof r);  // padding included: the bytes go to a file
   r.state = row.done ? 1 : 2;
   if (row.done) {
     const PointResult& p = row.result;
@@ -116,7 +117,8 @@ void RowStore::put(std::size_t k, const SweepRow& row) {
     errors_end_ += r.error_size;
   }
   // A point is put once per run of the sweep (finished before, or finished now).
-  Record old{};
+  Record old;
+  std::memset(&old, 0, sizeof old);  // past the end of the file: not finished
   read_at(rows_fd_, &old, sizeof old, static_cast<std::uint64_t>(k) * sizeof(Record));
   write_at(rows_fd_, &r, sizeof r, static_cast<std::uint64_t>(k) * sizeof(Record));
   if (old.state == 0) ++finished_;
