@@ -12,6 +12,7 @@
 #include "sim/accel/fast_context.h"
 #include "sim/accel/scalesim_memory.h"
 #include "sim/accel/vector_unit.h"
+#include "sim/core/checked_span.h"
 #include "sim/core/error.h"
 #include "sim/core/hash.h"
 #include "sim/core/interrupt.h"
@@ -293,9 +294,16 @@ OpStats run_mapping(const NestProblem& p, const SearchResult& sr, const OperandR
       // Iterations it .. last - 1 run as it - 1 did (and, ending, ask for the first tile of
       // an iteration alike): iteration `last` starts `last - it` periods later.
       const std::int64_t last = walk.last_same(loop, it);
-      if (last > it) {
-        const std::int64_t periods = last - it;
-        const std::int64_t t = now + periods * (now - mark.now);
+      const std::int64_t periods = last - it;
+      // A clock past 2^62 is walked on: the walk's own checked sums then name the key to
+      // blame (sim/core/checked_span.h), as without the jump.
+      std::int64_t span = 0, t = 0;
+      const bool fits = !__builtin_mul_overflow(periods, now - mark.now, &span) &&
+                        !__builtin_add_overflow(now, span, &t) &&
+                        static_cast<double>(t) + static_cast<double>(*std::max_element(
+                                                     pending.begin(), pending.end())) <
+                            kMaxSpan;
+      if (last > it && fits) {
         ctx.jump(t, t + pending[0]);
         st = {t + pending[1], t + pending[2], t + pending[3], t + pending[4]};
         computed += periods * (computed - mark.computed);
