@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <climits>
-#include <map>
 
 #include "sim/core/error.h"
 #include "sim/nn/layer_registry.h"
@@ -26,60 +25,36 @@ int window_out(int in, int pad, int k, int stride, const char* axis, std::string
 
 }  // namespace
 
-NetShape::NetShape(const NetworkSpec& spec) : spec_(&spec) {
+NetShape::NetShape(const NetworkSpec& spec) : spec_(&spec), graph_(spec) {
   const std::string where = "network '" + spec.name + "' (" + spec.source + ")";
   const Shape input{spec.input[0], spec.input[1], spec.input[2]};
   const std::int64_t input_values = saturating_product({input.c, input.h, input.w});
   if (input_values > kMaxSampleValues)
     throw UserError(where + ": the input " + input.str() + " " +
                     size_limit_violation(input_values, 0, 0));
-  std::map<std::string, int> index;
   layers_.resize(spec.layers.size());
-  needs_input_grad_.assign(spec.layers.size(), false);
-  std::vector<bool> upstream_params(spec.layers.size(), false);
   for (std::size_t i = 0; i < spec.layers.size(); ++i) {
     const LayerSpec& ls = spec.layers[i];
     LayerShape& l = layers_[i];
     l.spec = &ls;
+    l.inputs = graph_.inputs(i);
+    l.consumers = graph_.consumers(i);
     auto fail = [&](const std::string& what) {
       throw UserError(where + ": layer '" + ls.name + "' (" + ls.type + "): " + what);
     };
-    const LayerBoundary boundary = layer_boundary(ls.type);
-    if (boundary == LayerBoundary::kSource) {
+    if (layer_boundary(ls.type) == LayerBoundary::kSource) {
       // A tensor from outside: no producer here, but the layer outside that made it wants
-      // its gradient, so its readers compute backward-data as if it had parameters.
+      // its gradient, so its readers compute backward-data as if it had parameters
+      // (LayerGraph).
       l.out = l.in = Shape{ls.shape[0], ls.shape[1], ls.shape[2]};
       const std::int64_t values = saturating_product({l.out.c, l.out.h, l.out.w});
       if (values <= 0) fail("produces an empty output");
       const std::string too_big = size_limit_violation(values, 0, values);
       if (!too_big.empty()) fail(too_big);
-      upstream_params[i] = true;
-      index[ls.name] = static_cast<int>(i);
       continue;
     }
-    if (ls.from.empty()) {
-      l.inputs.push_back(static_cast<int>(i) - 1);
-    } else {
-      for (const auto& src : ls.from) {
-        auto it = index.find(src);
-        if (src == "input")
-          l.inputs.push_back(-1);
-        else if (it != index.end())
-          l.inputs.push_back(it->second);
-        else
-          fail("reads unknown layer '" + src + "'");
-      }
-    }
     std::vector<Shape> ins;
-    for (int p : l.inputs) {
-      ins.push_back(p < 0 ? input : layers_[static_cast<std::size_t>(p)].out);
-      if (p >= 0) {
-        ++layers_[static_cast<std::size_t>(p)].consumers;
-        if (upstream_params[static_cast<std::size_t>(p)] ||
-            layers_[static_cast<std::size_t>(p)].params > 0)
-          needs_input_grad_[i] = true;
-      }
-    }
+    for (int p : l.inputs) ins.push_back(p < 0 ? input : layers_[static_cast<std::size_t>(p)].out);
     l.in = ins.front();
     const Shape in = l.in;
     std::string err;
@@ -143,12 +118,13 @@ NetShape::NetShape(const NetworkSpec& spec) : spec_(&spec) {
     if (kind != nullptr && kind->work != nullptr) work = std::max(work, kind->work(ls, ins, l.out));
     const std::string too_big = size_limit_violation(out_values, l.params, work);
     if (!too_big.empty()) fail(too_big);
-    for (int p : l.inputs)
-      if (p >= 0 && (upstream_params[static_cast<std::size_t>(p)] ||
-                     layers_[static_cast<std::size_t>(p)].params > 0))
-        upstream_params[i] = true;
-    index[ls.name] = static_cast<int>(i);
   }
+  std::vector<bool> params(layers_.size()), second(layers_.size());
+  for (std::size_t i = 0; i < layers_.size(); ++i) {
+    params[i] = layers_[i].params > 0;
+    second[i] = layers_[i].second_operand_grad;
+  }
+  graph_.set_layers(params, second);
   // A layer read by n layers sums n gradients of its output's size.
   for (const LayerShape& l : layers_) {
     const std::int64_t summed = saturating_product({l.out.size(), l.consumers});

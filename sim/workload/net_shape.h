@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/nn/layer_graph.h"
 #include "sim/spec/shape.h"
 #include "sim/spec/specs.h"
 
@@ -41,12 +42,12 @@ class NetShape {
   bool has_params(std::size_t i) const { return layers_[i].params > 0; }
   /// Whether a training step issues layer i's backward-weight pass: it has parameters, or
   /// the pass computes a second input's gradient that layers below need.
-  bool has_backward_weight(std::size_t i) const {
-    return has_params(i) || (layers_[i].second_operand_grad && needs_input_grad(i));
-  }
+  bool has_backward_weight(std::size_t i) const { return graph_.has_backward_weight(i); }
   /// Whether layer i must compute the gradient of its input: some layer feeding it,
   /// directly or not, has parameters (as Network::needs_input_grad for a chain).
-  bool needs_input_grad(std::size_t i) const { return needs_input_grad_[i]; }
+  bool needs_input_grad(std::size_t i) const { return graph_.needs_input_grad(i); }
+  /// Which layers read which, and the order of a training step's passes.
+  const LayerGraph& graph() const { return graph_; }
   /// Some layer reads the network input (not so when every branch starts at a `source`).
   bool reads_input() const;
   /// The last layer is a sink (a cut-out network, e.g. a SCALE-Sim topology): no softmax,
@@ -58,8 +59,8 @@ class NetShape {
 
  private:
   const NetworkSpec* spec_;
+  LayerGraph graph_;
   std::vector<LayerShape> layers_;
-  std::vector<bool> needs_input_grad_;
 };
 
 }  // namespace trainsim
