@@ -32,6 +32,8 @@ COMMENT_COLUMN = 100  # trailing shape comments are aligned here (or one space a
 
 DATASETS = {
     "cifar10": {"input": (3, 32, 32), "classes": 10},
+    # Fashion-MNIST (and MNIST): 1x28x28 grey images, 10 classes; trainsim trains on both.
+    "fashion": {"input": (1, 28, 28), "classes": 10},
     "imagenet": {"input": (3, 224, 224), "classes": 1000},
     # CelebA faces at 64x64, judged real or fake: one sigmoid value, two classes.
     "celeba": {"input": (3, 64, 64), "classes": 2},
@@ -434,6 +436,39 @@ def build_resnet(b, depth_name, cifar):
             stride = 2 if (stage > 0 and i == 0) else 1
             bottleneck(b, "layer%d.%d" % (stage + 1, i), planes, stride)
     b.classifier_head("fc")
+
+
+CIFAR_RESNET_BLOCKS = {"resnet8": 1, "resnet20": 3}  # n of the 6n + 2 layers
+
+
+def basic_block(b, prefix, planes, stride):
+    """He et al.'s basic block: two 3x3 convs with BN, the shortcut a 1x1 conv + BN where the
+    shape changes (option B)."""
+    x = b.last
+    b.conv(prefix + ".conv1", planes, 3, stride=stride, padding=1, bias=False)
+    b.bn(prefix + ".bn1")
+    b.relu(prefix + ".relu1")
+    b.conv(prefix + ".conv2", planes, 3, padding=1, bias=False)
+    main = b.bn(prefix + ".bn2")
+    shortcut = x
+    if stride != 1 or b.channels(x) != planes:
+        b.conv(prefix + ".shortcut.0", planes, 1, stride=stride, bias=False, frm=x)
+        shortcut = b.bn(prefix + ".shortcut.1")
+    b.add(prefix + ".add", [main, shortcut])
+    return b.relu(prefix + ".relu")
+
+
+def build_cifar_resnet(b, depth_name, _cifar):
+    """He et al. 2016, section 4.2: 3x3 stem conv to 16, three stages of n basic blocks with
+    16, 32, 64 filters (strides 1, 2, 2), global average pool, dense to the classes."""
+    b.conv("conv1", 16, 3, padding=1, bias=False)
+    b.bn("bn1")
+    b.relu("relu1")
+    for stage, planes in enumerate([16, 32, 64]):
+        for i in range(CIFAR_RESNET_BLOCKS[depth_name]):
+            stride = 2 if (stage > 0 and i == 0) else 1
+            basic_block(b, "layer%d.%d" % (stage + 1, i), planes, stride)
+    b.classifier_head("linear")
 
 
 # --------------------------------------------------------------------------------------------
@@ -877,12 +912,13 @@ MODELS = {
     "inceptionv4": build_inceptionv4, "alexnet": build_alexnet,
     "dcgan_d": build_dcgan_d, "dcgan_gd": build_dcgan_gd, "dcgan64_gd": build_dcgan64_gd,
     "bert_large": build_bert_large,
+    "resnet8": build_cifar_resnet, "resnet20": build_cifar_resnet,
 }
 
 # The datasets each model is generated for (cifar10 and imagenet unless listed).
 MODEL_DATASETS = {"alexnet": ("imagenet",), "dcgan_d": ("celeba",), "dcgan_gd": ("celeba",),
                   "dcgan64_gd": ("celeba",),
-                  "bert_large": ("squad",)}
+                  "bert_large": ("squad",), "resnet8": ("fashion",), "resnet20": ("fashion",)}
 
 # Models whose input is not the dataset's sample: the generator's step starts from z.
 MODEL_INPUTS = {"dcgan_gd": (LATENT, 1, 1), "dcgan64_gd": (LATENT, 1, 1)}
@@ -906,6 +942,8 @@ TITLES = {
     "dcgan_gd": "DCGAN generator chained into its discriminator (Radford et al. 2016)",
     "dcgan64_gd": "PyTorch's DCGAN example, generator chained into discriminator (64 base filters)",
     "bert_large": "BERT-Large (Devlin et al. 2019; 24 layers, hidden 1024, 16 heads)",
+    "resnet8": "ResNet-8 (He et al. 2016, the CIFAR form: 6n + 2 layers, n = 1)",
+    "resnet20": "ResNet-20 (He et al. 2016, the CIFAR form: 6n + 2 layers, n = 3)",
 }
 
 # The Hype-training workloads beyond the CNNs: the whole header note (they keep dropout).
@@ -953,6 +991,11 @@ FAMILY_NOTES = {
         "imagenet": "Follows torchvision resnet{n}: 7x7/2 stem conv, BN, ReLU, 3x3/2 maxpool, bottleneck "
                     "v1.5 (stride on the 3x3 conv), conv1x1+BN downsample where the shape changes, "
                     "global average pool, dense 2048-1000.",
+        "fashion": "Follows He et al. 2016, section 4.2 (the CIFAR-10 ResNets): 3x3 stem conv to 16 "
+                   "filters, BN, ReLU, three stages of basic blocks (two 3x3 convs with BN) with "
+                   "16, 32 and 64 filters and strides 1, 2, 2 (28x28, 14x14, 7x7 here), the "
+                   "shortcut a conv1x1+BN where the shape changes (the paper's option B), global "
+                   "average pool, dense 64-10. Trainable: the numerics run every layer.",
         "cifar10": "Follows kuangliu pytorch-cifar ResNet{n}: 3x3 stride-1 stem conv with 64 filters, BN, "
                    "ReLU, no maxpool, bottleneck stages 64/128/256/512 with strides 1, 2, 2, 2, "
                    "conv1x1+BN shortcut where the shape changes, global average pool (avg_pool2d 4 "
@@ -1055,6 +1098,13 @@ REFERENCES = {
     "mobilenetv2_cifar10": ("kuangliu", 2296922),
     "inceptionv3_cifar10": ("torchvision - AuxLogits, 10 cls", 21806058),
     "inceptionv4_cifar10": ("Cadene, 10 classes", 41158186),
+    # He et al. give ResNet-20 0.27M parameters (option A, 3 input channels). Counted by hand
+    # for 1 input channel and option B: stem 144 + BN 32; stage 1: 3 x (2 x 2,304 + 2 x 32);
+    # stage 2: 4,608 + 9,216 + 512 (shortcut) + 3 x 64 (BN) then 2 x (2 x 9,216 + 2 x 64);
+    # stage 3: 18,432 + 36,864 + 2,048 + 3 x 128 then 2 x (2 x 36,864 + 2 x 128); dense 650.
+    # tools/torch_fixtures.py builds the same networks in PyTorch, which counts the same.
+    "resnet8_fashion": ("He et al. 4.2, option B, counted", 77754),
+    "resnet20_fashion": ("He et al. 4.2, option B, counted", 272186),
 }
 
 
@@ -1075,11 +1125,11 @@ def header(model, dataset, b):
     fam = family(model)
     depth = model[len(fam):] if fam in ("vgg", "resnet", "densenet") else ""
     note = FAMILY_NOTES[fam][dataset].format(n=depth)
-    data = ("CIFAR-10 (3x32x32, 10 classes)" if dataset == "cifar10"
-            else "ImageNet (3x224x224, 1000 classes)")
-    text = ("%s on %s, shape only. %s Dropout and auxiliary classifiers are omitted; the "
+    data = DATASET_TITLES[dataset]
+    only = "" if dataset == "fashion" else ", shape only"
+    text = ("%s on %s%s. %s Dropout and auxiliary classifiers are omitted; the "
             "trailing comments give each layer's output shape. %d layers, %s trainable parameters."
-            % (TITLES[model], data, note, len(b.layers), format(b.params, ",")))
+            % (TITLES[model], data, only, note, len(b.layers), format(b.params, ",")))
     return textwrap.wrap(text, 96) + ["Generated by tools/gen_zoo.py - do not edit."]
 
 
@@ -1088,9 +1138,10 @@ DATASET_TITLES = {
     "imagenet": "ImageNet (3x224x224, 1000 classes)",
     "celeba": "CelebA (3x64x64 faces)",
     "squad": "SQuAD v1.1 (384 tokens)",
+    "fashion": "Fashion-MNIST or MNIST (1x28x28, 10 classes)",
 }
 DATASET_NAMES = {"cifar10": "CIFAR-10", "imagenet": "ImageNet", "celeba": "CelebA",
-                 "squad": "SQuAD"}
+                 "squad": "SQuAD", "fashion": "Fashion-MNIST / MNIST"}
 
 
 def description(model, dataset):

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "sim/core/rng.h"
+#include "sim/core/state_archive.h"
 #include "sim/nn/tensor.h"
 #include "sim/spec/specs.h"
 
@@ -21,6 +22,10 @@ struct Param {
   Tensor<T> value;
   Tensor<T> grad;  ///< accumulated (summed) over the samples of a batch
 };
+
+/// The tensors a layer reads: one for most layers, two or more for add and concat.
+template <typename T>
+using LayerInputs = std::vector<const Tensor<T>*>;
 
 template <typename T>
 class Layer {
@@ -37,6 +42,30 @@ class Layer {
                              Tensor<T>& dx) = 0;
   /// Adds dL/dparams for this batch to each Param::grad (summed over samples).
   virtual void backward_weight(const Tensor<T>& x, const Tensor<T>& dy) {}
+
+  // How a network runs a layer (Network::forward / backward). Layers reading several
+  // tensors (add, concat) and layers whose backward pass needs more of a forward pass than
+  // its input and output (dropout's mask, in `saved`, which is stored with the forward pass)
+  // override these; the others read one tensor and implement the three functions above.
+  /// y = f(xs); `saved` is this layer's slot of the forward pass.
+  virtual void forward_graph(const LayerInputs<T>& xs, Tensor<T>& y, Tensor<T>& saved) {
+    forward(*xs[0], y);
+  }
+  /// The gradient of input k, dx = dL/dxs[k], for the forward pass that gave y and saved.
+  virtual void backward_data_graph(const LayerInputs<T>& xs, const Tensor<T>& y,
+                                   const Tensor<T>& saved, const Tensor<T>& dy, std::size_t k,
+                                   Tensor<T>& dx) {
+    backward_data(*xs[k], y, dy, dx);
+  }
+  /// Training (the default) or evaluation: batchnorm normalises with each batch's statistics
+  /// and updates its running ones in training, with the running ones in evaluation; dropout
+  /// drops values in training only.
+  virtual void set_training(bool training) {}
+  /// Saves or restores state that is not a parameter (batchnorm's running statistics,
+  /// dropout's random stream): a resumed run goes on as if it had not stopped.
+  virtual void archive_state(StateArchive& a) {}
+  /// Whether the layer has state for archive_state().
+  virtual bool has_state() const { return false; }
 
   virtual std::vector<Param<T>*> params() { return {}; }
   bool has_params() { return !params().empty(); }

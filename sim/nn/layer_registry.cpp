@@ -2,14 +2,20 @@
 
 #include "sim/core/error.h"
 #include "sim/nn/activation.h"
+#include "sim/nn/batchnorm.h"
 #include "sim/nn/conv2d.h"
 #include "sim/nn/dense.h"
+#include "sim/nn/dropout.h"
+#include "sim/nn/global_pool.h"
+#include "sim/nn/merge.h"
 #include "sim/nn/pool.h"
 #include "sim/nn/softmax.h"
 
 namespace trainsim {
 
 namespace {
+
+using Ins = std::vector<Shape>;
 
 // Shape errors are reported by the network builder, which prefixes the layer and file.
 void require_window_fits(const LayerSpec& s, const Shape& in, int pad) {
@@ -18,25 +24,26 @@ void require_window_fits(const LayerSpec& s, const Shape& in, int pad) {
                     (pad ? " with padding " + std::to_string(pad) : std::string()));
 }
 
-// What the numerics support: a chain of square-kernel layers. The rest of the network
-// language (graphs, rectangular convolutions, padded pools) is timed only.
+// What the numerics support: square kernels. The rest of the network language (rectangular
+// convolutions, padded pools) is timed only.
 [[noreturn]] void shape_only(const std::string& what) {
   throw UserError(what +
                   " can only be timed, not trained: use the experiment with "
                   "`numerics: none`");
 }
 void require_numeric(const LayerSpec& s) {
-  if (!s.from.empty()) shape_only("`from` (a graph network)");
   if (!s.square()) shape_only("a rectangular kernel or padding");
 }
 
 template <typename T>
-std::unique_ptr<Layer<T>> make_dense(const LayerSpec& s, const Shape& in) {
+std::unique_ptr<Layer<T>> make_dense(const LayerSpec& s, const Ins& ins) {
+  const Shape& in = ins.front();
   require_numeric(s);
   return std::make_unique<Dense<T>>(in, s.units, s.bias);
 }
 template <typename T>
-std::unique_ptr<Layer<T>> make_conv(const LayerSpec& s, const Shape& in) {
+std::unique_ptr<Layer<T>> make_conv(const LayerSpec& s, const Ins& ins) {
+  const Shape& in = ins.front();
   require_numeric(s);
   require_window_fits(s, in, s.padding);
   if (in.c % s.groups != 0 || s.filters % s.groups != 0)
@@ -46,36 +53,42 @@ std::unique_ptr<Layer<T>> make_conv(const LayerSpec& s, const Shape& in) {
                                      s.groups);
 }
 template <typename T>
-std::unique_ptr<Layer<T>> make_maxpool(const LayerSpec& s, const Shape& in) {
+std::unique_ptr<Layer<T>> make_maxpool(const LayerSpec& s, const Ins& ins) {
+  const Shape& in = ins.front();
   require_numeric(s);
   if (s.padding != 0) shape_only("a padded pooling window");
   require_window_fits(s, in, 0);
   return std::make_unique<Pool2d<T>>(in, Pool2d<T>::Mode::kMax, s.kernel, s.stride);
 }
 template <typename T>
-std::unique_ptr<Layer<T>> make_avgpool(const LayerSpec& s, const Shape& in) {
+std::unique_ptr<Layer<T>> make_avgpool(const LayerSpec& s, const Ins& ins) {
+  const Shape& in = ins.front();
   require_numeric(s);
   if (s.padding != 0) shape_only("a padded pooling window");
   require_window_fits(s, in, 0);
   return std::make_unique<Pool2d<T>>(in, Pool2d<T>::Mode::kAvg, s.kernel, s.stride);
 }
 template <typename T>
-std::unique_ptr<Layer<T>> make_flatten(const LayerSpec& s, const Shape& in) {
+std::unique_ptr<Layer<T>> make_flatten(const LayerSpec& s, const Ins& ins) {
+  const Shape& in = ins.front();
   require_numeric(s);
   return std::make_unique<Flatten<T>>(in);
 }
 template <typename T>
-std::unique_ptr<Layer<T>> make_relu(const LayerSpec& s, const Shape& in) {
+std::unique_ptr<Layer<T>> make_relu(const LayerSpec& s, const Ins& ins) {
+  const Shape& in = ins.front();
   require_numeric(s);
   return std::make_unique<LeakyRelu<T>>(in, T(0));
 }
 template <typename T>
-std::unique_ptr<Layer<T>> make_leaky(const LayerSpec& s, const Shape& in) {
+std::unique_ptr<Layer<T>> make_leaky(const LayerSpec& s, const Ins& ins) {
+  const Shape& in = ins.front();
   require_numeric(s);
   return std::make_unique<LeakyRelu<T>>(in, static_cast<T>(s.slope));
 }
 template <typename T>
-std::unique_ptr<Layer<T>> make_softmax(const LayerSpec& s, const Shape& in) {
+std::unique_ptr<Layer<T>> make_softmax(const LayerSpec& s, const Ins& ins) {
+  const Shape& in = ins.front();
   require_numeric(s);
   return std::make_unique<Softmax<T>>(in);
 }
@@ -84,18 +97,46 @@ std::unique_ptr<Layer<T>> make_softmax(const LayerSpec& s, const Shape& in) {
 template <Smooth F>
 struct SmoothMaker {
   template <typename T>
-  static std::unique_ptr<Layer<T>> make(const LayerSpec& s, const Shape& in) {
+  static std::unique_ptr<Layer<T>> make(const LayerSpec& s, const Ins& ins) {
+    const Shape& in = ins.front();
     require_numeric(s);
     return std::make_unique<SmoothActivation<T>>(in, F);
   }
 };
 template <typename T>
-std::unique_ptr<Layer<T>> make_reshape(const LayerSpec& s, const Shape& in) {
+std::unique_ptr<Layer<T>> make_reshape(const LayerSpec& s, const Ins& ins) {
+  const Shape& in = ins.front();
   require_numeric(s);
   const Shape out{s.shape[0], s.shape[1], s.shape[2]};
   const std::string err = reshape_error(in, out);
   if (!err.empty()) throw UserError(err);
   return std::make_unique<Reshape<T>>(in, out);
+}
+
+template <typename T>
+std::unique_ptr<Layer<T>> make_batchnorm(const LayerSpec& s, const Ins& ins) {
+  require_numeric(s);
+  return std::make_unique<BatchNorm<T>>(ins.front());
+}
+template <typename T>
+std::unique_ptr<Layer<T>> make_global_avgpool(const LayerSpec& s, const Ins& ins) {
+  require_numeric(s);
+  return std::make_unique<GlobalAvgPool<T>>(ins.front());
+}
+template <typename T>
+std::unique_ptr<Layer<T>> make_add(const LayerSpec& s, const Ins& ins) {
+  require_numeric(s);
+  return std::make_unique<Add<T>>(ins);
+}
+template <typename T>
+std::unique_ptr<Layer<T>> make_concat(const LayerSpec& s, const Ins& ins) {
+  require_numeric(s);
+  return std::make_unique<Concat<T>>(ins);
+}
+template <typename T>
+std::unique_ptr<Layer<T>> make_dropout(const LayerSpec& s, const Ins& ins) {
+  require_numeric(s);
+  return std::make_unique<Dropout<T>>(ins.front(), s.rate);
 }
 
 #define TRAINSIM_LAYER(name, desc, keys, fn)  \
@@ -154,22 +195,20 @@ const std::vector<LayerTypeInfo>& layer_types() {
                     "cross-entropy",
                     Keys{"from"}, &make_softmax<float>, &make_softmax<double>, LayerBoundary::kNone,
                     Keys{}, OutputLoss::kCrossEntropy},
-      in_family(TRAINSIM_SHAPE_LAYER("batchnorm", "batch normalization per channel (timed only)",
-                                     Keys{"from"}),
+      in_family(TRAINSIM_LAYER("batchnorm",
+                               "batch normalization per channel: batch statistics in training, "
+                               "running ones in evaluation, learnt scale and shift",
+                               Keys{"from"}, make_batchnorm),
                 LayerFamily::kNorm),
-      in_family(TRAINSIM_SHAPE_LAYER("global_avgpool",
-                                     "average of each channel, C x H x W -> C x 1 x 1 "
-                                     "(timed only)",
-                                     Keys{"from"}),
+      in_family(TRAINSIM_LAYER("global_avgpool", "average of each channel, C x H x W -> C x 1 x 1",
+                               Keys{"from"}, make_global_avgpool),
                 LayerFamily::kPool),
-      TRAINSIM_SHAPE_LAYER("add",
-                           "element-wise sum of two or more layers' outputs, e.g. a "
-                           "residual connection (timed only)",
-                           Keys{"from"}),
-      TRAINSIM_SHAPE_LAYER("concat",
-                           "channel concatenation of two or more layers' outputs "
-                           "(timed only)",
-                           Keys{"from"}),
+      TRAINSIM_LAYER("add",
+                     "element-wise sum of two or more layers' outputs, e.g. a residual "
+                     "connection",
+                     Keys{"from"}, make_add),
+      TRAINSIM_LAYER("concat", "channel concatenation of two or more layers' outputs", Keys{"from"},
+                     make_concat),
       TRAINSIM_SHAPE_LAYER("resize", "bilinear resize of the input to size [h, w] (timed only)",
                            (Keys{"size", "from"})),
       LayerTypeInfo{"source",
@@ -197,10 +236,10 @@ const std::vector<LayerTypeInfo>& layer_types() {
                           OutputLoss::kBinary),
       TRAINSIM_KIND_LAYER("gelu", "x Phi(x), tanh form", Keys{"from"}, Keys{},
                           SmoothMaker<Smooth::kGelu>::make, OutputLoss::kNone),
-      TRAINSIM_KIND_SHAPE_LAYER("dropout",
-                                "drops each value with probability rate, scales the rest by 1 / "
-                                "(1 - rate) (timed only)",
-                                (Keys{"rate", "from"}), Keys{}),
+      TRAINSIM_KIND_LAYER("dropout",
+                          "drops each value with probability rate in training, scales the rest "
+                          "by 1 / (1 - rate)",
+                          (Keys{"rate", "from"}), Keys{}, make_dropout, OutputLoss::kNone),
       TRAINSIM_KIND_LAYER("reshape", "the input's values as shape [c, h, w]",
                           (Keys{"shape", "from"}), Keys{"shape"}, make_reshape, OutputLoss::kNone),
       in_family(TRAINSIM_KIND_SHAPE_LAYER(

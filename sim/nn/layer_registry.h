@@ -47,8 +47,9 @@ struct LayerTypeInfo {
   std::string name;
   std::string description;
   std::vector<std::string> keys;  ///< YAML keys allowed besides `type` and `name`
-  std::unique_ptr<Layer<float>> (*make_float)(const LayerSpec&, const Shape& in);
-  std::unique_ptr<Layer<double>> (*make_double)(const LayerSpec&, const Shape& in);
+  /// Builds the layer for its inputs' shapes (one per `from` layer; most types read one).
+  std::unique_ptr<Layer<float>> (*make_float)(const LayerSpec&, const std::vector<Shape>& ins);
+  std::unique_ptr<Layer<double>> (*make_double)(const LayerSpec&, const std::vector<Shape>& ins);
   LayerBoundary boundary = LayerBoundary::kNone;
   std::vector<std::string> required = {};  ///< keys without a default (besides the older
                                            ///< types' in required_layer_keys())

@@ -1,5 +1,7 @@
 #include "sim/nn/network.h"
 
+#include <algorithm>
+
 #include "sim/core/error.h"
 #include "sim/nn/kernels.h"
 #include "sim/nn/layer_registry.h"
@@ -18,14 +20,40 @@ template <>
 auto maker<double>(const LayerTypeInfo& info) {
   return info.make_double;
 }
+
+// dst += src, element by element (the gradient of a layer read by several).
+template <typename T>
+void add_into(Tensor<T>& dst, const Tensor<T>& src) {
+  T* d = dst.data();
+  const T* s = src.data();
+  for (std::size_t i = 0; i < dst.size(); ++i) d[i] += s[i];
+}
 }  // namespace
 
 template <typename T>
-Network<T>::Network(const NetworkSpec& spec) : spec_(spec) {
+std::int64_t ForwardPass<T>::copy_from(const ForwardPass& other) {
+  std::int64_t words = 0;
+  auto copy = [&](std::vector<Tensor<T>>& to, const std::vector<Tensor<T>>& from) {
+    to.resize(from.size());
+    for (std::size_t a = 0; a < from.size(); ++a) {
+      to[a].resize(from[a].n(), from[a].shape());
+      std::copy(from[a].data(), from[a].data() + from[a].size(), to[a].data());
+      words += static_cast<std::int64_t>(from[a].size());
+    }
+  };
+  copy(saved, other.saved);
+  // The words of the activations only: what a layer saves (dropout's mask) is one bit per
+  // value in hardware, not a word.
+  words = 0;
+  copy(acts, other.acts);
+  return words;
+}
+
+template <typename T>
+Network<T>::Network(const NetworkSpec& spec) : spec_(spec), graph_(spec_) {
   // Settles the kernel set now (TRAINSIM_KERNELS, sim/nn/kernels.h): a bad name fails while a
   // run is being set up, before it has written anything.
   active_kernel_set();
-  Shape shape = input_shape();
   const std::string where = "network '" + spec.name + "' (" + spec.source + ")";
   for (std::size_t i = 0; i < spec.layers.size(); ++i) {
     const LayerSpec& ls = spec.layers[i];
@@ -36,13 +64,15 @@ Network<T>::Network(const NetworkSpec& spec) : spec_(spec) {
       throw UserError(where + ": layer '" + ls.name + "' (" + ls.type +
                       ") can only be timed, not trained: use the experiment with "
                       "`numerics: none`");
+    std::vector<Shape> ins;
+    for (int p : graph_.inputs(i))
+      ins.push_back(p < 0 ? input_shape() : layers_[static_cast<std::size_t>(p)]->out_shape());
     try {
-      layers_.push_back(maker<T>(*info)(ls, shape));
+      layers_.push_back(maker<T>(*info)(ls, ins));
     } catch (const UserError& e) {
       throw UserError(where + ": layer '" + ls.name + "' (" + ls.type + "): " + e.what());
     }
-    shape = layers_.back()->out_shape();
-    if (shape.size() <= 0)
+    if (layers_.back()->out_shape().size() <= 0)
       throw UserError(where + ": layer '" + ls.name + "' produces an empty output");
   }
   // The numerics train with cross-entropy (Network::backward); a network ending in another
@@ -54,16 +84,18 @@ Network<T>::Network(const NetworkSpec& spec) : spec_(spec) {
         (loss == OutputLoss::kNone
              ? std::string()
              : ": a " + layers_.back()->type() + " output can only be timed (`numerics: none`)"));
-  if (shape.size() != spec.classes)
-    throw UserError(where + ": the output has " + std::to_string(shape.size()) +
+  const Shape out = layers_.back()->out_shape();
+  if (out.size() != spec.classes)
+    throw UserError(where + ": the output has " + std::to_string(out.size()) +
                     " values but the network declares " + std::to_string(spec.classes) +
                     " classes");
-  first_param_layer_ = layers_.size();
+  std::vector<bool> params(layers_.size());
   for (std::size_t i = 0; i < layers_.size(); ++i) {
     layer_macs_.push_back(layers_[i]->forward_macs());
-    has_params_.push_back(layers_[i]->has_params());
-    if (has_params_[i] && first_param_layer_ == layers_.size()) first_param_layer_ = i;
+    params[i] = layers_[i]->has_params();
   }
+  // No trainable layer computes a second input's gradient in its backward-weight pass.
+  graph_.set_layers(params, std::vector<bool>(layers_.size(), false));
 }
 
 template <typename T>
@@ -94,42 +126,112 @@ void Network<T>::zero_grad() {
 }
 
 template <typename T>
-void Network<T>::forward(ForwardPass<T>& pass) {
+void Network<T>::archive_state(StateArchive& a) {
+  for (auto& l : layers_)
+    if (l->has_state()) l->archive_state(a);
+}
+
+template <typename T>
+bool Network<T>::has_state() const {
+  for (const auto& l : layers_)
+    if (l->has_state()) return true;
+  return false;
+}
+
+template <typename T>
+void Network<T>::set_training(bool training) {
+  if (training == training_) return;
+  training_ = training;
+  for (auto& l : layers_) l->set_training(training);
+}
+
+template <typename T>
+const LayerInputs<T>& Network<T>::inputs_of(const ForwardPass<T>& pass, std::size_t i) {
+  xs_.clear();
+  for (int p : graph_.inputs(i)) xs_.push_back(&pass.acts[static_cast<std::size_t>(p + 1)]);
+  return xs_;
+}
+
+template <typename T>
+void Network<T>::prepare(ForwardPass<T>& pass, bool training) {
   pass.acts.resize(layers_.size() + 1);
+  pass.saved.resize(layers_.size());
+  set_training(training);
+}
+
+template <typename T>
+void Network<T>::forward_layer(ForwardPass<T>& pass, std::size_t i) {
   const int batch = pass.acts[0].n();
-  for (std::size_t i = 0; i < layers_.size(); ++i) {
-    layers_[i]->forward(pass.acts[i], pass.acts[i + 1]);
-    macs_ += layer_macs_[i] * batch;
-    if (observer_) observer_->on_forward(i, batch);
-  }
+  layers_[i]->forward_graph(inputs_of(pass, i), pass.acts[i + 1], pass.saved[i]);
+  macs_ += layer_macs_[i] * batch;
+  if (observer_) observer_->on_forward(i, batch);
+}
+
+template <typename T>
+void Network<T>::forward(ForwardPass<T>& pass, bool training) {
+  prepare(pass, training);
+  for (std::size_t i = 0; i < layers_.size(); ++i) forward_layer(pass, i);
 }
 
 template <typename T>
 void Network<T>::backward(const ForwardPass<T>& pass, const std::uint8_t* labels,
                           BackwardScratch<T>& scratch, bool compute) {
-  // The softmax layer and the loss are fused: the gradient entering the layer below the
-  // softmax is p - onehot.
   const int batch = pass.acts[0].n();
-  if (compute) cross_entropy_grad(pass.probs(), labels, scratch.grad);
-  if (observer_) observer_->on_loss_grad(layers_.size() - 1, batch);
-  for (std::size_t i = layers_.size() - 1; i-- > 0;) {
-    if (has_params_[i]) {
-      if (compute) {
-        layers_[i]->backward_weight(pass.acts[i], scratch.grad);
-        macs_ += layer_macs_[i] * batch;
-      }
-      if (observer_) observer_->on_backward_weight(i, batch);
+  std::vector<Tensor<T>>& grads = scratch.grads;
+  grads.resize(layers_.size());
+  // How many readers of each layer have added their share of its output's gradient: the
+  // first one writes it, the others add to it.
+  std::vector<int> shares(layers_.size(), 0);
+  // Hands the gradient of input k of layer l to its producer, if the producer wants it.
+  auto input_grad = [&](std::size_t l, std::size_t k, auto&& compute_into) {
+    const int p = graph_.inputs(l)[k];
+    if (p < 0 || !graph_.needs_output_grad(static_cast<std::size_t>(p))) return;
+    const auto producer = static_cast<std::size_t>(p);
+    if (shares[producer]++ == 0) return compute_into(grads[producer]);
+    compute_into(scratch.part);
+    add_into(grads[producer], scratch.part);
+  };
+  for (const StepEvent& e : graph_.backward_events()) {
+    const std::size_t l = e.layer;
+    switch (e.slot) {
+      case LayerOpSlot::kLossGrad:
+        // The softmax layer and the loss are fused: the gradient entering the layer below the
+        // softmax is p - onehot.
+        if (compute)
+          input_grad(l, 0, [&](Tensor<T>& g) { cross_entropy_grad(pass.probs(), labels, g); });
+        if (observer_) observer_->on_loss_grad(l, batch);
+        break;
+      case LayerOpSlot::kGradSum:
+        // The readers added their shares as they computed them.
+        if (observer_) observer_->on_grad_sum(l, batch);
+        break;
+      case LayerOpSlot::kBackwardWeight:
+        if (compute) {
+          layers_[l]->backward_weight(*inputs_of(pass, l)[0], grads[l]);
+          macs_ += layer_macs_[l] * batch;
+        }
+        if (observer_) observer_->on_backward_weight(l, batch);
+        break;
+      case LayerOpSlot::kBackwardData:
+        if (compute) {
+          const LayerInputs<T>& xs = inputs_of(pass, l);
+          for (std::size_t k = 0; k < xs.size(); ++k)
+            input_grad(l, k, [&](Tensor<T>& dx) {
+              layers_[l]->backward_data_graph(xs, pass.acts[l + 1], pass.saved[l], grads[l], k, dx);
+            });
+          macs_ += layer_macs_[l] * batch;
+        }
+        if (observer_) observer_->on_backward_data(l, batch);
+        break;
+      case LayerOpSlot::kForward:
+      case LayerOpSlot::kUpdate:
+        break;  // not backward events
     }
-    if (!needs_input_grad(i)) break;
-    if (compute) {
-      layers_[i]->backward_data(pass.acts[i], pass.acts[i + 1], scratch.grad, scratch.next);
-      macs_ += layer_macs_[i] * batch;
-      std::swap(scratch.grad, scratch.next);
-    }
-    if (observer_) observer_->on_backward_data(i, batch);
   }
 }
 
+template struct ForwardPass<float>;
+template struct ForwardPass<double>;
 template class Network<float>;
 template class Network<double>;
 

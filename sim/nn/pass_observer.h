@@ -20,6 +20,8 @@ class PassObserver {
   /// backward_data of `layer` (for element-wise layers: the activation derivative).
   virtual void on_backward_data(std::size_t layer, int batch) = 0;
   virtual void on_backward_weight(std::size_t layer, int batch) = 0;
+  /// The gradients of the several layers reading `layer` were summed (graph networks).
+  virtual void on_grad_sum(std::size_t layer, int batch) = 0;
   /// The optimizer updated the parameters of `layer`.
   virtual void on_update(std::size_t layer, int batch) = 0;
   /// A training step or an evaluation batch is complete.

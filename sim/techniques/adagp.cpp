@@ -183,11 +183,10 @@ BatchResult AdaGp::predicted_batch(BatchContext& ctx) {
   BatchResult r;
   PassObserver* obs = ctx.net.observer();
   ForwardPass<float>& pass = ctx.pass;
-  pass.acts.resize(ctx.net.size() + 1);
+  ctx.net.prepare(pass, /*training=*/true);
   std::size_t k = 0;  // next param layer
   for (std::size_t i = 0; i < ctx.net.size(); ++i) {
-    ctx.net.layer(i).forward(pass.acts[i], pass.acts[i + 1]);
-    if (obs) obs->on_forward(i, ctx.count);
+    ctx.net.forward_layer(pass, i);
     if (!ctx.net.has_params(i)) continue;
     if (gp_mode_ == GpMode::kSkip) {
       if (diagnostics_) diagnostics_->record_nothing(k);

@@ -92,14 +92,7 @@ BatchResult SpecBackprop::train_batch(BatchContext& ctx) {
     }
     // Store this sample's forward pass in its label's slot (copying keeps the buffers of
     // the slot, so no allocation after the first pass per label).
-    slot.pass.acts.resize(current_.acts.size());
-    std::int64_t words = 0;
-    for (std::size_t a = 0; a < current_.acts.size(); ++a) {
-      slot.pass.acts[a].resize(current_.acts[a].n(), current_.acts[a].shape());
-      std::copy(current_.acts[a].data(), current_.acts[a].data() + current_.acts[a].size(),
-                slot.pass.acts[a].data());
-      words += static_cast<std::int64_t>(current_.acts[a].size());
-    }
+    const std::int64_t words = slot.pass.copy_from(current_);
     slot.valid = true;
     if (obs) {
       obs->on_technique_op(0, kSpecbpStore, words);

@@ -107,6 +107,12 @@ void Trainer::checkpoint(StateArchive& a) {
   if (order_.size() != samples || params != params_.size())
     throw UserError("checkpoint out of step: it holds another dataset size or network");
   for (Param<float>* p : params_) archive(a, *p);
+  // Only networks with such state (batchnorm, dropout) write the section, so checkpoints of
+  // the others keep their bytes.
+  if (network_.has_state()) {
+    a.section("network state");
+    network_.archive_state(a);
+  }
   a.section("optimizer");
   optimizer_->checkpoint(a);
   a.section("technique");

@@ -58,9 +58,7 @@ class OpStream : public PassObserver {
   void on_step(bool begin) override;
   void on_technique_op(std::size_t layer, int what, std::int64_t n) override;
   void on_phase(int phase) override;
-  /// Graph networks: the gradients of a layer's several readers are summed (shape-only runs
-  /// call this; the trainable networks are chains).
-  void on_grad_sum(std::size_t layer, int batch);
+  void on_grad_sum(std::size_t layer, int batch) override;
 
   const NetShape& shape() const { return shape_; }
   /// What the technique adds to the device: its second unit, memory and predictor.

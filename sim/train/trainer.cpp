@@ -122,7 +122,7 @@ EvalMetrics Trainer::evaluate(const DataSplit& split) {
     check_interrupt();
     const int count = static_cast<int>(std::min<std::int64_t>(kEvalBatch, split.count - start));
     load_batch(split, idx.data() + start, count);
-    network_.forward(pass_);
+    network_.forward(pass_, /*training=*/false);
     if (PassObserver* obs = network_.observer()) obs->on_batch_end(Phase::kEval, count);
     loss_sum += cross_entropy_loss(pass_.probs(), batch_labels_.data());
     correct += count_correct(pass_.probs(), batch_labels_.data());

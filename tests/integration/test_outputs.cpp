@@ -70,7 +70,7 @@ TEST_CASE("A run stopped after epoch 1 of 3 and resumed equals an uninterrupted 
   require_dataset("mnist");
   // Techniques with state of their own beside the model's: ADA-GP's predictor and per-layer
   // Adam optimizers; speculative backprop's per-label store and SGD momentum.
-  const std::vector<std::vector<std::string>> cases = {
+  std::vector<std::vector<std::string>> cases = {
       {"-s", "technique=adagp-max@1", "-s", "training.optimizer={kind: adam, lr: 0.001}"},
       {"-s", "technique=specbp@0.1", "-s", "training.optimizer.momentum=0.9"},
       // The oracle's random state and persistent directions, the diagnostics' memory of the
@@ -80,6 +80,18 @@ TEST_CASE("A run stopped after epoch 1 of 3 and resumed equals an uninterrupted 
        "oracle, oracle: {cosine: 0.5, magnitude: 0.5, persistent: true}, diagnostics: true}",
        "-s", "training.optimizer.momentum=0.9"},
       {"-s", "technique={kind: adagp-low, warmup_epochs: 1, diagnostics: true}"}};
+  // A network with state beside its parameters: batch normalization's running statistics
+  // (the evaluation after each epoch reads them) and dropout's random stream; a residual add.
+  const std::string net = fresh_dir("resume-net") + "/bn_dropout.yaml";
+  write_file(net,
+             "name: bn_dropout\ninput: [1, 28, 28]\nclasses: 10\nlayers:\n"
+             "  - {type: conv2d, name: c1, filters: 4, kernel: 3, stride: 2, padding: 1}\n"
+             "  - {type: batchnorm, name: bn}\n  - {type: relu, name: r}\n"
+             "  - {type: conv2d, name: c2, filters: 4, kernel: 3, padding: 1}\n"
+             "  - {type: add, name: sum, from: [c2, r]}\n"
+             "  - {type: dropout, name: drop, rate: 0.3}\n  - {type: global_avgpool}\n"
+             "  - {type: flatten}\n  - {type: dense, units: 10}\n  - {type: softmax}\n");
+  cases.push_back({"-s", "network=" + net, "-s", "training.optimizer.momentum=0.9"});
   int k = 0;
   for (const auto& technique : cases) {
     INFO(technique[1]);

@@ -120,7 +120,7 @@ TEST_CASE("trainsim run / compare with numerics: none, its errors leave nothing 
       {{"run", exp, "--set", "technique=specbp"}, "cannot run with numerics: none"},
       {{"run", exp, "--set", "numerics=float"}, "dataset 'cifar10' is shape only"},
       {{"run", exp, "--set", "numerics=float", "--set", "dataset.name=mnist", "--set",
-        "network=resnet50_cifar10"},
+        "network=inceptionv3_cifar10"},
        "can only be timed, not trained"},
       {{"run", exp, "--set", "dataset.name=imagenet"}, "expects input 3x32x32"},
       {{"run", exp, "--set", "numerics=maybe"}, "must be one of float, none"},

@@ -142,6 +142,7 @@ struct Recorder : PassObserver {
   void on_loss_grad(std::size_t, int) override { ++cur.backward; }
   void on_backward_data(std::size_t, int) override { ++cur.backward; }
   void on_backward_weight(std::size_t, int) override { ++cur.backward; }
+  void on_grad_sum(std::size_t, int) override { ++cur.backward; }
   void on_update(std::size_t, int) override { ++cur.updates; }
   void on_technique_op(std::size_t, int pass, std::int64_t) override { ++cur.predictor[pass]; }
   void on_batch_end(Phase phase, int) override {

@@ -298,7 +298,7 @@ TEST_CASE("the new layer types reject impossible shapes with one line naming the
         std::string::npos);
 }
 
-TEST_CASE("tanh, sigmoid, GELU and reshape train, dropout and a sigmoid output are timed only",
+TEST_CASE("tanh, sigmoid, GELU reshape and dropout train but a sigmoid output is timed only",
           "[nn][shape]") {
   TempDir tmp("layer-kinds-numerics");
   const std::string path =
@@ -340,13 +340,12 @@ TEST_CASE("tanh, sigmoid, GELU and reshape train, dropout and a sigmoid output a
   x.data()[0] = 1.0;
   gelu.forward(x, y);
   CHECK(y.data()[0] == Approx(0.8411919906));  // 0.5 (1 + tanh(0.79788456 x 1.044715))
-  // Timed only.
+  // Dropout trains (tests/unit/test_graph_network.cpp); a sigmoid output is timed only.
   const std::string dropout = write_network(tmp, "[1, 4, 4]", 3,
                                             "  - {type: flatten}\n  - {type: dense, units: 3}\n"
                                             "  - {type: dropout}\n  - {type: softmax}\n");
   const NetworkSpec with_dropout = load_network(dropout);
-  CHECK(error_of([&] { Network<float> n(with_dropout); }).find("numerics: none") !=
-        std::string::npos);
+  CHECK(Network<float>(with_dropout).param_count() == 51);
   const std::string sigmoid_out =
       write_network(tmp, "[1, 4, 4]", 2,
                     "  - {type: flatten}\n  - {type: dense, units: 1}\n  - {type: sigmoid}\n");

@@ -1,0 +1,57 @@
+#pragma once
+// Batch normalization per channel (Ioffe & Szegedy 2015), as PyTorch's BatchNorm2d computes
+// it: in training, each channel is normalised with the batch's mean and biased variance over
+// N x H x W values, then scaled and shifted by the learnt gamma and beta; the running mean
+// and the running (unbiased) variance follow with momentum 0.1; evaluation normalises with
+// the running ones. eps = 1e-5.
+//
+// The layer keeps no batch statistics between calls (see layer.h): the backward passes
+// compute them again from x, so a stored forward pass (speculative backprop) is
+// differentiated with its own batch's statistics. The backward passes are those of the
+// mode the layer is in (a network trains in training mode).
+#include "sim/nn/layer.h"
+
+namespace trainsim {
+
+template <typename T>
+class BatchNorm final : public Layer<T> {
+ public:
+  explicit BatchNorm(const Shape& in);
+  std::string type() const override { return "batchnorm"; }
+  void forward(const Tensor<T>& x, Tensor<T>& y) override;
+  void backward_data(const Tensor<T>& x, const Tensor<T>& y, const Tensor<T>& dy,
+                     Tensor<T>& dx) override;
+  void backward_weight(const Tensor<T>& x, const Tensor<T>& dy) override;
+  std::vector<Param<T>*> params() override { return {&gamma_, &beta_}; }
+  /// gamma = 1, beta = 0 whatever the scheme (PyTorch's BatchNorm2d); running mean 0,
+  /// running variance 1.
+  void init(const InitSpec& spec, Rng& rng) override;
+  void set_training(bool training) override { training_ = training; }
+  bool has_state() const override { return true; }
+  void archive_state(StateArchive& a) override;
+
+  Tensor<T>& running_mean() { return running_mean_; }
+  Tensor<T>& running_var() { return running_var_; }
+
+  static constexpr double kEps = 1e-5;
+  static constexpr double kMomentum = 0.1;
+
+ private:
+  struct Stats {
+    std::vector<double> mean, invstd;
+  };
+  /// The batch's mean and 1 / sqrt(var + eps) per channel; with `update`, the running
+  /// statistics follow.
+  Stats batch_stats(const Tensor<T>& x, bool update);
+  /// The batch's statistics in training, the running ones in evaluation.
+  Stats stats(const Tensor<T>& x, bool update);
+  /// Per channel: sum of dy and sum of dy * xhat.
+  void grad_sums(const Tensor<T>& x, const Tensor<T>& dy, const Stats& st,
+                 std::vector<double>& sum_dy, std::vector<double>& sum_dy_xhat) const;
+
+  Param<T> gamma_, beta_;
+  Tensor<T> running_mean_, running_var_;
+  bool training_ = true;
+};
+
+}  // namespace trainsim
