@@ -38,15 +38,19 @@ class FixturesMatchTheTool(unittest.TestCase):
                          "tests/data/torch/layers.json is older than tools/torch_fixtures.py: "
                          "regenerate it")
         for case, (_, kind, batch, in_shape, spec, _) in zip(cases, tool.layer_cases()):
-            self.assertEqual((case["type"], case["batch"], case["in"], case["spec"]),
-                             (kind, batch, in_shape, spec))
+            # `inputs` and `mode` are stored beside the layer's keys.
+            keys = {k: v for k, v in spec.items() if k not in ("inputs", "mode")}
+            self.assertEqual((case["type"], case["batch"], case["in"], case["spec"],
+                              case.get("inputs"), case.get("mode")),
+                             (kind, batch, in_shape, keys, spec.get("inputs"), spec.get("mode")))
 
     def test_training_runs(self):
         tool = load_tool()
         training = read("training.json")
         self.assertEqual(training["image_count"], tool.POOL)
         self.assertEqual(len(training["labels"]), tool.POOL)
-        self.assertEqual([r["network"] for r in training["runs"]], ["lenet5.yaml", "seed_mlp.yaml"])
+        self.assertEqual([r["network"] for r in training["runs"]], ["lenet5.yaml", "seed_mlp.yaml",
+                                                                       "resnet8_fashion.yaml"])
         for run in training["runs"]:
             self.assertEqual(len(run["mean_losses"]), tool.STEPS)
             self.assertEqual(len(run["initial"]), len(run["final"]))

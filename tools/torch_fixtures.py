@@ -75,6 +75,14 @@ def encode(t, dtype="f32"):
     return base64.b64encode(a.tobytes()).decode("ascii")
 
 
+def encode_f64(t):
+    """A tensor as base64 of its little-endian float64 values."""
+    import numpy as np
+
+    a = np.ascontiguousarray(t.detach().cpu().numpy().astype("<f8"))
+    return base64.b64encode(a.tobytes()).decode("ascii")
+
+
 # ------------------------------------------------------------------------------------------
 # Single layers
 
@@ -85,7 +93,10 @@ def layer_cases():
     cases = []
 
     def add(kind, batch, in_shape, ties=False, **spec):
-        label = " ".join(f"{k} {v}" for k, v in spec.items()) + (" ties" if ties else "")
+        label = " ".join(f"{k} {v}" for k, v in spec.items()
+                         if k != "inputs") + (" ties" if ties else "")
+        if "inputs" in spec:
+            label += " inputs " + " + ".join("x".join(map(str, i)) for i in spec["inputs"])
         name = f"{kind} {'x'.join(map(str, in_shape))} batch {batch}"
         name += f" {label}" if label else ""
         cases.append((name, kind, batch, list(in_shape), spec, ties))
@@ -138,6 +149,24 @@ def layer_cases():
     add("leaky_relu", 2, [3, 5, 7], slope=0.2)
     add("softmax", 4, [10, 1, 1])
     add("softmax", 3, [7, 1, 1])
+    # batchnorm in training (batch statistics; the running ones after the step are checked
+    # too) and in evaluation (running statistics), on planes and on 1 x 1 maps.
+    add("batchnorm", 4, [3, 5, 6])
+    add("batchnorm", 8, [5, 1, 1])
+    add("batchnorm", 2, [16, 7, 7])
+    add("batchnorm", 3, [4, 5, 5], mode="eval")
+    add("global_avgpool", 2, [3, 5, 7])
+    add("global_avgpool", 3, [8, 1, 1])
+    # Several inputs: `inputs` lists their shapes (the first is `in`).
+    add("add", 2, [3, 4, 5], inputs=[[3, 4, 5], [3, 4, 5]])
+    add("add", 2, [2, 3, 3], inputs=[[2, 3, 3], [2, 3, 3], [2, 3, 3]])
+    add("concat", 2, [3, 4, 5], inputs=[[3, 4, 5], [2, 4, 5]])
+    add("concat", 3, [1, 6, 6], inputs=[[1, 6, 6], [4, 6, 6], [2, 6, 6]])
+    # dropout as evaluation runs it, and in training at rate 0: values and gradients pass
+    # unchanged (a random mask is not PyTorch's to compare; tests/unit/test_graph_layers.cpp
+    # checks the masks).
+    add("dropout", 2, [3, 4, 4], rate=0.5, mode="eval")
+    add("dropout", 2, [3, 4, 4], rate=0.0)
     return cases
 
 
@@ -170,6 +199,12 @@ def make_module(torch, kind, in_shape, spec):
         return nn.GELU(approximate="tanh")
     if kind == "softmax":
         return nn.Softmax(dim=1)
+    if kind == "batchnorm":
+        return nn.BatchNorm2d(c)  # eps 1e-5, momentum 0.1: trainsim's (sim/nn/batchnorm.h)
+    if kind == "global_avgpool":
+        return nn.AdaptiveAvgPool2d(1)
+    if kind == "dropout":
+        return nn.Dropout(spec.get("rate", 0.1))
     raise ValueError(kind)
 
 
@@ -177,7 +212,9 @@ def run_layer(torch, case, seed):
     """One case: inputs and parameters from `seed`, PyTorch's outputs and gradients."""
     name, kind, batch, in_shape, spec, ties = case
     gen = torch.Generator().manual_seed(seed)
-    x = torch.rand([batch] + in_shape, generator=gen) * 2 - 1
+    shapes = spec.get("inputs", [in_shape])
+    xs = [torch.rand([batch] + list(shp), generator=gen) * 2 - 1 for shp in shapes]
+    x = xs[0]
     if ties:
         x = torch.round(x * 2) / 2
     if kind in ("relu", "leaky_relu") + SMOOTH:
@@ -185,13 +222,23 @@ def run_layer(torch, case, seed):
         x.view(-1)[::11] = 0  # the derivative's convention at 0
     if kind == "softmax":
         x = x * 3
-    x.requires_grad_(True)
+    if kind == "batchnorm":
+        x = x * 3 + 0.5  # a mean and a variance away from 0 and 1
+    xs[0] = x
+    for t in xs:
+        t.requires_grad_(True)
+    rec_extra = {}
+    module = None
     if kind == "flatten":
         y = torch.flatten(x, 1)
-        module = None
     elif kind == "reshape":
         y = x.reshape([batch] + spec["shape"])
-        module = None
+    elif kind == "add":
+        y = xs[0]
+        for t in xs[1:]:
+            y = y + t
+    elif kind == "concat":
+        y = torch.cat(xs, dim=1)
     else:
         module = make_module(torch, kind, in_shape, spec)
         # Parameters of size about 1 / sqrt(fan-in) so the outputs stay near 1, and biases
@@ -200,13 +247,32 @@ def run_layer(torch, case, seed):
             for p in module.parameters():
                 fan_in = p[0].numel() if p.dim() > 1 else 4
                 p.copy_((torch.rand(p.shape, generator=gen) * 2 - 1) / math.sqrt(fan_in))
+        if kind == "batchnorm" and spec.get("mode") == "eval":
+            with torch.no_grad():
+                module.running_mean.copy_(torch.rand(in_shape[0], generator=gen) - 0.5)
+                module.running_var.copy_(torch.rand(in_shape[0], generator=gen) + 0.5)
+            rec_extra["running_mean_before"] = encode(module.running_mean)
+            rec_extra["running_var_before"] = encode(module.running_var)
+        if spec.get("mode") == "eval":
+            module.eval()
         xin = torch.flatten(x, 1) if kind == "dense" else x
         y = module(xin)
+        if kind == "batchnorm":
+            rec_extra["running_mean"] = encode(module.running_mean)
+            rec_extra["running_var"] = encode(module.running_var)
     g = torch.rand(y.shape, generator=gen) * 2 - 1
     (y * g).sum().backward()
     out_shape = list(y.shape[1:]) + [1] * (4 - y.dim())
     rec = {"name": name, "type": kind, "batch": batch, "in": in_shape, "out": out_shape,
-           "spec": spec, "x": encode(x), "g": encode(g), "y": encode(y), "dx": encode(x.grad)}
+           "spec": {k: v for k, v in spec.items() if k not in ("inputs", "mode")},
+           "x": encode(x), "g": encode(g), "y": encode(y), "dx": encode(x.grad)}
+    if "mode" in spec:
+        rec["mode"] = spec["mode"]
+    if len(xs) > 1:
+        rec["inputs"] = shapes
+        rec["xs"] = [encode(t) for t in xs]
+        rec["dxs"] = [encode(t.grad) for t in xs]
+    rec.update(rec_extra)
     if module is not None:
         for pname, p in module.named_parameters():
             value, grad = p.detach(), p.grad
@@ -243,52 +309,91 @@ def load_yaml(path):
 
 
 def build_network(torch, net):
-    """A sequential PyTorch model of a trainsim network file, without its softmax (the loss,
-    cross-entropy, applies it), and the trainsim layer names of its parameters in order."""
+    """A PyTorch model of a trainsim network file, a chain or a graph (`from`), without its
+    softmax (the loss, cross-entropy, applies it), and the trainsim names of its layers with
+    parameters, in order."""
     nn = torch.nn
-    c, h, w = net["input"]
-    modules, names = [], []
     layers = net["layers"]
     assert layers[-1]["type"] == "softmax", "the last layer is the softmax of the loss"
+    shapes = {"input": tuple(net["input"])}
+    names, modules, inputs, param_names = [], [], [], []
+    previous = "input"
     for index, layer in enumerate(layers[:-1]):
         kind = layer["type"]
+        name = layer.get("name", f"{kind}{index}")
+        frm = layer.get("from", [previous])
+        frm = [frm] if isinstance(frm, str) else frm
+        c, h, w = shapes[frm[0]]
         if kind == "flatten":
-            modules.append(nn.Flatten())
-            c, h, w = c * h * w, 1, 1
-            continue
-        if kind == "reshape":
-            modules.append(nn.Unflatten(1, layer["shape"]))
-            c, h, w = layer["shape"]
-            continue
-        if kind == "dense" and (h, w) != (1, 1):
-            modules.append(nn.Flatten())  # trainsim's dense reads C x H x W as a vector
-            c, h, w = c * h * w, 1, 1
-        if kind in ("dense", "conv2d"):
-            names.append(layer.get("name", f"{kind}{index}"))
-        m = make_module(torch, kind, [c, h, w], layer)
-        modules.append(m)
-        if kind == "dense":
-            c, h, w = layer["units"], 1, 1
-        elif kind in ("conv2d", "maxpool2d", "avgpool2d"):
-            k = layer["kernel"]
-            stride = layer.get("stride", 1 if kind == "conv2d" else k)
-            pad = layer.get("padding", 0)
-            c = layer["filters"] if kind == "conv2d" else c
-            h, w = (h + 2 * pad - k) // stride + 1, (w + 2 * pad - k) // stride + 1
-    return nn.Sequential(*modules), names
+            m, out = nn.Flatten(), (c * h * w, 1, 1)
+        elif kind == "reshape":
+            m, out = nn.Unflatten(1, layer["shape"]), tuple(layer["shape"])
+        elif kind == "add":
+            m, out = None, (c, h, w)
+        elif kind == "concat":
+            m, out = None, (sum(shapes[f][0] for f in frm), h, w)
+        else:
+            m = make_module(torch, kind, [c, h, w], layer)
+            if kind == "dense":
+                # trainsim's dense reads C x H x W as a vector
+                m, out = nn.Sequential(nn.Flatten(), m), (layer["units"], 1, 1)
+            elif kind in ("conv2d", "maxpool2d", "avgpool2d"):
+                k = layer["kernel"]
+                stride = layer.get("stride", 1 if kind == "conv2d" else k)
+                pad = layer.get("padding", 0)
+                out = (layer["filters"] if kind == "conv2d" else c,
+                       (h + 2 * pad - k) // stride + 1, (w + 2 * pad - k) // stride + 1)
+            elif kind == "global_avgpool":
+                out = (c, 1, 1)
+            else:
+                out = (c, h, w)
+            if any(True for _ in m.parameters()):
+                param_names.append(name)
+        names.append(name)
+        modules.append(m if m is not None else nn.Identity())
+        inputs.append(frm)
+        shapes[name] = out
+        previous = name
+
+    class Graph(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.layers = nn.ModuleList(modules)
+
+        def forward(self, x):
+            values = {"input": x}
+            for name, m, frm, layer in zip(names, self.layers, inputs, layers):
+                xs = [values[f] for f in frm]
+                if layer["type"] == "add":
+                    y = xs[0]
+                    for t in xs[1:]:
+                        y = y + t
+                elif layer["type"] == "concat":
+                    y = torch.cat(xs, dim=1)
+                else:
+                    y = m(xs[0])
+                values[name] = y
+            return values[names[-1]]
+
+    return Graph(), param_names
 
 
 def trainsim_params(model):
-    """The model's parameters in trainsim's order and layouts: name -> tensor."""
+    """The model's parameters in trainsim's order and layouts: each layer's weight, then its
+    bias (dense weights transposed: trainsim stores in x out)."""
     out = []
-    for m in model:
-        if getattr(m, "weight", None) is None:
-            continue
-        w = m.weight.detach()
-        out.append(w.t() if w.dim() == 2 else w)  # dense: trainsim stores in x out
-        if m.bias is not None:
-            out.append(m.bias.detach())
+    for m in model.modules():
+        if isinstance(m, (torch_nn().Linear, torch_nn().Conv2d, torch_nn().BatchNorm2d)):
+            w = m.weight.detach()
+            out.append(w.t() if isinstance(m, torch_nn().Linear) else w)
+            if m.bias is not None:
+                out.append(m.bias.detach())
     return out
+
+
+def torch_nn():
+    import torch
+    return torch.nn
 
 
 def image_pool(torch):
@@ -304,7 +409,7 @@ def image_pool(torch):
     return images, labels
 
 
-def train(torch, network_file, experiment_file, images, labels, seed):
+def train(torch, network_file, experiment_file, images, labels, seed, in_double=False):
     net = load_yaml(os.path.join(REPO, "configs", "networks", network_file))
     exp = load_yaml(os.path.join(REPO, "configs", "experiments", experiment_file))
     opt = exp["training"]["optimizer"]
@@ -315,24 +420,38 @@ def train(torch, network_file, experiment_file, images, labels, seed):
     torch.manual_seed(seed)  # PyTorch's default initialisation, trainsim's pytorch_default
     model, names = build_network(torch, net)
     init = [encode(p) for p in trainsim_params(model)]
-    sgd = torch.optim.SGD(model.parameters(), lr=opt["lr"], momentum=opt.get("momentum", 0))
+    import copy
+    model64 = copy.deepcopy(model).double() if in_double else None
     x_all = images.to(torch.float32).reshape(POOL, *net["input"]) / 255
-    losses = []
-    for step in range(STEPS):
-        first = (step * batch) % (POOL - POOL % batch)
-        x, y = x_all[first:first + batch], labels[first:first + batch]
-        sgd.zero_grad()
-        loss = torch.nn.functional.cross_entropy(model(x), y, reduction=reduction)
-        loss.backward()
-        if clip:
-            torch.nn.utils.clip_grad_value_(model.parameters(), clip)
-        sgd.step()
-        losses.append(float(loss) / (batch if reduction == "sum" else 1))
+
+    def steps(m, x_pool):
+        sgd = torch.optim.SGD(m.parameters(), lr=opt["lr"], momentum=opt.get("momentum", 0))
+        losses = []
+        for step in range(STEPS):
+            first = (step * batch) % (POOL - POOL % batch)
+            x, y = x_pool[first:first + batch], labels[first:first + batch]
+            sgd.zero_grad()
+            loss = torch.nn.functional.cross_entropy(m(x), y, reduction=reduction)
+            loss.backward()
+            if clip:
+                torch.nn.utils.clip_grad_value_(m.parameters(), clip)
+            sgd.step()
+            losses.append(float(loss) / (batch if reduction == "sum" else 1))
+        return losses
+
+    losses = steps(model, x_all)
     final = [encode(p) for p in trainsim_params(model)]
+    extra = {}
+    if in_double:
+        # The same steps in float64, from the same fp32 initial values: what the fp32 runs
+        # approximate. Batch normalization's backward pass cancels most of its terms, so the
+        # two fp32 runs differ by about what either differs from this one.
+        extra["mean_losses64"] = steps(model64, x_all.double())
+        extra["final64"] = [encode_f64(p) for p in trainsim_params(model64)]
     return {"network": network_file, "experiment": experiment_file, "batch": batch,
             "optimizer": {"lr": opt["lr"], "momentum": opt.get("momentum", 0),
                           "reduction": reduction, "clip": clip},
-            "layers": names, "initial": init, "final": final, "mean_losses": losses}
+            "layers": names, "initial": init, "final": final, "mean_losses": losses, **extra}
 
 
 def main():
@@ -356,7 +475,9 @@ def main():
     images, labels = image_pool(torch)
     training = dict(meta, images=encode(images, "u8"), labels=labels.tolist(), image_count=POOL,
                     runs=[train(torch, "lenet5.yaml", "lenet5_mnist.yaml", images, labels, 11),
-                          train(torch, "seed_mlp.yaml", "quickstart.yaml", images, labels, 12)])
+                          train(torch, "seed_mlp.yaml", "quickstart.yaml", images, labels, 12),
+                          train(torch, "resnet8_fashion.yaml", "resnet8_fashion.yaml", images,
+                                labels, 13, in_double=True)])
     os.makedirs(args.out, exist_ok=True)
     for name, doc in (("layers.json", layers), ("training.json", training)):
         path = os.path.join(args.out, name)

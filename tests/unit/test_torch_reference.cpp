@@ -36,11 +36,13 @@
 #include "sim/config/experiment_config.h"
 #include "sim/core/parallel.h"
 #include "sim/core/thread_pool.h"
+#include "sim/nn/batchnorm.h"
 #include "sim/nn/kernels.h"
 #include "sim/nn/layer_registry.h"
 #include "sim/nn/network.h"
 #include "sim/nn/softmax.h"
 #include "sim/optim/optimizer_registry.h"
+#include "sim/optim/sgd.h"
 #include "sim/workload/network_config.h"
 #include "sim/yaml/yaml_file.h"
 #include "tests/support/kernel_scope.h"
@@ -124,10 +126,15 @@ Agreement compare(const float* got, const std::vector<float>& ref) {
 }
 
 /// The one-layer network of a case (its layer, then the softmax every network ends with),
-/// read as a network file would be: the case's keys are JSON, which YAML reads.
+/// read as a network file would be: the case's keys are JSON, which YAML reads. A layer of
+/// several inputs reads the network input that many times (the case feeds it other tensors).
 NetworkSpec case_network(const json& c) {
   json layer = c["spec"];
   layer["type"] = c["type"];
+  if (c.contains("inputs")) {
+    layer["from"] = json::array();
+    for (std::size_t k = 0; k < c["inputs"].size(); ++k) layer["from"].push_back("input");
+  }
   const Shape out = shape_of(c["out"]);
   std::string text = "name: torch_case\ninput: " + c["in"].dump() +
                      "\nclasses: " + std::to_string(out.size()) + "\nlayers:\n";
@@ -145,13 +152,30 @@ struct Worst {
   std::map<std::string, double> by_array;
 };
 
+/// The layer of a case, built by the registry for the case's input shapes.
+std::unique_ptr<Layer<float>> case_layer(const json& c, const NetworkSpec& net) {
+  std::vector<Shape> ins;
+  if (c.contains("inputs")) {
+    for (const json& s : c["inputs"]) ins.push_back(shape_of(s));
+  } else {
+    ins.push_back(shape_of(c["in"]));
+  }
+  const LayerTypeInfo* info = find_layer_type(c["type"]);
+  REQUIRE(info != nullptr);
+  REQUIRE(info->make_float != nullptr);
+  return info->make_float(net.layers.front(), ins);
+}
+
 /// Runs one layer case and checks every array; records the errors in `worst`.
 void check_layer_case(const json& c, Worst& worst) {
   const std::string name = c["name"];
   INFO("layer case '" << name << "'");
-  Network<float> net(case_network(c));
-  Layer<float>& layer = net.layer(0);
+  const NetworkSpec spec = case_network(c);
+  std::unique_ptr<Layer<float>> owned = case_layer(c, spec);
+  Layer<float>& layer = *owned;
   const int batch = c["batch"];
+  const bool eval = c.value("mode", std::string("train")) == "eval";
+  layer.set_training(!eval);
   REQUIRE(layer.in_shape() == shape_of(c["in"]));
   REQUIRE(layer.out_shape() == shape_of(c["out"]));
   for (Param<float>* p : layer.params()) {
@@ -162,36 +186,53 @@ void check_layer_case(const json& c, Worst& worst) {
   }
   REQUIRE(c.contains("weight") == layer.has_params());
   REQUIRE(c.contains("bias") == (layer.params().size() == 2));
+  auto* bn = dynamic_cast<BatchNorm<float>*>(&layer);
+  if (bn != nullptr && c.contains("running_mean_before")) {
+    fill(bn->running_mean(), floats(c["running_mean_before"]));
+    fill(bn->running_var(), floats(c["running_var_before"]));
+  }
 
-  Tensor<float> x(batch, layer.in_shape()), g(batch, layer.out_shape()), y, dx;
-  fill(x, floats(c["x"]));
+  // The inputs: one, or `xs` for a layer of several.
+  std::vector<Tensor<float>> xs;
+  if (c.contains("xs")) {
+    for (std::size_t k = 0; k < c["xs"].size(); ++k) {
+      xs.emplace_back(batch, shape_of(c["inputs"][k]));
+      fill(xs.back(), floats(c["xs"][k]));
+    }
+  } else {
+    xs.emplace_back(batch, layer.in_shape());
+    fill(xs.back(), floats(c["x"]));
+  }
+  LayerInputs<float> in;
+  for (const Tensor<float>& t : xs) in.push_back(&t);
+  Tensor<float> g(batch, layer.out_shape()), y, saved;
   fill(g, floats(c["g"]));
-  layer.forward(x, y);
-  layer.backward_data(x, y, g, dx);
-  layer.backward_weight(x, g);
+  layer.forward_graph(in, y, saved);
+  std::vector<Tensor<float>> dxs(xs.size());
+  for (std::size_t k = 0; k < xs.size(); ++k) layer.backward_data_graph(in, y, saved, g, k, dxs[k]);
+  layer.backward_weight(xs.front(), g);
 
-  auto check = [&](const std::string& array, const float* got, const std::vector<float>& ref) {
+  auto check = [&](const std::string& array, const Tensor<float>& got,
+                   const std::vector<float>& ref) {
     REQUIRE(ref.size() > 0);
-    const Agreement a = compare(got, ref);
+    REQUIRE(ref.size() == got.size());
+    const Agreement a = compare(got.data(), ref);
     INFO(array << ": largest difference " << a.diff << ", largest |PyTorch| " << a.scale);
     CHECK(a.relative() <= kLayerTolerance);
     double& w = worst.by_array[array];
     w = std::max(w, a.relative());
   };
-  {
-    const std::vector<float> ref = floats(c["y"]);
-    REQUIRE(ref.size() == y.size());
-    check("y", y.data(), ref);
+  check("y", y, floats(c["y"]));
+  if (c.contains("dxs")) {
+    for (std::size_t k = 0; k < dxs.size(); ++k) check("dx", dxs[k], floats(c["dxs"][k]));
+  } else {
+    check("dx", dxs.front(), floats(c["dx"]));
   }
-  {
-    const std::vector<float> ref = floats(c["dx"]);
-    REQUIRE(ref.size() == dx.size());
-    check("dx", dx.data(), ref);
-  }
-  for (Param<float>* p : layer.params()) {
-    const std::vector<float> ref = floats(c["d" + p->name]);
-    REQUIRE(ref.size() == p->grad.size());
-    check("d" + p->name, p->grad.data(), ref);
+  for (Param<float>* p : layer.params()) check("d" + p->name, p->grad, floats(c["d" + p->name]));
+  if (bn != nullptr) {
+    // After the forward pass: updated in training, as they were in evaluation.
+    check("running", bn->running_mean(), floats(c["running_mean"]));
+    check("running", bn->running_var(), floats(c["running_var"]));
   }
   ++worst.cases;
 }
@@ -221,8 +262,8 @@ TEST_CASE("Every trainable layer type agrees with PyTorch, forward and backward"
       check_layer_case(c, worst[type]);
     }
   }
-  // Every type the registry can train has cases (dropout, batchnorm and the rest are timed
-  // only: no numerics to compare).
+  // Every type the registry can train has cases (the rest are timed only: no numerics to
+  // compare).
   for (const LayerTypeInfo& t : layer_types()) {
     INFO("layer type " << t.name);
     if (t.make_float != nullptr) CHECK(worst.count(t.name) == 1);
@@ -231,14 +272,16 @@ TEST_CASE("Every trainable layer type agrees with PyTorch, forward and backward"
               fixture["torch"].get<std::string>().c_str());
   for (const std::string& set : kernel_set_names()) std::printf(" %s", set.c_str());
   std::printf("\nlargest error / largest |PyTorch value| per array:\n");
-  std::printf("%-11s %5s  %-8s %-8s %-8s %-8s\n", "layer", "cases", "y", "dx", "dweight", "dbias");
+  std::printf("%-14s %5s  %-8s %-8s %-8s %-8s %-8s\n", "layer", "cases", "y", "dx", "dweight",
+              "dbias", "running");
   for (const std::string& type : order) {
     const Worst& w = worst[type];
-    std::printf("%-11s %5d  %-8s %-8s %-8s %-8s\n", type.c_str(),
+    std::printf("%-14s %5d  %-8s %-8s %-8s %-8s %-8s\n", type.c_str(),
                 w.cases / static_cast<int>(kernel_set_names().size()),
                 format_error(w.by_array, "y").c_str(), format_error(w.by_array, "dx").c_str(),
                 format_error(w.by_array, "dweight").c_str(),
-                format_error(w.by_array, "dbias").c_str());
+                format_error(w.by_array, "dbias").c_str(),
+                format_error(w.by_array, "running").c_str());
   }
 }
 
@@ -273,7 +316,84 @@ TEST_CASE("Softmax with summed cross-entropy agrees with PyTorch's cross_entropy
               worst_grad);
 }
 
-TEST_CASE("LeNet-5 and the seed MLP train as PyTorch does for 20 SGD steps", "[nn][torch]") {
+namespace {
+
+/// A fixture array of little-endian float64 values.
+std::vector<double> doubles(const json& v) {
+  const std::vector<std::uint8_t> bytes = base64_bytes(v.get<std::string>());
+  REQUIRE(bytes.size() % sizeof(double) == 0);
+  std::vector<double> out(bytes.size() / sizeof(double));
+  std::memcpy(out.data(), bytes.data(), bytes.size());
+  return out;
+}
+
+/// What a fixture's training run gives in trainsim: the mean loss before each step and the
+/// parameters after the last.
+struct Trained {
+  std::vector<double> losses;
+  std::vector<std::vector<double>> params;
+};
+
+/// The fixture's SGD steps on a Network<T> from its initial parameters, as the bp technique
+/// takes them (sim/techniques/backprop.cpp): the batches the tool cut, consecutive images of
+/// the pool, whole batches, in a cycle.
+template <typename T>
+Trained train_steps(const ExperimentSpec& spec, const json& run,
+                    const std::vector<std::uint8_t>& bytes, const std::vector<std::uint8_t>& labels,
+                    int steps) {
+  const OptimizerSpec& opt = spec.training.optimizer;
+  const int batch = spec.training.batch_size;
+  const Shape input{spec.network.input[0], spec.network.input[1], spec.network.input[2]};
+  const int pool_size = static_cast<int>(labels.size());
+  Network<T> net(spec.network);
+  const auto params = net.params();
+  REQUIRE(params.size() == run["initial"].size());
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    const std::vector<float> v = floats(run["initial"][i]);
+    REQUIRE(v.size() == params[i]->value.size());
+    std::copy(v.begin(), v.end(), params[i]->value.data());
+  }
+  Sgd<T> optimizer(opt);
+  ForwardPass<T> pass;
+  BackwardScratch<T> scratch;
+  Trained out;
+  const int cycle = pool_size - pool_size % batch;
+  for (int step = 0; step < steps; ++step) {
+    const int first = step * batch % cycle;
+    pass.acts.resize(1);
+    pass.acts[0].resize(batch, input);
+    const std::uint8_t* src = bytes.data() + first * input.size();
+    for (std::size_t i = 0; i < pass.acts[0].size(); ++i)
+      pass.acts[0][i] = static_cast<T>(static_cast<float>(src[i]) / 255.0F);
+    net.forward(pass);
+    out.losses.push_back(cross_entropy_loss(pass.probs(), labels.data() + first) / batch);
+    net.zero_grad();
+    net.backward(pass, labels.data() + first, scratch);
+    optimizer.step(params, batch);
+  }
+  for (Param<T>* p : params)
+    out.params.emplace_back(p->value.data(), p->value.data() + p->value.size());
+  return out;
+}
+
+/// The largest |a - ref| and the largest |ref - initial| (the change the steps made).
+struct ParamError {
+  double diff = 0, change = 0;
+};
+ParamError param_error(const std::vector<double>& got, const std::vector<double>& ref,
+                       const std::vector<float>& initial) {
+  ParamError e;
+  for (std::size_t j = 0; j < ref.size(); ++j) {
+    e.diff = std::max(e.diff, std::fabs(got[j] - ref[j]));
+    e.change = std::max(e.change, std::fabs(ref[j] - initial[j]));
+  }
+  return e;
+}
+
+}  // namespace
+
+TEST_CASE("LeNet-5 the seed MLP and ResNet-8 train as PyTorch does for 20 SGD steps",
+          "[nn][torch]") {
   const json fixture = read_fixture("training.json");
   const int pool_size = fixture["image_count"];
   const std::vector<std::uint8_t> bytes = base64_bytes(fixture["images"].get<std::string>());
@@ -296,67 +416,85 @@ TEST_CASE("LeNet-5 and the seed MLP train as PyTorch does for 20 SGD steps", "[n
     REQUIRE(opt.momentum == run["optimizer"]["momentum"].get<double>());
     REQUIRE(opt.reduction == run["optimizer"]["reduction"].get<std::string>());
     REQUIRE(opt.clip == run["optimizer"]["clip"].get<double>());
-    const int batch = spec.training.batch_size;
-    REQUIRE(batch == run["batch"].get<int>());
+    REQUIRE(spec.training.batch_size == run["batch"].get<int>());
     const Shape input{spec.network.input[0], spec.network.input[1], spec.network.input[2]};
     REQUIRE(input.size() * pool_size == static_cast<std::int64_t>(bytes.size()));
+    const auto& ref_losses = run["mean_losses"];
+    const int steps = static_cast<int>(ref_losses.size());
+    std::vector<std::vector<float>> initial, final32;
+    for (const json& p : run["initial"]) initial.push_back(floats(p));
+    for (const json& p : run["final"]) final32.push_back(floats(p));
+    // Runs with batch normalization also hold PyTorch's float64 run: trainsim's float64
+    // numerics must agree with it closely, and its fp32 run may differ from it by about what
+    // PyTorch's fp32 run does (the backward pass of batch normalization cancels most of its
+    // terms, so fp32 rounding shows in the gradients at 1e-3).
+    const bool has64 = run.contains("final64");
+    std::vector<std::vector<double>> final64;
+    if (has64)
+      for (const json& p : run["final64"]) final64.push_back(doubles(p));
 
     for (const std::string& set : kernel_set_names()) {
       INFO("kernel set " << set);
       const KernelScope kernels(set);
-      Network<float> net(spec.network);
-      const auto params = net.params();
-      REQUIRE(params.size() == run["initial"].size());
-      std::vector<std::vector<float>> initial;
-      for (std::size_t i = 0; i < params.size(); ++i) {
-        initial.push_back(floats(run["initial"][i]));
-        fill(params[i]->value, initial.back());
-      }
-      const auto optimizer = find_optimizer(opt.kind)->make(opt);
-      ForwardPass<float> pass;
-      BackwardScratch<float> scratch;
+      const Trained t = train_steps<float>(spec, run, bytes, labels, steps);
       double worst_loss = 0;
-      const auto& ref_losses = run["mean_losses"];
-      // The batches the tool cut: consecutive images of the pool, whole batches, in a cycle.
-      const int cycle = pool_size - pool_size % batch;
-      for (std::size_t step = 0; step < ref_losses.size(); ++step) {
-        const int first = static_cast<int>(step) * batch % cycle;
-        pass.acts.resize(1);
-        pass.acts[0].resize(batch, input);
-        const std::uint8_t* src = bytes.data() + first * input.size();
-        for (std::size_t i = 0; i < pass.acts[0].size(); ++i)
-          pass.acts[0][i] = static_cast<float>(src[i]) / 255.0F;
-        // One step as the bp technique takes it (sim/techniques/backprop.cpp).
-        net.forward(pass);
-        const double loss = cross_entropy_loss(pass.probs(), labels.data() + first) / batch;
-        net.zero_grad();
-        net.backward(pass, labels.data() + first, scratch);
-        optimizer->step(params, batch);
-        const double error = std::fabs(loss - ref_losses[step].get<double>());
-        INFO("step " << step + 1 << ": mean loss " << loss << ", PyTorch " << ref_losses[step]);
+      for (int step = 0; step < steps; ++step) {
+        const double error = std::fabs(t.losses[static_cast<std::size_t>(step)] -
+                                       ref_losses[static_cast<std::size_t>(step)].get<double>());
+        INFO("step " << step + 1 << ": mean loss " << t.losses[static_cast<std::size_t>(step)]
+                     << ", PyTorch " << ref_losses[static_cast<std::size_t>(step)]);
         CHECK(error <= kLossTolerance);
         worst_loss = std::max(worst_loss, error);
       }
       double worst_final = 0, worst_final_abs = 0;
-      for (std::size_t i = 0; i < params.size(); ++i) {
-        const std::vector<float> ref = floats(run["final"][i]);
-        REQUIRE(ref.size() == params[i]->value.size());
-        double change = 0;
-        for (std::size_t j = 0; j < ref.size(); ++j)
-          change = std::max(change, std::fabs(static_cast<double>(ref[j]) - initial[i][j]));
-        const Agreement a = compare(params[i]->value.data(), ref);
-        INFO("parameter " << i << ": largest difference " << a.diff << ", largest change "
-                          << change);
-        CHECK(a.diff <= kFinalTolerance * change);
-        worst_final = std::max(worst_final, a.diff / change);
-        worst_final_abs = std::max(worst_final_abs, a.diff);
+      for (std::size_t i = 0; i < t.params.size(); ++i) {
+        REQUIRE(final32[i].size() == t.params[i].size());
+        const std::vector<double> ref32(final32[i].begin(), final32[i].end());
+        if (has64) {
+          // Against float64: within twice PyTorch's own fp32 distance from it, or 1e-4 of the
+          // change.
+          const ParamError mine = param_error(t.params[i], final64[i], initial[i]);
+          const ParamError torch32 = param_error(ref32, final64[i], initial[i]);
+          INFO("parameter " << i << ": trainsim fp32 " << mine.diff << " from PyTorch float64, "
+                            << "PyTorch fp32 " << torch32.diff << ", largest change "
+                            << mine.change);
+          CHECK(mine.diff <= std::max(2 * torch32.diff, kFinalTolerance * mine.change));
+          worst_final = std::max(worst_final, mine.diff / std::max(torch32.diff, 1e-30));
+          worst_final_abs = std::max(worst_final_abs, mine.diff);
+        } else {
+          const ParamError e = param_error(t.params[i], ref32, initial[i]);
+          INFO("parameter " << i << ": largest difference " << e.diff << ", largest change "
+                            << e.change);
+          CHECK(e.diff <= kFinalTolerance * e.change);
+          worst_final = std::max(worst_final, e.diff / e.change);
+          worst_final_abs = std::max(worst_final_abs, e.diff);
+        }
       }
       std::printf(
-          "%s, %s kernels, %zu SGD steps: mean loss %.4f -> %.4f, largest loss difference %.1e; "
-          "final parameters: largest difference %.1e (%.1e of the largest change)\n",
-          run["network"].get<std::string>().c_str(), set.c_str(), ref_losses.size(),
+          "%s, %s kernels, %d SGD steps: mean loss %.4f -> %.4f, largest loss difference %.1e; "
+          "final parameters: largest difference %.1e (%.1e of %s)\n",
+          run["network"].get<std::string>().c_str(), set.c_str(), steps,
           ref_losses[0].get<double>(), ref_losses.back().get<double>(), worst_loss, worst_final_abs,
-          worst_final);
+          worst_final, has64 ? "PyTorch fp32's distance from float64" : "the largest change");
     }
+    if (!has64) continue;
+    // float64 against float64: the same computation up to summation order.
+    const Trained t = train_steps<double>(spec, run, bytes, labels, steps);
+    double worst_loss = 0, worst_param = 0;
+    for (int step = 0; step < steps; ++step) {
+      const double error =
+          std::fabs(t.losses[static_cast<std::size_t>(step)] -
+                    run["mean_losses64"][static_cast<std::size_t>(step)].get<double>());
+      CHECK(error <= 1e-9);
+      worst_loss = std::max(worst_loss, error);
+    }
+    for (std::size_t i = 0; i < t.params.size(); ++i) {
+      const ParamError e = param_error(t.params[i], final64[i], initial[i]);
+      INFO("parameter " << i << " in float64: difference " << e.diff << ", change " << e.change);
+      CHECK(e.diff <= 1e-7 * e.change);
+      worst_param = std::max(worst_param, e.diff / e.change);
+    }
+    std::printf("%s in float64: largest loss difference %.1e, parameters %.1e of the change\n",
+                run["network"].get<std::string>().c_str(), worst_loss, worst_param);
   }
 }
