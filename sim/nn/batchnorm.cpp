@@ -8,9 +8,46 @@
 
 namespace trainsim {
 
-// Every per-channel sum is taken in double, one channel per task in a fixed order: the result
-// does not depend on the thread count, and fp32 agrees with PyTorch's (which also
-// accumulates in a wider type) to rounding.
+namespace {
+
+// Every per-channel sum is taken in double, one channel per task, in a fixed order (eight
+// running sums, element i into sum i mod 8, then added in order): the result does not depend
+// on the thread count, fp32 agrees with PyTorch's (which also accumulates in a wider type) to
+// rounding, and the eight independent sums let the loop run at the width of the vector unit.
+constexpr int kLanes = 8;
+
+template <typename T, typename F>
+double lane_sum(std::int64_t n, const F& term) {
+  double acc[kLanes] = {};
+  std::int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int k = 0; k < kLanes; ++k) acc[k] += term(i + k);
+  for (; i < n; ++i) acc[i % kLanes] += term(i);
+  double s = 0;
+  for (double a : acc) s += a;
+  return s;
+}
+
+// sum(g) and sum(g (p - mean)) in one pass, each summed as lane_sum sums.
+template <typename T>
+void lane_sums(std::int64_t n, const T* g, const T* p, double mean, double& sum_g, double& sum_gd) {
+  double a[kLanes] = {}, b[kLanes] = {};
+  std::int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int k = 0; k < kLanes; ++k) {
+      const double gk = g[i + k];
+      a[k] += gk;
+      b[k] += gk * (p[i + k] - mean);
+    }
+  for (; i < n; ++i) {
+    const double gi = g[i];
+    a[i % kLanes] += gi;
+    b[i % kLanes] += gi * (p[i] - mean);
+  }
+  for (int k = 0; k < kLanes; ++k) sum_g += a[k], sum_gd += b[k];
+}
+
+}  // namespace
 
 template <typename T>
 BatchNorm<T>::BatchNorm(const Shape& in) {
@@ -37,9 +74,8 @@ template <typename T>
 void BatchNorm<T>::archive_state(StateArchive& a) {
   archive(a, running_mean_);
   archive(a, running_var_);
-  const int c = this->in_.c;
-  if (running_mean_.size() != static_cast<std::size_t>(c) ||
-      running_var_.size() != static_cast<std::size_t>(c))
+  const auto c = static_cast<std::size_t>(this->in_.c);
+  if (running_mean_.size() != c || running_var_.size() != c)
     throw UserError("checkpoint out of step: batch normalization statistics of another size");
 }
 
@@ -59,16 +95,16 @@ typename BatchNorm<T>::Stats BatchNorm<T>::batch_stats(const Tensor<T>& x, bool 
     double sum = 0;
     for (int b = 0; b < n; ++b) {
       const T* p = x.sample(b) + ch * plane;
-      for (std::int64_t i = 0; i < plane; ++i) sum += p[i];
+      sum += lane_sum<T>(plane, [p](std::int64_t i) { return static_cast<double>(p[i]); });
     }
     const double mean = sum / static_cast<double>(m);
     double sq = 0;
     for (int b = 0; b < n; ++b) {
       const T* p = x.sample(b) + ch * plane;
-      for (std::int64_t i = 0; i < plane; ++i) {
+      sq += lane_sum<T>(plane, [p, mean](std::int64_t i) {
         const double d = p[i] - mean;
-        sq += d * d;
-      }
+        return d * d;
+      });
     }
     const double var = sq / static_cast<double>(m);
     st.mean[static_cast<std::size_t>(ch)] = mean;
@@ -96,23 +132,58 @@ typename BatchNorm<T>::Stats BatchNorm<T>::stats(const Tensor<T>& x, bool update
 }
 
 template <typename T>
-void BatchNorm<T>::forward(const Tensor<T>& x, Tensor<T>& y) {
+typename BatchNorm<T>::Stats BatchNorm<T>::saved_stats(const Tensor<T>& x, const Tensor<T>& saved) {
+  if (!training_ || saved.size() == 0) return stats(x, false);
+  const auto c = static_cast<std::size_t>(this->in_.c);
+  Stats st;
+  for (std::size_t ch = 0; ch < c; ++ch) {
+    st.mean.push_back(saved[ch]);
+    st.invstd.push_back(saved[c + ch]);
+  }
+  return st;
+}
+
+template <typename T>
+void BatchNorm<T>::normalize(const Tensor<T>& x, const Stats& st, Tensor<T>& y) const {
   const int n = x.n(), c = this->in_.c;
   const std::int64_t plane = static_cast<std::int64_t>(this->in_.h) * this->in_.w;
   y.resize(n, this->out_);
-  const Stats st = stats(x, true);
   parallel_for(c, [&](int ch, int) {
     const auto k = static_cast<std::size_t>(ch);
-    // y = scale x + shift, with the scale and shift of this channel.
-    const double scale = gamma_.value[k] * st.invstd[k];
-    const T s = static_cast<T>(scale);
-    const T shift = static_cast<T>(beta_.value[k] - st.mean[k] * scale);
+    // y = (x - mean) gamma invstd + beta: the deviation first, as PyTorch computes it (a
+    // scale and one shift would cancel digits when the mean is large against the spread).
+    const T mean = static_cast<T>(st.mean[k]);
+    const T scale = static_cast<T>(gamma_.value[k] * st.invstd[k]);
+    const T shift = beta_.value[k];
     for (int b = 0; b < n; ++b) {
       const T* p = x.sample(b) + ch * plane;
       T* q = y.sample(b) + ch * plane;
-      for (std::int64_t i = 0; i < plane; ++i) q[i] = p[i] * s + shift;
+      for (std::int64_t i = 0; i < plane; ++i) q[i] = (p[i] - mean) * scale + shift;
     }
   });
+}
+
+template <typename T>
+void BatchNorm<T>::forward(const Tensor<T>& x, Tensor<T>& y) {
+  normalize(x, stats(x, true), y);
+}
+
+template <typename T>
+void BatchNorm<T>::forward_graph(const LayerInputs<T>& xs, Tensor<T>& y, Tensor<T>& saved) {
+  const Tensor<T>& x = *xs[0];
+  const Stats st = stats(x, true);
+  normalize(x, st, y);
+  if (!training_) {
+    saved.resize(0, this->in_);
+    return;
+  }
+  // mean (C values), then 1 / sqrt(var + eps) (C values), in T as PyTorch saves them.
+  const int c = this->in_.c;
+  saved.resize(1, Shape{2 * c, 1, 1});
+  for (std::size_t ch = 0; ch < static_cast<std::size_t>(c); ++ch) {
+    saved[ch] = static_cast<T>(st.mean[ch]);
+    saved[static_cast<std::size_t>(c) + ch] = static_cast<T>(st.invstd[ch]);
+  }
 }
 
 template <typename T>
@@ -124,14 +195,12 @@ void BatchNorm<T>::grad_sums(const Tensor<T>& x, const Tensor<T>& dy, const Stat
   sum_dy_xhat.assign(static_cast<std::size_t>(c), 0.0);
   parallel_for(c, [&](int ch, int) {
     const auto k = static_cast<std::size_t>(ch);
+    const double mean = st.mean[k];
     double s = 0, sx = 0;
     for (int b = 0; b < n; ++b) {
       const T* p = x.sample(b) + ch * plane;
       const T* g = dy.sample(b) + ch * plane;
-      for (std::int64_t i = 0; i < plane; ++i) {
-        s += g[i];
-        sx += g[i] * (p[i] - st.mean[k]);
-      }
+      lane_sums(plane, g, p, mean, s, sx);
     }
     sum_dy[k] = s;
     sum_dy_xhat[k] = sx * st.invstd[k];
@@ -139,11 +208,10 @@ void BatchNorm<T>::grad_sums(const Tensor<T>& x, const Tensor<T>& dy, const Stat
 }
 
 template <typename T>
-void BatchNorm<T>::backward_data(const Tensor<T>& x, const Tensor<T>& y, const Tensor<T>& dy,
-                                 Tensor<T>& dx) {
+void BatchNorm<T>::input_grad(const Tensor<T>& x, const Tensor<T>& dy, const Stats& st,
+                              Tensor<T>& dx) const {
   const int n = x.n(), c = this->in_.c;
   const std::int64_t plane = static_cast<std::int64_t>(this->in_.h) * this->in_.w;
-  const Stats st = stats(x, false);
   std::vector<double> sum_dy, sum_dy_xhat;
   if (training_) grad_sums(x, dy, st, sum_dy, sum_dy_xhat);
   dx.resize(n, this->in_);
@@ -155,25 +223,51 @@ void BatchNorm<T>::backward_data(const Tensor<T>& x, const Tensor<T>& y, const T
     const double g = gamma_.value[k] * st.invstd[k];
     const double mean_dy = training_ ? sum_dy[k] / m : 0.0;
     const double coeff = training_ ? sum_dy_xhat[k] / m * st.invstd[k] : 0.0;
-    for (int b = 0; b < n; ++b) {
-      const T* p = x.sample(b) + ch * plane;
-      const T* gy = dy.sample(b) + ch * plane;
-      T* out = dx.sample(b) + ch * plane;
-      for (std::int64_t i = 0; i < plane; ++i)
-        out[i] = static_cast<T>(g * (gy[i] - mean_dy - (p[i] - st.mean[k]) * coeff));
+    // dx = a dy + b (x - mean) + d, per channel (the deviation first, as in forward).
+    const T mean = static_cast<T>(st.mean[k]);
+    const T a = static_cast<T>(g), b = static_cast<T>(-g * coeff);
+    const T d = static_cast<T>(-g * mean_dy);
+    for (int s = 0; s < n; ++s) {
+      const T* p = x.sample(s) + ch * plane;
+      const T* gy = dy.sample(s) + ch * plane;
+      T* out = dx.sample(s) + ch * plane;
+      for (std::int64_t i = 0; i < plane; ++i) out[i] = a * gy[i] + b * (p[i] - mean) + d;
     }
   });
 }
 
 template <typename T>
-void BatchNorm<T>::backward_weight(const Tensor<T>& x, const Tensor<T>& dy) {
-  const Stats st = stats(x, false);
+void BatchNorm<T>::weight_grad(const Tensor<T>& x, const Tensor<T>& dy, const Stats& st) {
   std::vector<double> sum_dy, sum_dy_xhat;
   grad_sums(x, dy, st, sum_dy, sum_dy_xhat);
   for (std::size_t k = 0; k < sum_dy.size(); ++k) {
     gamma_.grad[k] += static_cast<T>(sum_dy_xhat[k]);
     beta_.grad[k] += static_cast<T>(sum_dy[k]);
   }
+}
+
+template <typename T>
+void BatchNorm<T>::backward_data(const Tensor<T>& x, const Tensor<T>& y, const Tensor<T>& dy,
+                                 Tensor<T>& dx) {
+  input_grad(x, dy, stats(x, false), dx);
+}
+
+template <typename T>
+void BatchNorm<T>::backward_data_graph(const LayerInputs<T>& xs, const Tensor<T>& y,
+                                       const Tensor<T>& saved, const Tensor<T>& dy, std::size_t k,
+                                       Tensor<T>& dx) {
+  input_grad(*xs[0], dy, saved_stats(*xs[0], saved), dx);
+}
+
+template <typename T>
+void BatchNorm<T>::backward_weight(const Tensor<T>& x, const Tensor<T>& dy) {
+  weight_grad(x, dy, stats(x, false));
+}
+
+template <typename T>
+void BatchNorm<T>::backward_weight_graph(const Tensor<T>& x, const Tensor<T>& saved,
+                                         const Tensor<T>& dy) {
+  weight_grad(x, dy, saved_stats(x, saved));
 }
 
 template class BatchNorm<float>;

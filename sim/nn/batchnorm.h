@@ -5,10 +5,14 @@
 // and the running (unbiased) variance follow with momentum 0.1; evaluation normalises with
 // the running ones. eps = 1e-5.
 //
-// The layer keeps no batch statistics between calls (see layer.h): the backward passes
-// compute them again from x, so a stored forward pass (speculative backprop) is
-// differentiated with its own batch's statistics. The backward passes are those of the
-// mode the layer is in (a network trains in training mode).
+// In a network the forward pass keeps each channel's mean and 1 / sqrt(var + eps) with the
+// pass (ForwardPass::saved), as PyTorch saves them, so the backward passes need not compute
+// them again and a stored forward pass (speculative backprop) is differentiated with its own
+// batch's statistics. Called without them (forward / backward_data / backward_weight), the
+// layer computes them from x. The backward passes are those of the mode the layer is in (a
+// network trains in training mode).
+#include <vector>
+
 #include "sim/nn/layer.h"
 
 namespace trainsim {
@@ -22,6 +26,11 @@ class BatchNorm final : public Layer<T> {
   void backward_data(const Tensor<T>& x, const Tensor<T>& y, const Tensor<T>& dy,
                      Tensor<T>& dx) override;
   void backward_weight(const Tensor<T>& x, const Tensor<T>& dy) override;
+  void forward_graph(const LayerInputs<T>& xs, Tensor<T>& y, Tensor<T>& saved) override;
+  void backward_data_graph(const LayerInputs<T>& xs, const Tensor<T>& y, const Tensor<T>& saved,
+                           const Tensor<T>& dy, std::size_t k, Tensor<T>& dx) override;
+  void backward_weight_graph(const Tensor<T>& x, const Tensor<T>& saved,
+                             const Tensor<T>& dy) override;
   std::vector<Param<T>*> params() override { return {&gamma_, &beta_}; }
   /// gamma = 1, beta = 0 whatever the scheme (PyTorch's BatchNorm2d); running mean 0,
   /// running variance 1.
@@ -37,17 +46,22 @@ class BatchNorm final : public Layer<T> {
   static constexpr double kMomentum = 0.1;
 
  private:
+  /// Per channel: the mean and 1 / sqrt(var + eps) the normalisation used.
   struct Stats {
     std::vector<double> mean, invstd;
   };
-  /// The batch's mean and 1 / sqrt(var + eps) per channel; with `update`, the running
-  /// statistics follow.
+  /// The batch's statistics; with `update`, the running ones follow.
   Stats batch_stats(const Tensor<T>& x, bool update);
   /// The batch's statistics in training, the running ones in evaluation.
   Stats stats(const Tensor<T>& x, bool update);
+  /// What forward_graph saved (training), or stats(x) (evaluation, or nothing saved).
+  Stats saved_stats(const Tensor<T>& x, const Tensor<T>& saved);
+  void normalize(const Tensor<T>& x, const Stats& st, Tensor<T>& y) const;
   /// Per channel: sum of dy and sum of dy * xhat.
   void grad_sums(const Tensor<T>& x, const Tensor<T>& dy, const Stats& st,
                  std::vector<double>& sum_dy, std::vector<double>& sum_dy_xhat) const;
+  void input_grad(const Tensor<T>& x, const Tensor<T>& dy, const Stats& st, Tensor<T>& dx) const;
+  void weight_grad(const Tensor<T>& x, const Tensor<T>& dy, const Stats& st);
 
   Param<T> gamma_, beta_;
   Tensor<T> running_mean_, running_var_;

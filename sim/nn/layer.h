@@ -57,6 +57,11 @@ class Layer {
                                    Tensor<T>& dx) {
     backward_data(*xs[k], y, dy, dx);
   }
+  /// backward_weight for the forward pass that saved `saved`.
+  virtual void backward_weight_graph(const Tensor<T>& x, const Tensor<T>& saved,
+                                     const Tensor<T>& dy) {
+    backward_weight(x, dy);
+  }
   /// Training (the default) or evaluation: batchnorm normalises with each batch's statistics
   /// and updates its running ones in training, with the running ones in evaluation; dropout
   /// drops values in training only.

@@ -207,7 +207,7 @@ void Network<T>::backward(const ForwardPass<T>& pass, const std::uint8_t* labels
         break;
       case LayerOpSlot::kBackwardWeight:
         if (compute) {
-          layers_[l]->backward_weight(*inputs_of(pass, l)[0], grads[l]);
+          layers_[l]->backward_weight_graph(*inputs_of(pass, l)[0], pass.saved[l], grads[l]);
           macs_ += layer_macs_[l] * batch;
         }
         if (observer_) observer_->on_backward_weight(l, batch);

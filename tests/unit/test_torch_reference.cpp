@@ -210,7 +210,7 @@ void check_layer_case(const json& c, Worst& worst) {
   layer.forward_graph(in, y, saved);
   std::vector<Tensor<float>> dxs(xs.size());
   for (std::size_t k = 0; k < xs.size(); ++k) layer.backward_data_graph(in, y, saved, g, k, dxs[k]);
-  layer.backward_weight(xs.front(), g);
+  layer.backward_weight_graph(xs.front(), saved, g);
 
   auto check = [&](const std::string& array, const Tensor<float>& got,
                    const std::vector<float>& ref) {
