@@ -358,6 +358,27 @@ def build_vgg(b, depth_name, cifar):
         fc_4096_head(b, (0, 3, 6))
 
 
+# VGG-11 (configuration A) at half width with batch norm after every conv, for 28x28 inputs:
+# its fifth pool would meet a 1x1 map, so there are four (28, 14, 7, 3, 1).
+VGG11_FASHION = [32, "M", 64, "M", 128, 128, "M", 256, 256, "M", 256, 256]
+
+
+def build_vgg11_fashion(b, _name, _cifar):
+    i = 0  # as torchvision's vgg11_bn: conv, BN, ReLU per entry
+    for v in VGG11_FASHION:
+        if v == "M":
+            b.maxpool("features.%d" % i, 2)
+            i += 1
+        else:
+            b.conv("features.%d" % i, v, 3, padding=1, bias=False)
+            b.bn("features.%d" % (i + 1))
+            b.relu("features.%d" % (i + 2))
+            i += 3
+    b.flatten("flatten")
+    b.dense("classifier", b.classes)
+    b.softmax("softmax")
+
+
 def fc_4096_head(b, dense_indices):
     """Dense 4096, ReLU, dense 4096, ReLU, dense to the classes, softmax: torchvision's VGG and
     AlexNet classifiers without their dropouts. The dense layers are classifier.<i> for i in
@@ -476,6 +497,8 @@ def build_cifar_resnet(b, depth_name, _cifar):
 # --------------------------------------------------------------------------------------------
 
 DENSENET_CFG = {  # growth rate, blocks, ImageNet stem channels
+    # DenseNet-BC with k = 12 and three blocks of 6 layers (depth 40), for small inputs.
+    "densenet40": (12, [6, 6, 6], 24),
     "densenet121": (32, [6, 12, 24, 16], 64),
     "densenet161": (48, [6, 12, 36, 24], 96),
     "densenet169": (32, [6, 12, 32, 32], 64),
@@ -562,15 +585,29 @@ def inverted_residual(b, prefix, expansion, out_ch, stride, cifar):
     return main
 
 
-def build_mobilenetv2(b, _name, cifar):
-    b.conv_bn_relu("features.0", 32, 3, stride=1 if cifar else 2, padding=1,
-                   conv="0", bn="1", relu="2")
+def make_divisible(v, divisor=8):
+    """torchvision's _make_divisible: the nearest multiple of 8, not below 90% of v."""
+    new_v = max(divisor, int(v + divisor / 2) // divisor * divisor)
+    return new_v + divisor if new_v < 0.9 * v else new_v
+
+
+MOBILENETV2_WIDTH = {"mobilenetv2": 1.0, "mobilenetv2_w05": 0.5}
+
+
+def build_mobilenetv2(b, name, cifar):
+    """torchvision's width multiplier (channels rounded by make_divisible; the last conv keeps
+    1280 below width 1)."""
+    width = MOBILENETV2_WIDTH[name]
+    b.conv_bn_relu("features.0", make_divisible(32 * width), 3, stride=1 if cifar else 2,
+                   padding=1, conv="0", bn="1", relu="2")
     i = 1
     for t, c, n, s in (MOBILENETV2_CIFAR if cifar else MOBILENETV2_IMAGENET):
         for j in range(n):
-            inverted_residual(b, "features.%d" % i, t, c, s if j == 0 else 1, cifar)
+            inverted_residual(b, "features.%d" % i, t, make_divisible(c * width),
+                              s if j == 0 else 1, cifar)
             i += 1
-    b.conv_bn_relu("features.%d" % i, 1280, 1, conv="0", bn="1", relu="2")
+    b.conv_bn_relu("features.%d" % i, make_divisible(1280 * max(1.0, width)), 1, conv="0",
+                   bn="1", relu="2")
     b.classifier_head("classifier.1")  # classifier.0 is the omitted dropout
 
 
@@ -913,12 +950,16 @@ MODELS = {
     "dcgan_d": build_dcgan_d, "dcgan_gd": build_dcgan_gd, "dcgan64_gd": build_dcgan64_gd,
     "bert_large": build_bert_large,
     "resnet8": build_cifar_resnet, "resnet20": build_cifar_resnet,
+    "vgg11": build_vgg11_fashion, "mobilenetv2_w05": build_mobilenetv2,
+    "densenet40": build_densenet,
 }
 
 # The datasets each model is generated for (cifar10 and imagenet unless listed).
 MODEL_DATASETS = {"alexnet": ("imagenet",), "dcgan_d": ("celeba",), "dcgan_gd": ("celeba",),
                   "dcgan64_gd": ("celeba",),
-                  "bert_large": ("squad",), "resnet8": ("fashion",), "resnet20": ("fashion",)}
+                  "bert_large": ("squad",), "resnet8": ("fashion",), "resnet20": ("fashion",),
+                  "vgg11": ("fashion",), "mobilenetv2_w05": ("fashion",),
+                  "densenet40": ("fashion",)}
 
 # Models whose input is not the dataset's sample: the generator's step starts from z.
 MODEL_INPUTS = {"dcgan_gd": (LATENT, 1, 1), "dcgan64_gd": (LATENT, 1, 1)}
@@ -944,6 +985,9 @@ TITLES = {
     "bert_large": "BERT-Large (Devlin et al. 2019; 24 layers, hidden 1024, 16 heads)",
     "resnet8": "ResNet-8 (He et al. 2016, the CIFAR form: 6n + 2 layers, n = 1)",
     "resnet20": "ResNet-20 (He et al. 2016, the CIFAR form: 6n + 2 layers, n = 3)",
+    "vgg11": "VGG-11 (Simonyan & Zisserman 2015, configuration A) at half width, with batch norm",
+    "mobilenetv2_w05": "MobileNetV2 (Sandler et al. 2018) at width 0.5",
+    "densenet40": "DenseNet-BC-40 (Huang et al. 2017; growth 12, blocks [6, 6, 6])",
 }
 
 # The Hype-training workloads beyond the CNNs: the whole header note (they keep dropout).
@@ -980,6 +1024,10 @@ WORKLOAD_NOTES = {
 
 FAMILY_NOTES = {
     "vgg": {
+        "fashion": "Configuration A (vgg{n}) at half width (32-64-128-128-256-256-256-256 filters), "
+                   "each conv followed by BN and ReLU as in torchvision vgg11_bn, four maxpools "
+                   "(28x28 to 1x1; a fifth would meet a 1x1 map), one dense 256-10. Trainable: the "
+                   "numerics run every layer.",
         "imagenet": "Follows torchvision vgg{n} (no batch norm): the conv stack, then the classifier "
                     "25088-4096-4096-1000 with ReLUs. AdaptiveAvgPool2d(7) is an identity at 224x224 "
                     "and is omitted.",
@@ -1002,6 +1050,12 @@ FAMILY_NOTES = {
                    "in kuangliu), dense 2048-10. Layer names follow torchvision.",
     },
     "densenet": {
+        "fashion": "DenseNet-BC as kuangliu pytorch-cifar builds it for CIFAR, at depth {n}: 3x3 stem "
+                   "conv to 2k = 24 filters (no BN, no pool), three dense blocks of 6 layers "
+                   "(BN-ReLU-conv1x1(4k)-BN-ReLU-conv3x3(k), concat order [new, input]) with "
+                   "transitions (BN-ReLU-conv1x1 halving the channels, avgpool 2: 28x28, 14x14, "
+                   "7x7), final BN, ReLU, global average pool, dense to 10. Trainable: the "
+                   "numerics run every layer.",
         "imagenet": "Follows torchvision densenet{n}: 7x7/2 stem conv, BN, ReLU, 3x3/2 maxpool; dense "
                     "layers BN-ReLU-conv1x1(4k)-BN-ReLU-conv3x3(k) concatenated with their input; "
                     "transitions BN-ReLU-conv1x1 (half the channels)-avgpool 2; final BN, ReLU, global "
@@ -1013,6 +1067,13 @@ FAMILY_NOTES = {
                    "kuangliu), dense to 10. Layer names follow torchvision.",
     },
     "mobilenetv2": {
+        "fashion": "The CIFAR form of kuangliu pytorch-cifar MobileNetV2 (3x3 stride-1 stem, blocks "
+                   "(1,16,1,1) (6,24,2,1) (6,32,3,2) (6,64,4,2) (6,96,3,1) (6,160,3,2) (6,320,1,1), "
+                   "the 1x1 expansion conv in every block, conv1x1+BN shortcuts for stride-1 blocks "
+                   "with in != out) at torchvision's width multiplier 0.5 (channels rounded to "
+                   "multiples of 8, so 24 becomes 16; the last 1x1 conv keeps 1280), then BN, ReLU, "
+                   "global average pool, dense 1280-10; 28x28, 14x14, 7x7 and 4x4 maps. ReLU6 is "
+                   "written as relu. Trainable: the numerics run every layer.",
         "imagenet": "Follows torchvision mobilenet_v2: 3x3/2 stem conv to 32, inverted residual blocks "
                     "(t, c, n, s) = (1,16,1,1) (6,24,2,2) (6,32,3,2) (6,64,4,2) (6,96,3,1) (6,160,3,2) "
                     "(6,320,1,1), residual add only where stride 1 and in == out, 1x1 conv to 1280, "
@@ -1105,11 +1166,16 @@ REFERENCES = {
     # tools/torch_fixtures.py builds the same networks in PyTorch, which counts the same.
     "resnet8_fashion": ("He et al. 4.2, option B, counted", 77754),
     "resnet20_fashion": ("He et al. 4.2, option B, counted", 272186),
+    # PyTorch's count of the model tools/torch_fixtures.py builds from each file (its modules
+    # size their own weights from in / out channels and groups).
+    "vgg11_fashion": ("PyTorch, from the file", 2309610),
+    "mobilenetv2_w05_fashion": ("PyTorch, from the file", 715546),
+    "densenet40_fashion": ("PyTorch, from the file", 175690),
 }
 
 
 def family(model):
-    for f in ("vgg", "resnet", "densenet"):
+    for f in ("vgg", "resnet", "densenet", "mobilenetv2"):
         if model.startswith(f):
             return f
     return model
@@ -1153,7 +1219,8 @@ def build(model, dataset):
     spec = DATASETS[dataset]
     b = Builder("%s_%s" % (model, dataset), MODEL_INPUTS.get(model, spec["input"]),
                 spec["classes"])
-    MODELS[model](b, model, dataset == "cifar10")
+    # The small-input (CIFAR) forms serve Fashion-MNIST too: 28x28 is no larger than 32x32.
+    MODELS[model](b, model, dataset in ("cifar10", "fashion"))
     last = b.layers[-1][0]["type"]
     # A softmax has a value per class; a sigmoid one value, the second of two classes.
     outputs = {"softmax": spec["classes"], "sigmoid": 1 if spec["classes"] == 2 else None}
