@@ -43,6 +43,7 @@ AdaGp::AdaGp(const TechniqueSpec& spec, Network<float>& net)
     if (!net.has_params(i)) continue;
     param_layers_.push_back(i);
     layer_params_.push_back(net.layer(i).params());
+    predicted_.push_back(predictor_.serves(i));
   }
   error_sum_.resize(param_layers_.size());
   if (spec.diagnostics) diagnostics_ = std::make_unique<GradientDiagnostics>(layer_params_);
@@ -83,6 +84,7 @@ BatchResult AdaGp::backprop_batch(BatchContext& ctx) {
   const BatchResult r = forward_backward(ctx);
   // The predictor learns from the true gradients before the optimizer reduces/clips them.
   for (std::size_t k = 0; k < param_layers_.size(); ++k) {
+    if (!predicted_[k]) continue;
     const std::size_t l = param_layers_[k];
     const int samples = predictor_.samples(l);
     if (obs) obs->on_technique_op(l, 0, samples);
@@ -188,7 +190,8 @@ BatchResult AdaGp::predicted_batch(BatchContext& ctx) {
   for (std::size_t i = 0; i < ctx.net.size(); ++i) {
     ctx.net.forward_layer(pass, i);
     if (!ctx.net.has_params(i)) continue;
-    if (gp_mode_ == GpMode::kSkip) {
+    // Layers the predictor does not serve (batchnorm) keep their weights, as in skip.
+    if (gp_mode_ == GpMode::kSkip || !predicted_[k]) {
       if (diagnostics_) diagnostics_->record_nothing(k);
       ++k;
       continue;
@@ -243,9 +246,14 @@ std::vector<PredictorLayerStats> AdaGp::take_predictor_stats() {
     s.mse = error_sum_[k].mse / n;
     s.mape = error_sum_[k].mape / n;
     s.cosine = error_sum_[k].cosine / n;
-    s.gain = predictor_.gain(param_layers_[k]);
+    s.gain = predicted_[k] ? predictor_.gain(param_layers_[k]) : 1.0;
   }
   if (diagnostics_) diagnostics_->take(stats);
+  // Rows for the layers the predictor serves only.
+  std::size_t kept = 0;
+  for (std::size_t k = 0; k < stats.size(); ++k)
+    if (predicted_[k]) stats[kept++] = stats[k];
+  stats.resize(kept);
   error_sum_.assign(error_sum_.size(), PredictorError{});
   error_batches_ = 0;
   return stats;

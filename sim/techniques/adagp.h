@@ -93,7 +93,8 @@ class AdaGp final : public TrainingTechnique {
   GradientOracle oracle_;
   std::unique_ptr<GradientDiagnostics> diagnostics_;  // with `diagnostics: true`
   std::vector<std::size_t> param_layers_;
-  std::vector<std::vector<Param<float>*>> layer_params_;       // per param layer
+  std::vector<std::vector<Param<float>*>> layer_params_;  // per param layer
+  std::vector<bool> predicted_;  // per param layer: served by the predictor (conv, dense)
   std::vector<std::unique_ptr<Optimizer<float>>> optimizers_;  // per param layer
   std::vector<PredictorError> error_sum_;                      // per param layer
   std::int64_t error_batches_ = 0;

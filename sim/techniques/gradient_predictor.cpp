@@ -51,10 +51,12 @@ void resize_map(const float* src, int h, int w, int s, float* dst) {
 int largest_target(Network<float>& net) {
   int p = 0;
   for (std::size_t i = 0; i < net.size(); ++i) {
-    if (!net.has_params(i)) continue;
+    const LayerFamily family = layer_family(net.layer(i).type());
+    if (!net.has_params(i) || (family != LayerFamily::kConv && family != LayerFamily::kDense))
+      continue;
     const auto params = net.layer(i).params();
     const Tensor<float>& w = params[0]->value;
-    const bool conv = layer_family(net.layer(i).type()) == LayerFamily::kConv;
+    const bool conv = family == LayerFamily::kConv;
     const int fan_in = conv ? static_cast<int>(w.sample_size()) : w.n();
     p = std::max(p, fan_in + (params.size() > 1 ? 1 : 0));
   }
@@ -86,13 +88,11 @@ GradientPredictor::GradientPredictor(const TechniqueSpec& spec, Network<float>& 
   for (std::size_t i = 0; i < net.size(); ++i) {
     if (!net.has_params(i)) continue;
     Layer<float>& l = net.layer(i);
+    const LayerFamily family = layer_family(l.type());
+    // The paper's predictor serves conv and dense layers; see serves().
+    if (family != LayerFamily::kConv && family != LayerFamily::kDense) continue;
     Target& t = targets_[i];
     t.layer = &l;
-    const std::string type = l.type();
-    const LayerFamily family = layer_family(type);
-    if (family != LayerFamily::kConv && family != LayerFamily::kDense)
-      throw UserError("ADA-GP predicts gradients of dense and conv2d layers only, not of '" + type +
-                      "' (layer " + net.layer_spec(i).name + ")");
     t.conv = family == LayerFamily::kConv;
     const auto params = l.params();
     const Tensor<float>& w = params[0]->value;

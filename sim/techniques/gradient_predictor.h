@@ -95,6 +95,12 @@ class GradientPredictor {
   /// Adam step. Returns the error of the prediction made before the step.
   PredictorError train(std::size_t layer, const Tensor<float>& y);
 
+  /// Whether the predictor serves layer `layer`: a conv2d or dense layer (the paper's
+  /// section 3.6). Other layers with parameters (batchnorm) are not predicted: in Phase GP
+  /// they keep their weights.
+  bool serves(std::size_t layer) const {
+    return layer < targets_.size() && targets_[layer].layer != nullptr;
+  }
   /// Predictor samples of a layer (its output channels or units); 0 for other layers.
   int samples(std::size_t layer) const;
   /// Targets per sample of a layer (P_l).

@@ -1,7 +1,8 @@
 // The shape-only run (numerics: none) against a real training run of the same experiment:
-// LeNet-5 on MNIST, trained for real through the Trainer with the accelerator session
-// attached, and timed from shapes alone. Same batches of each phase, so the same cycles,
-// DRAM bytes and energy, phase by phase: the shape-only event order is the numerics' own.
+// LeNet-5 (a chain) and ResNet-8 (a graph with batch normalization) on MNIST, trained for real
+// through the Trainer with the accelerator session attached, and timed from shapes alone. Same
+// batches of each phase, so the same cycles, DRAM bytes and energy, phase by phase: the
+// shape-only event order is the numerics' own.
 #include <catch2/catch.hpp>
 
 #include "sim/accel/energy.h"
@@ -16,52 +17,54 @@ using namespace trainsim::test;
 
 TEST_CASE("a shape-only run costs what the real training run costs", "[e2e][shape]") {
   require_dataset("mnist");
-  for (const char* technique :
-       {"bp", "{kind: adagp-max, warmup_epochs: 1, predictor: {size: 4, channels: 2}}",
-        "{kind: adagp-efficient, warmup_epochs: 1}", "{kind: adagp-low, warmup_epochs: 1}",
-        // The Phase GP ablations: forward only (skip), forward + updates (zero, mean), a
-        // backprop batch without the predictor (pseudo, oracle).
-        "{kind: adagp-efficient, warmup_epochs: 1, phase_gp: skip}",
-        "{kind: adagp-efficient, warmup_epochs: 1, phase_gp: zero}",
-        "{kind: adagp-efficient, warmup_epochs: 1, phase_gp: mean}",
-        "{kind: adagp-low, warmup_epochs: 1, phase_gp: pseudo}",
-        // The oracle backprops; the diagnostics' measurement pass is not timed at all.
-        "{kind: adagp-max, warmup_epochs: 1, phase_gp: oracle, oracle: {cosine: 0.5}}",
-        "{kind: adagp-efficient, warmup_epochs: 1, diagnostics: true}"}) {
-    INFO(technique);
-    // 20 batches of 32 and a partial one of 8; 2 epochs: warm-up, then 4:1.
-    ExperimentSpec spec =
-        load_experiment(std::string(TRAINSIM_SOURCE_DIR) + "/configs/experiments/lenet5_mnist.yaml",
-                        {"training.epochs=2", "dataset.train_limit=648", "dataset.test_limit=100",
-                         std::string("technique=") + technique});
-    const Dataset data = *load_dataset(spec.dataset);
-    std::int64_t real_train = 0, real_eval = 0, real_dram = 0;
-    std::array<std::int64_t, 3> real_phases{};
-    double real_energy = 0;
-    {
-      Trainer trainer(spec, data);
-      AcceleratorSession session(spec, trainer.network());
-      for (int e = 0; e < spec.training.epochs; ++e) trainer.run_epoch();
-      real_train = session.totals()[0].elapsed_cycles;
-      real_eval = session.totals()[1].elapsed_cycles;
-      real_dram = session.totals()[0].stats.dram_bytes();
-      real_energy = price(session.totals()[0].stats, spec.sim.accelerator).total();
-      // Techniques without phases keep no per-phase sums.
-      for (std::size_t p = 0; p < session.phase_totals().size(); ++p)
-        real_phases[p] = session.phase_totals()[p].elapsed_cycles;
+  for (const char* experiment : {"lenet5_mnist.yaml", "resnet8_fashion.yaml"})
+    for (const char* technique :
+         {"bp", "{kind: adagp-max, warmup_epochs: 1, predictor: {size: 4, channels: 2}}",
+          "{kind: adagp-efficient, warmup_epochs: 1}", "{kind: adagp-low, warmup_epochs: 1}",
+          // The Phase GP ablations: forward only (skip), forward + updates (zero, mean), a
+          // backprop batch without the predictor (pseudo, oracle).
+          "{kind: adagp-efficient, warmup_epochs: 1, phase_gp: skip}",
+          "{kind: adagp-efficient, warmup_epochs: 1, phase_gp: zero}",
+          "{kind: adagp-efficient, warmup_epochs: 1, phase_gp: mean}",
+          "{kind: adagp-low, warmup_epochs: 1, phase_gp: pseudo}",
+          // The oracle backprops; the diagnostics' measurement pass is not timed at all.
+          "{kind: adagp-max, warmup_epochs: 1, phase_gp: oracle, oracle: {cosine: 0.5}}",
+          "{kind: adagp-efficient, warmup_epochs: 1, diagnostics: true}"}) {
+      INFO(experiment << ", " << technique);
+      // LeNet-5: 20 batches of 32 and a partial one of 8; ResNet-8: 10 of 64 and one of 8; 2
+      // epochs: warm-up, then 4:1.
+      ExperimentSpec spec =
+          load_experiment(std::string(TRAINSIM_SOURCE_DIR) + "/configs/experiments/" + experiment,
+                          {"training.epochs=2", "dataset.name=mnist", "dataset.train_limit=648",
+                           "dataset.test_limit=100", std::string("technique=") + technique});
+      const Dataset data = *load_dataset(spec.dataset);
+      std::int64_t real_train = 0, real_eval = 0, real_dram = 0;
+      std::array<std::int64_t, 3> real_phases{};
+      double real_energy = 0;
+      {
+        Trainer trainer(spec, data);
+        AcceleratorSession session(spec, trainer.network());
+        for (int e = 0; e < spec.training.epochs; ++e) trainer.run_epoch();
+        real_train = session.totals()[0].elapsed_cycles;
+        real_eval = session.totals()[1].elapsed_cycles;
+        real_dram = session.totals()[0].stats.dram_bytes();
+        real_energy = price(session.totals()[0].stats, spec.sim.accelerator).total();
+        // Techniques without phases keep no per-phase sums.
+        for (std::size_t p = 0; p < session.phase_totals().size(); ++p)
+          real_phases[p] = session.phase_totals()[p].elapsed_cycles;
+      }
+      spec.numerics = "none";
+      AcceleratorSession session(spec);
+      const ShapeOnlyResult r = run_shape_only(spec, dataset_shape(spec.dataset), session);
+      CHECK(r.train.elapsed_cycles == real_train);
+      CHECK(r.eval.elapsed_cycles == real_eval);
+      CHECK(static_cast<std::int64_t>(r.train.stats.dram_bytes()) == real_dram);
+      CHECK(price(r.train.stats, spec.sim.accelerator).total() == Approx(real_energy));
+      if (std::string(technique) != "bp")
+        for (int p = 0; p < 3; ++p)
+          CHECK(r.kinds[static_cast<std::size_t>(p)].elapsed_cycles ==
+                real_phases[static_cast<std::size_t>(p)]);
     }
-    spec.numerics = "none";
-    AcceleratorSession session(spec);
-    const ShapeOnlyResult r = run_shape_only(spec, dataset_shape(spec.dataset), session);
-    CHECK(r.train.elapsed_cycles == real_train);
-    CHECK(r.eval.elapsed_cycles == real_eval);
-    CHECK(static_cast<std::int64_t>(r.train.stats.dram_bytes()) == real_dram);
-    CHECK(price(r.train.stats, spec.sim.accelerator).total() == Approx(real_energy));
-    if (std::string(technique) != "bp")
-      for (int p = 0; p < 3; ++p)
-        CHECK(r.kinds[static_cast<std::size_t>(p)].elapsed_cycles ==
-              real_phases[static_cast<std::size_t>(p)]);
-  }
 }
 
 TEST_CASE("a grouped convolution trains and costs what its shape-only run costs", "[e2e][shape]") {
