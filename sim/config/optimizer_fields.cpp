@@ -8,6 +8,24 @@ namespace trainsim {
 
 namespace {
 
+// lr_steps: epochs in [1, 10000], increasing, at most 64 of them.
+void read_lr_steps(const ConfigNode& v, OptimizerSpec& s) {
+  const std::vector<ConfigNode> items = v.as_sequence();
+  if (items.size() > 64) v.fail("at most 64 epochs, got " + std::to_string(items.size()));
+  s.lr_steps.clear();
+  for (const ConfigNode& item : items) {
+    const int e = item.as_int_in({1, 10000});
+    if (!s.lr_steps.empty() && e <= s.lr_steps.back())
+      item.fail("epochs must increase: " + std::to_string(e) + " after " +
+                std::to_string(s.lr_steps.back()));
+    s.lr_steps.push_back(e);
+  }
+}
+
+bool has_schedule(const OptimizerSpec& s) {
+  return !s.lr_steps.empty();
+}
+
 const OptimizerField kOptimizerFields[] = {
     {"lr", [](const ConfigNode& v, OptimizerSpec& s) { s.lr = v.as_double_positive(); },
      [](YAML::Emitter& o, const OptimizerSpec& s) { emit_double(o, s.lr); }},
@@ -27,6 +45,16 @@ const OptimizerField kOptimizerFields[] = {
      [](YAML::Emitter& o, const OptimizerSpec& s) { emit_double(o, s.beta2); }},
     {"epsilon", [](const ConfigNode& v, OptimizerSpec& s) { s.epsilon = v.as_double_positive(); },
      [](YAML::Emitter& o, const OptimizerSpec& s) { emit_double(o, s.epsilon); }},
+    {"lr_steps", &read_lr_steps,
+     [](YAML::Emitter& o, const OptimizerSpec& s) {
+       o << YAML::Flow << YAML::BeginSeq;
+       for (int e : s.lr_steps) o << e;
+       o << YAML::EndSeq;
+     },
+     &has_schedule},
+    {"lr_factor",
+     [](const ConfigNode& v, OptimizerSpec& s) { s.lr_factor = v.as_double_fraction(); },
+     [](YAML::Emitter& o, const OptimizerSpec& s) { emit_double(o, s.lr_factor); }, &has_schedule},
 };
 
 }  // namespace

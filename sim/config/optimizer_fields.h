@@ -15,6 +15,10 @@ struct OptimizerField {
   const char* key;
   void (*read)(const ConfigNode& value, OptimizerSpec& opt);
   void (*write)(YAML::Emitter& out, const OptimizerSpec& opt);
+  /// Whether the resolved configuration writes the key (nullptr: always). The schedule's keys
+  /// are written only with a schedule, so a run without one resolves to what it did before
+  /// they existed.
+  bool (*written)(const OptimizerSpec& opt) = nullptr;
 };
 
 /// The field for `key`; std::logic_error if the registry lists a key this table lacks.

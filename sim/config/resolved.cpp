@@ -63,8 +63,10 @@ void emit_optimizer(YAML::Emitter& out, const OptimizerSpec& opt) {
   emit_string(out, opt.kind);
   if (const OptimizerInfo* info = find_optimizer(opt.kind)) {
     for (const auto& key : info->keys) {
+      const OptimizerField& field = optimizer_field(key);
+      if (field.written != nullptr && !field.written(opt)) continue;
       out << YAML::Key << key << YAML::Value;
-      optimizer_field(key).write(out, opt);
+      field.write(out, opt);
     }
   }
   out << YAML::EndMap;

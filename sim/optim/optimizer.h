@@ -24,6 +24,8 @@ class Optimizer {
   /// Saves or restores the state carried from step to step (sim/core/state_archive.h).
   virtual void checkpoint(StateArchive& a) = 0;
   const OptimizerSpec& spec() const { return spec_; }
+  /// Sets the learning rate of the steps from now on (a schedule's, sim/spec/specs.h).
+  void set_lr(double lr) { spec_.lr = lr; }
 
  protected:
   /// grad <- clip(reduce(grad) + weight_decay * value) for elements [begin, end). `reduce`

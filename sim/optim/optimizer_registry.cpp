@@ -16,11 +16,12 @@ const std::vector<OptimizerInfo>& optimizers() {
   static const std::vector<OptimizerInfo> all = {
       {"sgd",
        "stochastic gradient descent, optional momentum",
-       {"lr", "momentum", "weight_decay", "reduction", "clip"},
+       {"lr", "momentum", "weight_decay", "reduction", "clip", "lr_steps", "lr_factor"},
        &make<Sgd>},
       {"adam",
        "Adam with bias correction",
-       {"lr", "beta1", "beta2", "epsilon", "weight_decay", "reduction", "clip"},
+       {"lr", "beta1", "beta2", "epsilon", "weight_decay", "reduction", "clip", "lr_steps",
+        "lr_factor"},
        &make<Adam>},
   };
   return all;

@@ -91,8 +91,12 @@ void print_header(const ExperimentSpec& spec, const Prepared& p, bool simulate, 
                static_cast<long long>(p.trainer->network().param_count())),
        sformat("dataset %s (%lld train, %lld test)", data.name.c_str(),
                static_cast<long long>(data.train.count), static_cast<long long>(data.test.count))});
-  header += wrap_parts({sformat("optimizer %s lr %g (%s, clip %g)", o.kind.c_str(), o.lr,
-                                o.reduction.c_str(), o.clip),
+  std::string steps;  // the schedule: "lr 0.05, x0.1 after epochs 6, 8"
+  for (std::size_t i = 0; i < o.lr_steps.size(); ++i)
+    steps += (i == 0 ? sformat(", x%g after epochs ", o.lr_factor) : std::string(", ")) +
+             std::to_string(o.lr_steps[i]);
+  header += wrap_parts({sformat("optimizer %s lr %g%s (%s, clip %g)", o.kind.c_str(), o.lr,
+                                steps.c_str(), o.reduction.c_str(), o.clip),
                         sformat("batch %d", spec.training.batch_size),
                         sformat("epochs %d", spec.training.epochs),
                         sformat("seed %llu", static_cast<unsigned long long>(spec.training.seed)),

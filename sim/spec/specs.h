@@ -90,6 +90,17 @@ struct OptimizerSpec {
   double beta1 = 0.9;             ///< adam
   double beta2 = 0.999;           ///< adam
   double epsilon = 1e-8;          ///< adam
+  /// Step schedule (PyTorch's MultiStepLR stepped per epoch): after each epoch listed (1-based,
+  /// increasing), the learning rate is multiplied by lr_factor.
+  std::vector<int> lr_steps;
+  double lr_factor = 0.1;
+  /// The learning rate of epoch `epoch` (1-based) under the schedule.
+  double lr_at(int epoch) const {
+    double r = lr;
+    for (int e : lr_steps)
+      if (e < epoch) r *= lr_factor;
+    return r;
+  }
 };
 
 struct TrainingSpec {

@@ -54,6 +54,10 @@ void AdaGp::on_epoch_begin(int epoch) {
   batch_in_epoch_ = 0;
 }
 
+void AdaGp::set_lr(double lr) {
+  for (auto& o : optimizers_) o->set_lr(lr);
+}
+
 void AdaGp::make_optimizers(const Optimizer<float>& like) {
   const OptimizerInfo* info = find_optimizer(like.spec().kind);
   if (info == nullptr) throw UserError("unknown optimizer '" + like.spec().kind + "'");

@@ -59,6 +59,7 @@ class AdaGp final : public TrainingTechnique {
   AdaGp(const TechniqueSpec& spec, Network<float>& net);
   BatchResult train_batch(BatchContext& ctx) override;
   void on_epoch_begin(int epoch) override;
+  void set_lr(double lr) override;
   void checkpoint(StateArchive& a, const Optimizer<float>& model_optimizer) override;
 
   /// Mean predictor error per layer with parameters (in network order, see param_layers())

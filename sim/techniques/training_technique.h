@@ -71,6 +71,9 @@ class TrainingTechnique {
   virtual BatchResult train_batch(BatchContext& ctx) = 0;
   /// Epoch `epoch` (0-based) is about to start (ADA-GP's schedule counts batches per epoch).
   virtual void on_epoch_begin(int epoch) {}
+  /// The model's learning rate for the epoch about to run (the optimizer's schedule): a
+  /// technique with optimizers of its own for the model's layers follows it.
+  virtual void set_lr(double lr) {}
   /// The counts since the last call; resets them.
   TechniqueCounts take_counts() { return std::exchange(counts_, TechniqueCounts{}); }
   /// Per-layer prediction quality since the last call (empty for techniques without a

@@ -71,6 +71,10 @@ EpochMetrics Trainer::run_epoch(const std::function<void(const BatchProgress&)>&
   EpochMetrics m;
   m.epoch = ++epoch_;
   technique_->on_epoch_begin(epoch_ - 1);
+  // The schedule's rate follows from the epoch alone, so a resumed run sets it the same way.
+  const double lr = spec_.training.optimizer.lr_at(epoch_);
+  optimizer_->set_lr(lr);
+  technique_->set_lr(lr);
   const auto t0 = std::chrono::steady_clock::now();
   if (spec_.training.shuffle) shuffle_rng_.shuffle(order_);
   network_.take_macs();  // the count starts with the epoch (not the last evaluation)

@@ -91,7 +91,9 @@ TEST_CASE("A run stopped after epoch 1 of 3 and resumed equals an uninterrupted 
              "  - {type: add, name: sum, from: [c2, r]}\n"
              "  - {type: dropout, name: drop, rate: 0.3}\n  - {type: global_avgpool}\n"
              "  - {type: flatten}\n  - {type: dense, units: 10}\n  - {type: softmax}\n");
-  cases.push_back({"-s", "network=" + net, "-s", "training.optimizer.momentum=0.9"});
+  // With a learning-rate step after epoch 1: the resumed epochs run at the stepped rate.
+  cases.push_back({"-s", "network=" + net, "-s", "training.optimizer.momentum=0.9", "-s",
+                   "training.optimizer.lr_steps=[1]"});
   int k = 0;
   for (const auto& technique : cases) {
     INFO(technique[1]);

@@ -350,6 +350,14 @@ TEST_CASE("out-of-range values", "[config]") {
        "must be in [0, 1)"},
       {"training: {optimizer: {kind: adam, epsilon: 0}}\n", "0}", "training.optimizer.epsilon",
        "must be > 0"},
+      {"training: {optimizer: {lr_steps: [3, 2]}}\n", "2]", "training.optimizer.lr_steps.1",
+       "epochs must increase: 2 after 3"},
+      {"training: {optimizer: {lr_steps: [0]}}\n", "0]", "training.optimizer.lr_steps.0",
+       "must be in [1, 10000], got 0"},
+      {"training: {optimizer: {lr_steps: 5}}\n", "5}", "training.optimizer.lr_steps",
+       "expected a sequence"},
+      {"training: {optimizer: {kind: adam, lr_factor: 0}}\n", "0}", "training.optimizer.lr_factor",
+       "must be in (0, 1], got 0"},
       {"output: {dir: ''}\n", "''", "output.dir", "must not be empty"},
   };
   for (const auto& c : cases) {

@@ -98,3 +98,26 @@ TEST_CASE("Rng is reproducible and unbiased enough to shuffle", "[core]") {
   CHECK(sorted == std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9});
   CHECK(v != sorted);
 }
+
+TEST_CASE("A step schedule multiplies the learning rate after each listed epoch", "[optim]") {
+  OptimizerSpec spec;
+  spec.lr = 0.1;
+  CHECK(spec.lr_at(1) == 0.1);  // no schedule: constant
+  CHECK(spec.lr_at(50) == 0.1);
+  spec.lr_steps = {2, 4};
+  spec.lr_factor = 0.5;
+  // Epochs 1-2 at lr, 3-4 at lr / 2, 5 on at lr / 4 (PyTorch's MultiStepLR([2, 4], 0.5)
+  // stepped after every epoch).
+  CHECK(spec.lr_at(1) == 0.1);
+  CHECK(spec.lr_at(2) == 0.1);
+  CHECK(spec.lr_at(3) == 0.05);
+  CHECK(spec.lr_at(4) == 0.05);
+  CHECK(spec.lr_at(5) == 0.025);
+  CHECK(spec.lr_at(100) == 0.025);
+  // The optimizer steps with the rate it was given last.
+  Sgd<float> sgd(spec);
+  sgd.set_lr(spec.lr_at(3));
+  Param<float> p = make_param({0.0f}, {1.0f});
+  sgd.step({&p}, 1);
+  CHECK(p.value[0] == Approx(-0.05f));
+}
