@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "sim/core/error.h"
+#include "sim/core/state_archive.h"
 #include "sim/nn/softmax.h"
 #include "sim/nn/tensor_state.h"
 #include "sim/optim/optimizer_registry.h"
@@ -140,9 +141,15 @@ void AdaGp::measure_true_gradients(BatchContext& ctx) {
   // bit as without it.
   PassObserver* obs = ctx.net.observer();
   ctx.net.set_observer(nullptr);
+  // The network's own state (batchnorm's running statistics, dropout's random streams)
+  // is put back afterwards, so this extra forward pass leaves no trace either.
+  StateWriter saved;
+  ctx.net.archive_state(saved);
   ctx.net.forward(ctx.pass);
   ctx.net.zero_grad();
   ctx.net.backward(ctx.pass, ctx.labels, ctx.scratch);
+  StateReader restore(saved.data(), "the network's state before the measurement");
+  ctx.net.archive_state(restore);
   ctx.net.set_observer(obs);
   diagnostics_->record_truth();
 }

@@ -119,44 +119,54 @@ TEST_CASE("diagnostics leave the training bit-identical and measure Phase GP aga
   const Dataset data = tiny_data(60);
   // "raw": the predictions without the calibration gain, which stays 0 on this tiny model
   // (the predictor does not learn it), so that something is applied.
-  for (const std::string m : {"predict", "raw", "skip", "zero", "mean", "pseudo"}) {
-    INFO(m);
-    ExperimentSpec spec = tiny_adagp_spec(0.9, 2, m == "raw" ? "predict" : m);
-    spec.sim.technique.predictor_calibrate = m != "raw";
-    const Run off = train(spec, data, 3);
-    spec.sim.technique.diagnostics = true;
-    const Run on = train(spec, data, 3);
-    CHECK(on.epochs_csv == off.epochs_csv);
-    CHECK(on.weights == off.weights);
-    CHECK(on.passes == off.passes);  // the measurement pass is not observed: not timed
-    for (int e = 1; e < 3; ++e)
-      for (std::size_t k = 0; k < 2; ++k) {
-        const PredictorLayerStats& s = on.metrics[static_cast<std::size_t>(e)].predictor[k];
-        const PredictorLayerStats& plain = off.metrics[static_cast<std::size_t>(e)].predictor[k];
-        INFO("epoch " << e + 1 << ", layer " << s.layer);
-        CHECK(s.gp_batches == 4);
-        CHECK(plain.gp_batches == 0);
-        CHECK(std::isnan(plain.gp_cosine));
-        CHECK(std::isnan(plain.grad_prev_cosine));
-        CHECK(s.grad_prev_cosine >= -1);
-        CHECK(s.grad_prev_cosine <= 1);
-        CHECK(s.grad_mean_cosine >= -1);
-        CHECK(s.grad_mean_cosine <= 1);
-        if (m == "predict") {  // gain 0 here: the same as zero
-          CHECK(s.gain == 0);
-          CHECK(s.gp_magnitude == 0);
-        } else if (m == "skip" || m == "zero") {  // nothing applied: no angle, magnitude 0
-          CHECK(std::isnan(s.gp_cosine));
-          CHECK(s.gp_magnitude == 0);
-        } else {
-          CHECK(s.gp_cosine >= -1);
-          CHECK(s.gp_cosine <= 1);
-          CHECK(s.gp_magnitude > 0);
+  // Also with state beside the parameters, which the measurement's extra forward pass must
+  // not move: batchnorm's running statistics (read by the evaluations) and dropout's stream.
+  NetworkSpec with_state = tiny_mlp();
+  with_state.layers = {layer("flatten"), layer("dense", 8), layer("batchnorm"), layer("relu"),
+                       layer("dropout"), layer("dense", 3), layer("softmax")};
+  for (const bool stateful : {false, true})
+    for (const std::string m : {"predict", "raw", "skip", "zero", "mean", "pseudo"}) {
+      INFO(m << (stateful ? " with batchnorm and dropout" : ""));
+      ExperimentSpec spec = tiny_adagp_spec(0.9, 2, m == "raw" ? "predict" : m);
+      if (stateful) spec.network = with_state;
+      spec.sim.technique.predictor_calibrate = m != "raw";
+      const Run off = train(spec, data, 3);
+      spec.sim.technique.diagnostics = true;
+      const Run on = train(spec, data, 3);
+      CHECK(on.epochs_csv == off.epochs_csv);
+      CHECK(on.weights == off.weights);
+      CHECK(on.passes == off.passes);  // the measurement pass is not observed: not timed
+      for (int e = 1; e < 3; ++e)
+        for (std::size_t k = 0; k < 2; ++k) {
+          const PredictorLayerStats& s = on.metrics[static_cast<std::size_t>(e)].predictor[k];
+          const PredictorLayerStats& plain = off.metrics[static_cast<std::size_t>(e)].predictor[k];
+          INFO("epoch " << e + 1 << ", layer " << s.layer);
+          CHECK(s.gp_batches == 4);
+          CHECK(plain.gp_batches == 0);
+          CHECK(std::isnan(plain.gp_cosine));
+          CHECK(std::isnan(plain.grad_prev_cosine));
+          CHECK(s.grad_prev_cosine >= -1);
+          CHECK(s.grad_prev_cosine <= 1);
+          CHECK(s.grad_mean_cosine >= -1);
+          CHECK(s.grad_mean_cosine <= 1);
+          if (m == "predict" && !stateful) {  // gain 0 here: the same as zero
+            CHECK(s.gain == 0);
+            CHECK(s.gp_magnitude == 0);
+          } else if (m == "predict") {   // the gain moves during the epoch: some layers apply
+            CHECK(s.gp_magnitude >= 0);  // nothing in some batches (no angle then)
+            CHECK((std::isnan(s.gp_cosine) || (s.gp_cosine >= -1 && s.gp_cosine <= 1)));
+          } else if (m == "skip" || m == "zero") {  // nothing applied: no angle, magnitude 0
+            CHECK(std::isnan(s.gp_cosine));
+            CHECK(s.gp_magnitude == 0);
+          } else {
+            CHECK(s.gp_cosine >= -1);
+            CHECK(s.gp_cosine <= 1);
+            CHECK(s.gp_magnitude > 0);
+          }
+          // The MSE, MAPE and cosine of Phase BP batches are the same measurement either way.
+          CHECK(s.cosine == plain.cosine);
         }
-        // The MSE, MAPE and cosine of Phase BP batches are the same measurement either way.
-        CHECK(s.cosine == plain.cosine);
-      }
-  }
+    }
 }
 
 TEST_CASE("predictor calibrate false applies exactly the de-normalised predictor output",
