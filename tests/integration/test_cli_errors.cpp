@@ -160,6 +160,43 @@ TEST_CASE("A network that does not fit its input names the layer", "[cli][errors
                         dir + "/out", {"conv2", "does not fit"});
 }
 
+TEST_CASE("A layer graph that cannot work names the layer", "[cli][errors]") {
+  const std::string dir = fresh_dir("errors-graph");
+  const std::string data = make_tiny_dataset(dir + "/data");
+  struct Case {
+    std::string layers;
+    std::vector<std::string> expect;
+  };
+  const std::string tail =
+      "  - {type: global_avgpool, name: gap}\n  - {type: flatten}\n"
+      "  - {type: dense, units: 10}\n  - {type: softmax}\n";
+  const Case cases[] = {
+      // A cycle: a layer reading one listed after it.
+      {"  - {type: conv2d, name: a, filters: 2, kernel: 3, from: b}\n"
+       "  - {type: conv2d, name: b, filters: 2, kernel: 3, from: a}\n",
+       {"net.yaml", "layer 'a' reads 'b', which is not a layer above it"}},
+      {"  - {type: conv2d, name: a, filters: 2, kernel: 3, padding: 1, from: input}\n"
+       "  - {type: add, name: sum, from: [a, input]}\n",
+       {"layer 'sum' (add)", "inputs differ in shape: 2x28x28 and 1x28x28"}},
+      {"  - {type: maxpool2d, name: p, kernel: 2, from: input}\n"
+       "  - {type: concat, name: cat, from: [p, input]}\n",
+       {"layer 'cat' (concat)", "inputs differ in height x width"}},
+      // Batch normalization over no channels: nothing of size 0 can be written.
+      {"  - {type: reshape, name: r, shape: [0, 28, 28]}\n  - {type: batchnorm, name: bn}\n",
+       {"net.yaml", "layers.0.shape.0", "must be in [1, 1048576], got 0"}},
+  };
+  for (const Case& c : cases) {
+    INFO(c.layers);
+    write_file(dir + "/net.yaml",
+               "name: g\ninput: [1, 28, 28]\nclasses: 10\nlayers:\n" + c.layers + tail);
+    std::string body = good_body(data);
+    body.replace(body.find("seed_mlp"), 8, dir + "/net.yaml");
+    for (const char* command : {"train", "run"})
+      require_clean_failure(run_trainsim({command, experiment(dir, body), "--out", dir + "/out"}),
+                            dir + "/out", c.expect);
+  }
+}
+
 TEST_CASE("Bad command lines exit with code 2", "[cli][errors]") {
   auto r = run_trainsim({"frobnicate"});
   CHECK(r.exit_code == 2);
