@@ -39,6 +39,9 @@ SMOOTH = ("tanh", "sigmoid", "gelu")
 # Synthetic training images: this many, drawn around ten prototypes.
 POOL = 320
 STEPS = 20
+# The float64 run's steps: enough to compare every gradient through the graph exactly (the
+# test's float64 numerics run the slow reference loops, about 2 s a step for ResNet-8).
+STEPS64 = 4
 
 
 DEBIAN_PYTHON = "/usr/bin/python3"
@@ -424,9 +427,10 @@ def train(torch, network_file, experiment_file, images, labels, seed, in_double=
     model64 = copy.deepcopy(model).double() if in_double else None
     x_all = images.to(torch.float32).reshape(POOL, *net["input"]) / 255
 
-    def steps(m, x_pool):
+    def steps(m, x_pool, snapshot_after=None):
+        """STEPS SGD steps; with snapshot_after, also the parameters after that many."""
         sgd = torch.optim.SGD(m.parameters(), lr=opt["lr"], momentum=opt.get("momentum", 0))
-        losses = []
+        losses, snapshot = [], None
         for step in range(STEPS):
             first = (step * batch) % (POOL - POOL % batch)
             x, y = x_pool[first:first + batch], labels[first:first + batch]
@@ -437,17 +441,22 @@ def train(torch, network_file, experiment_file, images, labels, seed, in_double=
                 torch.nn.utils.clip_grad_value_(m.parameters(), clip)
             sgd.step()
             losses.append(float(loss) / (batch if reduction == "sum" else 1))
-        return losses
+            if step + 1 == snapshot_after:
+                snapshot = [encode_f64(p) for p in trainsim_params(m)]
+        return losses, snapshot
 
-    losses = steps(model, x_all)
+    losses, _ = steps(model, x_all)
     final = [encode(p) for p in trainsim_params(model)]
     extra = {}
     if in_double:
         # The same steps in float64, from the same fp32 initial values: what the fp32 runs
         # approximate. Batch normalization's backward pass cancels most of its terms, so the
-        # two fp32 runs differ by about what either differs from this one.
-        extra["mean_losses64"] = steps(model64, x_all.double())
+        # two fp32 runs differ by about what either differs from this one. `early64`: the
+        # parameters after the first STEPS64 steps, which the test's float64 numerics (the
+        # slow reference loops) repeat.
+        extra["mean_losses64"], extra["early64"] = steps(model64, x_all.double(), STEPS64)
         extra["final64"] = [encode_f64(p) for p in trainsim_params(model64)]
+        extra["steps64"] = STEPS64
     return {"network": network_file, "experiment": experiment_file, "batch": batch,
             "optimizer": {"lr": opt["lr"], "momentum": opt.get("momentum", 0),
                           "reduction": reduction, "clip": clip},
