@@ -96,6 +96,7 @@ Network<T>::Network(const NetworkSpec& spec) : spec_(spec), graph_(spec_) {
   }
   // No trainable layer computes a second input's gradient in its backward-weight pass.
   graph_.set_layers(params, std::vector<bool>(layers_.size(), false));
+  backward_events_ = graph_.backward_events();
 }
 
 template <typename T>
@@ -181,7 +182,8 @@ void Network<T>::backward(const ForwardPass<T>& pass, const std::uint8_t* labels
   grads.resize(layers_.size());
   // How many readers of each layer have added their share of its output's gradient: the
   // first one writes it, the others add to it.
-  std::vector<int> shares(layers_.size(), 0);
+  std::vector<int>& shares = scratch.shares;
+  shares.assign(layers_.size(), 0);
   // Hands the gradient of input k of layer l to its producer, if the producer wants it.
   auto input_grad = [&](std::size_t l, std::size_t k, auto&& compute_into) {
     const int p = graph_.inputs(l)[k];
@@ -191,7 +193,7 @@ void Network<T>::backward(const ForwardPass<T>& pass, const std::uint8_t* labels
     compute_into(scratch.part);
     add_into(grads[producer], scratch.part);
   };
-  for (const StepEvent& e : graph_.backward_events()) {
+  for (const StepEvent& e : backward_events_) {
     const std::size_t l = e.layer;
     switch (e.slot) {
       case LayerOpSlot::kLossGrad:

@@ -33,6 +33,7 @@ template <typename T>
 struct BackwardScratch {
   std::vector<Tensor<T>> grads;
   Tensor<T> part;
+  std::vector<int> shares;  ///< readers' shares added so far, per layer
 };
 
 template <typename T>
@@ -93,6 +94,7 @@ class Network {
 
   NetworkSpec spec_;
   LayerGraph graph_;
+  std::vector<StepEvent> backward_events_;  // the graph's, cached: one list per network
   std::vector<std::unique_ptr<Layer<T>>> layers_;
   bool training_ = true;
   LayerInputs<T> xs_;  // scratch: a layer's inputs
