@@ -13,6 +13,7 @@
 #include "sim/nn/softmax.h"
 
 #include "tests/support/layer_spec.h"
+#include "tests/support/network_yaml.h"
 
 using namespace trainsim;
 
@@ -165,12 +166,15 @@ TEST_CASE("Fused softmax cross-entropy gradient is p - onehot", "[nn][gradcheck]
 }
 
 TEST_CASE("Whole-network backprop matches finite differences of the loss", "[nn][gradcheck]") {
+  // Batch normalization's scale and shift start at 1 and 0 whatever the scheme: every
+  // parameter is drawn again so that their gradients matter too.
   auto check_network = [](NetworkSpec spec, int batch, std::uint64_t seed) {
     spec.init.scheme = "uniform";
     spec.init.scale = 0.5;
     Network<double> net(spec);
     net.init(seed);
     Rng rng(seed + 100);
+    for (Param<double>* p : net.params()) fill_uniform(p->value, rng, -0.5, 0.5);
     ForwardPass<double> pass;
     pass.acts.resize(1);
     pass.acts[0].resize(batch, net.input_shape());
@@ -221,4 +225,28 @@ TEST_CASE("Whole-network backprop matches finite differences of the loss", "[nn]
   cnn.layers[4].stride = 2;
   cnn.layers[6].units = 4;
   check_network(cnn, 2, 22);
+
+  // A graph with every join and fan-out: the stem is read by three layers (a conv, a
+  // batchnorm branch and the concat), an add joins two branches, a concat three tensors of
+  // different channels; dropout at rate 0 (its masks: tests/unit/test_graph_network.cpp).
+  check_network(test::network_from_yaml(R"(
+name: graph
+input: [2, 6, 6]
+classes: 3
+layers:
+  - {type: conv2d, name: stem, filters: 3, kernel: 3, padding: 1}
+  - {type: conv2d, name: a, filters: 3, kernel: 3, padding: 1}
+  - {type: batchnorm, name: bn_a}
+  - {type: relu, name: ra}
+  - {type: batchnorm, name: bn_s, from: stem}
+  - {type: add, name: sum, from: [ra, bn_s]}
+  - {type: conv2d, name: b, filters: 2, kernel: 1, from: sum}
+  - {type: concat, name: cat, from: [b, stem, sum]}
+  - {type: dropout, name: drop, rate: 0.0}
+  - {type: global_avgpool, name: gap}
+  - {type: flatten}
+  - {type: dense, name: fc, units: 3}
+  - {type: softmax}
+)"),
+                4, 31);
 }

@@ -1,7 +1,8 @@
 // The numerics of graph networks (sim/nn/network.cpp, sim/nn/layer_graph.h) and of the layers
-// that make them (add, concat, batchnorm, global_avgpool, dropout): gradients against finite
-// differences through fan-out and joins, the step order the timing follows, dropout's masks,
-// batch normalization's modes, and the errors a graph that cannot work gets.
+// that make them (add, concat, batchnorm, global_avgpool, dropout): the step order the timing
+// follows, dropout's masks, batch normalization's modes, and the errors a graph that cannot
+// work gets. Gradients through fan-out and joins against finite differences:
+// tests/unit/test_gradcheck.cpp.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -28,28 +29,6 @@ using test::network_from_yaml;
 
 namespace {
 
-// Every join and fan-out: the stem is read by three layers (a conv, a batchnorm branch and
-// the concat), an add joins two branches, a concat three tensors of different channels.
-const char* kGraph = R"(
-name: graph
-input: [2, 6, 6]
-classes: 3
-layers:
-  - {type: conv2d, name: stem, filters: 3, kernel: 3, padding: 1}
-  - {type: conv2d, name: a, filters: 3, kernel: 3, padding: 1}
-  - {type: batchnorm, name: bn_a}
-  - {type: relu, name: ra}
-  - {type: batchnorm, name: bn_s, from: stem}
-  - {type: add, name: sum, from: [ra, bn_s]}
-  - {type: conv2d, name: b, filters: 2, kernel: 1, from: sum}
-  - {type: concat, name: cat, from: [b, stem, sum]}
-  - {type: dropout, name: drop, rate: 0.0}
-  - {type: global_avgpool, name: gap}
-  - {type: flatten}
-  - {type: dense, name: fc, units: 3}
-  - {type: softmax}
-)";
-
 struct Recorder : PassObserver {
   std::vector<StepEvent> events;
   void on_forward(std::size_t l, int) override { events.push_back({LayerOpSlot::kForward, l}); }
@@ -71,49 +50,6 @@ void fill_uniform(Tensor<T>& t, Rng& rng, double lo, double hi) {
 }
 
 }  // namespace
-
-TEST_CASE("A graph network's backprop matches finite differences of the loss", "[nn][graph]") {
-  NetworkSpec spec = network_from_yaml(kGraph);
-  spec.init.scheme = "uniform";
-  spec.init.scale = 0.5;
-  Network<double> net(spec);
-  net.init(31);
-  Rng rng(32);
-  // Batch normalization's scale and shift away from 1 and 0, so their gradients matter.
-  for (Param<double>* p : net.params()) fill_uniform(p->value, rng, -1, 1);
-  ForwardPass<double> pass;
-  pass.acts.resize(1);
-  pass.acts[0].resize(4, net.input_shape());
-  fill_uniform(pass.acts[0], rng, 0, 1);
-  const std::vector<std::uint8_t> labels = {0, 2, 1, 2};
-  net.forward(pass);
-  BackwardScratch<double> scratch;
-  net.zero_grad();
-  net.backward(pass, labels.data(), scratch);
-  auto loss = [&] {
-    ForwardPass<double> p;
-    p.acts.push_back(pass.acts[0]);
-    net.forward(p);
-    return cross_entropy_loss(p.probs(), labels.data());
-  };
-  constexpr double kStep = 1e-6;
-  for (Param<double>* p : net.params()) {
-    double worst = 0;
-    for (std::size_t i = 0; i < p->value.size(); ++i) {
-      const double keep = p->value[i];
-      p->value[i] = keep + kStep;
-      const double up = loss();
-      p->value[i] = keep - kStep;
-      const double down = loss();
-      p->value[i] = keep;
-      const double numeric = (up - down) / (2 * kStep), analytic = p->grad[i];
-      worst = std::max(worst, std::abs(analytic - numeric) /
-                                  std::max({std::abs(analytic), std::abs(numeric), 1e-3}));
-    }
-    INFO(p->name << " of size " << p->value.size() << ": worst relative error " << worst);
-    CHECK(worst < 1e-5);
-  }
-}
 
 TEST_CASE("The numerics issue a graph's passes in the order its timing follows", "[nn][graph]") {
   // Every trainable member of the zoo (the graph networks; VGG-11 is a chain with batchnorm).
