@@ -105,16 +105,28 @@ TEST_CASE("Results are the same bytes whatever the thread count (1 to 3)", "[e2e
   // their partial results in a fixed order (sim/core/parallel.h), so the thread count is
   // a speed setting only. LeNet-5 covers padded convolutions, max pooling and dense layers;
   // small_cnn strided convolutions, average pooling and leaky ReLU; the evaluation batches
-  // of 500 split every layer.
+  // of 500 split every layer. The graph networks: ResNet-8 (batch normalization, residual
+  // adds, global average pooling, the readers' gradient sums) and DenseNet-BC-40
+  // (concatenations, average-pooling transitions).
   require_dataset("mnist");
   const std::string dir = fresh_dir("e2e-threads");
-  for (const char* exp : {"lenet5_mnist.yaml", "quickstart.yaml"}) {
+  for (const std::string exp :
+       {"lenet5_mnist.yaml", "quickstart.yaml", "resnet8_fashion.yaml", "densenet40"}) {
     std::vector<std::string> args{"--set", "training.epochs=1",
                                   "--set", "dataset.train_limit=1200",
                                   "--set", "dataset.test_limit=1000"};
-    if (std::string(exp) == "quickstart.yaml") {
+    if (exp == "quickstart.yaml") {
       for (const char* a : {"--set", "network=small_cnn", "--set", "training.batch_size=32"})
         args.push_back(a);
+    }
+    std::string file = exp;
+    if (exp == "resnet8_fashion.yaml" || exp == "densenet40") {
+      file = "resnet8_fashion.yaml";
+      args = {"--set", "training.epochs=1",       "--set", "dataset.name=mnist",
+              "--set", "dataset.train_limit=320", "--set", "dataset.test_limit=200",
+              "--set", "training.batch_size=32"};
+      if (exp == "densenet40")
+        for (const char* a : {"--set", "network=densenet40_fashion"}) args.push_back(a);
     }
     std::string first;
     for (const char* threads : {"1", "2", "3"}) {
@@ -123,7 +135,7 @@ TEST_CASE("Results are the same bytes whatever the thread count (1 to 3)", "[e2e
       a.push_back("--set");
       a.push_back(std::string("training.threads=") + threads);
       const std::string out = dir + "/" + exp + threads;
-      train(exp, out, a);
+      train(file, out, a);
       const std::string stats = read_file(out + "/stats.json");
       if (first.empty()) first = stats;
       CHECK(stats == first);
