@@ -1,6 +1,7 @@
 #include "sim/nn/network.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "sim/core/error.h"
 #include "sim/nn/kernels.h"
@@ -177,6 +178,8 @@ void Network<T>::forward(ForwardPass<T>& pass, bool training) {
 template <typename T>
 void Network<T>::backward(const ForwardPass<T>& pass, const std::uint8_t* labels,
                           BackwardScratch<T>& scratch, bool compute) {
+  if (pass.acts.size() != layers_.size() + 1 || pass.saved.size() != layers_.size())
+    throw std::logic_error("Network::backward: the pass was not made by forward()");
   const int batch = pass.acts[0].n();
   std::vector<Tensor<T>>& grads = scratch.grads;
   grads.resize(layers_.size());
@@ -195,6 +198,12 @@ void Network<T>::backward(const ForwardPass<T>& pass, const std::uint8_t* labels
   };
   for (const StepEvent& e : backward_events_) {
     const std::size_t l = e.layer;
+    // A layer nothing reads (a branch that ends nowhere) has a zero output gradient.
+    if (compute && e.slot != LayerOpSlot::kLossGrad && shares[l] == 0) {
+      grads[l].resize(batch, layers_[l]->out_shape());
+      grads[l].set_zero();
+      shares[l] = 1;
+    }
     switch (e.slot) {
       case LayerOpSlot::kLossGrad:
         // The softmax layer and the loss are fused: the gradient entering the layer below the

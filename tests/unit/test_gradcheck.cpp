@@ -228,7 +228,8 @@ TEST_CASE("Whole-network backprop matches finite differences of the loss", "[nn]
 
   // A graph with every join and fan-out: the stem is read by three layers (a conv, a
   // batchnorm branch and the concat), an add joins two branches, a concat three tensors of
-  // different channels; dropout at rate 0 (its masks: tests/unit/test_graph_network.cpp).
+  // different channels; a branch that ends nowhere (its gradient is zero); dropout at rate 0
+  // (its masks: tests/unit/test_graph_network.cpp).
   check_network(test::network_from_yaml(R"(
 name: graph
 input: [2, 6, 6]
@@ -240,6 +241,7 @@ layers:
   - {type: relu, name: ra}
   - {type: batchnorm, name: bn_s, from: stem}
   - {type: add, name: sum, from: [ra, bn_s]}
+  - {type: conv2d, name: dead, filters: 2, kernel: 1, from: stem}
   - {type: conv2d, name: b, filters: 2, kernel: 1, from: sum}
   - {type: concat, name: cat, from: [b, stem, sum]}
   - {type: dropout, name: drop, rate: 0.0}
