@@ -37,6 +37,8 @@ std::int64_t SpecBackprop::storage_bytes(int word_bytes) const {
 void archive(StateArchive& a, SpecBackprop::Slot& s) {
   a.value(s.valid);
   a.vector(s.pass.acts);
+  // What its layers saved for the backward pass (batchnorm's statistics, dropout's masks).
+  a.vector(s.pass.saved);
 }
 
 void SpecBackprop::checkpoint(StateArchive& a, const Optimizer<float>& model_optimizer) {

@@ -27,8 +27,9 @@ constexpr char kMagic[] = "trainsim checkpoint";
 // 2: a CRC-32 trailer over the whole file (1 had none). 3: per-phase sums only for a technique
 // with phases (2 held three for every technique). 4: per-layer sums for kNumRoles (16) roles, room
 // for the roles techniques register (3 held 10), each unit's array and vector work, and the
-// timeline's ops.
-constexpr std::uint32_t kFormat = 5;
+// timeline's ops. 6: speculative backprop's stored passes hold what their layers saved for the
+// backward pass (batchnorm's statistics, dropout's masks).
+constexpr std::uint32_t kFormat = 6;
 constexpr std::size_t kTrailerBytes = 4;
 
 // FNV-1a: identifies the configuration a checkpoint belongs to.

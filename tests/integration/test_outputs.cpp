@@ -94,6 +94,10 @@ TEST_CASE("A run stopped after epoch 1 of 3 and resumed equals an uninterrupted 
   // With a learning-rate step after epoch 1: the resumed epochs run at the stepped rate.
   cases.push_back({"-s", "network=" + net, "-s", "training.optimizer.momentum=0.9", "-s",
                    "training.optimizer.lr_steps=[1]"});
+  // Speculative backprop's stored passes keep what those layers saved (their statistics and
+  // masks) across the checkpoint.
+  cases.push_back(
+      {"-s", "network=" + net, "-s", "technique={kind: specbp, threshold: 0.1, store: dram}"});
   int k = 0;
   for (const auto& technique : cases) {
     INFO(technique[1]);
