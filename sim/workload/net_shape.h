@@ -1,11 +1,11 @@
 #pragma once
 // The shapes of a network, inferred from its spec alone: every layer's input and output
 // shape, which layers feed it, how many read it, and its parameter count. This is all the
-// accelerator model needs to lower a network to ops, so networks that trainsim cannot train
-// (graph networks with residual adds and concatenations, grouped convolutions: the
-// shape-only zoo in configs/networks) are timed from a NetShape without building a
-// Network. For the sequential networks trainsim trains, the inferred shapes are the
-// Network's own (tested).
+// accelerator model needs to lower a network to ops, so networks that trainsim does not train
+// (the shape-only zoo in configs/networks: no CIFAR or ImageNet images, or layers without
+// numerics) are timed from a NetShape without building a Network. For the networks trainsim
+// trains, chains and graphs, the inferred shapes and the layer graph are the Network's own
+// (tested).
 #include <cstdint>
 #include <string>
 #include <vector>
