@@ -33,21 +33,21 @@ void add_into(Tensor<T>& dst, const Tensor<T>& src) {
 
 template <typename T>
 std::int64_t ForwardPass<T>::copy_from(const ForwardPass& other) {
-  std::int64_t words = 0;
-  auto copy = [&](std::vector<Tensor<T>>& to, const std::vector<Tensor<T>>& from) {
+  // Copies each tensor into the buffers already here; returns the values copied.
+  auto copy = [](std::vector<Tensor<T>>& to, const std::vector<Tensor<T>>& from) {
+    std::int64_t values = 0;
     to.resize(from.size());
     for (std::size_t a = 0; a < from.size(); ++a) {
       to[a].resize(from[a].n(), from[a].shape());
       std::copy(from[a].data(), from[a].data() + from[a].size(), to[a].data());
-      words += static_cast<std::int64_t>(from[a].size());
+      values += static_cast<std::int64_t>(from[a].size());
     }
+    return values;
   };
-  copy(saved, other.saved);
   // The words of the activations only: what a layer saves (dropout's mask) is one bit per
   // value in hardware, not a word.
-  words = 0;
-  copy(acts, other.acts);
-  return words;
+  copy(saved, other.saved);
+  return copy(acts, other.acts);
 }
 
 template <typename T>
