@@ -45,11 +45,11 @@ import csv
 import math
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 
 from progress import Progress
+from run_reuse import run_or_reuse
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXPERIMENT = os.path.join(REPO, "configs", "experiments", "lenet5_mnist.yaml")
@@ -111,19 +111,7 @@ def run_one(trainsim, out_root, net, data, seed, kind, args):
            "--set", "technique=" + technique(kind, args.warmup, args)]
     for s in args.regime_sets + args.set + ([RAW_SET] if kind == "raw" else []):
         cmd += ["--set", s]
-    stamp = os.path.join(out, "adagp_accuracy_command.txt")
-    reused = False
-    if args.reuse and os.path.exists(stamp) and os.path.exists(os.path.join(out, "epochs.csv")):
-        with open(stamp) as f:
-            reused = f.read() == "\n".join(cmd[1:]) + "\n"
-    if not reused:
-        if os.path.exists(stamp):  # a run that fails half-way must not look reusable
-            os.remove(stamp)
-        r = subprocess.run(cmd, capture_output=True, text=True)
-        if r.returncode != 0:
-            sys.exit("adagp_accuracy: %s failed:\n%s" % (" ".join(cmd), r.stderr))
-        with open(stamp, "w") as f:  # what --reuse compares (the binary's path aside)
-            f.write("\n".join(cmd[1:]) + "\n")
+    reused = run_or_reuse(cmd, out, args.reuse, "adagp_accuracy_command.txt", "adagp_accuracy")
     with open(os.path.join(out, "epochs.csv")) as f:
         last = list(csv.DictReader(f))[-1]
     result = {"accuracy": 100 * float(last["test_accuracy"]), "loss": float(last["test_loss"]),
