@@ -165,11 +165,13 @@ void BatchNorm<T>::normalize(const Tensor<T>& x, const Stats& st, Tensor<T>& y) 
 
 template <typename T>
 void BatchNorm<T>::forward(const Tensor<T>& x, Tensor<T>& y) {
+  memo_.pending = false;  // the tensors a pending pair of sums came from may be rewritten now
   normalize(x, stats(x, true), y);
 }
 
 template <typename T>
 void BatchNorm<T>::forward_graph(const LayerInputs<T>& xs, Tensor<T>& y, Tensor<T>& saved) {
+  memo_.pending = false;  // as in forward
   const Tensor<T>& x = *xs[0];
   const Stats st = stats(x, true);
   normalize(x, st, y);
@@ -187,12 +189,12 @@ void BatchNorm<T>::forward_graph(const LayerInputs<T>& xs, Tensor<T>& y, Tensor<
 }
 
 template <typename T>
-void BatchNorm<T>::grad_sums(const Tensor<T>& x, const Tensor<T>& dy, const Stats& st,
-                             std::vector<double>& sum_dy, std::vector<double>& sum_dy_xhat) const {
+void BatchNorm<T>::compute_grad_sums(const Tensor<T>& x, const Tensor<T>& dy, const Stats& st,
+                                     GradSums& out) const {
   const int n = x.n(), c = this->in_.c;
   const std::int64_t plane = static_cast<std::int64_t>(this->in_.h) * this->in_.w;
-  sum_dy.assign(static_cast<std::size_t>(c), 0.0);
-  sum_dy_xhat.assign(static_cast<std::size_t>(c), 0.0);
+  out.dy.assign(static_cast<std::size_t>(c), 0.0);
+  out.dy_xhat.assign(static_cast<std::size_t>(c), 0.0);
   parallel_for(c, [&](int ch, int) {
     const auto k = static_cast<std::size_t>(ch);
     const double mean = st.mean[k];
@@ -202,18 +204,34 @@ void BatchNorm<T>::grad_sums(const Tensor<T>& x, const Tensor<T>& dy, const Stat
       const T* g = dy.sample(b) + ch * plane;
       lane_sums(plane, g, p, mean, s, sx);
     }
-    sum_dy[k] = s;
-    sum_dy_xhat[k] = sx * st.invstd[k];
+    out.dy[k] = s;
+    out.dy_xhat[k] = sx * st.invstd[k];
   });
 }
 
 template <typename T>
+const typename BatchNorm<T>::GradSums& BatchNorm<T>::grad_sums(const Tensor<T>& x,
+                                                               const Tensor<T>& dy, const Stats& st,
+                                                               const void* stats_key,
+                                                               bool by_weight) {
+  SumsMemo& m = memo_;
+  const bool same = m.pending && m.by_weight != by_weight && m.x == x.data() && m.dy == dy.data() &&
+                    m.stats_key == stats_key && m.size == dy.size();
+  if (same) {
+    m.pending = false;
+    return m.sums;
+  }
+  compute_grad_sums(x, dy, st, m.sums);
+  m = SumsMemo{true, by_weight, x.data(), dy.data(), stats_key, dy.size(), std::move(m.sums)};
+  return m.sums;
+}
+
+template <typename T>
 void BatchNorm<T>::input_grad(const Tensor<T>& x, const Tensor<T>& dy, const Stats& st,
-                              Tensor<T>& dx) const {
+                              const void* stats_key, Tensor<T>& dx) {
   const int n = x.n(), c = this->in_.c;
   const std::int64_t plane = static_cast<std::int64_t>(this->in_.h) * this->in_.w;
-  std::vector<double> sum_dy, sum_dy_xhat;
-  if (training_) grad_sums(x, dy, st, sum_dy, sum_dy_xhat);
+  const GradSums* sums = training_ ? &grad_sums(x, dy, st, stats_key, false) : nullptr;
   dx.resize(n, this->in_);
   const double m = static_cast<double>(n * plane);
   // Training: dx = gamma invstd (dy - mean(dy) - xhat mean(dy xhat)), xhat = (x - mean)
@@ -221,8 +239,8 @@ void BatchNorm<T>::input_grad(const Tensor<T>& x, const Tensor<T>& dy, const Sta
   parallel_for(c, [&](int ch, int) {
     const auto k = static_cast<std::size_t>(ch);
     const double g = gamma_.value[k] * st.invstd[k];
-    const double mean_dy = training_ ? sum_dy[k] / m : 0.0;
-    const double coeff = training_ ? sum_dy_xhat[k] / m * st.invstd[k] : 0.0;
+    const double mean_dy = sums ? sums->dy[k] / m : 0.0;
+    const double coeff = sums ? sums->dy_xhat[k] / m * st.invstd[k] : 0.0;
     // dx = a dy + b (x - mean) + d, per channel (the deviation first, as in forward).
     const T mean = static_cast<T>(st.mean[k]);
     const T a = static_cast<T>(g), b = static_cast<T>(-g * coeff);
@@ -237,37 +255,38 @@ void BatchNorm<T>::input_grad(const Tensor<T>& x, const Tensor<T>& dy, const Sta
 }
 
 template <typename T>
-void BatchNorm<T>::weight_grad(const Tensor<T>& x, const Tensor<T>& dy, const Stats& st) {
-  std::vector<double> sum_dy, sum_dy_xhat;
-  grad_sums(x, dy, st, sum_dy, sum_dy_xhat);
-  for (std::size_t k = 0; k < sum_dy.size(); ++k) {
-    gamma_.grad[k] += static_cast<T>(sum_dy_xhat[k]);
-    beta_.grad[k] += static_cast<T>(sum_dy[k]);
+void BatchNorm<T>::weight_grad(const Tensor<T>& x, const Tensor<T>& dy, const Stats& st,
+                               const void* stats_key) {
+  const GradSums& sums = grad_sums(x, dy, st, stats_key, true);
+  for (std::size_t k = 0; k < sums.dy.size(); ++k) {
+    gamma_.grad[k] += static_cast<T>(sums.dy_xhat[k]);
+    beta_.grad[k] += static_cast<T>(sums.dy[k]);
   }
 }
 
 template <typename T>
 void BatchNorm<T>::backward_data(const Tensor<T>& x, const Tensor<T>& y, const Tensor<T>& dy,
                                  Tensor<T>& dx) {
-  input_grad(x, dy, stats(x, false), dx);
+  // No saved statistics: they are computed from x, which the memo's x pointer stands for.
+  input_grad(x, dy, stats(x, false), nullptr, dx);
 }
 
 template <typename T>
 void BatchNorm<T>::backward_data_graph(const LayerInputs<T>& xs, const Tensor<T>& y,
                                        const Tensor<T>& saved, const Tensor<T>& dy, std::size_t k,
                                        Tensor<T>& dx) {
-  input_grad(*xs[0], dy, saved_stats(*xs[0], saved), dx);
+  input_grad(*xs[0], dy, saved_stats(*xs[0], saved), saved.data(), dx);
 }
 
 template <typename T>
 void BatchNorm<T>::backward_weight(const Tensor<T>& x, const Tensor<T>& dy) {
-  weight_grad(x, dy, stats(x, false));
+  weight_grad(x, dy, stats(x, false), nullptr);
 }
 
 template <typename T>
 void BatchNorm<T>::backward_weight_graph(const Tensor<T>& x, const Tensor<T>& saved,
                                          const Tensor<T>& dy) {
-  weight_grad(x, dy, saved_stats(x, saved));
+  weight_grad(x, dy, saved_stats(x, saved), saved.data());
 }
 
 template class BatchNorm<float>;

@@ -11,6 +11,10 @@
 // batch's statistics. Called without them (forward / backward_data / backward_weight), the
 // layer computes them from x. The backward passes are those of the mode the layer is in (a
 // network trains in training mode).
+//
+// Backward-data and backward-weight need the same two per-channel sums of the output
+// gradient; whichever runs first keeps them for the other (the pair of calls of one step, on
+// the same tensors), so a step reads x and dy for them once.
 #include <vector>
 
 #include "sim/nn/layer.h"
@@ -35,7 +39,10 @@ class BatchNorm final : public Layer<T> {
   /// gamma = 1, beta = 0 whatever the scheme (PyTorch's BatchNorm2d); running mean 0,
   /// running variance 1.
   void init(const InitSpec& spec, Rng& rng) override;
-  void set_training(bool training) override { training_ = training; }
+  void set_training(bool training) override {
+    training_ = training;
+    memo_.pending = false;
+  }
   bool has_state() const override { return true; }
   void archive_state(StateArchive& a) override;
 
@@ -58,14 +65,35 @@ class BatchNorm final : public Layer<T> {
   Stats saved_stats(const Tensor<T>& x, const Tensor<T>& saved);
   void normalize(const Tensor<T>& x, const Stats& st, Tensor<T>& y) const;
   /// Per channel: sum of dy and sum of dy * xhat.
-  void grad_sums(const Tensor<T>& x, const Tensor<T>& dy, const Stats& st,
-                 std::vector<double>& sum_dy, std::vector<double>& sum_dy_xhat) const;
-  void input_grad(const Tensor<T>& x, const Tensor<T>& dy, const Stats& st, Tensor<T>& dx) const;
-  void weight_grad(const Tensor<T>& x, const Tensor<T>& dy, const Stats& st);
+  struct GradSums {
+    std::vector<double> dy, dy_xhat;
+  };
+  void compute_grad_sums(const Tensor<T>& x, const Tensor<T>& dy, const Stats& st,
+                         GradSums& out) const;
+  /// The sums for (x, dy, the statistics saved in `stats_key`): the ones the other backward
+  /// pass of this step left, if it ran on the same tensors just before, else computed now
+  /// and left for it.
+  const GradSums& grad_sums(const Tensor<T>& x, const Tensor<T>& dy, const Stats& st,
+                            const void* stats_key, bool by_weight);
+  void input_grad(const Tensor<T>& x, const Tensor<T>& dy, const Stats& st, const void* stats_key,
+                  Tensor<T>& dx);
+  void weight_grad(const Tensor<T>& x, const Tensor<T>& dy, const Stats& st, const void* stats_key);
 
   Param<T> gamma_, beta_;
   Tensor<T> running_mean_, running_var_;
   bool training_ = true;
+  // The sums the last backward call computed, for the next call if it is the other pass on
+  // the same tensors; `pending` is cleared when they are taken and by anything that could
+  // change what the tensors hold meanwhile (a forward pass, a change of mode).
+  struct SumsMemo {
+    bool pending = false;
+    bool by_weight = false;  // which pass computed them
+    const T* x = nullptr;
+    const T* dy = nullptr;
+    const void* stats_key = nullptr;
+    std::size_t size = 0;
+    GradSums sums;
+  } memo_;
 };
 
 }  // namespace trainsim

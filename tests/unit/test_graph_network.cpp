@@ -217,6 +217,67 @@ TEST_CASE("Batch normalization keeps running statistics and normalises with them
   CHECK_THROWS_WITH(flat.forward(one, out), Catch::Contains("more than one value per channel"));
 }
 
+TEST_CASE("Batch normalization's two backward passes share their gradient sums only within a step",
+          "[nn][graph]") {
+  // Reference: a fresh layer per pass, so nothing can be shared.
+  const Shape shape{3, 4, 4};
+  Rng rng(5);
+  Tensor<double> x(2, shape), dy(2, shape), dy2(2, shape);
+  fill_uniform(x, rng, -1, 2);
+  fill_uniform(dy, rng, -1, 1);
+  fill_uniform(dy2, rng, -1, 1);
+  auto fresh = [&](const Tensor<double>& g, Tensor<double>& dx, std::vector<double>& dw) {
+    BatchNorm<double> bn(shape);
+    Tensor<double> y;
+    bn.forward(x, y);
+    bn.backward_data(x, y, g, dx);
+    BatchNorm<double> bw(shape);
+    bw.forward(x, y);
+    for (Param<double>* p : bw.params()) p->grad.set_zero();
+    bw.backward_weight(x, g);
+    dw.clear();
+    for (Param<double>* p : bw.params())
+      dw.insert(dw.end(), p->grad.vec().begin(), p->grad.vec().end());
+  };
+  Tensor<double> ref_dx, ref2_dx;
+  std::vector<double> ref_dw, ref2_dw;
+  fresh(dy, ref_dx, ref_dw);
+  fresh(dy2, ref2_dx, ref2_dw);
+  auto weights = [](BatchNorm<double>& bn) {
+    std::vector<double> w;
+    for (Param<double>* p : bn.params())
+      w.insert(w.end(), p->grad.vec().begin(), p->grad.vec().end());
+    return w;
+  };
+
+  BatchNorm<double> bn(shape);
+  Tensor<double> y, dx, g(2, shape);
+  bn.forward(x, y);
+  for (Param<double>* p : bn.params()) p->grad.set_zero();
+  g.vec() = dy.vec();
+  // The pair of one step, either order: the second takes the first's sums, same results.
+  bn.backward_weight(x, g);
+  bn.backward_data(x, y, g, dx);
+  CHECK(dx.vec() == ref_dx.vec());
+  CHECK(weights(bn) == ref_dw);
+  // A second backward-data on the same buffers with another gradient in them: nothing left
+  // pending (the pair took it), so it is computed afresh.
+  g.vec() = dy2.vec();
+  bn.backward_data(x, y, g, dx);
+  CHECK(dx.vec() == ref2_dx.vec());
+  // That call left its sums pending; the same pass again on changed contents must not take
+  // them (only the other pass of a step does).
+  g.vec() = dy.vec();
+  bn.backward_data(x, y, g, dx);
+  CHECK(dx.vec() == ref_dx.vec());
+  // A forward pass in between drops what is pending: weight after it sees the new gradient.
+  bn.forward(x, y);
+  g.vec() = dy2.vec();
+  for (Param<double>* p : bn.params()) p->grad.set_zero();
+  bn.backward_weight(x, g);
+  CHECK(weights(bn) == ref2_dw);
+}
+
 TEST_CASE("A graph that cannot work is a one-line error naming the layer", "[nn][graph]") {
   auto error = [](const std::string& layers) {
     const std::string text = "name: bad\ninput: [2, 8, 8]\nclasses: 2\nlayers:\n" + layers +
