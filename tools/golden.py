@@ -5,7 +5,7 @@ the documents show, so that a published number moves only on purpose.
 An example is a fenced block whose lines start with "$ COMMAND", each followed by the output
 the document shows. Commands of trainsim itself (build/trainsim, ./run.sh, the Python module)
 and the greps and plots over their results are re-run, in document order, in a scratch
-directory per document (configs/, data/, build/ and tools/ linked from the repository), so
+directory per document (configs/, data/, tests/, build/ and tools/ linked from the repository), so
 that the examples' own runs/ paths work and nothing in the repository is touched. Benchmarks,
 long tool scripts and illustrations (a bare `trainsim ...`) are listed as skipped.
 
@@ -139,7 +139,7 @@ def align(expected, actual, key):
 def run_document(doc, examples, build, args):
     work = tempfile.mkdtemp(prefix="trainsim-golden-")
     try:
-        for name in ("configs", "data", "tools", "python"):
+        for name in ("configs", "data", "tools", "python", "tests"):
             os.symlink(os.path.join(REPO, name), os.path.join(work, name))
         os.symlink(build, os.path.join(work, "build"))
         for ex in examples:

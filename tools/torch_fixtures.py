@@ -47,18 +47,24 @@ STEPS64 = 4
 DEBIAN_PYTHON = "/usr/bin/python3"
 
 
-def reexec_for_torch():
-    """As tools/plot does for matplotlib: a pyenv or venv python without PyTorch runs this
-    file again under Debian's python3, where python3-torch installs it."""
+def reexec_under_debian_python(script, modules, flag):
+    """As tools/plot does for matplotlib: a pyenv or venv python without `modules` runs
+    `script` again under Debian's python3, where python3-torch (python3-onnx) installs them;
+    the environment variable `flag` stops a second re-exec."""
     try:
-        import torch  # noqa: F401
+        for m in modules:
+            __import__(m)
         return
     except ImportError:
         pass
-    if (os.environ.get("TRAINSIM_TORCH_REEXEC") != "1" and os.access(DEBIAN_PYTHON, os.X_OK)
+    if (os.environ.get(flag) != "1" and os.access(DEBIAN_PYTHON, os.X_OK)
             and os.path.realpath(sys.executable) != os.path.realpath(DEBIAN_PYTHON)):
-        os.environ["TRAINSIM_TORCH_REEXEC"] = "1"
-        os.execv(DEBIAN_PYTHON, [DEBIAN_PYTHON, os.path.abspath(__file__)] + sys.argv[1:])
+        os.environ[flag] = "1"
+        os.execv(DEBIAN_PYTHON, [DEBIAN_PYTHON, os.path.abspath(script)] + sys.argv[1:])
+
+
+def reexec_for_torch():
+    reexec_under_debian_python(__file__, ["torch"], "TRAINSIM_TORCH_REEXEC")
 
 
 def need(module, hint):
@@ -173,6 +179,11 @@ def layer_cases():
     return cases
 
 
+def pair(v):
+    """A network file's kernel or padding, `k` or `[kh, kw]`, as (height, width)."""
+    return (v, v) if isinstance(v, int) else tuple(v)
+
+
 def make_module(torch, kind, in_shape, spec):
     """The PyTorch module of one trainsim layer, and its output shape."""
     nn = torch.nn
@@ -180,15 +191,16 @@ def make_module(torch, kind, in_shape, spec):
     if kind == "dense":
         return nn.Linear(c * h * w, spec["units"], bias=spec.get("bias", True))
     if kind == "conv2d":
-        return nn.Conv2d(c, spec["filters"], spec["kernel"], stride=spec.get("stride", 1),
-                         padding=spec.get("padding", 0), groups=spec.get("groups", 1),
+        return nn.Conv2d(c, spec["filters"], pair(spec["kernel"]), stride=spec.get("stride", 1),
+                         padding=pair(spec.get("padding", 0)), groups=spec.get("groups", 1),
                          bias=spec.get("bias", True))
     if kind in ("maxpool2d", "avgpool2d"):
-        k = spec["kernel"]
-        stride = spec.get("stride", k)
+        k = pair(spec["kernel"])
+        stride = spec.get("stride", k[0])
+        pad = pair(spec.get("padding", 0))
         if kind == "maxpool2d":
-            return nn.MaxPool2d(k, stride=stride, padding=0, ceil_mode=False)
-        return nn.AvgPool2d(k, stride=stride, padding=0, ceil_mode=False)
+            return nn.MaxPool2d(k, stride=stride, padding=pad, ceil_mode=False)
+        return nn.AvgPool2d(k, stride=stride, padding=pad, ceil_mode=False)
     if kind == "relu":
         return nn.ReLU()
     if kind == "leaky_relu":
@@ -341,11 +353,10 @@ def build_network(torch, net):
                 # trainsim's dense reads C x H x W as a vector
                 m, out = nn.Sequential(nn.Flatten(), m), (layer["units"], 1, 1)
             elif kind in ("conv2d", "maxpool2d", "avgpool2d"):
-                k = layer["kernel"]
-                stride = layer.get("stride", 1 if kind == "conv2d" else k)
-                pad = layer.get("padding", 0)
+                (kh, kw), (ph, pw) = pair(layer["kernel"]), pair(layer.get("padding", 0))
+                stride = layer.get("stride", 1 if kind == "conv2d" else kh)
                 out = (layer["filters"] if kind == "conv2d" else c,
-                       (h + 2 * pad - k) // stride + 1, (w + 2 * pad - k) // stride + 1)
+                       (h + 2 * ph - kh) // stride + 1, (w + 2 * pw - kw) // stride + 1)
             elif kind == "global_avgpool":
                 out = (c, 1, 1)
             else:

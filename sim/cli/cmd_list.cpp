@@ -13,6 +13,7 @@
 #include "sim/config/experiment_config.h"
 #include "sim/config/system_config.h"
 #include "sim/core/error.h"
+#include "sim/core/format.h"
 #include "sim/core/paths.h"
 #include "sim/data/dataset_registry.h"
 #include "sim/hype/policy.h"
@@ -35,16 +36,6 @@ std::string join(const std::vector<std::string>& v) {
   std::string s;
   for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
   return s.empty() ? "-" : s;
-}
-
-// 14719818 -> "14,719,818"
-std::string grouped(std::int64_t n) {
-  std::string digits = std::to_string(n), out;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
 }
 
 // Wide enough for the zoo's longest network name (densenet121_imagenet).

@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "sim/cli/commands.h"
+#include "sim/interop/onnx_import.h"
 
 namespace trainsim {
 
@@ -12,6 +13,24 @@ std::string list_synopsis() {
   std::string out;
   for (const std::string& k : list_kinds()) out += (out.empty() ? "" : "|") + k;
   return "list [" + out + "]";
+}
+
+// `trainsim import --help`: what it does, then the operators it takes.
+std::string import_description() {
+  std::string d =
+      "Reads an ONNX model (the forward graph PyTorch's torch.onnx.export and other "
+      "frameworks write) and writes it as a trainsim network file: each node one layer of "
+      "trainsim's own types, which also give the training passes ONNX does not hold "
+      "(backward-data, backward-weight, update), so the network trains for real and is timed "
+      "like a hand-written one. Shapes come from ONNX's shape inference; initializers count "
+      "by their shapes only (a model exported without its weights' values imports the same). "
+      "The written network's trainable parameters must equal the initializers'. An experiment "
+      "can also name the model directly: `network: {onnx: MODEL.onnx}`. Operators:";
+  for (const OnnxOperator& op : onnx_operators()) {
+    d += std::string("\n  ") + op.op_type + " -> " + op.becomes;
+    if (*op.limits != '\0') d += std::string(" (") + op.limits + ")";
+  }
+  return d + "\nAnything else is a one-line error naming the node and its operator.";
 }
 
 }  // namespace
@@ -108,6 +127,10 @@ const std::vector<Command>& commands() {
        "--no-report. The page needs no network and no other file: figures are inline SVG, "
        "tables sort on a click. It replaces only a report.html trainsim wrote.",
        "trainsim report runs/quickstart", cmd_report},
+      {"import", "import MODEL.onnx -o NETWORK.yaml [--name NAME] [-f] [-q]",
+       "an ONNX model as a trainsim network file (its training passes derived)",
+       import_description(), "trainsim import resnet8.onnx -o configs/networks/resnet8_onnx.yaml",
+       cmd_import},
       {"hype-calibrate",
        "hype-calibrate [--gpu DEVICE] [--fpga DEVICE] [--table FILE.csv] [-o DIR] [-f]",
        "fit the gpu and fpga device models on Hype-training's Table 1 and compare",

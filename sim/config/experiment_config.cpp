@@ -220,6 +220,26 @@ void apply_overrides(YAML::Node root, const std::vector<std::string>& overrides,
   }
 }
 
+namespace {
+
+// The file a network key names (`network: {onnx: F}`, `{scalesim_topology: F}`): a path, as an
+// accelerator's, relative to the experiment's folder, then to the cwd.
+std::string model_file(const ConfigNode& file, const std::string& experiment,
+                       const std::string& what) {
+  const std::string ref = file.as_nonempty_string();
+  std::vector<std::string> tried;
+  const auto found =
+      find_referenced_file(is_config_path(ref) ? ref : "./" + ref, "", experiment, &tried);
+  if (!found) {
+    std::string list;
+    for (const auto& t : tried) list += (list.empty() ? "" : ", ") + t;
+    file.fail(what + " '" + ref + "' not found (tried " + list + ")");
+  }
+  return *found;
+}
+
+}  // namespace
+
 NetworkSpec parse_experiment_network(const ConfigNode& node, const std::string& path,
                                      const std::optional<std::string>& inlined_from) {
   if (inlined_from) {
@@ -229,21 +249,18 @@ NetworkSpec parse_experiment_network(const ConfigNode& node, const std::string& 
     ConfigNode net(node.yaml(), node.path(), origin, node.key_mark());
     return parse_network(net, file_stem(*inlined_from), *inlined_from);
   }
+  if (node.is_map() && ConfigMap(node).has("onnx")) {
+    ConfigMap m = node.as_map();
+    m.allow_only({"onnx", "name"});
+    std::string name;
+    if (auto n = m.get("name")) name = n->as_nonempty_string();
+    return onnx_network(model_file(m.require("onnx"), path, "ONNX model"), name);
+  }
   if (node.is_map() && ConfigMap(node).has("scalesim_topology")) {
     ConfigMap m = node.as_map();
     m.allow_only({"scalesim_topology"});
-    const ConfigNode file = m.require("scalesim_topology");
-    const std::string ref = file.as_nonempty_string();
-    // A path, as an accelerator's: relative to the experiment's folder, then to the cwd.
-    std::vector<std::string> tried;
-    const auto found =
-        find_referenced_file(is_config_path(ref) ? ref : "./" + ref, "", path, &tried);
-    if (!found) {
-      std::string list;
-      for (const auto& t : tried) list += (list.empty() ? "" : ", ") + t;
-      file.fail("SCALE-Sim topology '" + ref + "' not found (tried " + list + ")");
-    }
-    return scalesim_topology_network(*found);
+    return scalesim_topology_network(
+        model_file(m.require("scalesim_topology"), path, "SCALE-Sim topology"));
   }
   if (node.is_map()) return parse_network(node, file_stem(path), "<inline>");
   if (!node.is_scalar()) {

@@ -28,6 +28,15 @@ ExperimentSpec load_experiment(const std::string& path,
 /// its energy table) inlined, as YAML that load_experiment() reads back to an identical
 /// spec.
 std::string resolved_yaml(const ExperimentSpec& spec);
+/// A network as a network file holds it (the layout resolved_yaml() uses for its `network:`),
+/// which parse_network() reads back to the same spec.
+std::string network_yaml(const NetworkSpec& net);
+/// An ONNX model as a network, checked as a network file is: imported (sim/interop/onnx_import.h),
+/// written as one, and parsed back, so the two paths cannot accept different networks.
+NetworkSpec onnx_network(const std::string& path, const std::string& name = "");
+struct OnnxImport;
+/// The same for a model already imported from `path`.
+NetworkSpec onnx_network(const OnnxImport& imported, const std::string& path);
 
 /// Names of the network files shipped in <configs root>/networks, sorted.
 std::vector<std::string> shipped_network_names();

@@ -144,6 +144,12 @@ void emit_pipeline(YAML::Emitter& out, const PipelineSpec& p) {
 
 }  // namespace
 
+std::string network_yaml(const NetworkSpec& net) {
+  YAML::Emitter out;
+  emit_network(out, net);
+  return std::string(out.c_str()) + "\n";
+}
+
 std::string resolved_yaml(const ExperimentSpec& spec) {
   YAML::Emitter out;
   out << YAML::BeginMap;

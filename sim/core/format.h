@@ -1,5 +1,6 @@
 #pragma once
 // printf-style formatting for the CSV and text reports and messages.
+#include <cstdint>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -20,6 +21,16 @@ std::string sformat(const char* format, Args... args) {
   std::vector<char> buf(static_cast<std::size_t>(n) + 1);
   std::snprintf(buf.data(), buf.size(), format, args...);
   return std::string(buf.data(), static_cast<std::size_t>(n));
+}
+
+/// Digits grouped by thousands: 14719818 -> "14,719,818" (parameter counts in messages).
+inline std::string grouped(std::int64_t n) {
+  std::string digits = std::to_string(n), out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && digits[i - 1] != '-' && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
 }
 
 }  // namespace trainsim

@@ -13,6 +13,7 @@
 #include "sim/core/error.h"
 #include "sim/core/paths.h"
 #include "sim/data/idx.h"
+#include "sim/interop/onnx_import.h"
 #include "sim/techniques/predictor_ops.h"
 #include "sim/workload/lowering.h"
 #include "sim/workload/net_shape.h"
@@ -177,9 +178,23 @@ void idx(const std::uint8_t* data, std::size_t size) {
             " bytes");
 }
 
+void onnx(const std::uint8_t* data, std::size_t size) {
+  // The bytes as a model file, then what `network: {onnx: ...}` does with an accepted one:
+  // through the network parser and shape inference. Only UserErrors may come out.
+  try {
+    const OnnxImport imported =
+        import_onnx_bytes(std::string(reinterpret_cast<const char*>(data), size), "fuzz.onnx");
+    const NetworkSpec net = onnx_network(imported, "fuzz.onnx");
+    const NetShape shape(net);
+    if (shape.size() != net.layers.size()) finding("NetShape lost layers of an imported model");
+  } catch (const UserError&) {
+    return;
+  }
+}
+
 const std::vector<Target>& targets() {
   static const std::vector<Target> kTargets = {
-      {"experiment", &experiment}, {"overrides", &overrides}, {"idx", &idx}};
+      {"experiment", &experiment}, {"overrides", &overrides}, {"idx", &idx}, {"onnx", &onnx}};
   return kTargets;
 }
 

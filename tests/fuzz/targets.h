@@ -3,6 +3,7 @@
 //   experiment  an experiment file's text: YAML, validation, network shapes, lowering to ops
 //   overrides   --set KEY=VALUE lines applied to a shipped experiment, then the same
 //   idx         an IDX file's bytes through the reader's header and payload checks
+//   onnx        an ONNX model's bytes through the importer and the network parser
 // A target returns normally when trainsim accepts the input or rejects it with a UserError
 // (the one-line error of the CLI); anything else escaping it, a sanitizer report or a crash
 // is a finding. The libFuzzer executables (tests/fuzz/fuzz_*.cpp, built with TRAINSIM_FUZZ)
@@ -18,6 +19,7 @@ namespace trainsim::fuzz {
 void experiment(const std::uint8_t* data, std::size_t size);
 void overrides(const std::uint8_t* data, std::size_t size);
 void idx(const std::uint8_t* data, std::size_t size);
+void onnx(const std::uint8_t* data, std::size_t size);
 
 struct Target {
   std::string name;  ///< also the folder of its corpus: tests/fuzz/corpus/<name>

@@ -14,6 +14,7 @@
 #include "sim/core/error.h"
 #include "sim/core/paths.h"
 #include "sim/data/idx.h"
+#include "sim/interop/onnx_import.h"
 #include "tests/fuzz/targets.h"
 
 using namespace trainsim;
@@ -78,6 +79,17 @@ TEST_CASE("the corpus holds inputs the loaders accept and inputs they reject", "
                           "zero_dim.idx", "five_dims.idx", "header_only.idx"}) {
     INFO(bad);
     CHECK_THROWS_AS(read_idx(idx + "/" + bad), UserError);
+  }
+
+  const std::string onnx = corpus_dir("onnx");
+  for (const char* ok : {"resnet8_fashion.onnx", "vgg16_cifar10.onnx"}) {
+    INFO(ok);
+    CHECK_FALSE(import_onnx(onnx + "/" + ok).network.layers.empty());
+  }
+  for (const char* bad :
+       {"truncated.onnx", "bad_operator.onnx", "bad_two_outputs.onnx", "bad_dynamic_shape.onnx"}) {
+    INFO(bad);
+    CHECK_THROWS_AS(import_onnx(onnx + "/" + bad), UserError);
   }
 }
 

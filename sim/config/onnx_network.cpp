@@ -1,0 +1,27 @@
+// onnx_network(): an ONNX model through the network-file parser (experiment_config.h).
+#include <yaml-cpp/yaml.h>
+
+#include <memory>
+
+#include "sim/config/experiment_config.h"
+#include "sim/interop/onnx_import.h"
+#include "sim/workload/network_config.h"
+#include "sim/yaml/yaml_reader.h"
+
+namespace trainsim {
+
+NetworkSpec onnx_network(const std::string& path, const std::string& name) {
+  return onnx_network(import_onnx(path, name), path);
+}
+
+NetworkSpec onnx_network(const OnnxImport& imported, const std::string& path) {
+  // Errors the network parser finds name the model and the layer, not a line of the text.
+  auto origin = std::make_shared<ConfigOrigin>();
+  origin->file = path + " (imported)";
+  ConfigNode node(YAML::Load(network_yaml(imported.network)), "network", origin);
+  NetworkSpec net = parse_network(node, imported.network.name, path);
+  net.source = path;
+  return net;
+}
+
+}  // namespace trainsim

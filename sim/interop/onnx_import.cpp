@@ -1,0 +1,542 @@
+#include "sim/interop/onnx_import.h"
+
+#include <onnx/onnx_pb.h>
+#include <onnx/shape_inference/implementation.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <set>
+
+#include "sim/core/error.h"
+
+namespace trainsim {
+
+const std::vector<OnnxOperator>& onnx_operators() {
+  static const std::vector<OnnxOperator> ops = {
+      {"Conv", "conv2d", "2-D only; constant weight; symmetric pads; no dilation; equal strides"},
+      {"Gemm", "dense", "constant B; transA = 0, alpha = beta = 1; a 2-D input"},
+      {"MatMul", "dense (with the bias of an Add of a constant vector that follows it)",
+       "a constant 2-D weight; a 2-D input"},
+      {"BatchNormalization", "batchnorm", "trainsim's epsilon is 1e-5 and momentum 0.1"},
+      {"Relu", "relu", ""},
+      {"LeakyRelu", "leaky_relu", ""},
+      {"Sigmoid", "sigmoid", ""},
+      {"Tanh", "tanh", ""},
+      {"Add", "add", "two layers' outputs of one shape (no broadcasting, no constants)"},
+      {"Concat", "concat", "channels (axis 1) only"},
+      {"MaxPool", "maxpool2d", "2-D; symmetric pads; no dilation, no ceil_mode; equal strides"},
+      {"AveragePool", "avgpool2d", "as MaxPool"},
+      {"GlobalAveragePool", "global_avgpool", ""},
+      {"ReduceMean", "global_avgpool", "over axes 2 and 3 with keepdims = 1 only"},
+      {"Flatten", "flatten", "axis 1 only"},
+      {"Reshape", "flatten", "N x C x H x W to N x CHW only"},
+      {"Dropout", "dropout (training-mode exports; inference exports have none)", ""},
+      {"Softmax", "softmax", "the model's output only"},
+      {"LogSoftmax", "softmax (the loss is the same cross-entropy)", "the model's output only"},
+      {"Identity", "passes its input on", ""},
+      {"Pad", "the padding of the pooling or convolution that reads it",
+       "zeros, height and width only, the same before and after"},
+      {"Constant, Shape, Gather, Unsqueeze, Concat, ... on int64 shape tensors",
+       "shape arithmetic: folded by shape inference, no layer", ""},
+  };
+  return ops;
+}
+
+namespace {
+
+using Dims = std::vector<std::int64_t>;
+
+std::string dims_text(const Dims& d) {
+  std::string s;
+  for (std::int64_t v : d)
+    s += (s.empty() ? "" : "x") + (v < 0 ? std::string("?") : std::to_string(v));
+  return s.empty() ? "scalar" : s;
+}
+
+std::int64_t product(const Dims& d) {
+  std::int64_t p = 1;
+  for (std::int64_t v : d) p *= v;
+  return p;
+}
+
+Dims dims_of(const onnx::TypeProto& t) {
+  Dims d;
+  if (!t.has_tensor_type() || !t.tensor_type().has_shape()) return d;
+  for (const auto& dim : t.tensor_type().shape().dim())
+    d.push_back(dim.has_dim_value() ? dim.dim_value() : -1);
+  return d;
+}
+
+class Importer {
+ public:
+  Importer(const std::string& bytes, const std::string& path, const std::string& name)
+      : path_(path) {
+    read(bytes);
+    net_.name = name.empty() ? std::filesystem::path(path).stem().string() : name;
+    net_.source = path;
+    net_.init = InitSpec{};
+  }
+
+  OnnxImport run() {
+    const onnx::GraphProto& g = model_.graph();
+    for (const auto& t : g.initializer()) inits_[t.name()] = &t;
+    for (const auto& vi : g.value_info()) note_value(vi);
+    for (const auto& vi : g.output()) note_value(vi);
+    find_input(g);
+    for (const auto& n : g.node())
+      for (const auto& in : n.input()) ++readers_[in];
+    const auto& nodes = g.node();
+    for (int i = 0; i < nodes.size(); ++i) node(nodes[i], i);
+    finish(g);
+    OnnxImport out;
+    out.network = net_;
+    out.initializer_parameters = init_params_;
+    out.producer = model_.producer_name() +
+                   (model_.producer_version().empty() ? "" : " " + model_.producer_version());
+    for (const auto& o : model_.opset_import())
+      if (o.domain().empty() || o.domain() == "ai.onnx") out.opset = o.version();
+    out.nodes = nodes.size();
+    return out;
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& why) const { throw UserError(path_ + ": " + why); }
+  [[noreturn]] void fail(const onnx::NodeProto& n, const std::string& why) const {
+    fail("node '" + n.name() + "' (" + n.op_type() + "): " + why);
+  }
+
+  void read(const std::string& bytes) {
+    if (!model_.ParseFromString(bytes) || !model_.has_graph())
+      fail("not a complete ONNX model (truncated, or not ONNX's binary ModelProto)");
+    try {
+      // Strict: a node whose shapes do not follow from its inputs is an error, not a gap.
+      onnx::shape_inference::InferShapes(model_, onnx::OpSchemaRegistry::Instance(),
+                                         onnx::ShapeInferenceOptions(true, 1, true));
+    } catch (const std::exception& e) {
+      std::string what = e.what();
+      what.erase(std::remove(what.begin(), what.end(), '\n'), what.end());
+      fail("shape inference failed: " + what);
+    }
+  }
+
+  void note_value(const onnx::ValueInfoProto& vi) {
+    shapes_[vi.name()] = dims_of(vi.type());
+    elem_[vi.name()] = vi.type().has_tensor_type() ? vi.type().tensor_type().elem_type() : 0;
+  }
+
+  void find_input(const onnx::GraphProto& g) {
+    std::vector<const onnx::ValueInfoProto*> data;
+    for (const auto& vi : g.input())
+      if (!inits_.count(vi.name())) data.push_back(&vi);
+    if (data.size() != 1) {
+      std::string names;
+      for (const auto* vi : data) names += (names.empty() ? "'" : ", '") + vi->name() + "'";
+      fail("the graph has " + std::to_string(data.size()) + " data inputs" +
+           (names.empty() ? "" : " (" + names + ")") + "; trainsim networks read one");
+    }
+    const Dims d = dims_of(data[0]->type());
+    for (std::size_t i = 1; i < d.size(); ++i)
+      if (d[i] <= 0)
+        fail("input '" + data[0]->name() + "' has a dimension that is not fixed (" + dims_text(d) +
+             ", dimension " + std::to_string(i) +
+             "): export with an example input of the size to train");
+    if (d.size() == 4) {
+      net_.input = {{static_cast<int>(d[1]), static_cast<int>(d[2]), static_cast<int>(d[3])}};
+    } else if (d.size() == 2) {
+      net_.input = {{static_cast<int>(d[1]), 1, 1}};
+    } else {
+      fail("input '" + data[0]->name() + "' has shape " + dims_text(d) +
+           "; trainsim networks read N x C x H x W or N x F");
+    }
+    shapes_[data[0]->name()] = d;
+    producer_[data[0]->name()] = "input";
+  }
+
+  // ---- attributes ----
+  const onnx::AttributeProto* attr(const onnx::NodeProto& n, const std::string& a) const {
+    for (const auto& x : n.attribute())
+      if (x.name() == a) return &x;
+    return nullptr;
+  }
+  std::int64_t attr_int(const onnx::NodeProto& n, const std::string& a, std::int64_t dflt) const {
+    const auto* x = attr(n, a);
+    return x ? x->i() : dflt;
+  }
+  float attr_float(const onnx::NodeProto& n, const std::string& a, float dflt) const {
+    const auto* x = attr(n, a);
+    return x ? x->f() : dflt;
+  }
+  Dims attr_ints(const onnx::NodeProto& n, const std::string& a, Dims dflt) const {
+    const auto* x = attr(n, a);
+    return x ? Dims(x->ints().begin(), x->ints().end()) : dflt;
+  }
+
+  // ---- tensors ----
+  bool is_constant(const std::string& t) const { return inits_.count(t) || constants_.count(t); }
+  Dims init_dims(const onnx::NodeProto& n, int k, const char* what) const {
+    if (n.input_size() <= k || n.input(k).empty()) fail(n, std::string("has no ") + what);
+    auto it = inits_.find(n.input(k));
+    if (it == inits_.end())
+      fail(n, std::string("its ") + what + " is not a constant (an initializer)");
+    return Dims(it->second->dims().begin(), it->second->dims().end());
+  }
+  bool has_input(const onnx::NodeProto& n, int k) const {
+    return n.input_size() > k && !n.input(k).empty();
+  }
+  Dims shape(const onnx::NodeProto& n, const std::string& t) const {
+    auto it = shapes_.find(t);
+    if (it == shapes_.end() || it->second.empty())
+      fail(n, "shape inference gave no shape for '" + t + "'");
+    return it->second;
+  }
+  // The layer that produced activation t.
+  const std::string& source(const onnx::NodeProto& n, const std::string& t) const {
+    auto it = producer_.find(t);
+    if (it == producer_.end())
+      fail(n, is_constant(t)
+                  ? "reads the constant '" + t + "' where trainsim needs a layer's output"
+                  : "reads '" + t + "', which no supported node produced");
+    return it->second;
+  }
+
+  std::string layer_name(const onnx::NodeProto& n, int index) {
+    std::string s = n.name();
+    std::replace(s.begin(), s.end(), '/', '.');
+    while (!s.empty() && s.front() == '.') s.erase(s.begin());
+    if (s.empty()) {
+      s = n.op_type();
+      std::transform(s.begin(), s.end(), s.begin(),
+                     [](unsigned char c) { return std::tolower(c); });
+      s += "_" + std::to_string(index);
+    }
+    if (s == "input") s = "input_layer";
+    std::string unique = s;
+    for (int k = 2; names_.count(unique); ++k) unique = s + "_" + std::to_string(k);
+    names_.insert(unique);
+    return unique;
+  }
+
+  // Appends a layer reading `inputs` (activation tensors) and producing n.output(0).
+  LayerSpec& add(const onnx::NodeProto& n, int index, const std::string& type,
+                 const std::vector<std::string>& inputs) {
+    LayerSpec l;
+    l.type = type;
+    l.name = layer_name(n, index);
+    std::vector<std::string> from;
+    for (const auto& t : inputs) from.push_back(source(n, t));
+    // Sequential unless it reads something other than its predecessor's output.
+    const std::string previous = net_.layers.empty() ? "input" : net_.layers.back().name;
+    if (!(from.size() == 1 && from[0] == previous)) l.from = from;
+    producer_[n.output(0)] = l.name;
+    net_.layers.push_back(l);
+    return net_.layers.back();
+  }
+
+  void alias(const onnx::NodeProto& n, const std::string& t) {
+    producer_[n.output(0)] = source(n, t);
+  }
+
+  // Symmetric 2-D pads ([h_begin, w_begin, h_end, w_end]) and equal strides, as LayerSpec holds.
+  void window(const onnx::NodeProto& n, LayerSpec& l, const Dims& kernel) {
+    if (kernel.size() != 2) fail(n, "is not 2-D (kernel_shape " + dims_text(kernel) + ")");
+    const auto* ap = attr(n, "auto_pad");
+    if (ap && ap->s() != "NOTSET" && ap->s() != "VALID")
+      fail(n, "auto_pad " + ap->s() + " is not supported (export with explicit pads)");
+    const Dims pads = attr_ints(n, "pads", {0, 0, 0, 0});
+    if (pads.size() != 4 || pads[0] != pads[2] || pads[1] != pads[3])
+      fail(n, "pads " + dims_text(pads) + " are not the same before and after");
+    const Dims strides = attr_ints(n, "strides", {1, 1});
+    if (strides.size() != 2 || strides[0] != strides[1])
+      fail(n, "strides " + dims_text(strides) + " differ between height and width");
+    for (std::int64_t d : attr_ints(n, "dilations", {1, 1}))
+      if (d != 1) fail(n, "is dilated; trainsim's layers are not");
+    std::int64_t ph = pads[0], pw = pads[1];
+    auto padded = pads_.find(n.input(0));
+    if (padded != pads_.end()) {  // a zero Pad just before: this layer's own padding
+      ph += padded->second[0];
+      pw += padded->second[1];
+      pads_.erase(padded);
+    }
+    l.kernel = static_cast<int>(kernel[0]);
+    l.kernel_w = kernel[1] == kernel[0] ? -1 : static_cast<int>(kernel[1]);
+    l.padding = static_cast<int>(ph);
+    l.padding_w = pw == ph ? -1 : static_cast<int>(pw);
+    l.stride = static_cast<int>(strides[0]);
+  }
+
+  // A MatMul's single reader, if it is an Add of a constant vector of `units` values: its bias.
+  const onnx::NodeProto* bias_add(const onnx::NodeProto& n, std::int64_t units) const {
+    if (readers_.at(n.output(0)) != 1) return nullptr;
+    for (const auto& m : model_.graph().node()) {
+      if (m.op_type() != "Add" || m.input_size() != 2) continue;
+      for (int k = 0; k < 2; ++k) {
+        if (m.input(k) != n.output(0)) continue;
+        auto it = inits_.find(m.input(1 - k));
+        if (it != inits_.end() && it->second->dims_size() == 1 && it->second->dims(0) == units)
+          return &m;
+      }
+    }
+    return nullptr;
+  }
+
+  // The integer values of a constant (an initializer or a Constant node's output).
+  Dims int_values(const onnx::NodeProto& n, const std::string& t) const {
+    const onnx::TensorProto* p = nullptr;
+    if (auto it = inits_.find(t); it != inits_.end()) p = it->second;
+    if (auto it = constant_values_.find(t); it != constant_values_.end()) p = it->second;
+    if (p == nullptr) fail(n, "'" + t + "' is not a constant");
+    Dims v(p->int64_data().begin(), p->int64_data().end());
+    if (v.empty() && p->data_type() == onnx::TensorProto::INT64) {
+      const std::string& raw = p->raw_data();
+      v.resize(raw.size() / sizeof(std::int64_t));
+      std::copy(raw.begin(),
+                raw.begin() + static_cast<std::ptrdiff_t>(v.size() * sizeof(std::int64_t)),
+                reinterpret_cast<char*>(v.data()));
+    }
+    return v;
+  }
+
+  // A zero Pad of height and width only, as PyTorch exports a padded average pool: kept for
+  // the pooling or convolution that reads it (window()), which takes it as its padding.
+  void pad(const onnx::NodeProto& n, const std::string& x) {
+    const auto* mode = attr(n, "mode");
+    if (mode && mode->s() != "constant") fail(n, "pads with mode '" + mode->s() + "', not zeros");
+    if (has_input(n, 2)) {
+      auto it = inits_.find(n.input(2));
+      const onnx::TensorProto* v = it != inits_.end() ? it->second : nullptr;
+      if (auto ct = constant_values_.find(n.input(2)); ct != constant_values_.end()) v = ct->second;
+      bool zero = v != nullptr;
+      if (v != nullptr)
+        for (char ch : v->raw_data()) zero = zero && ch == 0;
+      if (v != nullptr)
+        for (float f : v->float_data()) zero = zero && f == 0.0f;
+      if (!zero) fail(n, "pads with a value other than zero");
+    }
+    const Dims p = has_input(n, 1) ? int_values(n, n.input(1)) : attr_ints(n, "pads", {});
+    if (p.size() != 8 || p[0] != 0 || p[1] != 0 || p[4] != 0 || p[5] != 0 || p[2] != p[6] ||
+        p[3] != p[7])
+      fail(n, "pads " + dims_text(p) + " are not the same zeros before and after height and width");
+    int readers = 0;
+    for (const auto& m : model_.graph().node())
+      for (const auto& in : m.input())
+        if (in == n.output(0)) {
+          ++readers;
+          if (m.op_type() != "AveragePool" && m.op_type() != "MaxPool" && m.op_type() != "Conv")
+            fail(n, "is read by a " + m.op_type() +
+                        "; trainsim pads only in a pooling or a convolution");
+        }
+    if (readers != 1) fail(n, "is read by " + std::to_string(readers) + " nodes, not one");
+    pads_[n.output(0)] = {p[2], p[3]};
+    alias(n, x);
+  }
+
+  void node(const onnx::NodeProto& n, int index) {
+    const std::string& op = n.op_type();
+    if (!n.domain().empty() && n.domain() != "ai.onnx")
+      fail(n, "is in domain '" + n.domain() + "', not ONNX's own");
+    if (absorbed_.count(&n)) return;
+    if (op == "Constant") {
+      for (const auto& o : n.output()) constants_.insert(o);
+      if (const auto* v = attr(n, "value")) constant_values_[n.output(0)] = &v->t();
+      return;
+    }
+    // Shape arithmetic (int64 shape tensors): shape inference has folded it into the shapes.
+    if (n.output_size() > 0) {
+      bool shape_only = true;
+      for (const auto& o : n.output()) {
+        auto it = elem_.find(o);
+        shape_only = shape_only && it != elem_.end() && it->second == onnx::TensorProto::INT64;
+      }
+      if (shape_only) {
+        for (const auto& o : n.output()) constants_.insert(o);
+        return;
+      }
+    }
+    if (n.input_size() == 0) fail(n, "has no input");
+    const std::string& x = n.input(0);
+    if (op == "Conv") {
+      const Dims w = init_dims(n, 1, "weight");
+      if (w.size() != 4) fail(n, "is not 2-D (weight " + dims_text(w) + ")");
+      LayerSpec& l = add(n, index, "conv2d", {x});
+      window(n, l, attr_ints(n, "kernel_shape", {w[2], w[3]}));
+      l.filters = static_cast<int>(w[0]);
+      l.groups = static_cast<int>(attr_int(n, "group", 1));
+      l.bias = has_input(n, 2);
+      init_params_ += product(w) + (l.bias ? w[0] : 0);
+    } else if (op == "Gemm") {
+      const Dims b = init_dims(n, 1, "weight (B)");
+      if (attr_int(n, "transA", 0) != 0 || attr_float(n, "alpha", 1) != 1.0f ||
+          (has_input(n, 2) && attr_float(n, "beta", 1) != 1.0f))
+        fail(n, "transA, alpha or beta is not the default (Y = A B + C)");
+      if (shape(n, x).size() != 2) fail(n, "its input " + dims_text(shape(n, x)) + " is not 2-D");
+      LayerSpec& l = add(n, index, "dense", {x});
+      l.units = static_cast<int>(attr_int(n, "transB", 0) ? b[0] : b[1]);
+      l.bias = has_input(n, 2);
+      init_params_ += product(b) + (l.bias ? l.units : 0);
+      if (l.bias && !inits_.count(n.input(2))) fail(n, "its bias (C) is not a constant");
+    } else if (op == "MatMul") {
+      const Dims b = init_dims(n, 1, "weight");
+      if (b.size() != 2) fail(n, "its weight " + dims_text(b) + " is not 2-D");
+      if (shape(n, x).size() != 2) fail(n, "its input " + dims_text(shape(n, x)) + " is not 2-D");
+      const onnx::NodeProto* bias = bias_add(n, b[1]);
+      LayerSpec& l = add(n, index, "dense", {x});
+      l.units = static_cast<int>(b[1]);
+      l.bias = bias != nullptr;
+      init_params_ += product(b) + (l.bias ? b[1] : 0);
+      if (bias) {
+        absorbed_.insert(bias);
+        producer_[bias->output(0)] = l.name;
+      }
+    } else if (op == "BatchNormalization") {
+      const Dims scale = init_dims(n, 1, "scale");
+      init_dims(n, 2, "bias");
+      add(n, index, "batchnorm", {x});
+      init_params_ += 2 * scale[0];
+    } else if (op == "Relu") {
+      add(n, index, "relu", {x});
+    } else if (op == "LeakyRelu") {
+      add(n, index, "leaky_relu", {x}).slope = attr_float(n, "alpha", 0.01f);
+    } else if (op == "Sigmoid" || op == "Tanh") {
+      add(n, index, op == "Sigmoid" ? "sigmoid" : "tanh", {x});
+    } else if (op == "Add") {
+      if (n.input_size() != 2) fail(n, "does not have two inputs");
+      for (int k = 0; k < 2; ++k)
+        if (is_constant(n.input(k)))
+          fail(n, "adds the constant '" + n.input(k) + "'; trainsim's add joins layers' outputs");
+      const Dims a = shape(n, n.input(0)), b = shape(n, n.input(1));
+      if (a != b)
+        fail(n, "adds shapes " + dims_text(a) + " and " + dims_text(b) + " (broadcasting)");
+      add(n, index, "add", {n.input(0), n.input(1)});
+    } else if (op == "Concat") {
+      std::int64_t axis = attr_int(n, "axis", 1);
+      const Dims d = shape(n, x);
+      if (axis < 0) axis += static_cast<std::int64_t>(d.size());
+      if (axis != 1 || d.size() != 4)
+        fail(n, "concatenates along axis " + std::to_string(axis) + " of " + dims_text(d) +
+                    "; trainsim joins channels");
+      add(n, index, "concat", std::vector<std::string>(n.input().begin(), n.input().end()));
+    } else if (op == "MaxPool" || op == "AveragePool") {
+      if (attr_int(n, "ceil_mode", 0) != 0) fail(n, "ceil_mode 1 is not supported");
+      if (n.output_size() > 1 && !n.output(1).empty())
+        fail(n, "its Indices output is not supported");
+      LayerSpec& l = add(n, index, op == "MaxPool" ? "maxpool2d" : "avgpool2d", {x});
+      window(n, l, attr_ints(n, "kernel_shape", {}));
+    } else if (op == "GlobalAveragePool") {
+      add(n, index, "global_avgpool", {x});
+    } else if (op == "ReduceMean") {
+      Dims axes = attr_ints(n, "axes", {});
+      if (axes.empty() && has_input(n, 1)) fail(n, "takes its axes as an input (opset 18)");
+      for (auto& a : axes)
+        if (a < 0) a += 4;
+      std::sort(axes.begin(), axes.end());
+      if (axes != Dims{2, 3} || attr_int(n, "keepdims", 1) != 1 || shape(n, x).size() != 4)
+        fail(n, "is not a mean over height and width with keepdims = 1");
+      add(n, index, "global_avgpool", {x});
+    } else if (op == "Flatten" || op == "Reshape") {
+      const Dims in = shape(n, x), out = shape(n, n.output(0));
+      if (op == "Flatten" && attr_int(n, "axis", 1) != 1) fail(n, "axis is not 1");
+      if (out.size() != 2 || (in.size() != 4 && in.size() != 2) ||
+          (in.size() == 4 && out[1] != in[1] * in[2] * in[3]))
+        fail(n, "reshapes " + dims_text(in) + " to " + dims_text(out) +
+                    "; trainsim flattens N x C x H x W to N x CHW only");
+      if (in.size() == 2) {
+        alias(n, x);  // already flat
+      } else {
+        add(n, index, "flatten", {x});
+      }
+    } else if (op == "Dropout") {
+      float rate = attr_float(n, "ratio", 0.5f);
+      if (has_input(n, 1)) {
+        auto it = inits_.find(n.input(1));
+        if (it == inits_.end()) fail(n, "its ratio is not a constant");
+        const onnx::TensorProto& t = *it->second;
+        if (t.float_data_size() == 1) {
+          rate = t.float_data(0);
+        } else if (t.raw_data().size() == sizeof(float)) {
+          std::copy(t.raw_data().begin(), t.raw_data().end(), reinterpret_cast<char*>(&rate));
+        } else {
+          fail(n, "its ratio has no value in the file");
+        }
+      }
+      add(n, index, "dropout", {x}).rate = rate;
+    } else if (op == "Identity") {
+      alias(n, x);
+    } else if (op == "Pad") {
+      pad(n, x);
+    } else if (op == "Softmax" || op == "LogSoftmax") {
+      bool is_output = false;
+      for (const auto& o : model_.graph().output())
+        is_output = is_output || o.name() == n.output(0);
+      if (!is_output) fail(n, "is inside the network; trainsim's softmax ends it (with the loss)");
+      add(n, index, "softmax", {x});
+    } else {
+      fail(n, "operator '" + op +
+                  "' is not supported (`trainsim import --help` lists those that are)");
+    }
+  }
+
+  void finish(const onnx::GraphProto& g) {
+    if (g.output_size() != 1) {
+      std::string names;
+      for (const auto& o : g.output()) names += (names.empty() ? "'" : ", '") + o.name() + "'";
+      fail("the graph has " + std::to_string(g.output_size()) + " outputs (" + names +
+           "); trainsim trains networks with one");
+    }
+    const std::string& out = g.output(0).name();
+    auto it = producer_.find(out);
+    if (it == producer_.end() || it->second == "input")
+      fail("the output '" + out + "' is not produced by a layer");
+    const Dims d = shapes_[out];
+    if (d.size() != 2 || d[1] <= 0)
+      fail("the output '" + out + "' has shape " + dims_text(d) +
+           "; trainsim's networks end in one vector of class scores per sample");
+    net_.classes = static_cast<int>(d[1]);
+    if (net_.layers.empty() || net_.layers.back().type != "softmax" ||
+        net_.layers.back().name != it->second) {
+      // Logits: trainsim's softmax, fused with the cross-entropy loss, ends the network.
+      LayerSpec s;
+      s.type = "softmax";
+      s.name = "softmax";
+      for (int k = 2; names_.count(s.name); ++k) s.name = "softmax_" + std::to_string(k);
+      if (net_.layers.back().name != it->second) s.from = {it->second};
+      net_.layers.push_back(s);
+    }
+    net_.description = "imported from " + std::filesystem::path(path_).filename().string() + " (" +
+                       std::to_string(g.node_size()) + " ONNX nodes)";
+  }
+
+  std::string path_;
+  onnx::ModelProto model_;
+  NetworkSpec net_;
+  std::map<std::string, Dims> shapes_;
+  std::map<std::string, int> elem_;
+  std::map<std::string, const onnx::TensorProto*> inits_;
+  std::set<std::string> constants_;
+  std::map<std::string, const onnx::TensorProto*> constant_values_;  // Constant nodes' values
+  std::map<std::string, Dims> pads_;             // a Pad's output -> its height and width pads
+  std::map<std::string, std::string> producer_;  // activation tensor -> layer name or "input"
+  std::map<std::string, int> readers_;
+  std::set<const onnx::NodeProto*> absorbed_;
+  std::set<std::string> names_;
+  std::int64_t init_params_ = 0;
+};
+
+}  // namespace
+
+OnnxImport import_onnx(const std::string& path, const std::string& name) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw UserError(path + ": cannot open the file");
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) throw UserError(path + ": cannot read the file");
+  return import_onnx_bytes(bytes, path, name);
+}
+
+OnnxImport import_onnx_bytes(const std::string& bytes, const std::string& where,
+                             const std::string& name) {
+  return Importer(bytes, where, name).run();
+}
+
+}  // namespace trainsim
