@@ -28,7 +28,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 DEFAULT_OUT = os.path.join(REPO, "tests", "data", "onnx")
 NETWORKS = ["resnet8_fashion", "resnet50_cifar10", "vgg16_cifar10", "mobilenetv2_cifar10",
-            "densenet121_cifar10", "inceptionv3_imagenet"]
+            "densenet121_cifar10", "inceptionv3_imagenet", "dcgan64_gd_celeba"]
 KEEP_VALUES = 16  # initializers of at most this many elements keep their values
 
 

@@ -194,6 +194,11 @@ def make_module(torch, kind, in_shape, spec):
         return nn.Conv2d(c, spec["filters"], pair(spec["kernel"]), stride=spec.get("stride", 1),
                          padding=pair(spec.get("padding", 0)), groups=spec.get("groups", 1),
                          bias=spec.get("bias", True))
+    if kind == "conv2d_transpose":
+        return nn.ConvTranspose2d(c, spec["filters"], spec["kernel"], stride=spec.get("stride", 1),
+                                  padding=spec.get("padding", 0),
+                                  output_padding=spec.get("output_padding", 0),
+                                  bias=spec.get("bias", True))
     if kind in ("maxpool2d", "avgpool2d"):
         k = pair(spec["kernel"])
         stride = spec.get("stride", k[0])
@@ -329,11 +334,13 @@ def build_network(torch, net):
     parameters, in order."""
     nn = torch.nn
     layers = net["layers"]
-    assert layers[-1]["type"] == "softmax", "the last layer is the softmax of the loss"
+    # The softmax is the loss's; a sigmoid that ends a binary classifier stays in the model.
+    assert layers[-1]["type"] in ("softmax", "sigmoid"), "a network ends in softmax or sigmoid"
+    body = layers[:-1] if layers[-1]["type"] == "softmax" else layers
     shapes = {"input": tuple(net["input"])}
     names, modules, inputs, param_names = [], [], [], []
     previous = "input"
-    for index, layer in enumerate(layers[:-1]):
+    for index, layer in enumerate(body):
         kind = layer["type"]
         name = layer.get("name", f"{kind}{index}")
         frm = layer.get("from", [previous])
@@ -357,6 +364,10 @@ def build_network(torch, net):
                 stride = layer.get("stride", 1 if kind == "conv2d" else kh)
                 out = (layer["filters"] if kind == "conv2d" else c,
                        (h + 2 * ph - kh) // stride + 1, (w + 2 * pw - kw) // stride + 1)
+            elif kind == "conv2d_transpose":
+                k, s, p = layer["kernel"], layer.get("stride", 1), layer.get("padding", 0)
+                op = layer.get("output_padding", 0)
+                out = (layer["filters"], (h - 1) * s - 2 * p + k + op, (w - 1) * s - 2 * p + k + op)
             elif kind == "global_avgpool":
                 out = (c, 1, 1)
             else:

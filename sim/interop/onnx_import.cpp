@@ -11,12 +11,15 @@
 #include <set>
 
 #include "sim/core/error.h"
+#include "sim/nn/layer_registry.h"
 
 namespace trainsim {
 
 const std::vector<OnnxOperator>& onnx_operators() {
   static const std::vector<OnnxOperator> ops = {
       {"Conv", "conv2d", "2-D only; constant weight; symmetric pads; no dilation; equal strides"},
+      {"ConvTranspose", "conv2d_transpose",
+       "2-D only; constant weight; no groups or dilation; equal strides and pads on both axes"},
       {"Gemm", "dense", "constant B; transA = 0, alpha = beta = 1; a 2-D input"},
       {"MatMul", "dense (with the bias of an Add of a constant vector that follows it)",
        "a constant 2-D weight; a 2-D input"},
@@ -35,6 +38,10 @@ const std::vector<OnnxOperator>& onnx_operators() {
       {"Reshape", "flatten", "N x C x H x W to N x CHW only"},
       {"Dropout", "dropout (training-mode exports; inference exports have none)", ""},
       {"Softmax", "softmax", "the model's output only"},
+      {"Sigmoid at the output",
+       "sigmoid, ending the network (one value: two classes, binary "
+       "cross-entropy)",
+       ""},
       {"LogSoftmax", "softmax (the loss is the same cross-entropy)", "the model's output only"},
       {"Identity", "passes its input on", ""},
       {"Pad", "the padding of the pooling or convolution that reads it",
@@ -366,6 +373,22 @@ class Importer {
       l.groups = static_cast<int>(attr_int(n, "group", 1));
       l.bias = has_input(n, 2);
       init_params_ += product(w) + (l.bias ? w[0] : 0);
+    } else if (op == "ConvTranspose") {
+      const Dims w = init_dims(n, 1, "weight");
+      if (w.size() != 4) fail(n, "is not 2-D (weight " + dims_text(w) + ")");
+      if (attr_int(n, "group", 1) != 1) fail(n, "is grouped; trainsim's conv2d_transpose is not");
+      if (attr(n, "output_shape")) fail(n, "gives output_shape; export with pads instead");
+      LayerSpec& l = add(n, index, "conv2d_transpose", {x});
+      window(n, l, attr_ints(n, "kernel_shape", {w[2], w[3]}));
+      if (l.kernel_w >= 0 || l.padding_w >= 0)
+        fail(n, "has a rectangular kernel or padding; trainsim's conv2d_transpose is square");
+      const Dims op_pad = attr_ints(n, "output_padding", {0, 0});
+      if (op_pad.size() != 2 || op_pad[0] != op_pad[1])
+        fail(n, "output_padding " + dims_text(op_pad) + " differs between height and width");
+      l.output_padding = static_cast<int>(op_pad[0]);
+      l.filters = static_cast<int>(w[1]);
+      l.bias = has_input(n, 2);
+      init_params_ += product(w) + (l.bias ? w[1] : 0);
     } else if (op == "Gemm") {
       const Dims b = init_dims(n, 1, "weight (B)");
       if (attr_int(n, "transA", 0) != 0 || attr_float(n, "alpha", 1) != 1.0f ||
@@ -494,8 +517,12 @@ class Importer {
       fail("the output '" + out + "' has shape " + dims_text(d) +
            "; trainsim's networks end in one vector of class scores per sample");
     net_.classes = static_cast<int>(d[1]);
-    if (net_.layers.empty() || net_.layers.back().type != "softmax" ||
-        net_.layers.back().name != it->second) {
+    const bool last = !net_.layers.empty() && net_.layers.back().name == it->second;
+    const OutputLoss loss = last ? output_loss(net_.layers.back().type) : OutputLoss::kNone;
+    if (loss == OutputLoss::kBinary && d[1] == 1) {
+      // One sigmoid value: trainsim's binary classifier (two classes, binary cross-entropy).
+      net_.classes = 2;
+    } else if (loss != OutputLoss::kCrossEntropy) {
       // Logits: trainsim's softmax, fused with the cross-entropy loss, ends the network.
       LayerSpec s;
       s.type = "softmax";

@@ -86,10 +86,11 @@ NetworkSpec merge_nested_concats(NetworkSpec net) {
 
 }  // namespace
 
-TEST_CASE("PyTorch's ONNX exports of six zoo networks import as the files they came from",
+TEST_CASE("PyTorch's ONNX exports of seven zoo networks import as the files they came from",
           "[onnx]") {
-  for (const char* name : {"resnet8_fashion", "resnet50_cifar10", "vgg16_cifar10",
-                           "mobilenetv2_cifar10", "densenet121_cifar10", "inceptionv3_imagenet"}) {
+  for (const char* name :
+       {"resnet8_fashion", "resnet50_cifar10", "vgg16_cifar10", "mobilenetv2_cifar10",
+        "densenet121_cifar10", "inceptionv3_imagenet", "dcgan64_gd_celeba"}) {
     INFO(name);
     const OnnxImport imported = import_onnx(kData + name + ".onnx");
     CHECK(imported.producer.rfind("pytorch", 0) == 0);
