@@ -27,7 +27,7 @@ packages=(
   libsystemc-dev libyaml-cpp-dev catch2 libboost-dev libboost-program-options-dev
   libeigen3-dev nlohmann-json3-dev zlib1g-dev
   dataset-fashion-mnist nodejs npm python3-matplotlib openmpi-bin libopenmpi-dev
-  python3-pybind11 python3-dev libonnx-dev libprotobuf-dev
+  python3-pybind11 python3-dev libonnx-dev libprotobuf-dev protobuf-compiler
 )
 # The test suite renders report.html in a headless browser (tools/test_report_render.py);
 # trainsim itself writes the page without one.

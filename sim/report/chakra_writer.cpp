@@ -6,59 +6,54 @@
 #include <map>
 #include <queue>
 
+#include "et_def.pb.h"
+
 #include "sim/core/error.h"
-#include "sim/report/protobuf_wire.h"
+#include "sim/interop/chakra_trace.h"
 
 namespace trainsim {
 
 namespace {
 
-// et_def.proto: NodeType values and field numbers.
-enum NodeType : int { kMemLoad = 2, kMemStore = 3, kComp = 4, kSend = 5, kRecv = 6 };
-constexpr int kNodeId = 1, kNodeName = 2, kNodeType = 3, kNodeDataDeps = 5, kNodeStart = 6,
-              kNodeDuration = 7, kNodeAttr = 10;
-constexpr int kAttrName = 1, kAttrInt64 = 9, kAttrUint64 = 13, kAttrBool = 27;
+namespace chakra = ChakraProtoMsg;
 
-std::string attr_u64(const std::string& name, std::uint64_t v) {
-  std::string a;
-  pb::field_bytes(a, kAttrName, name);
-  pb::tag(a, kAttrUint64, pb::kVarint);  // a oneof member: written even when zero
-  pb::varint(a, v);
+chakra::AttributeProto attr_u64(const std::string& name, std::uint64_t v) {
+  chakra::AttributeProto a;
+  a.set_name(name);
+  a.set_uint64_val(v);  // a oneof member: serialized even when zero
   return a;
 }
 
-std::string attr_i64(const std::string& name, std::int64_t v) {
-  std::string a;
-  pb::field_bytes(a, kAttrName, name);
-  pb::tag(a, kAttrInt64, pb::kVarint);
-  pb::varint(a, static_cast<std::uint64_t>(v));
+chakra::AttributeProto attr_i64(const std::string& name, std::int64_t v) {
+  chakra::AttributeProto a;
+  a.set_name(name);
+  a.set_int64_val(v);
   return a;
 }
 
-std::string attr_bool(const std::string& name, bool v) {
-  std::string a;
-  pb::field_bytes(a, kAttrName, name);
-  pb::tag(a, kAttrBool, pb::kVarint);
-  pb::varint(a, v ? 1 : 0);
+chakra::AttributeProto attr_bool(const std::string& name, bool v) {
+  chakra::AttributeProto a;
+  a.set_name(name);
+  a.set_bool_val(v);
   return a;
 }
 
 struct NodeOut {
   std::uint64_t id = 0;
   std::string name;
-  int type = kComp;
+  chakra::NodeType type = chakra::COMP_NODE;
   std::vector<std::uint64_t> deps;
   std::uint64_t start_us = 0, duration_us = 0;
-  std::vector<std::string> attrs;
-  std::string encode() const {
-    std::string n;
-    pb::field_varint(n, kNodeId, id);
-    pb::field_bytes(n, kNodeName, name);
-    pb::field_varint(n, kNodeType, static_cast<std::uint64_t>(type));
-    pb::field_packed(n, kNodeDataDeps, deps);
-    pb::field_varint(n, kNodeStart, start_us);
-    pb::field_varint(n, kNodeDuration, duration_us);
-    for (const std::string& a : attrs) pb::field_bytes(n, kNodeAttr, a);
+  std::vector<chakra::AttributeProto> attrs;
+  chakra::Node message() const {
+    chakra::Node n;
+    n.set_id(id);
+    n.set_name(name);
+    n.set_type(type);
+    for (std::uint64_t d : deps) n.add_data_deps(d);
+    n.set_start_time_micros(start_us);
+    n.set_duration_micros(duration_us);
+    for (const auto& a : attrs) *n.add_attr() = a;
     return n;
   }
 };
@@ -127,7 +122,7 @@ ChakraCounts write_chakra_traces(const std::string& dir, const std::string& pref
       }
       NodeOut r;
       r.name = "recv " + from.label() + " -> " + t.label();
-      r.type = kRecv;
+      r.type = chakra::COMM_RECV_NODE;
       r.start_us = micros(time.start_ps);
       const std::int64_t bytes = model.edge_bytes(from, e.data, kind_micro);
       r.attrs = {attr_i64("comm_src", from.device), attr_i64("comm_dst", t.device),
@@ -162,7 +157,7 @@ ChakraCounts write_chakra_traces(const std::string& dir, const std::string& pref
     if (read_bytes > 0) {
       NodeOut m;
       m.name = "load " + t.label();
-      m.type = kMemLoad;
+      m.type = chakra::MEM_LOAD_NODE;
       m.deps = deps;
       m.start_us = micros(time.start_ps);
       m.attrs = {attr_u64("tensor_size", read_bytes), attr_bool("is_cpu_op", false)};
@@ -171,7 +166,7 @@ ChakraCounts write_chakra_traces(const std::string& dir, const std::string& pref
     }
     NodeOut c;
     c.name = t.label();
-    c.type = kComp;
+    c.type = chakra::COMP_NODE;
     c.deps = deps;
     c.start_us = micros(time.start_ps);
     c.duration_us = micros(time.end_ps - time.start_ps);
@@ -183,7 +178,7 @@ ChakraCounts write_chakra_traces(const std::string& dir, const std::string& pref
     if (write_bytes > 0) {
       NodeOut m;
       m.name = "store " + t.label();
-      m.type = kMemStore;
+      m.type = chakra::MEM_STORE_NODE;
       m.deps = {last};
       m.start_us = micros(time.end_ps);
       m.attrs = {attr_u64("tensor_size", write_bytes), attr_bool("is_cpu_op", false)};
@@ -199,7 +194,7 @@ ChakraCounts write_chakra_traces(const std::string& dir, const std::string& pref
         if (e.from == i) data = e.data;
       NodeOut s;
       s.name = "send " + t.label() + " -> " + ut.label();
-      s.type = kSend;
+      s.type = chakra::COMM_SEND_NODE;
       s.deps = {last};
       s.start_us = micros(time.end_ps);
       s.attrs = {
@@ -211,15 +206,10 @@ ChakraCounts write_chakra_traces(const std::string& dir, const std::string& pref
     }
   }
   for (int d = 0; d < devices; ++d) {
-    std::string out;
-    std::string meta;
-    pb::field_bytes(meta, 1, "0.0.4");  // GlobalMetadata.version
-    pb::delimited(out, meta);
-    for (const NodeOut& n : nodes[static_cast<std::size_t>(d)]) pb::delimited(out, n.encode());
+    std::vector<chakra::Node> messages;
+    for (const NodeOut& n : nodes[static_cast<std::size_t>(d)]) messages.push_back(n.message());
     const std::string path = dir + "/" + prefix + "." + std::to_string(d) + ".et";
-    std::ofstream f(path, std::ios::binary);
-    f.write(out.data(), static_cast<std::streamsize>(out.size()));
-    if (!f) throw UserError("cannot write the Chakra trace " + path);
+    write_chakra_trace(path, messages);
   }
   return counts;
 }

@@ -1,14 +1,22 @@
 // Chakra execution traces (`trainsim run --chakra DIR`) of a 4-device pipeline: every file
 // parses against Chakra's schema (schema/protobuf/et_def.proto: field numbers and wire types
-// checked by a reader of our own), and the node counts equal the run's: one compute node per
-// pipeline task, one send and one receive per transfer between devices.
+// checked by a reader of our own, independent of the protobuf library trainsim writes them
+// with), reads back through trainsim's reader (sim/interop/chakra_trace.h) to the same nodes,
+// and the node counts equal the run's: one compute node per pipeline task, one send and one
+// receive per transfer between devices. Traces with an unknown schema version or a missing
+// field are refused.
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <fstream>
 
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
+
+#include "et_def.pb.h"
+#include "sim/core/error.h"
+#include "sim/interop/chakra_trace.h"
 
 #include "tests/integration/cli_runner.h"
 
@@ -165,6 +173,25 @@ TEST_CASE("Chakra traces of a pipeline run parse against the schema, node for ta
       ++by_type[n.type];
       nodes[n.id] = n;
     }
+    // The library reader gives the same nodes, in the same order.
+    const ChakraTrace read = read_chakra_trace(dir + "/et/pipe." + std::to_string(d) + ".et");
+    CHECK(read.version == "0.0.4");
+    REQUIRE(read.nodes.size() == messages.size() - 1);
+    const std::map<std::uint64_t, std::string> type_names = {{2, "MEM_LOAD_NODE"},
+                                                             {3, "MEM_STORE_NODE"},
+                                                             {4, "COMP_NODE"},
+                                                             {5, "COMM_SEND_NODE"},
+                                                             {6, "COMM_RECV_NODE"}};
+    for (const ChakraNodeRecord& r : read.nodes) {
+      INFO("node " << r.id << " " << r.name);
+      REQUIRE(nodes.count(r.id) == 1);
+      const NodeIn& n = nodes.at(r.id);
+      CHECK(r.type == type_names.at(n.type));
+      CHECK(r.data_deps == n.deps);
+      CHECK(r.ints.size() == n.attrs.size());
+      for (const auto& [name, value] : n.attrs)
+        CHECK(static_cast<std::uint64_t>(r.ints.at(name)) == value);
+    }
     CHECK(by_type[4] == tasks[d]);          // a compute node per task
     CHECK(by_type[5] == transfers_out[d]);  // a send per transfer leaving the device (one hop)
     CHECK(by_type[2] + by_type[3] > 0);     // DRAM traffic as memory nodes
@@ -215,4 +242,58 @@ TEST_CASE("Chakra traces of a GPU stage carry its work", "[chakra][pipeline][dev
   }
   CHECK(memory > 0);
   CHECK(compute_with_ops > 0);
+}
+
+TEST_CASE("Chakra traces with an unknown schema version or a missing field are refused",
+          "[chakra]") {
+  const std::string dir = fresh_dir("chakra_bad");
+  using ChakraProtoMsg::Node;
+  auto node = [](std::uint64_t id, const std::string& name, ChakraProtoMsg::NodeType type,
+                 std::vector<std::uint64_t> deps = {}) {
+    Node n;
+    n.set_id(id);
+    n.set_name(name);
+    n.set_type(type);
+    for (auto d : deps) n.add_data_deps(d);
+    return n;
+  };
+  // A good one first: written and read back.
+  write_chakra_trace(dir + "/good.et", {node(0, "a", ChakraProtoMsg::COMP_NODE),
+                                        node(1, "b", ChakraProtoMsg::COMP_NODE, {0})});
+  const ChakraTrace good = read_chakra_trace(dir + "/good.et");
+  REQUIRE(good.nodes.size() == 2);
+  CHECK(good.nodes[1].data_deps == std::vector<std::uint64_t>{0});
+  // Another schema version, written as Chakra's tools write a file.
+  {
+    std::ofstream f(dir + "/version.et", std::ios::binary);
+    ChakraProtoMsg::GlobalMetadata meta;
+    meta.set_version("9.9.9");
+    std::string bytes = meta.SerializeAsString();
+    f.put(static_cast<char>(bytes.size()));
+    f << bytes;
+  }
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"version.et", "Chakra schema version '9.9.9' is not one trainsim reads (0.0.4, 1.0.0)"},
+      {"noname.et", "node 1 (id 1): missing field 'name'"},
+      {"notype.et", "node 0 (id 0): missing field 'type'"},
+      {"dangling.et", "node 1 (id 1): depends on node 7, which comes nowhere before it"},
+      {"twice.et", "node 1 (id 0): the id is used twice"},
+      {"truncated.et", "node 1 is truncated or not a Node message"},
+      {"empty.et", "not a Chakra trace"},
+  };
+  write_chakra_trace(dir + "/noname.et", {node(0, "a", ChakraProtoMsg::COMP_NODE),
+                                          node(1, "", ChakraProtoMsg::COMP_NODE)});
+  write_chakra_trace(dir + "/notype.et", {node(0, "a", ChakraProtoMsg::INVALID_NODE)});
+  write_chakra_trace(dir + "/dangling.et", {node(0, "a", ChakraProtoMsg::COMP_NODE),
+                                            node(1, "b", ChakraProtoMsg::COMP_NODE, {7})});
+  write_chakra_trace(dir + "/twice.et", {node(0, "a", ChakraProtoMsg::COMP_NODE),
+                                         node(0, "b", ChakraProtoMsg::COMP_NODE)});
+  const std::string whole = read_file(dir + "/good.et");
+  write_file(dir + "/truncated.et", whole.substr(0, whole.size() - 2));
+  write_file(dir + "/empty.et", "");
+  for (const auto& [file, message] : cases) {
+    INFO(file);
+    CHECK_THROWS_WITH(read_chakra_trace(dir + "/" + file),
+                      Catch::Contains(file) && Catch::Contains(message));
+  }
 }
