@@ -16,8 +16,8 @@ tool runs itself under when the python it was started with lacks them):
 
   tools/onnx_fixtures.py [--out tests/data/onnx] [NETWORK ...]
 
-It also writes three small models the importer must refuse (bad_*.onnx: an operator without a
-layer, two outputs, a free height and width), made with onnx.helper.
+It also writes four small models the importer must refuse (bad_*.onnx: an operator without a
+layer, two outputs, a free height and width, a bias of the wrong size), made with onnx.helper.
 """
 import argparse
 import io
@@ -91,6 +91,14 @@ def bad_models(onnx, out_dir):
     # An operator the importer has no layer for.
     save("bad_operator", [gemm, h.make_node("Erf", ["y"], ["z"], name="erf")], [x],
          [h.make_tensor_value_info("z", f, ["batch", 3])], [w])
+    # A convolution whose bias has one value too many: its weights are not the layer's.
+    img1 = h.make_tensor_value_info("x", f, ["batch", 1, 8, 8])
+    cw = h.make_tensor("cw", f, [4, 1, 3, 3], [0.0] * 36)
+    cb = h.make_tensor("cb", f, [5], [0.0] * 5)
+    save("bad_bias", [h.make_node("Conv", ["x", "cw", "cb"], ["c"], name="conv"),
+                      h.make_node("GlobalAveragePool", ["c"], ["p"], name="gap"),
+                      h.make_node("Flatten", ["p"], ["z"], name="flat")], [img1],
+         [h.make_tensor_value_info("z", f, ["batch", 4])], [cw, cb])
     # Two outputs where a network has one.
     save("bad_two_outputs", [gemm, h.make_node("Relu", ["y"], ["z"], name="relu")], [x],
          [h.make_tensor_value_info("y", f, ["batch", 3]),

@@ -32,7 +32,8 @@ std::string resolved_yaml(const ExperimentSpec& spec);
 /// which parse_network() reads back to the same spec.
 std::string network_yaml(const NetworkSpec& net);
 /// An ONNX model as a network, checked as a network file is: imported (sim/interop/onnx_import.h),
-/// written as one, and parsed back, so the two paths cannot accept different networks.
+/// written as one, and parsed back, so the two paths cannot accept different networks; and its
+/// trainable parameters must equal the model's initializers' (UserError otherwise).
 NetworkSpec onnx_network(const std::string& path, const std::string& name = "");
 struct OnnxImport;
 /// The same for a model already imported from `path`.

@@ -4,7 +4,10 @@
 #include <memory>
 
 #include "sim/config/experiment_config.h"
+#include "sim/core/error.h"
+#include "sim/core/format.h"
 #include "sim/interop/onnx_import.h"
+#include "sim/workload/net_shape.h"
 #include "sim/workload/network_config.h"
 #include "sim/yaml/yaml_reader.h"
 
@@ -21,6 +24,13 @@ NetworkSpec onnx_network(const OnnxImport& imported, const std::string& path) {
   ConfigNode node(YAML::Load(network_yaml(imported.network)), "network", origin);
   NetworkSpec net = parse_network(node, imported.network.name, path);
   net.source = path;
+  // Every weight the model holds must have become a weight of a layer (an initializer the
+  // importer misread would leave the two counts apart).
+  const std::int64_t params = NetShape(net).param_count();
+  if (params != imported.initializer_parameters)
+    throw UserError(path + ": the network has " + grouped(params) +
+                    " trainable parameters where the model's initializers hold " +
+                    grouped(imported.initializer_parameters));
   return net;
 }
 

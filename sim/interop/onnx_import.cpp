@@ -372,7 +372,7 @@ class Importer {
       l.filters = static_cast<int>(w[0]);
       l.groups = static_cast<int>(attr_int(n, "group", 1));
       l.bias = has_input(n, 2);
-      init_params_ += product(w) + (l.bias ? w[0] : 0);
+      init_params_ += product(w) + (l.bias ? product(init_dims(n, 2, "bias")) : 0);
     } else if (op == "ConvTranspose") {
       const Dims w = init_dims(n, 1, "weight");
       if (w.size() != 4) fail(n, "is not 2-D (weight " + dims_text(w) + ")");
@@ -388,7 +388,7 @@ class Importer {
       l.output_padding = static_cast<int>(op_pad[0]);
       l.filters = static_cast<int>(w[1]);
       l.bias = has_input(n, 2);
-      init_params_ += product(w) + (l.bias ? w[1] : 0);
+      init_params_ += product(w) + (l.bias ? product(init_dims(n, 2, "bias")) : 0);
     } else if (op == "Gemm") {
       const Dims b = init_dims(n, 1, "weight (B)");
       if (attr_int(n, "transA", 0) != 0 || attr_float(n, "alpha", 1) != 1.0f ||
@@ -398,8 +398,7 @@ class Importer {
       LayerSpec& l = add(n, index, "dense", {x});
       l.units = static_cast<int>(attr_int(n, "transB", 0) ? b[0] : b[1]);
       l.bias = has_input(n, 2);
-      init_params_ += product(b) + (l.bias ? l.units : 0);
-      if (l.bias && !inits_.count(n.input(2))) fail(n, "its bias (C) is not a constant");
+      init_params_ += product(b) + (l.bias ? product(init_dims(n, 2, "bias (C)")) : 0);
     } else if (op == "MatMul") {
       const Dims b = init_dims(n, 1, "weight");
       if (b.size() != 2) fail(n, "its weight " + dims_text(b) + " is not 2-D");
@@ -415,9 +414,9 @@ class Importer {
       }
     } else if (op == "BatchNormalization") {
       const Dims scale = init_dims(n, 1, "scale");
-      init_dims(n, 2, "bias");
+      const Dims shift = init_dims(n, 2, "bias");
       add(n, index, "batchnorm", {x});
-      init_params_ += 2 * scale[0];
+      init_params_ += product(scale) + product(shift);
     } else if (op == "Relu") {
       add(n, index, "relu", {x});
     } else if (op == "LeakyRelu") {

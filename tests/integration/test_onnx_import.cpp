@@ -182,6 +182,8 @@ TEST_CASE("Bad ONNX models are one line naming the file and the node, exit 2", "
       {kData + "bad_operator.onnx", {"bad_operator.onnx", "node 'erf' (Erf)", "operator 'Erf'"}},
       {kData + "bad_two_outputs.onnx", {"2 outputs ('y', 'z')", "one"}},
       {kData + "bad_dynamic_shape.onnx", {"input 'img'", "not fixed", "example input"}},
+      {kData + "bad_bias.onnx",
+       {"bad_bias.onnx", "40 trainable parameters where the model's initializers hold 41"}},
       {dir + "/missing.onnx", {"missing.onnx"}},
   };
   for (const auto& [model, mentions] : cases) {
