@@ -16,7 +16,7 @@ set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${TRAINSIM_FUZZ_BUILD:-$repo/build-fuzz}"
 jobs="$(nproc 2>/dev/null || echo 2)"
-targets=(experiment overrides idx)
+targets=(experiment overrides idx onnx)
 
 if [[ "${1:-}" == -h || "${1:-}" == --help ]]; then
   sed -n '2,13p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
