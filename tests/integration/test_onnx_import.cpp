@@ -109,19 +109,33 @@ TEST_CASE("PyTorch's ONNX exports of seven zoo networks import as the files they
 }
 
 TEST_CASE("An experiment naming an ONNX model runs as one naming the network file", "[onnx]") {
-  // Shape only (CIFAR-10 has no images here): the same cycles, energy and traffic per epoch.
+  // Shape only (CIFAR-10 and ImageNet have no images here): the same cycles, energy and
+  // traffic per epoch on adagp_ws180, for each of the five CNNs of the zoo exported.
   const std::string dir = fresh_dir("onnx_run");
-  auto run = [&](const std::string& tag, const std::string& network) {
+  auto run = [&](const std::string& tag, const std::string& network, const std::string& data) {
     const std::string exp = dir + "/" + tag + ".yaml";
     write_file(exp, "name: " + tag + "\nnumerics: none\nnetwork: " + network +
-                        "\ndataset: {name: cifar10, train_limit: 64, test_limit: 32}\n"
+                        "\ndataset: {name: " + data +
+                        ", train_limit: 64, test_limit: 32}\n"
                         "training: {epochs: 1, batch_size: 32}\naccelerator: adagp_ws180\n");
     const CliResult r = run_trainsim({"run", exp, "-o", dir + "/" + tag, "-q"});
+    INFO(r.err);
     REQUIRE(r.exit_code == 0);
     return read_file(dir + "/" + tag + "/epochs.csv");
   };
-  const std::string a = run("file", "resnet50_cifar10");
-  const std::string b = run("onnx", "{onnx: " + kData + "resnet50_cifar10.onnx}");
+  for (const auto& [name, data] :
+       std::vector<std::pair<std::string, std::string>>{{"vgg16_cifar10", "cifar10"},
+                                                        {"mobilenetv2_cifar10", "cifar10"},
+                                                        {"densenet121_cifar10", "cifar10"},
+                                                        {"inceptionv3_imagenet", "imagenet"}}) {
+    INFO(name);
+    const std::string f = run(name + "_file", name, data);
+    const std::string o = run(name + "_onnx", "{onnx: " + kData + name + ".onnx}", data);
+    for (const char* column : {"cycles", "energy", "dram_bytes", "eval_cycles"})
+      CHECK(epochs_csv_value(o, 1, column) == epochs_csv_value(f, 1, column));
+  }
+  const std::string a = run("file", "resnet50_cifar10", "cifar10");
+  const std::string b = run("onnx", "{onnx: " + kData + "resnet50_cifar10.onnx}", "cifar10");
   for (const char* column : {"cycles", "energy", "dram_bytes", "eval_cycles"})
     CHECK(epochs_csv_value(b, 1, column) == epochs_csv_value(a, 1, column));
   CHECK(epochs_csv_value(a, 1, "cycles") > 0);
