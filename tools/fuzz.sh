@@ -5,7 +5,7 @@
 #   tools/fuzz.sh TARGET [libFuzzer options...]
 #       e.g. tools/fuzz.sh experiment -runs=10000000
 #            tools/fuzz.sh idx -max_total_time=600 -jobs=2 -workers=2
-# Targets: experiment, overrides, idx (tests/fuzz/targets.h). A run reads the committed
+# Targets: experiment, overrides, idx, onnx (tests/fuzz/targets.h). A run reads the committed
 # seeds (tests/fuzz/corpus/TARGET, and configs/experiments for experiment) and keeps what it
 # learns in build-fuzz/corpus/TARGET; crash inputs land in build-fuzz/crashes/TARGET/.
 # A crash input belongs in tests/fuzz/corpus/TARGET once fixed: the normal suite replays it.
