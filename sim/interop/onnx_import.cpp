@@ -118,6 +118,7 @@ class Importer {
   void read(const std::string& bytes) {
     if (!model_.ParseFromString(bytes) || !model_.has_graph())
       fail("not a complete ONNX model (truncated, or not ONNX's binary ModelProto)");
+    check_window_attributes();
     try {
       // Strict: a node whose shapes do not follow from its inputs is an error, not a gap.
       onnx::shape_inference::InferShapes(model_, onnx::OpSchemaRegistry::Instance(),
@@ -127,6 +128,28 @@ class Importer {
       what.erase(std::remove(what.begin(), what.end(), '\n'), what.end());
       fail("shape inference failed: " + what);
     }
+  }
+
+  // ONNX's shape inference divides by strides, dilations and groups without checking them
+  // (a MaxPool with a stride of 0 stops the process with SIGFPE, found by the fuzzer), so
+  // the window attributes of every node are checked before it runs.
+  void check_window_attributes() const {
+    for (const auto& n : model_.graph().node())
+      for (const auto& a : n.attribute()) {
+        const std::string& name = a.name();
+        const bool positive =
+            name == "strides" || name == "dilations" || name == "kernel_shape" || name == "group";
+        const bool non_negative = name == "pads" || name == "output_padding";
+        if (!positive && !non_negative) continue;
+        Dims v(a.ints().begin(), a.ints().end());
+        if (a.type() == onnx::AttributeProto::INT) v = {a.i()};
+        std::string values;
+        for (std::int64_t x : v) values += (values.empty() ? "" : " ") + std::to_string(x);
+        for (std::int64_t x : v)
+          if (x < (positive ? 1 : 0))
+            fail(n, name + " [" + values + "]" +
+                        (positive ? " must be at least 1" : " must not be negative"));
+      }
   }
 
   void note_value(const onnx::ValueInfoProto& vi) {
