@@ -119,6 +119,7 @@ class Importer {
     if (!model_.ParseFromString(bytes) || !model_.has_graph())
       fail("not a complete ONNX model (truncated, or not ONNX's binary ModelProto)");
     check_window_attributes();
+    check_references();
     try {
       // Strict: a node whose shapes do not follow from its inputs is an error, not a gap.
       onnx::shape_inference::InferShapes(model_, onnx::OpSchemaRegistry::Instance(),
@@ -150,6 +151,25 @@ class Importer {
             fail(n, name + " [" + values + "]" +
                         (positive ? " must be at least 1" : " must not be negative"));
       }
+  }
+
+  // ONNX graphs list their nodes in topological order, each input named before it is read.
+  // Shape inference dereferences a missing input's type (a SEGV in ONNX 1.12, found by the
+  // fuzzer), so a name no input, initializer or earlier node gives is refused first.
+  void check_references() const {
+    const onnx::GraphProto& g = model_.graph();
+    std::set<std::string> known;
+    for (const auto& vi : g.input()) known.insert(vi.name());
+    for (const auto& t : g.initializer()) known.insert(t.name());
+    for (const auto& n : g.node()) {
+      for (const auto& in : n.input())
+        if (!in.empty() && !known.count(in))
+          fail(n, "reads '" + in + "', which no graph input, initializer or earlier node gives");
+      for (const auto& out : n.output()) known.insert(out);
+    }
+    for (const auto& vi : g.output())
+      if (!known.count(vi.name()))
+        fail("the graph output '" + vi.name() + "' is produced by no node");
   }
 
   void note_value(const onnx::ValueInfoProto& vi) {
@@ -211,7 +231,15 @@ class Importer {
     auto it = inits_.find(n.input(k));
     if (it == inits_.end())
       fail(n, std::string("its ") + what + " is not a constant (an initializer)");
-    return Dims(it->second->dims().begin(), it->second->dims().end());
+    const Dims d(it->second->dims().begin(), it->second->dims().end());
+    // Sizes a layer can have: none negative, and their product far from overflowing (the
+    // network's own limits are checked later, by the network parser).
+    long double size = 1;
+    for (std::int64_t v : d) size *= static_cast<long double>(v);
+    for (std::int64_t v : d)
+      if (v < 0 || size > static_cast<long double>(std::int64_t{1} << 50))
+        fail(n, std::string("its ") + what + " has impossible dimensions " + dims_text(d));
+    return d;
   }
   bool has_input(const onnx::NodeProto& n, int k) const {
     return n.input_size() > k && !n.input(k).empty();
@@ -414,6 +442,7 @@ class Importer {
       init_params_ += product(w) + (l.bias ? product(init_dims(n, 2, "bias")) : 0);
     } else if (op == "Gemm") {
       const Dims b = init_dims(n, 1, "weight (B)");
+      if (b.size() != 2) fail(n, "its weight " + dims_text(b) + " is not 2-D");
       if (attr_int(n, "transA", 0) != 0 || attr_float(n, "alpha", 1) != 1.0f ||
           (has_input(n, 2) && attr_float(n, "beta", 1) != 1.0f))
         fail(n, "transA, alpha or beta is not the default (Y = A B + C)");

@@ -86,10 +86,14 @@ TEST_CASE("the corpus holds inputs the loaders accept and inputs they reject", "
     INFO(ok);
     CHECK_FALSE(import_onnx(onnx + "/" + ok).network.layers.empty());
   }
-  // maxpool_stride_0.onnx: found by the fuzzer, a stride of 0 that ONNX's own shape inference
-  // divided by (SIGFPE); now refused before it runs.
-  for (const char* bad : {"truncated.onnx", "bad_operator.onnx", "bad_two_outputs.onnx",
-                          "bad_dynamic_shape.onnx", "maxpool_stride_0.onnx"}) {
+  // Found by the fuzzer: maxpool_stride_0.onnx, a stride of 0 that ONNX's own shape inference
+  // divided by (SIGFPE), now refused before it runs; gemm_weight_1d.onnx, a Gemm whose weight
+  // has one dimension (read out of bounds), now refused as not 2-D; dangling_input.onnx, a
+  // MaxPool reading a tensor nothing produces (a SEGV in ONNX's shape inference), now refused
+  // before it runs.
+  for (const char* bad :
+       {"truncated.onnx", "bad_operator.onnx", "bad_two_outputs.onnx", "bad_dynamic_shape.onnx",
+        "maxpool_stride_0.onnx", "gemm_weight_1d.onnx", "dangling_input.onnx"}) {
     INFO(bad);
     CHECK_THROWS_AS(import_onnx(onnx + "/" + bad), UserError);
   }
