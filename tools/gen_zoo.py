@@ -11,7 +11,7 @@ for concat, divisibility for grouped convolutions), and the trainable parameters
 counted so they can be compared with the reference implementations.
 
 Usage (Python 3 standard library only):
-  python3 tools/gen_zoo.py            write all 30 files
+  python3 tools/gen_zoo.py            write every file
   python3 tools/gen_zoo.py --check    exit 1 if a file is missing or differs from the generator
   python3 tools/gen_zoo.py --params   table: layers, computed params, reference params
 """
@@ -921,18 +921,34 @@ def bert_layer(b, p, hidden, heads, ffn):
     return b.layernorm(p + ".output.norm")
 
 
-def build_bert_large(b, _name, _cifar):
-    hidden = 1024
+def build_bert(b, hidden, heads, ffn, layers, pairwise_sum=False):
+    """Embeddings (token, position, segment) summed, layer norm, dropout; the encoder layers;
+    the span head. pairwise_sum adds the embeddings two at a time, as PyTorch's w + p + t."""
     w = b.embedding("embeddings.word", 30522, hidden, frm="input")
     p = b.embedding("embeddings.position", 512, hidden, frm="input")
-    t = b.embedding("embeddings.token_type", 2, hidden, frm="input")
-    b.add("embeddings.sum", [w, p, t])
+    if pairwise_sum:
+        s = b.add("embeddings.sum", [w, p])
+        t = b.embedding("embeddings.token_type", 2, hidden, frm="input")
+        b.add("embeddings.sum2", [s, t])
+    else:
+        t = b.embedding("embeddings.token_type", 2, hidden, frm="input")
+        b.add("embeddings.sum", [w, p, t])
     b.layernorm("embeddings.norm")
     b.elementwise("dropout", "embeddings.dropout", {"rate": 0.1})
-    for i in range(24):
-        bert_layer(b, "encoder.layer.%d" % i, hidden, 16, 4096)
+    for i in range(layers):
+        bert_layer(b, "encoder.layer.%d" % i, hidden, heads, ffn)
     b.linear("qa_outputs", 2)
     b.elementwise("softmax", "span")
+
+
+def build_bert_large(b, _name, _cifar):
+    build_bert(b, 1024, 16, 4096, 24)
+
+
+def build_bert_base2(b, _name, _cifar):
+    """BERT-base's dimensions (hidden 768, 12 heads, FFN 3072) with 2 layers: the encoder of
+    tools/onnx_fixtures.py, whose ONNX export the import tests compare with this file."""
+    build_bert(b, 768, 12, 3072, 2, pairwise_sum=True)
 
 
 # --------------------------------------------------------------------------------------------
@@ -948,7 +964,7 @@ MODELS = {
     "mobilenetv2": build_mobilenetv2, "inceptionv3": build_inceptionv3,
     "inceptionv4": build_inceptionv4, "alexnet": build_alexnet,
     "dcgan_d": build_dcgan_d, "dcgan_gd": build_dcgan_gd, "dcgan64_gd": build_dcgan64_gd,
-    "bert_large": build_bert_large,
+    "bert_large": build_bert_large, "bert_base2": build_bert_base2,
     "resnet8": build_cifar_resnet, "resnet20": build_cifar_resnet,
     "vgg11": build_vgg11_fashion, "mobilenetv2_w05": build_mobilenetv2,
     "densenet40": build_densenet,
@@ -957,7 +973,7 @@ MODELS = {
 # The datasets each model is generated for (cifar10 and imagenet unless listed).
 MODEL_DATASETS = {"alexnet": ("imagenet",), "dcgan_d": ("celeba",), "dcgan_gd": ("celeba",),
                   "dcgan64_gd": ("celeba",),
-                  "bert_large": ("squad",), "resnet8": ("fashion",), "resnet20": ("fashion",),
+                  "bert_large": ("squad",), "bert_base2": ("squad",), "resnet8": ("fashion",), "resnet20": ("fashion",),
                   "vgg11": ("fashion",), "mobilenetv2_w05": ("fashion",),
                   "densenet40": ("fashion",)}
 
@@ -983,6 +999,7 @@ TITLES = {
     "dcgan_gd": "DCGAN generator chained into its discriminator (Radford et al. 2016)",
     "dcgan64_gd": "PyTorch's DCGAN example, generator chained into discriminator (64 base filters)",
     "bert_large": "BERT-Large (Devlin et al. 2019; 24 layers, hidden 1024, 16 heads)",
+    "bert_base2": "BERT-base's dimensions (hidden 768, 12 heads, FFN 3072) with 2 layers",
     "resnet8": "ResNet-8 (He et al. 2016, the CIFAR form: 6n + 2 layers, n = 1)",
     "resnet20": "ResNet-20 (He et al. 2016, the CIFAR form: 6n + 2 layers, n = 3)",
     "vgg11": "VGG-11 (Simonyan & Zisserman 2015, configuration A) at half width, with batch norm",
@@ -1012,6 +1029,12 @@ WORKLOAD_NOTES = {
                   "256-512 (batch norm on all but the first, LeakyReLU 0.2) and a 4x4 convolution "
                   "to one logit, trained with binary cross-entropy; no biases. One iteration "
                   "trains both networks on one loss, as that measurement did (docs/gpu.md).",
+    "bert_base2": "The layers of bert_large_squad at BERT-base's size, two of them: the "
+                  "encoder tools/onnx_fixtures.py writes in PyTorch (as Hugging Face's BertModel "
+                  "computes it) and exports to tests/data/onnx, which `trainsim import` must "
+                  "read as this file. The embeddings are summed two at a time, as PyTorch adds "
+                  "them; the span head and its softmax as bert_large_squad's. Sequences of 384 "
+                  "tokens are C x 384 x 1.",
     "bert_large": "Follows Google's BERT (and Hugging Face's BertForQuestionAnswering without the "
                   "unused pooler): token, position and segment embeddings summed, layer norm, "
                   "dropout 0.1; 24 layers of self-attention (Q, K, V projections, scores Q K^T per "
@@ -1146,6 +1169,9 @@ REFERENCES = {
     "dcgan64_gd_celeba": ("PyTorch examples/dcgan G + D", 6342272),
     # Hugging Face bert-large-uncased 335,141,888 - pooler 1,049,600 + span head 2,050.
     "bert_large_squad": ("HF bert-large - pooler + head", 334094338),
+    # Hugging Face bert-base-uncased 109,482,240 - 10 of its 12 layers (7,087,872 each) -
+    # pooler 590,592 + span head 1,538; PyTorch counts the same for the fixture's model.
+    "bert_base2_squad": ("HF bert-base, 2 layers - pooler + head", 38014466),
     "vgg13_cifar10": ("kuangliu - BN", 9410122),
     "vgg16_cifar10": ("kuangliu - BN", 14719818),
     "vgg19_cifar10": ("kuangliu - BN", 20029514),

@@ -4,11 +4,14 @@
 // passes (backward-data, backward-weight, update) come from trainsim's own layer types, so an
 // imported model trains and is timed like a hand-written network file.
 //
-// The file is read with Debian's ONNX and protobuf libraries and its shapes inferred with
+// The file is read with Debian's ONNX and protobuf libraries; its integer arithmetic (shapes,
+// position ids, masks) is folded to constants (onnx_fold.h) and its shapes inferred with
 // ONNX's shape inference. Each node becomes one layer (Conv -> conv2d, Gemm or MatMul with a
-// constant weight -> dense, BatchNormalization -> batchnorm, ...: onnx_operators() lists
-// them); Identity and inference-mode Dropout pass their input on; a MatMul followed by the
-// Add of a constant vector is one dense layer with a bias. The last layer is always trainsim's
+// constant weight -> dense or linear, BatchNormalization -> batchnorm, Gather from a table ->
+// embedding, ...: onnx_operators() lists them); Identity and inference-mode Dropout pass
+// their input on; a MatMul followed by the Add of a constant vector is one layer with a bias;
+// GELU's five nodes are one gelu layer. The Reshape and Transpose nodes of attention's head
+// split are views of a layer's output that batched_matmul reads in place, not layers. The last layer is always trainsim's
 // softmax (fused with the cross-entropy loss): a model that ends in logits gets one appended.
 // Initializers count only by their shapes (the weights are trainsim's to initialise), so a
 // model exported without its weights' values imports the same.
@@ -36,7 +39,8 @@ struct OnnxImport {
   std::int64_t initializer_parameters = 0;
   std::string producer;  ///< producer_name and producer_version of the file
   std::int64_t opset = 0;
-  int nodes = 0;
+  int nodes = 0;   ///< the graph's nodes in the file
+  int folded = 0;  ///< integer (shape and index) nodes evaluated to constants before import
 };
 
 /// Reads `path` (a binary ONNX ModelProto). The network is named `name` (the file's stem if

@@ -46,7 +46,11 @@ void require_same_network(const NetworkSpec& got, const NetworkSpec& want) {
     CHECK(x.padding == y.padding);
     CHECK(x.padding_width() == y.padding_width());
     CHECK(x.groups == y.groups);
-    if (x.type == "conv2d" || x.type == "dense") CHECK(x.bias == y.bias);
+    CHECK(x.heads == y.heads);
+    CHECK(x.transpose_b == y.transpose_b);
+    CHECK(x.vocab == y.vocab);
+    if (x.type == "conv2d" || x.type == "dense" || x.type == "linear") CHECK(x.bias == y.bias);
+    if (x.type == "dropout") CHECK(x.rate == y.rate);
     if (x.type != "maxpool2d" && x.type != "avgpool2d") CHECK(x.stride == y.stride);
     CHECK(a.layer(i).out == b.layer(i).out);
     CHECK(a.layer(i).inputs == b.layer(i).inputs);
@@ -86,11 +90,11 @@ NetworkSpec merge_nested_concats(NetworkSpec net) {
 
 }  // namespace
 
-TEST_CASE("PyTorch's ONNX exports of seven zoo networks import as the files they came from",
+TEST_CASE("PyTorch's ONNX exports of eight zoo networks import as the files they came from",
           "[onnx]") {
   for (const char* name :
        {"resnet8_fashion", "resnet50_cifar10", "vgg16_cifar10", "mobilenetv2_cifar10",
-        "densenet121_cifar10", "inceptionv3_imagenet", "dcgan64_gd_celeba"}) {
+        "densenet121_cifar10", "inceptionv3_imagenet", "dcgan64_gd_celeba", "bert_base2_squad"}) {
     INFO(name);
     const OnnxImport imported = import_onnx(kData + name + ".onnx");
     CHECK(imported.producer.rfind("pytorch", 0) == 0);
@@ -127,7 +131,8 @@ TEST_CASE("An experiment naming an ONNX model runs as one naming the network fil
        std::vector<std::pair<std::string, std::string>>{{"vgg16_cifar10", "cifar10"},
                                                         {"mobilenetv2_cifar10", "cifar10"},
                                                         {"densenet121_cifar10", "cifar10"},
-                                                        {"inceptionv3_imagenet", "imagenet"}}) {
+                                                        {"inceptionv3_imagenet", "imagenet"},
+                                                        {"bert_base2_squad", "squad"}}) {
     INFO(name);
     const std::string f = run(name + "_file", name, data);
     const std::string o = run(name + "_onnx", "{onnx: " + kData + name + ".onnx}", data);
@@ -170,6 +175,17 @@ TEST_CASE("trainsim import writes a network file that trains as the zoo's", "[on
   CHECK(run_trainsim({"import", kData + "vgg16_cifar10.onnx", "-o", dir + "/mine.yaml", "-f", "-q"})
             .exit_code == 0);
   CHECK(read_file(dir + "/mine.yaml").find("type: maxpool2d") != std::string::npos);
+  // A transformer: its integer nodes (position ids, head split sizes) fold to constants, and
+  // attention becomes linear, batched_matmul, softmax and gelu layers.
+  const CliResult bert =
+      run_trainsim({"import", kData + "bert_base2_squad.onnx", "-o", dir + "/bert.yaml"});
+  REQUIRE(bert.exit_code == 0);
+  CHECK(bert.out.find("274 ONNX nodes -> 43 layers, 38,014,466 trainable parameters, input "
+                      "1x384x1, 768 classes") != std::string::npos);
+  const OnnxImport folded = import_onnx(kData + "bert_base2_squad.onnx");
+  CHECK(folded.nodes == 274);
+  CHECK(folded.folded > 0);
+  CHECK(folded.opset == 17);
   // The help lists the operators.
   const CliResult help = run_trainsim({"import", "--help"});
   CHECK(help.exit_code == 0);
@@ -196,6 +212,8 @@ TEST_CASE("Bad ONNX models are one line naming the file and the node, exit 2", "
       {kData + "bad_operator.onnx", {"bad_operator.onnx", "node 'erf' (Erf)", "operator 'Erf'"}},
       {kData + "bad_two_outputs.onnx", {"2 outputs ('y', 'z')", "one"}},
       {kData + "bad_dynamic_shape.onnx", {"input 'img'", "not fixed", "example input"}},
+      {kData + "bad_attention.onnx",
+       {"bad_attention.onnx", "node 'gram' (MatMul)", "first operand is transposed"}},
       {kData + "bad_bias.onnx",
        {"bad_bias.onnx", "40 trainable parameters where the model's initializers hold 41"}},
       {dir + "/missing.onnx", {"missing.onnx"}},
