@@ -1,6 +1,7 @@
-// The `trainsim` Python module (pybind11): load an experiment with overrides, run it, time
-// one op, compare variants; results come back as dicts. Built when CMake finds pybind11
-// (Debian's python3-pybind11, installed by tools/setup.sh) into build/python/:
+// The native half of the `trainsim` Python package (pybind11; python/trainsim/ is the rest):
+// load an experiment with overrides, run it, time one op, compare variants, import an ONNX
+// model's bytes; results come back as dicts. Built when CMake finds pybind11 (Debian's
+// python3-pybind11, installed by tools/setup.sh) into build/python/trainsim/:
 //   PYTHONPATH=build/python python3 -c "import trainsim;
 //   print(trainsim.run('configs/experiments/quickstart.yaml', out='/tmp/q')['cycles'])"
 #include <pybind11/pybind11.h>
@@ -16,6 +17,7 @@
 #include "sim/accel/op_totals.h"
 #include "sim/config/experiment_config.h"
 #include "sim/core/error.h"
+#include "sim/interop/onnx_import.h"
 #include "sim/run/experiment_runner.h"
 
 namespace py = pybind11;
@@ -65,7 +67,7 @@ ExperimentSpec load(const std::string& path, const std::vector<std::string>& ove
 
 }  // namespace
 
-PYBIND11_MODULE(trainsim, m) {
+PYBIND11_MODULE(_trainsim, m) {
   m.doc() = "trainsim: train a network for real while a simulated accelerator times it";
   // trainsim's one-line errors (bad config, missing data) arrive as ValueError.
   py::register_exception<UserError>(m, "TrainsimError", PyExc_ValueError);
@@ -77,6 +79,16 @@ PYBIND11_MODULE(trainsim, m) {
       },
       py::arg("experiment"), py::arg("overrides") = std::vector<std::string>{},
       "The experiment with its overrides, every default filled in, as YAML text.");
+
+  m.def(
+      "import_onnx_bytes",
+      [](const py::bytes& model, const std::string& name, const std::string& where) {
+        const OnnxImport imported = import_onnx_bytes(std::string(model), where, name);
+        return onnx_network_file(imported, onnx_network(imported, where));
+      },
+      py::arg("model"), py::arg("name"), py::arg("where") = "model.onnx",
+      "An ONNX model's bytes as the network file `trainsim import` writes (YAML text); "
+      "`where` stands for the model in error messages.");
 
   m.def(
       "run",

@@ -31,7 +31,8 @@ packages=(
 )
 # The test suite renders report.html in a headless browser (tools/test_report_render.py);
 # trainsim itself writes the page without one.
-[[ "${targets[*]}" == trainsim_user ]] || packages+=(chromium)
+# trainsim.from_torch's test (tools/test_from_torch.py) traces and exports PyTorch models.
+[[ "${targets[*]}" == trainsim_user ]] || packages+=(chromium python3-torch python3-onnx python3-yaml)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -45,13 +45,7 @@ int cmd_import(const std::vector<std::string>& args) {
   // Through the network parser, as `network: {onnx: ...}` does: what is written reads back.
   const NetworkSpec net = onnx_network(imported, models[0]);
   const std::int64_t params = NetShape(net).param_count();
-  std::string text = "# " + net.description + "\n";
-  text += "# producer: " + (imported.producer.empty() ? "unknown" : imported.producer) +
-          ", opset " + std::to_string(imported.opset) + "; " + std::to_string(net.layers.size()) +
-          " layers, " + grouped(params) + " trainable parameters.\n";
-  text += "# Written by `trainsim import`: the training passes are trainsim's own layers'.\n";
-  text += network_yaml(net);
-  write_text_file(out, text);
+  write_text_file(out, onnx_network_file(imported, net));
   if (!vm["quiet"].as<bool>())
     std::printf(
         "%s: %d ONNX nodes -> %zu layers, %s trainable parameters, input %dx%dx%d, "

@@ -38,6 +38,9 @@ NetworkSpec onnx_network(const std::string& path, const std::string& name = "");
 struct OnnxImport;
 /// The same for a model already imported from `path`.
 NetworkSpec onnx_network(const OnnxImport& imported, const std::string& path);
+/// The network file `trainsim import` writes (and trainsim.from_torch returns): a header
+/// naming the model, its producer and opset, then network_yaml(net).
+std::string onnx_network_file(const OnnxImport& imported, const NetworkSpec& net);
 
 /// Names of the network files shipped in <configs root>/networks, sorted.
 std::vector<std::string> shipped_network_names();

@@ -1,4 +1,5 @@
-// onnx_network(): an ONNX model through the network-file parser (experiment_config.h).
+// onnx_network(): an ONNX model through the network-file parser (experiment_config.h), and
+// the network file written for it.
 #include <yaml-cpp/yaml.h>
 
 #include <memory>
@@ -32,6 +33,16 @@ NetworkSpec onnx_network(const OnnxImport& imported, const std::string& path) {
                     " trainable parameters where the model's initializers hold " +
                     grouped(imported.initializer_parameters));
   return net;
+}
+
+std::string onnx_network_file(const OnnxImport& imported, const NetworkSpec& net) {
+  std::string text = "# " + net.description + "\n";
+  text += "# producer: " + (imported.producer.empty() ? "unknown" : imported.producer) +
+          ", opset " + std::to_string(imported.opset) + "; " + std::to_string(net.layers.size()) +
+          " layers, " + grouped(NetShape(net).param_count()) + " trainable parameters.\n";
+  text +=
+      "# Written by trainsim's ONNX importer: the training passes are trainsim's own layers'.\n";
+  return text + network_yaml(net);
 }
 
 }  // namespace trainsim

@@ -11,10 +11,10 @@
 // embedding, ...: onnx_operators() lists them); Identity and inference-mode Dropout pass
 // their input on; a MatMul followed by the Add of a constant vector is one layer with a bias;
 // GELU's five nodes are one gelu layer. The Reshape and Transpose nodes of attention's head
-// split are views of a layer's output that batched_matmul reads in place, not layers. The last layer is always trainsim's
-// softmax (fused with the cross-entropy loss): a model that ends in logits gets one appended.
-// Initializers count only by their shapes (the weights are trainsim's to initialise), so a
-// model exported without its weights' values imports the same.
+// split are views of a layer's output that batched_matmul reads in place, not layers. The last
+// layer is always trainsim's softmax (fused with the cross-entropy loss): a model that ends in
+// logits gets one appended. Initializers count only by their shapes (the weights are trainsim's to
+// initialise), so a model exported without its weights' values imports the same.
 #include <cstdint>
 #include <string>
 #include <vector>
