@@ -4,6 +4,7 @@
 #include <onnx/shape_inference/implementation.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -157,6 +158,21 @@ std::int64_t axis_of(std::int64_t a, std::int64_t rank) {
   return a >= 0 && a < rank ? a : -1;
 }
 
+// Integer arithmetic that wraps instead of overflowing (undefined for signed integers): the
+// values are a file's, and a fuzzed file holds any.
+std::int64_t wrap(std::uint64_t v) {
+  return static_cast<std::int64_t>(v);
+}
+std::int64_t add(std::int64_t a, std::int64_t b) {
+  return wrap(static_cast<std::uint64_t>(a) + static_cast<std::uint64_t>(b));
+}
+std::int64_t sub(std::int64_t a, std::int64_t b) {
+  return wrap(static_cast<std::uint64_t>(a) - static_cast<std::uint64_t>(b));
+}
+std::int64_t mul(std::int64_t a, std::int64_t b) {
+  return wrap(static_cast<std::uint64_t>(a) * static_cast<std::uint64_t>(b));
+}
+
 // Evaluates n on its inputs; nothing if the operator, its attributes or sizes are not ones
 // the folder takes.
 std::optional<Ints> evaluate(const onnx::NodeProto& n, const std::vector<const Ints*>& in) {
@@ -181,11 +197,11 @@ std::optional<Ints> evaluate(const onnx::NodeProto& n, const std::vector<const I
     const int type = op == "Equal" ? onnx::TensorProto::BOOL : in[0]->type;
     if (op == "Div")
       for (std::int64_t x : in[1]->v)
-        if (x == 0) return std::nullopt;
+        if (x == 0 || x == -1) return std::nullopt;  // -1: INT64_MIN / -1 overflows
     return elementwise(in, type, [&](const std::vector<std::int64_t>& a) -> std::int64_t {
-      if (op == "Add") return a[0] + a[1];
-      if (op == "Sub") return a[0] - a[1];
-      if (op == "Mul") return a[0] * a[1];
+      if (op == "Add") return add(a[0], a[1]);
+      if (op == "Sub") return sub(a[0], a[1]);
+      if (op == "Mul") return mul(a[0], a[1]);
       if (op == "Div") return a[0] / a[1];
       return a[0] == a[1];
     });
@@ -325,10 +341,11 @@ std::optional<Ints> evaluate(const onnx::NodeProto& n, const std::vector<const I
     if (delta == 0) return std::nullopt;
     Ints r;
     r.type = in[0]->type;
-    for (std::int64_t x = start; delta > 0 ? x < limit : x > limit; x += delta) {
-      r.v.push_back(x);
-      if (static_cast<std::int64_t>(r.v.size()) > kMaxValues) return std::nullopt;
-    }
+    // Counted, not stepped: a step past the limit could overflow.
+    const long double steps = std::ceil((static_cast<long double>(limit) - start) / delta);
+    if (steps > kMaxValues) return std::nullopt;
+    for (std::int64_t i = 0; i < static_cast<std::int64_t>(steps); ++i)
+      r.v.push_back(add(start, mul(i, delta)));
     r.dims = {static_cast<std::int64_t>(r.v.size())};
     return r;
   }
