@@ -30,20 +30,21 @@ std::string trace_file(const std::string& prefix, int device) {
 // PREFIX.0.et ... PREFIX.(devices-1).et, each there, and no PREFIX.<devices>.et.
 std::vector<std::string> trace_files(const std::string& prefix, const SystemSpec& system) {
   const int devices = static_cast<int>(system.devices.size());
+  const std::string count = std::to_string(devices) + (devices == 1 ? " device" : " devices");
   std::error_code ec;
   std::vector<std::string> files;
   for (int d = 0; d < devices; ++d) {
     const std::string f = trace_file(prefix, d);
     if (!std::filesystem::is_regular_file(f, ec))
-      throw UserError(f + ": no such trace; system '" + system.name + "' has " +
-                      std::to_string(devices) + " devices, so the replay needs " +
-                      trace_file(prefix, 0) + " ... " + trace_file(prefix, devices - 1));
+      throw UserError(f + ": no such trace; system '" + system.name + "' has " + count +
+                      ", so the replay needs " + trace_file(prefix, 0) + " ... " +
+                      trace_file(prefix, devices - 1));
     files.push_back(f);
   }
   const std::string extra = trace_file(prefix, devices);
   if (std::filesystem::exists(extra, ec))
     throw UserError(extra + ": a trace for device " + std::to_string(devices) + ", but system '" +
-                    system.name + "' has " + std::to_string(devices) + " devices");
+                    system.name + "' has " + count);
   return files;
 }
 
