@@ -209,7 +209,7 @@ TEST_CASE("Chakra traces a replay cannot run are refused, naming the file and th
       {"norecv",
        "norecv.0.et: node 1 (id 1, 'send1'): a send to device 1 with comm_tag 1 "
        "that no recv of that device matches"},
-      {"cycle", ": on a dependency cycle"},
+      {"cycle", "cycle.0.et: node 0 (id 0, 'recv0'): on a dependency cycle"},
       {"bare",
        "bare.1.et: node 0 (id 0, 'bare'): a COMP node with neither num_ops nor a "
        "duration"},
@@ -226,6 +226,7 @@ TEST_CASE("Chakra traces a replay cannot run are refused, naming the file and th
     CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);  // one line
     CHECK(r.out.empty());
     CHECK_FALSE(std::filesystem::exists(dir + "/out"));  // no partial output
+    CHECK_FALSE(std::filesystem::exists(dir + "/out.partial"));
   }
   // A directory trainsim did not write is never replaced, --force or not.
   std::filesystem::create_directories(dir + "/mine");
