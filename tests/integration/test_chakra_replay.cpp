@@ -250,3 +250,26 @@ TEST_CASE("Chakra traces a replay cannot run are refused, naming the file and th
                       "-q", "-f"})
             .exit_code == 0);
 }
+
+TEST_CASE("A Chakra send that waits for nothing leaves at the start", "[chakra][replay]") {
+  // No task wakes such a send (work beside compute runs when its inputs arrive): the list
+  // scheduler and the platform must still start it.
+  const std::string dir = fresh_dir("chakra_replay_root");
+  const std::int64_t bytes = 64'000, ops = 2'000'000, size = 12'000;
+  write_chakra_trace(dir + "/t.0.et", {send(0, {}, 0, 1, 3, bytes)});
+  write_chakra_trace(dir + "/t.1.et", {recv(0, {}, 0, 1, 3, bytes),
+                                       node(1, "c", ChakraProtoMsg::COMP_NODE, {0},
+                                            {{"num_ops", ops}, {"tensor_size", size}})});
+  const auto r = run_trainsim({"replay", dir + "/t", "--system", "ws180_v100_chain", "--json"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const SystemSpec sys = load_system("ws180_v100_chain");
+  auto d1 = entry_device_model(sys.devices[1])->build();
+  const OpCost c = d1->cost(op_for_work(ops / 2.0, size, d1->word_bytes()));
+  const Interconnect net(sys.net);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["totals"]["makespan_ps"].get<std::int64_t>() ==
+        net.transfer_ps(0, 1, bytes) + std::llround(c.time_s * 1e12));
+  CHECK(j["devices"][0]["busy_ps"] == 0);
+  CHECK(j["devices"][0]["sent_bytes"] == bytes);
+}
