@@ -243,13 +243,12 @@ class Replay {
           const std::int64_t* ops = attr(n, "num_ops");
           if (ops && *ops < 0) fail(i, "negative num_ops");
           if (!ops && !has_duration(n)) fail(i, "a COMP node with neither num_ops nor a duration");
-          // A node of no work (a marker) takes no time: no kernel is launched for it.
-          if (ops && (timing_ == ReplayTiming::kDevice || !has_duration(n)) && *ops + bytes > 0)
-            priced(i, op_for_work(static_cast<double>(*ops) / 2, bytes, word), false);
-          else if (ops && (timing_ == ReplayTiming::kDevice || !has_duration(n)))
-            duration_[static_cast<std::size_t>(i)] = 0;
-          else
+          const bool by_device = ops && (timing_ == ReplayTiming::kDevice || !has_duration(n));
+          if (!by_device)
             duration_[static_cast<std::size_t>(i)] = recorded_ps(n);
+          else if (*ops + bytes > 0)
+            priced(i, op_for_work(static_cast<double>(*ops) / 2, bytes, word), false);
+          // else a node of no work (a marker): no time, no kernel launched for it
           s.compute_ps += duration_[static_cast<std::size_t>(i)];
           break;
         }
@@ -259,7 +258,7 @@ class Replay {
             if (!size && !has_duration(n))
               fail(i, "a MEM node with neither tensor_size nor a duration");
             duration_[static_cast<std::size_t>(i)] = recorded_ps(n);
-          } else {
+          } else if (bytes > 0) {  // nothing to move: no time
             priced(i, op_for_work(0, bytes, word, n.type == "MEM_STORE_NODE"), true);
           }
           s.memory_ps += duration_[static_cast<std::size_t>(i)];

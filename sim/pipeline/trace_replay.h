@@ -6,13 +6,13 @@
 //   COMP_NODE       kDevice: an op of num_ops / 2 MACs over tensor_size bytes
 //                   (sim/devices/work_op.h), priced by the device's own model; a node
 //                   without num_ops takes its recorded duration, one with neither MACs nor
-//                   bytes (a marker) no time. kTrace: the recorded
-//                   duration (trainsim's duration_ps attribute, else duration_micros); a node
-//                   without one is priced as under kDevice.
+//                   bytes (a marker) no time. kTrace: the recorded duration (trainsim's
+//                   duration_ps attribute, else duration_micros); a node without one is
+//                   priced as under kDevice.
 //   MEM_LOAD_NODE / MEM_STORE_NODE  kDevice: a stream of tensor_size bytes read (written),
-//                   priced by the device's model (its memory roof); kTrace: the recorded
-//                   duration, zero if none (trainsim's traces count the DRAM time in the COMP
-//                   node).
+//                   priced by the device's model (its memory roof), zero bytes no time;
+//                   kTrace: the recorded duration, zero if none (trainsim's traces count the
+//                   DRAM time in the COMP node).
 //   COMM_SEND_NODE / COMM_RECV_NODE  a send and the recv with its comm_src, comm_dst and
 //                   comm_tag (in order, when several share them) are one transfer of the
 //                   send's comm_size bytes over the system's links; the device's
