@@ -111,6 +111,11 @@ class Run {
 
   void device(int d) {
     Device& dev = devices_[static_cast<std::size_t>(d)];
+    // Work beside compute that waits for nothing (a trace's send without dependencies) is
+    // never woken by an input: it ends at the start.
+    for (int i = 0; i < static_cast<int>(g_.size()); ++i)
+      if (g_.task(i).device == d && beside_compute(g_.task(i).pass) && g_.deps(i).empty())
+        finished(i);
     for (int i : (*w_.orders)[static_cast<std::size_t>(d)]) {
       check_interrupt();  // a batch sequence of many tasks
       while (waiting_[static_cast<std::size_t>(i)] > 0 && !error_) sc_core::wait(dev.input);

@@ -69,12 +69,39 @@ std::int64_t TaskGraph::key(Pass pass, int batch, int micro, int stage, int pipe
 }
 
 int TaskGraph::find(Pass pass, int batch, int micro, int stage, int pipe) const {
+  if (index_.empty()) return -1;  // a given graph: no key addresses its tasks
   const int micros = pass == Pass::kReduce ? reduce_steps() : spec_.micro_batches;
   if (batch < 0 || batch >= static_cast<int>(spec_.batches.size()) || stage < 0 ||
       stage >= layout_.stages || micro < -1 || micro >= micros || pipe < 0 ||
       pipe >= layout_.pipes())
     return -1;
   return index_[static_cast<std::size_t>(key(pass, batch, micro, stage, pipe))];
+}
+
+TaskGraph TaskGraph::given(int devices, std::vector<Task> tasks,
+                           std::vector<std::vector<Edge>> deps) {
+  if (tasks.size() != deps.size())
+    throw std::logic_error("TaskGraph::given: one dependency list per task");
+  PipelineLayout layout;
+  layout.devices = devices;
+  layout.placement = {{0}};
+  layout.micro_pipe = {0};
+  TaskGraph g(layout, GraphSpec{});
+  g.tasks_ = std::move(tasks);
+  g.deps_ = std::move(deps);
+  g.index_.clear();
+  g.users_.assign(g.tasks_.size(), {});
+  for (std::size_t i = 0; i < g.deps_.size(); ++i) {
+    for (const Edge& e : g.deps_[i]) {
+      if (e.from < 0 || e.from >= static_cast<int>(g.tasks_.size()))
+        throw std::logic_error("TaskGraph::given: an edge from a task that does not exist");
+      g.users_[static_cast<std::size_t>(e.from)].push_back(static_cast<int>(i));
+    }
+  }
+  for (const Task& t : g.tasks_)
+    if (t.device < 0 || t.device >= devices)
+      throw std::logic_error("TaskGraph::given: a task on a device that does not exist");
+  return g;
 }
 
 int TaskGraph::add(const Task& t) {

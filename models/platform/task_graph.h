@@ -87,6 +87,11 @@ struct GraphSpec {
 class TaskGraph {
  public:
   TaskGraph(const PipelineLayout& layout, const GraphSpec& spec);
+  /// A graph given task by task rather than built from a layout (a Chakra trace replayed,
+  /// sim/pipeline/trace_replay.h): `deps[i]` is what task i waits for. The layout has
+  /// `devices` devices and one stage; find() finds none of the tasks. The caller checks that
+  /// the edges form no cycle (check_orders() finds one as a stuck order).
+  static TaskGraph given(int devices, std::vector<Task> tasks, std::vector<std::vector<Edge>> deps);
 
   const PipelineLayout& layout() const { return layout_; }
   const GraphSpec& spec() const { return spec_; }

@@ -131,6 +131,22 @@ const std::vector<Command>& commands() {
        "an ONNX model as a trainsim network file (its training passes derived)",
        import_description(), "trainsim import resnet8.onnx -o configs/networks/resnet8_onnx.yaml",
        cmd_import},
+      {"replay",
+       "replay PREFIX --system SYSTEM [--timing device|trace] [-o DIR] [-f] [--json] [-q]",
+       "run Chakra traces, one per device, on a system of devices",
+       "Runs the Chakra execution traces PREFIX.0.et ... PREFIX.(N-1).et (as `trainsim run "
+       "--chakra` and Chakra's tools name them) on the N devices of SYSTEM (a preset of "
+       "configs/systems/ or a system file). Every node is a task of one task graph, ordered "
+       "per device by the list scheduler and executed over the system's links as a pipeline "
+       "run's tasks are. A COMP node is an op of num_ops/2 MACs over tensor_size bytes that "
+       "the device's own model prices (--timing trace: its recorded duration instead); a "
+       "MEM node a stream of tensor_size bytes through the device's memory; a send and the "
+       "recv with the same comm_src, comm_dst and comm_tag one transfer of comm_size bytes "
+       "over the links; data_deps and ctrl_deps order a device's nodes. Prints the makespan "
+       "and per device its busy time and its compute, memory and link energy; -o DIR writes "
+       "stats.json and devices.csv. A trace it cannot run is a one-line error naming the "
+       "file and the node, and nothing is written (docs/interop.md, \"Running a trace\").",
+       "trainsim replay runs/chakra/lenet5_fashion_pipeline --system four_ws180_chain", cmd_replay},
       {"hype-calibrate",
        "hype-calibrate [--gpu DEVICE] [--fpga DEVICE] [--table FILE.csv] [-o DIR] [-f]",
        "fit the gpu and fpga device models on Hype-training's Table 1 and compare",

@@ -43,6 +43,7 @@ int cmd_hype_calibrate(const std::vector<std::string>& args);
 int cmd_gpu_calibrate(const std::vector<std::string>& args);
 int cmd_report(const std::vector<std::string>& args);
 int cmd_import(const std::vector<std::string>& args);
+int cmd_replay(const std::vector<std::string>& args);
 
 /// Top-level usage text: the commands, the options they share, environment, exit codes.
 std::string usage();

@@ -1,11 +1,10 @@
 #include "sim/config/hype_config.h"
 
 #include "sim/config/device_config.h"
+#include "sim/config/system_config.h"
 #include "sim/core/error.h"
 #include "sim/core/format.h"
-#include "sim/devices/accel_device.h"
 #include "sim/devices/device_identity.h"
-#include "sim/devices/kinds.h"
 #include "sim/yaml/key_ranges.h"
 
 namespace trainsim {
@@ -50,13 +49,7 @@ std::shared_ptr<const DeviceModelSpec> device_model_of(const DeviceSpec& d, cons
   if (d.accelerator.energy.unit != "pJ")
     at.fail("a Hype device needs an energy table in pJ to give joules and watts; '" +
             d.accelerator.energy.name + "' is in " + d.accelerator.energy.unit + " units");
-  auto a = std::make_shared<AccelDeviceSpec>();
-  a->accelerator = d.accelerator;
-  a->dataflow = d.dataflow;
-  a->name = d.accelerator.name;
-  a->kind = accelerator_device_kind().name();
-  a->source = d.accelerator.source;
-  return a;
+  return entry_device_model(d);
 }
 
 // The GPUs are the system's first kind of device, the offload devices its second, in that

@@ -13,6 +13,7 @@
 #include "sim/core/error.h"
 #include "sim/core/named_registry.h"
 #include "sim/devices/accel_device.h"
+#include "sim/devices/kinds.h"
 #include "sim/pipeline/schedule.h"
 #include "sim/yaml/key_ranges.h"
 #include "sim/yaml/yaml_file.h"
@@ -160,6 +161,17 @@ SystemSpec parse_system_map(const ConfigNode& node, const std::string& file,
 
 std::vector<std::string> shipped_system_names() {
   return shipped_config_names("systems");
+}
+
+std::shared_ptr<const DeviceModelSpec> entry_device_model(const DeviceSpec& d) {
+  if (d.model) return d.model;
+  auto a = std::make_shared<AccelDeviceSpec>();
+  a->accelerator = d.accelerator;
+  a->dataflow = d.dataflow;
+  a->name = d.accelerator.name;
+  a->kind = accelerator_device_kind().name();
+  a->source = d.accelerator.source;
+  return a;
 }
 
 SystemSpec load_system(const std::string& ref) {

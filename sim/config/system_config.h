@@ -1,7 +1,9 @@
 #pragma once
 // Parses `system:` and `pipeline:` of an experiment (sim/spec/system_spec.h).
+#include <memory>
 #include <string>
 
+#include "sim/devices/device_model.h"
 #include "sim/spec/specs.h"
 #include "sim/yaml/yaml_reader.h"
 
@@ -31,6 +33,11 @@ PipelineSpec parse_pipeline(const ConfigNode* node, const ConfigNode& top,
 /// A shipped system preset by name (or a system file by path), its `devices: N` entries on
 /// the default accelerator; for listing.
 SystemSpec load_system(const std::string& ref);
+
+/// The device a system's entry is as a device model prices ops: its model, or for an
+/// accelerator entry (simulated as a single run by a system run) the `accelerator` kind's
+/// model of that accelerator and dataflow (sim/devices/accel_device.h).
+std::shared_ptr<const DeviceModelSpec> entry_device_model(const DeviceSpec& d);
 
 /// Stems of the shipped system presets.
 std::vector<std::string> shipped_system_names();

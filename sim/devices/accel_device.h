@@ -38,6 +38,7 @@ class AccelDeviceModel final : public DeviceModel {
   const std::string& name() const override { return spec_.name; }
   const std::string& kind() const override { return spec_.kind; }
   double static_w() const override { return spec_.static_w(); }
+  int word_bytes() const override { return static_cast<int>(spec_.accelerator.word_bytes()); }
   /// time = the op's fast-fidelity cycles / clock; energy = its priced energy (leakage over
   /// those cycles included); average and peak power = energy / time (one op's energy comes as a
   /// total, so there is no finer peak); traffic = its DRAM bytes. Memoized by op shape (the

@@ -43,6 +43,9 @@ class DeviceModel {
   virtual const std::string& kind() const = 0;
   /// Power drawn while idle, W.
   virtual double static_w() const = 0;
+  /// Bytes of one word of the ops it runs (its precision): what turns a size given in bytes
+  /// (a Chakra trace's tensor_size) into the words of an op it prices.
+  virtual int word_bytes() const = 0;
   /// The cost of `op` on this device alone. Not thread-safe: a model may memoize.
   virtual OpCost cost(const Op& op) = 0;
   /// The cost of `op` partitioned by rows over `devices` devices like this one (split_rows()),

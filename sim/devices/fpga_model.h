@@ -69,6 +69,7 @@ class FpgaModel final : public DeviceModel {
   const std::string& name() const override { return spec_.name; }
   const std::string& kind() const override { return spec_.kind; }
   double static_w() const override { return spec_.static_w; }
+  int word_bytes() const override { return FpgaSpec::kWordBytes; }
   OpCost cost(const Op& op) override;
   const FpgaSpec& spec() const { return spec_; }
   /// The kernel `op` runs on, or nullptr if the device has none for its type.

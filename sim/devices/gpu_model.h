@@ -160,6 +160,7 @@ class GpuModel final : public DeviceModel {
   const std::string& name() const override { return spec_.name; }
   const std::string& kind() const override { return spec_.kind; }
   double static_w() const override { return spec_.static_w; }
+  int word_bytes() const override { return spec_.word_bytes(); }
   OpCost cost(const Op& op) override;
   /// cost() and how the op ran.
   OpCost cost(const Op& op, GpuKernelChoice& choice) const;

@@ -43,6 +43,15 @@ DeviceOrders list_schedule(const TaskGraph& g, const PlanCosts& c, const ListPol
     }
   };
 
+  // Work beside compute with no inputs (a trace's send that waits for nothing) ends at once.
+  std::vector<int> roots;
+  for (int i : ready)
+    if (beside_compute(g.task(i).pass)) roots.push_back(i);
+  for (int i : roots) {
+    ready.erase(std::find(ready.begin(), ready.end(), i));
+    ended(i, 0);
+  }
+
   while (resolved < n) {
     int best = -1;
     std::tuple<std::int64_t, std::array<int, 4>, int> best_key;

@@ -1,9 +1,11 @@
 #include "sim/report/chakra_writer.h"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <queue>
 
 #include "et_def.pb.h"
@@ -42,7 +44,7 @@ struct NodeOut {
   std::uint64_t id = 0;
   std::string name;
   chakra::NodeType type = chakra::COMP_NODE;
-  std::vector<std::uint64_t> deps;
+  std::vector<std::uint64_t> deps, ctrl;
   std::uint64_t start_us = 0, duration_us = 0;
   std::vector<chakra::AttributeProto> attrs;
   chakra::Node message() const {
@@ -51,6 +53,7 @@ struct NodeOut {
     n.set_name(name);
     n.set_type(type);
     for (std::uint64_t d : deps) n.add_data_deps(d);
+    for (std::uint64_t d : ctrl) n.add_ctrl_deps(d);
     n.set_start_time_micros(start_us);
     n.set_duration_micros(duration_us);
     for (const auto& a : attrs) *n.add_attr() = a;
@@ -110,6 +113,16 @@ ChakraCounts write_chakra_traces(const std::string& dir, const std::string& pref
     }
   }
   const int kind_micro = run.micro;
+  // The node that ended each device's previous task: the next task's first node waits for it
+  // (a ctrl_dep), so the trace keeps the order the schedule gave each device, which its data
+  // dependencies alone do not fix (GPipe's last stage could run a backward pass before the
+  // next micro-batch's forward).
+  std::vector<std::optional<std::uint64_t>> device_last(static_cast<std::size_t>(devices));
+  auto in_order = [&](int device, NodeOut& n) {
+    const auto& prev = device_last[static_cast<std::size_t>(device)];
+    if (prev && std::find(n.deps.begin(), n.deps.end(), *prev) == n.deps.end())
+      n.ctrl.push_back(*prev);
+  };
   for (int i : order) {
     const Task& t = g.task(i);
     const TaskTiming& time = run.result.tasks[static_cast<std::size_t>(i)];
@@ -131,6 +144,7 @@ ChakraCounts write_chakra_traces(const std::string& dir, const std::string& pref
       deps.push_back(add(t.device, r));
       ++counts.recv[static_cast<std::size_t>(t.device)];
     }
+    bool first_in_order = false;  // the task's load waits for the device's previous task
     const int kind = run.kinds[static_cast<std::size_t>(t.batch)];
     const int first_layer = first[static_cast<std::size_t>(t.stage)];
     const int last_layer = first[static_cast<std::size_t>(t.stage) + 1];
@@ -161,13 +175,16 @@ ChakraCounts write_chakra_traces(const std::string& dir, const std::string& pref
       m.deps = deps;
       m.start_us = micros(time.start_ps);
       m.attrs = {attr_u64("tensor_size", read_bytes), attr_bool("is_cpu_op", false)};
+      if (!beside_compute(t.pass)) in_order(t.device, m);
       deps = {add(t.device, m)};
+      first_in_order = true;
       ++counts.mem[static_cast<std::size_t>(t.device)];
     }
     NodeOut c;
     c.name = t.label();
     c.type = chakra::COMP_NODE;
     c.deps = deps;
+    if (!first_in_order && !beside_compute(t.pass)) in_order(t.device, c);
     c.start_us = micros(time.start_ps);
     c.duration_us = micros(time.end_ps - time.start_ps);
     c.attrs = {attr_u64("num_ops", 2 * macs), attr_u64("tensor_size", read_bytes),
@@ -186,6 +203,7 @@ ChakraCounts write_chakra_traces(const std::string& dir, const std::string& pref
       ++counts.mem[static_cast<std::size_t>(t.device)];
     }
     done[i] = last;
+    if (!beside_compute(t.pass)) device_last[static_cast<std::size_t>(t.device)] = last;
     for (int u : g.users(i)) {
       const Task& ut = g.task(u);
       if (ut.device == t.device) continue;

@@ -8,8 +8,10 @@
 //   COMM_SEND_NODE / COMM_RECV_NODE  every transfer between devices (activations,
 //                   gradients, the replicas' weight gradients), on the producing and the
 //                   consuming device, with comm_src, comm_dst, comm_size and comm_tag
-// Dependencies are data_deps. A file is a GlobalMetadata message and then the nodes, each
-// preceded by its length as a varint, the way Chakra's own tools write them.
+// Dependencies are data_deps; each device's first node of a task also has a ctrl_dep on the
+// last node of the task the device ran before it (the schedule's order). A file is a GlobalMetadata
+// message and then the nodes, each preceded by its length as a varint, the way Chakra's own tools
+// write them.
 #include <string>
 #include <vector>
 

@@ -14,6 +14,8 @@ const char* run_kind_name(RunKind kind) {
       return "system";
     case RunKind::kHype:
       return "hype";
+    case RunKind::kReplay:
+      return "replay";
   }
   return "run";  // unreachable: every enumerator is named above
 }

@@ -15,6 +15,7 @@ enum class RunKind {
   kShapeOnly,  ///< `trainsim run` with `numerics: none`: shapes timed, nothing trained
   kSystem,     ///< a run on a system of devices (pipeline)
   kHype,       ///< a Hype-training placement run on GPUs and offload devices
+  kReplay,     ///< `trainsim replay`: Chakra traces run on a system
 };
 
 /// The layout of a results directory. 1: stats.json without "kind"; 2: "kind",
@@ -22,7 +23,7 @@ enum class RunKind {
 /// same columns (sim/report/epoch_table.h).
 inline constexpr int kStatsSchemaVersion = 3;
 
-/// "train", "run", "shape-only", "system" or "hype".
+/// "train", "run", "shape-only", "system", "hype" or "replay".
 const char* run_kind_name(RunKind kind);
 
 /// {"kind": ..., "schema_version": ..., "trainsim_version": ..., "experiment": name}, the

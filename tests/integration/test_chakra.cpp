@@ -85,7 +85,7 @@ std::vector<Field> parse(const std::string& msg, const std::map<int, int>& schem
 
 struct NodeIn {
   std::uint64_t id = 0, type = 0;
-  std::vector<std::uint64_t> deps;
+  std::vector<std::uint64_t> deps, ctrl;
   std::map<std::string, std::uint64_t> attrs;
 };
 
@@ -145,9 +145,10 @@ TEST_CASE("Chakra traces of a pipeline run parse against the schema, node for ta
       for (const Field& f : parse(messages[m], kNodeFields)) {
         if (f.number == 1) n.id = f.value;
         if (f.number == 3) n.type = f.value;
-        if (f.number == 5) {
+        if (f.number == 4 || f.number == 5) {
           Reader packed{f.bytes};
-          while (packed.pos < f.bytes.size()) n.deps.push_back(packed.varint());
+          auto& into = f.number == 4 ? n.ctrl : n.deps;
+          while (packed.pos < f.bytes.size()) into.push_back(packed.varint());
         }
         if (f.number == 10) {
           std::string name;
@@ -162,6 +163,7 @@ TEST_CASE("Chakra traces of a pipeline run parse against the schema, node for ta
       CHECK(n.type >= 2);
       CHECK(n.type <= 6);
       for (std::uint64_t dep : n.deps) CHECK(nodes.count(dep) == 1);  // earlier nodes only
+      for (std::uint64_t dep : n.ctrl) CHECK(nodes.count(dep) == 1);
       CHECK(nodes.count(n.id) == 0);
       if (n.type == 5 || n.type == 6) {
         CHECK(n.attrs.count("comm_src") == 1);
@@ -188,6 +190,7 @@ TEST_CASE("Chakra traces of a pipeline run parse against the schema, node for ta
       const NodeIn& n = nodes.at(r.id);
       CHECK(r.type == type_names.at(n.type));
       CHECK(r.data_deps == n.deps);
+      CHECK(r.ctrl_deps == n.ctrl);
       CHECK(r.ints.size() == n.attrs.size());
       for (const auto& [name, value] : n.attrs)
         CHECK(static_cast<std::uint64_t>(r.ints.at(name)) == value);

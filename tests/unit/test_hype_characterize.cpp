@@ -27,6 +27,7 @@ class TableDevice final : public DeviceModel {
   const std::string& name() const override { return name_; }
   const std::string& kind() const override { return name_; }
   double static_w() const override { return 0; }
+  int word_bytes() const override { return 4; }  // unused: its costs come from the table
   OpCost cost(const Op& op) override {
     const Figures& f = rows_.at(op.layer);
     OpCost c;

@@ -36,6 +36,7 @@ class StaticDevice final : public DeviceModel {
   const std::string& name() const override { return name_; }
   const std::string& kind() const override { return name_; }
   double static_w() const override { return w_; }
+  int word_bytes() const override { return 4; }  // unused: it prices no op
   OpCost cost(const Op&) override { return unsupported_cost(); }
 
  private:
