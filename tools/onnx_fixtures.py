@@ -18,7 +18,8 @@ tool runs itself under when the python it was started with lacks them):
 
 It also writes a BERT-base-sized encoder of 2 layers (bert_base2_squad, the module
 bert_modules() defines, exported at opset 17 for its LayerNormalization nodes) and a one-layer
-miniature of it (tiny_bert, the fuzz target's seed), and five small models the importer must
+miniature of it (tiny_bert, the fuzz target's seed), a block with opset 20's Gelu node
+(gelu_opset20), and five small models the importer must
 refuse (bad_*.onnx: an operator without a layer, two outputs, a free height and width, a bias of
 the wrong size, attention that transposes its first operand), made with onnx.helper.
 """
@@ -170,6 +171,31 @@ def save_export(torch, onnx, model, x, name, out_dir, opset, input_name="input")
                                             os.path.getsize(path)))
 
 
+def gelu_opset20(onnx, out_dir):
+    """A feed-forward block on token embeddings with ONNX's own Gelu node (opset 20), which
+    PyTorch 1.13 cannot export and ONNX 1.12 has no schema for: made with onnx.helper."""
+    h = onnx.helper
+    f = onnx.TensorProto.FLOAT
+    ids = h.make_tensor_value_info("ids", onnx.TensorProto.INT64, ["batch", 8])
+    inits = [h.make_tensor("table", f, [50, 16], [0.0] * 800),
+             h.make_tensor("w1", f, [16, 32], [0.0] * 512), h.make_tensor("b1", f, [32], [0.0] * 32),
+             h.make_tensor("w2", f, [32, 4], [0.0] * 128)]
+    nodes = [h.make_node("Gather", ["table", "ids"], ["e"], name="embed"),
+             h.make_node("MatMul", ["e", "w1"], ["m"], name="up"),
+             h.make_node("Add", ["m", "b1"], ["u"], name="up_bias"),
+             h.make_node("Gelu", ["u"], ["g"], name="gelu", approximate="tanh"),
+             h.make_node("MatMul", ["g", "w2"], ["d"], name="down"),
+             h.make_node("Flatten", ["d"], ["logits"], name="flat")]
+    g = h.make_graph(nodes, "gelu_opset20", [ids],
+                     [h.make_tensor_value_info("logits", f, ["batch", 32])], initializer=inits)
+    m = h.make_model(g, producer_name="trainsim onnx_fixtures.py",
+                     opset_imports=[h.make_opsetid("", 20)])
+    path = os.path.join(out_dir, "gelu_opset20.onnx")
+    with open(path, "wb") as out:
+        out.write(m.SerializeToString())
+    print("%s: %d bytes" % (path, os.path.getsize(path)))
+
+
 def bad_models(onnx, out_dir):
     """Small hand-made models the importer must refuse with one line each."""
     h = onnx.helper
@@ -232,6 +258,7 @@ def main():
             export_bert(torch, onnx, args.out)
         else:
             export(torch, onnx, name, args.out)
+    gelu_opset20(onnx, args.out)
     bad_models(onnx, args.out)
 
 

@@ -42,6 +42,7 @@ const std::vector<OnnxOperator>& onnx_operators() {
       {"LeakyRelu", "leaky_relu", ""},
       {"Sigmoid", "sigmoid", ""},
       {"Tanh", "tanh", ""},
+      {"Gelu (opset 20)", "gelu", "either approximation"},
       {"Div, Erf, Add, Mul, Mul (GELU)", "gelu",
        "x * (1 + erf(x / sqrt 2)) * 0.5, as PyTorch exports nn.GELU"},
       {"Div or Mul by a one-value constant", "no layer: folded into the layer before it",
@@ -193,6 +194,15 @@ class Importer {
           shape->mutable_dim(0)->set_dim_value(1);
       }
       nodes_ = model_.graph().node_size();
+      // Gelu became an ONNX operator in opset 20; ONNX 1.12 has no schema for it, so its
+      // output would have no shape, nor anything after it. For shape inference it is the
+      // element-wise Relu it is shaped like; node() makes it a gelu layer.
+      for (auto& n : *model_.mutable_graph()->mutable_node())
+        if (n.op_type() == "Gelu" && (n.domain().empty() || n.domain() == "ai.onnx")) {
+          n.set_op_type("Relu");
+          n.clear_attribute();  // approximate: none or tanh, the same cost in trainsim
+          gelu_nodes_.insert(n.output_size() > 0 ? n.output(0) : "");
+        }
       folded_nodes_ = fold_integer_constants(model_);
       // Strict: a node whose shapes do not follow from its inputs is an error, not a gap.
       onnx::shape_inference::InferShapes(model_, onnx::OpSchemaRegistry::Instance(),
@@ -825,7 +835,7 @@ class Importer {
       add(n, index, "batchnorm", {x});
       init_params_ += product(scale) + product(shift);
     } else if (op == "Relu") {
-      add(n, index, "relu", {x});
+      add(n, index, gelu_nodes_.count(n.output(0)) ? "gelu" : "relu", {x});
       keep_view(n, x);
     } else if (op == "LeakyRelu") {
       add(n, index, "leaky_relu", {x}).slope = attr_float(n, "alpha", 0.01f);
@@ -1004,6 +1014,7 @@ class Importer {
   std::map<std::string, Folded> folded_;  // constants computed from initializers (Transpose)
   std::string input_;                     // the graph's data input
   int nodes_ = 0;                         // the graph's nodes, as the file has them
+  std::set<std::string> gelu_nodes_;      // outputs of Gelu nodes (opset 20), read as Relu
   int folded_nodes_ = 0;                  // integer nodes evaluated into initializers
   std::map<std::string, int> readers_;
   std::set<const onnx::NodeProto*> absorbed_;
