@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -326,12 +327,15 @@ class Importer {
   }
   Dims checked_dims(const onnx::NodeProto& n, const onnx::TensorProto* t, const char* what) const {
     const Dims d(t->dims().begin(), t->dims().end());
-    // Sizes a layer can have: none negative, and their product far from overflowing (the
-    // network's own limits are checked later, by the network parser).
+    // Sizes a layer can have: none negative or past an int (a layer's fields are ints), and
+    // their product far from overflowing (the network's own limits are checked later, by the
+    // network parser). Each dimension on its own too: a zero among them makes the product
+    // small while a running product of the others overflows (found by the fuzzer).
     long double size = 1;
     for (std::int64_t v : d) size *= static_cast<long double>(v);
     for (std::int64_t v : d)
-      if (v < 0 || size > static_cast<long double>(std::int64_t{1} << 50))
+      if (v < 0 || v > std::numeric_limits<std::int32_t>::max() ||
+          size > static_cast<long double>(std::int64_t{1} << 50))
         fail(n, std::string("its ") + what + " has impossible dimensions " + dims_text(d));
     return d;
   }
