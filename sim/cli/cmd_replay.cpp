@@ -15,6 +15,7 @@
 #include "sim/io/file_set.h"
 #include "sim/io/staged_dir.h"
 #include "sim/pipeline/trace_replay.h"
+#include "sim/report/html/report.h"
 #include "sim/report/replay_report.h"
 
 namespace po = boost::program_options;
@@ -135,6 +136,7 @@ int cmd_replay(const std::vector<std::string>& args) {
   if (out) {
     write_text_file(out->file("stats.json"), stats.dump(2) + "\n");
     write_text_file(out->file("devices.csv"), replay_devices_csv(c, r));
+    add_report(*out);  // from the files just written, as every results directory has one
     out->commit();
   }
   if (vm["json"].as<bool>())

@@ -103,6 +103,15 @@ TEST_CASE("Chakra traces of a system run replay on the same system in the run's 
   CHECK(std::abs(trace_ps - run_ps) <= 1e-9 * run_ps);
   CHECK(nlohmann::json::parse(read_file(dir + "/replay/stats.json")) == tj);
   CHECK(std::filesystem::exists(dir + "/replay/devices.csv"));
+  // Its report.html, drawn from those files, carries the makespan stats.json holds.
+  const std::string html = read_file(dir + "/replay/report.html");
+  CHECK(html.find("trainsim replay: ") != std::string::npos);
+  const std::string key = "data-key=\"makespan_seconds\" data-v=\"";
+  const auto at = html.find(key);
+  REQUIRE(at != std::string::npos);
+  CHECK(std::stod(html.substr(at + key.size())) ==
+        Approx(tj["totals"]["makespan_seconds"].get<double>()).epsilon(1e-12));
+  CHECK(html.find("Time per device") != std::string::npos);
 
   // Priced by the device (each COMP node one GEMM of the stage's MACs and bytes on the
   // accelerator's fast fidelity, each MEM node a stream of its bytes) the time is the model's

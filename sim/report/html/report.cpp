@@ -24,6 +24,8 @@ const std::vector<ReportKind>& report_kinds() {
        [](const ResultsDir& d) { return stats_kind(d) == "system"; }, system_page},
       {"hype", "Hype-training: placement, devices, power, ops, timeline",
        [](const ResultsDir& d) { return stats_kind(d) == "hype"; }, hype_page},
+      {"replay", "trainsim replay: Chakra traces run on a system: makespan, devices, energy",
+       [](const ResultsDir& d) { return stats_kind(d) == "replay"; }, replay_page},
       {"run", "one device (run, shape-only, train): curves, time, energy, layers, units",
        [](const ResultsDir& d) {
          const std::string k = stats_kind(d);

@@ -11,5 +11,6 @@ HtmlPage system_page(const ResultsDir& dir);   ///< a pipeline over a system of 
 HtmlPage hype_page(const ResultsDir& dir);     ///< Hype-training placement
 HtmlPage compare_page(const ResultsDir& dir);  ///< trainsim compare
 HtmlPage sweep_page(const ResultsDir& dir);    ///< trainsim sweep
+HtmlPage replay_page(const ResultsDir& dir);   ///< trainsim replay: Chakra traces on a system
 
 }  // namespace trainsim

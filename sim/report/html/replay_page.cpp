@@ -1,0 +1,66 @@
+// report.html of `trainsim replay -o DIR`: Chakra traces run on a system (docs/interop.md,
+// "Running a trace"): the makespan, each device's busy and idle time and its energy.
+#include <cmath>
+
+#include "sim/report/html/readable.h"
+#include "sim/report/html/report_pages.h"
+#include "sim/report/html/sections.h"
+#include "sim/report/html/svg_chart.h"
+
+namespace trainsim {
+
+namespace {
+
+std::vector<KeyFigure> key_figures(const nlohmann::ordered_json& s) {
+  std::vector<KeyFigure> f;
+  f.push_back(figure("traces", "traces", json_text(s, "experiment")));
+  f.push_back(figure("system", "system",
+                     json_text(s, "system/name") + " (" + json_text(s, "system/topology") + ")"));
+  f.push_back(figure("timing", "node timing",
+                     json_text(s, "timing") == "trace" ? "the durations the traces recorded"
+                                                       : "priced by each device's model"));
+  const double sec = json_number(s, "totals/makespan_seconds");
+  f.push_back(figure("makespan_seconds", "makespan", readable_seconds(sec), sec));
+  for (const char* key : {"nodes", "dependencies", "transfers"}) {
+    const double v = json_number(s, std::string("totals/") + key);
+    f.push_back(figure(key, key, readable_count(v), v));
+  }
+  // Energies the traces' recorded durations do not carry are null: no figure for them.
+  for (const auto& [key, label] :
+       std::vector<std::pair<std::string, std::string>>{{"compute_energy_j", "compute energy"},
+                                                        {"memory_energy_j", "memory energy"},
+                                                        {"idle_energy_j", "idle energy"},
+                                                        {"comm_energy_j", "link energy"}}) {
+    const double j = json_number(s, "totals/" + key);
+    if (std::isfinite(j)) f.push_back(figure(key, label, readable_energy(j, "J"), j));
+  }
+  return f;
+}
+
+// Per device: compute, memory and idle time as one stacked bar each.
+std::string devices_html(const ResultsDir& dir) {
+  const CsvData d = dir.csv("devices.csv");
+  if (d.empty()) return "";
+  std::vector<BarRow> bars;
+  for (std::size_t r = 0; r < d.rows.size(); ++r)
+    bars.push_back({"dev" + d.cell(r, "device") + " " + d.cell(r, "name"),
+                    {d.number(r, "compute_seconds"), d.number(r, "memory_seconds"),
+                     d.number(r, "idle_seconds")}});
+  return svg_bar_chart("Time per device", {"compute", "memory", "idle"}, bars, readable_seconds) +
+         csv_html(dir, "devices.csv");
+}
+
+}  // namespace
+
+HtmlPage replay_page(const ResultsDir& dir) {
+  const nlohmann::ordered_json& s = dir.stats();
+  HtmlPage page("trainsim replay: " + json_text(s, "experiment"),
+                "replay | " + json_text(s, "system/name") + " | timing " + json_text(s, "timing") +
+                    " | trainsim " + json_text(s, "trainsim_version"));
+  page.section("Summary", figures_table(key_figures(s)));
+  page.section("Devices", devices_html(dir));
+  page.section("Files", files_html(dir));
+  return page;
+}
+
+}  // namespace trainsim
