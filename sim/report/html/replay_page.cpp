@@ -37,19 +37,6 @@ std::vector<KeyFigure> key_figures(const nlohmann::ordered_json& s) {
   return f;
 }
 
-// Per device: compute, memory and idle time as one stacked bar each.
-std::string devices_html(const ResultsDir& dir) {
-  const CsvData d = dir.csv("devices.csv");
-  if (d.empty()) return "";
-  std::vector<BarRow> bars;
-  for (std::size_t r = 0; r < d.rows.size(); ++r)
-    bars.push_back({"dev" + d.cell(r, "device") + " " + d.cell(r, "name"),
-                    {d.number(r, "compute_seconds"), d.number(r, "memory_seconds"),
-                     d.number(r, "idle_seconds")}});
-  return svg_bar_chart("Time per device", {"compute", "memory", "idle"}, bars, readable_seconds) +
-         csv_html(dir, "devices.csv");
-}
-
 }  // namespace
 
 HtmlPage replay_page(const ResultsDir& dir) {
@@ -58,7 +45,10 @@ HtmlPage replay_page(const ResultsDir& dir) {
                 "replay | " + json_text(s, "system/name") + " | timing " + json_text(s, "timing") +
                     " | trainsim " + json_text(s, "trainsim_version"));
   page.section("Summary", figures_table(key_figures(s)));
-  page.section("Devices", devices_html(dir));
+  page.section("Devices", device_time_html(dir, "Time per device", "name",
+                                           {{"compute_seconds", "compute"},
+                                            {"memory_seconds", "memory"},
+                                            {"idle_seconds", "idle"}}));
   page.section("Files", files_html(dir));
   return page;
 }

@@ -145,4 +145,20 @@ std::string csv_html(const ResultsDir& dir, const std::string& file, std::size_t
   return "<p><a href=\"" + html_escape(file) + "\">" + html_escape(file) + "</a></p>" + t.html();
 }
 
+std::string device_time_html(const ResultsDir& dir, const std::string& title,
+                             const std::string& name_column,
+                             const std::vector<std::pair<std::string, std::string>>& parts) {
+  const CsvData d = dir.csv("devices.csv");
+  if (d.empty()) return "";
+  std::vector<std::string> names;
+  for (const auto& p : parts) names.push_back(p.second);
+  std::vector<BarRow> bars;
+  for (std::size_t r = 0; r < d.rows.size(); ++r) {
+    BarRow row{"dev" + d.cell(r, "device") + " " + d.cell(r, name_column), {}};
+    for (const auto& p : parts) row.parts.push_back(d.number(r, p.first));
+    bars.push_back(row);
+  }
+  return svg_bar_chart(title, names, bars, readable_seconds) + csv_html(dir, "devices.csv");
+}
+
 }  // namespace trainsim

@@ -35,5 +35,10 @@ std::string files_html(const ResultsDir& dir);
 /// A CSV file as a sortable table of its cells (at most `limit` rows shown), titled by a
 /// link to the file; "" when the file is absent.
 std::string csv_html(const ResultsDir& dir, const std::string& file, std::size_t limit = 200);
+/// devices.csv as one stacked bar a device ("dev<device> <name_column>") of its time columns
+/// (`parts`: column, legend name; seconds), then the table; "" when the file is absent.
+std::string device_time_html(const ResultsDir& dir, const std::string& title,
+                             const std::string& name_column,
+                             const std::vector<std::pair<std::string, std::string>>& parts);
 
 }  // namespace trainsim

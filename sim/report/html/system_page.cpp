@@ -42,18 +42,6 @@ std::vector<KeyFigure> key_figures(const nlohmann::ordered_json& s) {
   return f;
 }
 
-// Per device: busy and idle time as one stacked bar each.
-std::string devices_html(const ResultsDir& dir) {
-  const CsvData d = dir.csv("devices.csv");
-  if (d.empty()) return "";
-  std::vector<BarRow> bars;
-  for (std::size_t r = 0; r < d.rows.size(); ++r)
-    bars.push_back({"dev" + d.cell(r, "device") + " " + d.cell(r, "accelerator"),
-                    {d.number(r, "busy_seconds"), d.number(r, "idle_seconds")}});
-  return svg_bar_chart("Busy and idle time per device", {"busy", "idle"}, bars, readable_seconds) +
-         csv_html(dir, "devices.csv");
-}
-
 }  // namespace
 
 HtmlPage system_page(const ResultsDir& dir) {
@@ -65,7 +53,8 @@ HtmlPage system_page(const ResultsDir& dir) {
   page.section("Summary", figures_table(key_figures(s)));
   const std::string curves = curves_html(dir.csv("epochs.csv"));
   if (!curves.empty()) page.section("Accuracy and loss", curves);
-  page.section("Devices", devices_html(dir));
+  page.section("Devices", device_time_html(dir, "Busy and idle time per device", "accelerator",
+                                           {{"busy_seconds", "busy"}, {"idle_seconds", "idle"}}));
   page.section("Stages", csv_html(dir, "stages.csv"));
   page.section("Links", csv_html(dir, "links.csv"));
   const std::string timeline = timeline_html(
