@@ -22,10 +22,14 @@ std::string import_description() {
       "frameworks write) and writes it as a trainsim network file: each node one layer of "
       "trainsim's own types, which also give the training passes ONNX does not hold "
       "(backward-data, backward-weight, update), so the network trains for real and is timed "
-      "like a hand-written one. Shapes come from ONNX's shape inference; initializers count "
-      "by their shapes only (a model exported without its weights' values imports the same). "
-      "The written network's trainable parameters must equal the initializers'. An experiment "
-      "can also name the model directly: `network: {onnx: MODEL.onnx}`. Operators:";
+      "like a hand-written one. Integer arithmetic (shapes, position ids, masks) is folded to "
+      "constants, then shapes come from ONNX's shape inference; attention's head split "
+      "(Reshape, Transpose) is read in place by batched_matmul. Initializers count by their "
+      "shapes only (a model exported without its weights' values imports the same). The "
+      "written network's trainable parameters must equal the initializers'. An experiment can "
+      "also name the model directly: `network: {onnx: MODEL.onnx}`; from Python, "
+      "trainsim.from_torch(model, example_input) does the same for a PyTorch module. "
+      "Operators:";
   for (const OnnxOperator& op : onnx_operators()) {
     d += std::string("\n  ") + op.op_type + " -> " + op.becomes;
     if (*op.limits != '\0') d += std::string(" (") + op.limits + ")";
