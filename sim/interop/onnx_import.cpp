@@ -98,7 +98,7 @@ void Importer::read(const std::string& bytes) {
     folded_nodes_ = fold_integer_constants(model_);
     // Strict: a node whose shapes do not follow from its inputs is an error, not a gap.
     onnx::shape_inference::InferShapes(model_, onnx::OpSchemaRegistry::Instance(),
-                                       onnx::ShapeInferenceOptions(true, 1, true));
+                                       onnx::ShapeInferenceOptions(true, 1, false));
   } catch (const std::exception& e) {
     std::string what = e.what();
     what.erase(std::remove(what.begin(), what.end(), '\n'), what.end());
