@@ -286,6 +286,24 @@ std::pair<std::int64_t, std::int64_t> first_fetch_and_last_write(const NestProbl
   return {f.first_fetch_words, f.last_write_words};
 }
 
+namespace {
+
+// schedule_facts() with the tile spans and the axis sums given (the search keeps them per
+// tile size).
+ScheduleFacts facts_of(const NestProblem& p, const BufferMapping& m, const MappingCost& c,
+                       const OperandResidency& res, MappingPricer& pricer,
+                       const std::array<const std::vector<TileSpan>*, kNumDims>& sp,
+                       const NestSums& sums) {
+  ScheduleFacts f;
+  f.compute_cycles = sum_tile_cycles(sp, pricer, true, f.min_tile_cycles, f.max_tile_cycles);
+  first_and_last(p, m, c, res, sums.total, f);
+  fill_traffic(c, f);
+  fetch_steps(m, c.trips, res, min_tile_words(p, m.tile, sums), f);
+  return f;
+}
+
+}  // namespace
+
 ScheduleFacts schedule_facts(const NestProblem& p, const BufferMapping& m, const MappingCost& c,
                              const OperandResidency& res, MappingPricer& pricer) {
   std::array<std::vector<TileSpan>, kNumDims> spans;
@@ -294,13 +312,7 @@ ScheduleFacts schedule_facts(const NestProblem& p, const BufferMapping& m, const
     spans[d] = tile_spans(p, d, m.tile[d]);
     sp[d] = &spans[d];
   }
-  ScheduleFacts f;
-  f.compute_cycles = sum_tile_cycles(sp, pricer, true, f.min_tile_cycles, f.max_tile_cycles);
-  const NestSums sums = nest_sums(p, m);
-  first_and_last(p, m, c, res, sums.total, f);
-  fill_traffic(c, f);
-  fetch_steps(m, c.trips, res, min_tile_words(p, m.tile, sums), f);
-  return f;
+  return facts_of(p, m, c, res, pricer, sp, nest_sums(p, m));
 }
 
 SearchResult search_mapping(const NestProblem& p, const OperandResidency& res,
@@ -353,9 +365,10 @@ SearchResult search_mapping(const NestProblem& p, const OperandResidency& res,
     if (it == span_cache.end()) it = span_cache.emplace(key, tile_spans(p, d, t)).first;
     return &it->second;
   };
+  const std::array<std::int64_t, kNumOperands> total_words = p.total_words();
   auto sums_of = [&](const Triple& w, const Triple& o) {
     NestSums s;
-    s.total = p.total_words();
+    s.total = total_words;
     s.rows = window(row_cache, p.in_rows, kDimP, kDimR, w[1], o[1]);
     s.cols = window(col_cache, p.in_cols, kDimQ, kDimS, w[2], o[2]);
     s.k_rows = kernel(krow_cache, p.k_rows, kDimR, o[1]);
@@ -596,9 +609,11 @@ SearchResult search_mapping(const NestProblem& p, const OperandResidency& res,
   auto refine = [&](Candidate& c) {
     if (c.exact_compute) return;
     const BufferMapping m = mapping_of(c.wi, c.oi, c.ki, c.order);
-    const MappingCost cost = analyze_mapping(p, m, trips_of(c.wi, c.oi, c.ki), res, cap,
-                                             sums_of(fam_w[c.wi], fam_o[c.oi]));
-    c.cycles_bound = pricer.cycles_bound(schedule_facts(p, m, cost, res, pricer));
+    const NestSums sums = sums_of(fam_w[c.wi], fam_o[c.oi]);
+    const MappingCost cost = analyze_mapping(p, m, trips_of(c.wi, c.oi, c.ki), res, cap, sums);
+    std::array<const std::vector<TileSpan>*, kNumDims> sp{};
+    for (int d = 0; d < kNumDims; ++d) sp[d] = spans(d, m.tile[d]);
+    c.cycles_bound = pricer.cycles_bound(facts_of(p, m, cost, res, pricer, sp, sums));
     if (objective == MappingObjective::kEdp) {
       if (!c.score) {
         c.score = pricer.score(m, cost, std::numeric_limits<std::int64_t>::max(), false);
