@@ -554,7 +554,7 @@ SearchResult search_mapping(const NestProblem& p, const OperandResidency& res,
             const BufferMapping m = mapping_of(wi, oi, k, order);
             const auto trips = trips_of(wi, oi, k);
             std::int8_t& known = fit_memo[2 * k + output_accumulates(m, trips)];
-            if (known < 0) known = analyze_mapping(p, m, trips, res, cap, sums).fits ? 1 : 0;
+            if (known < 0) known = mapping_fits(p, m, trips, res, cap, sums) ? 1 : 0;
             return known == 1;
           };
           // The buffer a mapping needs grows with the K tile, except that with the whole K
