@@ -17,7 +17,67 @@ std::string kib_text(double kib) {
   return buf;
 }
 
+// The buffer words each operand needs (c.need_words), whether the output has two slots and
+// whether it all fits (c.fits): the part of the closed form the search's bisection over K
+// tiles asks about (mapping_fits), shared with analyze_mapping so that both say the same.
+void fill_need(const std::array<std::int64_t, kNumOperands>& tile_words,
+               const std::array<bool, kNumOperands>& changes, bool accumulates,
+               const std::array<std::int64_t, kNumOperands>& total, const OperandResidency& res,
+               const BufferCapacity& cap, MappingCost& c) {
+  for (int o : {kIfmap, kFilter}) {
+    const bool whole =
+        res.kind[o] == OperandResidency::kOnChip || res.kind[o] == OperandResidency::kLoadKeep;
+    c.need_words[o] = whole ? total[o] : tile_words[o] * (cap.double_buffer && changes[o] ? 2 : 1);
+  }
+  if (res.kind[kOfmap] == OperandResidency::kKeep) {
+    c.need_words[kOfmap] = total[kOfmap];
+  } else {
+    // An output tile that accumulates over consecutive tiles (the innermost iterating block
+    // is the reduction) is drained once per many tiles: one copy, the drain exposed. One
+    // that changes with every tile is double-buffered like the inputs.
+    c.output_double_buffered = cap.double_buffer && changes[kOfmap] && !accumulates;
+    c.need_words[kOfmap] = tile_words[kOfmap] * (c.output_double_buffered ? 2 : 1);
+  }
+  if (cap.shared) {
+    c.fits = c.need_words[0] + c.need_words[1] + c.need_words[2] <= cap.total_words;
+  } else {
+    c.fits = true;
+    for (int o = 0; o < kNumOperands; ++o)
+      if (c.need_words[o] > cap.partition_words[o]) c.fits = false;
+  }
+}
+
+// Words of each operand's (largest) tile.
+std::array<std::int64_t, kNumOperands> largest_tile_words(const NestProblem& p,
+                                                          const BufferMapping& m,
+                                                          const NestSums& sums) {
+  const auto& t = m.tile;
+  return {t[kDimN] * t[kDimC] * sums.rows.max * sums.cols.max,
+          p.filter_elsewhere ? 0 : t[kDimK] * t[kDimC] * sums.k_rows.max * sums.k_cols.max,
+          t[kDimN] * t[kDimK] * t[kDimP] * t[kDimQ]};
+}
+
+// Whether each operand's tile ever changes (some loop it depends on iterates).
+std::array<bool, kNumOperands> operand_changes(const std::array<std::int64_t, kNumDims>& trips) {
+  std::array<bool, kNumOperands> changes{false, false, false};
+  for (int d = 0; d < kNumDims; ++d)
+    if (trips[d] > 1)
+      for (int o = 0; o < kNumOperands; ++o)
+        if (o != irrelevant_operand(d)) changes[o] = true;
+  return changes;
+}
+
 }  // namespace
+
+bool mapping_fits(const NestProblem& p, const BufferMapping& m,
+                  const std::array<std::int64_t, kNumDims>& trips, const OperandResidency& res,
+                  const BufferCapacity& cap, const NestSums& sums) {
+  MappingCost c;
+  fill_need(largest_tile_words(p, m, sums), operand_changes(trips),
+            res.kind[kOfmap] != OperandResidency::kKeep && output_accumulates(m, trips), sums.total,
+            res, cap, c);
+  return c.fits;
+}
 
 OperandResidency OperandResidency::of(const Op& op) {
   OperandResidency r;
@@ -139,26 +199,17 @@ MappingCost analyze_mapping(const NestProblem& p, const BufferMapping& m,
   c.tiles = 1;
   for (std::int64_t t : c.trips) c.tiles *= t;
   const auto& e = p.extent;
-  const auto& t = m.tile;
   const AxisSums &rows = sums.rows, &cols = sums.cols, &kr = sums.k_rows, &kc = sums.k_cols;
   const std::array<std::int64_t, kNumOperands>& total = sums.total;
   const std::array<std::int64_t, kNumOperands> sum = {
       e[kDimN] * e[kDimC] * rows.sum * cols.sum,
       p.filter_elsewhere ? 0 : e[kDimK] * e[kDimC] * kr.sum * kc.sum, total[kOfmap]};
-  c.tile_words = {t[kDimN] * t[kDimC] * rows.max * cols.max,
-                  p.filter_elsewhere ? 0 : t[kDimK] * t[kDimC] * kr.max * kc.max,
-                  t[kDimN] * t[kDimK] * t[kDimP] * t[kDimQ]};
+  c.tile_words = largest_tile_words(p, m, sums);
 
   // Iterations of each block and whether an operand's tile ever changes.
   std::array<std::int64_t, kNumOperands> block{1, 1, 1};
-  std::array<bool, kNumOperands> changes{false, false, false};
-  for (int d = 0; d < kNumDims; ++d) {
-    const int irr = irrelevant_operand(d);
-    block[irr] *= c.trips[d];
-    if (c.trips[d] > 1)
-      for (int o = 0; o < kNumOperands; ++o)
-        if (o != irr) changes[o] = true;
-  }
+  for (int d = 0; d < kNumDims; ++d) block[irrelevant_operand(d)] *= c.trips[d];
+  const std::array<bool, kNumOperands> changes = operand_changes(c.trips);
   std::array<int, kNumOperands> pos{};
   for (int i = 0; i < kNumOperands; ++i) pos[m.order[i]] = i;
   std::array<std::int64_t, kNumOperands> mult{};
@@ -170,41 +221,20 @@ MappingCost analyze_mapping(const NestProblem& p, const BufferMapping& m,
   }
 
   for (int o : {kIfmap, kFilter}) {
-    switch (res.kind[o]) {
-      case OperandResidency::kOnChip:
-        c.need_words[o] = total[o];
-        break;
-      case OperandResidency::kLoadKeep:
-        c.need_words[o] = total[o];
-        c.dram_read_words[o] = total[o];
-        break;
-      default:
-        c.need_words[o] = c.tile_words[o] * (cap.double_buffer && changes[o] ? 2 : 1);
-        c.dram_read_words[o] = sum[o] * mult[o];
-    }
+    if (res.kind[o] == OperandResidency::kLoadKeep)
+      c.dram_read_words[o] = total[o];
+    else if (res.kind[o] != OperandResidency::kOnChip)
+      c.dram_read_words[o] = sum[o] * mult[o];
   }
-  if (res.kind[kOfmap] == OperandResidency::kKeep) {
-    c.need_words[kOfmap] = total[kOfmap];
+  const bool kept = res.kind[kOfmap] == OperandResidency::kKeep;
+  if (kept) {
     c.dram_write_words[kOfmap] = res.write_out ? total[kOfmap] : 0;
   } else {
-    // An output tile that accumulates over consecutive tiles (the innermost iterating block
-    // is the reduction) is drained once per many tiles: one copy, the drain exposed. One
-    // that changes with every tile is double-buffered like the inputs.
-    const bool accumulates = output_accumulates(m, c.trips);
-    c.need_words[kOfmap] =
-        c.tile_words[kOfmap] * (cap.double_buffer && changes[kOfmap] && !accumulates ? 2 : 1);
-    c.output_double_buffered = cap.double_buffer && changes[kOfmap] && !accumulates;
     c.dram_write_words[kOfmap] = total[kOfmap] * mult[kOfmap];
     c.dram_read_words[kOfmap] = total[kOfmap] * (mult[kOfmap] - 1);
   }
   c.accumulate_words = total[kOfmap] * (block[kOfmap] - 1);
-  if (cap.shared) {
-    c.fits = c.need_words[0] + c.need_words[1] + c.need_words[2] <= cap.total_words;
-  } else {
-    c.fits = true;
-    for (int o = 0; o < kNumOperands; ++o)
-      if (c.need_words[o] > cap.partition_words[o]) c.fits = false;
-  }
+  fill_need(c.tile_words, changes, !kept && output_accumulates(m, c.trips), total, res, cap, c);
   return c;
 }
 

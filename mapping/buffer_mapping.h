@@ -116,6 +116,11 @@ MappingCost analyze_mapping(const NestProblem& p, const BufferMapping& m,
 /// output's, so that an output tile accumulates over consecutive tiles and needs one buffer
 /// copy: the only way the block order changes whether a mapping fits (analyze_mapping).
 bool output_accumulates(const BufferMapping& m, const std::array<std::int64_t, kNumDims>& trips);
+/// analyze_mapping(p, m, trips, res, cap, sums).fits, without the traffic: what the search's
+/// bisection over K tiles asks for each (W, O) pair.
+bool mapping_fits(const NestProblem& p, const BufferMapping& m,
+                  const std::array<std::int64_t, kNumDims>& trips, const OperandResidency& res,
+                  const BufferCapacity& cap, const NestSums& sums);
 /// The same, computing the axis sums itself.
 MappingCost analyze_mapping(const NestProblem& p, const BufferMapping& m,
                             const OperandResidency& res, const BufferCapacity& cap);

@@ -95,6 +95,15 @@ std::array<int, kNumDims> loop_dims(const BufferMapping& m) {
   return dims;
 }
 
+// The loops of a mapping that iterate, outermost first, packed 3 bits a loop: two block
+// orders that iterate the same loops in the same sequence are the same nest.
+std::uint32_t nest_key(const BufferMapping& m, const std::array<std::int64_t, kNumDims>& trips) {
+  std::uint32_t key = 0;
+  for (int d : loop_dims(m))
+    if (trips[d] > 1) key = key << 3 | static_cast<std::uint32_t>(d + 1);
+  return key;
+}
+
 // The steps after the first, by the loop position that advances: when the loop at a position
 // advances, every iterating loop inside it wraps, and each operand indexed by one of those
 // dimensions moves to a new tile: a streamed input is fetched, and an output tile revisited
@@ -277,6 +286,24 @@ std::pair<std::int64_t, std::int64_t> first_fetch_and_last_write(const NestProbl
   return {f.first_fetch_words, f.last_write_words};
 }
 
+namespace {
+
+// schedule_facts() with the tile spans and the axis sums given (the search keeps them per
+// tile size).
+ScheduleFacts facts_of(const NestProblem& p, const BufferMapping& m, const MappingCost& c,
+                       const OperandResidency& res, MappingPricer& pricer,
+                       const std::array<const std::vector<TileSpan>*, kNumDims>& sp,
+                       const NestSums& sums) {
+  ScheduleFacts f;
+  f.compute_cycles = sum_tile_cycles(sp, pricer, true, f.min_tile_cycles, f.max_tile_cycles);
+  first_and_last(p, m, c, res, sums.total, f);
+  fill_traffic(c, f);
+  fetch_steps(m, c.trips, res, min_tile_words(p, m.tile, sums), f);
+  return f;
+}
+
+}  // namespace
+
 ScheduleFacts schedule_facts(const NestProblem& p, const BufferMapping& m, const MappingCost& c,
                              const OperandResidency& res, MappingPricer& pricer) {
   std::array<std::vector<TileSpan>, kNumDims> spans;
@@ -285,13 +312,7 @@ ScheduleFacts schedule_facts(const NestProblem& p, const BufferMapping& m, const
     spans[d] = tile_spans(p, d, m.tile[d]);
     sp[d] = &spans[d];
   }
-  ScheduleFacts f;
-  f.compute_cycles = sum_tile_cycles(sp, pricer, true, f.min_tile_cycles, f.max_tile_cycles);
-  const NestSums sums = nest_sums(p, m);
-  first_and_last(p, m, c, res, sums.total, f);
-  fill_traffic(c, f);
-  fetch_steps(m, c.trips, res, min_tile_words(p, m.tile, sums), f);
-  return f;
+  return facts_of(p, m, c, res, pricer, sp, nest_sums(p, m));
 }
 
 SearchResult search_mapping(const NestProblem& p, const OperandResidency& res,
@@ -344,9 +365,10 @@ SearchResult search_mapping(const NestProblem& p, const OperandResidency& res,
     if (it == span_cache.end()) it = span_cache.emplace(key, tile_spans(p, d, t)).first;
     return &it->second;
   };
+  const std::array<std::int64_t, kNumOperands> total_words = p.total_words();
   auto sums_of = [&](const Triple& w, const Triple& o) {
     NestSums s;
-    s.total = p.total_words();
+    s.total = total_words;
     s.rows = window(row_cache, p.in_rows, kDimP, kDimR, w[1], o[1]);
     s.cols = window(col_cache, p.in_cols, kDimQ, kDimS, w[2], o[2]);
     s.k_rows = kernel(krow_cache, p.k_rows, kDimR, o[1]);
@@ -409,7 +431,10 @@ SearchResult search_mapping(const NestProblem& p, const OperandResidency& res,
   struct PerK {
     bool facts = false;
     std::int64_t compute = 0, min_tile = 0, first = 0, last = 0;
-    std::vector<std::array<std::int64_t, kNumDims>> seen;  // nests already considered
+    // Nests already considered (nest_key), at most one per block order: a fixed array, as
+    // this is reset for every (W, O) pair.
+    std::array<std::uint32_t, kOrders.size()> seen{};
+    std::size_t seen_count = 0;
   };
   std::vector<PerK> per_k(cand_k.size());
   // What a candidate must not exceed to matter, from the best price so far: time, the
@@ -428,26 +453,29 @@ SearchResult search_mapping(const NestProblem& p, const OperandResidency& res,
       cut_edp = std::min(cut_edp, sc.energy * static_cast<double>(sc.cycles));
   };
   // Adds candidate (wi, oi, k, order), with its bounds, if it fits, is a new nest and its
-  // bounds do not rule it out (cheapest first). Returns the closed form's
-  // cost (fits false if it does not fit).
+  // bounds do not rule it out (cheapest first). Returns kTrafficCut when its traffic alone
+  // rules it out (then so it does every smaller K tile's of the same order: they move at
+  // least as much), else kOther.
+  enum Outcome { kOther, kTrafficCut };
   auto consider = [&](std::size_t wi, std::size_t oi, std::size_t k, int order,
                       const NestSums& sums) {
     const BufferMapping m = mapping_of(wi, oi, k, order);
-    const MappingCost c = analyze_mapping(p, m, trips_of(wi, oi, k), res, cap, sums);
-    if (!c.fits) return c;
+    const std::array<std::int64_t, kNumDims> trips = trips_of(wi, oi, k);
+    // A nest already seen (the same loops iterating in the same sequence) has the same cost:
+    // it fitted, and it is the same candidate, so it needs no analysis.
     PerK& pk = per_k[k];
-    std::array<std::int64_t, kNumDims> seq;
-    seq.fill(-1);
-    int n = 0;
-    for (int d : loop_dims(m))
-      if (c.trips[d] > 1) seq[n++] = d;
-    if (std::find(pk.seen.begin(), pk.seen.end(), seq) != pk.seen.end()) return c;
-    pk.seen.push_back(seq);
+    const std::uint32_t key = nest_key(m, trips);
+    if (std::find(pk.seen.begin(), pk.seen.begin() + pk.seen_count, key) !=
+        pk.seen.begin() + pk.seen_count)
+      return kOther;
+    const MappingCost c = analyze_mapping(p, m, trips, res, cap, sums);
+    if (!c.fits) return kOther;
+    pk.seen[pk.seen_count++] = key;
     const double energy_bound = pricer.energy_bound(c);
-    if (energy_bound > cut_energy) return c;
+    if (energy_bound > cut_energy) return kTrafficCut;
     ScheduleFacts f;
     fill_traffic(c, f);
-    if (pricer.cycles_bound(f) > cut_cycles) return c;  // the channel alone
+    if (pricer.cycles_bound(f) > cut_cycles) return kTrafficCut;  // the channel alone
     if (!pk.facts) {
       std::array<const std::vector<TileSpan>*, kNumDims> sp{};
       for (int d = 0; d < kNumDims; ++d) sp[d] = spans(d, m.tile[d]);
@@ -473,12 +501,12 @@ SearchResult search_mapping(const NestProblem& p, const OperandResidency& res,
       fetch_steps(m, c.trips, res, min_tile_words(p, m.tile, sums), f);
       cycles_bound = pricer.cycles_bound(f);
     }
-    if (cycles_bound > cut_cycles) return c;
-    if (energy_bound * static_cast<double>(cycles_bound) > cut_edp) return c;
+    if (cycles_bound > cut_cycles) return kOther;
+    if (energy_bound * static_cast<double>(cycles_bound) > cut_edp) return kOther;
     all.push_back({static_cast<std::uint32_t>(wi), static_cast<std::uint32_t>(oi),
                    static_cast<std::uint32_t>(k), order, cycles_bound, c.dram_words(), c.tiles,
                    energy_bound, false, std::nullopt});
-    return c;
+    return kOther;
   };
 
   // Two sweeps over the (W, O) pairs and block orders. The first takes the largest K tile that
@@ -512,7 +540,11 @@ SearchResult search_mapping(const NestProblem& p, const OperandResidency& res,
             if (pricer.cycles_bound(f0) > cut_cycles || pricer.energy_bound(c0) > cut_energy)
               continue;
             if (c0.tiles > kSmallerKTiles) continue;
-            for (std::size_t k = lo + 1; k < cand_k.size(); ++k) consider(wi, oi, k, order, sums);
+            // The traffic grows as the K tile shrinks (MappingCost: every operand's
+            // re-fetches only multiply), and with it the energy bound and the channel's: once
+            // they rule a K tile out, they rule out every smaller one.
+            for (std::size_t k = lo + 1; k < cand_k.size(); ++k)
+              if (consider(wi, oi, k, order, sums) == kTrafficCut) break;
             continue;
           }
           // Whether a K tile fits depends on the block order only through whether the
@@ -522,7 +554,7 @@ SearchResult search_mapping(const NestProblem& p, const OperandResidency& res,
             const BufferMapping m = mapping_of(wi, oi, k, order);
             const auto trips = trips_of(wi, oi, k);
             std::int8_t& known = fit_memo[2 * k + output_accumulates(m, trips)];
-            if (known < 0) known = analyze_mapping(p, m, trips, res, cap, sums).fits ? 1 : 0;
+            if (known < 0) known = mapping_fits(p, m, trips, res, cap, sums) ? 1 : 0;
             return known == 1;
           };
           // The buffer a mapping needs grows with the K tile, except that with the whole K
@@ -577,9 +609,11 @@ SearchResult search_mapping(const NestProblem& p, const OperandResidency& res,
   auto refine = [&](Candidate& c) {
     if (c.exact_compute) return;
     const BufferMapping m = mapping_of(c.wi, c.oi, c.ki, c.order);
-    const MappingCost cost = analyze_mapping(p, m, trips_of(c.wi, c.oi, c.ki), res, cap,
-                                             sums_of(fam_w[c.wi], fam_o[c.oi]));
-    c.cycles_bound = pricer.cycles_bound(schedule_facts(p, m, cost, res, pricer));
+    const NestSums sums = sums_of(fam_w[c.wi], fam_o[c.oi]);
+    const MappingCost cost = analyze_mapping(p, m, trips_of(c.wi, c.oi, c.ki), res, cap, sums);
+    std::array<const std::vector<TileSpan>*, kNumDims> sp{};
+    for (int d = 0; d < kNumDims; ++d) sp[d] = spans(d, m.tile[d]);
+    c.cycles_bound = pricer.cycles_bound(facts_of(p, m, cost, res, pricer, sp, sums));
     if (objective == MappingObjective::kEdp) {
       if (!c.score) {
         c.score = pricer.score(m, cost, std::numeric_limits<std::int64_t>::max(), false);

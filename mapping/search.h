@@ -106,9 +106,12 @@ class MappingPricer {
   /// without `timed` (MappingScore::timed: energy and traffic only, which need no schedule).
   virtual MappingScore score(const BufferMapping& m, const MappingCost& c, std::int64_t deadline,
                              bool timed) = 0;
-  /// A lower bound on score().cycles.
+  /// A lower bound on score().cycles. With only the traffic known (tiles, read_words,
+  /// dram_words; the rest 0 and max_tile_cycles unknown) it must not fall as they grow: the
+  /// search stops shrinking a K tile once this rules one out.
   virtual std::int64_t cycles_bound(const ScheduleFacts& f) const = 0;
-  /// A lower bound on score().energy.
+  /// A lower bound on score().energy; it must not fall as the traffic (dram_words) grows
+  /// with the rest of the cost the same (the search relies on it as on cycles_bound's).
   virtual double energy_bound(const MappingCost& c) const = 0;
 };
 

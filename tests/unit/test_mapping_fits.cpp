@@ -1,0 +1,109 @@
+// What the buffer-mapping search's shortcuts rely on (mapping/search.cpp):
+//   * mapping_fits, which the bisection over K tiles asks, says what analyze_mapping's `fits`
+//     says, for any mapping, residency and buffer (shared or partitioned, one or two slots);
+//   * for one block order, the traffic (reads, and reads and writes) does not fall as the K
+//     tile shrinks, so neither do the bounds on energy and on the channel's time that stop
+//     the search's sweep over smaller K tiles at the first one they rule out.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+
+#include "mapping/buffer_mapping.h"
+#include "mapping/search.h"
+#include "sim/core/rng.h"
+
+using namespace trainsim;
+
+namespace {
+
+std::int64_t pick(Rng& rng, std::int64_t lo, std::int64_t hi) {
+  return lo + static_cast<std::int64_t>(rng.below(static_cast<std::uint64_t>(hi - lo + 1)));
+}
+
+Op random_op(Rng& rng) {
+  if (rng.below(3) == 0)
+    return Op::make_gemm({pick(rng, 1, 60), pick(rng, 1, 50), pick(rng, 1, 80)});
+  ConvShape c;
+  c.batch = pick(rng, 1, 4);
+  c.channels = pick(rng, 1, 12);
+  c.filters = pick(rng, 1, 14);
+  c.kernel_h = pick(rng, 1, 3);
+  c.kernel_w = pick(rng, 1, 3);
+  c.stride = pick(rng, 1, 2);
+  c.pad = pick(rng, 0, std::min(c.kernel_h, c.kernel_w) - 1);
+  c.height = pick(rng, c.kernel_h, 14);
+  c.width = pick(rng, c.kernel_w, 12);
+  const OpRole roles[] = {OpRole::kForward, OpRole::kBackwardData, OpRole::kBackwardWeight};
+  return Op::make_conv(c, roles[rng.below(3)]);
+}
+
+OperandResidency random_residency(Rng& rng) {
+  OperandResidency r;
+  const OperandResidency::Kind inputs[] = {OperandResidency::kStream, OperandResidency::kOnChip,
+                                           OperandResidency::kLoadKeep};
+  for (int o : {kIfmap, kFilter}) r.kind[o] = inputs[rng.below(3)];
+  if (rng.below(3) == 0) r.kind[kOfmap] = OperandResidency::kKeep;
+  r.write_out = rng.below(4) != 0;
+  return r;
+}
+
+BufferCapacity random_capacity(Rng& rng) {
+  BufferCapacity cap;
+  cap.shared = rng.below(2) == 0;
+  cap.total_words = pick(rng, 16, 6000);
+  for (std::int64_t& w : cap.partition_words) w = pick(rng, 8, 2000);
+  cap.double_buffer = rng.below(4) != 0;
+  return cap;
+}
+
+std::array<int, 3> random_order(Rng& rng) {
+  std::array<int, 3> order{kIfmap, kFilter, kOfmap};
+  for (int k = 2; k > 0; --k) std::swap(order[k], order[rng.below(k + 1)]);
+  return order;
+}
+
+}  // namespace
+
+TEST_CASE("mapping_fits says what the closed form's fits says", "[mapping][search]") {
+  Rng rng(35);
+  int fit = 0, not_fit = 0;
+  for (int i = 0; i < 3000; ++i) {
+    const NestProblem p = make_problem(random_op(rng), rng.below(2) == 0);
+    const OperandResidency res = random_residency(rng);
+    const BufferCapacity cap = random_capacity(rng);
+    BufferMapping m;
+    for (int d = 0; d < kNumDims; ++d) m.tile[d] = pick(rng, 1, p.extent[d]);
+    m.order = random_order(rng);
+    const NestSums sums = nest_sums(p, m);
+    const MappingCost c = analyze_mapping(p, m, res, cap, sums);
+    INFO(p.describe());
+    CHECK(mapping_fits(p, m, trip_counts(p, m), res, cap, sums) == c.fits);
+    ++(c.fits ? fit : not_fit);
+  }
+  CHECK(fit >= 300);
+  CHECK(not_fit >= 300);
+}
+
+TEST_CASE("A smaller K tile moves no less, in any block order", "[mapping][search]") {
+  Rng rng(36);
+  for (int i = 0; i < 1000; ++i) {
+    const NestProblem p = make_problem(random_op(rng), rng.below(2) == 0);
+    const OperandResidency res = random_residency(rng);
+    const BufferCapacity cap = random_capacity(rng);
+    BufferMapping m;
+    for (int d = 0; d < kNumDims; ++d) m.tile[d] = pick(rng, 1, p.extent[d]);
+    m.order = random_order(rng);
+    INFO(p.describe());
+    std::int64_t reads = -1, words = -1;
+    for (std::int64_t k : tile_candidates(p.extent[kDimK], pick(rng, 1, 3))) {  // largest first
+      m.tile[kDimK] = k;
+      const MappingCost c = analyze_mapping(p, m, res, cap);
+      std::int64_t r = 0;
+      for (std::int64_t w : c.dram_read_words) r += w;
+      CHECK(r >= reads);
+      CHECK(c.dram_words() >= words);
+      reads = r;
+      words = c.dram_words();
+    }
+  }
+}
