@@ -7,6 +7,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <set>
 #include <string>
@@ -27,9 +28,14 @@ inline std::string dims_text(const Dims& d) {
   return s.empty() ? "scalar" : s;
 }
 
+// The number of values of dimensions d: 0 if any is 0 (before a running product of the others
+// can overflow, found by the fuzzer), saturated at the largest int64 (which no check accepts).
 inline std::int64_t product(const Dims& d) {
+  for (std::int64_t v : d)
+    if (v == 0) return 0;
   std::int64_t p = 1;
-  for (std::int64_t v : d) p *= v;
+  for (std::int64_t v : d)
+    if (__builtin_mul_overflow(p, v, &p)) return std::numeric_limits<std::int64_t>::max();
   return p;
 }
 
