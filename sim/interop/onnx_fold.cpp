@@ -7,9 +7,11 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -432,7 +434,83 @@ int fold_once(onnx::ModelProto& model) {
   return folded;
 }
 
+// ONNX 1.12's shape inference trusts the values that give shapes: a Reshape or Expand target
+// of a billion values is a tensor of a billion dimensions, a ConstantOfShape of [2^58] a 1-D
+// tensor that long, which an Expand then makes the rank of its output, allocating a
+// dimension record each until memory runs out (24 GB, found by the fuzzer). So every shape
+// a node takes from a known constant is checked before a pass, and every inferred shape after
+// it. No network has a tensor of more than kMaxRank dimensions or a dimension past an int.
+constexpr std::int64_t kMaxRank = 32;
+constexpr std::int64_t kMaxDim = std::numeric_limits<std::int32_t>::max();
+constexpr std::int64_t kMaxShapeValues = std::int64_t{1} << 22;
+
+[[noreturn]] void refuse(const onnx::NodeProto& n, const std::string& why) {
+  throw std::invalid_argument("node '" + n.name() + "' (" + n.op_type() + "): " + why);
+}
+
+void check_given_shapes(const onnx::ModelProto& model) {
+  std::map<std::string, Ints> known;
+  for (const auto& t : model.graph().initializer())
+    if (auto v = from_proto(t)) known[t.name()] = *v;
+  for (const auto& n : model.graph().node())
+    if (n.op_type() == "Constant" && n.output_size() == 1)
+      for (const auto& a : n.attribute())
+        if (a.name() == "value")
+          if (auto v = from_proto(a.t())) known[n.output(0)] = *v;
+  auto given = [&](const onnx::NodeProto& n, int k) -> const Ints* {
+    if (n.input_size() <= k) return nullptr;
+    auto it = known.find(n.input(k));
+    return it == known.end() ? nullptr : &it->second;
+  };
+  for (const auto& n : model.graph().node()) {
+    const std::string& op = n.op_type();
+    const int k = op == "ConstantOfShape" ? 0 : 1;
+    if (op != "Reshape" && op != "Expand" && op != "Tile" && op != "ConstantOfShape") continue;
+    const Ints* shape = given(n, k);
+    if (shape == nullptr) continue;
+    if (static_cast<std::int64_t>(shape->v.size()) > kMaxRank)
+      refuse(n, "its shape input has " + std::to_string(shape->v.size()) +
+                    " values: a tensor of more than " + std::to_string(kMaxRank) + " dimensions");
+    long double size = 1;
+    for (std::int64_t v : shape->v) {
+      if (v < (op == "Reshape" ? -1 : 0) || v > kMaxDim)
+        refuse(n, "its shape input holds " + std::to_string(v) + ", not a dimension");
+      size *= static_cast<long double>(std::max<std::int64_t>(v, 1));
+    }
+    if (op == "ConstantOfShape" && size > kMaxShapeValues)
+      refuse(n, "makes a constant of more than " + std::to_string(kMaxShapeValues) + " values");
+  }
+  for (const auto& n : model.graph().node()) {
+    if (n.op_type() != "Range") continue;
+    const Ints *a = given(n, 0), *b = given(n, 1), *d = given(n, 2);
+    if (!a || !b || !d || a->v.size() != 1 || b->v.size() != 1 || d->v.size() != 1) continue;
+    if (d->v[0] == 0) refuse(n, "its step is 0");
+    const long double count = std::ceil((static_cast<long double>(b->v[0]) - a->v[0]) / d->v[0]);
+    if (count > kMaxShapeValues)
+      refuse(n, "counts " + std::to_string(static_cast<double>(count)) + " values");
+  }
+}
+
+void check_inferred_shapes(const onnx::GraphProto& g) {
+  for (const auto& vi : g.value_info()) {
+    if (!vi.type().has_tensor_type() || !vi.type().tensor_type().has_shape()) continue;
+    const auto& shape = vi.type().tensor_type().shape();
+    if (shape.dim_size() > kMaxRank)
+      throw std::invalid_argument("'" + vi.name() + "' would have " +
+                                  std::to_string(shape.dim_size()) + " dimensions");
+    for (const auto& d : shape.dim())
+      if (d.has_dim_value() && (d.dim_value() < 0 || d.dim_value() > kMaxDim))
+        throw std::invalid_argument("'" + vi.name() + "' would have a dimension of " +
+                                    std::to_string(d.dim_value()));
+  }
+}
+
 }  // namespace
+
+void check_onnx_shapes(const onnx::ModelProto& model) {
+  check_given_shapes(model);
+  check_inferred_shapes(model.graph());
+}
 
 int fold_integer_constants(onnx::ModelProto& model) {
   int total = 0;
@@ -444,8 +522,10 @@ int fold_integer_constants(onnx::ModelProto& model) {
     // data propagation: this folding does its work, and ONNX 1.12's propagation through a
     // Reshape whose target holds a value below -1 dereferences null (found by the fuzzer).
     model.mutable_graph()->clear_value_info();
+    check_given_shapes(model);
     onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(),
                                        onnx::ShapeInferenceOptions(false, 0, false));
+    check_inferred_shapes(model.graph());
     const int folded = fold_once(model);
     total += folded;
     if (folded == 0) break;

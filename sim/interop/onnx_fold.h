@@ -17,6 +17,13 @@ namespace trainsim {
 /// whose operator is one the folder evaluates, by initializers of its outputs; repeats shape
 /// inference and folding until nothing more folds. Returns the number of nodes folded.
 /// Tensors past 2^20 values are left to the importer (it skips integer nodes anyway).
+/// std::invalid_argument (one line naming the node or tensor) for a shape no network has
+/// (check_onnx_shapes()), before ONNX's shape inference would build it.
 int fold_integer_constants(onnx::ModelProto& model);
+
+/// The shapes the model's nodes take from constants (Reshape, Expand, Tile targets,
+/// ConstantOfShape, Range) and the inferred ones: at most 32 dimensions, each below 2^31;
+/// std::invalid_argument otherwise. ONNX 1.12's shape inference builds what it is given.
+void check_onnx_shapes(const onnx::ModelProto& model);
 
 }  // namespace trainsim

@@ -97,8 +97,10 @@ void Importer::read(const std::string& bytes) {
       }
     folded_nodes_ = fold_integer_constants(model_);
     // Strict: a node whose shapes do not follow from its inputs is an error, not a gap.
+    check_onnx_shapes(model_);
     onnx::shape_inference::InferShapes(model_, onnx::OpSchemaRegistry::Instance(),
                                        onnx::ShapeInferenceOptions(true, 1, false));
+    check_onnx_shapes(model_);
   } catch (const std::exception& e) {
     std::string what = e.what();
     what.erase(std::remove(what.begin(), what.end(), '\n'), what.end());
