@@ -236,4 +236,14 @@ TEST_CASE("Bad ONNX models are one line naming the file and the node, exit 2", "
   CHECK_FALSE(exists(dir + "/out.yaml"));
   // In-process: the same one-line UserError.
   CHECK_THROWS_AS(import_onnx(kData + "bad_operator.onnx"), UserError);
+  // Shapes no network has are refused before ONNX's shape inference builds them (it would
+  // take all the memory there is: a Reshape target of 2^58 found by the fuzzer).
+  const std::string corpus = std::string(TRAINSIM_SOURCE_DIR) + "/tests/fuzz/corpus/onnx/";
+  try {
+    import_onnx(corpus + "reshape_target_huge.onnx");
+    FAIL("a Reshape target of 2^58 was accepted");
+  } catch (const UserError& e) {
+    CHECK(std::string(e.what()).find("node '/Reshape' (Reshape): its shape input holds "
+                                     "360287970189639679, not a dimension") != std::string::npos);
+  }
 }
