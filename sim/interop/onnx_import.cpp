@@ -324,7 +324,7 @@ void Importer::window(const onnx::NodeProto& n, LayerSpec& l, const Dims& kernel
 const onnx::NodeProto* Importer::bias_add(const onnx::NodeProto& n, std::int64_t units) const {
   if (readers_.at(n.output(0)) != 1) return nullptr;
   for (const auto& m : model_.graph().node()) {
-    if (m.op_type() != "Add" || m.input_size() != 2) continue;
+    if (m.op_type() != "Add" || m.input_size() != 2 || m.output_size() != 1) continue;
     for (int k = 0; k < 2; ++k) {
       if (m.input(k) != n.output(0)) continue;
       auto it = inits_.find(m.input(1 - k));
@@ -390,7 +390,8 @@ void Importer::node(const onnx::NodeProto& n, int index) {
   if (absorbed_.count(&n)) return;
   if (op == "Constant") {
     for (const auto& o : n.output()) constants_.insert(o);
-    if (const auto* v = attr(n, "value")) constant_values_[n.output(0)] = &v->t();
+    if (const auto* v = attr(n, "value"); v && n.output_size() == 1)
+      constant_values_[n.output(0)] = &v->t();
     return;
   }
   // Shape and index arithmetic (integer and boolean tensors: shapes, position ids, masks):
@@ -406,6 +407,7 @@ void Importer::node(const onnx::NodeProto& n, int index) {
       return;
     }
   }
+  if (n.output_size() == 0) fail(n, "has no output");
   if (n.input_size() == 0) fail(n, "has no input");
   const std::string& x = n.input(0);
   if (op == "Transpose" && is_constant(x)) {

@@ -42,7 +42,8 @@ std::vector<const onnx::NodeProto*> Importer::readers(const std::string& t) cons
 
 const onnx::NodeProto* Importer::sole_reader(const std::string& t, const char* op) const {
   const auto r = readers(t);
-  return r.size() == 1 && r[0]->op_type() == op ? r[0] : nullptr;
+  // With an output to follow: a node of none is refused when its turn comes.
+  return r.size() == 1 && r[0]->op_type() == op && r[0]->output_size() >= 1 ? r[0] : nullptr;
 }
 
 bool Importer::scalar(const std::string& t, float& value) const {
