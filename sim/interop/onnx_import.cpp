@@ -322,7 +322,9 @@ void Importer::window(const onnx::NodeProto& n, LayerSpec& l, const Dims& kernel
 }
 
 const onnx::NodeProto* Importer::bias_add(const onnx::NodeProto& n, std::int64_t units) const {
-  if (readers_.at(n.output(0)) != 1) return nullptr;
+  // Read by exactly one node (an output no node reads has no bias to take).
+  auto read = readers_.find(n.output(0));
+  if (read == readers_.end() || read->second != 1) return nullptr;
   for (const auto& m : model_.graph().node()) {
     if (m.op_type() != "Add" || m.input_size() != 2 || m.output_size() != 1) continue;
     for (int k = 0; k < 2; ++k) {
