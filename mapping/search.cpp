@@ -1,6 +1,7 @@
 #include "mapping/search.h"
 
 #include <algorithm>
+#include <atomic>
 #include <limits>
 #include <map>
 
@@ -315,11 +316,21 @@ ScheduleFacts schedule_facts(const NestProblem& p, const BufferMapping& m, const
   return facts_of(p, m, c, res, pricer, sp, nest_sums(p, m));
 }
 
-SearchResult search_mapping(const NestProblem& p, const OperandResidency& res,
-                            const BufferCapacity& cap, const AcceleratorSpec& acc,
-                            const std::array<std::int64_t, kNumDims>& granule,
-                            const MappingConstraints& pinned, MappingObjective objective,
-                            MappingPricer& pricer) {
+namespace {
+
+std::atomic<bool> g_early_cutoff{true};
+
+// Full pricings before the first sweep's end, at most (see `early` below).
+constexpr std::int64_t kMaxEarly = 6;
+
+// The search; `early`: with the cut-off before the first sweep, which gives nothing (nullopt)
+// when a budget came near enough to binding that the choice might differ from the search
+// without it.
+std::optional<SearchResult> search(const NestProblem& p, const OperandResidency& res,
+                                   const BufferCapacity& cap, const AcceleratorSpec& acc,
+                                   const std::array<std::int64_t, kNumDims>& granule,
+                                   const MappingConstraints& pinned, MappingObjective objective,
+                                   MappingPricer& pricer, bool early) {
   std::array<std::vector<std::int64_t>, kNumDims> cands;
   for (int d = 0; d < kNumDims; ++d) {
     if (pinned.tile[d] > 0) {
@@ -509,6 +520,68 @@ SearchResult search_mapping(const NestProblem& p, const OperandResidency& res,
     return kOther;
   };
 
+  // A candidate's bound on the objective's first key.
+  auto first_key = [&](const Candidate& c) {
+    return objective == MappingObjective::kTime ? static_cast<double>(c.cycles_bound)
+           : objective == MappingObjective::kEnergy
+               ? c.energy_bound
+               : c.energy_bound * static_cast<double>(c.cycles_bound);
+  };
+  // The cut-off before the first sweep's end (`early`). The first sweep keeps every candidate
+  // that fits; without a cut-off, 83-97% of them are then ruled out by the price of the
+  // best-bounded one. So after each (W, O) pair of the first sweep, the best-bounded
+  // candidate the pair added is priced in full (kNoDeadline) when its bound is well below the
+  // best such price so far, and the cut-off tightened with it (at most kMaxEarly times), so
+  // that the rest of the sweep bounds and keeps only candidates whose bound is within it.
+  //
+  // Why the choice is the same as without it. Call E a candidate priced early (it is in
+  // `all`: it was added before it was priced, and nothing is ever removed). A candidate left
+  // out of `all` by E's cut-off has a bound on the objective's first key above what E costs
+  // (time: E's cycles plus the tolerance; energy: E's energy; edp: their product), and every
+  // candidate left in is one the search without it keeps too (the same sweeps in the same
+  // order, each candidate added by the same block order: the nests seen are recorded before
+  // the cut-off is asked, and a smaller K tile moves no less, so a K sweep that stops early
+  // only skips candidates the cut-off would rule out); so `all` is the search's `all` without
+  // some candidates above the cut-off, in the same order (ties between bounds are broken by
+  // index, and so the same). The branch and bound takes the candidates in increasing order of
+  // their refined bounds (refine() only raises a bound: exact compute, the known longest
+  // tile, the fetching steps, a priced energy, all at least what the cheap bound assumed), so
+  // E (its bound at most its price) comes up before any candidate left out, and after E the
+  // best so far costs no more than E: the search without the cut-off stops at the first
+  // candidate left out (time: its bound exceeds the fastest; energy, edp: the best key)
+  // having priced the same candidates in the same order, and the candidates within the time
+  // tolerance of the fastest are the same too (their bounds are within the band, at most E's
+  // cut-off). The first sweep's best-bounded candidate, whose price gives the second sweep's
+  // cut-off, is the same one (its bound is at most E's). What can differ is how many
+  // candidates are priced (E priced early, and not again) and so when the caps on pricings
+  // (kMaxScored, kMaxUntimed) bind; a candidate is priced at most three times more without
+  // the cut-off (in the sweep, the branch and bound, the band; and the result), so when the
+  // pricings come within that many per early pricing of a cap, or a cap binds, or an early
+  // price is below its own bound (a bound that is not one), the search is run again without
+  // the cut-off and its result taken (tests/unit/test_mapping_early_cut.cpp compares the
+  // two).
+  std::int64_t early_priced = 0;
+  double early_best = std::numeric_limits<double>::infinity();
+  bool early_invalid = false;
+  auto price_early = [&](std::size_t from) {
+    if (from >= all.size()) return;
+    std::size_t top = from;
+    for (std::size_t i = from + 1; i < all.size(); ++i)
+      if (first_key(all[i]) < first_key(all[top])) top = i;
+    // Only a bound well below the best price so far is likely to tighten the cut-off.
+    if (!(first_key(all[top]) < early_best * 0.8)) return;
+    const MappingScore& sc =
+        score_of(all[top], kNoDeadline, objective != MappingObjective::kEnergy);
+    ++early_priced;
+    const double price = objective == MappingObjective::kTime ? static_cast<double>(sc.cycles)
+                         : objective == MappingObjective::kEnergy
+                             ? sc.energy
+                             : sc.energy * static_cast<double>(sc.cycles);
+    if (!sc.exact || price < first_key(all[top])) early_invalid = true;
+    early_best = std::min(early_best, price);
+    tighten(sc);
+  };
+
   // Two sweeps over the (W, O) pairs and block orders. The first takes the largest K tile that
   // fits (the least traffic of the pair: a smaller one cannot move less); pricing the
   // best-bounded of those gives a cut-off that rules out most of the second, the smaller K
@@ -521,6 +594,7 @@ SearchResult search_mapping(const NestProblem& p, const OperandResidency& res,
       check_interrupt();  // the search of a large op can take seconds
       for (std::size_t oi = 0; oi < fam_o.size(); ++oi) {
         const NestSums sums = sums_of(fam_w[wi], fam_o[oi]);
+        const std::size_t pair_from = all.size();
         for (PerK& pk : per_k) pk = PerK{};
         std::fill(fit_memo.begin(), fit_memo.end(), std::int8_t{-1});
         for (int order = 0; order < static_cast<int>(orders); ++order) {
@@ -571,19 +645,14 @@ SearchResult search_mapping(const NestProblem& p, const OperandResidency& res,
           }
           if (lo < cand_k.size()) consider(wi, oi, lo, order, sums);
         }
+        if (sweep == 0 && early && early_priced < kMaxEarly) price_early(pair_from);
       }
     }
     if (sweep == 0 && !all.empty()) {
       // Price the best-bounded candidate of the first sweep for a cut-off.
-      auto key = [&](const Candidate& c) {
-        return objective == MappingObjective::kTime ? static_cast<double>(c.cycles_bound)
-               : objective == MappingObjective::kEnergy
-                   ? c.energy_bound
-                   : c.energy_bound * static_cast<double>(c.cycles_bound);
-      };
       std::size_t top = 0;
       for (std::size_t i = 1; i < all.size(); ++i)
-        if (key(all[i]) < key(all[top])) top = i;
+        if (first_key(all[i]) < first_key(all[top])) top = i;
       tighten(score_of(all[top], kNoDeadline, objective != MappingObjective::kEnergy));
     }
   }
@@ -733,7 +802,29 @@ SearchResult search_mapping(const NestProblem& p, const OperandResidency& res,
   best.cost = analyze_mapping(p, best.mapping, res, cap, sums_of(fam_w[c.wi], fam_o[c.oi]));
   best.score = score_of(all[pick], kNoDeadline);
   if (objective != MappingObjective::kTime) best.fastest_cycles = best.score.cycles;
+  // Near a cap, the search without the early cut-off might have stopped elsewhere (above).
+  const std::int64_t margin = 4 * early_priced + 1;
+  if (early && early_priced > 0 &&
+      (early_invalid || !best.exhausted || best.scored + margin >= kMaxScored ||
+       untimed + margin >= kMaxUntimed))
+    return std::nullopt;
   return best;
+}
+
+}  // namespace
+
+void set_early_cutoff(bool on) {
+  g_early_cutoff.store(on, std::memory_order_relaxed);
+}
+
+SearchResult search_mapping(const NestProblem& p, const OperandResidency& res,
+                            const BufferCapacity& cap, const AcceleratorSpec& acc,
+                            const std::array<std::int64_t, kNumDims>& granule,
+                            const MappingConstraints& pinned, MappingObjective objective,
+                            MappingPricer& pricer) {
+  if (g_early_cutoff.load(std::memory_order_relaxed))
+    if (auto r = search(p, res, cap, acc, granule, pinned, objective, pricer, true)) return *r;
+  return *search(p, res, cap, acc, granule, pinned, objective, pricer, false);
 }
 
 std::vector<std::pair<TileBox, std::int64_t>> tile_classes(const NestProblem& p,

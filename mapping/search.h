@@ -140,6 +140,11 @@ SearchResult search_mapping(const NestProblem& p, const OperandResidency& res,
                             const MappingConstraints& pinned, MappingObjective objective,
                             MappingPricer& pricer);
 
+/// Whether search_mapping prices a candidate before its first sweep ends for an early
+/// cut-off (default on; it chooses the same mapping either way: mapping/search.cpp). For
+/// tests, which compare the two.
+void set_early_cutoff(bool on);
+
 /// Each tile shape of a mapping and how many tiles have it (tiles differ only in the ragged
 /// last tile of a dimension, and, for a stride-dilated kernel, in its stored positions).
 std::vector<std::pair<TileBox, std::int64_t>> tile_classes(const NestProblem& p,
