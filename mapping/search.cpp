@@ -438,6 +438,15 @@ std::optional<SearchResult> search(const NestProblem& p, const OperandResidency&
     return *c.score;
   };
   constexpr std::int64_t kNoDeadline = std::numeric_limits<std::int64_t>::max();
+  // What the second sweep asks of a block order's largest K tile that fits: its traffic's
+  // bounds (the channel's cycles, the energy) and its tiles. The first sweep analyses that
+  // candidate already (or the same nest in an earlier order: the same cost), so it keeps
+  // them for the second (per (W, O) pair and block order; `known` false: not analysed).
+  struct TrafficFacts {
+    bool known = false;
+    std::int64_t channel = 0, tiles = 0;
+    double energy = 0;
+  };
   // Per K tile of the current (W, O) pair: what does not depend on the block order.
   struct PerK {
     bool facts = false;
@@ -445,6 +454,7 @@ std::optional<SearchResult> search(const NestProblem& p, const OperandResidency&
     // Nests already considered (nest_key), at most one per block order: a fixed array, as
     // this is reset for every (W, O) pair.
     std::array<std::uint32_t, kOrders.size()> seen{};
+    std::array<TrafficFacts, kOrders.size()> seen_traffic{};
     std::size_t seen_count = 0;
   };
   std::vector<PerK> per_k(cand_k.size());
@@ -469,24 +479,30 @@ std::optional<SearchResult> search(const NestProblem& p, const OperandResidency&
   // least as much), else kOther.
   enum Outcome { kOther, kTrafficCut };
   auto consider = [&](std::size_t wi, std::size_t oi, std::size_t k, int order,
-                      const NestSums& sums) {
+                      const NestSums& sums, TrafficFacts* keep = nullptr) {
     const BufferMapping m = mapping_of(wi, oi, k, order);
     const std::array<std::int64_t, kNumDims> trips = trips_of(wi, oi, k);
     // A nest already seen (the same loops iterating in the same sequence) has the same cost:
     // it fitted, and it is the same candidate, so it needs no analysis.
     PerK& pk = per_k[k];
     const std::uint32_t key = nest_key(m, trips);
-    if (std::find(pk.seen.begin(), pk.seen.begin() + pk.seen_count, key) !=
-        pk.seen.begin() + pk.seen_count)
+    const auto seen_end = pk.seen.begin() + static_cast<std::ptrdiff_t>(pk.seen_count);
+    const auto seen_at = std::find(pk.seen.begin(), seen_end, key);
+    if (seen_at != seen_end) {
+      if (keep) *keep = pk.seen_traffic[static_cast<std::size_t>(seen_at - pk.seen.begin())];
       return kOther;
+    }
     const MappingCost c = analyze_mapping(p, m, trips, res, cap, sums);
     if (!c.fits) return kOther;
-    pk.seen[pk.seen_count++] = key;
     const double energy_bound = pricer.energy_bound(c);
-    if (energy_bound > cut_energy) return kTrafficCut;
     ScheduleFacts f;
     fill_traffic(c, f);
-    if (pricer.cycles_bound(f) > cut_cycles) return kTrafficCut;  // the channel alone
+    const std::int64_t channel = pricer.cycles_bound(f);
+    pk.seen_traffic[pk.seen_count] = {true, channel, c.tiles, energy_bound};
+    if (keep) *keep = pk.seen_traffic[pk.seen_count];
+    pk.seen[pk.seen_count++] = key;
+    if (energy_bound > cut_energy) return kTrafficCut;
+    if (channel > cut_cycles) return kTrafficCut;  // the channel alone
     if (!pk.facts) {
       std::array<const std::vector<TileSpan>*, kNumDims> sp{};
       for (int d = 0; d < kNumDims; ++d) sp[d] = spans(d, m.tile[d]);
@@ -588,6 +604,7 @@ std::optional<SearchResult> search(const NestProblem& p, const OperandResidency&
   // tiles (kSmallerKTiles).
   const std::size_t orders = kOrders.size();
   std::vector<std::size_t> first_fit(fam_w.size() * fam_o.size() * orders, cand_k.size());
+  std::vector<TrafficFacts> first_traffic(first_fit.size());
   std::vector<std::int8_t> fit_memo(2 * cand_k.size());  // per (K tile, accumulates): -1 unknown
   for (int sweep = 0; sweep < 2; ++sweep) {
     for (std::size_t wi = 0; wi < fam_w.size(); ++wi) {
@@ -601,19 +618,23 @@ std::optional<SearchResult> search(const NestProblem& p, const OperandResidency&
           if (pinned.stationary >= 0 &&
               kOrders[static_cast<std::size_t>(order)][2] != pinned.stationary)
             continue;
-          std::size_t& lo =
-              first_fit[(wi * fam_o.size() + oi) * orders + static_cast<std::size_t>(order)];
+          const std::size_t at =
+              (wi * fam_o.size() + oi) * orders + static_cast<std::size_t>(order);
+          std::size_t& lo = first_fit[at];
           if (sweep == 1) {
             if (lo >= cand_k.size()) continue;
             // A smaller K tile moves at least as much: if the traffic at the largest already
             // rules it out, it rules out every smaller one.
-            const MappingCost c0 = analyze_mapping(p, mapping_of(wi, oi, lo, order),
-                                                   trips_of(wi, oi, lo), res, cap, sums);
-            ScheduleFacts f0;
-            fill_traffic(c0, f0);
-            if (pricer.cycles_bound(f0) > cut_cycles || pricer.energy_bound(c0) > cut_energy)
-              continue;
-            if (c0.tiles > kSmallerKTiles) continue;
+            TrafficFacts t0 = first_traffic[at];
+            if (!t0.known) {
+              const MappingCost c0 = analyze_mapping(p, mapping_of(wi, oi, lo, order),
+                                                     trips_of(wi, oi, lo), res, cap, sums);
+              ScheduleFacts f0;
+              fill_traffic(c0, f0);
+              t0 = {true, pricer.cycles_bound(f0), c0.tiles, pricer.energy_bound(c0)};
+            }
+            if (t0.channel > cut_cycles || t0.energy > cut_energy) continue;
+            if (t0.tiles > kSmallerKTiles) continue;
             // The traffic grows as the K tile shrinks (MappingCost: every operand's
             // re-fetches only multiply), and with it the energy bound and the channel's: once
             // they rule a K tile out, they rule out every smaller one.
@@ -643,7 +664,7 @@ std::optional<SearchResult> search(const NestProblem& p, const OperandResidency&
             else
               lo = mid + 1;
           }
-          if (lo < cand_k.size()) consider(wi, oi, lo, order, sums);
+          if (lo < cand_k.size()) consider(wi, oi, lo, order, sums, &first_traffic[at]);
         }
         if (sweep == 0 && early && early_priced < kMaxEarly) price_early(pair_from);
       }
