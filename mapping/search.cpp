@@ -318,19 +318,21 @@ ScheduleFacts schedule_facts(const NestProblem& p, const BufferMapping& m, const
 
 namespace {
 
-std::atomic<bool> g_early_cutoff{true};
+std::atomic<bool> g_shortcuts{true};
 
 // Full pricings before the first sweep's end, at most (see `early` below).
 constexpr std::int64_t kMaxEarly = 6;
 
-// The search; `early`: with the cut-off before the first sweep, which gives nothing (nullopt)
-// when a budget came near enough to binding that the choice might differ from the search
-// without it.
+// The search; `shortcuts`: with the cut-off before the first sweep ends, the traffic the
+// second sweep takes from the first and the compute floor of its K tiles (each below), which
+// change how many candidates are analysed, never which is chosen; then it gives nothing
+// (nullopt) when a budget came near enough to binding that the choice might differ from the
+// search without them.
 std::optional<SearchResult> search(const NestProblem& p, const OperandResidency& res,
                                    const BufferCapacity& cap, const AcceleratorSpec& acc,
                                    const std::array<std::int64_t, kNumDims>& granule,
                                    const MappingConstraints& pinned, MappingObjective objective,
-                                   MappingPricer& pricer, bool early) {
+                                   MappingPricer& pricer, bool shortcuts) {
   std::array<std::vector<std::int64_t>, kNumDims> cands;
   for (int d = 0; d < kNumDims; ++d) {
     if (pinned.tile[d] > 0) {
@@ -456,8 +458,27 @@ std::optional<SearchResult> search(const NestProblem& p, const OperandResidency&
     std::array<std::uint32_t, kOrders.size()> seen{};
     std::array<TrafficFacts, kOrders.size()> seen_traffic{};
     std::size_t seen_count = 0;
+    // The time objective's bound on every block order's cycles at this K tile, with no
+    // traffic (compute_floor); -1: not computed.
+    std::int64_t compute_floor = -1;
   };
   std::vector<PerK> per_k(cand_k.size());
+  // The per-K facts of the (W, O) pair `pk` belongs to (they do not depend on the order).
+  auto facts_at = [&](PerK& pk, const BufferMapping& m,
+                      const std::array<std::int64_t, kNumDims>& trips, const NestSums& sums) {
+    if (pk.facts) return;
+    std::array<const std::vector<TileSpan>*, kNumDims> sp{};
+    for (int d = 0; d < kNumDims; ++d) sp[d] = spans(d, m.tile[d]);
+    std::int64_t unknown_max = 0;
+    pk.compute = sum_tile_cycles(sp, pricer, false, pk.min_tile, unknown_max);
+    MappingCost c;
+    c.trips = trips;  // all first_and_last asks of the cost
+    ScheduleFacts fl;
+    first_and_last(p, m, c, res, sums.total, fl);
+    pk.first = fl.first_fetch_words;
+    pk.last = fl.last_write_words;
+    pk.facts = true;
+  };
   // What a candidate must not exceed to matter, from the best price so far: time, the
   // tolerance above the fastest; energy and edp, the best (an equal one may win on traffic).
   std::int64_t cut_cycles = std::numeric_limits<std::int64_t>::max();
@@ -503,17 +524,7 @@ std::optional<SearchResult> search(const NestProblem& p, const OperandResidency&
     pk.seen[pk.seen_count++] = key;
     if (energy_bound > cut_energy) return kTrafficCut;
     if (channel > cut_cycles) return kTrafficCut;  // the channel alone
-    if (!pk.facts) {
-      std::array<const std::vector<TileSpan>*, kNumDims> sp{};
-      for (int d = 0; d < kNumDims; ++d) sp[d] = spans(d, m.tile[d]);
-      std::int64_t unknown_max = 0;
-      pk.compute = sum_tile_cycles(sp, pricer, false, pk.min_tile, unknown_max);
-      ScheduleFacts fl;
-      first_and_last(p, m, c, res, sums.total, fl);
-      pk.first = fl.first_fetch_words;
-      pk.last = fl.last_write_words;
-      pk.facts = true;
-    }
+    facts_at(pk, m, trips, sums);
     f.compute_cycles = pk.compute;
     f.min_tile_cycles = pk.min_tile;
     f.first_fetch_words = pk.first;
@@ -574,7 +585,7 @@ std::optional<SearchResult> search(const NestProblem& p, const OperandResidency&
   // the cut-off (in the sweep, the branch and bound, the band; and the result), so when the
   // pricings come within that many per early pricing of a cap, or a cap binds, or an early
   // price is below its own bound (a bound that is not one), the search is run again without
-  // the cut-off and its result taken (tests/unit/test_mapping_early_cut.cpp compares the
+  // the cut-off and its result taken (tests/unit/test_mapping_shortcuts.cpp compares the
   // two).
   std::int64_t early_priced = 0;
   double early_best = std::numeric_limits<double>::infinity();
@@ -638,8 +649,35 @@ std::optional<SearchResult> search(const NestProblem& p, const OperandResidency&
             // The traffic grows as the K tile shrinks (MappingCost: every operand's
             // re-fetches only multiply), and with it the energy bound and the channel's: once
             // they rule a K tile out, they rule out every smaller one.
-            for (std::size_t k = lo + 1; k < cand_k.size(); ++k)
+            for (std::size_t k = lo + 1; k < cand_k.size(); ++k) {
+              // A K tile whose compute and first and last transfers alone (no traffic) rule
+              // it out rules out every block order's candidate there (cycles_bound does not
+              // fall as the traffic grows): none is analysed. The sweep goes on to the
+              // smaller K tiles, which the traffic's cut-off would have stopped, but a
+              // candidate is only added there if its traffic is within the cut-off, and
+              // then it is within it at this K tile too, where the block order would have
+              // reached it (traffic grows as the K tile shrinks): the same candidates are
+              // added, by the same block order (that of the first order whose candidate
+              // there is the nest, as every such order's traffic is within the cut-off on
+              // the way).
+              if (shortcuts && objective == MappingObjective::kTime) {
+                PerK& pk = per_k[k];
+                if (pk.compute_floor < 0) {
+                  const auto trips = trips_of(wi, oi, k);
+                  facts_at(pk, mapping_of(wi, oi, k, order), trips, sums);
+                  ScheduleFacts f;
+                  f.tiles = 1;
+                  for (std::int64_t t : trips) f.tiles *= t;
+                  f.compute_cycles = pk.compute;
+                  f.min_tile_cycles = pk.min_tile;
+                  f.first_fetch_words = pk.first;
+                  f.last_write_words = pk.last;
+                  pk.compute_floor = pricer.cycles_bound(f);
+                }
+                if (pk.compute_floor > cut_cycles) continue;
+              }
               if (consider(wi, oi, k, order, sums) == kTrafficCut) break;
+            }
             continue;
           }
           // Whether a K tile fits depends on the block order only through whether the
@@ -664,9 +702,10 @@ std::optional<SearchResult> search(const NestProblem& p, const OperandResidency&
             else
               lo = mid + 1;
           }
-          if (lo < cand_k.size()) consider(wi, oi, lo, order, sums, &first_traffic[at]);
+          if (lo < cand_k.size())
+            consider(wi, oi, lo, order, sums, shortcuts ? &first_traffic[at] : nullptr);
         }
-        if (sweep == 0 && early && early_priced < kMaxEarly) price_early(pair_from);
+        if (sweep == 0 && shortcuts && early_priced < kMaxEarly) price_early(pair_from);
       }
     }
     if (sweep == 0 && !all.empty()) {
@@ -825,7 +864,7 @@ std::optional<SearchResult> search(const NestProblem& p, const OperandResidency&
   if (objective != MappingObjective::kTime) best.fastest_cycles = best.score.cycles;
   // Near a cap, the search without the early cut-off might have stopped elsewhere (above).
   const std::int64_t margin = 4 * early_priced + 1;
-  if (early && early_priced > 0 &&
+  if (shortcuts && early_priced > 0 &&
       (early_invalid || !best.exhausted || best.scored + margin >= kMaxScored ||
        untimed + margin >= kMaxUntimed))
     return std::nullopt;
@@ -834,8 +873,8 @@ std::optional<SearchResult> search(const NestProblem& p, const OperandResidency&
 
 }  // namespace
 
-void set_early_cutoff(bool on) {
-  g_early_cutoff.store(on, std::memory_order_relaxed);
+void set_search_shortcuts(bool on) {
+  g_shortcuts.store(on, std::memory_order_relaxed);
 }
 
 SearchResult search_mapping(const NestProblem& p, const OperandResidency& res,
@@ -843,7 +882,7 @@ SearchResult search_mapping(const NestProblem& p, const OperandResidency& res,
                             const std::array<std::int64_t, kNumDims>& granule,
                             const MappingConstraints& pinned, MappingObjective objective,
                             MappingPricer& pricer) {
-  if (g_early_cutoff.load(std::memory_order_relaxed))
+  if (g_shortcuts.load(std::memory_order_relaxed))
     if (auto r = search(p, res, cap, acc, granule, pinned, objective, pricer, true)) return *r;
   return *search(p, res, cap, acc, granule, pinned, objective, pricer, false);
 }

@@ -1,8 +1,10 @@
-// The buffer-mapping search's cut-off before its first sweep ends (mapping/search.cpp: a
-// candidate priced early rules out the candidates whose bounds exceed its price) changes how
-// much the search does, never what it chooses: over random ops (GEMMs and convolutions in the three
-// roles, with inter-op residency) on random accelerators, for each objective, the search with them
-// and without them gives the same mapping, cost and score.
+// The buffer-mapping search's shortcuts (mapping/search.cpp: a candidate priced before the
+// first sweep ends rules out the candidates whose bounds exceed its price; the second sweep
+// takes the first's traffic; a K tile whose compute alone exceeds the cut-off is skipped for
+// every block order) change how much the search does, never what it chooses: over random ops
+// (GEMMs and convolutions in the three roles, with inter-op residency) on random
+// accelerators, for each objective, the search with them and without them gives the same
+// mapping, cost and score.
 #include <catch2/catch.hpp>
 
 #include "dataflows/registry.h"
@@ -22,7 +24,7 @@ std::int64_t pick(Rng& rng, std::int64_t lo, std::int64_t hi) {
 
 AcceleratorSpec random_accel(Rng& rng) {
   AcceleratorSpec a;
-  a.name = "early-cut-test";
+  a.name = "shortcuts-test";
   a.rows = static_cast<int>(pick(rng, 2, 8));
   a.cols = static_cast<int>(pick(rng, 2, 8));
   a.word_bits = 16;
@@ -65,22 +67,22 @@ Op random_op(Rng& rng) {
 }
 
 std::optional<SearchResult> search(const Op& op, const AcceleratorSpec& a, const Dataflow& df,
-                                   bool early) {
-  set_early_cutoff(early);
+                                   bool shortcuts) {
+  set_search_shortcuts(shortcuts);
   try {
     SearchResult r = tiled_mapping(op, a, df);
-    set_early_cutoff(true);
+    set_search_shortcuts(true);
     return r;
   } catch (const UserError&) {
-    set_early_cutoff(true);
+    set_search_shortcuts(true);
     return std::nullopt;
   }
 }
 
 }  // namespace
 
-TEST_CASE("The search's early cut-off never changes the mapping it chooses",
-          "[mapping][search][early]") {
+TEST_CASE("The search's shortcuts never change the mapping it chooses",
+          "[mapping][search][shortcuts]") {
   const char* const dataflows[] = {"ws", "os", "is", "rs"};
   Rng rng(35);
   int searched = 0, fewer = 0;
@@ -109,8 +111,8 @@ TEST_CASE("The search's early cut-off never changes the mapping it chooses",
     CHECK(with->fastest_cycles == without->fastest_cycles);
     CHECK(with->exhausted == without->exhausted);
   }
-  // The comparison means something: most ops fit, every objective is tried, and the cut-off
-  // left candidates out of many searches.
+  // The comparison means something: most ops fit, every objective is tried, and the
+  // shortcuts left candidates out of many searches.
   CHECK(searched >= 150);
   for (int n : by_objective) CHECK(n >= 30);
   CHECK(fewer >= searched / 4);
