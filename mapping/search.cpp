@@ -409,6 +409,21 @@ std::optional<SearchResult> search(const NestProblem& p, const OperandResidency&
     m.order = kOrders[static_cast<std::size_t>(order)];
     return m;
   };
+  // The tile spans of every candidate, from its blocks' (looked up once per tile size, not
+  // per candidate: the lookups were a tenth of the search).
+  using BlockSpans = std::array<const std::vector<TileSpan>*, 3>;
+  std::vector<BlockSpans> spans_w, spans_o;
+  for (const Triple& t : fam_w)
+    spans_w.push_back({spans(kDimN, t[0]), spans(kDimP, t[1]), spans(kDimQ, t[2])});
+  for (const Triple& t : fam_o)
+    spans_o.push_back({spans(kDimC, t[0]), spans(kDimR, t[1]), spans(kDimS, t[2])});
+  std::vector<const std::vector<TileSpan>*> spans_k;
+  for (std::int64_t t : cand_k) spans_k.push_back(spans(kDimK, t));
+  auto spans_of = [&](std::size_t wi, std::size_t oi, std::size_t ki) {
+    const BlockSpans &w = spans_w[wi], &o = spans_o[oi];
+    return std::array<const std::vector<TileSpan>*, kNumDims>{w[0], spans_k[ki], o[0], w[1],
+                                                              w[2], o[1],        o[2]};
+  };
 
   // Every candidate that fits, with its lower bounds. Block orders that iterate the same loops
   // in the same sequence are the same nest: only the first of them is kept.
@@ -464,13 +479,12 @@ std::optional<SearchResult> search(const NestProblem& p, const OperandResidency&
   };
   std::vector<PerK> per_k(cand_k.size());
   // The per-K facts of the (W, O) pair `pk` belongs to (they do not depend on the order).
-  auto facts_at = [&](PerK& pk, const BufferMapping& m,
-                      const std::array<std::int64_t, kNumDims>& trips, const NestSums& sums) {
+  auto facts_at = [&](PerK& pk, std::size_t wi, std::size_t oi, std::size_t k,
+                      const BufferMapping& m, const std::array<std::int64_t, kNumDims>& trips,
+                      const NestSums& sums) {
     if (pk.facts) return;
-    std::array<const std::vector<TileSpan>*, kNumDims> sp{};
-    for (int d = 0; d < kNumDims; ++d) sp[d] = spans(d, m.tile[d]);
     std::int64_t unknown_max = 0;
-    pk.compute = sum_tile_cycles(sp, pricer, false, pk.min_tile, unknown_max);
+    pk.compute = sum_tile_cycles(spans_of(wi, oi, k), pricer, false, pk.min_tile, unknown_max);
     MappingCost c;
     c.trips = trips;  // all first_and_last asks of the cost
     ScheduleFacts fl;
@@ -524,7 +538,7 @@ std::optional<SearchResult> search(const NestProblem& p, const OperandResidency&
     pk.seen[pk.seen_count++] = key;
     if (energy_bound > cut_energy) return kTrafficCut;
     if (channel > cut_cycles) return kTrafficCut;  // the channel alone
-    facts_at(pk, m, trips, sums);
+    facts_at(pk, wi, oi, k, m, trips, sums);
     f.compute_cycles = pk.compute;
     f.min_tile_cycles = pk.min_tile;
     f.first_fetch_words = pk.first;
@@ -623,7 +637,11 @@ std::optional<SearchResult> search(const NestProblem& p, const OperandResidency&
       for (std::size_t oi = 0; oi < fam_o.size(); ++oi) {
         const NestSums sums = sums_of(fam_w[wi], fam_o[oi]);
         const std::size_t pair_from = all.size();
-        for (PerK& pk : per_k) pk = PerK{};
+        for (PerK& pk : per_k) {  // (what is read only once these say it is known stays)
+          pk.facts = false;
+          pk.seen_count = 0;
+          pk.compute_floor = -1;
+        }
         std::fill(fit_memo.begin(), fit_memo.end(), std::int8_t{-1});
         for (int order = 0; order < static_cast<int>(orders); ++order) {
           if (pinned.stationary >= 0 &&
@@ -664,7 +682,7 @@ std::optional<SearchResult> search(const NestProblem& p, const OperandResidency&
                 PerK& pk = per_k[k];
                 if (pk.compute_floor < 0) {
                   const auto trips = trips_of(wi, oi, k);
-                  facts_at(pk, mapping_of(wi, oi, k, order), trips, sums);
+                  facts_at(pk, wi, oi, k, mapping_of(wi, oi, k, order), trips, sums);
                   ScheduleFacts f;
                   f.tiles = 1;
                   for (std::int64_t t : trips) f.tiles *= t;
@@ -740,9 +758,8 @@ std::optional<SearchResult> search(const NestProblem& p, const OperandResidency&
     const BufferMapping m = mapping_of(c.wi, c.oi, c.ki, c.order);
     const NestSums sums = sums_of(fam_w[c.wi], fam_o[c.oi]);
     const MappingCost cost = analyze_mapping(p, m, trips_of(c.wi, c.oi, c.ki), res, cap, sums);
-    std::array<const std::vector<TileSpan>*, kNumDims> sp{};
-    for (int d = 0; d < kNumDims; ++d) sp[d] = spans(d, m.tile[d]);
-    c.cycles_bound = pricer.cycles_bound(facts_of(p, m, cost, res, pricer, sp, sums));
+    c.cycles_bound =
+        pricer.cycles_bound(facts_of(p, m, cost, res, pricer, spans_of(c.wi, c.oi, c.ki), sums));
     if (objective == MappingObjective::kEdp) {
       if (!c.score) {
         c.score = pricer.score(m, cost, std::numeric_limits<std::int64_t>::max(), false);
