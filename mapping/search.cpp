@@ -4,6 +4,7 @@
 #include <atomic>
 #include <limits>
 #include <map>
+#include <unordered_map>
 
 #include "sim/core/error.h"
 #include "sim/core/interrupt.h"
@@ -289,14 +290,27 @@ std::pair<std::int64_t, std::int64_t> first_fetch_and_last_write(const NestProbl
 
 namespace {
 
-// schedule_facts() with the tile spans and the axis sums given (the search keeps them per
-// tile size).
+// Every tile's compute cycles summed, the cheapest tile's and the dearest's.
+struct ComputeSums {
+  std::int64_t total = 0, min = 0, max = 0;
+};
+
+ComputeSums compute_sums(const std::array<const std::vector<TileSpan>*, kNumDims>& sp,
+                         MappingPricer& pricer) {
+  ComputeSums s;
+  s.total = sum_tile_cycles(sp, pricer, true, s.min, s.max);
+  return s;
+}
+
+// schedule_facts() with the compute sums and the axis sums given (the search keeps them per
+// tiling and per tile size).
 ScheduleFacts facts_of(const NestProblem& p, const BufferMapping& m, const MappingCost& c,
-                       const OperandResidency& res, MappingPricer& pricer,
-                       const std::array<const std::vector<TileSpan>*, kNumDims>& sp,
+                       const OperandResidency& res, const ComputeSums& compute,
                        const NestSums& sums) {
   ScheduleFacts f;
-  f.compute_cycles = sum_tile_cycles(sp, pricer, true, f.min_tile_cycles, f.max_tile_cycles);
+  f.compute_cycles = compute.total;
+  f.min_tile_cycles = compute.min;
+  f.max_tile_cycles = compute.max;
   first_and_last(p, m, c, res, sums.total, f);
   fill_traffic(c, f);
   fetch_steps(m, c.trips, res, min_tile_words(p, m.tile, sums), f);
@@ -313,7 +327,7 @@ ScheduleFacts schedule_facts(const NestProblem& p, const BufferMapping& m, const
     spans[d] = tile_spans(p, d, m.tile[d]);
     sp[d] = &spans[d];
   }
-  return facts_of(p, m, c, res, pricer, sp, nest_sums(p, m));
+  return facts_of(p, m, c, res, compute_sums(sp, pricer), nest_sums(p, m));
 }
 
 namespace {
@@ -753,13 +767,18 @@ std::optional<SearchResult> search(const NestProblem& p, const OperandResidency&
   };
   // Makes a candidate's bounds exact where that is cheap: its cycle bound counts every tile's
   // compute, and (energy x cycles) its energy is priced, which needs no schedule.
+  std::unordered_map<std::size_t, ComputeSums> exact_compute;
   auto refine = [&](Candidate& c) {
     if (c.exact_compute) return;
     const BufferMapping m = mapping_of(c.wi, c.oi, c.ki, c.order);
     const NestSums sums = sums_of(fam_w[c.wi], fam_o[c.oi]);
     const MappingCost cost = analyze_mapping(p, m, trips_of(c.wi, c.oi, c.ki), res, cap, sums);
-    c.cycles_bound =
-        pricer.cycles_bound(facts_of(p, m, cost, res, pricer, spans_of(c.wi, c.oi, c.ki), sums));
+    // The block orders of one tiling have the same tiles: their compute is summed once.
+    const std::size_t tiling = (c.wi * fam_o.size() + c.oi) * cand_k.size() + c.ki;
+    auto it = exact_compute.find(tiling);
+    if (it == exact_compute.end())
+      it = exact_compute.emplace(tiling, compute_sums(spans_of(c.wi, c.oi, c.ki), pricer)).first;
+    c.cycles_bound = pricer.cycles_bound(facts_of(p, m, cost, res, it->second, sums));
     if (objective == MappingObjective::kEdp) {
       if (!c.score) {
         c.score = pricer.score(m, cost, std::numeric_limits<std::int64_t>::max(), false);
