@@ -609,12 +609,12 @@ std::optional<SearchResult> search(const NestProblem& p, const OperandResidency&
   // cut-off). The first sweep's best-bounded candidate, whose price gives the second sweep's
   // cut-off, is the same one (its bound is at most E's). What can differ is how many
   // candidates are priced (E priced early, and not again) and so when the caps on pricings
-  // (kMaxScored, kMaxUntimed) bind; a candidate is priced at most three times more without
-  // the cut-off (in the sweep, the branch and bound, the band; and the result), so when the
-  // pricings come within that many per early pricing of a cap, or a cap binds, or an early
-  // price is below its own bound (a bound that is not one), the search is run again without
-  // the cut-off and its result taken (tests/unit/test_mapping_shortcuts.cpp compares the
-  // two).
+  // (kMaxScored, kMaxUntimed) bind: without the cut-off, E is priced up to three times
+  // instead of once (in the branch and bound, in the band, and as the result) and the first
+  // sweep's best-bounded candidate once more, so when the pricings come within four per early
+  // pricing, plus one, of a cap, or a cap binds, or an early price is below its own bound (a
+  // bound that is not one), the search is run again without the shortcuts and its result
+  // taken (tests/unit/test_mapping_shortcuts.cpp compares the two).
   std::int64_t early_priced = 0;
   double early_best = std::numeric_limits<double>::infinity();
   bool early_invalid = false;
