@@ -124,13 +124,6 @@ std::int64_t MappingCost::buffer_words() const {
   return dram_words() + accumulate_words;
 }
 
-const std::array<int, 3>& block_dims(int operand, int& count) {
-  static const std::array<int, 3> ifmap_block{kDimK, 0, 0}, filter_block{kDimN, kDimP, kDimQ},
-      ofmap_block{kDimC, kDimR, kDimS};
-  count = operand == kIfmap ? 1 : 3;
-  return operand == kIfmap ? ifmap_block : operand == kFilter ? filter_block : ofmap_block;
-}
-
 std::array<std::int64_t, kNumDims> trip_counts(const NestProblem& p, const BufferMapping& m) {
   std::array<std::int64_t, kNumDims> t{};
   for (int d = 0; d < kNumDims; ++d) t[d] = ceil_div(p.extent[d], m.tile[d]);

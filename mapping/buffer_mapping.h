@@ -130,6 +130,12 @@ std::string mapping_text(const NestProblem& p, const BufferMapping& m, const Map
                          const OperandResidency& res, int word_bytes);
 
 /// The dimensions of each block, outermost first within the block (the tile walk's order).
-const std::array<int, 3>& block_dims(int operand, int& count);
+/// Inline: the search asks for every candidate's loops.
+inline const std::array<int, 3>& block_dims(int operand, int& count) {
+  static constexpr std::array<int, 3> ifmap_block{kDimK, 0, 0}, filter_block{kDimN, kDimP, kDimQ},
+      ofmap_block{kDimC, kDimR, kDimS};
+  count = operand == kIfmap ? 1 : 3;
+  return operand == kIfmap ? ifmap_block : operand == kFilter ? filter_block : ofmap_block;
+}
 
 }  // namespace trainsim

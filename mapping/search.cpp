@@ -1,8 +1,10 @@
 #include "mapping/search.h"
 
 #include <algorithm>
+#include <atomic>
 #include <limits>
 #include <map>
+#include <unordered_map>
 
 #include "sim/core/error.h"
 #include "sim/core/interrupt.h"
@@ -288,14 +290,27 @@ std::pair<std::int64_t, std::int64_t> first_fetch_and_last_write(const NestProbl
 
 namespace {
 
-// schedule_facts() with the tile spans and the axis sums given (the search keeps them per
-// tile size).
+// Every tile's compute cycles summed, the cheapest tile's and the dearest's.
+struct ComputeSums {
+  std::int64_t total = 0, min = 0, max = 0;
+};
+
+ComputeSums compute_sums(const std::array<const std::vector<TileSpan>*, kNumDims>& sp,
+                         MappingPricer& pricer) {
+  ComputeSums s;
+  s.total = sum_tile_cycles(sp, pricer, true, s.min, s.max);
+  return s;
+}
+
+// schedule_facts() with the compute sums and the axis sums given (the search keeps them per
+// tiling and per tile size).
 ScheduleFacts facts_of(const NestProblem& p, const BufferMapping& m, const MappingCost& c,
-                       const OperandResidency& res, MappingPricer& pricer,
-                       const std::array<const std::vector<TileSpan>*, kNumDims>& sp,
+                       const OperandResidency& res, const ComputeSums& compute,
                        const NestSums& sums) {
   ScheduleFacts f;
-  f.compute_cycles = sum_tile_cycles(sp, pricer, true, f.min_tile_cycles, f.max_tile_cycles);
+  f.compute_cycles = compute.total;
+  f.min_tile_cycles = compute.min;
+  f.max_tile_cycles = compute.max;
   first_and_last(p, m, c, res, sums.total, f);
   fill_traffic(c, f);
   fetch_steps(m, c.trips, res, min_tile_words(p, m.tile, sums), f);
@@ -312,14 +327,26 @@ ScheduleFacts schedule_facts(const NestProblem& p, const BufferMapping& m, const
     spans[d] = tile_spans(p, d, m.tile[d]);
     sp[d] = &spans[d];
   }
-  return facts_of(p, m, c, res, pricer, sp, nest_sums(p, m));
+  return facts_of(p, m, c, res, compute_sums(sp, pricer), nest_sums(p, m));
 }
 
-SearchResult search_mapping(const NestProblem& p, const OperandResidency& res,
-                            const BufferCapacity& cap, const AcceleratorSpec& acc,
-                            const std::array<std::int64_t, kNumDims>& granule,
-                            const MappingConstraints& pinned, MappingObjective objective,
-                            MappingPricer& pricer) {
+namespace {
+
+std::atomic<bool> g_shortcuts{true};
+
+// Full pricings before the first sweep's end, at most (see `early` below).
+constexpr std::int64_t kMaxEarly = 6;
+
+// The search; `shortcuts`: with the cut-off before the first sweep ends, the traffic the
+// second sweep takes from the first and the compute floor of its K tiles (each below), which
+// change how many candidates are analysed, never which is chosen; then it gives nothing
+// (nullopt) when a budget came near enough to binding that the choice might differ from the
+// search without them.
+std::optional<SearchResult> search(const NestProblem& p, const OperandResidency& res,
+                                   const BufferCapacity& cap, const AcceleratorSpec& acc,
+                                   const std::array<std::int64_t, kNumDims>& granule,
+                                   const MappingConstraints& pinned, MappingObjective objective,
+                                   MappingPricer& pricer, bool shortcuts) {
   std::array<std::vector<std::int64_t>, kNumDims> cands;
   for (int d = 0; d < kNumDims; ++d) {
     if (pinned.tile[d] > 0) {
@@ -396,6 +423,21 @@ SearchResult search_mapping(const NestProblem& p, const OperandResidency& res,
     m.order = kOrders[static_cast<std::size_t>(order)];
     return m;
   };
+  // The tile spans of every candidate, from its blocks' (looked up once per tile size, not
+  // per candidate: the lookups were a tenth of the search).
+  using BlockSpans = std::array<const std::vector<TileSpan>*, 3>;
+  std::vector<BlockSpans> spans_w, spans_o;
+  for (const Triple& t : fam_w)
+    spans_w.push_back({spans(kDimN, t[0]), spans(kDimP, t[1]), spans(kDimQ, t[2])});
+  for (const Triple& t : fam_o)
+    spans_o.push_back({spans(kDimC, t[0]), spans(kDimR, t[1]), spans(kDimS, t[2])});
+  std::vector<const std::vector<TileSpan>*> spans_k;
+  for (std::int64_t t : cand_k) spans_k.push_back(spans(kDimK, t));
+  auto spans_of = [&](std::size_t wi, std::size_t oi, std::size_t ki) {
+    const BlockSpans &w = spans_w[wi], &o = spans_o[oi];
+    return std::array<const std::vector<TileSpan>*, kNumDims>{w[0], spans_k[ki], o[0], w[1],
+                                                              w[2], o[1],        o[2]};
+  };
 
   // Every candidate that fits, with its lower bounds. Block orders that iterate the same loops
   // in the same sequence are the same nest: only the first of them is kept.
@@ -427,6 +469,15 @@ SearchResult search_mapping(const NestProblem& p, const OperandResidency& res,
     return *c.score;
   };
   constexpr std::int64_t kNoDeadline = std::numeric_limits<std::int64_t>::max();
+  // What the second sweep asks of a block order's largest K tile that fits: its traffic's
+  // bounds (the channel's cycles, the energy) and its tiles. The first sweep analyses that
+  // candidate already (or the same nest in an earlier order: the same cost), so it keeps
+  // them for the second (per (W, O) pair and block order; `known` false: not analysed).
+  struct TrafficFacts {
+    bool known = false;
+    std::int64_t channel = 0, tiles = 0;
+    double energy = 0;
+  };
   // Per K tile of the current (W, O) pair: what does not depend on the block order.
   struct PerK {
     bool facts = false;
@@ -434,9 +485,28 @@ SearchResult search_mapping(const NestProblem& p, const OperandResidency& res,
     // Nests already considered (nest_key), at most one per block order: a fixed array, as
     // this is reset for every (W, O) pair.
     std::array<std::uint32_t, kOrders.size()> seen{};
+    std::array<TrafficFacts, kOrders.size()> seen_traffic{};
     std::size_t seen_count = 0;
+    // The time objective's bound on every block order's cycles at this K tile, with no
+    // traffic (compute_floor); -1: not computed.
+    std::int64_t compute_floor = -1;
   };
   std::vector<PerK> per_k(cand_k.size());
+  // The per-K facts of the (W, O) pair `pk` belongs to (they do not depend on the order).
+  auto facts_at = [&](PerK& pk, std::size_t wi, std::size_t oi, std::size_t k,
+                      const BufferMapping& m, const std::array<std::int64_t, kNumDims>& trips,
+                      const NestSums& sums) {
+    if (pk.facts) return;
+    std::int64_t unknown_max = 0;
+    pk.compute = sum_tile_cycles(spans_of(wi, oi, k), pricer, false, pk.min_tile, unknown_max);
+    MappingCost c;
+    c.trips = trips;  // all first_and_last asks of the cost
+    ScheduleFacts fl;
+    first_and_last(p, m, c, res, sums.total, fl);
+    pk.first = fl.first_fetch_words;
+    pk.last = fl.last_write_words;
+    pk.facts = true;
+  };
   // What a candidate must not exceed to matter, from the best price so far: time, the
   // tolerance above the fastest; energy and edp, the best (an equal one may win on traffic).
   std::int64_t cut_cycles = std::numeric_limits<std::int64_t>::max();
@@ -458,35 +528,31 @@ SearchResult search_mapping(const NestProblem& p, const OperandResidency& res,
   // least as much), else kOther.
   enum Outcome { kOther, kTrafficCut };
   auto consider = [&](std::size_t wi, std::size_t oi, std::size_t k, int order,
-                      const NestSums& sums) {
+                      const NestSums& sums, TrafficFacts* keep = nullptr) {
     const BufferMapping m = mapping_of(wi, oi, k, order);
     const std::array<std::int64_t, kNumDims> trips = trips_of(wi, oi, k);
     // A nest already seen (the same loops iterating in the same sequence) has the same cost:
     // it fitted, and it is the same candidate, so it needs no analysis.
     PerK& pk = per_k[k];
     const std::uint32_t key = nest_key(m, trips);
-    if (std::find(pk.seen.begin(), pk.seen.begin() + pk.seen_count, key) !=
-        pk.seen.begin() + pk.seen_count)
+    const auto seen_end = pk.seen.begin() + static_cast<std::ptrdiff_t>(pk.seen_count);
+    const auto seen_at = std::find(pk.seen.begin(), seen_end, key);
+    if (seen_at != seen_end) {
+      if (keep) *keep = pk.seen_traffic[static_cast<std::size_t>(seen_at - pk.seen.begin())];
       return kOther;
+    }
     const MappingCost c = analyze_mapping(p, m, trips, res, cap, sums);
     if (!c.fits) return kOther;
-    pk.seen[pk.seen_count++] = key;
     const double energy_bound = pricer.energy_bound(c);
-    if (energy_bound > cut_energy) return kTrafficCut;
     ScheduleFacts f;
     fill_traffic(c, f);
-    if (pricer.cycles_bound(f) > cut_cycles) return kTrafficCut;  // the channel alone
-    if (!pk.facts) {
-      std::array<const std::vector<TileSpan>*, kNumDims> sp{};
-      for (int d = 0; d < kNumDims; ++d) sp[d] = spans(d, m.tile[d]);
-      std::int64_t unknown_max = 0;
-      pk.compute = sum_tile_cycles(sp, pricer, false, pk.min_tile, unknown_max);
-      ScheduleFacts fl;
-      first_and_last(p, m, c, res, sums.total, fl);
-      pk.first = fl.first_fetch_words;
-      pk.last = fl.last_write_words;
-      pk.facts = true;
-    }
+    const std::int64_t channel = pricer.cycles_bound(f);
+    pk.seen_traffic[pk.seen_count] = {true, channel, c.tiles, energy_bound};
+    if (keep) *keep = pk.seen_traffic[pk.seen_count];
+    pk.seen[pk.seen_count++] = key;
+    if (energy_bound > cut_energy) return kTrafficCut;
+    if (channel > cut_cycles) return kTrafficCut;  // the channel alone
+    facts_at(pk, wi, oi, k, m, trips, sums);
     f.compute_cycles = pk.compute;
     f.min_tile_cycles = pk.min_tile;
     f.first_fetch_words = pk.first;
@@ -509,42 +575,141 @@ SearchResult search_mapping(const NestProblem& p, const OperandResidency& res,
     return kOther;
   };
 
+  // A candidate's bound on the objective's first key.
+  auto first_key = [&](const Candidate& c) {
+    return objective == MappingObjective::kTime ? static_cast<double>(c.cycles_bound)
+           : objective == MappingObjective::kEnergy
+               ? c.energy_bound
+               : c.energy_bound * static_cast<double>(c.cycles_bound);
+  };
+  // The cut-off before the first sweep's end (`early`). The first sweep keeps every candidate
+  // that fits; without a cut-off, 83-97% of them are then ruled out by the price of the
+  // best-bounded one. So after each (W, O) pair of the first sweep, the best-bounded
+  // candidate the pair added is priced in full (kNoDeadline) when its bound is well below the
+  // best such price so far, and the cut-off tightened with it (at most kMaxEarly times), so
+  // that the rest of the sweep bounds and keeps only candidates whose bound is within it.
+  //
+  // Why the choice is the same as without it. Call E a candidate priced early (it is in
+  // `all`: it was added before it was priced, and nothing is ever removed). A candidate left
+  // out of `all` by E's cut-off has a bound on the objective's first key above what E costs
+  // (time: E's cycles plus the tolerance; energy: E's energy; edp: their product), and every
+  // candidate left in is one the search without it keeps too (the same sweeps in the same
+  // order, each candidate added by the same block order: the nests seen are recorded before
+  // the cut-off is asked, and a smaller K tile moves no less, so a K sweep that stops early
+  // only skips candidates the cut-off would rule out); so `all` is the search's `all` without
+  // some candidates above the cut-off, in the same order (ties between bounds are broken by
+  // index, and so the same). The branch and bound takes the candidates in increasing order of
+  // their refined bounds (refine() only raises a bound: exact compute, the known longest
+  // tile, the fetching steps, a priced energy, all at least what the cheap bound assumed), so
+  // E (its bound at most its price) comes up before any candidate left out, and after E the
+  // best so far costs no more than E: the search without the cut-off stops at the first
+  // candidate left out (time: its bound exceeds the fastest; energy, edp: the best key)
+  // having priced the same candidates in the same order, and the candidates within the time
+  // tolerance of the fastest are the same too (their bounds are within the band, at most E's
+  // cut-off). The first sweep's best-bounded candidate, whose price gives the second sweep's
+  // cut-off, is the same one (its bound is at most E's). What can differ is how many
+  // candidates are priced (E priced early, and not again) and so when the caps on pricings
+  // (kMaxScored, kMaxUntimed) bind: without the cut-off, E is priced up to three times
+  // instead of once (in the branch and bound, in the band, and as the result) and the first
+  // sweep's best-bounded candidate once more, so when the pricings come within four per early
+  // pricing, plus one, of a cap, or a cap binds, or an early price is below its own bound (a
+  // bound that is not one), the search is run again without the shortcuts and its result
+  // taken (tests/unit/test_mapping_shortcuts.cpp compares the two).
+  std::int64_t early_priced = 0;
+  double early_best = std::numeric_limits<double>::infinity();
+  bool early_invalid = false;
+  auto price_early = [&](std::size_t from) {
+    if (from >= all.size()) return;
+    std::size_t top = from;
+    for (std::size_t i = from + 1; i < all.size(); ++i)
+      if (first_key(all[i]) < first_key(all[top])) top = i;
+    // Only a bound well below the best price so far is likely to tighten the cut-off.
+    if (!(first_key(all[top]) < early_best * 0.8)) return;
+    const MappingScore& sc =
+        score_of(all[top], kNoDeadline, objective != MappingObjective::kEnergy);
+    ++early_priced;
+    const double price = objective == MappingObjective::kTime ? static_cast<double>(sc.cycles)
+                         : objective == MappingObjective::kEnergy
+                             ? sc.energy
+                             : sc.energy * static_cast<double>(sc.cycles);
+    if (!sc.exact || price < first_key(all[top])) early_invalid = true;
+    early_best = std::min(early_best, price);
+    tighten(sc);
+  };
+
   // Two sweeps over the (W, O) pairs and block orders. The first takes the largest K tile that
   // fits (the least traffic of the pair: a smaller one cannot move less); pricing the
   // best-bounded of those gives a cut-off that rules out most of the second, the smaller K
   // tiles (kSmallerKTiles).
   const std::size_t orders = kOrders.size();
   std::vector<std::size_t> first_fit(fam_w.size() * fam_o.size() * orders, cand_k.size());
+  std::vector<TrafficFacts> first_traffic(first_fit.size());
   std::vector<std::int8_t> fit_memo(2 * cand_k.size());  // per (K tile, accumulates): -1 unknown
   for (int sweep = 0; sweep < 2; ++sweep) {
     for (std::size_t wi = 0; wi < fam_w.size(); ++wi) {
       check_interrupt();  // the search of a large op can take seconds
       for (std::size_t oi = 0; oi < fam_o.size(); ++oi) {
         const NestSums sums = sums_of(fam_w[wi], fam_o[oi]);
-        for (PerK& pk : per_k) pk = PerK{};
+        const std::size_t pair_from = all.size();
+        for (PerK& pk : per_k) {  // (what is read only once these say it is known stays)
+          pk.facts = false;
+          pk.seen_count = 0;
+          pk.compute_floor = -1;
+        }
         std::fill(fit_memo.begin(), fit_memo.end(), std::int8_t{-1});
         for (int order = 0; order < static_cast<int>(orders); ++order) {
           if (pinned.stationary >= 0 &&
               kOrders[static_cast<std::size_t>(order)][2] != pinned.stationary)
             continue;
-          std::size_t& lo =
-              first_fit[(wi * fam_o.size() + oi) * orders + static_cast<std::size_t>(order)];
+          const std::size_t at =
+              (wi * fam_o.size() + oi) * orders + static_cast<std::size_t>(order);
+          std::size_t& lo = first_fit[at];
           if (sweep == 1) {
             if (lo >= cand_k.size()) continue;
             // A smaller K tile moves at least as much: if the traffic at the largest already
             // rules it out, it rules out every smaller one.
-            const MappingCost c0 = analyze_mapping(p, mapping_of(wi, oi, lo, order),
-                                                   trips_of(wi, oi, lo), res, cap, sums);
-            ScheduleFacts f0;
-            fill_traffic(c0, f0);
-            if (pricer.cycles_bound(f0) > cut_cycles || pricer.energy_bound(c0) > cut_energy)
-              continue;
-            if (c0.tiles > kSmallerKTiles) continue;
+            TrafficFacts t0 = first_traffic[at];
+            if (!t0.known) {
+              const MappingCost c0 = analyze_mapping(p, mapping_of(wi, oi, lo, order),
+                                                     trips_of(wi, oi, lo), res, cap, sums);
+              ScheduleFacts f0;
+              fill_traffic(c0, f0);
+              t0 = {true, pricer.cycles_bound(f0), c0.tiles, pricer.energy_bound(c0)};
+            }
+            if (t0.channel > cut_cycles || t0.energy > cut_energy) continue;
+            if (t0.tiles > kSmallerKTiles) continue;
             // The traffic grows as the K tile shrinks (MappingCost: every operand's
             // re-fetches only multiply), and with it the energy bound and the channel's: once
             // they rule a K tile out, they rule out every smaller one.
-            for (std::size_t k = lo + 1; k < cand_k.size(); ++k)
+            for (std::size_t k = lo + 1; k < cand_k.size(); ++k) {
+              // A K tile whose compute and first and last transfers alone (no traffic) rule
+              // it out rules out every block order's candidate there (cycles_bound does not
+              // fall as the traffic grows): none is analysed. The sweep goes on to the
+              // smaller K tiles, which the traffic's cut-off would have stopped, but a
+              // candidate is only added there if its traffic is within the cut-off, and
+              // then it is within it at this K tile too, where the block order would have
+              // reached it (traffic grows as the K tile shrinks): the same candidates are
+              // added, by the same block order (that of the first order whose candidate
+              // there is the nest, as every such order's traffic is within the cut-off on
+              // the way).
+              if (shortcuts && objective == MappingObjective::kTime) {
+                PerK& pk = per_k[k];
+                if (pk.compute_floor < 0) {
+                  const auto trips = trips_of(wi, oi, k);
+                  facts_at(pk, wi, oi, k, mapping_of(wi, oi, k, order), trips, sums);
+                  ScheduleFacts f;
+                  f.tiles = 1;
+                  for (std::int64_t t : trips) f.tiles *= t;
+                  f.compute_cycles = pk.compute;
+                  f.min_tile_cycles = pk.min_tile;
+                  f.first_fetch_words = pk.first;
+                  f.last_write_words = pk.last;
+                  pk.compute_floor = pricer.cycles_bound(f);
+                }
+                if (pk.compute_floor > cut_cycles) continue;
+              }
               if (consider(wi, oi, k, order, sums) == kTrafficCut) break;
+            }
             continue;
           }
           // Whether a K tile fits depends on the block order only through whether the
@@ -569,21 +734,17 @@ SearchResult search_mapping(const NestProblem& p, const OperandResidency& res,
             else
               lo = mid + 1;
           }
-          if (lo < cand_k.size()) consider(wi, oi, lo, order, sums);
+          if (lo < cand_k.size())
+            consider(wi, oi, lo, order, sums, shortcuts ? &first_traffic[at] : nullptr);
         }
+        if (sweep == 0 && shortcuts && early_priced < kMaxEarly) price_early(pair_from);
       }
     }
     if (sweep == 0 && !all.empty()) {
       // Price the best-bounded candidate of the first sweep for a cut-off.
-      auto key = [&](const Candidate& c) {
-        return objective == MappingObjective::kTime ? static_cast<double>(c.cycles_bound)
-               : objective == MappingObjective::kEnergy
-                   ? c.energy_bound
-                   : c.energy_bound * static_cast<double>(c.cycles_bound);
-      };
       std::size_t top = 0;
       for (std::size_t i = 1; i < all.size(); ++i)
-        if (key(all[i]) < key(all[top])) top = i;
+        if (first_key(all[i]) < first_key(all[top])) top = i;
       tighten(score_of(all[top], kNoDeadline, objective != MappingObjective::kEnergy));
     }
   }
@@ -606,14 +767,18 @@ SearchResult search_mapping(const NestProblem& p, const OperandResidency& res,
   };
   // Makes a candidate's bounds exact where that is cheap: its cycle bound counts every tile's
   // compute, and (energy x cycles) its energy is priced, which needs no schedule.
+  std::unordered_map<std::size_t, ComputeSums> exact_compute;
   auto refine = [&](Candidate& c) {
     if (c.exact_compute) return;
     const BufferMapping m = mapping_of(c.wi, c.oi, c.ki, c.order);
     const NestSums sums = sums_of(fam_w[c.wi], fam_o[c.oi]);
     const MappingCost cost = analyze_mapping(p, m, trips_of(c.wi, c.oi, c.ki), res, cap, sums);
-    std::array<const std::vector<TileSpan>*, kNumDims> sp{};
-    for (int d = 0; d < kNumDims; ++d) sp[d] = spans(d, m.tile[d]);
-    c.cycles_bound = pricer.cycles_bound(facts_of(p, m, cost, res, pricer, sp, sums));
+    // The block orders of one tiling have the same tiles: their compute is summed once.
+    const std::size_t tiling = (c.wi * fam_o.size() + c.oi) * cand_k.size() + c.ki;
+    auto it = exact_compute.find(tiling);
+    if (it == exact_compute.end())
+      it = exact_compute.emplace(tiling, compute_sums(spans_of(c.wi, c.oi, c.ki), pricer)).first;
+    c.cycles_bound = pricer.cycles_bound(facts_of(p, m, cost, res, it->second, sums));
     if (objective == MappingObjective::kEdp) {
       if (!c.score) {
         c.score = pricer.score(m, cost, std::numeric_limits<std::int64_t>::max(), false);
@@ -733,7 +898,29 @@ SearchResult search_mapping(const NestProblem& p, const OperandResidency& res,
   best.cost = analyze_mapping(p, best.mapping, res, cap, sums_of(fam_w[c.wi], fam_o[c.oi]));
   best.score = score_of(all[pick], kNoDeadline);
   if (objective != MappingObjective::kTime) best.fastest_cycles = best.score.cycles;
+  // Near a cap, the search without the early cut-off might have stopped elsewhere (above).
+  const std::int64_t margin = 4 * early_priced + 1;
+  if (shortcuts && early_priced > 0 &&
+      (early_invalid || !best.exhausted || best.scored + margin >= kMaxScored ||
+       untimed + margin >= kMaxUntimed))
+    return std::nullopt;
   return best;
+}
+
+}  // namespace
+
+void set_search_shortcuts(bool on) {
+  g_shortcuts.store(on, std::memory_order_relaxed);
+}
+
+SearchResult search_mapping(const NestProblem& p, const OperandResidency& res,
+                            const BufferCapacity& cap, const AcceleratorSpec& acc,
+                            const std::array<std::int64_t, kNumDims>& granule,
+                            const MappingConstraints& pinned, MappingObjective objective,
+                            MappingPricer& pricer) {
+  if (g_shortcuts.load(std::memory_order_relaxed))
+    if (auto r = search(p, res, cap, acc, granule, pinned, objective, pricer, true)) return *r;
+  return *search(p, res, cap, acc, granule, pinned, objective, pricer, false);
 }
 
 std::vector<std::pair<TileBox, std::int64_t>> tile_classes(const NestProblem& p,

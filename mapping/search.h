@@ -108,7 +108,9 @@ class MappingPricer {
                              bool timed) = 0;
   /// A lower bound on score().cycles. With only the traffic known (tiles, read_words,
   /// dram_words; the rest 0 and max_tile_cycles unknown) it must not fall as they grow: the
-  /// search stops shrinking a K tile once this rules one out.
+  /// search stops shrinking a K tile once this rules one out. Nor may it fall, with the rest
+  /// the same, as read_words, dram_words or the fetching steps grow: the search rules out
+  /// every block order at a K tile by its bound with no traffic.
   virtual std::int64_t cycles_bound(const ScheduleFacts& f) const = 0;
   /// A lower bound on score().energy; it must not fall as the traffic (dram_words) grows
   /// with the rest of the cost the same (the search relies on it as on cycles_bound's).
@@ -139,6 +141,13 @@ SearchResult search_mapping(const NestProblem& p, const OperandResidency& res,
                             const std::array<std::int64_t, kNumDims>& granule,
                             const MappingConstraints& pinned, MappingObjective objective,
                             MappingPricer& pricer);
+
+/// Whether search_mapping takes its shortcuts (default on): a candidate priced before its
+/// first sweep ends for an early cut-off, the first sweep's traffic reused by the second, and
+/// a K tile's compute floor ruling out all of its candidates at once. They change how many
+/// candidates are analysed, never the mapping chosen (mapping/search.cpp says why); for
+/// tests, which compare the two.
+void set_search_shortcuts(bool on);
 
 /// Each tile shape of a mapping and how many tiles have it (tiles differ only in the ragged
 /// last tile of a dimension, and, for a stride-dilated kernel, in its stored positions).
