@@ -16,56 +16,21 @@
 #include "sim/accel/tiled_memory.h"
 #include "sim/core/error.h"
 #include "sim/core/rng.h"
+#include "tests/support/random_search_case.h"
 
 using namespace trainsim;
+using namespace trainsim::test;
 
 namespace {
 
-std::int64_t pick(Rng& rng, std::int64_t lo, std::int64_t hi) {
-  return lo + static_cast<std::int64_t>(rng.below(static_cast<std::uint64_t>(hi - lo + 1)));
-}
+// Small cases: the search is exhaustive at these sizes.
+const RandomCaseSizes kSizes;
 
 AcceleratorSpec random_accel(Rng& rng) {
-  AcceleratorSpec a;
-  a.name = "monotone-test";
-  a.rows = static_cast<int>(pick(rng, 2, 6));
-  a.cols = static_cast<int>(pick(rng, 2, 6));
-  a.word_bits = 16;
-  a.rf = {pick(rng, 3, 12), pick(rng, 16, 96), pick(rng, 4, 16)};
-  a.buffer.shared = rng.below(2) == 0;
-  a.buffer.kib = 0.25 + 0.125 * static_cast<double>(rng.below(24));
-  a.buffer.ifmap_kib = a.buffer.filter_kib = a.buffer.ofmap_kib = a.buffer.kib / 3;
-  a.buffer.double_buffer = rng.below(5) != 0;
-  a.dram.bandwidth_gbps = static_cast<double>(pick(rng, 1, 16));
-  a.dram.latency_cycles = pick(rng, 0, 40);
-  a.energy.mac = {{16, 1.0}};
-  a.mapping.objective = static_cast<MappingObjective>(rng.below(3));
-  return a;
+  return test::random_accel(rng, kSizes, "monotone-test");
 }
-
 Op random_op(Rng& rng) {
-  Op op;
-  if (rng.below(3) == 0) {
-    op = Op::make_gemm({pick(rng, 1, 40), pick(rng, 1, 24), pick(rng, 1, 48)});
-  } else {
-    ConvShape c;
-    c.batch = pick(rng, 1, 3);
-    c.channels = pick(rng, 1, 8);
-    c.filters = pick(rng, 1, 8);
-    c.kernel_h = pick(rng, 1, 3);
-    c.kernel_w = pick(rng, 1, 3);
-    c.stride = pick(rng, 1, 2);
-    c.pad = pick(rng, 0, std::min(c.kernel_h, c.kernel_w) - 1);
-    c.height = pick(rng, c.kernel_h, 10);
-    c.width = pick(rng, c.kernel_w, 9);
-    const OpRole roles[] = {OpRole::kForward, OpRole::kBackwardData, OpRole::kBackwardWeight};
-    op = Op::make_conv(c, roles[rng.below(3)]);
-  }
-  op.word_bits = 16;
-  if (rng.below(3) == 0) op.residency.in_on_chip = static_cast<std::uint8_t>(1u << rng.below(2));
-  if (rng.below(4) == 0) op.residency.out_keep = 1;
-  if (rng.below(2) == 0) op.resident_filter = true;
-  return op;
+  return test::random_op(rng, kSizes);
 }
 
 // The op with more work of the kind `kind`; false if the op has no such extra work.

@@ -13,57 +13,30 @@
 #include "sim/accel/tiled_memory.h"
 #include "sim/core/error.h"
 #include "sim/core/rng.h"
+#include "tests/support/random_search_case.h"
 
 using namespace trainsim;
+using namespace trainsim::test;
 
 namespace {
 
-std::int64_t pick(Rng& rng, std::int64_t lo, std::int64_t hi) {
-  return lo + static_cast<std::int64_t>(rng.below(static_cast<std::uint64_t>(hi - lo + 1)));
+// Larger than the other search tests' ops: the cut-off needs (W, O) pairs to work on.
+RandomCaseSizes sizes() {
+  RandomCaseSizes z;
+  z.max_side = 8;
+  z.kib_base = 0.5, z.kib_step = 0.5, z.kib_steps = 32;
+  z.gemm_m = 200, z.gemm_n = 160, z.gemm_k = 240;
+  z.batch = 8, z.channels = 48, z.filters = 64, z.height = 32, z.width = 32;
+  z.any_in_on_chip = true;
+  z.resident_filter_one_in = 4;
+  return z;
 }
 
 AcceleratorSpec random_accel(Rng& rng) {
-  AcceleratorSpec a;
-  a.name = "shortcuts-test";
-  a.rows = static_cast<int>(pick(rng, 2, 8));
-  a.cols = static_cast<int>(pick(rng, 2, 8));
-  a.word_bits = 16;
-  a.rf = {pick(rng, 3, 12), pick(rng, 16, 96), pick(rng, 4, 16)};
-  a.buffer.shared = rng.below(2) == 0;
-  a.buffer.kib = 0.5 + 0.5 * static_cast<double>(rng.below(32));
-  a.buffer.ifmap_kib = a.buffer.filter_kib = a.buffer.ofmap_kib = a.buffer.kib / 3;
-  a.buffer.double_buffer = rng.below(5) != 0;
-  a.dram.bandwidth_gbps = static_cast<double>(pick(rng, 1, 16));
-  a.dram.latency_cycles = pick(rng, 0, 40);
-  a.energy.mac = {{16, 1.0}};
-  a.mapping.objective = static_cast<MappingObjective>(rng.below(3));
-  return a;
+  return test::random_accel(rng, sizes(), "shortcuts-test");
 }
-
-// Larger than the other search tests' ops: the cut-off needs (W, O) pairs to work on.
 Op random_op(Rng& rng) {
-  Op op;
-  if (rng.below(3) == 0) {
-    op = Op::make_gemm({pick(rng, 1, 200), pick(rng, 1, 160), pick(rng, 1, 240)});
-  } else {
-    ConvShape c;
-    c.batch = pick(rng, 1, 8);
-    c.channels = pick(rng, 1, 48);
-    c.filters = pick(rng, 1, 64);
-    c.kernel_h = pick(rng, 1, 3);
-    c.kernel_w = pick(rng, 1, 3);
-    c.stride = pick(rng, 1, 2);
-    c.pad = pick(rng, 0, std::min(c.kernel_h, c.kernel_w) - 1);
-    c.height = pick(rng, c.kernel_h, 32);
-    c.width = pick(rng, c.kernel_w, 32);
-    const OpRole roles[] = {OpRole::kForward, OpRole::kBackwardData, OpRole::kBackwardWeight};
-    op = Op::make_conv(c, roles[rng.below(3)]);
-  }
-  op.word_bits = 16;
-  if (rng.below(3) == 0) op.residency.in_on_chip = static_cast<std::uint8_t>(rng.below(4));
-  if (rng.below(4) == 0) op.residency.out_keep = 1;
-  if (rng.below(4) == 0) op.resident_filter = true;
-  return op;
+  return test::random_op(rng, sizes());
 }
 
 std::optional<SearchResult> search(const Op& op, const AcceleratorSpec& a, const Dataflow& df,
