@@ -11,14 +11,12 @@
 #include "mapping/buffer_mapping.h"
 #include "mapping/search.h"
 #include "sim/core/rng.h"
+#include "tests/support/random_search_case.h"
 
 using namespace trainsim;
+using trainsim::test::pick;
 
 namespace {
-
-std::int64_t pick(Rng& rng, std::int64_t lo, std::int64_t hi) {
-  return lo + static_cast<std::int64_t>(rng.below(static_cast<std::uint64_t>(hi - lo + 1)));
-}
 
 Op random_op(Rng& rng) {
   if (rng.below(3) == 0)
@@ -62,18 +60,31 @@ std::array<int, 3> random_order(Rng& rng) {
   return order;
 }
 
+// A problem, its operands' residency, a buffer and a mapping of random tiles and order.
+struct Case {
+  NestProblem p;
+  OperandResidency res;
+  BufferCapacity cap;
+  BufferMapping m;
+};
+Case random_case(Rng& rng) {
+  Case c;
+  c.p = make_problem(random_op(rng), rng.below(2) == 0);
+  c.res = random_residency(rng);
+  c.cap = random_capacity(rng);
+  for (int d = 0; d < kNumDims; ++d) c.m.tile[d] = pick(rng, 1, c.p.extent[d]);
+  c.m.order = random_order(rng);
+  return c;
+}
+
 }  // namespace
 
 TEST_CASE("mapping_fits says what the closed form's fits says", "[mapping][search]") {
   Rng rng(35);
   int fit = 0, not_fit = 0;
   for (int i = 0; i < 3000; ++i) {
-    const NestProblem p = make_problem(random_op(rng), rng.below(2) == 0);
-    const OperandResidency res = random_residency(rng);
-    const BufferCapacity cap = random_capacity(rng);
-    BufferMapping m;
-    for (int d = 0; d < kNumDims; ++d) m.tile[d] = pick(rng, 1, p.extent[d]);
-    m.order = random_order(rng);
+    const auto [p, res, cap, m0] = random_case(rng);
+    BufferMapping m = m0;
     const NestSums sums = nest_sums(p, m);
     const MappingCost c = analyze_mapping(p, m, res, cap, sums);
     INFO(p.describe());
@@ -87,12 +98,8 @@ TEST_CASE("mapping_fits says what the closed form's fits says", "[mapping][searc
 TEST_CASE("A smaller K tile moves no less, in any block order", "[mapping][search]") {
   Rng rng(36);
   for (int i = 0; i < 1000; ++i) {
-    const NestProblem p = make_problem(random_op(rng), rng.below(2) == 0);
-    const OperandResidency res = random_residency(rng);
-    const BufferCapacity cap = random_capacity(rng);
-    BufferMapping m;
-    for (int d = 0; d < kNumDims; ++d) m.tile[d] = pick(rng, 1, p.extent[d]);
-    m.order = random_order(rng);
+    const auto [p, res, cap, m0] = random_case(rng);
+    BufferMapping m = m0;
     INFO(p.describe());
     std::int64_t reads = -1, words = -1;
     for (std::int64_t k : tile_candidates(p.extent[kDimK], pick(rng, 1, 3))) {  // largest first
