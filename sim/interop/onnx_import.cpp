@@ -42,7 +42,10 @@ OnnxImport Importer::run() {
   }
   find_input(g);
   for (const auto& n : g.node()) {
-    for (const auto& in : n.input()) ++readers_[in];
+    for (const auto& in : n.input()) {
+      auto& users = users_[in];
+      if (users.empty() || users.back() != &n) users.push_back(&n);  // a node once
+    }
     // Every Constant's value, for patterns that look ahead (GELU's 1 and 0.5).
     if (n.op_type() == "Constant" && n.output_size() == 1)
       for (const auto& a : n.attribute())
@@ -323,16 +326,15 @@ void Importer::window(const onnx::NodeProto& n, LayerSpec& l, const Dims& kernel
 
 const onnx::NodeProto* Importer::bias_add(const onnx::NodeProto& n, std::int64_t units) const {
   // Read by exactly one node (an output no node reads has no bias to take).
-  auto read = readers_.find(n.output(0));
-  if (read == readers_.end() || read->second != 1) return nullptr;
-  for (const auto& m : model_.graph().node()) {
-    if (m.op_type() != "Add" || m.input_size() != 2 || m.output_size() != 1) continue;
-    for (int k = 0; k < 2; ++k) {
-      if (m.input(k) != n.output(0)) continue;
-      auto it = inits_.find(m.input(1 - k));
-      if (it != inits_.end() && it->second->dims_size() == 1 && it->second->dims(0) == units)
-        return &m;
-    }
+  const auto r = readers(n.output(0));
+  if (r.size() != 1) return nullptr;
+  const onnx::NodeProto& m = *r[0];
+  if (m.op_type() != "Add" || m.input_size() != 2 || m.output_size() != 1) return nullptr;
+  for (int k = 0; k < 2; ++k) {
+    if (m.input(k) != n.output(0)) continue;
+    auto it = inits_.find(m.input(1 - k));
+    if (it != inits_.end() && it->second->dims_size() == 1 && it->second->dims(0) == units)
+      return &m;
   }
   return nullptr;
 }
@@ -371,16 +373,12 @@ void Importer::pad(const onnx::NodeProto& n, const std::string& x) {
   if (p.size() != 8 || p[0] != 0 || p[1] != 0 || p[4] != 0 || p[5] != 0 || p[2] != p[6] ||
       p[3] != p[7])
     fail(n, "pads " + dims_text(p) + " are not the same zeros before and after height and width");
-  int readers = 0;
-  for (const auto& m : model_.graph().node())
-    for (const auto& in : m.input())
-      if (in == n.output(0)) {
-        ++readers;
-        if (m.op_type() != "AveragePool" && m.op_type() != "MaxPool" && m.op_type() != "Conv")
-          fail(n, "is read by a " + m.op_type() +
-                      "; trainsim pads only in a pooling or a convolution");
-      }
-  if (readers != 1) fail(n, "is read by " + std::to_string(readers) + " nodes, not one");
+  const auto r = readers(n.output(0));
+  for (const onnx::NodeProto* m : r)
+    if (m->op_type() != "AveragePool" && m->op_type() != "MaxPool" && m->op_type() != "Conv")
+      fail(n,
+           "is read by a " + m->op_type() + "; trainsim pads only in a pooling or a convolution");
+  if (r.size() != 1) fail(n, "is read by " + std::to_string(r.size()) + " nodes, not one");
   pads_[n.output(0)] = {p[2], p[3]};
   alias(n, x);
 }

@@ -128,7 +128,7 @@ class Importer {
   // Element-wise layers keep their input's view: the same values in the same places.
   void keep_view(const onnx::NodeProto& n, const std::string& t);
 
-  // The nodes that read tensor t.
+  // The nodes that read tensor t, each once, in graph order (from users_).
   std::vector<const onnx::NodeProto*> readers(const std::string& t) const;
   const onnx::NodeProto* sole_reader(const std::string& t, const char* op) const;
 
@@ -206,7 +206,7 @@ class Importer {
   int nodes_ = 0;                         // the graph's nodes, as the file has them
   std::set<std::string> gelu_nodes_;      // outputs of Gelu nodes (opset 20), read as Relu
   int folded_nodes_ = 0;                  // integer nodes evaluated into initializers
-  std::map<std::string, int> readers_;
+  std::map<std::string, std::vector<const onnx::NodeProto*>> users_;  // tensor -> its readers
   std::set<const onnx::NodeProto*> absorbed_;
   std::set<std::string> names_;
   std::int64_t init_params_ = 0;

@@ -30,14 +30,8 @@ void Importer::keep_view(const onnx::NodeProto& n, const std::string& t) {
 }
 
 std::vector<const onnx::NodeProto*> Importer::readers(const std::string& t) const {
-  std::vector<const onnx::NodeProto*> r;
-  for (const auto& m : model_.graph().node())
-    for (const auto& in : m.input())
-      if (in == t) {
-        r.push_back(&m);
-        break;
-      }
-  return r;
+  auto it = users_.find(t);
+  return it == users_.end() ? std::vector<const onnx::NodeProto*>{} : it->second;
 }
 
 const onnx::NodeProto* Importer::sole_reader(const std::string& t, const char* op) const {
