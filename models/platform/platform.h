@@ -15,24 +15,13 @@
 #include <vector>
 
 #include "models/platform/interconnect.h"
+#include "models/platform/links.h"
 #include "models/platform/task_graph.h"
 
 namespace trainsim {
 
 struct TaskTiming {
   std::int64_t start_ps = 0, end_ps = 0;
-};
-
-struct ChannelStats {
-  std::int64_t bytes = 0, transfers = 0, busy_ps = 0;
-  double energy_pj = 0;
-};
-
-/// One hop of one transfer: when the channel sent it and how large it was.
-struct TransferRecord {
-  int channel = 0;
-  int task = 0;  ///< the consumer it is for
-  std::int64_t start_ps = 0, end_ps = 0, bytes = 0;
 };
 
 struct PlatformResult {

@@ -3,11 +3,19 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <map>
-#include <queue>
+#include <memory>
 #include <set>
 #include <stdexcept>
+#include <systemc>
 
+#include "models/platform/interconnect.h"
+#include "models/platform/links.h"
+#include "models/platform/process_guard.h"
+#include "models/sc_kernel.h"
+#include "models/sim_time.h"
+#include "sim/core/checked_span.h"
 #include "sim/core/error.h"
 #include "sim/core/format.h"
 #include "sim/core/interrupt.h"
@@ -53,8 +61,6 @@ std::vector<double> upward_ranks(const OpDag& dag, const std::vector<double>& du
 
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
 std::size_t at(int i) {
   return static_cast<std::size_t>(i);
 }
@@ -72,11 +78,36 @@ double returned_bytes(const OpDag& dag, int i) {
   return std::max(out, persistent);
 }
 
+// The system as the platform's links see it: the GPU is device 0, offload device k is device
+// k + 1, and the host is the switch every device is linked to (its own link each, full
+// duplex). Channel 2d carries device d's data up to the host, 2d + 1 down from it.
+InterconnectSpec host_star(const RuntimeSystem& sys, int devices) {
+  InterconnectSpec spec;
+  spec.devices = devices;
+  spec.has_switch = true;
+  spec.custom = true;
+  for (int d = 0; d < devices; ++d) {
+    const HostLink& h = d == 0 ? sys.gpu_link : sys.offload_link;
+    LinkSpec l;
+    l.a = d;
+    l.b = devices;
+    l.bandwidth_gbps = h.bandwidth_gbps;
+    l.latency_ns = h.latency_s * 1e9;
+    l.pj_per_bit = h.pj_per_bit;
+    spec.links.push_back(l);
+  }
+  return spec;
+}
+
+constexpr double kPsPerS = 1e12;
+
 class Runtime {
  public:
   Runtime(const OpDag& dag, const Characterization& c, std::vector<Placement> plan,
           const HypePolicy& policy, const RuntimeSystem& sys, int start_level)
-      : dag_(dag), c_(c), plan_(std::move(plan)), policy_(policy), sys_(sys) {
+      : dag_(dag), c_(c), plan_(std::move(plan)), policy_(policy), sys_(sys), guard_([this] {
+          abandon();
+        }) {
     const std::size_t n = at(dag.size());
     if (c.ops.size() != n || plan_.size() != n)
       throw std::logic_error("run_iteration: one cost and one placement per node needed");
@@ -100,9 +131,12 @@ class Runtime {
     if (sys.offload_count == 0)
       for (Placement& p : plan_) p = Placement::kGpu;
     devices_ = 1 + sys.offload_count;
+    net_ = std::make_unique<Interconnect>(host_star(sys, devices_));
     busy_until_.assign(at(devices_), 0);
     running_.assign(at(devices_), -1);
     running_peak_.assign(at(devices_), 0);
+    held_.assign(at(devices_), -1);
+    go_ = std::make_unique<sc_core::sc_event[]>(at(devices_));
     static_w_.assign(at(devices_), sys.offload ? sys.offload->static_w() : 0);
     static_w_[0] = sys.gpu->static_w();
     static_floor_ = sys.host_static_w;
@@ -111,7 +145,7 @@ class Runtime {
     r_.devices.resize(at(devices_));
     r_.devices[0].name = "gpu";
     for (int d = 1; d < devices_; ++d) r_.devices[at(d)].name = "offload" + std::to_string(d - 1);
-    // Links: per device, to the host then from the host.
+    // Links: per device, to the host then from the host (the channels' order).
     for (int d = 0; d < devices_; ++d) {
       LinkUse up, down;
       up.name = r_.devices[at(d)].name + ":to-host";
@@ -119,19 +153,21 @@ class Runtime {
       r_.links.push_back(up);
       r_.links.push_back(down);
     }
-    link_free_.assign(r_.links.size(), 0);
     if (const DvfsParams* d = policy.dvfs()) {
       const int levels = 1 + static_cast<int>((1 - d->min_scale) / d->step + 1e-9);
       level_models_.resize(at(levels));
       level_cost_.resize(at(levels));
       level_ = std::min(std::max(start_level, 0), levels - 1);
       r_.start_level = level_;
-      events_.push({d->period_s, kControl});
+      period_ps_ = checked_round(d->period_s * kPsPerS, {"hype.dvfs.period_s", d->period_s,
+                                                         "the controller's period", "ps"});
     }
     pending_.assign(n, 0);
-    finish_.assign(n, kNaN);
-    at_gpu_.assign(n, kNaN);
-    at_host_.assign(n, kNaN);
+    inputs_.assign(n, 0);
+    cost_.resize(n);
+    on_gpu_.assign(n, 0);
+    at_host_.assign(n, 0);
+    host_waiters_.resize(n);
     mask_.assign(n, 0);
     for (std::size_t i = 0; i < n; ++i) {
       pending_[i] = static_cast<int>(dag.in_edges(static_cast<int>(i)).size());
@@ -140,32 +176,134 @@ class Runtime {
   }
 
   RuntimeResult run() {
-    double now = 0;
-    for (;;) {
-      check_interrupt();  // an iteration has as many events as ops and controller periods
-      dispatch(now);
-      if (events_.empty()) break;
-      now = events_.top().first;
-      while (!events_.empty() && events_.top().first <= now) {
-        const int op = events_.top().second;
-        events_.pop();
-        if (op >= 0) {
-          complete(op, now);
-          ++done_;
-        } else if (op == kControl) {
-          control(now);
-        }
-      }
+    prepare_kernel();
+    start_ = sc_core::sc_time_stamp();
+    sc_core::sc_spawn_options opts;
+    sc_core::sc_spawn([this] { guard_.run([&] { dispatcher(); }); },
+                      sc_core::sc_gen_unique_name("hype_dispatch"), &opts);
+    for (int d = 0; d < devices_; ++d)
+      sc_core::sc_spawn([this, d] { guard_.run([&] { device(d); }); },
+                        sc_core::sc_gen_unique_name("hype_device"), &opts);
+    if (period_ps_ > 0)
+      sc_core::sc_spawn([this] { guard_.run([&] { controller(); }); },
+                        sc_core::sc_gen_unique_name("hype_dvfs"), &opts);
+    links_ = std::make_unique<LinkBank>(
+        *net_, start_, guard_,
+        [this](int, std::int64_t tag, std::int64_t) { hop_arrived(static_cast<int>(tag)); });
+    run_kernel();
+    guard_.rethrow();
+    if (done_ != at(dag_.size())) {
+      // No device may start what is left. The waiting processes are woken to return (SystemC
+      // cannot kill a process from outside the simulation), then the error is raised.
+      const double now = now_s();
+      stopping_ = true;
+      for (int d = 0; d < devices_; ++d) go_[at(d)].notify(sc_core::SC_ZERO_TIME);
+      wake_.notify(sc_core::SC_ZERO_TIME);
+      links_->stop();
+      run_kernel();
+      stuck(now);
     }
-    if (done_ != at(dag_.size())) stuck(now);
     r_.end_level = level_;
+    collect_links();
     finish_totals();
     return std::move(r_);
   }
 
  private:
-  using Event = std::pair<double, int>;  // time, completed op (-1: data arrived, kControl)
-  static constexpr int kControl = -2;    // the DVFS controller's turn
+  // A move: hops over the links, in parallel, and what to do when the last has arrived.
+  struct Move {
+    int op = 0;          // the op it is for (a result going back: its producer)
+    int remaining = 0;   // hops still on their way
+    bool needed = true;  // something waits for it (staging ahead of need does not, yet)
+    std::function<void()> then;
+  };
+  struct Hop {
+    int channel = 0;
+    double bytes = 0;
+  };
+  // A tensor from outside the iteration on its way to the host, and the device sets waiting
+  // for it there.
+  struct Staged {
+    int move = -1;
+    bool at_host = false;
+    std::vector<std::uint64_t> waiting;
+  };
+  // The same tensor on its way down to a set of devices, and the ops that wait for it.
+  struct Delivery {
+    bool arrived = false;
+    std::vector<int> ops;
+  };
+
+  std::int64_t now_ps() const { return links_ ? links_->now_ps() : 0; }
+  double now_s() const { return static_cast<double>(now_ps()) / kPsPerS; }
+
+  static std::int64_t to_ps(double s) {
+    return checked_round(s * kPsPerS, {"hype", s, "an op's time", "ps"});
+  }
+
+  void abandon() {
+    stopping_ = true;
+    for (int d = 0; d < devices_; ++d) go_[at(d)].notify(sc_core::SC_ZERO_TIME);
+    wake_.notify(sc_core::SC_ZERO_TIME);
+    if (links_) links_->stop();
+  }
+
+  // Every event at the current time (completions, arrivals, the controller) takes effect before
+  // a decision: the runtime decides once what it sees at an instant, not once per event.
+  static void settle() {
+    while (sc_core::sc_pending_activity_at_current_time()) sc_core::wait(sc_core::SC_ZERO_TIME);
+  }
+
+  void dispatcher() {
+    stage();
+    for (;;) {
+      check_interrupt();  // an iteration has as many decisions as ops and controller periods
+      settle();
+      if (guard_.failed()) return;
+      dispatch(now_s());
+      if (done_ == at(dag_.size()) && moving_ == 0) break;
+      sc_core::wait(wake_);
+      if (stopping_) return;
+    }
+    stopping_ = true;
+    for (int d = 0; d < devices_; ++d) go_[at(d)].notify();
+    links_->stop();
+  }
+
+  // One device: it runs the ops the dispatcher gives it (a gang's first device runs the gang's),
+  // each once its inputs are all there.
+  void device(int d) {
+    for (;;) {
+      while (held_[at(d)] < 0 || inputs_[at(held_[at(d)])] > 0) {
+        if (stopping_) return;
+        sc_core::wait(go_[at(d)]);
+      }
+      const int i = held_[at(d)];
+      begin(i);
+      const std::int64_t dur = to_ps(cost_[at(i)].time_s);
+      if (dur > 0) {
+        const sc_core::sc_time now = sc_core::sc_time_stamp();
+        sc_core::wait(after_ps(now, dur) - now);
+      }
+      held_[at(d)] = -1;
+      complete(i);
+      wake_.notify(sc_core::SC_ZERO_TIME);
+    }
+  }
+
+  // The DVFS controller: each period, the system's average power over the period that just
+  // ended decides the clock for the next one. It runs until a period ends after the last op.
+  void controller() {
+    for (;;) {
+      const sc_core::sc_time now = sc_core::sc_time_stamp();
+      sc_core::wait(after_ps(now, period_ps_) - now);
+      if (guard_.failed() || stopping_) return;
+      control(now_s());
+      wake_.notify(sc_core::SC_ZERO_TIME);
+      // Ops that end at this very instant count as after the controller's turn.
+      if (done_ == at(dag_.size()) && last_done_ps_ < now_ps()) return;
+    }
+  }
 
   // The GPU's cost of op i at its current clock.
   const OpCost& gpu_cost(int i) {
@@ -185,8 +323,6 @@ class Runtime {
     return costs[at(i)];
   }
 
-  // The DVFS controller: the system's average power over the period that just ended decides
-  // the clock for the next one.
   void control(double now) {
     const DvfsParams& d = *policy_.dvfs();
     const double from = now - d.period_s;
@@ -196,70 +332,64 @@ class Runtime {
       if (overlap > 0) energy += (b.avg_w - static_w_[at(b.device)]) * overlap;
     }
     level_ = policy_.next_level(level_, static_cast<int>(level_cost_.size()), energy / d.period_s);
-    if (done_ < at(dag_.size())) events_.push({now + d.period_s, kControl});
   }
 
   void make_ready(int i) { ready_.insert({-rank_[at(i)], i}); }
 
-  const HostLink& link_of(int device) const {
-    return device == 0 ? sys_.gpu_link : sys_.offload_link;
-  }
-
-  void count_hop(int device, bool to_host, double bytes, double serial) {
-    LinkUse& u = r_.links[at(2 * device + (to_host ? 0 : 1))];
-    ++u.transfers;
-    u.bytes += bytes;
-    u.busy_s += serial;
-    u.energy_j += bytes * 8 * link_of(device).pj_per_bit * 1e-12;
-  }
-
-  // One hop of `bytes` over link `l` of `device`, starting no earlier than `t0`; returns the
-  // arrival time.
-  double hop(int device, bool to_host, double bytes, double t0, int op) {
-    const int l = 2 * device + (to_host ? 0 : 1);
-    const HostLink& h = link_of(device);
-    const double start = std::max(t0, link_free_[at(l)]);
-    const double serial = bytes / (h.bandwidth_gbps * 1e9);
-    link_free_[at(l)] = start + serial;
-    count_hop(device, to_host, bytes, serial);
-    const double end = start + serial + h.latency_s;
-    r_.transfers.push_back({l, op, start, end, bytes});
-    return end;
-  }
-
-  // Sends `bytes` between the host and every device in `devices` (bit 0: the GPU, bit d:
-  // offload device d - 1), up to the host or down from it, each device `per_device` of them
-  // (bytes split evenly if 0), starting at `t0`; returns the time the last arrives.
-  double hops(std::uint64_t devices, bool to_host, double bytes, double t0, int op,
-              double per_device = 0) {
-    if (bytes <= 0) return t0;
-    const double each = per_device > 0 ? per_device : bytes / __builtin_popcountll(devices);
-    double last = t0;
-    for (int d = 0; d < devices_; ++d)
-      if (devices >> d & 1) last = std::max(last, hop(d, to_host, each, t0, op));
-    return last;
-  }
-  double up(std::uint64_t from, double bytes, double t0, int op, double per_device = 0) {
-    return hops(from, true, bytes, t0, op, per_device);
-  }
-  double down(std::uint64_t to, double bytes, double t0, int op) {
-    return hops(to, false, bytes, t0, op);
-  }
-
-  // Moves `bytes` from the devices in `from` to those in `to` through the host.
-  double move(std::uint64_t from, std::uint64_t to, double bytes, double t0, int op) {
-    if (bytes <= 0) return t0;
-    return down(to, bytes, up(from, bytes, t0, op), op);
-  }
-
-  // When node i's inputs are all on the GPU (all its producers are done).
-  double gpu_data_time(int i) const {
-    double t = 0;
-    for (int e : dag_.in_edges(i)) {
-      const int j = dag_.edges()[at(e)].from;
-      t = std::max(t, mask_[at(j)] == 1 ? finish_[at(j)] : at_gpu_[at(j)]);
+  // Starts a move of `hops` for op `op`; `then` runs when the last hop has arrived (at once if
+  // there is nothing to move). Returns its index, or -1 if it was done at once.
+  int move(int op, const std::vector<Hop>& hops, std::function<void()> then,
+           bool background = false) {
+    int count = 0;
+    for (const Hop& h : hops) count += h.bytes > 0;
+    if (count == 0) {
+      then();
+      return -1;
     }
-    return t;
+    const int m = static_cast<int>(moves_.size());
+    moves_.push_back({op, count, !background, std::move(then)});
+    if (!background) ++moving_;
+    for (const Hop& h : hops)
+      if (h.bytes > 0)
+        links_->send(h.channel, static_cast<std::int64_t>(std::ceil(h.bytes)), m, background);
+    return m;
+  }
+
+  void hop_arrived(int m) {
+    Move& mv = moves_[at(m)];
+    const std::int64_t t = now_ps();
+    if (mv.needed) last_needed_ps_ = std::max(last_needed_ps_, t);
+    if (--mv.remaining > 0) return;
+    if (mv.needed) --moving_;
+    std::function<void()> then = std::move(mv.then);
+    if (then) then();
+    wake_.notify(sc_core::SC_ZERO_TIME);
+  }
+
+  // A background move becomes one something waits for: what of it is still queued goes next.
+  void need(int m) {
+    Move& mv = moves_[at(m)];
+    if (mv.needed || mv.remaining == 0) return;
+    mv.needed = true;
+    ++moving_;
+    for (std::size_t c = 0; c < net_->channels().size(); ++c)
+      links_->promote(static_cast<int>(c), m);
+  }
+
+  // Hops between the host and each device in `devices` (bit d: device d), up or down, each
+  // carrying `each` bytes.
+  std::vector<Hop> hops(std::uint64_t devices, bool to_host, double each) const {
+    std::vector<Hop> h;
+    for (int d = 0; d < devices_; ++d)
+      if (devices >> d & 1) h.push_back({2 * d + (to_host ? 0 : 1), each});
+    return h;
+  }
+
+  // When every producer of node i has its result on the GPU.
+  bool inputs_on_gpu(int i) const {
+    for (int e : dag_.in_edges(i))
+      if (!on_gpu_[at(dag_.edges()[at(e)].from)]) return false;
+    return true;
   }
 
   // The system's peak draw now: devices holding an op at its peak share, the others static.
@@ -270,32 +400,51 @@ class Runtime {
     return p;
   }
 
-  void start_on(int i, std::uint64_t mask, double now, double start, const OpCost& cost) {
+  // Op i is given to the devices `mask` now; it starts once its inputs are there.
+  void hold(int i, std::uint64_t mask, double now, const OpCost& cost) {
     const int n = __builtin_popcountll(mask);
     OpRun& o = r_.ops[at(i)];
     o.place = mask == 1 ? Placement::kGpu : Placement::kOffload;
     o.devices = n;
     o.first_device = __builtin_ctzll(mask);
     o.dispatch_s = now;
-    o.start_s = start;
-    o.end_s = start + cost.time_s;
     mask_[at(i)] = mask;
+    cost_[at(i)] = cost;
+    for (int d = 0; d < devices_; ++d)
+      if (mask >> d & 1) {
+        running_[at(d)] = i;
+        running_peak_[at(d)] = cost.peak_w / n;
+        ++r_.devices[at(d)].ops;
+      }
+    held_[at(o.first_device)] = i;
+    if (o.place == Placement::kOffload) ++r_.offloaded;
+    ready_.erase({-rank_[at(i)], i});
+  }
+
+  // Op i has its inputs: it runs from now on its devices.
+  void begin(int i) {
+    const OpCost& cost = cost_[at(i)];
+    const std::uint64_t mask = mask_[at(i)];
+    const int n = __builtin_popcountll(mask);
+    OpRun& o = r_.ops[at(i)];
+    const std::int64_t start = now_ps();
+    o.start_s = static_cast<double>(start) / kPsPerS;
+    o.end_s = static_cast<double>(start + to_ps(cost.time_s)) / kPsPerS;
     for (int d = 0; d < devices_; ++d)
       if (mask >> d & 1) {
         busy_until_[at(d)] = o.end_s;
-        running_[at(d)] = i;
-        running_peak_[at(d)] = cost.peak_w / n;
         DeviceUse& u = r_.devices[at(d)];
-        ++u.ops;
-        u.busy_s += cost.time_s;
-        u.wait_s += start - now;
+        u.busy_s += o.end_s - o.start_s;
+        u.wait_s += o.start_s - o.dispatch_s;
         u.energy_j += cost.energy_j / n;
         u.peak_w = std::max(u.peak_w, cost.peak_w / n);
-        busy_.push_back({d, start, o.end_s, cost.avg_w / n, cost.peak_w / n});
+        busy_.push_back({d, o.start_s, o.end_s, cost.avg_w / n, cost.peak_w / n});
       }
-    events_.push({o.end_s, i});
-    if (o.place == Placement::kOffload) ++r_.offloaded;
-    ready_.erase({-rank_[at(i)], i});
+  }
+
+  // One input of op i has arrived on its devices.
+  void input_arrived(int i) {
+    if (--inputs_[at(i)] == 0) go_[at(r_.ops[at(i)].first_device)].notify(sc_core::SC_ZERO_TIME);
   }
 
   // The time a move to the offload devices may take, by the overlap rule's reading (runtime.h):
@@ -316,32 +465,85 @@ class Runtime {
     return window;
   }
 
-  // The op's inputs from outside the iteration (weights, optimizer state, the batch) on the
-  // offload devices `mask`: the previous iteration left them on the GPU, so they may travel
-  // from the iteration's start, queued on the links like every transfer (a link's queue only
-  // grows, so a prefetch may use the link after its last transfer, not in earlier gaps). Each
-  // tensor goes to a set of devices once per iteration, all of it to every device of a gang
-  // (the split is of the batch or the rows, never of the weights). Returns their arrival.
-  double prefetch(int i, std::uint64_t mask) {
-    const Op& op = dag_.node(i).op;
-    double arrival = 0;
-    for (const TensorUse& u : op.inputs) {
-      if (u.id == kNoTensor) continue;
-      const bool outside =
-          tensor_persistent(u.id) ||
-          (tensor_id_kind(u.id) == TensorKind::kActivation && tensor_id_layer(u.id) < 0);
-      if (!outside) continue;
-      const auto key = std::make_pair(u.id, mask);
-      auto it = prefetched_.find(key);
-      if (it == prefetched_.end()) {
+  // Whether an input of op i is a tensor from outside the iteration (weights, optimizer state,
+  // the batch): the previous iteration left it on the GPU.
+  static bool outside(const TensorUse& u) {
+    return u.id != kNoTensor &&
+           (tensor_persistent(u.id) ||
+            (tensor_id_kind(u.id) == TensorKind::kActivation && tensor_id_layer(u.id) < 0));
+  }
+
+  // From the iteration's start the host stages, from the GPU, the outside tensors of every op
+  // planned for the offload devices, highest rank first: the plan is known before the
+  // iteration, and the host's link to the GPU is otherwise idle then. Staging is background
+  // traffic: data an op waits for goes first, and what a demoted op never needs stays queued.
+  void stage() {
+    std::vector<int> order;
+    for (int i = 0; i < dag_.size(); ++i)
+      if (plan_[at(i)] == Placement::kOffload) order.push_back(i);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](int a, int b) { return rank_[at(a)] > rank_[at(b)]; });
+    for (int i : order) {
+      const Op& op = dag_.node(i).op;
+      for (const TensorUse& u : op.inputs) {
+        if (!outside(u) || staged_.count(u.id)) continue;
         const double bytes = static_cast<double>(u.words) * op.word_bits / 8.0;
-        const double at_host = up(1, bytes, 0, i);
-        it = prefetched_.emplace(key, down(mask, bytes * __builtin_popcountll(mask), at_host, i))
-                 .first;
+        stage_tensor(u.id, i, bytes, true);
       }
-      arrival = std::max(arrival, it->second);
     }
-    return arrival;
+  }
+
+  void stage_tensor(TensorId id, int op, double bytes, bool background) {
+    staged_[id].move = -1;
+    const int m = move(
+        op, hops(1, true, bytes), [this, id] { at_host(id); }, background);
+    if (m >= 0) staged_[id].move = m;
+  }
+
+  // A staged tensor has reached the host: it goes down to the device sets that wait for it.
+  void at_host(TensorId id) {
+    Staged& s = staged_[id];
+    s.at_host = true;
+    for (std::uint64_t mask : s.waiting) send_down(id, mask);
+    s.waiting.clear();
+  }
+
+  void send_down(TensorId id, std::uint64_t mask) {
+    Delivery& dl = delivered_[{id, mask}];
+    const int op = dl.ops.empty() ? 0 : dl.ops.front();
+    move(op, hops(mask, false, tensor_bytes_[id]), [this, id, mask] {
+      Delivery& x = delivered_[{id, mask}];
+      x.arrived = true;
+      for (int k : x.ops) input_arrived(k);
+      x.ops.clear();
+    });
+  }
+
+  // Op i on the devices `mask` needs the outside tensors it reads there: each tensor goes to
+  // a set of devices once per iteration, all of it to every device of a gang (the split is of
+  // the batch or the rows, never of the weights), through the host.
+  void prefetch(int i, std::uint64_t mask) {
+    const Op& op = dag_.node(i).op;
+    for (const TensorUse& u : op.inputs) {
+      if (!outside(u)) continue;
+      const double bytes = static_cast<double>(u.words) * op.word_bits / 8.0;
+      tensor_bytes_[u.id] = std::max(tensor_bytes_[u.id], bytes);
+      auto [it, first] = delivered_.try_emplace({u.id, mask});
+      if (it->second.arrived) continue;
+      ++inputs_[at(i)];
+      it->second.ops.push_back(i);
+      if (!first) continue;  // on its way already
+      auto st = staged_.find(u.id);
+      if (st == staged_.end()) {
+        staged_[u.id].waiting.push_back(mask);
+        stage_tensor(u.id, i, bytes, false);
+      } else if (st->second.at_host) {
+        send_down(u.id, mask);
+      } else {
+        st->second.waiting.push_back(mask);
+        if (st->second.move >= 0) need(st->second.move);
+      }
+    }
   }
 
   // The GPU takes the best ready op it may run now: planned for it (or, with `leftovers`,
@@ -353,7 +555,7 @@ class Runtime {
     for (const auto& [neg_rank, i] : ready_) {
       const bool planned = plan_[at(i)] == Placement::kGpu;
       if (planned == leftovers) continue;
-      if (gpu_data_time(i) > now) continue;
+      if (!inputs_on_gpu(i)) continue;
       const OpCost& g = gpu_cost(i);
       if (!policy_.admit(system_peak(), static_w_[0], g.peak_w)) continue;
       best = i;
@@ -367,12 +569,15 @@ class Runtime {
     }
     last_gpu_op_ = best;
     r_.ops[at(best)].clock = level_cost_.empty() ? 1 : 1 - level_ * policy_.dvfs()->step;
-    start_on(best, 1, now, now, *best_cost);
+    hold(best, 1, now, *best_cost);
+    // Its inputs are on the GPU: it starts now, and ends when its time is up.
+    busy_until_[0] = now + best_cost->time_s;
+    go_[0].notify(sc_core::SC_ZERO_TIME);
     return true;
   }
 
   // The offload devices take the best ready op planned for them that fits the idle devices.
-  // True if one started or the overlap rule moved one to the GPU (which may take it now).
+  // True if one was taken or the overlap rule moved one to the GPU (which may take it now).
   bool try_offload(double now) {
     if (devices_ == 1) return false;
     bool moved = false;
@@ -413,21 +618,32 @@ class Runtime {
           continue;
         }
       }
-      double start = std::max(now, prefetch(i, mask));
+      hold(i, mask, now, ch.offload);
+      // Its inputs, each counted until it has arrived on all the op's devices.
+      ++inputs_[at(i)];  // held until every move below is under way
+      prefetch(i, mask);
       for (int e : dag_.in_edges(i)) {
         const DagEdge& edge = dag_.edges()[at(e)];
         const int j = edge.from;
         if (mask_[at(j)] == mask || edge.kind == DepKind::kOrder) continue;
+        ++inputs_[at(i)];
+        const double each = edge.bytes / found;
         if (mask_[at(j)] == 1) {
           // A GPU result: sent now, through the host.
-          start = std::max(start, move(1, mask, edge.bytes, now, i));
-        } else {
+          move(i, hops(1, true, edge.bytes), [this, i, mask, each] {
+            move(i, hops(mask, false, each), [this, i] { input_arrived(i); });
+          });
+        } else if (at_host_[at(j)]) {
           // Another offload device's result went up to the host when it was done (complete());
-          // from there it comes down now, once it has arrived.
-          start = std::max(start, down(mask, edge.bytes, std::max(now, at_host_[at(j)]), i));
+          // from there it comes down now.
+          move(i, hops(mask, false, each), [this, i] { input_arrived(i); });
+        } else {
+          host_waiters_[at(j)].push_back([this, i, mask, each] {
+            move(i, hops(mask, false, each), [this, i] { input_arrived(i); });
+          });
         }
       }
-      start_on(i, mask, now, start, ch.offload);
+      input_arrived(i);
       return true;
     }
     return moved;
@@ -442,29 +658,30 @@ class Runtime {
         any = try_offload(now) || try_gpu(now, false) || try_gpu(now, true);
       }
     }
-    // Ops whose inputs are still on their way to the GPU wake it when they arrive.
-    if (running_[0] < 0)
-      for (const auto& [neg_rank, i] : ready_) {
-        const double t = gpu_data_time(i);
-        if (t > now && wake_.insert(t).second) events_.push({t, -1});
-      }
   }
 
-  void complete(int i, double now) {
-    finish_[at(i)] = now;
+  void complete(int i) {
+    ++done_;
+    last_done_ps_ = now_ps();
     const std::uint64_t mask = mask_[at(i)];
     for (int d = 0; d < devices_; ++d)
       if ((mask >> d & 1) && running_[at(d)] == i) running_[at(d)] = -1;
-    if (mask != 1) {
+    if (mask == 1) {
+      on_gpu_[at(i)] = 1;
+    } else {
       // A gang splits GEMMs by rows and convolutions by batch (split_rows), so a split
       // backward-weight pass leaves a whole partial weight gradient on every device: each sends
-      // all of it, and the host sums them. Other results are split among the devices.
+      // all of it, and the host sums them. Other results are split among the devices. From
+      // the host the result goes back to the GPU, and to offload ops that wait for it there.
       const double bytes = returned_bytes(dag_, i);
-      const bool partial_sums =
-          dag_.node(i).op.role == OpRole::kBackwardWeight && __builtin_popcountll(mask) > 1;
-      at_host_[at(i)] = up(mask, bytes, now, i, partial_sums ? bytes : 0);
-      at_gpu_[at(i)] = down(1, bytes, at_host_[at(i)], i);
-      events_.push({at_gpu_[at(i)], -1});
+      const int n = __builtin_popcountll(mask);
+      const bool partial_sums = dag_.node(i).op.role == OpRole::kBackwardWeight && n > 1;
+      move(i, hops(mask, true, partial_sums ? bytes : bytes / n), [this, i, bytes] {
+        at_host_[at(i)] = 1;
+        std::vector<std::function<void()>> waiting = std::move(host_waiters_[at(i)]);
+        for (auto& f : waiting) f();
+        move(i, hops(1, false, bytes), [this, i] { on_gpu_[at(i)] = 1; });
+      });
     }
     for (int e : dag_.out_edges(i)) {
       const int to = dag_.edges()[at(e)].to;
@@ -486,11 +703,28 @@ class Runtime {
         system_peak()));
   }
 
+  // The links' counts and every hop, as the platform's links carried them.
+  void collect_links() {
+    const std::vector<ChannelStats>& stats = links_->stats();
+    for (std::size_t c = 0; c < stats.size(); ++c) {
+      LinkUse& u = r_.links[c];
+      u.transfers = static_cast<int>(stats[c].transfers);
+      u.bytes = static_cast<double>(stats[c].bytes);
+      u.busy_s = static_cast<double>(stats[c].busy_ps) / kPsPerS;
+      u.energy_j = stats[c].energy_pj * 1e-12;
+    }
+    for (const TransferRecord& t : links_->records())
+      r_.transfers.push_back(
+          {t.channel, moves_[at(t.task)].op, static_cast<double>(t.start_ps) / kPsPerS,
+           static_cast<double>(t.arrive_ps) / kPsPerS, static_cast<double>(t.bytes)});
+  }
+
   // Energy of idle time, the power trace and the result's totals.
   void finish_totals() {
-    double end = 0;
+    // The iteration ends with its last op or the last move something waited for (staging
+    // nothing needed does not hold it).
+    double end = static_cast<double>(last_needed_ps_) / kPsPerS;
     for (const OpRun& o : r_.ops) end = std::max(end, o.end_s);
-    for (const TransferRun& t : r_.transfers) end = std::max(end, t.end_s);
     r_.makespan_s = end;
     double clock_time = 0, gpu_time = 0;
     for (const OpRun& o : r_.ops)
@@ -544,21 +778,36 @@ class Runtime {
   int devices_ = 1;
   double static_floor_ = 0;  // every device idle, and the host
   std::vector<double> rank_;
-  std::vector<double> busy_until_, running_peak_, static_w_, link_free_;
-  std::vector<int> running_, pending_;
-  std::vector<double> finish_, at_gpu_, at_host_;
-  std::vector<std::uint64_t> mask_;  // where each finished op ran (bit 0: the GPU)
+  std::vector<double> busy_until_, running_peak_, static_w_;
+  std::vector<int> running_, pending_, held_;
+  std::vector<int> inputs_;  // per op: inputs still on their way to its devices
+  std::vector<OpCost> cost_;
+  std::vector<char> on_gpu_, at_host_;  // per op: its result is there
+  std::vector<std::vector<std::function<void()>>> host_waiters_;
+  std::vector<std::uint64_t> mask_;  // where each held op runs (bit 0: the GPU)
   std::set<std::pair<double, int>> ready_;
-  std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events_;
   std::vector<Busy> busy_;
-  std::set<double> wake_;  // data arrivals already waited for
-  std::map<std::pair<TensorId, std::uint64_t>, double> prefetched_;  // arrival per device set
+  std::map<TensorId, Staged> staged_;
+  std::map<TensorId, double> tensor_bytes_;
+  std::map<std::pair<TensorId, std::uint64_t>, Delivery> delivered_;
+  std::vector<Move> moves_;
+  int moving_ = 0;  // moves something waits for, still under way
+  std::int64_t last_needed_ps_ = 0, last_done_ps_ = 0;
   int last_gpu_op_ = -1;
   RuntimeResult r_;
   std::size_t done_ = 0;  // ops completed
   int level_ = 0;         // the GPU's clock level (DVFS)
+  std::int64_t period_ps_ = 0;
   std::vector<std::unique_ptr<DeviceModel>> level_models_;
   std::vector<std::vector<OpCost>> level_cost_;  // per level, per op; empty until reached
+  // The engine: the platform's links between the devices and the host, and the processes.
+  std::unique_ptr<Interconnect> net_;
+  ProcessGuard guard_;
+  std::unique_ptr<LinkBank> links_;
+  std::unique_ptr<sc_core::sc_event[]> go_;  // per device: an op it holds may start
+  sc_core::sc_event wake_;                   // something the dispatcher decides on changed
+  sc_core::sc_time start_;
+  bool stopping_ = false;
 };
 
 }  // namespace

@@ -1,9 +1,12 @@
 #pragma once
-// Hype-training's runtime (He et al., ICS 2021, Sec. 3.4) as a discrete-event simulation of one
-// training iteration's op DAG on one GPU and `offload_count` offload devices (FPGAs), each
-// joined to the host by its own full-duplex link (PCIe). A plain event loop, not SystemC: every
-// decision depends on the live state (which device is idle, the system's power now), and a
-// BERT-Large iteration of a few thousand ops runs in milliseconds.
+// Hype-training's runtime (He et al., ICS 2021, Sec. 3.4) as a simulation of one training
+// iteration's op DAG on one GPU and `offload_count` offload devices (FPGAs), each joined to the
+// host by its own full-duplex link (PCIe), on the SystemC kernel every device shares: each
+// device is a process that runs the ops it is given once their inputs have arrived, the links
+// are the platform's (models/platform/links.h, the host as a star's switch), and a dispatcher
+// process decides once per instant, after everything that happens at that instant, since
+// every decision reads the live state (which device is idle, the system's power now). Times
+// are whole picoseconds. A BERT-Large iteration of a few thousand ops runs in milliseconds.
 //
 // The rules, as the paper states them and docs/hype.md reads them:
 //   * When a device is idle it takes the ready op of the highest upward rank (the longest
@@ -18,9 +21,10 @@
 //   * Data: an op's result stays where it ran. Results of offloaded ops go back to the GPU as
 //     soon as they are done (the framework's tensors live there); inputs move to an offload
 //     device when it takes the op, so a device may hold an op while its data arrives (its wait).
-//     Tensors from outside the iteration (weights, optimizer state, the batch) come from the GPU
-//     from the iteration's start, since the previous iteration left them there. Each link
-//     direction carries one transfer at a time; a transfer's latency does not hold the link.
+//     Tensors from outside the iteration (weights, optimizer state, the batch) come from the GPU,
+//     where the previous iteration left them; the host stages those of ops planned off the GPU
+//     from the iteration's start, behind any transfer an op waits for. Each link direction
+//     carries one transfer at a time, in the order they reach it; latency does not hold it.
 //   * Power: a busy device draws its op's average power (a gang op's split evenly), an idle one
 //     its static power, the host `host_static_w`. The policy may refuse an op whose peak power
 //     would take the system's peak over a cap; the system's peak then never exceeds it.
