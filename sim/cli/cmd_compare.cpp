@@ -164,8 +164,11 @@ void print_system_table(const std::vector<Variant>& variants, std::int64_t sampl
     violations = violations || v.result.violations > 0;
     accuracy = accuracy || v.result.has_accuracy;
   }
+  // The name column is as wide as the longest name (power-cap-dvfs), at least 10.
+  int name_w = 10;
+  for (const Variant& v : variants) name_w = std::max(name_w, static_cast<int>(v.name.size()));
   if (show) {
-    std::printf("%-10s %9s %9s %9s %5s %6s ", "variant", "seconds", "samples/s", "energy_J",
+    std::printf("%-*s %9s %9s %9s %5s %6s ", name_w, "variant", "seconds", "samples/s", "energy_J",
                 "avg_W", "peak_W");
     if (violations) std::printf("%6s ", "viol");
     std::printf("%7s %6s", "speedup", "EE_rel");
@@ -188,7 +191,7 @@ void print_system_table(const std::vector<Variant>& variants, std::int64_t sampl
         .num("%.6f", ee)
         .num("%.6f", rel(r.avg_w, b.avg_w));
     if (show) {
-      std::printf("%-10s %9.4g %9.4g %9.4g %5.4g %6.4g ", v.name.c_str(), r.seconds,
+      std::printf("%-*s %9.4g %9.4g %9.4g %5.4g %6.4g ", name_w, v.name.c_str(), r.seconds,
                   static_cast<double>(samples) / r.seconds, r.energy, r.avg_w, r.peak_w);
       if (violations) std::printf("%6.0f ", r.violations);
       std::printf("%6.3fx %6.3f", speed, ee);

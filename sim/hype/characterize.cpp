@@ -84,6 +84,7 @@ Characterization characterize(const OpDag& dag, const CharacterizeDevices& devic
   for (int i = 0; i < dag.size(); ++i) {
     const DagNode& n = dag.node(i);
     OpCharacter& o = c.ops[static_cast<std::size_t>(i)];
+    o.type = n.type;
     o.gpu = devices.gpu->cost(n.op);
     o.offload_devices = offload_devices(n, devices);
     o.offload = devices.offload->cost_split(n.op, o.offload_devices);

@@ -14,6 +14,7 @@
 
 #include "sim/devices/device_model.h"
 #include "sim/hype/op_dag.h"
+#include "sim/hype/op_types.h"
 
 namespace trainsim {
 
@@ -47,6 +48,7 @@ struct CharacterizeDevices {
 
 /// One op of the DAG.
 struct OpCharacter {
+  PaperOpType type = PaperOpType::kMatMul;  ///< the paper's (TensorFlow's) name of the op
   OpCost gpu;
   OpCost offload;               ///< on `offload_devices` offload devices
   int offload_devices;          ///< offload_count for big ops, 1 for small

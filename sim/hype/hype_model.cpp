@@ -83,8 +83,10 @@ HypeIteration simulate_hype(const HypeSpec& spec, const NetShape& net, int batch
   } else {
     // GPUs alone: nothing to characterize beyond the GPU's costs.
     it.character.ops.resize(static_cast<std::size_t>(it.dag.size()));
-    for (int i = 0; i < it.dag.size(); ++i)
+    for (int i = 0; i < it.dag.size(); ++i) {
+      it.character.ops[static_cast<std::size_t>(i)].type = it.dag.node(i).type;
       it.character.ops[static_cast<std::size_t>(i)].gpu = gpu->cost(it.dag.node(i).op);
+    }
   }
   // Every op must be able to run on the GPU: it is where the baselines run everything.
   for (int i = 0; i < it.dag.size(); ++i)

@@ -11,6 +11,10 @@
 //   dvfs       the paper's Case 2 baseline (NVIDIA's power management, "PMM"): every op on the
 //              GPU, whose clock a controller lowers while the system's average power over the
 //              last period is above the cap and raises while it is below it
+//   power-cap-dvfs  power-cap's admission, and a GPU op the cap would hold back at full clock
+//              runs at the fastest clock whose peak fits (docs/hype.md, Case 2)
+//   public-code  what the authors' public code runs: every MatMul and forward Conv2D on the
+//              offload devices, the rest on the GPU, no rule moving any back
 #include <limits>
 #include <memory>
 #include <string>
@@ -65,14 +69,25 @@ class HypePolicy {
   /// The runtime moves offloaded ops back to the GPU until the iteration is no slower than
   /// gpu-only (Case 1 promises no throughput loss).
   virtual bool never_slower() const { return false; }
+  /// The overlap rule (hype.overlap_rule) may keep an op planned off the GPU on it.
+  virtual bool overlap_rule() const { return true; }
+  /// An idle GPU may take a ready op planned for the busy offload devices.
+  virtual bool gpu_takes_leftovers() const { return true; }
   /// A power cap, W, the runtime must keep (infinite: none); reports count violations of it.
   virtual double power_cap_w() const { return std::numeric_limits<double>::infinity(); }
   /// DVFS of the GPU: the controller's settings, or null (the GPU stays at its full clock).
   virtual const DvfsParams* dvfs() const { return nullptr; }
-  /// The clock level (0: full; level k runs at 1 - k step) for the next period, given this one
-  /// and the system's average power over the period that ended.
-  virtual int next_level(int level, int levels, double average_w) const {
-    (void)levels, (void)average_w;
+  /// Whether a controller steps the GPU's clock every period (next_level()); a policy that
+  /// scales the clock otherwise fits it per op.
+  virtual bool clock_controller() const { return dvfs() != nullptr; }
+  /// Per-op clock fitting (DVFS levels from dvfs()): an op the policy does not admit at the
+  /// GPU's clock runs at the highest lower level whose peak it admits, if one does.
+  virtual bool fits_clock_per_op() const { return false; }
+  /// The clock level (0: full; level k runs at 1 - k step) for the next period, given this one,
+  /// the system's average power over the period that ended, and whether in that period the
+  /// idle GPU had a ready op it was not admitted to start (a power cap held it back).
+  virtual int next_level(int level, int levels, double average_w, bool gpu_refused) const {
+    (void)levels, (void)average_w, (void)gpu_refused;
     return level;
   }
 };
@@ -95,6 +110,13 @@ const std::vector<PolicyInfo>& hype_policies();
 /// ...)".
 const PolicyInfo& hype_policy_info(const std::string& name);
 
+/// Sec. 3.4's admission under a cap: the op's peak, in place of the static power of the idle
+/// devices it takes, keeps the system's peak draw at or under `cap_w`.
+inline bool peak_fits_cap(double system_peak_w, double idle_static_w, double op_peak_w,
+                          double cap_w) {
+  return system_peak_w - idle_static_w + op_peak_w <= cap_w;
+}
+
 /// Case 1's plan: the offload devices for every op characterization planned there
 /// (OpCharacter::planned_offload), the GPU for the rest.
 std::vector<Placement> characterized_plan(const Characterization& c);
@@ -104,5 +126,7 @@ std::unique_ptr<HypePolicy> make_gpu_only_policy(const PolicyParams& p);
 std::unique_ptr<HypePolicy> make_energy_policy(const PolicyParams& p);
 std::unique_ptr<HypePolicy> make_power_cap_policy(const PolicyParams& p);
 std::unique_ptr<HypePolicy> make_dvfs_policy(const PolicyParams& p);
+std::unique_ptr<HypePolicy> make_power_cap_dvfs_policy(const PolicyParams& p);
+std::unique_ptr<HypePolicy> make_public_code_policy(const PolicyParams& p);
 
 }  // namespace trainsim

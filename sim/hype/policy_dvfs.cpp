@@ -19,7 +19,7 @@ class DvfsPolicy final : public HypePolicy {
   }
   double power_cap_w() const override { return cap_; }
   const DvfsParams* dvfs() const override { return &dvfs_; }
-  int next_level(int level, int levels, double average_w) const override {
+  int next_level(int level, int levels, double average_w, bool) const override {
     if (average_w > cap_ && level + 1 < levels) return level + 1;
     if (average_w < cap_ - dvfs_.hysteresis_w && level > 0) return level - 1;
     return level;

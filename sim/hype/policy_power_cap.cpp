@@ -16,7 +16,7 @@ class PowerCapPolicy final : public HypePolicy {
     return characterized_plan(c);
   }
   bool admit(double system_peak_w, double idle_static_w, double op_peak_w) const override {
-    return system_peak_w - idle_static_w + op_peak_w <= cap_;
+    return peak_fits_cap(system_peak_w, idle_static_w, op_peak_w, cap_);
   }
   bool gpu_first() const override { return true; }
   double power_cap_w() const override { return cap_; }

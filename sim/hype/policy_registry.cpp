@@ -31,6 +31,19 @@ const std::vector<PolicyInfo>& hype_policies() {
        true,
        make_dvfs_policy,
        /*scales_clock=*/true},
+      {"power-cap-dvfs",
+       "Case 2 with the GPU's clock scaled per op: power-cap's plan and admission, and a GPU op "
+       "the cap holds back at full clock runs at the fastest clock whose peak fits",
+       {},
+       true,
+       make_power_cap_dvfs_policy,
+       /*scales_clock=*/true},
+      {"public-code",
+       "what the authors' public code (sayounara/Green_training) runs: every MatMul and forward "
+       "Conv2D on the offload devices, whatever they cost, the rest on the GPU",
+       {"green-training"},
+       false,
+       make_public_code_policy},
   };
   return all;
 }

@@ -184,7 +184,7 @@ class Runtime {
     for (int d = 0; d < devices_; ++d)
       sc_core::sc_spawn([this, d] { guard_.run([&] { device(d); }); },
                         sc_core::sc_gen_unique_name("hype_device"), &opts);
-    if (period_ps_ > 0)
+    if (period_ps_ > 0 && policy_.clock_controller())
       sc_core::sc_spawn([this] { guard_.run([&] { controller(); }); },
                         sc_core::sc_gen_unique_name("hype_dvfs"), &opts);
     links_ = std::make_unique<LinkBank>(
@@ -305,22 +305,35 @@ class Runtime {
     }
   }
 
-  // The GPU's cost of op i at its current clock.
-  const OpCost& gpu_cost(int i) {
+  // The GPU's cost of op i at clock level `level` (its current clock by default).
+  const OpCost& gpu_cost(int i, int level = -1) {
     if (level_cost_.empty()) return c_.ops[at(i)].gpu;
-    std::vector<OpCost>& costs = level_cost_[at(level_)];
+    if (level < 0) level = level_;
+    std::vector<OpCost>& costs = level_cost_[at(level)];
     if (costs.empty()) {
-      // Priced when the controller first reaches the level.
+      // Priced when the run first reaches the level.
       const DvfsParams& d = *policy_.dvfs();
-      level_models_[at(level_)] = sys_.gpu->at_clock(1 - level_ * d.step, d.gamma);
-      if (!level_models_[at(level_)])
+      level_models_[at(level)] = sys_.gpu->at_clock(1 - level * d.step, d.gamma);
+      if (!level_models_[at(level)])
         throw UserError("policy " + policy_.name() + ": device '" + sys_.gpu->name() +
                         "' has no clock to scale");
       costs.reserve(at(dag_.size()));
       for (int k = 0; k < dag_.size(); ++k)
-        costs.push_back(level_models_[at(level_)]->cost(dag_.node(k).op));
+        costs.push_back(level_models_[at(level)]->cost(dag_.node(k).op));
     }
     return costs[at(i)];
+  }
+
+  // The clock level op i runs at on the GPU if it starts now: the current one, or, for a
+  // policy that fits the clock per op, the highest below it whose peak the policy admits.
+  // -1 if none is admitted.
+  int admitted_level(int i, double system_peak_w, double idle_static_w) {
+    if (policy_.admit(system_peak_w, idle_static_w, gpu_cost(i).peak_w)) return level_;
+    if (!policy_.fits_clock_per_op()) return -1;
+    // The peak falls with the clock: the first level that fits is the fastest that does.
+    for (int l = level_ + 1; l < static_cast<int>(level_cost_.size()); ++l)
+      if (policy_.admit(system_peak_w, idle_static_w, gpu_cost(i, l).peak_w)) return l;
+    return -1;
   }
 
   void control(double now) {
@@ -331,7 +344,9 @@ class Runtime {
       const double overlap = std::min(b.end, now) - std::max(b.start, from);
       if (overlap > 0) energy += (b.avg_w - static_w_[at(b.device)]) * overlap;
     }
-    level_ = policy_.next_level(level_, static_cast<int>(level_cost_.size()), energy / d.period_s);
+    level_ = policy_.next_level(level_, static_cast<int>(level_cost_.size()), energy / d.period_s,
+                                gpu_refused_);
+    gpu_refused_ = false;
   }
 
   void make_ready(int i) { ready_.insert({-rank_[at(i)], i}); }
@@ -551,15 +566,19 @@ class Runtime {
   bool try_gpu(double now, bool leftovers) {
     if (running_[0] >= 0) return false;
     const OpCost* best_cost = nullptr;
-    int best = -1;
+    int best = -1, best_level = 0;
     for (const auto& [neg_rank, i] : ready_) {
       const bool planned = plan_[at(i)] == Placement::kGpu;
       if (planned == leftovers) continue;
       if (!inputs_on_gpu(i)) continue;
-      const OpCost& g = gpu_cost(i);
-      if (!policy_.admit(system_peak(), static_w_[0], g.peak_w)) continue;
+      const int level = admitted_level(i, system_peak(), static_w_[0]);
+      if (level < 0) {
+        gpu_refused_ = true;
+        continue;
+      }
       best = i;
-      best_cost = &g;
+      best_level = level;
+      best_cost = &gpu_cost(i, level);
       break;
     }
     if (best < 0) return false;
@@ -568,7 +587,7 @@ class Runtime {
       ++r_.demoted;
     }
     last_gpu_op_ = best;
-    r_.ops[at(best)].clock = level_cost_.empty() ? 1 : 1 - level_ * policy_.dvfs()->step;
+    r_.ops[at(best)].clock = level_cost_.empty() ? 1 : 1 - best_level * policy_.dvfs()->step;
     hold(best, 1, now, *best_cost);
     // Its inputs are on the GPU: it starts now, and ends when its time is up.
     busy_until_[0] = now + best_cost->time_s;
@@ -585,9 +604,10 @@ class Runtime {
       const int i = it->second;
       ++it;
       const OpCharacter& ch = c_.ops[at(i)];
-      // Under a cap the GPU may never be allowed an op (its peak there with every other
-      // device idle is over the cap); the offload devices take it rather than no one.
-      const bool gpu_never = !policy_.admit(static_floor_, static_w_[0], ch.gpu.peak_w);
+      // Under a cap the GPU may never be allowed an op (its peak there at its clock now, with
+      // every other device idle, is over the cap); the offload devices take it rather than no
+      // one.
+      const bool gpu_never = admitted_level(i, static_floor_, static_w_[0]) < 0;
       if (plan_[at(i)] != Placement::kOffload && !(gpu_never && ch.offload.supported)) continue;
       std::uint64_t mask = 0;
       int found = 0;
@@ -606,7 +626,7 @@ class Runtime {
       }
       // (Not for an op the GPU may never run: there is nowhere else for it.)
       if (from_gpu > 0 && plan_[at(i)] == Placement::kOffload && !gpu_never &&
-          sys_.overlap != OverlapRule::kOff) {
+          sys_.overlap != OverlapRule::kOff && policy_.overlap_rule()) {
         // The overlap rule (Sec. 3.4), on unloaded links.
         const double moving =
             sys_.gpu_link.time_s(from_gpu) + sys_.offload_link.time_s(from_gpu / found);
@@ -652,10 +672,11 @@ class Runtime {
   void dispatch(double now) {
     for (bool any = true; any;) {
       any = false;
+      const bool leftovers = policy_.gpu_takes_leftovers();
       if (policy_.gpu_first()) {
-        any = try_gpu(now, false) || try_offload(now) || try_gpu(now, true);
+        any = try_gpu(now, false) || try_offload(now) || (leftovers && try_gpu(now, true));
       } else {
-        any = try_offload(now) || try_gpu(now, false) || try_gpu(now, true);
+        any = try_offload(now) || try_gpu(now, false) || (leftovers && try_gpu(now, true));
       }
     }
   }
@@ -795,8 +816,9 @@ class Runtime {
   std::int64_t last_needed_ps_ = 0, last_done_ps_ = 0;
   int last_gpu_op_ = -1;
   RuntimeResult r_;
-  std::size_t done_ = 0;  // ops completed
-  int level_ = 0;         // the GPU's clock level (DVFS)
+  std::size_t done_ = 0;      // ops completed
+  int level_ = 0;             // the GPU's clock level (DVFS)
+  bool gpu_refused_ = false;  // the cap held a ready GPU op back this controller period
   std::int64_t period_ps_ = 0;
   std::vector<std::unique_ptr<DeviceModel>> level_models_;
   std::vector<std::vector<OpCost>> level_cost_;  // per level, per op; empty until reached

@@ -108,6 +108,11 @@ TEST_CASE("Hype Case 1 is never slower than gpu-only on the paper's CNNs", "[hyp
     const auto& it = j["iteration"];
     CHECK(it["policy"]["iteration_s"].get<double>() <= it["gpu_only"]["iteration_s"].get<double>());
     CHECK(j["gains"]["throughput"].get<double>() >= 0);
+    // The two readings of the paper's energy figure describe one ratio of energies.
+    const double ratio =
+        it["policy"]["energy_j"].get<double>() / it["gpu_only"]["energy_j"].get<double>();
+    CHECK(j["gains"]["energy_reduction"].get<double>() == Approx(1 - ratio));
+    CHECK(j["gains"]["energy_efficiency"].get<double>() == Approx(1 / ratio - 1));
     CHECK(it["policy"]["offloaded_ops"].get<int>() > 0);
     CHECK(j["exposed_transfer_s"].get<double>() >= 0);
     CHECK(j["exposed_transfer_s"].get<double>() < it["policy"]["iteration_s"].get<double>());

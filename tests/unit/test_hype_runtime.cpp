@@ -78,6 +78,15 @@ Hand hand(int n, const std::vector<std::pair<int, int>>& edges, const std::vecto
   return h;
 }
 
+// The paper's system: one V100 and three Stratix 10s, the shipped presets.
+HypeSpec v100_and_three_s10() {
+  HypeSpec spec;
+  spec.gpu = load_device("v100");
+  spec.offload = load_device("s10_gx2500");
+  spec.offloads = 3;
+  return spec;
+}
+
 RuntimeSystem system_of(StaticDevice& gpu, StaticDevice& fpga, int fpgas, double latency_s = 0) {
   RuntimeSystem s;
   s.gpu = &gpu;
@@ -252,10 +261,7 @@ TEST_CASE("Hype runtime: a power cap holds at every instant", "[hype][runtime]")
 TEST_CASE("Hype model: LeNet-5 on a V100 and three S10s", "[hype][runtime]") {
   const NetworkSpec lenet = load_network(configs_root() + "/networks/lenet5.yaml");
   const NetShape net(lenet);
-  HypeSpec spec;
-  spec.gpu = load_device("v100");
-  spec.offload = load_device("s10_gx2500");
-  spec.offloads = 3;
+  HypeSpec spec = v100_and_three_s10();
   for (int batch : {32, 256}) {
     INFO("batch " << batch);
     const HypeIteration it = simulate_hype(spec, net, batch, OptimizerSpec{});
@@ -337,4 +343,58 @@ TEST_CASE("Hype DVFS baseline: the clock follows the cap", "[hype][runtime]") {
   // The controller reacts to averages, so peaks between its decisions go over the cap.
   CHECK(capped.policy.violations > 0);
   for (const OpRun& o : capped.policy.run.ops) CHECK((o.clock > 0.49 && o.clock <= 1));
+}
+
+TEST_CASE("Hype power-cap-dvfs: GPU ops the cap holds back run at a lower clock, under the cap",
+          "[hype][runtime]") {
+  // AlexNet's large convolutions peak near the V100's 300 W: at 230 W with three FPGAs' static
+  // power, power-cap sends them to the FPGAs; at a lower clock they fit on the GPU.
+  const NetworkSpec alexnet = load_network(configs_root() + "/networks/alexnet_imagenet.yaml");
+  const NetShape net(alexnet);
+  HypeSpec spec = v100_and_three_s10();
+  spec.power_cap_w = 230;
+  spec.policy = "power-cap";
+  const HypeIteration capped = simulate_hype(spec, net, 256, OptimizerSpec{});
+  spec.policy = "power-cap-dvfs";
+  const HypeIteration clocked = simulate_hype(spec, net, 256, OptimizerSpec{});
+  CHECK(clocked.policy.peak_w <= 230 * (1 + 1e-9));
+  CHECK(clocked.policy.violations == 0);
+  CHECK(clocked.policy.run.mean_clock < 1);
+  CHECK(clocked.policy.run.offloaded < capped.policy.run.offloaded);
+  CHECK(clocked.policy.iteration_s < capped.policy.iteration_s);
+  // Each GPU op runs at one of the controller's levels, never below the lowest.
+  for (const OpRun& o : clocked.policy.run.ops)
+    if (o.place == Placement::kGpu) CHECK((o.clock >= spec.dvfs.min_scale - 1e-9 && o.clock <= 1));
+  // No cap to hold anything back: every op at full clock, as power-cap's run.
+  spec.power_cap_w = 1e6;
+  spec.policy = "power-cap-dvfs";
+  const HypeIteration free_clock = simulate_hype(spec, net, 256, OptimizerSpec{});
+  spec.policy = "power-cap";
+  const HypeIteration free_cap = simulate_hype(spec, net, 256, OptimizerSpec{});
+  CHECK(free_clock.policy.run.mean_clock == 1);
+  CHECK(free_clock.policy.iteration_s == free_cap.policy.iteration_s);
+}
+
+TEST_CASE("Hype public-code: every MatMul and forward Conv2D off the GPU, nothing moved back",
+          "[hype][runtime]") {
+  const NetworkSpec alexnet = load_network(configs_root() + "/networks/alexnet_imagenet.yaml");
+  const NetShape net(alexnet);
+  HypeSpec spec = v100_and_three_s10();
+  spec.policy = "public-code";
+  const HypeIteration it = simulate_hype(spec, net, 256, OptimizerSpec{});
+  int planned = 0;
+  for (std::size_t i = 0; i < it.plan.size(); ++i) {
+    const OpCharacter& c = it.character.ops[i];
+    const bool type = c.type == PaperOpType::kMatMul || c.type == PaperOpType::kConv2D;
+    INFO("op " << i << " " << paper_op_type_name(c.type));
+    CHECK((it.plan[i] == Placement::kOffload) == (type && c.offload.supported));
+    // No overlap rule, no idle GPU taking its ops, no guard: they all ran where planned.
+    CHECK(it.policy.run.ops[i].place == it.plan[i]);
+    planned += it.plan[i] == Placement::kOffload;
+  }
+  CHECK(planned > 0);
+  CHECK(it.policy.run.demoted == 0);
+  CHECK(it.policy.run.overlap_blocked == 0);
+  CHECK(it.guard_demotions == 0);
+  CHECK(hype_policy_info("green-training").name == "public-code");
 }

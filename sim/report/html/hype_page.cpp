@@ -36,9 +36,12 @@ std::vector<KeyFigure> key_figures(const ResultsDir& dir) {
   f.push_back(
       figure("gpu_only_energy", "energy on the GPUs alone", readable_energy(gpu_j, "J"), gpu_j));
   const double tp = json_number(s, "gains/throughput"),
-               ee = json_number(s, "gains/energy_efficiency");
+               ee = json_number(s, "gains/energy_efficiency"),
+               er = json_number(s, "gains/energy_reduction");
   f.push_back(figure("throughput_gain", "throughput gain", readable_percent(tp), tp));
   f.push_back(figure("energy_efficiency_gain", "energy-efficiency gain", readable_percent(ee), ee));
+  if (std::isfinite(er))  // (directories written before it was recorded have none)
+    f.push_back(figure("energy_reduction", "energy reduction", readable_percent(er), er));
   f.push_back(figure(
       "offloaded_ops", "ops offloaded per iteration",
       json_text(s, "iteration/policy/offloaded_ops") + " of " + json_text(s, "ops_per_iteration")));
