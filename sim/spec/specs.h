@@ -114,56 +114,88 @@ struct TrainingSpec {
   OptimizerSpec optimizer;
 };
 
-/// The training technique and its parameters (see sim/techniques/technique.h).
+/// A technique's own settings. Each technique defines its struct beside its code
+/// (sim/techniques/), derived from SettingsOf, parses and writes its keys into it
+/// (TechniqueInfo::parse_keys, emit_keys), and reads it with TechniqueSpec::get(); the shared
+/// spec names none of them.
+struct TechniqueSettings {
+  virtual ~TechniqueSettings() = default;
+  virtual std::unique_ptr<TechniqueSettings> clone() const = 0;
+  /// The same type's defaults.
+  virtual std::unique_ptr<TechniqueSettings> defaults() const = 0;
+  virtual bool equals(const TechniqueSettings& o) const = 0;
+};
+
+/// clone, defaults and equals from T's copy, default constructor and operator==.
+template <typename T>
+struct SettingsOf : TechniqueSettings {
+  std::unique_ptr<TechniqueSettings> clone() const override {
+    return std::make_unique<T>(static_cast<const T&>(*this));
+  }
+  std::unique_ptr<TechniqueSettings> defaults() const override { return std::make_unique<T>(); }
+  bool equals(const TechniqueSettings& o) const override {
+    const T* t = dynamic_cast<const T*>(&o);
+    return t != nullptr && static_cast<const T&>(*this) == *t;
+  }
+};
+
+/// The training technique (see sim/techniques/technique.h): its kind, the array its own work
+/// runs on, and the settings its kind defines.
 struct TechniqueSpec {
   std::string kind = kDefaultTechnique;  ///< bp, bp-sample, specbp, ... (trainsim list techniques)
-  // specbp (speculative backpropagation, Purkayastha et al. 2025):
-  double threshold = 0.25;  ///< hit if mean |stored softmax - current softmax| <= threshold
-  /// Where the speculative backward pass runs: "own" (a second PE array beside the main
-  /// one) or "shared" (the main array, after the forward pass).
+  /// Where the technique's own work runs, for a kind that declares a unit: "own" (an array of
+  /// its own beside the main one) or "shared" (the main array).
   std::string unit = "own";
   int unit_rows = 0, unit_cols = 0;  ///< the own array's size; 0 = as the main array
-  std::string store = "buffer";      ///< the per-label store: "buffer" (on chip) or "dram"
-  // adagp-max / adagp-efficient / adagp-low (ADA-GP, Janfaza et al., MICRO '23):
-  int warmup_epochs = 1;  ///< Warm Up: backprop only, predictor trained (paper: a few epochs)
-  /// Phase GP : Phase BP batch ratios after the warm-up, as (k, m, epochs); epochs 0 = for
-  /// the rest of training. Default 4:1 for 4 epochs, 3:1 for 4, 2:1 for 4, then 1:1.
-  std::vector<std::array<int, 3>> schedule{{{4, 1, 4}}, {{3, 1, 4}}, {{2, 1, 4}}, {{1, 1, 0}}};
-  int predictor_size = 8;      ///< side of the square map each predictor sample is resized to
-  int predictor_channels = 4;  ///< channels of the predictor's conv layer
-  double predictor_lr = 1e-4;  ///< Adam learning rate of the predictor (paper: 1e-4)
-  /// Ablations of Phase GP, to measure what the predicted gradients contribute: "skip"
-  /// leaves the weights alone (the batches only run forward); "zero" steps each layer's
-  /// optimizer with a zero gradient, so only its state (SGD momentum, Adam's moments) moves
-  /// the weights, as it does under the predictions.
-  std::string phase_gp = "predict";
-  /// `phase_gp: oracle` (a reference, not hardware): Phase GP backprops the batch and applies
-  /// p = m |g| (rho g/|g| + sqrt(1 - rho^2) n), n a random unit vector orthogonal to the
-  /// layer's true gradient g, drawn afresh each batch or (persistent) one fixed direction
-  /// per layer, projected off each batch's g.
-  double oracle_cosine = 1.0;     ///< rho, in [-1, 1]
-  double oracle_magnitude = 1.0;  ///< m, >= 0
-  bool oracle_persistent = false;
-  /// Scale predictions by the per-layer least-squares gain (trainsim's addition; the paper
-  /// applies the raw de-normalised predictions, calibrate: false).
-  bool predictor_calibrate = true;
-  /// Measure Phase GP's applied gradients against the batch's true gradient (an unobserved,
-  /// untimed backward pass per Phase GP batch) and the true gradients' persistence; the
-  /// training is bit-identical either way.
-  bool diagnostics = false;
+
+  TechniqueSpec() = default;
+  TechniqueSpec(const TechniqueSpec& o)
+      : kind(o.kind),
+        unit(o.unit),
+        unit_rows(o.unit_rows),
+        unit_cols(o.unit_cols),
+        settings_(o.settings_ ? o.settings_->clone() : nullptr) {}
+  TechniqueSpec& operator=(const TechniqueSpec& o) {
+    if (this != &o) *this = TechniqueSpec(o);
+    return *this;
+  }
+  TechniqueSpec(TechniqueSpec&&) = default;
+  TechniqueSpec& operator=(TechniqueSpec&&) = default;
+
+  /// The settings of type T: those parsed, or T's defaults if none of that type were.
+  template <typename T>
+  const T& get() const {
+    if (const T* t = dynamic_cast<const T*>(settings_.get())) return *t;
+    static const T defaults{};
+    return defaults;
+  }
+  /// The settings of type T to change (T's defaults first if the spec holds none of that
+  /// type, e.g. after its kind changed).
+  template <typename T>
+  T& own() {
+    T* t = dynamic_cast<T*>(settings_.get());
+    if (!t) {
+      auto fresh = std::make_unique<T>();
+      t = fresh.get();
+      settings_ = std::move(fresh);
+    }
+    return *t;
+  }
 
   /// "bp", "specbp@0.25": the name used for compare variants.
   std::string label() const;
+  /// Settings absent on one side equal their type's defaults on the other.
   bool operator==(const TechniqueSpec& o) const {
-    return kind == o.kind && threshold == o.threshold && unit == o.unit &&
-           unit_rows == o.unit_rows && unit_cols == o.unit_cols && store == o.store &&
-           warmup_epochs == o.warmup_epochs && schedule == o.schedule &&
-           predictor_size == o.predictor_size && predictor_channels == o.predictor_channels &&
-           predictor_lr == o.predictor_lr && phase_gp == o.phase_gp &&
-           oracle_cosine == o.oracle_cosine && oracle_magnitude == o.oracle_magnitude &&
-           oracle_persistent == o.oracle_persistent &&
-           predictor_calibrate == o.predictor_calibrate && diagnostics == o.diagnostics;
+    if (kind != o.kind || unit != o.unit || unit_rows != o.unit_rows || unit_cols != o.unit_cols)
+      return false;
+    if (!settings_ && !o.settings_) return true;
+    if (settings_ && o.settings_) return settings_->equals(*o.settings_);
+    const TechniqueSettings& s = settings_ ? *settings_ : *o.settings_;
+    return s.equals(*s.defaults());
   }
+
+ private:
+  std::unique_ptr<TechniqueSettings> settings_;
 };
 
 /// How the training is timed: on which accelerator, with which dataflow, training technique

@@ -1,4 +1,5 @@
 #include "sim/techniques/adagp.h"
+#include "sim/techniques/adagp_settings.h"
 
 #include <algorithm>
 
@@ -38,8 +39,9 @@ AdaGp::GpMode AdaGp::gp_mode(const std::string& name) {
 AdaGp::AdaGp(const TechniqueSpec& spec, Network<float>& net)
     : schedule_(spec),
       predictor_(spec, net, kPredictorSeed),
-      gp_mode_(gp_mode(spec.phase_gp)),
-      oracle_(spec.oracle_cosine, spec.oracle_magnitude, spec.oracle_persistent, kOracleSeed) {
+      gp_mode_(gp_mode(spec.get<AdaGpSettings>().phase_gp)),
+      oracle_(spec.get<AdaGpSettings>().oracle_cosine, spec.get<AdaGpSettings>().oracle_magnitude,
+              spec.get<AdaGpSettings>().oracle_persistent, kOracleSeed) {
   for (std::size_t i = 0; i < net.size(); ++i) {
     if (!net.has_params(i)) continue;
     param_layers_.push_back(i);
@@ -47,7 +49,8 @@ AdaGp::AdaGp(const TechniqueSpec& spec, Network<float>& net)
     predicted_.push_back(predictor_.serves(i));
   }
   error_sum_.resize(param_layers_.size());
-  if (spec.diagnostics) diagnostics_ = std::make_unique<GradientDiagnostics>(layer_params_);
+  if (spec.get<AdaGpSettings>().diagnostics)
+    diagnostics_ = std::make_unique<GradientDiagnostics>(layer_params_);
 }
 
 void AdaGp::on_epoch_begin(int epoch) {

@@ -1,9 +1,11 @@
 #include "sim/techniques/adagp_schedule.h"
+#include "sim/techniques/adagp_settings.h"
 
 namespace trainsim {
 
 AdagpSchedule::AdagpSchedule(const TechniqueSpec& spec)
-    : warmup_epochs_(spec.warmup_epochs), entries_(spec.schedule) {}
+    : warmup_epochs_(spec.get<AdaGpSettings>().warmup_epochs),
+      entries_(spec.get<AdaGpSettings>().schedule) {}
 
 std::array<int, 2> AdagpSchedule::ratio(int epoch) const {
   // No entries: nothing says how to predict, so backprop only (k = 0).

@@ -13,6 +13,7 @@
 #include "sim/nn/layer_registry.h"
 #include "sim/techniques/adagp.h"
 #include "sim/techniques/adagp_keys.h"
+#include "sim/techniques/adagp_settings.h"
 #include "sim/techniques/predictor_ops.h"
 #include "sim/workload/lowering.h"
 #include "sim/workload/net_shape.h"
@@ -44,8 +45,8 @@ TechniqueHardware hardware(AdagpDesign design, const TechniqueSpec& spec, const 
     p.outputs.push_back(predictor_outputs(net, i));
     p.max_outputs = std::max(p.max_outputs, p.outputs.back());
   }
-  p.size = spec.predictor_size;
-  p.channels = spec.predictor_channels;
+  p.size = spec.get<AdaGpSettings>().predictor_size;
+  p.channels = spec.get<AdaGpSettings>().predictor_channels;
   // MAX and Efficient keep the predictor's weights in their own memory; LOW loads them from
   // DRAM for every use and writes its updates back.
   p.resident = design != AdagpDesign::kLow;
@@ -80,7 +81,7 @@ ShapeOnlyPlan shape_only(const TechniqueSpec& spec) {
   }
   BatchRecipe& gp = plan.recipes[AdagpSchedule::kPhaseGp];
   gp.train_predictor = false;
-  switch (AdaGp::gp_mode(spec.phase_gp)) {
+  switch (AdaGp::gp_mode(spec.get<AdaGpSettings>().phase_gp)) {
     case AdaGp::GpMode::kPredict:  // each layer's predicted gradients and update
       gp.backprop = false;
       gp.predict = gp.update = true;
@@ -167,9 +168,10 @@ TechniqueInfo adagp_technique(AdagpDesign design) {
   };
   // The default warm-up (one epoch) goes unsaid.
   t.label = [](const TechniqueSpec& spec) {
-    if (spec.warmup_epochs == 1) return spec.kind;
+    if (spec.get<AdaGpSettings>().warmup_epochs == 1) return spec.kind;
     char buf[64];
-    std::snprintf(buf, sizeof buf, "%s@%d", spec.kind.c_str(), spec.warmup_epochs);
+    std::snprintf(buf, sizeof buf, "%s@%d", spec.kind.c_str(),
+                  spec.get<AdaGpSettings>().warmup_epochs);
     return std::string(buf);
   };
   t.make = [](const TechniqueSpec& spec,

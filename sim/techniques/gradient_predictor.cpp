@@ -1,4 +1,5 @@
 #include "sim/techniques/gradient_predictor.h"
+#include "sim/techniques/adagp_settings.h"
 
 #include <algorithm>
 #include <cmath>
@@ -66,7 +67,7 @@ int largest_target(Network<float>& net) {
 OptimizerSpec predictor_adam(const TechniqueSpec& spec) {
   OptimizerSpec o;
   o.kind = "adam";
-  o.lr = spec.predictor_lr;
+  o.lr = spec.get<AdaGpSettings>().predictor_lr;
   o.reduction = "mean";
   return o;
 }
@@ -75,10 +76,10 @@ OptimizerSpec predictor_adam(const TechniqueSpec& spec) {
 
 GradientPredictor::GradientPredictor(const TechniqueSpec& spec, Network<float>& net,
                                      std::uint64_t seed)
-    : size_(checked_size(spec.predictor_size)),
-      channels_(std::max(1, spec.predictor_channels)),
+    : size_(checked_size(spec.get<AdaGpSettings>().predictor_size)),
+      channels_(std::max(1, spec.get<AdaGpSettings>().predictor_channels)),
       p_max_(largest_target(net)),
-      calibrate_(spec.predictor_calibrate),
+      calibrate_(spec.get<AdaGpSettings>().predictor_calibrate),
       targets_(net.size()),
       conv_(Shape{1, size_, size_}, channels_, 3, 1, 1, true),
       relu_(Shape{channels_, size_, size_}, 0.0F),

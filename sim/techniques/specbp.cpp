@@ -1,4 +1,5 @@
 #include "sim/techniques/specbp.h"
+#include "sim/techniques/specbp_settings.h"
 
 #include <yaml-cpp/yaml.h>
 
@@ -16,8 +17,8 @@
 namespace trainsim {
 
 SpecBackprop::SpecBackprop(const TechniqueSpec& spec, const Network<float>& net)
-    : threshold_(spec.threshold),
-      store_in_buffer_(spec.store == "buffer"),
+    : threshold_(spec.get<SpecBpSettings>().threshold),
+      store_in_buffer_(spec.get<SpecBpSettings>().store == "buffer"),
       classes_(net.spec().classes),
       store_(static_cast<std::size_t>(classes_)),
       pass_words_(net.input_shape().size()) {
@@ -123,30 +124,32 @@ TechniqueInfo specbp_technique() {
   // no place for it.
   t.roles = {{"compare", OpRole::kForward, nullptr}, {"store", OpRole::kForward, nullptr}};
   t.parse_keys = [](const ConfigMap& m, const TechniqueInfo& info, TechniqueSpec& spec) {
-    if (auto v = m.get("threshold")) spec.threshold = v->as_double_non_negative();
+    if (auto v = m.get("threshold"))
+      spec.own<SpecBpSettings>().threshold = v->as_double_non_negative();
     if (auto v = m.get("unit")) parse_unit(*v, info, spec);
-    if (auto v = m.get("store")) spec.store = parse_choice(info, "store", *v);
+    if (auto v = m.get("store")) spec.own<SpecBpSettings>().store = parse_choice(info, "store", *v);
   };
   t.emit_keys = [](YAML::Emitter& out, const TechniqueSpec& spec, const TechniqueInfo& info) {
     out << YAML::Key << "threshold" << YAML::Value;
-    emit_double(out, spec.threshold);
+    emit_double(out, spec.get<SpecBpSettings>().threshold);
     out << YAML::Key << "unit" << YAML::Value;
     emit_unit(out, spec, info);
     out << YAML::Key << "store" << YAML::Value;
-    emit_string(out, spec.store);
+    emit_string(out, spec.get<SpecBpSettings>().store);
   };
   t.set_shorthand = [](double x, const std::string&, const ConfigNode&, TechniqueSpec& spec) {
-    spec.threshold = x;
+    spec.own<SpecBpSettings>().threshold = x;
   };
   t.report_settings = [](const TechniqueSpec& spec, nlohmann::ordered_json& section) {
-    section["threshold"] = spec.threshold;
+    section["threshold"] = spec.get<SpecBpSettings>().threshold;
     section["unit"] = spec.unit;
-    section["store"] = spec.store;
+    section["store"] = spec.get<SpecBpSettings>().store;
   };
   // The threshold is what compare variants differ in, so the label always shows it.
   t.label = [](const TechniqueSpec& spec) {
     char buf[64];
-    std::snprintf(buf, sizeof buf, "%s@%g", spec.kind.c_str(), spec.threshold);
+    std::snprintf(buf, sizeof buf, "%s@%g", spec.kind.c_str(),
+                  spec.get<SpecBpSettings>().threshold);
     return std::string(buf);
   };
   t.make = [](const TechniqueSpec& spec,
@@ -163,7 +166,7 @@ TechniqueInfo specbp_technique() {
     hw.unit_suffix = "-specbp-unit";
     hw.unit_rows = spec.unit_rows;
     hw.unit_cols = spec.unit_cols;
-    hw.store_in_dram = spec.store == "dram";
+    hw.store_in_dram = spec.get<SpecBpSettings>().store == "dram";
     return hw;
   };
   t.lower_ops = [](const TechniqueHardware& hw, const NetShape&, std::size_t layer, int what,

@@ -1,4 +1,5 @@
 #include "sim/train/run_limits.h"
+#include "sim/techniques/adagp_settings.h"
 
 #include <cstdio>
 #include <string>
@@ -27,8 +28,9 @@ void run_exceeds_counters(const CounterOverflow& overflow, const ExperimentSpec&
   msg += "one epoch of " + run + " (" + std::to_string(scale.train_samples) +
          " training samples) would " + more + ": ";
   if (scale.predictor)
-    msg += "a smaller predictor (size " + std::to_string(spec.sim.technique.predictor_size) +
-           ", channels " + std::to_string(spec.sim.technique.predictor_channels) + "), or ";
+    msg += "a smaller predictor (size " +
+           std::to_string(spec.sim.technique.get<AdaGpSettings>().predictor_size) + ", channels " +
+           std::to_string(spec.sim.technique.get<AdaGpSettings>().predictor_channels) + "), or ";
   msg += "fewer samples (dataset.train_limit)";
   if (cycles) {
     char figures[160];

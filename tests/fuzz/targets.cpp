@@ -14,6 +14,7 @@
 #include "sim/core/paths.h"
 #include "sim/data/idx.h"
 #include "sim/interop/onnx_import.h"
+#include "sim/techniques/adagp_settings.h"
 #include "sim/techniques/predictor_ops.h"
 #include "sim/workload/lowering.h"
 #include "sim/workload/net_shape.h"
@@ -104,7 +105,8 @@ void lower_everything(const ExperimentSpec& spec) {
     const bool conv = shape->layer_spec(i).type == "conv2d";
     const PredictorOps p = lower_predictor(
         static_cast<int>(i), out.c, conv ? out.h : 1, conv ? out.w : batch, conv ? batch : 1,
-        t.predictor_size, t.predictor_channels, outputs[i], max_outputs, bits, true);
+        t.get<AdaGpSettings>().predictor_size, t.get<AdaGpSettings>().predictor_channels,
+        outputs[i], max_outputs, bits, true);
     for (const auto* ops : {&p.forward, &p.backward, &p.update})
       for (const Op& op : *ops) check_op(op, "lower_predictor");
   }

@@ -10,6 +10,7 @@
 #include "sim/core/rng.h"
 #include "sim/nn/network.h"
 #include "sim/techniques/adagp.h"
+#include "sim/techniques/adagp_settings.h"
 #include "sim/train/trainer.h"
 
 namespace trainsim::test {
@@ -72,9 +73,9 @@ inline ExperimentSpec tiny_adagp_spec(double momentum, int k = 2,
   spec.training.optimizer.momentum = momentum;
   spec.training.optimizer.reduction = "mean";
   spec.sim.technique.kind = "adagp-efficient";
-  spec.sim.technique.warmup_epochs = 1;
-  spec.sim.technique.schedule = {{{k, 1, 0}}};
-  spec.sim.technique.phase_gp = phase_gp;
+  spec.sim.technique.own<AdaGpSettings>().warmup_epochs = 1;
+  spec.sim.technique.own<AdaGpSettings>().schedule = {{{k, 1, 0}}};
+  spec.sim.technique.own<AdaGpSettings>().phase_gp = phase_gp;
   return spec;
 }
 

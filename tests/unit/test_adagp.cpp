@@ -9,6 +9,7 @@
 #include "sim/nn/network.h"
 #include "sim/optim/optimizer_registry.h"
 #include "sim/techniques/adagp.h"
+#include "sim/techniques/adagp_settings.h"
 #include "sim/train/trainer.h"
 #include "tests/unit/adagp_fixtures.h"
 
@@ -24,8 +25,8 @@ using S = AdagpSchedule;
 TEST_CASE("ADA-GP schedule: warm-up, then k GP : m BP batches per epoch", "[adagp]") {
   TechniqueSpec t;
   t.kind = "adagp-efficient";
-  t.warmup_epochs = 2;
-  t.schedule = {{{4, 1, 1}}, {{3, 1, 2}}, {{2, 1, 1}}};
+  t.own<AdaGpSettings>().warmup_epochs = 2;
+  t.own<AdaGpSettings>().schedule = {{{4, 1, 1}}, {{3, 1, 2}}, {{2, 1, 1}}};
   const S s(t);
   for (int b = 0; b < 12; ++b) CHECK(s.phase(0, b) == S::kWarmUp);
   CHECK(s.phase(1, 99) == S::kWarmUp);
@@ -61,7 +62,8 @@ TEST_CASE("Tensor reorganization: conv channels and dense units become predictor
   Network<float> net(tiny_cnn());
   net.init(3);
   TechniqueSpec t;
-  t.predictor_size = 3;  // the conv output is 3x3: resizing is the identity for it
+  t.own<AdaGpSettings>().predictor_size =
+      3;  // the conv output is 3x3: resizing is the identity for it
   GradientPredictor gp(t, net, 7);
   CHECK(gp.samples(0) == 2);
   CHECK(gp.samples(1) == 0);
@@ -70,9 +72,9 @@ TEST_CASE("Tensor reorganization: conv channels and dense units become predictor
   CHECK(gp.outputs(2) == 18 + 1);
   CHECK(gp.max_outputs() == 19);
   CHECK(gp.size() == 3);
-  CHECK(gp.channels() == t.predictor_channels);
+  CHECK(gp.channels() == t.get<AdaGpSettings>().predictor_channels);
   // conv(1 -> C, 3x3) + bias, dense(C*9 -> 19) + bias.
-  const std::int64_t c = t.predictor_channels;
+  const std::int64_t c = t.get<AdaGpSettings>().predictor_channels;
   CHECK(gp.param_count() == c * 9 + c + c * 9 * 19 + 19);
 
   Rng rng(1);
@@ -152,7 +154,7 @@ TEST_CASE("The predictor learns a fixed synthetic target", "[adagp]") {
   Network<float> net(tiny_cnn());
   net.init(3);
   TechniqueSpec t;
-  t.predictor_lr = 1e-3;
+  t.own<AdaGpSettings>().predictor_lr = 1e-3;
   GradientPredictor gp(t, net, 7);
   Rng rng(2);
   Tensor<float> y(4, Shape{3, 1, 1});
@@ -220,7 +222,7 @@ TEST_CASE("Masked predictor outputs do not affect a smaller layer", "[adagp]") {
 
 TEST_CASE("AdaGp runs all three phases, Phase GP issues no backward pass", "[adagp]") {
   ExperimentSpec spec = tiny_adagp_spec(0.9);
-  spec.sim.technique.schedule = {{{2, 1, 1}}, {{1, 1, 0}}};
+  spec.sim.technique.own<AdaGpSettings>().schedule = {{{2, 1, 1}}, {{1, 1, 0}}};
   const Dataset data = tiny_data(60);  // 6 batches per epoch
   Trainer trainer(spec, data);
   Recorder rec;
@@ -274,7 +276,7 @@ TEST_CASE("AdaGp in Warm Up trains exactly like bp, reports predictor errors", "
   Trainer bp(spec, data);
   ExperimentSpec ada_spec = spec;
   ada_spec.sim.technique.kind = "adagp-low";
-  ada_spec.sim.technique.warmup_epochs = 5;
+  ada_spec.sim.technique.own<AdaGpSettings>().warmup_epochs = 5;
   Trainer ada(ada_spec, data);
   for (int e = 0; e < 2; ++e) {
     bp.run_epoch();
@@ -406,9 +408,9 @@ TEST_CASE("Phase GP ablation pseudo: backprop with the model's own classes as la
     net.init(1);
     TechniqueSpec t;
     t.kind = "adagp-efficient";
-    t.warmup_epochs = warmup;
-    t.schedule = {{{1, 1, 0}}};
-    t.phase_gp = mode;
+    t.own<AdaGpSettings>().warmup_epochs = warmup;
+    t.own<AdaGpSettings>().schedule = {{{1, 1, 0}}};
+    t.own<AdaGpSettings>().phase_gp = mode;
     AdaGp tech(t, net);
     auto opt = find_optimizer("sgd")->make(o);
     auto params = net.params();

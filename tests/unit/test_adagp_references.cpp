@@ -9,6 +9,7 @@
 #include "sim/core/error.h"
 #include "sim/core/paths.h"
 #include "sim/report/train_report.h"
+#include "sim/techniques/adagp_settings.h"
 #include "sim/techniques/gradient_predictor.h"
 #include "tests/unit/adagp_fixtures.h"
 
@@ -52,9 +53,9 @@ ExperimentSpec experiment(const NetworkSpec& net) {
 // ADA-GP with one warm-up epoch, then GP GP BP per three batches.
 ExperimentSpec adagp(ExperimentSpec spec, const std::string& phase_gp) {
   spec.sim.technique.kind = "adagp-efficient";
-  spec.sim.technique.warmup_epochs = 1;
-  spec.sim.technique.schedule = {{{2, 1, 0}}};
-  spec.sim.technique.phase_gp = phase_gp;
+  spec.sim.technique.own<AdaGpSettings>().warmup_epochs = 1;
+  spec.sim.technique.own<AdaGpSettings>().schedule = {{{2, 1, 0}}};
+  spec.sim.technique.own<AdaGpSettings>().phase_gp = phase_gp;
   return spec;
 }
 
@@ -80,7 +81,7 @@ TEST_CASE("phase_gp oracle with cosine 1 and magnitude 1 trains bit for bit like
     CHECK(oracle.epochs_csv == bp.epochs_csv);
     CHECK(oracle.weights == bp.weights);
     // And the oracle is what Phase GP applies: a slightly worse one changes the weights.
-    oracle_spec.sim.technique.oracle_cosine = 0.999;
+    oracle_spec.sim.technique.own<AdaGpSettings>().oracle_cosine = 0.999;
     CHECK(train(oracle_spec, data, 3).weights != bp.weights);
   }
 }
@@ -91,10 +92,10 @@ TEST_CASE("phase_gp oracle applies the requested cosine and magnitude, fresh or 
   for (const bool persistent : {false, true}) {
     INFO("persistent " << persistent);
     ExperimentSpec spec = tiny_adagp_spec(0.9, 2, "oracle");
-    spec.sim.technique.oracle_cosine = 0.3;
-    spec.sim.technique.oracle_magnitude = 0.5;
-    spec.sim.technique.oracle_persistent = persistent;
-    spec.sim.technique.diagnostics = true;
+    spec.sim.technique.own<AdaGpSettings>().oracle_cosine = 0.3;
+    spec.sim.technique.own<AdaGpSettings>().oracle_magnitude = 0.5;
+    spec.sim.technique.own<AdaGpSettings>().oracle_persistent = persistent;
+    spec.sim.technique.own<AdaGpSettings>().diagnostics = true;
     const Run r = train(spec, data, 3);
     // Phase GP backprops (it needs the truth): timed like a backprop batch.
     for (std::size_t b = 6; b < r.passes.size(); ++b) CHECK(r.passes[b].backward > 0);
@@ -129,9 +130,9 @@ TEST_CASE("diagnostics leave the training bit-identical and measure Phase GP aga
       INFO(m << (stateful ? " with batchnorm and dropout" : ""));
       ExperimentSpec spec = tiny_adagp_spec(0.9, 2, m == "raw" ? "predict" : m);
       if (stateful) spec.network = with_state;
-      spec.sim.technique.predictor_calibrate = m != "raw";
+      spec.sim.technique.own<AdaGpSettings>().predictor_calibrate = m != "raw";
       const Run off = train(spec, data, 3);
-      spec.sim.technique.diagnostics = true;
+      spec.sim.technique.own<AdaGpSettings>().diagnostics = true;
       const Run on = train(spec, data, 3);
       CHECK(on.epochs_csv == off.epochs_csv);
       CHECK(on.weights == off.weights);
@@ -177,8 +178,8 @@ TEST_CASE("predictor calibrate false applies exactly the de-normalised predictor
   auto predictor = [&](bool calibrate, std::size_t layer, Network<float>& net) {
     TechniqueSpec t;
     t.kind = "adagp-efficient";
-    t.predictor_calibrate = calibrate;
-    t.predictor_lr = 1e-2;
+    t.own<AdaGpSettings>().predictor_calibrate = calibrate;
+    t.own<AdaGpSettings>().predictor_lr = 1e-2;
     auto pred = std::make_unique<GradientPredictor>(t, net, 7);
     ForwardPass<float> pass;
     BackwardScratch<float> scratch;
@@ -229,12 +230,12 @@ TEST_CASE("technique keys oracle, predictor.calibrate and diagnostics: parsed an
       exp, {"technique={kind: adagp-low, phase_gp: oracle, oracle: {cosine: -0.25, magnitude: "
             "2, persistent: true}, predictor: {calibrate: false}, diagnostics: true}"});
   const TechniqueSpec& t = spec.sim.technique;
-  CHECK(t.phase_gp == "oracle");
-  CHECK(t.oracle_cosine == -0.25);
-  CHECK(t.oracle_magnitude == 2);
-  CHECK(t.oracle_persistent);
-  CHECK_FALSE(t.predictor_calibrate);
-  CHECK(t.diagnostics);
+  CHECK(t.get<AdaGpSettings>().phase_gp == "oracle");
+  CHECK(t.get<AdaGpSettings>().oracle_cosine == -0.25);
+  CHECK(t.get<AdaGpSettings>().oracle_magnitude == 2);
+  CHECK(t.get<AdaGpSettings>().oracle_persistent);
+  CHECK_FALSE(t.get<AdaGpSettings>().predictor_calibrate);
+  CHECK(t.get<AdaGpSettings>().diagnostics);
   auto error = [&](const std::string& technique) {
     try {
       load_experiment(exp, {"technique=" + technique});

@@ -12,6 +12,7 @@
 #include <catch2/catch.hpp>
 
 #include "sim/core/error.h"
+#include "sim/techniques/adagp_settings.h"
 #include "sim/techniques/technique.h"
 #include "sim/train/accel_session.h"
 #include "sim/train/trainer.h"
@@ -98,8 +99,9 @@ ExperimentSpec spec(const std::string& technique) {
   e.training.batch_size = 10;
   e.training.optimizer.kind = "sgd";
   e.sim.technique.kind = technique;
-  e.sim.technique.warmup_epochs = 1;
-  e.sim.technique.schedule = {{{1, 1, 0}}};  // after the warm-up: GP, BP, GP, BP, ...
+  e.sim.technique.own<AdaGpSettings>().warmup_epochs = 1;
+  e.sim.technique.own<AdaGpSettings>().schedule = {
+      {{1, 1, 0}}};  // after the warm-up: GP, BP, GP, BP, ...
   AcceleratorSpec& a = e.sim.accelerator;
   a.name = "timeline";
   a.vector_lanes = 1 << 30;     // every element-wise op takes one cycle

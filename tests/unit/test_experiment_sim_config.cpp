@@ -16,6 +16,8 @@
 #include "sim/config/experiment_config.h"
 #include "sim/core/error.h"
 #include "sim/core/paths.h"
+#include "sim/techniques/adagp_settings.h"
+#include "sim/techniques/specbp_settings.h"
 #include "tests/support/temp_dir.h"
 
 namespace fs = std::filesystem;
@@ -174,10 +176,11 @@ TEST_CASE("dataflow, technique and fidelity", "[config]") {
     for (const char* mode : {"predict", "skip", "zero", "mean", "pseudo"}) {
       const ExperimentSpec s = load_experiment(
           quickstart(), {std::string("technique={kind: adagp-low, phase_gp: ") + mode + "}"});
-      CHECK(s.sim.technique.phase_gp == mode);
+      CHECK(s.sim.technique.get<AdaGpSettings>().phase_gp == mode);
     }
-    CHECK(load_experiment(quickstart(), {"technique=adagp-max"}).sim.technique.phase_gp ==
-          "predict");
+    CHECK(load_experiment(quickstart(), {"technique=adagp-max"})
+              .sim.technique.get<AdaGpSettings>()
+              .phase_gp == "predict");
   }
   SECTION("from --set") {
     ExperimentSpec s = load_experiment(quickstart(), {"dataflow=is", "fidelity=cycle"});

@@ -1,5 +1,6 @@
 // --set into a technique or a system that the experiment gives by name: `technique:
-// specbp@0.25` with `--set technique.store=dram`, `system: four_ws180_chain` with
+// specbp@0.25` with `--set technique.own<SpecBpSettings>().store=dram`, `system: four_ws180_chain`
+// with
 // `--set system.devices=8`, as `--set accelerator.array.rows=16` does for a named accelerator.
 // The named thing keeps everything the override does not set; a key it does not have is an
 // error naming the override.
@@ -12,6 +13,8 @@
 
 #include "sim/config/experiment_config.h"
 #include "sim/core/paths.h"
+#include "sim/techniques/adagp_settings.h"
+#include "sim/techniques/specbp_settings.h"
 #include "tests/support/config_errors.h"
 #include "tests/support/temp_dir.h"
 
@@ -65,37 +68,44 @@ TEST_CASE("A technique given by name takes --set technique.<key>", "[config][ove
   SECTION("specbp@0.25: store set, the threshold kept") {
     const ExperimentSpec s = load("specbp@0.25", {"technique.store=dram"});
     CHECK(s.sim.technique.kind == "specbp");
-    CHECK(s.sim.technique.threshold == 0.25);
-    CHECK(s.sim.technique.store == "dram");
-    CHECK(load("specbp@0.25", {}).sim.technique.store == "buffer");
+    CHECK(s.sim.technique.get<SpecBpSettings>().threshold == 0.25);
+    CHECK(s.sim.technique.get<SpecBpSettings>().store == "dram");
+    CHECK(load("specbp@0.25", {}).sim.technique.get<SpecBpSettings>().store == "buffer");
   }
   SECTION("the shorthand's own key, and a name without a parameter") {
-    CHECK(load("specbp@0.25", {"technique.threshold=0.1"}).sim.technique.threshold == 0.1);
+    CHECK(load("specbp@0.25", {"technique.threshold=0.1"})
+              .sim.technique.get<SpecBpSettings>()
+              .threshold == 0.1);
     const ExperimentSpec s = load("specbp", {"technique.unit.array=shared"});
-    CHECK(s.sim.technique.threshold == 0.25);  // specbp's default
+    CHECK(s.sim.technique.get<SpecBpSettings>().threshold == 0.25);  // specbp's default
     CHECK(s.sim.technique.unit == "shared");
     const ExperimentSpec a = load("adagp-max@2", {"technique.phase_gp=zero"});
     CHECK(a.sim.technique.kind == "adagp-max");
-    CHECK(a.sim.technique.warmup_epochs == 2);
-    CHECK(a.sim.technique.phase_gp == "zero");
+    CHECK(a.sim.technique.get<AdaGpSettings>().warmup_epochs == 2);
+    CHECK(a.sim.technique.get<AdaGpSettings>().phase_gp == "zero");
   }
   SECTION("a technique named by an earlier override") {
     const ExperimentSpec s =
         load("bp", {"technique=specbp@0.3", "technique.store=dram", "technique.threshold=0.5"});
     CHECK(s.sim.technique.kind == "specbp");
-    CHECK(s.sim.technique.threshold == 0.5);
-    CHECK(s.sim.technique.store == "dram");
+    CHECK(s.sim.technique.get<SpecBpSettings>().threshold == 0.5);
+    CHECK(s.sim.technique.get<SpecBpSettings>().store == "dram");
   }
   SECTION("a key the named technique does not have") {
     std::string msg = error_of([&] { load("bp", {"technique.store=dram"}); });
-    CHECK(msg.rfind("--set technique.store: technique.store: unknown key 'store'", 0) == 0);
+    CHECK(msg.rfind("--set technique.store: "
+                    "technique.store: unknown key 'store'",
+                    0) == 0);
     msg = error_of([&] { load("specbp@0.25", {"technique.warmup_epochs=2"}); });
-    CHECK(msg.rfind("--set technique.warmup_epochs: technique.warmup_epochs: unknown key "
+    CHECK(msg.rfind("--set technique.warmup_epochs: "
+                    "technique.warmup_epochs: unknown key "
                     "'warmup_epochs'",
                     0) == 0);
     CHECK(msg.find("store") != std::string::npos);  // the keys it does have
     msg = error_of([&] { load("specbp@0.25", {"technique.store=disk"}); });
-    CHECK(msg.rfind("--set technique.store: technique.store: must be one of buffer, dram", 0) == 0);
+    CHECK(msg.rfind("--set technique.store: "
+                    "technique.store: must be one of buffer, dram",
+                    0) == 0);
   }
   SECTION("a name that is no technique is reported where it is written") {
     const std::string text = experiment_text("technique: specbq@0.25\n");

@@ -9,6 +9,7 @@
 
 #include "sim/config/experiment_config.h"
 #include "sim/core/paths.h"
+#include "sim/techniques/adagp_settings.h"
 #include "sim/techniques/predictor_ops.h"
 #include "sim/workload/lowering.h"
 #include "sim/workload/net_shape.h"
@@ -222,5 +223,6 @@ TEST_CASE("every integer key rejects values outside its range, naming the range"
   CHECK(load_experiment(quickstart, {"training.batch_size=65536"}).training.batch_size == 65536);
   CHECK(load_experiment(quickstart, {"accelerator.array.rows=4096"}).sim.accelerator.rows == 4096);
   CHECK(load_experiment(quickstart, {adagp + "predictor: {size: 256, channels: 256}}"})
-            .sim.technique.predictor_size == 256);
+            .sim.technique.get<AdaGpSettings>()
+            .predictor_size == 256);
 }

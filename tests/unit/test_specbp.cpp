@@ -7,6 +7,7 @@
 #include "sim/config/experiment_config.h"
 #include "sim/core/rng.h"
 #include "sim/techniques/specbp.h"
+#include "sim/techniques/specbp_settings.h"
 #include "tests/support/temp_dir.h"
 
 using namespace trainsim;
@@ -47,13 +48,13 @@ TEST_CASE("technique: specbp@T sets the threshold, a mapping sets every key", "[
   };
   TechniqueSpec t = load("technique: specbp@0.175\n");
   CHECK(t.kind == "specbp");
-  CHECK(t.threshold == 0.175);
+  CHECK(t.get<SpecBpSettings>().threshold == 0.175);
   CHECK(t.label() == "specbp@0.175");
   CHECK(t.unit == "own");
   t = load("technique: {kind: specbp, threshold: 0.1, unit: {array: shared}, store: dram}\n");
-  CHECK(t.threshold == 0.1);
+  CHECK(t.get<SpecBpSettings>().threshold == 0.1);
   CHECK(t.unit == "shared");
-  CHECK(t.store == "dram");
+  CHECK(t.get<SpecBpSettings>().store == "dram");
   t = load("technique: {kind: specbp, unit: {rows: 6, cols: 5}}\n");
   CHECK(t.unit_rows == 6);
   CHECK(t.unit_cols == 5);

@@ -9,6 +9,8 @@
 #include <string>
 
 #include "sim/config/technique_config.h"
+#include "sim/techniques/adagp_settings.h"
+#include "sim/techniques/specbp_settings.h"
 #include "sim/techniques/technique.h"
 #include "sim/yaml/yaml_reader.h"
 
@@ -69,9 +71,9 @@ TEST_CASE("A technique's non-default keys survive the round trip", "[techniques]
   }
   // The shorthand sets the technique's own key.
   const ConfigNode at = node_of(YAML::Load("adagp-efficient@3"));
-  CHECK(parse_technique(&at, parent).warmup_epochs == 3);
+  CHECK(parse_technique(&at, parent).get<AdaGpSettings>().warmup_epochs == 3);
   const ConfigNode threshold = node_of(YAML::Load("specbp@0.1"));
-  CHECK(parse_technique(&threshold, parent).threshold == 0.1);
+  CHECK(parse_technique(&threshold, parent).get<SpecBpSettings>().threshold == 0.1);
   const ConfigNode bad = node_of(YAML::Load("adagp-max@2.5"));
   CHECK_THROWS_WITH(parse_technique(&bad, parent),
                     Catch::Contains("warmup_epochs must be an integer"));
