@@ -157,6 +157,7 @@ class Runtime {
       const int levels = 1 + static_cast<int>((1 - d->min_scale) / d->step + 1e-9);
       level_models_.resize(at(levels));
       level_cost_.resize(at(levels));
+      level_priced_.resize(at(levels));
       level_ = std::min(std::max(start_level, 0), levels - 1);
       r_.start_level = level_;
       period_ps_ = checked_round(d->period_s * kPsPerS, {"hype.dvfs.period_s", d->period_s,
@@ -195,7 +196,7 @@ class Runtime {
     if (done_ != at(dag_.size())) {
       // No device may start what is left. The waiting processes are woken to return (SystemC
       // cannot kill a process from outside the simulation), then the error is raised.
-      const double now = now_s();
+      const double now = static_cast<double>(last_progress_ps_) / kPsPerS;
       stopping_ = true;
       for (int d = 0; d < devices_; ++d) go_[at(d)].notify(sc_core::SC_ZERO_TIME);
       wake_.notify(sc_core::SC_ZERO_TIME);
@@ -258,16 +259,34 @@ class Runtime {
     stage();
     for (;;) {
       check_interrupt();  // an iteration has as many decisions as ops and controller periods
-      settle();
-      if (guard_.failed()) return;
+      absorb();
+      if (guard_.failed() || stopping_) return;
       dispatch(now_s());
       if (done_ == at(dag_.size()) && moving_ == 0) break;
       sc_core::wait(wake_);
-      if (stopping_) return;
     }
-    stopping_ = true;
+    // Every op has run and every move something waited for has arrived: the devices and the
+    // links are done (the DVFS controller stops by its own rule).
+    finished_ = true;
     for (int d = 0; d < devices_; ++d) go_[at(d)].notify();
     links_->stop();
+  }
+
+  // What happened at this instant (ops whose time is up, moves whose last hop arrived) takes
+  // effect in a fixed order, ops by index then moves by index, whatever order the kernel ran
+  // their processes in, and so do the zero-time consequences, until nothing is left.
+  void absorb() {
+    for (;;) {
+      settle();
+      if (ended_ops_.empty() && arrived_moves_.empty()) return;
+      std::vector<int> ops, moves;
+      ops.swap(ended_ops_);
+      moves.swap(arrived_moves_);
+      std::sort(ops.begin(), ops.end());
+      std::sort(moves.begin(), moves.end());
+      for (int i : ops) complete(i);
+      for (int m : moves) finish_move(m);
+    }
   }
 
   // One device: it runs the ops the dispatcher gives it (a gang's first device runs the gang's),
@@ -275,7 +294,7 @@ class Runtime {
   void device(int d) {
     for (;;) {
       while (held_[at(d)] < 0 || inputs_[at(held_[at(d)])] > 0) {
-        if (stopping_) return;
+        if (stopping_ || finished_) return;
         sc_core::wait(go_[at(d)]);
       }
       const int i = held_[at(d)];
@@ -286,7 +305,7 @@ class Runtime {
         sc_core::wait(after_ps(now, dur) - now);
       }
       held_[at(d)] = -1;
-      complete(i);
+      ended_ops_.push_back(i);  // the dispatcher completes it (absorb())
       wake_.notify(sc_core::SC_ZERO_TIME);
     }
   }
@@ -298,10 +317,19 @@ class Runtime {
       const sc_core::sc_time now = sc_core::sc_time_stamp();
       sc_core::wait(after_ps(now, period_ps_) - now);
       if (guard_.failed() || stopping_) return;
+      const int before = level_;
       control(now_s());
       wake_.notify(sc_core::SC_ZERO_TIME);
-      // Ops that end at this very instant count as after the controller's turn.
+      // It decides once more after the last op, at the first period's end at or after it; ops
+      // that end at this very instant count as after its turn (the dispatcher completes them
+      // after it).
       if (done_ == at(dag_.size()) && last_done_ps_ < now_ps()) return;
+      // Nothing running, held or moving, ops left, and a clock that did not move: nothing can
+      // change any more (the run is stuck; run() says why).
+      const bool idle =
+          std::all_of(running_.begin(), running_.end(), [](int r) { return r < 0; }) &&
+          moving_ == 0 && ended_ops_.empty() && arrived_moves_.empty();
+      if (done_ < at(dag_.size()) && idle && level_ == before) return;
     }
   }
 
@@ -310,19 +338,28 @@ class Runtime {
     if (level_cost_.empty()) return c_.ops[at(i)].gpu;
     if (level < 0) level = level_;
     std::vector<OpCost>& costs = level_cost_[at(level)];
+    std::vector<char>& priced = level_priced_[at(level)];
     if (costs.empty()) {
-      // Priced when the run first reaches the level.
+      // The level's model is built when the run first reaches it, each op priced at its first
+      // use (per-op clock fitting may look at many levels for one op).
       const DvfsParams& d = *policy_.dvfs();
       level_models_[at(level)] = sys_.gpu->at_clock(1 - level * d.step, d.gamma);
       if (!level_models_[at(level)])
         throw UserError("policy " + policy_.name() + ": device '" + sys_.gpu->name() +
                         "' has no clock to scale");
-      costs.reserve(at(dag_.size()));
-      for (int k = 0; k < dag_.size(); ++k)
-        costs.push_back(level_models_[at(level)]->cost(dag_.node(k).op));
+      costs.resize(at(dag_.size()));  // once: costs handed out stay where they are
+      priced.assign(at(dag_.size()), 0);
+    }
+    if (!priced[at(i)]) {
+      costs[at(i)] = level_models_[at(level)]->cost(dag_.node(i).op);
+      priced[at(i)] = 1;
     }
     return costs[at(i)];
   }
+
+  // Under a cap the GPU may never be allowed op i: its peak there at any clock it may run at,
+  // with every other device idle, is over the cap.
+  bool gpu_never(int i) { return admitted_level(i, static_floor_, static_w_[0]) < 0; }
 
   // The clock level op i runs at on the GPU if it starts now: the current one, or, for a
   // policy that fits the clock per op, the highest below it whose peak the policy admits.
@@ -372,13 +409,18 @@ class Runtime {
 
   void hop_arrived(int m) {
     Move& mv = moves_[at(m)];
-    const std::int64_t t = now_ps();
-    if (mv.needed) last_needed_ps_ = std::max(last_needed_ps_, t);
+    if (mv.needed) last_needed_ps_ = std::max(last_needed_ps_, now_ps());
     if (--mv.remaining > 0) return;
+    arrived_moves_.push_back(m);  // the dispatcher finishes it (absorb())
+    wake_.notify(sc_core::SC_ZERO_TIME);
+  }
+
+  // Move m's last hop has arrived: what waited for it goes on.
+  void finish_move(int m) {
+    Move& mv = moves_[at(m)];
     if (mv.needed) --moving_;
     std::function<void()> then = std::move(mv.then);
-    if (then) then();
-    wake_.notify(sc_core::SC_ZERO_TIME);
+    if (then) then();  // may add moves: mv is not used after this
   }
 
   // A background move becomes one something waits for: what of it is still queued goes next.
@@ -442,7 +484,7 @@ class Runtime {
     const std::uint64_t mask = mask_[at(i)];
     const int n = __builtin_popcountll(mask);
     OpRun& o = r_.ops[at(i)];
-    const std::int64_t start = now_ps();
+    const std::int64_t start = last_progress_ps_ = now_ps();
     o.start_s = static_cast<double>(start) / kPsPerS;
     o.end_s = static_cast<double>(start + to_ps(cost.time_s)) / kPsPerS;
     for (int d = 0; d < devices_; ++d)
@@ -604,11 +646,10 @@ class Runtime {
       const int i = it->second;
       ++it;
       const OpCharacter& ch = c_.ops[at(i)];
-      // Under a cap the GPU may never be allowed an op (its peak there at its clock now, with
-      // every other device idle, is over the cap); the offload devices take it rather than no
-      // one.
-      const bool gpu_never = admitted_level(i, static_floor_, static_w_[0]) < 0;
-      if (plan_[at(i)] != Placement::kOffload && !(gpu_never && ch.offload.supported)) continue;
+      // An op the GPU may never be allowed under a cap goes to the offload devices rather than
+      // to no one.
+      const bool planned = plan_[at(i)] == Placement::kOffload;
+      if (!planned && !(ch.offload.supported && gpu_never(i))) continue;
       std::uint64_t mask = 0;
       int found = 0;
       for (int d = 1; d < devices_ && found < ch.offload_devices; ++d)
@@ -625,8 +666,8 @@ class Runtime {
         if (mask_[at(edge.from)] == 1) from_gpu += edge.bytes;
       }
       // (Not for an op the GPU may never run: there is nowhere else for it.)
-      if (from_gpu > 0 && plan_[at(i)] == Placement::kOffload && !gpu_never &&
-          sys_.overlap != OverlapRule::kOff && policy_.overlap_rule()) {
+      if (from_gpu > 0 && planned && sys_.overlap != OverlapRule::kOff && policy_.overlap_rule() &&
+          !gpu_never(i)) {
         // The overlap rule (Sec. 3.4), on unloaded links.
         const double moving =
             sys_.gpu_link.time_s(from_gpu) + sys_.offload_link.time_s(from_gpu / found);
@@ -683,7 +724,7 @@ class Runtime {
 
   void complete(int i) {
     ++done_;
-    last_done_ps_ = now_ps();
+    last_done_ps_ = last_progress_ps_ = now_ps();
     const std::uint64_t mask = mask_[at(i)];
     for (int d = 0; d < devices_; ++d)
       if ((mask >> d & 1) && running_[at(d)] == i) running_[at(d)] = -1;
@@ -813,7 +854,11 @@ class Runtime {
   std::map<std::pair<TensorId, std::uint64_t>, Delivery> delivered_;
   std::vector<Move> moves_;
   int moving_ = 0;  // moves something waits for, still under way
+  // What processes saw end at this instant, for the dispatcher to take in order (absorb()).
+  std::vector<int> ended_ops_, arrived_moves_;
+  bool finished_ = false;  // every op done and every needed move arrived
   std::int64_t last_needed_ps_ = 0, last_done_ps_ = 0;
+  std::int64_t last_progress_ps_ = 0;  // the last op's start or end
   int last_gpu_op_ = -1;
   RuntimeResult r_;
   std::size_t done_ = 0;      // ops completed
@@ -822,6 +867,7 @@ class Runtime {
   std::int64_t period_ps_ = 0;
   std::vector<std::unique_ptr<DeviceModel>> level_models_;
   std::vector<std::vector<OpCost>> level_cost_;  // per level, per op; empty until reached
+  std::vector<std::vector<char>> level_priced_;  // per level, per op: level_cost_ is set
   // The engine: the platform's links between the devices and the host, and the processes.
   std::unique_ptr<Interconnect> net_;
   ProcessGuard guard_;

@@ -209,6 +209,17 @@ TEST_CASE("Hype runtime: a result moves between offload devices through the host
     if (t.link % 2 == 0 && t.link > 0) CHECK(t.start_s >= o.end_s);
   }
   CHECK(r.ops[2].start_s >= r.ops[1].end_s);
+  // The same run again is the same run, transfer by transfer (what ends at one instant takes
+  // effect in a fixed order, whatever order the kernel runs the processes in).
+  const RuntimeResult again =
+      run_iteration(h.dag, h.c, h.plan, *make_energy_policy({}), system_of(gpu, fpga, 2));
+  REQUIRE(again.transfers.size() == r.transfers.size());
+  for (std::size_t k = 0; k < r.transfers.size(); ++k) {
+    CHECK(again.transfers[k].link == r.transfers[k].link);
+    CHECK(again.transfers[k].op == r.transfers[k].op);
+    CHECK(again.transfers[k].start_s == r.transfers[k].start_s);
+    CHECK(again.transfers[k].end_s == r.transfers[k].end_s);
+  }
 }
 
 TEST_CASE("Hype runtime: a power cap holds at every instant", "[hype][runtime]") {
