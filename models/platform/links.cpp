@@ -1,5 +1,7 @@
 #include "models/platform/links.h"
 
+#include <stdexcept>
+
 #include "models/sim_time.h"
 
 namespace trainsim {
@@ -30,6 +32,7 @@ std::int64_t LinkBank::now_ps() const {
 }
 
 void LinkBank::send(int channel, std::int64_t bytes, std::int64_t tag, bool background) {
+  if (stopping_) throw std::logic_error("LinkBank::send after stop()");
   State& s = state_[static_cast<std::size_t>(channel)];
   (background ? s.background : s.queue).push_back({tag, bytes});
   s.queued.notify();

@@ -46,7 +46,8 @@ class LinkBank {
   LinkBank(const LinkBank&) = delete;
   LinkBank& operator=(const LinkBank&) = delete;
 
-  /// Queues `bytes` on `channel` now.
+  /// Queues `bytes` on `channel` now (from a process of the run; std::logic_error after
+  /// stop(), when the channel's processes may have returned).
   void send(int channel, std::int64_t bytes, std::int64_t tag, bool background = false);
   /// A background transfer tagged `tag` still queued on `channel` goes next after the
   /// foreground queue (something now waits for it); nothing if there is none.

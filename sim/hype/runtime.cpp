@@ -508,15 +508,16 @@ class Runtime {
   // the GPU op that ran last (previous); or the GPU work the move runs beside, the rest of the
   // GPU's current op and the next op it would start, plus what the target itself gains on the
   // offload devices, which pays for a move nothing hides (window).
-  double overlap_window(int target, double now) const {
+  double overlap_window(int target, double now) {
+    // GPU times at the clocks the ops run or would run at (DVFS policies scale them).
     if (sys_.overlap == OverlapRule::kPrevious)
-      return last_gpu_op_ >= 0 ? c_.ops[at(last_gpu_op_)].gpu.time_s : 0;
+      return last_gpu_op_ >= 0 ? cost_[at(last_gpu_op_)].time_s : 0;
     const OpCharacter& t = c_.ops[at(target)];
     double window = running_[0] >= 0 ? busy_until_[0] - now : 0;
     window += std::max(0.0, t.gpu.time_s - t.offload.time_s);
     for (const auto& [neg_rank, k] : ready_)
       if (k != target && plan_[at(k)] == Placement::kGpu) {
-        window += c_.ops[at(k)].gpu.time_s;
+        window += gpu_cost(k).time_s;
         break;
       }
     return window;
