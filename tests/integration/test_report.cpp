@@ -312,6 +312,9 @@ TEST_CASE("At 80 columns no line of run, compare or sweep output wraps", "[repor
       with({"compare", kQuickstart, "--techniques", "bp,specbp,adagp-max,adagp-low", "-o", "c2"}),
       with({"compare", kExperiments + "hype_zoo.yaml", "--systems", "gpu-only,hype", "-o", "c3"},
            false),
+      // Real data under a cap: violations and accuracy columns, and the longest policy name.
+      with({"compare", kExperiments + "hype_lenet5_fashion.yaml", "--systems",
+            "gpu-only,hype,power-cap-dvfs", "-s", "hype.power_cap_w=150", "-o", "c4"}),
       {"sweep", "sweep.yaml", "-o", "sw", "-j", "2"},
   };
   for (const auto& args : commands) {
