@@ -118,6 +118,17 @@ def pct(x):
     return "%+.1f%%" % (100 * x)
 
 
+GAINS = ("throughput", "energy_efficiency", "energy_reduction", "power_saving")
+
+
+def gains_cells(g):
+    return [pct(g[k]) for k in GAINS]
+
+
+def mean_cells(gains):
+    return [pct(sum(g[k] for g in gains) / len(gains)) for k in GAINS]
+
+
 def case1(binary, models, sets, tmp):
     lines = ["| model | throughput | energy efficiency | energy reduction | power saving "
              "| ops offloaded % (paper) | GPU time offloaded % (paper) | offloaded types "
@@ -127,22 +138,15 @@ def case1(binary, models, sets, tmp):
     for m in models:
         stats, placement = run(binary, m, sets + ["hype.policy=energy"],
                                os.path.join(tmp, m + "-case1"))
-        g = stats["gains"]
-        gains.append(g)
+        gains.append(stats["gains"])
         total = placement[-1]
         types = ", ".join(r["type"] for r in placement[:-1] if int(r["offloaded"]) > 0)
         paper = TABLE2.get(m, ("?", "?", "?"))
-        lines.append("| %s | %s | %s | %s | %s | %s (%s) | %s (%s) | %s | %s |" % (
-            m, pct(g["throughput"]), pct(g["energy_efficiency"]), pct(g["energy_reduction"]),
-            pct(g["power_saving"]),
-            total["ops_offloaded_pct"], paper[0], total["time_offloaded_pct"], paper[1],
-            types or "none", paper[2]))
-    n = len(gains)
-    lines.append("| mean | %s | %s | %s | %s | | | | |" % (
-        pct(sum(g["throughput"] for g in gains) / n),
-        pct(sum(g["energy_efficiency"] for g in gains) / n),
-        pct(sum(g["energy_reduction"] for g in gains) / n),
-        pct(sum(g["power_saving"] for g in gains) / n)))
+        lines.append("| " + " | ".join(
+            [m] + gains_cells(stats["gains"]) +
+            ["%s (%s)" % (total["ops_offloaded_pct"], paper[0]),
+             "%s (%s)" % (total["time_offloaded_pct"], paper[1]), types or "none", paper[2]]) + " |")
+    lines.append("| " + " | ".join(["mean"] + mean_cells(gains)) + " | | | | |")
     # The same models under what the authors' public code runs (policy public-code).
     lines.append("")
     lines.append("| model | public-code: throughput | energy efficiency | energy reduction "
@@ -152,14 +156,10 @@ def case1(binary, models, sets, tmp):
     for m in models:
         stats, placement = run(binary, m, sets + ["hype.policy=public-code"],
                                os.path.join(tmp, m + "-public"))
-        g = stats["gains"]
-        public.append(g)
-        lines.append("| %s | %s | %s | %s | %s | %s |" % (
-            m, pct(g["throughput"]), pct(g["energy_efficiency"]), pct(g["energy_reduction"]),
-            pct(g["power_saving"]), placement[-1]["ops_offloaded_pct"]))
-    lines.append("| mean | %s | %s | %s | %s | |" % tuple(
-        pct(sum(g[k] for g in public) / n)
-        for k in ("throughput", "energy_efficiency", "energy_reduction", "power_saving")))
+        public.append(stats["gains"])
+        lines.append("| " + " | ".join([m] + gains_cells(stats["gains"]) +
+                                       [placement[-1]["ops_offloaded_pct"]]) + " |")
+    lines.append("| " + " | ".join(["mean"] + mean_cells(public)) + " | |")
     lines.append("")
     lines.append("Paper (Sec. 5.2): throughput +10.1% on average, energy efficiency +44.3% "
                  "(up to +59.7%), power saving 23.3% (AlexNet 20%, ResNet-50 28.3%); its "
@@ -210,10 +210,8 @@ def combos(binary, models, sets, tmp):
                            sets + ["hype.policy=energy", "hype.gpus=%d" % gpus,
                                    "hype.offloads=%d" % fpgas],
                            os.path.join(tmp, "%s-%d-%d" % (m, gpus, fpgas)))
-            g = stats["gains"]
-            lines.append("| %s | %d V100 + %d S10 | %s | %s | %s | %s |" % (
-                m, gpus, fpgas, pct(g["throughput"]), pct(g["energy_efficiency"]),
-                pct(g["energy_reduction"]), pct(g["power_saving"])))
+            lines.append("| " + " | ".join(["%s | %d V100 + %d S10" % (m, gpus, fpgas)] +
+                                           gains_cells(stats["gains"])) + " |")
     lines.append("")
     lines.append("Paper (Sec. 5.3): 2 V100 + 6 S10 vs 2 V100: throughput +11.2%, energy "
                  "efficiency +46.6%, power saving 24.1%; 1 V100 + 4 S10: power saving 14.2%, "
