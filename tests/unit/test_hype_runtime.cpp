@@ -458,3 +458,37 @@ TEST_CASE("Hype energy policy without its guard: where offload pays by itself", 
   CHECK(pays >= 1);
   CHECK(guarded >= 1);
 }
+
+TEST_CASE("Hype runtime: weights of planned offloads are staged at the host from the start",
+          "[hype][runtime]") {
+  // 0 -> 1; op 1 (planned for the FPGA) reads its 10 MB of weights. At 10 GB/s a hop of them
+  // takes 1 ms: staged up to the host from the iteration's start (in the background, beside
+  // op 0's 5 ms), only the down hop is left when op 1 is taken at 5 ms.
+  Hand h = hand(2, {{0, 1}}, {{5, 200, 220}, {8, 200, 220}}, {{9, 30, 33}, {1, 30, 33}}, {1});
+  OpDag dag;
+  for (int i = 0; i < 2; ++i) {
+    DagNode node = h.dag.node(i);
+    if (i == 1) node.op.inputs[1] = {tensor_id(TensorKind::kWeight, 1), 10'000'000 / 4};
+    dag.add_node(node);
+  }
+  dag.add_edge(0, 1, DepKind::kData, 1024);
+  h.dag = dag;
+  StaticDevice gpu(40), fpga(10);
+  RuntimeSystem sys = system_of(gpu, fpga, 1);
+  sys.overlap = OverlapRule::kOff;
+  const RuntimeResult r = run_iteration(h.dag, h.c, h.plan, *make_energy_policy({}), sys);
+  REQUIRE(r.ops[1].place == Placement::kOffload);
+  const double hop_w = 10e6 / 10e9, hop_in = 1024 / 10e9;
+  // The weights come down from the host in 1 ms; op 0's result goes up to the host and then
+  // down the same link behind them (one transfer at a time, in the order they reach it).
+  CHECK(r.ops[1].dispatch_s == Approx(5e-3));
+  CHECK(r.ops[1].start_s == Approx(5e-3 + hop_w + hop_in));
+  // Staging went up once, at the start; the GPU's link carried it in the background.
+  int up = 0;
+  for (const TransferRun& t : r.transfers)
+    if (t.link == 0 && t.bytes == 10e6) {
+      ++up;
+      CHECK(t.start_s == 0);
+    }
+  CHECK(up == 1);
+}
