@@ -202,7 +202,7 @@ std::string run_stats_json(const ExperimentSpec& spec, const Dataset& data, Netw
     je["test"] = {{"loss", e.metrics.test.loss}, {"accuracy", e.metrics.test.accuracy}};
     je["step_cycles"] = e.step_cycles();
     je["technique"] = counts_json(e.metrics.technique);
-    if (!e.metrics.predictor.empty()) je["predictor"] = predictor_json(e.metrics.predictor, net);
+    add_layer_stats(spec.sim.technique, e.metrics.layer_stats, net, je);
     for (int p = 0; p < kNumPhases; ++p)
       je["sim"][kPhaseNames[p]] = totals_json(e.sim[static_cast<std::size_t>(p)], acc);
     j["epochs"].push_back(je);

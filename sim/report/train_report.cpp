@@ -8,6 +8,7 @@
 #include "sim/core/csv.h"
 #include "sim/core/format.h"
 #include "sim/report/stats_header.h"
+#include "sim/techniques/technique.h"
 
 namespace trainsim {
 
@@ -45,59 +46,26 @@ EpochCells metrics_cells(const EpochMetrics& e) {
   return c;
 }
 
-bool has_predictor_stats(const std::vector<EpochMetrics>& epochs) {
-  for (const auto& e : epochs)
-    if (!e.predictor.empty()) return true;
-  return false;
+void add_layer_stats(const TechniqueSpec& technique, const std::vector<PredictorLayerStats>& stats,
+                     const Network<float>& net, nlohmann::ordered_json& epoch) {
+  const TechniqueInfo::LayerStatsReport& r = technique_info(technique).layer_stats;
+  if (r.key != nullptr && r.json != nullptr && !stats.empty()) epoch[r.key] = r.json(stats, net);
 }
 
-std::string predictor_csv(const std::vector<EpochMetrics>& epochs, Network<float>& net) {
-  CsvTable csv({"epoch", "layer", "name", "type", "batches", "mse", "mape", "cosine", "gain",
-                "gp_batches", "gp_cosine", "gp_magnitude", "gp_persistence", "grad_prev_cosine",
-                "grad_mean_cosine"});
-  // The diagnostics' cells are empty where nothing was measured (diagnostics off, or no
-  // batch of that kind this epoch).
-  auto measured = [&csv](double v) -> CsvTable& {
-    return std::isnan(v) ? csv.cell("") : csv.num("%.6f", v);
-  };
-  for (const auto& e : epochs)
-    for (const PredictorLayerStats& p : e.predictor) {
-      csv.row()
-          .cell(e.epoch)
-          .cell(static_cast<std::int64_t>(p.layer))
-          .cell(net.layer_spec(p.layer).name)
-          .cell(net.layer(p.layer).type())
-          .cell(p.batches)
-          .num("%.6f", p.mse)
-          .num("%.6f", p.mape)
-          .num("%.6f", p.cosine)
-          .num("%.6f", p.gain)
-          .cell(p.gp_batches);
-      for (double v :
-           {p.gp_cosine, p.gp_magnitude, p.gp_persistence, p.grad_prev_cosine, p.grad_mean_cosine})
-        measured(v);
-    }
-  return csv.text();
-}
-
-nlohmann::ordered_json predictor_json(const std::vector<PredictorLayerStats>& stats,
-                                      Network<float>& net) {
-  nlohmann::ordered_json j = nlohmann::ordered_json::array();
-  for (const PredictorLayerStats& p : stats)
-    j.push_back({{"layer", p.layer},
-                 {"name", net.layer_spec(p.layer).name},
-                 {"batches", p.batches},
-                 {"mse", p.mse},
-                 {"mape", p.mape},
-                 {"cosine", p.cosine},
-                 {"gain", p.gain},
-                 {"gp_batches", p.gp_batches},
-                 {"gp_cosine", p.gp_cosine},  // NaN (not measured) is written as null
-                 {"gp_magnitude", p.gp_magnitude},
-                 {"gp_persistence", p.gp_persistence},
-                 {"grad_prev_cosine", p.grad_prev_cosine},
-                 {"grad_mean_cosine", p.grad_mean_cosine}});
-  return j;
+bool layer_stats_file(const TechniqueSpec& technique, const std::vector<EpochMetrics>& epochs,
+                      const Network<float>& net, std::string& name, std::string& text) {
+  const TechniqueInfo::LayerStatsReport& r = technique_info(technique).layer_stats;
+  if (r.key == nullptr || r.csv == nullptr) return false;
+  std::vector<std::pair<int, const std::vector<PredictorLayerStats>*>> rows;
+  bool any = false;
+  for (const EpochMetrics& e : epochs) {
+    rows.push_back({e.epoch, &e.layer_stats});
+    any = any || !e.layer_stats.empty();
+  }
+  if (!any) return false;
+  name = std::string(r.key) + ".csv";
+  text = r.csv(rows, net);
+  return true;
 }
 
 std::string stats_json(const ExperimentSpec& spec, const Dataset& data, Network<float>& net,
@@ -125,7 +93,7 @@ std::string stats_json(const ExperimentSpec& spec, const Dataset& data, Network<
                                  {"batches", e.batches},
                                  {"train", eval_json(e.train)},
                                  {"test", eval_json(e.test)}};
-    if (!e.predictor.empty()) je["predictor"] = predictor_json(e.predictor, net);
+    add_layer_stats(spec.sim.technique, e.layer_stats, net, je);
     j["epochs"].push_back(je);
   }
   if (!epochs.empty()) {

@@ -27,12 +27,14 @@ namespace trainsim {
 std::string epochs_csv(const std::vector<EpochMetrics>& epochs);
 /// An epoch's numerics in epochs.csv's common cells (sim/report/epoch_table.h).
 EpochCells metrics_cells(const EpochMetrics& e);
-/// True when any epoch carries predictor statistics (the technique predicts gradients).
-bool has_predictor_stats(const std::vector<EpochMetrics>& epochs);
-std::string predictor_csv(const std::vector<EpochMetrics>& epochs, Network<float>& net);
-/// One epoch's predictor statistics as stats.json lists them.
-nlohmann::ordered_json predictor_json(const std::vector<PredictorLayerStats>& stats,
-                                      Network<float>& net);
+/// An epoch's per-layer statistics of the technique's own model, under the key and in the
+/// form the technique gives them (TechniqueInfo::layer_stats); nothing if it reports none.
+void add_layer_stats(const TechniqueSpec& technique, const std::vector<PredictorLayerStats>& stats,
+                     const Network<float>& net, nlohmann::ordered_json& epoch);
+/// The technique's per-layer statistics file (`<key>.csv`) and its text; false if the
+/// technique reports none or no epoch has any.
+bool layer_stats_file(const TechniqueSpec& technique, const std::vector<EpochMetrics>& epochs,
+                      const Network<float>& net, std::string& name, std::string& text);
 /// `status`: "complete", or "incomplete" while (or after) a run stopped before its last epoch.
 std::string stats_json(const ExperimentSpec& spec, const Dataset& data, Network<float>& net,
                        const std::vector<EpochMetrics>& epochs, const std::string& status);

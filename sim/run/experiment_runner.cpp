@@ -169,8 +169,9 @@ void add_outputs(StagedDir::Update& u, const ExperimentSpec& spec, Prepared& p,
     u.write("epochs.csv", epochs_csv(metrics));
     u.write("stats.json", stats_json(spec, *p.data, trainer.network(), metrics, status));
   }
-  if (has_predictor_stats(metrics))
-    u.write("predictor.csv", predictor_csv(metrics, trainer.network()));
+  std::string stats_name, stats_text;
+  if (layer_stats_file(spec.sim.technique, metrics, trainer.network(), stats_name, stats_text))
+    u.write(stats_name, stats_text);
   u.write("timing.json", timing_json(metrics, progress.load_seconds, trainer.threads()));
 }
 

@@ -250,7 +250,7 @@ void AdaGp::checkpoint(StateArchive& a, const Optimizer<float>& model_optimizer)
   a.value(batch_in_epoch_);
 }
 
-std::vector<PredictorLayerStats> AdaGp::take_predictor_stats() {
+std::vector<PredictorLayerStats> AdaGp::take_layer_stats() {
   std::vector<PredictorLayerStats> stats(param_layers_.size());
   const double n = error_batches_ > 0 ? static_cast<double>(error_batches_) : 1.0;
   for (std::size_t k = 0; k < stats.size(); ++k) {

@@ -64,7 +64,7 @@ class AdaGp final : public TrainingTechnique {
 
   /// Mean predictor error per layer with parameters (in network order, see param_layers())
   /// over the Warm Up and Phase BP batches since the last call; resets them.
-  std::vector<PredictorLayerStats> take_predictor_stats() override;
+  std::vector<PredictorLayerStats> take_layer_stats() override;
   const std::vector<std::size_t>& param_layers() const { return param_layers_; }
   const GradientPredictor& predictor() const { return predictor_; }
   const AdagpSchedule& schedule() const { return schedule_; }

@@ -13,6 +13,7 @@
 #include "sim/nn/layer_registry.h"
 #include "sim/techniques/adagp.h"
 #include "sim/techniques/adagp_keys.h"
+#include "sim/techniques/adagp_report.h"
 #include "sim/techniques/adagp_settings.h"
 #include "sim/techniques/predictor_ops.h"
 #include "sim/workload/lowering.h"
@@ -136,6 +137,7 @@ TechniqueInfo adagp_technique(AdagpDesign design) {
   t.name = d.name;
   t.description = d.description;
   t.keys = {"warmup_epochs", "schedule", "predictor", "phase_gp", "oracle", "diagnostics"};
+  t.layer_stats = {"predictor", predictor_stats_json, predictor_stats_csv};
   if (design == AdagpDesign::kMax) {
     // Its own array has a size but no choice of sharing (that is Efficient / LOW).
     t.keys.insert(t.keys.begin() + 3, "unit");

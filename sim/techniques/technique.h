@@ -41,6 +41,7 @@ template <typename T>
 class Network;
 class NetShape;
 class TrainingTechnique;
+struct PredictorLayerStats;
 
 /// The hardware a technique adds to a device beside the device's own PE array, buffer and
 /// DRAM. It is a description, not a model: every device a technique runs on (one accelerator
@@ -175,6 +176,20 @@ struct TechniqueInfo {
   /// Its settings as stats.json's technique_stats lists them (the figures a reader needs to
   /// interpret its counts); null: none.
   void (*report_settings)(const TechniqueSpec& spec, nlohmann::ordered_json& section) = nullptr;
+
+  /// Per-layer statistics of the technique's own model, taken each epoch
+  /// (TrainingTechnique::take_layer_stats; ADA-GP: its predictor's quality): `key` names them
+  /// in each epoch of stats.json and their file, `<key>.csv`; the technique formats both.
+  struct LayerStatsReport {
+    const char* key = nullptr;  ///< null: the technique reports none
+    nlohmann::ordered_json (*json)(const std::vector<PredictorLayerStats>& stats,
+                                   const Network<float>& net) = nullptr;
+    /// The file's text for `epochs` (epoch number, its statistics).
+    std::string (*csv)(
+        const std::vector<std::pair<int, const std::vector<PredictorLayerStats>*>>& epochs,
+        const Network<float>& net) = nullptr;
+  };
+  LayerStatsReport layer_stats;
 
   /// The spec's name for compare variants and reports; null: the name alone.
   std::string (*label)(const TechniqueSpec& spec) = nullptr;

@@ -76,9 +76,10 @@ class TrainingTechnique {
   virtual void set_lr(double lr) {}
   /// The counts since the last call; resets them.
   TechniqueCounts take_counts() { return std::exchange(counts_, TechniqueCounts{}); }
-  /// Per-layer prediction quality since the last call (empty for techniques without a
-  /// predictor); resets it.
-  virtual std::vector<PredictorLayerStats> take_predictor_stats() { return {}; }
+  /// Per-layer statistics of its own model since the last call (TechniqueInfo::layer_stats
+  /// formats them; ADA-GP: its predictor's quality); empty for techniques without such a
+  /// model. Resets them.
+  virtual std::vector<PredictorLayerStats> take_layer_stats() { return {}; }
   /// Bytes of extra storage the technique's hardware needs (the per-label store).
   virtual std::int64_t storage_bytes(int word_bytes) const { return 0; }
   /// Of them, the bytes kept in the accelerator's global buffer (the run checks they fit),

@@ -87,7 +87,7 @@ void archive(StateArchive& a, EpochMetrics& m) {
   a.value(m.train_macs);
   a.value(m.test_seconds);
   a.value(m.technique);
-  a.vector(m.predictor);
+  a.vector(m.layer_stats);
 }
 
 void archive(StateArchive& a, RunEpoch& e) {

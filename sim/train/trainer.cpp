@@ -107,7 +107,7 @@ EpochMetrics Trainer::run_epoch(const std::function<void(const BatchProgress&)>&
   m.train_seconds = seconds_since(t0);
   m.train_macs = network_.take_macs();
   m.technique = technique_->take_counts();
-  m.predictor = technique_->take_predictor_stats();
+  m.layer_stats = technique_->take_layer_stats();
   const auto t1 = std::chrono::steady_clock::now();
   m.test = evaluate(data_.test);
   m.test_seconds = seconds_since(t1);

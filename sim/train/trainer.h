@@ -34,7 +34,8 @@ struct EpochMetrics {
   std::int64_t train_macs = 0;
   double test_seconds = 0;
   TechniqueCounts technique;  ///< sample steps, and speculative backprop's hits and misses
-  std::vector<PredictorLayerStats> predictor;  ///< ADA-GP: per layer with parameters
+  /// The technique's per-layer statistics (TechniqueInfo::layer_stats), if it reports any.
+  std::vector<PredictorLayerStats> layer_stats;
 };
 
 /// Reported after every batch (for progress bars).

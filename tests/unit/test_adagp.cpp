@@ -302,7 +302,7 @@ TEST_CASE("AdaGp in Warm Up trains exactly like bp, reports predictor errors", "
   BatchContext ctx{net, *opt, params, pass, scratch, data.train.labels.data(), 10};
   tech.on_epoch_begin(0);
   for (int i = 0; i < 3; ++i) tech.train_batch(ctx);
-  const auto errors = tech.take_predictor_stats();
+  const auto errors = tech.take_layer_stats();
   REQUIRE(errors.size() == 2);
   CHECK(errors[0].layer == 1);
   CHECK(errors[1].layer == 3);
@@ -318,7 +318,7 @@ TEST_CASE("AdaGp in Warm Up trains exactly like bp, reports predictor errors", "
     CHECK(e.gain <= 1);
   }
   CHECK(tech.take_counts().warmup_batches == 3);
-  const auto reset = tech.take_predictor_stats();
+  const auto reset = tech.take_layer_stats();
   CHECK(reset[0].batches == 0);
   CHECK(reset[0].mse == 0);
 }

@@ -73,7 +73,10 @@ std::string technique_html(const ResultsDir& dir, const nlohmann::ordered_json& 
     for (const auto& [kind, v] : s["kinds"].items()) add(kind, v);
   }
   if (t.rows() > 0) out += t.html();
-  return out + csv_html(dir, "predictor.csv");
+  // Its per-layer statistics, if it reports any (TechniqueInfo::layer_stats).
+  if (info->layer_stats.key != nullptr)
+    out += csv_html(dir, std::string(info->layer_stats.key) + ".csv");
+  return out;
 }
 
 }  // namespace trainsim
