@@ -138,6 +138,12 @@ TechniqueInfo adagp_technique(AdagpDesign design) {
   t.description = d.description;
   t.keys = {"warmup_epochs", "schedule", "predictor", "phase_gp", "oracle", "diagnostics"};
   t.layer_stats = {"predictor", predictor_stats_json, predictor_stats_csv};
+  t.epoch_size_hint = [](const TechniqueSpec& spec) {
+    const AdaGpSettings& a = spec.get<AdaGpSettings>();
+    return std::make_pair(std::string("technique.predictor"),
+                          "a smaller predictor (size " + std::to_string(a.predictor_size) +
+                              ", channels " + std::to_string(a.predictor_channels) + ")");
+  };
   if (design == AdagpDesign::kMax) {
     // Its own array has a size but no choice of sharing (that is Efficient / LOW).
     t.keys.insert(t.keys.begin() + 3, "unit");

@@ -190,6 +190,10 @@ struct TechniqueInfo {
         const Network<float>& net) = nullptr;
   };
   LayerStatsReport layer_stats;
+  /// What of its settings sizes an epoch's work beyond the data, for the error of a run too
+  /// large for the counters: the key and the advice (ADA-GP: "technique.predictor", "a
+  /// smaller predictor (size 8, channels 4)"); null: nothing does.
+  std::pair<std::string, std::string> (*epoch_size_hint)(const TechniqueSpec& spec) = nullptr;
 
   /// The spec's name for compare variants and reports; null: the name alone.
   std::string (*label)(const TechniqueSpec& spec) = nullptr;

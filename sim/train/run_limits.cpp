@@ -1,10 +1,10 @@
 #include "sim/train/run_limits.h"
-#include "sim/techniques/adagp_settings.h"
 
 #include <cstdio>
 #include <string>
 
 #include "sim/core/error.h"
+#include "sim/techniques/technique.h"
 
 namespace trainsim {
 
@@ -22,15 +22,16 @@ void run_exceeds_counters(const CounterOverflow& overflow, const ExperimentSpec&
                     std::to_string(scale.epoch) + ", so at most " + std::to_string(fit) + " epoch" +
                     (fit == 1 ? "" : "s") + " fit");
   }
-  // One epoch is already too large: name what sizes an epoch, the predictor first (ADA-GP's
-  // largest predictor on an ImageNet network is what reaches this).
-  std::string msg = scale.predictor ? "technique.predictor: " : "dataset.train_limit: ";
+  // One epoch is already too large: name what sizes an epoch, the technique's own model first
+  // when it has one (ADA-GP's largest predictor on an ImageNet network is what reaches this).
+  const TechniqueInfo& info = technique_info(spec.sim.technique);
+  const bool model = scale.technique_model && info.epoch_size_hint != nullptr;
+  std::pair<std::string, std::string> hint;
+  if (model) hint = info.epoch_size_hint(spec.sim.technique);
+  std::string msg = (model ? hint.first : std::string("dataset.train_limit")) + ": ";
   msg += "one epoch of " + run + " (" + std::to_string(scale.train_samples) +
          " training samples) would " + more + ": ";
-  if (scale.predictor)
-    msg += "a smaller predictor (size " +
-           std::to_string(spec.sim.technique.get<AdaGpSettings>().predictor_size) + ", channels " +
-           std::to_string(spec.sim.technique.get<AdaGpSettings>().predictor_channels) + "), or ";
+  if (model) msg += hint.second + ", or ";
   msg += "fewer samples (dataset.train_limit)";
   if (cycles) {
     char figures[160];

@@ -16,7 +16,9 @@ namespace trainsim {
 struct RunScale {
   int epoch = 1;                   ///< the (1-based) epoch in which the counter overflowed
   std::int64_t train_samples = 0;  ///< per epoch
-  bool predictor = false;          ///< the technique runs a gradient predictor (ADA-GP)
+  /// The technique's own model adds to an epoch's work (ADA-GP's gradient predictor): its
+  /// settings are named first (TechniqueInfo::epoch_size_hint).
+  bool technique_model = false;
 };
 
 /// Throws the UserError for `overflow` in a run of `spec`:
