@@ -15,7 +15,6 @@ namespace trainsim {
 
 namespace {
 
-using sc_core::SC_PS;
 using sc_core::sc_time;
 
 // The state one run shares between its processes. Lives until every process has returned.
@@ -81,10 +80,9 @@ class Run {
     sc_core::sc_event input;  // a task of this device got its last input
   };
 
-  std::int64_t now_ps() const {
-    return static_cast<std::int64_t>((sc_core::sc_time_stamp() - start_).value() /
-                                     sc_time(1, SC_PS).value());
-  }
+  // Picoseconds since the run's start, on the links' clock (they are built before any process
+  // runs).
+  std::int64_t now_ps() const { return links_->now_ps(); }
 
   void device(int d) {
     Device& dev = devices_[static_cast<std::size_t>(d)];

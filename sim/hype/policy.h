@@ -110,16 +110,28 @@ const std::vector<PolicyInfo>& hype_policies();
 /// ...)".
 const PolicyInfo& hype_policy_info(const std::string& name);
 
-/// Sec. 3.4's admission under a cap: the op's peak, in place of the static power of the idle
-/// devices it takes, keeps the system's peak draw at or under `cap_w`.
-inline bool peak_fits_cap(double system_peak_w, double idle_static_w, double op_peak_w,
-                          double cap_w) {
-  return system_peak_w - idle_static_w + op_peak_w <= cap_w;
-}
-
 /// Case 1's plan: the offload devices for every op characterization planned there
 /// (OpCharacter::planned_offload), the GPU for the rest.
 std::vector<Placement> characterized_plan(const Characterization& c);
+
+/// Case 2 (Sec. 3.4), what power-cap and power-cap-dvfs share: Case 1's plan; an op starts
+/// only if its peak, in place of the static power of the idle devices it takes, keeps the
+/// system's peak draw at or under the cap; the GPU chooses first.
+class CappedPolicy : public HypePolicy {
+ public:
+  explicit CappedPolicy(double cap_w) : cap_(cap_w) {}
+  std::vector<Placement> plan(const Characterization& c) const override {
+    return characterized_plan(c);
+  }
+  bool admit(double system_peak_w, double idle_static_w, double op_peak_w) const override {
+    return system_peak_w - idle_static_w + op_peak_w <= cap_;
+  }
+  bool gpu_first() const override { return true; }
+  double power_cap_w() const override { return cap_; }
+
+ private:
+  double cap_;
+};
 
 /// The factories of the registered policies (one file each).
 std::unique_ptr<HypePolicy> make_gpu_only_policy(const PolicyParams& p);

@@ -8,21 +8,10 @@ namespace trainsim {
 
 namespace {
 
-class PowerCapPolicy final : public HypePolicy {
+class PowerCapPolicy final : public CappedPolicy {
  public:
-  explicit PowerCapPolicy(double cap) : cap_(cap) {}
+  using CappedPolicy::CappedPolicy;
   std::string name() const override { return "power-cap"; }
-  std::vector<Placement> plan(const Characterization& c) const override {
-    return characterized_plan(c);
-  }
-  bool admit(double system_peak_w, double idle_static_w, double op_peak_w) const override {
-    return peak_fits_cap(system_peak_w, idle_static_w, op_peak_w, cap_);
-  }
-  bool gpu_first() const override { return true; }
-  double power_cap_w() const override { return cap_; }
-
- private:
-  double cap_;
 };
 
 }  // namespace

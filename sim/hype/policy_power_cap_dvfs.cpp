@@ -15,24 +15,15 @@ namespace trainsim {
 
 namespace {
 
-class PowerCapDvfsPolicy final : public HypePolicy {
+class PowerCapDvfsPolicy final : public CappedPolicy {
  public:
-  explicit PowerCapDvfsPolicy(const PolicyParams& p) : cap_(p.power_cap_w), dvfs_(p.dvfs) {}
+  explicit PowerCapDvfsPolicy(const PolicyParams& p) : CappedPolicy(p.power_cap_w), dvfs_(p.dvfs) {}
   std::string name() const override { return "power-cap-dvfs"; }
-  std::vector<Placement> plan(const Characterization& c) const override {
-    return characterized_plan(c);
-  }
-  bool admit(double system_peak_w, double idle_static_w, double op_peak_w) const override {
-    return peak_fits_cap(system_peak_w, idle_static_w, op_peak_w, cap_);
-  }
-  bool gpu_first() const override { return true; }
-  double power_cap_w() const override { return cap_; }
   const DvfsParams* dvfs() const override { return &dvfs_; }
   bool clock_controller() const override { return false; }
   bool fits_clock_per_op() const override { return true; }
 
  private:
-  double cap_;
   DvfsParams dvfs_;
 };
 
