@@ -33,26 +33,6 @@ int pass_of_role(OpRole role, int cost_kind) {
   return -1;
 }
 
-PricedWork& PricedWork::operator+=(const PricedWork& o) {
-  seconds += o.seconds;
-  joules += o.joules;
-  bytes += o.bytes;
-  macs = checked_add(macs, o.macs);
-  ops = checked_add(ops, o.ops);
-  return *this;
-}
-
-PricedWork PricedWork::times(std::int64_t n) const {
-  PricedWork r;
-  const double k = static_cast<double>(n);
-  r.seconds = seconds * k;
-  r.joules = joules * k;
-  r.bytes = bytes * k;
-  r.macs = checked_mul(macs, n);
-  r.ops = checked_mul(ops, n);
-  return r;
-}
-
 namespace {
 
 // Calls `add` for each pass whose recorded work makes up a task of `pass`: B is Bd and W; the

@@ -20,6 +20,7 @@
 
 #include "models/platform/task_graph.h"
 #include "sim/devices/device_model.h"
+#include "sim/devices/priced_work.h"
 #include "sim/spec/specs.h"
 #include "sim/train/accel_session.h"
 #include "sim/workload/net_shape.h"
@@ -33,16 +34,6 @@ inline constexpr int kCostBackprop = 0, kCostPhaseBp = 1, kCostPhaseGp = 2;
 /// Which pass a role's work belongs to in a batch of `cost_kind`; -1: none (roles of
 /// techniques that cannot run on a pipeline).
 int pass_of_role(OpRole role, int cost_kind);
-
-/// Work a device kind priced itself, op by op (a device with a model, DeviceSpec::model).
-struct PricedWork {
-  double seconds = 0;  ///< its ops one after another
-  double joules = 0;   ///< static energy over `seconds` included
-  double bytes = 0;    ///< device-memory traffic
-  std::int64_t macs = 0, ops = 0;
-  PricedWork& operator+=(const PricedWork& o);
-  PricedWork times(std::int64_t n) const;
-};
 
 /// One pass of one layer for one micro-batch: its ops on the main array and on the second
 /// (an accelerator), or as its own model priced them (any other kind).
