@@ -31,6 +31,10 @@ struct OpCost {
   /// A GPU's instructions-per-cycle figure as profilers report it (Table 1 of He et al.); NaN
   /// for devices that have none.
   double ipc = std::numeric_limits<double>::quiet_NaN();
+  /// The share of the device's compute units the op keeps busy, (0, 1]: what a second
+  /// stream of ops can use beside it (a GPU kernel with fewer thread blocks than SMs). 1 for
+  /// kinds that run one op at a time.
+  double occupancy = 1;
 };
 
 /// The cost of an op a device has no kernel for.

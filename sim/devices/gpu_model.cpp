@@ -67,7 +67,9 @@ double gemm_compute(const Engine& e, double batch, double m, double n, double k,
       if (s > 1) time += 2 * s * batch * m * n * 4 / (e.bw * f.memory_efficiency);
       if (time < best) {
         best = time;
-        if (choice) choice->tile_m = t.m, choice->tile_n = t.n, choice->splits = int(s);
+        if (choice)
+          choice->tile_m = t.m, choice->tile_n = t.n, choice->splits = int(s),
+          choice->blocks = tiles * s;
       }
       if (s == most) break;
     }
@@ -399,6 +401,10 @@ OpCost GpuModel::cost(const Op& op, GpuKernelChoice& choice) const {
               : words;
       t.compute = std::max(values / (ef.words_per_ns * 1e9), flops / fp32_peak);
       choice.algorithm = eltwise_kernel_name(op.eltwise.kernel);
+      // PyTorch's element-wise kernels give a block of 128 threads 4 values each
+      // (ATen/native/cuda/Loops.cuh: num_threads, thread_work_size).
+      const double elements = static_cast<double>(op.eltwise.elements) * repeat;
+      choice.blocks = std::max(1.0, std::ceil(std::max({words, values, elements}) / 512));
       break;
     }
   }
@@ -418,6 +424,8 @@ OpCost GpuModel::cost(const Op& op, GpuKernelChoice& choice) const {
   cst.peak_w = std::min(s.static_w + s.dynamic_max_w, cst.avg_w + f.peak_over_average_w);
   cst.energy_j = cst.avg_w * time;
   cst.ipc = f.ipc_max * std::min(1.0, u_compute / f.gemm_efficiency + f.ipc_memory * u_memory);
+  // A kernel of fewer blocks than SMs leaves the rest to a kernel of another stream.
+  cst.occupancy = std::min(1.0, choice.blocks / s.sm_count);
   return cst;
 }
 

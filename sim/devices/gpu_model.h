@@ -150,6 +150,9 @@ struct GpuSpec final : DeviceModelSpec {
 struct GpuKernelChoice {
   std::string algorithm;  ///< "gemm", "implicit_gemm", "col2im", "transform", an EltwiseKernel
   int tile_m = 0, tile_n = 0, splits = 0;
+  /// Thread blocks the kernel launches (tiles x splits; an element-wise kernel's values over
+  /// the values a block takes): with the SMs, its share of the GPU (OpCost::occupancy).
+  double blocks = 0;
   double compute_s = 0, memory_s = 0;  ///< the two roofs (layout passes in memory_s)
   bool tensor_cores = false;
 };
