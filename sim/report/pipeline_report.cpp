@@ -239,6 +239,9 @@ std::string system_stats_json(const SystemRunData& r) {
                   {{"bandwidth_gbps", spec.system.link.bandwidth_gbps},
                    {"latency_ns", spec.system.link.latency_ns},
                    {"pj_per_bit", spec.system.link.pj_per_bit}}}};
+  // How the run was timed: a schedule over shapes executed on the platform, or the ops the
+  // numerics issued (a technique whose work depends on the data, on one device).
+  j["timing"] = r.timeline != nullptr ? "schedule" : "numerics";
   j["pipeline"] = {
       {"schedule", spec.pipeline.schedule}, {"micro_batches", spec.pipeline.micro_batches},
       {"micro_batch_size", m.micro_size()}, {"replicas", spec.pipeline.replicas},
@@ -315,7 +318,45 @@ std::string system_stats_json(const SystemRunData& r) {
   return j.dump(2) + "\n";
 }
 
+namespace {
+
+// A run timed from its ops: the device's two streams, one thread each.
+std::string stream_trace_json(const SystemRunData& r) {
+  const ExperimentSpec& spec = *r.spec;
+  nlohmann::ordered_json events = nlohmann::ordered_json::array();
+  const std::string device = "dev0 " + spec.system.devices[0].name();
+  for (int u = 0; u < 2; ++u)
+    events.push_back({{"name", "thread_name"},
+                      {"ph", "M"},
+                      {"pid", 0},
+                      {"tid", u},
+                      {"args", {{"name", device + (u ? " second unit" : " main")}}}});
+  const auto& layers = spec.network.layers;
+  for (const StreamTraceOp& op : r.stream_trace) {
+    const auto role = static_cast<OpRole>(op.role);
+    events.push_back(
+        {{"name", layers[static_cast<std::size_t>(op.layer)].name + " " + role_name(role)},
+         {"cat", role_name(role)},
+         {"ph", "X"},
+         {"ts", op.start_s * 1e6},
+         {"dur", (op.end_s - op.start_s) * 1e6},
+         {"pid", 0},
+         {"tid", op.stream},
+         {"args", {{"layer", op.layer}, {"discarded", op.discarded}}}});
+  }
+  nlohmann::ordered_json j;
+  j["traceEvents"] = events;
+  j["displayTimeUnit"] = "ns";
+  j["otherData"] = {{"experiment", spec.name},
+                    {"technique", spec.sim.technique.label()},
+                    {"what", "the first ops of the run, as its numerics issued them"}};
+  return j.dump(1) + "\n";
+}
+
+}  // namespace
+
 std::string chrome_trace_json(const SystemRunData& r) {
+  if (r.timeline == nullptr) return stream_trace_json(r);
   // Chrome's trace event format: "X" (complete) events with microsecond timestamps, one
   // thread per device and per link direction, named by "M" metadata events.
   const BatchRun& run = *r.timeline;

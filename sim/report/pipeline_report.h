@@ -14,6 +14,7 @@
 
 #include "sim/data/dataset.h"
 #include "sim/pipeline/pipeline_model.h"
+#include "sim/train/model_session.h"
 #include "sim/train/trainer.h"
 
 namespace trainsim {
@@ -26,7 +27,10 @@ struct SystemRunData {
   std::vector<PipelineEpoch> epochs;
   PipelineEpoch totals;                ///< the whole run's sums, priced (the runner's)
   std::vector<EpochMetrics> metrics;   ///< empty for shape-only runs
-  const BatchRun* timeline = nullptr;  ///< the run timeline.json shows
+  const BatchRun* timeline = nullptr;  ///< the run timeline.json shows, if scheduled
+  /// Of a run timed from its numerics' ops (sim/run/streamed_device.h; timeline null): the
+  /// first ones, which timeline.json shows instead.
+  std::vector<StreamTraceOp> stream_trace;
   std::string status = "complete";
 };
 

@@ -25,6 +25,7 @@
 #include "sim/report/pipeline_report.h"
 #include "sim/run/experiment_runner.h"
 #include "sim/run/progress_bar.h"
+#include "sim/run/streamed_device.h"
 #include "sim/run/system_runner.h"
 #include "sim/run/timed_training.h"
 #include "sim/techniques/technique.h"
@@ -73,7 +74,10 @@ std::string check_system_experiment(const ExperimentSpec& spec) {
   check_system_spec(spec);
   const DatasetShape data = checked_data_shape(spec);
   const NetShape shape(spec.network);
-  PipelineModel model(spec, shape);
+  const bool streamed = streamed_technique(spec);
+  if (streamed) check_streamed_system(spec);
+  const ExperimentSpec laid = streamed ? layout_spec(spec) : spec;
+  PipelineModel model(laid, shape);
   char line[512];
   std::snprintf(
       line, sizeof line,
@@ -98,10 +102,21 @@ RunResult run_system_experiment(const ExperimentSpec& spec, const RunOptions& op
   // Everything that can fail on bad input happens before the output directory exists.
   const DatasetShape data = checked_data_shape(spec);
   const NetShape shape(spec.network);
-  PipelineModel model(spec, shape);
+  // A technique whose work depends on the data is timed from the ops its numerics issue on
+  // the system's one device (sim/run/streamed_device.h); the system's model then lays out
+  // the device and its links as for backprop.
+  const bool streamed = streamed_technique(spec);
+  if (streamed) check_streamed_system(spec);
+  if (streamed && !options.chakra_dir.empty())
+    throw UserError("--chakra: a run timed from its numerics' ops (technique '" +
+                    spec.sim.technique.label() + "') has no task graph to write");
+  const ExperimentSpec laid = streamed ? layout_spec(spec) : spec;
+  PipelineModel model(laid, shape);
   const bool real = spec.numerics != "none";
   std::shared_ptr<const Dataset> dataset;
   const std::unique_ptr<Trainer> trainer = real_trainer(spec, dataset);
+  std::unique_ptr<StreamedDevice> stream;
+  if (streamed) stream = std::make_unique<StreamedDevice>(spec, trainer->network());
   if (!options.quiet) {
     const DeviceSpec& d0 = spec.system.devices[0];
     const AcceleratorSpec& a = d0.accelerator;
@@ -152,28 +167,37 @@ RunResult run_system_experiment(const ExperimentSpec& spec, const RunOptions& op
   const std::int64_t rest = data.train % bs;
   const EtaClock clock(0, spec.training.epochs);
   // The kind of every batch (backprop, ADA-GP Phase BP, Phase GP), as the technique says.
-  const ShapeOnlyPlan plan = technique_info(spec.sim.technique).shape_only(spec.sim.technique);
+  const ShapeOnlyPlan plan = technique_info(laid.sim.technique).shape_only(laid.sim.technique);
   auto epoch_kinds = [&](int e) {
     std::vector<int> kinds(static_cast<std::size_t>(batches));
     for (std::int64_t i = 0; i < batches; ++i) kinds[static_cast<std::size_t>(i)] = plan.kind(e, i);
     return kinds;
   };
+  std::vector<double> step_s;  // per epoch, of a run timed from its ops
   for (int e = 0; e < spec.training.epochs; ++e) {
     const auto t0 = std::chrono::steady_clock::now();
-    const std::vector<int> kinds = epoch_kinds(e);
     check_interrupt();
-    try {
-      r.epochs.push_back(model.epoch(kinds, rest));
-      // The whole run's sums, so that an overflow names the epoch it is in.
+    if (stream) {
+      // The epoch's time is what its ops took: trained first, then taken.
+      r.metrics.push_back(train_epoch(*trainer, spec, options, e, clock));
+      r.epochs.push_back(stream->take_epoch(batches, model.net().channels().size()));
+      model.price_work(r.epochs.back());
       accumulate(r.totals, r.epochs.back());
-    } catch (const CounterOverflow& o) {
-      const int word_bytes = spec.system.devices[0].accelerator.word_bytes();
-      run_exceeds_counters(
-          o, spec,
-          {e + 1, data.train,
-           !technique_hardware(spec.sim.technique, shape, word_bytes).predictor.outputs.empty()});
+      step_s.push_back(stream->step_seconds());
+    } else {
+      try {
+        r.epochs.push_back(model.epoch(epoch_kinds(e), rest));
+        // The whole run's sums, so that an overflow names the epoch it is in.
+        accumulate(r.totals, r.epochs.back());
+      } catch (const CounterOverflow& o) {
+        const int word_bytes = spec.system.devices[0].accelerator.word_bytes();
+        run_exceeds_counters(
+            o, spec,
+            {e + 1, data.train,
+             !technique_hardware(spec.sim.technique, shape, word_bytes).predictor.outputs.empty()});
+      }
+      if (real) r.metrics.push_back(train_epoch(*trainer, spec, options, e, clock));
     }
-    if (real) r.metrics.push_back(train_epoch(*trainer, spec, options, e, clock));
     const PipelineEpoch& ep = r.epochs.back();
     if (!options.quiet) {
       const double secs = ep.time_s;
@@ -184,17 +208,22 @@ RunResult run_system_experiment(const ExperimentSpec& spec, const RunOptions& op
       std::fflush(stdout);
     }
   }
-  // The timeline: epoch 1 from an idle system up to and including its first backprop batch.
-  std::vector<int> first = epoch_kinds(0);
-  std::vector<int> stretch;
-  for (std::size_t i = 0; i < first.size() && i + (rest > 0 ? 1 : 0) < first.size(); ++i) {
-    stretch.push_back(first[i]);
-    if (first[i] != kCostPhaseGp) break;
+  // The timeline: epoch 1 from an idle system up to and including its first backprop batch;
+  // of a run timed from its ops, the first ones it ran.
+  BatchRun timeline;
+  if (stream) {
+    r.stream_trace = stream->trace();
+  } else {
+    std::vector<int> first = epoch_kinds(0);
+    std::vector<int> stretch;
+    for (std::size_t i = 0; i < first.size() && i + (rest > 0 ? 1 : 0) < first.size(); ++i) {
+      stretch.push_back(first[i]);
+      if (first[i] != kCostPhaseGp) break;
+    }
+    if (stretch.empty()) stretch.push_back(first.back());
+    timeline = model.run(stretch, model.micro_size());
+    r.timeline = &timeline;
   }
-  if (stretch.empty()) stretch.push_back(first.back());
-  const int micro = model.micro_size();
-  const BatchRun timeline = model.run(stretch, micro);
-  r.timeline = &timeline;
 
   if (chakra) {
     const ChakraCounts c = write_chakra_traces(chakra->path(), spec.name, model, timeline);
@@ -244,8 +273,10 @@ RunResult run_system_experiment(const ExperimentSpec& spec, const RunOptions& op
     RunResult::Epoch re;
     re.test_accuracy = real ? r.metrics[e].test.accuracy : -1;
     re.seconds = r.epochs[e].time_s;
-    // Time per training sample, in device-0 cycles (compare's step table).
-    re.step_seconds = r.epochs[e].time_s / static_cast<double>(data.train);
+    // Time per training sample (compare's step table): a per-sample technique's own steps.
+    re.step_seconds =
+        stream && step_s[e] >= 0 ? step_s[e] : r.epochs[e].time_s / static_cast<double>(data.train);
+    if (real) re.hit_rate = r.metrics[e].technique.hit_rate();
     result.epochs.push_back(re);
   }
   // The figures in full, then the final line short enough for 80 columns with its path.
