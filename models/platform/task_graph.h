@@ -37,9 +37,9 @@ inline bool beside_compute(Pass p) {
 }
 const char* pass_name(Pass p);  ///< "F", "B", "Bd", "W", "U", "G", "R"
 
-/// Phase BP: forward and backward; Phase GP (ADA-GP): forward only, each stage updating its
-/// weights from predicted gradients.
-enum class BatchKind : std::uint8_t { kBackprop, kPredicted };
+/// A batch runs forward and backward tasks, or forward tasks only: a technique that updates
+/// its weights without a backward pass (gradients it predicts) updates each stage there.
+enum class BatchKind : std::uint8_t { kBackprop, kForwardOnly };
 
 /// Where the stages live. Stages are numbered along the model (0 = the input side); a pipe
 /// is one direction through the devices (Chimera has two, each with a replica of every

@@ -184,7 +184,7 @@ BatchRun PipelineModel::run(const std::vector<int>& kinds, int micro) {
   gs.batches.clear();
   for (int k : kinds)
     gs.batches.push_back(backprop_kind_[static_cast<std::size_t>(k)] ? BatchKind::kBackprop
-                                                                     : BatchKind::kPredicted);
+                                                                     : BatchKind::kForwardOnly);
   gs.split_backward = schedule_.split_backward();
   // The schedule orders one replica's graph; replicas run copies of its orders.
   std::unique_ptr<TaskGraph> base;

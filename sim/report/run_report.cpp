@@ -340,7 +340,7 @@ std::string run_summary(const std::vector<RunEpoch>& epochs, AcceleratorSession&
                     t.energy.total(), static_cast<double>(t.stats.dram_bytes()) / 1e6);
       out += buf;
     }
-    std::snprintf(buf, sizeof buf, "%s extra hardware: %lld PEs, %lld bytes of predictor memory\n",
+    std::snprintf(buf, sizeof buf, "%s extra hardware: %lld PEs, %lld bytes of memory of its own\n",
                   name, static_cast<long long>(session.extra_pes()),
                   static_cast<long long>(session.extra_storage_bytes()));
     out += buf;

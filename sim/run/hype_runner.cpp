@@ -39,7 +39,7 @@ void check_hype_spec(const ExperimentSpec& spec) {
   bool plain = !t.speculates && !t.phased() && !t.hardware && t.shape_only;
   if (plain)
     for (const BatchRecipe& r : t.shape_only(spec.sim.technique).recipes)
-      plain = plain && r.backprop && !r.train_predictor && !r.predict;
+      plain = plain && r.backprop && !r.emit;
   if (!plain)
     throw UserError("a hype: system runs plain backprop (technique: " + spec.sim.technique.label() +
                     " is for one accelerator or a pipeline)");

@@ -112,7 +112,8 @@ std::string stats_json(const ExperimentSpec& spec, const DatasetShape& data,
   if (session.phased()) {
     j["extra_storage_bytes"] = session.extra_storage_bytes();
     j["extra_pes"] = session.extra_pes();
-    j["predictor_outputs"] = session.predictor_max_outputs();
+    // The technique's own model's largest output per sample (the key ADA-GP's readers know).
+    j["predictor_outputs"] = session.hardware().own_model.max_outputs;
   }
   for (std::size_t e = 0; e < r.epochs.size(); ++e) {
     nlohmann::ordered_json je;

@@ -194,7 +194,7 @@ RunResult run_system_experiment(const ExperimentSpec& spec, const RunOptions& op
         run_exceeds_counters(
             o, spec,
             {e + 1, data.train,
-             !technique_hardware(spec.sim.technique, shape, word_bytes).predictor.outputs.empty()});
+             !technique_hardware(spec.sim.technique, shape, word_bytes).own_model.outputs.empty()});
       }
       if (real) r.metrics.push_back(train_epoch(*trainer, spec, options, e, clock));
     }

@@ -41,7 +41,7 @@ int predictor_outputs(const NetShape& net, std::size_t layer) {
 TechniqueHardware hardware(AdagpDesign design, const TechniqueSpec& spec, const NetShape& net,
                            int word_bytes) {
   TechniqueHardware hw;
-  TechniqueHardware::Predictor& p = hw.predictor;
+  TechniqueHardware::OwnModel& p = hw.own_model;
   for (std::size_t i = 0; i < net.size(); ++i) {
     p.outputs.push_back(predictor_outputs(net, i));
     p.max_outputs = std::max(p.max_outputs, p.outputs.back());
@@ -67,6 +67,33 @@ TechniqueHardware hardware(AdagpDesign design, const TechniqueSpec& spec, const 
   return hw;
 }
 
+// Warm Up and Phase BP (AdaGp::train_batch): backprop, then the predictor's forward, backward
+// and update for every layer it serves, learning from the true gradients, then the updates.
+void backprop_and_train_predictor(BatchPasses& p) {
+  const NetShape& net = p.shape();
+  p.backprop();
+  for (std::size_t l = 0; l < net.size(); ++l) {
+    if (predictor_outputs(net, l) == 0) continue;
+    for (int pass = 0; pass < 3; ++pass) p.technique_op(l, pass, net.layer(l).out.c);
+  }
+  p.updates();
+}
+
+// Phase GP without backprop (AdaGp::predicted_batch): each layer's forward, then at once its
+// predicted gradients (`predict`) and its update (`update`). Layers the predictor does not
+// serve (batchnorm) keep their weights.
+std::function<void(BatchPasses&)> forward_only(bool predict, bool update) {
+  return [predict, update](BatchPasses& p) {
+    const NetShape& net = p.shape();
+    for (std::size_t l = 0; l < net.size(); ++l) {
+      p.forward(l);
+      if (predictor_outputs(net, l) == 0) continue;
+      if (predict) p.technique_op(l, 0, net.layer(l).out.c);
+      if (update) p.update(l);
+    }
+  };
+}
+
 // A batch's kind is its phase (warm-up batches are backprop batches, kind 0): Warm Up and
 // Phase BP backprop and train the predictor; Phase GP as `phase_gp` says (AdaGp::train_batch).
 ShapeOnlyPlan shape_only(const TechniqueSpec& spec) {
@@ -78,22 +105,23 @@ ShapeOnlyPlan shape_only(const TechniqueSpec& spec) {
   for (int k = 0; k < kNumBatchKinds; ++k) {
     BatchRecipe& r = plan.recipes[static_cast<std::size_t>(k)];
     r.phase = k;
-    r.train_predictor = true;
+    r.emit = backprop_and_train_predictor;
   }
   BatchRecipe& gp = plan.recipes[AdagpSchedule::kPhaseGp];
-  gp.train_predictor = false;
+  gp.emit = nullptr;  // plain backprop unless the mode says otherwise
   switch (AdaGp::gp_mode(spec.get<AdaGpSettings>().phase_gp)) {
     case AdaGp::GpMode::kPredict:  // each layer's predicted gradients and update
       gp.backprop = false;
-      gp.predict = gp.update = true;
+      gp.emit = forward_only(true, true);
       break;
     case AdaGp::GpMode::kSkip:  // forward only, the weights stay
       gp.backprop = false;
+      gp.emit = forward_only(false, false);
       break;
     case AdaGp::GpMode::kZero:  // updates without the predictor's work
     case AdaGp::GpMode::kMean:
       gp.backprop = false;
-      gp.update = true;
+      gp.emit = forward_only(false, true);
       break;
     case AdaGp::GpMode::kPseudo:  // a backprop batch on the model's own classes
     case AdaGp::GpMode::kOracle:  // a backprop batch whose gradients are then perturbed
@@ -167,7 +195,7 @@ TechniqueInfo adagp_technique(AdagpDesign design) {
                    std::int64_t n, int batch, int word_bits) {
     const Shape out = net.layer(layer).out;
     const bool conv = layer_family(net.layer_spec(layer).type) == LayerFamily::kConv;
-    const TechniqueHardware::Predictor& p = hw.predictor;
+    const TechniqueHardware::OwnModel& p = hw.own_model;
     const int outputs = layer < p.outputs.size() ? p.outputs[layer] : 0;
     PredictorOps ops = lower_predictor(
         static_cast<int>(layer), static_cast<int>(n), conv ? out.h : 1, conv ? out.w : batch,

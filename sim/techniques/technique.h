@@ -68,18 +68,18 @@ struct TechniqueHardware {
   /// predictor's weights); not part of the device's buffer.
   std::int64_t storage_bytes = 0;
 
-  /// A gradient predictor (ADA-GP) the technique runs on the device; none when `outputs` is
-  /// empty.
-  struct Predictor {
-    /// Per network layer: the per-sample gradients the predictor computes (0: layer not
-    /// served), and the largest of them (its head's size).
+  /// A model of the technique's own that the device runs beside the network (ADA-GP's
+  /// gradient predictor); none when `outputs` is empty.
+  struct OwnModel {
+    /// Per network layer: the values per sample it computes for the layer (0: not served),
+    /// and the largest of them (its head's size).
     std::vector<int> outputs;
     int max_outputs = 0;
     int size = 0, channels = 0;  ///< its input's side and its conv layer's channels
     /// Its weights stay in dedicated memory (`storage_bytes`); else they are loaded from
     /// DRAM for every use and their updates written back.
     bool resident = false;
-  } predictor;
+  } own_model;
 
   /// The technique phase (TechniqueInfo::phases) in which the second unit's work for one
   /// layer completes before its work for another layer starts, the layers staying in step
@@ -98,22 +98,34 @@ AcceleratorSpec own_array_spec(const TechniqueHardware& hw, const AcceleratorSpe
 /// column each: backprop (bp, and ADA-GP's Warm Up), ADA-GP Phase BP, Phase GP.
 inline constexpr int kNumBatchKinds = 3;
 
-/// The passes of one training batch of some kind, in the order the technique's numerics
-/// issue them, for shape-only runs (sim/train/shape_only_run.cpp emits them).
+/// One training batch's passes as a run without numerics issues them to an op stream
+/// (sim/train/shape_only_run.cpp): what a technique composes its batches of, in the order its
+/// numerics make them.
+class BatchPasses {
+ public:
+  virtual ~BatchPasses() = default;
+  virtual const NetShape& shape() const = 0;
+  /// The whole network's forward pass, loss gradient and backward pass, in step order.
+  virtual void backprop() = 0;
+  /// One layer's forward pass.
+  virtual void forward(std::size_t layer) = 0;
+  /// The technique's own op `what` for `layer` over `n` rows (PassObserver::on_technique_op).
+  virtual void technique_op(std::size_t layer, int what, std::int64_t n) = 0;
+  /// One layer's update.
+  virtual void update(std::size_t layer) = 0;
+  /// Every layer's update, in step order.
+  virtual void updates() = 0;
+};
+
+/// How one kind of batch runs.
 struct BatchRecipe {
-  /// Reported first with PassObserver::on_phase (ADA-GP's phase); -1: none.
+  /// Reported first with PassObserver::on_phase (the technique's phase); -1: none.
   int phase = -1;
-  /// Forward, loss gradient and backward pass of the whole network, then every layer's
-  /// update. Otherwise the forward pass runs layer by layer, each layer the predictor serves
-  /// followed at once by what the next two flags say.
+  /// The batch runs a backward pass. Without one a pipeline runs its forward tasks only, each
+  /// stage updating its weights there.
   bool backprop = true;
-  /// With backprop: after the backward pass, the predictor's forward, backward and update
-  /// for every layer it serves (it learns from the true gradients).
-  bool train_predictor = false;
-  /// Without backprop: the predictor's forward (its predicted gradients) ...
-  bool predict = false;
-  /// ... and the layer's update.
-  bool update = false;
+  /// Issues the batch's passes (its end follows); null: backprop, then every update.
+  std::function<void(BatchPasses&)> emit;
 };
 
 /// How a technique's training batches are timed without numerics.

@@ -8,17 +8,12 @@ OpStream::OpStream(const ExperimentSpec& spec, OpSink& sink)
       word_bits_(spec.sim.accelerator.word_bits),
       optimizer_(spec.training.optimizer) {
   // The technique's hardware, as its description declares it: a second unit (an array of
-  // its own, or the main one), the roles that always run there, its memory and predictor.
+  // its own, or the main one), the roles that always run there, its memory and its own model.
   hw_ = technique_hardware(spec.sim.technique, shape_,
                            static_cast<int>(spec.sim.accelerator.word_bytes()));
   for (OpRole r : hw_.second_unit_roles) second_unit_role_[static_cast<std::size_t>(r)] = true;
   own_unit_ = hw_.own_array();
   lower_ops_ = technique_info(spec.sim.technique).lower_ops;
-}
-
-int OpStream::predictor_outputs(std::size_t layer) const {
-  const std::vector<int>& outputs = hw_.predictor.outputs;
-  return layer < outputs.size() ? outputs[layer] : 0;
 }
 
 const std::vector<LayerOps>& OpStream::ops_for(int batch) {

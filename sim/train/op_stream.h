@@ -61,16 +61,10 @@ class OpStream : public PassObserver {
   void on_grad_sum(std::size_t layer, int batch) override;
 
   const NetShape& shape() const { return shape_; }
-  /// What the technique adds to the device: its second unit, memory and predictor.
+  /// What the technique adds to the device: its second unit, memory and model of its own.
   const TechniqueHardware& hardware() const { return hw_; }
   /// Whether the second unit has an array of its own, running beside the main one.
   bool own_unit() const { return own_unit_; }
-  /// ADA-GP: per-sample outputs the predictor computes for `layer` (its filter's or unit's
-  /// weights plus bias; the other outputs of the shared head are masked and skipped; 0 for
-  /// layers it does not serve and without a predictor), and the largest over the network
-  /// (the head's size).
-  int predictor_outputs(std::size_t layer) const;
-  int predictor_max_outputs() const { return hw_.predictor.max_outputs; }
   /// The technique phase the batches run in now (TechniqueInfo::phases; 0 without phases).
   int phase() const { return phase_; }
 

@@ -41,50 +41,63 @@ void price_record(ShapeOnlyResult& r, const AcceleratorSpec& acc) {
   for (auto& entry : r.eval_per_batch) price_totals(entry.second, acc);
 }
 
-// Emits one batch's passes to an op stream in the order the numerics make them (Backprop,
-// AdaGp), as the technique's recipe for the batch's kind says.
-class BatchEmitter {
+// Emits one batch's passes to an op stream in the order the numerics make them, as the
+// technique's recipe for the batch's kind composes them.
+class BatchEmitter final : public BatchPasses {
  public:
   explicit BatchEmitter(OpStream& s) : s_(s), net_(s.shape()) {}
 
   void train(const BatchRecipe& r, int b) {
+    b_ = b;
     if (r.phase >= 0) s_.on_phase(r.phase);
-    if (!r.backprop) return forward_only(r, b);
-    forward(b);
-    backward(b);
-    if (r.train_predictor)
-      for (std::size_t l = 0; l < net_.size(); ++l) {
-        if (!predicted_layer(l)) continue;
-        for (int pass = 0; pass < 3; ++pass) s_.on_technique_op(l, pass, samples(l));
-      }
-    for (const StepEvent& e : update_events(net_)) s_.on_update(e.layer, b);
+    if (r.emit) {
+      r.emit(*this);
+    } else {
+      backprop();
+      updates();
+    }
     s_.on_batch_end(Phase::kTrain, b);
   }
 
   void eval(int b) {
-    forward(b);
+    b_ = b;
+    forward_all();
     s_.on_batch_end(Phase::kEval, b);
   }
 
+  const NetShape& shape() const override { return net_; }
+  void backprop() override {
+    forward_all();
+    backward();
+  }
+  void forward(std::size_t layer) override { s_.on_forward(layer, b_); }
+  void technique_op(std::size_t layer, int what, std::int64_t n) override {
+    s_.on_technique_op(layer, what, n);
+  }
+  void update(std::size_t layer) override { s_.on_update(layer, b_); }
+  void updates() override {
+    for (const StepEvent& e : update_events(net_)) s_.on_update(e.layer, b_);
+  }
+
  private:
-  void forward(int b) {
-    for (const StepEvent& e : forward_events(net_)) s_.on_forward(e.layer, b);
+  void forward_all() {
+    for (const StepEvent& e : forward_events(net_)) s_.on_forward(e.layer, b_);
   }
   // The order is sim/workload/step_order.h's, which the op DAG of an iteration follows too.
-  void backward(int b) {
+  void backward() {
     for (const StepEvent& e : backward_events(net_)) {
       switch (e.slot) {
         case LayerOpSlot::kLossGrad:
-          s_.on_loss_grad(e.layer, b);
+          s_.on_loss_grad(e.layer, b_);
           break;
         case LayerOpSlot::kGradSum:
-          s_.on_grad_sum(e.layer, b);
+          s_.on_grad_sum(e.layer, b_);
           break;
         case LayerOpSlot::kBackwardWeight:
-          s_.on_backward_weight(e.layer, b);
+          s_.on_backward_weight(e.layer, b_);
           break;
         case LayerOpSlot::kBackwardData:
-          s_.on_backward_data(e.layer, b);
+          s_.on_backward_data(e.layer, b_);
           break;
         case LayerOpSlot::kForward:
         case LayerOpSlot::kUpdate:
@@ -92,22 +105,10 @@ class BatchEmitter {
       }
     }
   }
-  // AdaGp::predicted_batch: each layer's forward, then at once its predicted gradients and
-  // its update. Layers the predictor does not serve (batchnorm) keep their weights.
-  void forward_only(const BatchRecipe& r, int b) {
-    for (std::size_t l = 0; l < net_.size(); ++l) {
-      s_.on_forward(l, b);
-      if (!predicted_layer(l)) continue;
-      if (r.predict) s_.on_technique_op(l, 0, samples(l));
-      if (r.update) s_.on_update(l, b);
-    }
-    s_.on_batch_end(Phase::kTrain, b);
-  }
-  bool predicted_layer(std::size_t l) const { return s_.predictor_outputs(l) > 0; }
-  int samples(std::size_t l) const { return net_.layer(l).out.c; }
 
   OpStream& s_;
   const NetShape& net_;
+  int b_ = 0;  // the batch's samples
 };
 
 }  // namespace
@@ -197,7 +198,8 @@ ShapeOnlyResult run_shape_only(const ExperimentSpec& spec, const DatasetShape& d
       r.epochs.push_back(ep);
     }
   } catch (const CounterOverflow& o) {
-    run_exceeds_counters(o, spec, {e + 1, data.train, session.predictor_max_outputs() > 0});
+    run_exceeds_counters(o, spec,
+                         {e + 1, data.train, session.hardware().own_model.max_outputs > 0});
   }
   for (const auto& [key, t] : r.per_batch) r.all_batches[key] = times(t, r.batch_counts.at(key));
   price_record(r, spec.sim.accelerator);

@@ -15,7 +15,7 @@ using trainsim::test::run_steps;
 using trainsim::test::StepCosts;
 
 namespace {
-constexpr BatchKind BP = BatchKind::kBackprop, GP = BatchKind::kPredicted;
+constexpr BatchKind BP = BatchKind::kBackprop, GP = BatchKind::kForwardOnly;
 std::vector<BatchKind> repeat(std::vector<BatchKind> unit, int times) {
   std::vector<BatchKind> out;
   for (int i = 0; i < times; ++i) out.insert(out.end(), unit.begin(), unit.end());

@@ -61,7 +61,7 @@ TEST_CASE("The platform serialises transfers on a link and adds its latency", "[
   const PipelineLayout layout = straight_layout({2, 2, 1});
   GraphSpec spec;
   spec.micro_batches = 2;
-  spec.batches = {BatchKind::kPredicted};
+  spec.batches = {BatchKind::kForwardOnly};
   const TaskGraph g(layout, spec);
   DeviceOrders orders(2);
   for (int s = 0; s < 2; ++s) {
@@ -107,7 +107,7 @@ TEST_CASE("A system whose orders cannot finish names each device, task and missi
   const PipelineLayout layout = straight_layout({2, 1, 1});
   GraphSpec spec;
   spec.micro_batches = 1;
-  spec.batches = {BatchKind::kPredicted};
+  spec.batches = {BatchKind::kForwardOnly};
   const TaskGraph g(layout, spec);
   const int f0 = g.find(Pass::kForward, 0, 0, 0), f1 = g.find(Pass::kForward, 0, 0, 1);
   const int u0 = g.find(Pass::kUpdate, 0, -1, 0), u1 = g.find(Pass::kUpdate, 0, -1, 1);

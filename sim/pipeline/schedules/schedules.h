@@ -20,9 +20,9 @@ void append_updates(const TaskGraph& g, int b, int device, std::vector<int>& ord
 /// Appends a device's tasks of one batch to its order.
 using BatchOrder = std::function<void(int batch, int device, std::vector<int>& order)>;
 /// A static schedule's orders, batch after batch on every device: a backprop batch as
-/// `backprop` appends it, a Phase GP batch as `predicted` does (default: the device's
+/// `backprop` appends it, a forward-only batch as `forward_only` does (default: the device's
 /// forwards in micro-batch order), each batch followed by its updates.
 DeviceOrders batch_by_batch(const TaskGraph& g, const BatchOrder& backprop,
-                            const BatchOrder& predicted = nullptr);
+                            const BatchOrder& forward_only = nullptr);
 
 }  // namespace trainsim

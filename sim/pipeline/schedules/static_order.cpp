@@ -14,7 +14,7 @@ void append_updates(const TaskGraph& g, int b, int device, std::vector<int>& ord
 }
 
 DeviceOrders batch_by_batch(const TaskGraph& g, const BatchOrder& backprop,
-                            const BatchOrder& predicted) {
+                            const BatchOrder& forward_only) {
   const PipelineLayout& l = g.layout();
   DeviceOrders orders(static_cast<std::size_t>(l.devices));
   for (int b = 0; b < static_cast<int>(g.spec().batches.size()); ++b)
@@ -22,8 +22,8 @@ DeviceOrders batch_by_batch(const TaskGraph& g, const BatchOrder& backprop,
       auto& o = orders[static_cast<std::size_t>(d)];
       if (g.spec().batches[static_cast<std::size_t>(b)] == BatchKind::kBackprop) {
         backprop(b, d, o);
-      } else if (predicted) {
-        predicted(b, d, o);
+      } else if (forward_only) {
+        forward_only(b, d, o);
       } else {
         for (int m = 0; m < g.spec().micro_batches; ++m)
           for (int p = 0; p < l.pipes(); ++p)
