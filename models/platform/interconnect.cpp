@@ -41,7 +41,7 @@ Interconnect::Interconnect(const InterconnectSpec& spec) : spec_(spec) {
     if (!(l.bandwidth_gbps > 0)) throw UserError(where + ": bandwidth_gbps must be positive");
     if (!(l.latency_ns >= 0) || !(l.pj_per_bit >= 0))
       throw UserError(where + ": latency_ns and pj_per_bit cannot be negative");
-    const std::string key = spec_.custom ? "system.links." + std::to_string(i) : "system.link";
+    const std::string key = l.key.empty() ? "system.link" : l.key;
     for (const auto& [from, to] : {std::pair{l.a, l.b}, std::pair{l.b, l.a}})
       channels_.push_back({from, to, l, node_name(spec_, from) + "->" + node_name(spec_, to),
                            key + ".bandwidth_gbps", key + ".latency_ns"});

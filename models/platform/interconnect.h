@@ -16,8 +16,8 @@ struct Channel {
   int from = 0, to = 0;
   LinkSpec link;     // a copy: channels outlive nothing they point to
   std::string name;  ///< e.g. "dev0->dev1", "dev2->switch"
-  /// The keys its figures come from, for errors: "system.link.bandwidth_gbps", or
-  /// "system.links.2.bandwidth_gbps" for topology: custom.
+  /// The keys its figures come from, for errors: "system.link.bandwidth_gbps", or its link's
+  /// own key's ("system.links.2.bandwidth_gbps" for topology: custom, "hype.links.gpu...").
   std::string bandwidth_key, latency_key;
 };
 

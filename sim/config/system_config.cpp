@@ -131,7 +131,6 @@ SystemSpec parse_system_map(const ConfigNode& node, const std::string& file,
   } else {
     if (!links) m.node().fail("topology: custom needs a list of links under `links`");
     s.net.devices = n;
-    s.net.custom = true;
     for (const ConfigNode& entry : links->as_sequence()) {
       ConfigMap e = entry.as_map();
       e.allow_only({"between", "bandwidth_gbps", "latency_ns", "pj_per_bit"});
@@ -146,6 +145,7 @@ SystemSpec parse_system_map(const ConfigNode& node, const std::string& file,
           ends.fail("device " + std::to_string(end) + " does not exist (the system has " +
                     std::to_string(n) + " devices, 0.." + std::to_string(n - 1) + ")");
       if (l.a == l.b) ends.fail("a link joins two different devices");
+      l.key = "system.links." + std::to_string(s.net.links.size());
       s.net.links.push_back(l);
     }
   }

@@ -78,27 +78,6 @@ double returned_bytes(const OpDag& dag, int i) {
   return std::max(out, persistent);
 }
 
-// The system as the platform's links see it: the GPU is device 0, offload device k is device
-// k + 1, and the host is the switch every device is linked to (its own link each, full
-// duplex). Channel 2d carries device d's data up to the host, 2d + 1 down from it.
-InterconnectSpec host_star(const RuntimeSystem& sys, int devices) {
-  InterconnectSpec spec;
-  spec.devices = devices;
-  spec.has_switch = true;
-  spec.custom = true;
-  for (int d = 0; d < devices; ++d) {
-    const HostLink& h = d == 0 ? sys.gpu_link : sys.offload_link;
-    LinkSpec l;
-    l.a = d;
-    l.b = devices;
-    l.bandwidth_gbps = h.bandwidth_gbps;
-    l.latency_ns = h.latency_s * 1e9;
-    l.pj_per_bit = h.pj_per_bit;
-    spec.links.push_back(l);
-  }
-  return spec;
-}
-
 constexpr double kPsPerS = 1e12;
 
 class Runtime {
@@ -880,6 +859,24 @@ class Runtime {
 };
 
 }  // namespace
+
+InterconnectSpec host_star(const RuntimeSystem& sys, int devices) {
+  InterconnectSpec spec;
+  spec.devices = devices;
+  spec.has_switch = true;
+  for (int d = 0; d < devices; ++d) {
+    const HostLink& h = d == 0 ? sys.gpu_link : sys.offload_link;
+    LinkSpec l;
+    l.a = d;
+    l.b = devices;
+    l.bandwidth_gbps = h.bandwidth_gbps;
+    l.latency_ns = h.latency_s * 1e9;
+    l.pj_per_bit = h.pj_per_bit;
+    l.key = d == 0 ? "hype.links.gpu" : "hype.links.offload";
+    spec.links.push_back(l);
+  }
+  return spec;
+}
 
 RuntimeResult run_iteration(const OpDag& dag, const Characterization& c,
                             std::vector<Placement> plan, const HypePolicy& policy,

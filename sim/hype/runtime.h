@@ -33,6 +33,7 @@
 
 #include "sim/hype/characterize.h"
 #include "sim/hype/policy.h"
+#include "sim/spec/system_spec.h"
 
 namespace trainsim {
 
@@ -69,6 +70,12 @@ struct RuntimeSystem {
   double host_static_w = 0;
   OverlapRule overlap = OverlapRule::kWindow;
 };
+
+/// The system as the platform's links see it: the GPU is device 0, offload device k is device
+/// k + 1, and the host is the switch every device is linked to (its own link each, full
+/// duplex; figures and keys from `hype.links.gpu` and `hype.links.offload`). Channel 2d
+/// carries device d's data up to the host, 2d + 1 down from it.
+InterconnectSpec host_star(const RuntimeSystem& sys, int devices);
 
 /// One op as it ran.
 struct OpRun {

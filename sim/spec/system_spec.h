@@ -20,6 +20,9 @@ struct LinkSpec {
   double bandwidth_gbps = 64;  ///< GB/s per direction
   double latency_ns = 500;     ///< from a transfer's last byte leaving to its arrival
   double pj_per_bit = 4;       ///< energy of one bit crossing the link
+  /// The configuration key its figures come from, for errors ("system.links.2",
+  /// "hype.links.gpu"); empty: system.link, the figures every link of a topology copies.
+  std::string key;
   bool operator==(const LinkSpec& o) const {
     return a == o.a && b == o.b && bandwidth_gbps == o.bandwidth_gbps &&
            latency_ns == o.latency_ns && pj_per_bit == o.pj_per_bit;
@@ -32,9 +35,6 @@ struct InterconnectSpec {
   int devices = 1;
   bool has_switch = false;
   std::vector<LinkSpec> links;
-  /// The links are system.links' entries (topology: custom), not copies of system.link:
-  /// which keys an error about a link's figures names.
-  bool custom = false;
   int nodes() const { return devices + (has_switch ? 1 : 0); }
 };
 

@@ -6,6 +6,7 @@
 // slower than gpu-only, the power-cap policy never exceeds its cap, runs are deterministic.
 #include <catch2/catch.hpp>
 
+#include "models/platform/interconnect.h"
 #include "sim/config/device_config.h"
 #include "sim/config/experiment_config.h"
 #include "sim/core/error.h"
@@ -491,4 +492,16 @@ TEST_CASE("Hype runtime: weights of planned offloads are staged at the host from
       CHECK(t.start_s == 0);
     }
   CHECK(up == 1);
+}
+
+TEST_CASE("Hype runtime: the host's links name the hype.links keys in errors", "[hype][runtime]") {
+  RuntimeSystem sys;
+  sys.offload_count = 2;
+  sys.gpu_link = {1e-3, 0, 6};  // 1 MB/s: 2^50 bytes would take longer than the clock holds
+  const Interconnect net(host_star(sys, 3));
+  REQUIRE(net.channels().size() == 6);
+  CHECK(net.channels()[0].bandwidth_key == "hype.links.gpu.bandwidth_gbps");
+  CHECK(net.channels()[5].latency_key == "hype.links.offload.latency_ns");
+  CHECK_THROWS_WITH(net.transfer_ps(0, 1, std::int64_t{1} << 50),
+                    Catch::StartsWith("hype.links.gpu.bandwidth_gbps: at 0.001 "));
 }

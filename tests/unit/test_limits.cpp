@@ -61,9 +61,9 @@ TEST_CASE("A link's transfer time is checked and names the link's key", "[limits
   // topology: custom names the entry of system.links.
   InterconnectSpec s;
   s.devices = 3;
-  s.custom = true;
   s.links = {{0, 1}, {1, 2}};
   s.links[1].bandwidth_gbps = 1e-3;
+  s.links[1].key = "system.links.1";
   const Interconnect net(s);
   CHECK(net.transfer_ps(0, 1, 1000) == 515'625);  // 64 GB/s and 500 ns, the defaults
   CHECK_THROWS_WITH(net.transfer_ps(0, 2, std::int64_t{1} << 50),
