@@ -87,12 +87,12 @@ const LayerWork& StageCosts::work(int device, int micro, int cost_kind) {
     slot.session = std::make_unique<AcceleratorSession>(*slot.spec);
   }
   AcceleratorSession& session = *slot.session;
-  session.clear_layer_roles();
+  session.record().clear_layer_roles();
   emit_training_batch(*slot.spec, session, cost_kind, micro);
   LayerWork w;
   w.own_unit = session.own_unit();
   w.clock_ghz = dev.accelerator.clock_ghz;
-  const auto& roles = session.layer_roles(Phase::kTrain);
+  const auto& roles = session.record().layer_roles(Phase::kTrain);
   w.layers.resize(roles.size());
   for (std::size_t l = 0; l < roles.size(); ++l)
     for (int r = 0; r < kNumRoles; ++r) {
@@ -103,7 +103,7 @@ const LayerWork& StageCosts::work(int device, int micro, int cost_kind) {
         throw UserError("technique '" + spec_.sim.technique.label() +
                         "' cannot run on a pipeline: its " + role_name(static_cast<OpRole>(r)) +
                         " work depends on the data");
-      const int unit = session.unit_of(l, static_cast<OpRole>(r));
+      const int unit = session.record().unit_of(l, static_cast<OpRole>(r));
       OpTotals& into =
           w.layers[l][static_cast<std::size_t>(pass)].unit[static_cast<std::size_t>(unit)];
       into.merge(t, t.stats.pes, true);

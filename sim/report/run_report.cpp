@@ -113,7 +113,7 @@ std::string run_layers_csv(const AcceleratorSession& session) {
                 "compulsory_dram_bytes",
                 energy_column("energy", acc.energy.unit)});
   for (int p = 0; p < kNumPhases; ++p) {
-    const auto& table = session.layer_roles(static_cast<Phase>(p));
+    const auto& table = session.record().layer_roles(static_cast<Phase>(p));
     for (std::size_t l = 0; l < table.size(); ++l) {
       for (int r = 0; r < kNumRoles; ++r) {
         const OpTotals& t = table[l][static_cast<std::size_t>(r)];
@@ -175,13 +175,13 @@ std::string run_stats_json(const ExperimentSpec& spec, const Dataset& data, Netw
     const TechniqueInfo& own = technique_info(spec.sim.technique);
     if (own.report_settings) own.report_settings(spec.sim.technique, t);
     if (own.speculates) {
-      t["second_unit"] = totals_json(session.unit_totals()[1], acc);
-      t["discarded"] = totals_json(session.discarded(), acc);
+      t["second_unit"] = totals_json(session.record().unit_totals()[1], acc);
+      t["discarded"] = totals_json(session.record().discarded(), acc);
     }
     const TechniqueInfo& info = technique_info(spec.sim.technique);
-    if (session.phased()) {
+    if (session.record().phased()) {
       for (std::size_t ph = 0; ph < info.phases.size(); ++ph)
-        t["phases"][info.phases[ph].key] = totals_json(session.phase_totals()[ph], acc);
+        t["phases"][info.phases[ph].key] = totals_json(session.record().phase_totals()[ph], acc);
       t["extra_storage_bytes"] = session.extra_storage_bytes();
       t["extra_pes"] = session.extra_pes();
     }
@@ -192,7 +192,8 @@ std::string run_stats_json(const ExperimentSpec& spec, const Dataset& data, Netw
   j["dataset"] = {
       {"name", data.name}, {"train_samples", data.train.count}, {"test_samples", data.test.count}};
   for (int p = 0; p < kNumPhases; ++p)
-    j["totals"][kPhaseNames[p]] = totals_json(session.totals()[static_cast<std::size_t>(p)], acc);
+    j["totals"][kPhaseNames[p]] =
+        totals_json(session.record().totals()[static_cast<std::size_t>(p)], acc);
   j["simulated_cycles"] = session.simulated_cycles();
   for (const RunEpoch& e : epochs) {
     nlohmann::ordered_json je;
@@ -213,7 +214,7 @@ std::string run_stats_json(const ExperimentSpec& spec, const Dataset& data, Netw
     jl["name"] = net.layer_spec(l).name;
     jl["type"] = net.layer(l).type();
     for (int p = 0; p < kNumPhases; ++p) {
-      const auto& row = session.layer_roles(static_cast<Phase>(p))[l];
+      const auto& row = session.record().layer_roles(static_cast<Phase>(p))[l];
       for (int r = 0; r < kNumRoles; ++r) {
         const OpTotals& t = row[static_cast<std::size_t>(r)];
         if (t.ops == 0) continue;
@@ -225,7 +226,7 @@ std::string run_stats_json(const ExperimentSpec& spec, const Dataset& data, Netw
   // Per unit: who was busy, over both phases. A technique's second unit ran on the main array
   // and vector unit unless it has an array of its own, which is then a unit of its own: each
   // unit's busy time is at most the run's, as one unit runs one op at a time.
-  const auto& work = session.unit_work();
+  const auto& work = session.record().unit_work();
   const bool own = session.own_unit();
   OpStats array = work[0][0].stats, vector = work[0][1].stats;
   if (!own) {
@@ -235,7 +236,7 @@ std::string run_stats_json(const ExperimentSpec& spec, const Dataset& data, Netw
   array.pes = acc.pes();
   vector.pes = acc.vector_lanes;
   const std::int64_t all_cycles =
-      session.totals()[0].elapsed_cycles + session.totals()[1].elapsed_cycles;
+      session.record().totals()[0].elapsed_cycles + session.record().totals()[1].elapsed_cycles;
   auto busy = [&](std::int64_t c) {
     return all_cycles ? static_cast<double>(c) / all_cycles : 0.0;
   };
@@ -281,9 +282,9 @@ std::string run_stats_json(const ExperimentSpec& spec, const Dataset& data, Netw
     const RunEpoch& last = epochs.back();
     j["final"] = {{"epochs", last.metrics.epoch},
                   {"test_accuracy", last.metrics.test.accuracy},
-                  {"train_cycles", session.totals()[0].elapsed_cycles},
-                  {"train_seconds", seconds(session.totals()[0].elapsed_cycles, acc)},
-                  {"train_energy", session.totals()[0].energy.total()},
+                  {"train_cycles", session.record().totals()[0].elapsed_cycles},
+                  {"train_seconds", seconds(session.record().totals()[0].elapsed_cycles, acc)},
+                  {"train_energy", session.record().totals()[0].energy.total()},
                   {"energy_unit", acc.energy.unit}};
   }
   return j.dump(2) + "\n";
@@ -297,7 +298,7 @@ std::string run_summary(const std::vector<RunEpoch>& epochs, AcceleratorSession&
                 "DRAM MB", "energy", "util", "stall");
   out += buf;
   for (int p = 0; p < kNumPhases; ++p) {
-    const OpTotals& t = session.totals()[static_cast<std::size_t>(p)];
+    const OpTotals& t = session.record().totals()[static_cast<std::size_t>(p)];
     const OpStats& s = t.stats;
     const double e = t.energy.total();
     const std::int64_t cycles = t.elapsed_cycles;
@@ -318,9 +319,9 @@ std::string run_summary(const std::vector<RunEpoch>& epochs, AcceleratorSession&
       all.misses += e.metrics.technique.misses;
       all.cold += e.metrics.technique.cold;
     }
-    const double train_e = session.totals()[0].energy.total();
-    const double spec_e = session.unit_totals()[1].energy.total();
-    const double wasted = session.discarded().energy.total();
+    const double train_e = session.record().totals()[0].energy.total();
+    const double spec_e = session.record().unit_totals()[1].energy.total();
+    const double wasted = session.record().discarded().energy.total();
     std::snprintf(buf, sizeof buf,
                   "%s: %lld hits, %lld misses, %lld cold (hit rate %.4f)\n"
                   "  speculative work %.4g (%.1f%% of training energy), discarded %.4g (%.1f%%)\n",
@@ -331,10 +332,10 @@ std::string run_summary(const std::vector<RunEpoch>& epochs, AcceleratorSession&
                   train_e > 0 ? 100 * wasted / train_e : 0.0);
     out += buf;
   }
-  if (session.phased()) {
+  if (session.record().phased()) {
     const char* name = info.report_name.c_str();
     for (std::size_t ph = 0; ph < info.phases.size(); ++ph) {
-      const OpTotals& t = session.phase_totals()[ph];
+      const OpTotals& t = session.record().phase_totals()[ph];
       std::snprintf(buf, sizeof buf, "%s %-9s %12lld cycles  %10.4g energy  %10.3f DRAM MB\n", name,
                     info.phases[ph].title, static_cast<long long>(t.elapsed_cycles),
                     t.energy.total(), static_cast<double>(t.stats.dram_bytes()) / 1e6);

@@ -36,7 +36,7 @@ std::string run_timeline_json(const AcceleratorSession& session) {
                       {"tid", t},
                       {"args", {{"name", tracks[t]}}}});
   const NetShape& net = session.shape();
-  for (const TraceOp& op : session.trace()) {
+  for (const TraceOp& op : session.record().trace()) {
     const int track = (own && op.unit == 1 ? 2 : 0) + (op.array ? 0 : 1);
     const OpRole role = static_cast<OpRole>(op.role);
     const std::string layer = op.layer >= 0 && static_cast<std::size_t>(op.layer) < net.size()
@@ -56,7 +56,7 @@ std::string run_timeline_json(const AcceleratorSession& session) {
                         {"dram_bytes", op.dram_bytes}}}});
   }
   std::vector<const TraceOp*> by_start;
-  for (const TraceOp& op : session.trace())
+  for (const TraceOp& op : session.record().trace())
     if (op.dram_bytes > 0) by_start.push_back(&op);
   std::stable_sort(by_start.begin(), by_start.end(),
                    [](const TraceOp* a, const TraceOp* b) { return a->start_ps < b->start_ps; });

@@ -4,7 +4,7 @@
 // vector unit, and a technique's own array and its vector unit when it has one; then the DRAM
 // channel they share, each op's traffic one transfer on it. Each op is a slice named by its
 // layer and role, with its MACs, DRAM bytes and phase. The window is
-// bounded (AcceleratorSession::kTraceFlushes), so the file stays small for any run length.
+// bounded (SessionRecord::kTraceFlushes), so the file stays small for any run length.
 #include <string>
 
 #include "sim/train/accel_session.h"

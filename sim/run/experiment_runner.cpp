@@ -259,7 +259,7 @@ RunResult run_trained_experiment(const ExperimentSpec& spec, const RunOptions& o
         bar.update(b.batch, b.batches, clock.elapsed(), clock.eta(e, fraction), extra);
       });
       bar.clear();
-      if (session) run.sim = session->take_epoch();
+      if (session) run.sim = session->record().take_epoch();
       progress.epochs.push_back(run);
       const bool last = e + 1 == epochs;
       StagedDir::Update files;
@@ -304,8 +304,8 @@ RunResult run_trained_experiment(const ExperimentSpec& spec, const RunOptions& o
   result.test_accuracy = done.back().metrics.test.accuracy;
   if (session) {
     const AcceleratorSpec& a = spec.sim.accelerator;
-    const OpStats& tr = session->totals()[0].stats;
-    result.cycles = session->totals()[0].elapsed_cycles;
+    const OpStats& tr = session->record().totals()[0].stats;
+    result.cycles = session->record().totals()[0].elapsed_cycles;
     result.seconds = static_cast<double>(*result.cycles) / (a.clock_ghz * 1e9);
     result.clock_ghz = a.clock_ghz;
     for (const RunEpoch& e : done)
@@ -313,12 +313,12 @@ RunResult run_trained_experiment(const ExperimentSpec& spec, const RunOptions& o
                                static_cast<double>(e.sim[0].elapsed_cycles) / (a.clock_ghz * 1e9),
                                e.step_cycles() / (a.clock_ghz * 1e9),
                                e.metrics.technique.hit_rate()});
-    const EnergyBreakdown& energy = session->totals()[0].energy;
+    const EnergyBreakdown& energy = session->record().totals()[0].energy;
     result.energy = energy.total();
     result.memory_energy = energy.memory();
     result.energy_unit = a.energy.unit;
     result.dram_bytes = tr.dram_bytes();
-    result.utilization = session->totals()[0].utilization();
+    result.utilization = session->record().totals()[0].utilization();
     result.compute_utilization = tr.compute_utilization();
     if (!options.quiet) std::fputs(run_summary(done, *session).c_str(), stdout);
   }

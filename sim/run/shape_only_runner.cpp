@@ -109,7 +109,7 @@ std::string stats_json(const ExperimentSpec& spec, const DatasetShape& data,
     b["batch_size"] = key.second;
     j["per_batch"].push_back(b);
   }
-  if (session.phased()) {
+  if (session.record().phased()) {
     j["extra_storage_bytes"] = session.extra_storage_bytes();
     j["extra_pes"] = session.extra_pes();
     // The technique's own model's largest output per sample (the key ADA-GP's readers know).

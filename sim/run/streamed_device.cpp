@@ -73,9 +73,9 @@ PipelineEpoch StreamedDevice::take_epoch(std::int64_t batches, std::size_t chann
     steps = priced_->take_epoch_steps();
   } else {
     const double hz = spec_.sim.accelerator.clock_ghz * 1e9;
-    e.device_work[0] = counted_->take_epoch()[0];
+    e.device_work[0] = counted_->record().take_epoch()[0];
     e.time_s = static_cast<double>(e.device_work[0].elapsed_cycles) / hz;
-    const auto s = counted_->take_epoch_steps();
+    const auto s = counted_->record().take_epoch_steps();
     steps = {static_cast<double>(s.first) / hz, s.second};
   }
   // One device runs every op: it is never idle.
@@ -87,7 +87,7 @@ PipelineEpoch StreamedDevice::take_epoch(std::int64_t batches, std::size_t chann
 std::vector<StreamTraceOp> StreamedDevice::trace() const {
   if (priced_) return priced_->trace();
   std::vector<StreamTraceOp> out;
-  for (const TraceOp& t : counted_->trace())
+  for (const TraceOp& t : counted_->record().trace())
     out.push_back({static_cast<double>(t.start_ps) * 1e-12, static_cast<double>(t.end_ps) * 1e-12,
                    t.layer, t.unit, t.role, false});
   return out;

@@ -120,31 +120,35 @@ void Trainer::checkpoint(StateArchive& a) {
   technique_->checkpoint(a, *optimizer_);
 }
 
-void AcceleratorSession::checkpoint(StateArchive& a) {
-  a.section("session");
-  if (!pending_[0].empty() || !pending_[1].empty())
-    throw std::logic_error("AcceleratorSession::checkpoint with ops pending");
-  for (OpTotals& t : totals_) archive(a, t);
-  for (OpTotals& t : epoch_) archive(a, t);
+void SessionRecord::archive(StateArchive& a) {
+  for (OpTotals& t : totals_) trainsim::archive(a, t);
+  for (OpTotals& t : epoch_) trainsim::archive(a, t);
   for (auto& phase : layer_roles_) {
     std::uint64_t layers = phase.size();
     a.value(layers);
     if (layers != phase.size()) throw UserError("checkpoint out of step: another network");
     for (auto& row : phase)
-      for (OpTotals& t : row) archive(a, t);
+      for (OpTotals& t : row) trainsim::archive(a, t);
   }
-  for (OpTotals& t : unit_totals_) archive(a, t);
+  for (OpTotals& t : unit_totals_) trainsim::archive(a, t);
   for (auto& unit : unit_work_)
-    for (OpTotals& t : unit) archive(a, t);
+    for (OpTotals& t : unit) trainsim::archive(a, t);
   a.vector(trace_);
   a.value(trace_flushes_);
-  for (OpTotals& t : phase_totals_) archive(a, t);
-  archive(a, discarded_);
+  for (OpTotals& t : phase_totals_) trainsim::archive(a, t);
+  trainsim::archive(a, discarded_);
   a.value(step_begin_);
   a.value(step_cycles_);
   a.value(steps_);
   a.value(epoch_step_cycles_);
   a.value(epoch_steps_);
+}
+
+void AcceleratorSession::checkpoint(StateArchive& a) {
+  a.section("session");
+  if (!pending_[0].empty() || !pending_[1].empty())
+    throw std::logic_error("AcceleratorSession::checkpoint with ops pending");
+  record_.archive(a);
   a.value(phase_);
   // Simulated time and the shared channels' counters: all that carries over between batches.
   AcceleratorNode::Carried carried = node_.carried();

@@ -141,16 +141,17 @@ ShapeOnlyResult run_shape_only(const ExperimentSpec& spec, const DatasetShape& d
   auto per_batch = [&](int kind, int b) -> const OpTotals& {
     auto it = r.per_batch.find({kind, b});
     if (it != r.per_batch.end()) return it->second;
-    session.take_epoch();
+    session.record().take_epoch();
     emit.train(plan.recipes[static_cast<std::size_t>(kind)], b);
-    return r.per_batch.emplace(std::make_pair(kind, b), session.take_epoch()[0]).first->second;
+    return r.per_batch.emplace(std::make_pair(kind, b), session.record().take_epoch()[0])
+        .first->second;
   };
   auto eval_batch = [&](int b) -> const OpTotals& {
     auto it = r.eval_per_batch.find(b);
     if (it != r.eval_per_batch.end()) return it->second;
-    session.take_epoch();
+    session.record().take_epoch();
     emit.eval(b);
-    return r.eval_per_batch.emplace(b, session.take_epoch()[1]).first->second;
+    return r.eval_per_batch.emplace(b, session.record().take_epoch()[1]).first->second;
   };
 
   const std::int64_t bs = spec.training.batch_size;

@@ -45,13 +45,13 @@ TEST_CASE("a shape-only run costs what the real training run costs", "[e2e][shap
         Trainer trainer(spec, data);
         AcceleratorSession session(spec, trainer.network());
         for (int e = 0; e < spec.training.epochs; ++e) trainer.run_epoch();
-        real_train = session.totals()[0].elapsed_cycles;
-        real_eval = session.totals()[1].elapsed_cycles;
-        real_dram = session.totals()[0].stats.dram_bytes();
-        real_energy = price(session.totals()[0].stats, spec.sim.accelerator).total();
+        real_train = session.record().totals()[0].elapsed_cycles;
+        real_eval = session.record().totals()[1].elapsed_cycles;
+        real_dram = session.record().totals()[0].stats.dram_bytes();
+        real_energy = price(session.record().totals()[0].stats, spec.sim.accelerator).total();
         // Techniques without phases keep no per-phase sums.
-        for (std::size_t p = 0; p < session.phase_totals().size(); ++p)
-          real_phases[p] = session.phase_totals()[p].elapsed_cycles;
+        for (std::size_t p = 0; p < session.record().phase_totals().size(); ++p)
+          real_phases[p] = session.record().phase_totals()[p].elapsed_cycles;
       }
       spec.numerics = "none";
       AcceleratorSession session(spec);
@@ -84,8 +84,8 @@ TEST_CASE("a grouped convolution trains and costs what its shape-only run costs"
     AcceleratorSession session(spec, trainer.network());
     const EpochMetrics m = trainer.run_epoch();
     CHECK(m.test.accuracy > 0.5);  // chance is 0.1; 63% measured
-    real_train = session.totals()[0].elapsed_cycles;
-    real_eval = session.totals()[1].elapsed_cycles;
+    real_train = session.record().totals()[0].elapsed_cycles;
+    real_eval = session.record().totals()[1].elapsed_cycles;
   }
   spec.numerics = "none";
   AcceleratorSession session(spec);

@@ -128,7 +128,7 @@ TEST_CASE("ADA-GP timeline: 12 steps for BP, 12 + 12 alpha in Phase BP, 4 + 4 al
     Trainer trainer(s, d);
     AcceleratorSession session(s, trainer.network(), &timed);
     trainer.run_epoch();
-    const std::int64_t per_batch = session.take_epoch()[0].elapsed_cycles / 4;
+    const std::int64_t per_batch = session.record().take_epoch()[0].elapsed_cycles / 4;
     CHECK(per_batch == 12 * kT + 6);
   }
 
@@ -142,7 +142,7 @@ TEST_CASE("ADA-GP timeline: 12 steps for BP, 12 + 12 alpha in Phase BP, 4 + 4 al
   AcceleratorSession session(s, trainer.network(), &timed);
   trainer.run_epoch();  // warm-up: 4 batches
   trainer.run_epoch();  // GP, BP, GP, BP
-  const auto& phases = session.phase_totals();
+  const auto& phases = session.record().phase_totals();
   CHECK(phases[0].elapsed_cycles == 4 * (12 * kT + 12 * kAlphaT + 30));
   CHECK(phases[1].elapsed_cycles == 2 * (12 * kT + 12 * kAlphaT + 30));
   CHECK(phases[2].elapsed_cycles == 2 * (4 * kT + 4 * kAlphaT + 17));
@@ -163,7 +163,7 @@ TEST_CASE("ADA-GP-MAX hides each prediction behind the next layer in Phase GP",
   AcceleratorSession session(s, trainer.network(), &timed);
   trainer.run_epoch();
   trainer.run_epoch();
-  const std::int64_t gp = session.phase_totals()[2].elapsed_cycles / 2;
+  const std::int64_t gp = session.record().phase_totals()[2].elapsed_cycles / 2;
   CHECK(gp >= 4 * kT + kAlphaT);
   CHECK(gp < 4 * kT + 4 * kAlphaT);
 }

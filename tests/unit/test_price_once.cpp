@@ -55,11 +55,11 @@ TEST_CASE("Every sum of a shape-only run carries the energy of its counts", "[en
   }
   // The session prices its own running sums at each epoch's end: per phase, unit, ADA-GP
   // phase and layer x role.
-  session.take_epoch();
-  check_priced(session.totals()[0], acc, "session train");
-  check_priced(session.unit_totals()[1], acc, "session unit 1");
-  for (const OpTotals& t : session.phase_totals()) check_priced(t, acc, "ADA-GP phase");
-  for (const auto& roles : session.layer_roles(Phase::kTrain))
+  session.record().take_epoch();
+  check_priced(session.record().totals()[0], acc, "session train");
+  check_priced(session.record().unit_totals()[1], acc, "session unit 1");
+  for (const OpTotals& t : session.record().phase_totals()) check_priced(t, acc, "ADA-GP phase");
+  for (const auto& roles : session.record().layer_roles(Phase::kTrain))
     for (const OpTotals& t : roles) check_priced(t, acc, "layer x role");
 }
 
