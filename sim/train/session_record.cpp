@@ -34,9 +34,8 @@ void SessionRecord::add_flush(Phase phase, const std::array<std::vector<OpReques
       if (train && u == 1 && discarded[k]) discarded_.add(r.stats, r.stats.pes);
     }
   }
-  OpTotals* technique = phased() && train
-                            ? &phase_totals_[static_cast<std::size_t>(technique_phase)]
-                            : nullptr;
+  OpTotals* technique =
+      phased() && train ? &phase_totals_[static_cast<std::size_t>(technique_phase)] : nullptr;
   for (int u = 0; u < 2; ++u) {
     const auto& reqs = ran[static_cast<std::size_t>(u)];
     if (reqs.empty()) continue;
