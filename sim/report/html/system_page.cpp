@@ -46,19 +46,27 @@ std::vector<KeyFigure> key_figures(const nlohmann::ordered_json& s) {
 
 HtmlPage system_page(const ResultsDir& dir) {
   const nlohmann::ordered_json& s = dir.stats();
+  // A technique whose work depends on the data was timed from its numerics' ops on the one
+  // device, not by the schedule (stats.json "timing").
+  const bool streamed = json_text(s, "timing") == "numerics";
+  const std::string timing = streamed ? json_text(s, "technique") + " timed from its ops"
+                                      : json_text(s, "pipeline/schedule");
   HtmlPage page("trainsim run: " + json_text(s, "experiment"),
                 "system | " + json_text(s, "network") + " on " + json_text(s, "dataset/name") +
-                    " | " + json_text(s, "system/name") + ", " + json_text(s, "pipeline/schedule") +
-                    " | trainsim " + json_text(s, "trainsim_version"));
+                    " | " + json_text(s, "system/name") + ", " + timing + " | trainsim " +
+                    json_text(s, "trainsim_version"));
   page.section("Summary", figures_table(key_figures(s)));
   const std::string curves = curves_html(dir.csv("epochs.csv"));
   if (!curves.empty()) page.section("Accuracy and loss", curves);
   page.section("Devices", device_time_html(dir, "Busy and idle time per device", "accelerator",
                                            {{"busy_seconds", "busy"}, {"idle_seconds", "idle"}}));
-  page.section("Stages", csv_html(dir, "stages.csv"));
+  page.section(streamed ? "Stages (backprop's costs, for reference)" : "Stages",
+               csv_html(dir, "stages.csv"));
   page.section("Links", csv_html(dir, "links.csv"));
-  const std::string timeline = timeline_html(
-      dir, "timeline.json", "Timeline: " + json_text(s, "pipeline/schedule") + ", first step");
+  const std::string timeline =
+      timeline_html(dir, "timeline.json",
+                    streamed ? "Timeline: the first ops, one track per stream"
+                             : "Timeline: " + json_text(s, "pipeline/schedule") + ", first step");
   if (!timeline.empty()) page.section("Timeline", timeline);
   page.section("Epochs", csv_html(dir, "epochs.csv"));
   page.section("Configuration", config_html(dir));
