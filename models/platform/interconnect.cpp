@@ -23,15 +23,17 @@ std::int64_t serialise_ps(std::int64_t bytes, double gbps, std::string_view key)
 }
 
 std::int64_t latency_ps(const Channel& ch) {
+  // An error quotes the figure as its key gives it.
+  const double given = ch.link.latency_in_us ? ch.link.latency_ns / 1000 : ch.link.latency_ns;
   return checked_round(ch.link.latency_ns * 1000.0,
-                       {ch.latency_key, ch.link.latency_ns, "the link's latency", "ps"});
+                       {ch.latency_key, given, "the link's latency", "ps"});
 }
 
 Interconnect::Interconnect(const InterconnectSpec& spec) : spec_(spec) {
   const int n = spec_.nodes();
   for (std::size_t i = 0; i < spec_.links.size(); ++i) {
     const LinkSpec& l = spec_.links[i];
-    const std::string where = "system.links[" + std::to_string(i) + "]";
+    const std::string where = l.key.empty() ? "system.links[" + std::to_string(i) + "]" : l.key;
     for (int end : {l.a, l.b})
       if (end < 0 || end >= n)
         throw UserError(where + " joins device " + std::to_string(end) +
@@ -44,7 +46,8 @@ Interconnect::Interconnect(const InterconnectSpec& spec) : spec_(spec) {
     const std::string key = l.key.empty() ? "system.link" : l.key;
     for (const auto& [from, to] : {std::pair{l.a, l.b}, std::pair{l.b, l.a}})
       channels_.push_back({from, to, l, node_name(spec_, from) + "->" + node_name(spec_, to),
-                           key + ".bandwidth_gbps", key + ".latency_ns"});
+                           key + ".bandwidth_gbps",
+                           key + (l.latency_in_us ? ".latency_us" : ".latency_ns")});
   }
   // Breadth-first search from every destination backwards gives each node's next hop.
   next_.assign(static_cast<std::size_t>(n * n), -1);

@@ -401,10 +401,11 @@ OpCost GpuModel::cost(const Op& op, GpuKernelChoice& choice) const {
               : words;
       t.compute = std::max(values / (ef.words_per_ns * 1e9), flops / fp32_peak);
       choice.algorithm = eltwise_kernel_name(op.eltwise.kernel);
-      // PyTorch's element-wise kernels give a block of 128 threads 4 values each
-      // (ATen/native/cuda/Loops.cuh: num_threads, thread_work_size).
+      // PyTorch's element-wise kernels give a block of 128 threads 4 output values each
+      // (ATen/native/cuda/Loops.cuh: num_threads, thread_work_size): the grid follows the
+      // outputs, not the operands read.
       const double elements = static_cast<double>(op.eltwise.elements) * repeat;
-      choice.blocks = std::max(1.0, std::ceil(std::max({words, values, elements}) / 512));
+      choice.blocks = std::max(1.0, std::ceil((elements > 0 ? elements : words) / 512));
       break;
     }
   }

@@ -873,6 +873,7 @@ InterconnectSpec host_star(const RuntimeSystem& sys, int devices) {
     l.latency_ns = h.latency_s * 1e9;
     l.pj_per_bit = h.pj_per_bit;
     l.key = d == 0 ? "hype.links.gpu" : "hype.links.offload";
+    l.latency_in_us = true;
     spec.links.push_back(l);
   }
   return spec;

@@ -155,8 +155,10 @@ std::string devices_csv(const SystemRunData& r) {
         .num("%.9g", busy)
         .num("%.9g", t.time_s - busy)
         .num("%.6f", t.time_s > 0 ? 1.0 - busy / t.time_s : 0)
-        .cell(m.peak_inflight()[static_cast<std::size_t>(d)])
-        .cell(m.peak_activation_bytes()[static_cast<std::size_t>(d)])
+        // A run timed from its ops has no schedule's timeline to measure them on (empty).
+        .cell(r.timeline ? std::to_string(m.peak_inflight()[static_cast<std::size_t>(d)]) : "")
+        .cell(r.timeline ? std::to_string(m.peak_activation_bytes()[static_cast<std::size_t>(d)])
+                         : "")
         .cell(m.device_weight_bytes(d))
         .cell(device_macs(spec, t, d))
         .cell(device_memory_bytes(spec, t, d))
@@ -289,8 +291,13 @@ std::string system_stats_json(const SystemRunData& r) {
          {"technique_storage_bytes", extra_bytes},
          {"busy_seconds", busy},
          {"idle_seconds", t.time_s - busy},
-         {"peak_inflight_micro_batches", m.peak_inflight()[static_cast<std::size_t>(d)]},
-         {"peak_activation_bytes", m.peak_activation_bytes()[static_cast<std::size_t>(d)]},
+         {"peak_inflight_micro_batches",
+          r.timeline ? nlohmann::ordered_json(m.peak_inflight()[static_cast<std::size_t>(d)])
+                     : nlohmann::ordered_json()},
+         {"peak_activation_bytes",
+          r.timeline
+              ? nlohmann::ordered_json(m.peak_activation_bytes()[static_cast<std::size_t>(d)])
+              : nlohmann::ordered_json()},
          {"weight_bytes", m.device_weight_bytes(d)},
          {"macs", device_macs(spec, t, d)},
          {"dram_bytes", device_memory_bytes(spec, t, d)},
@@ -334,8 +341,10 @@ std::string stream_trace_json(const SystemRunData& r) {
   const auto& layers = spec.network.layers;
   for (const StreamTraceOp& op : r.stream_trace) {
     const auto role = static_cast<OpRole>(op.role);
+    const bool named = op.layer >= 0 && static_cast<std::size_t>(op.layer) < layers.size();
     events.push_back(
-        {{"name", layers[static_cast<std::size_t>(op.layer)].name + " " + role_name(role)},
+        {{"name", (named ? layers[static_cast<std::size_t>(op.layer)].name : std::string("op")) +
+                      " " + role_name(role)},
          {"cat", role_name(role)},
          {"ph", "X"},
          {"ts", op.start_s * 1e6},

@@ -3,6 +3,7 @@
 #include "sim/core/error.h"
 #include "sim/techniques/technique.h"
 #include "sim/train/accel_session.h"
+#include "sim/train/buffer_storage.h"
 
 namespace trainsim {
 
@@ -46,14 +47,15 @@ ExperimentSpec device_spec(const ExperimentSpec& spec) {
 
 }  // namespace
 
-StreamedDevice::StreamedDevice(const ExperimentSpec& spec, Network<float>& net)
+StreamedDevice::StreamedDevice(const ExperimentSpec& spec, Trainer& trainer)
     : spec_(device_spec(spec)) {
   const DeviceSpec& d = spec_.system.devices[0];
   if (d.model) {
     model_ = d.model->build();
-    priced_ = std::make_unique<ModelSession>(spec_, net, *model_, d.where);
+    priced_ = std::make_unique<ModelSession>(spec_, trainer.network(), *model_, d.where);
   } else {
-    counted_ = std::make_unique<AcceleratorSession>(spec_, net);
+    check_buffer_storage(spec_, trainer);
+    counted_ = std::make_unique<AcceleratorSession>(spec_, trainer.network());
   }
 }
 

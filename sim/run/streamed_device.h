@@ -14,6 +14,7 @@
 #include "sim/pipeline/pipeline_model.h"
 #include "sim/spec/specs.h"
 #include "sim/train/model_session.h"
+#include "sim/train/trainer.h"
 
 namespace trainsim {
 
@@ -30,9 +31,10 @@ ExperimentSpec layout_spec(const ExperimentSpec& spec);
 
 class StreamedDevice {
  public:
-  /// Attaches to `net` (the trainer's) for `spec`'s one device; UserError if the system has
-  /// more than one device or replica.
-  StreamedDevice(const ExperimentSpec& spec, Network<float>& net);
+  /// Attaches to `trainer`'s network for `spec`'s one device; UserError if the system has
+  /// more than one device or replica, or (an accelerator) if the technique's storage in its
+  /// buffer does not fit.
+  StreamedDevice(const ExperimentSpec& spec, Trainer& trainer);
   ~StreamedDevice();
 
   /// The training work since the last call (`batches` batches) as a one-device, link-less

@@ -79,6 +79,16 @@ std::string check_system_experiment(const ExperimentSpec& spec) {
   const ExperimentSpec laid = streamed ? layout_spec(spec) : spec;
   PipelineModel model(laid, shape);
   char line[512];
+  if (streamed) {
+    std::snprintf(line, sizeof line,
+                  "%s: ok: network %s on %s (%lld train), technique %s on %s (%s), timed from "
+                  "the ops its numerics issue; results would go to %s/",
+                  spec.name.c_str(), spec.network.name.c_str(), spec.dataset.name.c_str(),
+                  static_cast<long long>(data.train), spec.sim.technique.label().c_str(),
+                  spec.system.devices[0].name().c_str(), spec.system.name.c_str(),
+                  spec.output.dir.c_str());
+    return line;
+  }
   std::snprintf(
       line, sizeof line,
       "%s: ok: network %s on %s (%lld train), %d device(s) (%s, %s), schedule %s, %d "
@@ -116,7 +126,7 @@ RunResult run_system_experiment(const ExperimentSpec& spec, const RunOptions& op
   std::shared_ptr<const Dataset> dataset;
   const std::unique_ptr<Trainer> trainer = real_trainer(spec, dataset);
   std::unique_ptr<StreamedDevice> stream;
-  if (streamed) stream = std::make_unique<StreamedDevice>(spec, trainer->network());
+  if (streamed) stream = std::make_unique<StreamedDevice>(spec, *trainer);
   if (!options.quiet) {
     const DeviceSpec& d0 = spec.system.devices[0];
     const AcceleratorSpec& a = d0.accelerator;
@@ -183,27 +193,26 @@ RunResult run_system_experiment(const ExperimentSpec& spec, const RunOptions& op
   for (int e = 0; e < spec.training.epochs; ++e) {
     const auto t0 = std::chrono::steady_clock::now();
     check_interrupt();
-    if (stream) {
-      // The epoch's time is what its ops took: trained first, then taken.
-      r.metrics.push_back(train_epoch(*trainer, spec, options, e, clock));
-      r.epochs.push_back(stream->take_epoch(batches, model.net().channels().size()));
-      model.price_work(r.epochs.back());
-      accumulate(r.totals, r.epochs.back());
-      step_s.push_back(stream->step_seconds());
-    } else {
-      try {
+    try {
+      if (stream) {
+        // The epoch's time is what its ops took: trained first, then taken.
+        r.metrics.push_back(train_epoch(*trainer, spec, options, e, clock));
+        r.epochs.push_back(stream->take_epoch(batches, model.net().channels().size()));
+        model.price_work(r.epochs.back());
+        step_s.push_back(stream->step_seconds());
+      } else {
         r.epochs.push_back(model.epoch(epoch_kinds(e), rest));
-        // The whole run's sums, so that an overflow names the epoch it is in.
-        accumulate(r.totals, r.epochs.back());
-      } catch (const CounterOverflow& o) {
-        const int word_bytes = spec.system.devices[0].accelerator.word_bytes();
-        run_exceeds_counters(
-            o, spec,
-            {e + 1, data.train,
-             !technique_hardware(spec.sim.technique, shape, word_bytes).own_model.outputs.empty()});
       }
-      if (real) r.metrics.push_back(train_epoch(*trainer, spec, options, e, clock));
+      // The whole run's sums, so that an overflow names the epoch it is in.
+      accumulate(r.totals, r.epochs.back());
+    } catch (const CounterOverflow& o) {
+      const int word_bytes = spec.system.devices[0].accelerator.word_bytes();
+      run_exceeds_counters(
+          o, spec,
+          {e + 1, data.train,
+           !technique_hardware(spec.sim.technique, shape, word_bytes).own_model.outputs.empty()});
     }
+    if (real && !stream) r.metrics.push_back(train_epoch(*trainer, spec, options, e, clock));
     const PipelineEpoch& ep = r.epochs.back();
     if (!options.quiet) {
       const double secs = ep.time_s;

@@ -23,6 +23,8 @@ struct LinkSpec {
   /// The configuration key its figures come from, for errors ("system.links.2",
   /// "hype.links.gpu"); empty: system.link, the figures every link of a topology copies.
   std::string key;
+  /// The key gives the latency in microseconds (`latency_us`, as hype.links does), not ns.
+  bool latency_in_us = false;
   bool operator==(const LinkSpec& o) const {
     return a == o.a && b == o.b && bandwidth_gbps == o.bandwidth_gbps &&
            latency_ns == o.latency_ns && pj_per_bit == o.pj_per_bit;

@@ -1,5 +1,7 @@
 #include "sim/train/shape_only_run.h"
 
+#include <stdexcept>
+
 #include "sim/core/error.h"
 #include "sim/core/interrupt.h"
 #include "sim/techniques/technique.h"
@@ -50,6 +52,9 @@ class BatchEmitter final : public BatchPasses {
   void train(const BatchRecipe& r, int b) {
     b_ = b;
     if (r.phase >= 0) s_.on_phase(r.phase);
+    // A batch without a backward pass says what it runs instead; none would be backprop's.
+    if (!r.backprop && !r.emit)
+      throw std::logic_error("a forward-only batch recipe without its passes (BatchRecipe::emit)");
     if (r.emit) {
       r.emit(*this);
     } else {

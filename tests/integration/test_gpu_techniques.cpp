@@ -188,4 +188,11 @@ TEST_CASE("A technique that depends on the data runs on one device only, with nu
   require_clean_failure(run_trainsim({"run", two, "-s", "system.devices=[{device: h100}]",
                                       "--chakra", dir + "/ch", "--out", dir + "/c"}),
                         dir + "/c", {"--chakra"});
+  // An accelerator device checks the technique's store against its buffer as a single run
+  // does: LeNet-5's passes (315,920 bytes) do not fit adagp_ws180's 108 KiB.
+  require_dataset("mnist");
+  require_clean_failure(
+      run_trainsim({"run", two, "-s", "network=lenet5", "-s", "training.batch_size=16", "-s",
+                    "system.devices=[{device: adagp_ws180}]", "--out", dir + "/d"}),
+      dir + "/d", {"315920 bytes", "technique.store: dram"});
 }

@@ -501,7 +501,7 @@ TEST_CASE("Hype runtime: the host's links name the hype.links keys in errors", "
   const Interconnect net(host_star(sys, 3));
   REQUIRE(net.channels().size() == 6);
   CHECK(net.channels()[0].bandwidth_key == "hype.links.gpu.bandwidth_gbps");
-  CHECK(net.channels()[5].latency_key == "hype.links.offload.latency_ns");
+  CHECK(net.channels()[5].latency_key == "hype.links.offload.latency_us");
   CHECK_THROWS_WITH(net.transfer_ps(0, 1, std::int64_t{1} << 50),
                     Catch::StartsWith("hype.links.gpu.bandwidth_gbps: at 0.001 "));
 }

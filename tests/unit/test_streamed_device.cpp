@@ -44,7 +44,7 @@ TEST_CASE("Backprop on a GPU: timed from its ops or by its schedule, the same ti
                       {"system.devices=[{device: " + device + "}]", "pipeline.micro_batches=1"});
   const Dataset data = noise_data(50, 10);  // 3 batches of 15 and one of 5
   Trainer trainer(spec, data);
-  StreamedDevice stream(spec, trainer.network());
+  StreamedDevice stream(spec, trainer);
   trainer.run_epoch();
   const PipelineEpoch e = stream.take_epoch(4, 0);
 
