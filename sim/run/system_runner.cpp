@@ -305,9 +305,10 @@ RunResult run_system_experiment(const ExperimentSpec& spec, const RunOptions& op
         stdout);
   if (options.final_line)
     std::printf(
-        "final: %s%s on %d devices (%s); results in %s/\n",
+        "final: %s%s on %d device%s (%s); results in %s/\n",
         real ? ("test accuracy " + fmt("%.2f%%", 100 * result.test_accuracy) + ", ").c_str() : "",
         readable_seconds(result.seconds).c_str(), model.layout().devices,
+        model.layout().devices == 1 ? "" : "s",
         streamed ? "timed from its ops" : spec.pipeline.schedule.c_str(), out.final_dir().c_str());
   return result;
 }
