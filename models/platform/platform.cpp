@@ -124,10 +124,10 @@ class Run {
         arrived(u);
         continue;
       }
-      EdgeData data = EdgeData::kNone;
+      std::int64_t bytes = 0;
       for (const Edge& e : g_.deps(u))
-        if (e.from == i) data = e.data;
-      links_->send(net_.next_channel(t.device, ut.device), w_.edge_bytes(t, data), u);
+        if (e.from == i) bytes = e.bytes;
+      links_->send(net_.next_channel(t.device, ut.device), bytes, u);
     }
   }
 

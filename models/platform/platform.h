@@ -32,6 +32,8 @@ struct PlatformResult {
   std::vector<TransferRecord> transfers;  ///< every hop, in the order they were sent
 };
 
+/// What runs: the graph (its edges' bytes set, TaskGraph::set_edge_bytes), each device's
+/// order and each task's duration.
 struct PlatformWork {
   const TaskGraph* graph = nullptr;
   const DeviceOrders* orders = nullptr;
@@ -39,8 +41,6 @@ struct PlatformWork {
   /// stage's costs come from its own SystemC node (models/accel_node.h), which runs the
   /// kernel itself and so cannot run inside the platform's processes.
   std::vector<std::int64_t> duration_ps;
-  /// Bytes an edge carries when its tasks are on different devices.
-  std::function<std::int64_t(const Task& from, EdgeData data)> edge_bytes;
 };
 
 /// Executes `work` on devices joined by `net`; returns when every task has finished.

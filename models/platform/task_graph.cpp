@@ -78,6 +78,12 @@ int TaskGraph::find(Pass pass, int batch, int micro, int stage, int pipe) const 
   return index_[static_cast<std::size_t>(key(pass, batch, micro, stage, pipe))];
 }
 
+void TaskGraph::set_edge_bytes(
+    const std::function<std::int64_t(const Task& from, EdgeData data)>& bytes) {
+  for (auto& deps : deps_)
+    for (Edge& e : deps) e.bytes = bytes(tasks_[static_cast<std::size_t>(e.from)], e.data);
+}
+
 TaskGraph TaskGraph::given(int devices, std::vector<Task> tasks,
                            std::vector<std::vector<Edge>> deps) {
   if (tasks.size() != deps.size())

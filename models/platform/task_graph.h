@@ -10,6 +10,7 @@
 // holds each stage of each pipe, which micro-batch goes down which pipe) and the order in
 // which each device runs its tasks; the platform (models/platform/) executes that order.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -74,6 +75,8 @@ enum class EdgeData : std::uint8_t { kNone, kActivation, kGradient, kReduceChunk
 struct Edge {
   int from = 0;  ///< task index
   EdgeData data = EdgeData::kNone;
+  /// Bytes that travel if the two tasks are on different devices (set_edge_bytes()).
+  std::int64_t bytes = 0;
 };
 
 /// What the graph needs besides the layout: the batch sequence and whether backward is
@@ -104,6 +107,9 @@ class TaskGraph {
   const std::vector<int>& users(int i) const { return users_[static_cast<std::size_t>(i)]; }
   /// Index of a task; -1 if the graph has none such.
   int find(Pass pass, int batch, int micro, int stage, int pipe = 0) const;
+  /// Sets every edge's bytes to `bytes(producer, data)`: what its transfer carries, for the
+  /// micro-batch size the graph is run at.
+  void set_edge_bytes(const std::function<std::int64_t(const Task& from, EdgeData data)>& bytes);
   /// Whether stage s has replicas (more than one pipe holds it on different devices).
   bool replicated() const { return layout_.pipes() > 1; }
   /// Steps of each stage's ring all-reduce: 2 (replicas - 1), reduce-scatter then all-gather,

@@ -205,8 +205,9 @@ BatchRun PipelineModel::run(const std::vector<int>& kinds, int micro) {
                  : schedule_.order(g, plan);
   std::vector<std::int64_t> durations;
   for (const Task& t : g.tasks()) durations.push_back(plan.task_ps(t));
-  PlatformWork work{&g, &r.orders, std::move(durations),
-                    [&](const Task& from, EdgeData data) { return edge_bytes(from, data, micro); }};
+  r.graph->set_edge_bytes(
+      [&](const Task& from, EdgeData data) { return edge_bytes(from, data, micro); });
+  PlatformWork work{&g, &r.orders, std::move(durations)};
   r.result = run_platform(net_, work);
   for (int d = 0; d < layout_.devices; ++d) {
     peak_bytes_[static_cast<std::size_t>(d)] =

@@ -278,10 +278,12 @@ class Replay {
   }
 
   ReplayResult execute() {
-    const TaskGraph g =
+    TaskGraph g =
         TaskGraph::given(static_cast<int>(traces_.size()), std::move(tasks_), std::move(deps_));
     // A platform task is a TaskGraph element: its index is its place in the graph's vector.
     auto index = [&g](const Task& t) { return static_cast<std::size_t>(&t - g.tasks().data()); };
+    // What a node sends: its trace's tensor, to each of its receivers.
+    g.set_edge_bytes([&](const Task& from, EdgeData) { return send_bytes_[index(from)]; });
     PlanCosts costs;
     costs.task_ps = [&](const Task& t) { return duration_[index(t)]; };
     costs.edge_ps = [&](const Task& from, const Task& to, EdgeData) {
@@ -294,7 +296,6 @@ class Replay {
     work.graph = &g;
     work.orders = &orders;
     work.duration_ps = duration_;
-    work.edge_bytes = [&](const Task& from, EdgeData) { return send_bytes_[index(from)]; };
     const PlatformResult p = run_platform(net_, work);
 
     result_.makespan_ps = p.makespan_ps;

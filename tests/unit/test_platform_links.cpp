@@ -62,7 +62,7 @@ TEST_CASE("The platform serialises transfers on a link and adds its latency", "[
   GraphSpec spec;
   spec.micro_batches = 2;
   spec.batches = {BatchKind::kForwardOnly};
-  const TaskGraph g(layout, spec);
+  TaskGraph g(layout, spec);
   DeviceOrders orders(2);
   for (int s = 0; s < 2; ++s) {
     for (int m = 0; m < 2; ++m)
@@ -76,9 +76,10 @@ TEST_CASE("The platform serialises transfers on a link and adds its latency", "[
   link.latency_ns = 100;
   link.pj_per_bit = 2;
   const Interconnect net(build("chain", 2, link));
-  PlatformWork work{&g, &orders, durations, [](const Task&, EdgeData d) -> std::int64_t {
-                      return d == EdgeData::kActivation ? 1000 : 0;
-                    }};
+  g.set_edge_bytes([](const Task&, EdgeData d) -> std::int64_t {
+    return d == EdgeData::kActivation ? 1000 : 0;
+  });
+  PlatformWork work{&g, &orders, durations};
   const PlatformResult r = run_platform(net, work);
   const auto at = [&](int m, int s) {
     return r.tasks[static_cast<std::size_t>(g.find(Pass::kForward, 0, m, s))];
@@ -108,7 +109,7 @@ TEST_CASE("A system whose orders cannot finish names each device, task and missi
   GraphSpec spec;
   spec.micro_batches = 1;
   spec.batches = {BatchKind::kForwardOnly};
-  const TaskGraph g(layout, spec);
+  TaskGraph g(layout, spec);
   const int f0 = g.find(Pass::kForward, 0, 0, 0), f1 = g.find(Pass::kForward, 0, 0, 1);
   const int u0 = g.find(Pass::kUpdate, 0, -1, 0), u1 = g.find(Pass::kUpdate, 0, -1, 1);
   REQUIRE((f0 >= 0 && f1 >= 0 && u0 >= 0 && u1 >= 0));
@@ -123,7 +124,8 @@ TEST_CASE("A system whose orders cannot finish names each device, task and missi
       return false;
     }();
     REQUIRE(u1_needs_f1);
-    PlatformWork work{&g, &orders, durations, no_bytes};
+    g.set_edge_bytes(no_bytes);
+    PlatformWork work{&g, &orders, durations};
     CHECK_THROWS_AS(run_platform(net, work), StuckError);
     CHECK_THROWS_WITH(
         run_platform(net, work),
@@ -133,7 +135,8 @@ TEST_CASE("A system whose orders cannot finish names each device, task and missi
   {
     // A task no device runs: named with the device it was placed on.
     DeviceOrders orders = {{f0, u0}, {u1}};
-    PlatformWork work{&g, &orders, durations, no_bytes};
+    g.set_edge_bytes(no_bytes);
+    PlatformWork work{&g, &orders, durations};
     CHECK_THROWS_WITH(
         run_platform(net, work),
         Catch::Contains("no device's order runs '" + g.task(f1).label() + "' (placed on dev1)"));
@@ -171,7 +174,7 @@ TEST_CASE("A ring all-reduce over p replicas takes 2(p-1)/p S/B + 2(p-1) latenci
            one.find(Pass::kUpdate, 0, -1, s)};
     }
     spec.micro_batches = p;
-    const TaskGraph g(replicate_layout(base, p), spec);
+    TaskGraph g(replicate_layout(base, p), spec);
     REQUIRE(g.reduce_steps() == 2 * (p - 1));
     const DeviceOrders orders = replicate_orders(one, base_orders, g, p);
     std::vector<std::int64_t> durations;
@@ -182,9 +185,10 @@ TEST_CASE("A ring all-reduce over p replicas takes 2(p-1)/p S/B + 2(p-1) latenci
     link.latency_ns = 100;
     link.pj_per_bit = 3;
     const Interconnect net(build("fully_connected", 2 * p, link));
-    PlatformWork work{&g, &orders, durations, [&](const Task&, EdgeData d) -> std::int64_t {
-                        return d == EdgeData::kReduceChunk ? S / p : 0;
-                      }};
+    g.set_edge_bytes([&](const Task&, EdgeData d) -> std::int64_t {
+      return d == EdgeData::kReduceChunk ? S / p : 0;
+    });
+    PlatformWork work{&g, &orders, durations};
     const PlatformResult r = run_platform(net, work);
     const double expected_ps =
         2.0 * (p - 1) / p * static_cast<double>(S) * 1000 + 2.0 * (p - 1) * 100'000;
