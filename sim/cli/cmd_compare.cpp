@@ -374,10 +374,11 @@ int cmd_compare(const std::vector<std::string>& args) {
     std::string cycles = "-";
     if (r.cycles)
       cycles = big_cycles ? fmt("%.4g", static_cast<double>(*r.cycles)) : std::to_string(*r.cycles);
+    const std::string util = r.has_utilization ? fmt("%.1f%%", 100 * r.utilization) : "-";
     if (!a.quiet)
-      std::printf("%-15s %9s %7.3fx %11.4g %8.3f %8s %5.1f%% %8s\n", v.name.c_str(), cycles.c_str(),
-                  rel(b.seconds, r.seconds), r.energy, rel(r.energy, b.energy), dram,
-                  100 * r.utilization, acc);
+      std::printf("%-15s %9s %7.3fx %11.4g %8.3f %8s %6s %8s\n", v.name.c_str(), cycles.c_str(),
+                  rel(b.seconds, r.seconds), r.energy, rel(r.energy, b.energy), dram, util.c_str(),
+                  acc);
   }
   write_text_file(out.file("compare.csv"), csv.text());
   if (techs.size() > 1) write_technique_tables(variants, out, !a.quiet);

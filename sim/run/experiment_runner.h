@@ -52,7 +52,10 @@ struct RunResult {
   bool has_accuracy = true;  ///< false for shape-only runs (numerics: none)
   std::string energy_unit;
   std::int64_t dram_bytes = 0;
-  double utilization = 0;          ///< `util`: MACs / (PEs x training cycles, stalls included)
+  double utilization = 0;  ///< `util`: MACs / (PEs x training cycles, stalls included)
+  /// The run has a PE array to be utilized (a system of GPUs and FPGAs has none: `util` is
+  /// "-" in compare's table, 0 in its files).
+  bool has_utilization = true;
   double compute_utilization = 0;  ///< `compute_util`: the same over the arrays' busy cycles
   /// Runs on a hype: system (whose energy is in J): the system's average and peak draw, W, and
   /// the power samples over its cap (NaN for other runs).

@@ -280,6 +280,8 @@ RunResult run_system_experiment(const ExperimentSpec& spec, const RunOptions& op
   result.seconds = t.time_s;
   result.cycles = total_cycles;
   result.energy_unit = device_energy_unit(spec);
+  result.has_utilization = false;
+  for (const DeviceSpec& d : spec.system.devices) result.has_utilization |= !d.model;
   for (int d = 0; d < model.layout().devices; ++d) {
     result.energy += device_energy(t, d);
     result.dram_bytes += static_cast<std::int64_t>(device_memory_bytes(spec, t, d));

@@ -135,6 +135,15 @@ TEST_CASE(
   const std::string trace = read_file(dir + "/c/specbp@0.25/timeline.json");
   CHECK(trace.find("second unit") != std::string::npos);
   CHECK(trace.find("\"tid\": 1") != std::string::npos);
+  // A GPU has no PE array to utilize: compare's table says "-", not 0.0%.
+  const auto shown = run_trainsim({"compare", specbp_experiment(dir, "h100"), "--techniques",
+                                   "bp-sample", "--out", dir + "/shown"});
+  REQUIRE(shown.exit_code == 0);
+  const std::size_t row = shown.out.find("\nbp-sample ");
+  REQUIRE(row != std::string::npos);
+  const std::string line = shown.out.substr(row + 1, shown.out.find('\n', row + 1) - row - 1);
+  CHECK(line.find('%') == line.rfind('%'));  // the accuracy's only
+  CHECK(line.find("      - ") != std::string::npos);
 }
 
 TEST_CASE("Speculative backprop on a device that cannot overlap it gains nothing",
