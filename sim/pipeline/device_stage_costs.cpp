@@ -1,8 +1,7 @@
 #include "sim/pipeline/device_stage_costs.h"
 
-#include <unordered_map>
-
 #include "sim/core/error.h"
+#include "sim/devices/op_cost_cache.h"
 #include "sim/train/op_stream.h"
 #include "sim/train/shape_only_run.h"
 
@@ -15,7 +14,7 @@ class PricingSink final : public OpSink {
  public:
   PricingSink(const ExperimentSpec& spec, DeviceModel& model, const std::string& where,
               int cost_kind, LayerWork& into)
-      : spec_(spec), model_(model), where_(where), cost_kind_(cost_kind), into_(into) {}
+      : spec_(spec), costs_(model, where, spec.network.name), cost_kind_(cost_kind), into_(into) {}
 
   void take(const Op& op, int unit, bool discarded) override {
     (void)unit, (void)discarded;
@@ -24,14 +23,7 @@ class PricingSink final : public OpSink {
       throw UserError("technique '" + spec_.sim.technique.label() +
                       "' cannot run on a pipeline: its " + role_name(op.role) +
                       " work depends on the data");
-    // The stream's ops live as long as it does: one cost per distinct op.
-    auto it = costs_.find(&op);
-    if (it == costs_.end()) it = costs_.emplace(&op, model_.cost(op)).first;
-    const OpCost& c = it->second;
-    if (!c.supported)
-      throw UserError(where_ + ": device '" + model_.name() + "' (" + model_.kind() +
-                      ") has no kernel for " + op.describe() + ", an op of layer " +
-                      std::to_string(op.layer) + " of network '" + spec_.network.name + "'");
+    const OpCost& c = costs_.cost(op);
     PricedWork& w =
         into_.layers[static_cast<std::size_t>(op.layer)][static_cast<std::size_t>(pass)].priced;
     w.seconds += c.time_s;
@@ -44,11 +36,9 @@ class PricingSink final : public OpSink {
 
  private:
   const ExperimentSpec& spec_;
-  DeviceModel& model_;
-  const std::string& where_;
+  OpCostCache costs_;  // one cost per distinct op of the stream
   int cost_kind_;
   LayerWork& into_;
-  std::unordered_map<const Op*, OpCost> costs_;
 };
 
 // An op stream that owns its sink: the sink must exist before the stream that feeds it.

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "sim/core/error.h"
 #include "sim/spec/op_stats.h"
 
 namespace trainsim {
@@ -19,9 +18,8 @@ ModelSession::ModelSession(const ExperimentSpec& spec, Network<float>& net, Devi
                            std::string where)
     : OpStream(spec, static_cast<OpSink&>(*this)),
       net_(net),
-      model_(model),
-      where_(std::move(where)),
-      static_w_(model.static_w()) {
+      static_w_(model.static_w()),
+      costs_(model, std::move(where), spec.network.name) {
   net_.set_observer(this);
 }
 
@@ -30,16 +28,7 @@ ModelSession::~ModelSession() {
 }
 
 void ModelSession::take(const Op& op, int unit, bool discarded) {
-  auto it = costs_.find(&op);
-  if (it == costs_.end()) {
-    const OpCost c = model_.cost(op);
-    if (!c.supported)
-      throw UserError(where_ + ": device '" + model_.name() + "' (" + model_.kind() +
-                      ") has no kernel for " + op.describe() + ", an op of layer " +
-                      std::to_string(op.layer));
-    it = costs_.emplace(&op, c).first;
-  }
-  pending_[static_cast<std::size_t>(unit)].push_back({&op, it->second, discarded});
+  pending_[static_cast<std::size_t>(unit)].push_back({&op, &costs_.cost(op), discarded});
 }
 
 void ModelSession::step(bool begin) {
@@ -59,7 +48,7 @@ void ModelSession::complete(Phase phase, bool whole_step) {
   double dynamic_j = 0;
   for (std::size_t u = 0; u < 2; ++u)
     for (const Pending& p : pending_[u]) {
-      const OpCost& c = p.cost;
+      const OpCost& c = *p.cost;
       flush.stream_s[u] += c.time_s;
       packed += c.time_s * c.occupancy;
       dynamic_j += std::max(0.0, c.energy_j - static_w_ * c.time_s);
@@ -86,9 +75,9 @@ void ModelSession::complete(Phase phase, bool whole_step) {
       // main stream's).
       double t = clock_s_ + (u == 1 && !own_unit() ? flush.stream_s[0] : 0);
       for (const Pending& p : pending_[u]) {
-        trace_.push_back({t, t + p.cost.time_s, p.op->layer, static_cast<std::uint8_t>(u),
+        trace_.push_back({t, t + p.cost->time_s, p.op->layer, static_cast<std::uint8_t>(u),
                           static_cast<std::uint8_t>(p.op->role), p.discarded});
-        t += p.cost.time_s;
+        t += p.cost->time_s;
       }
     }
   }

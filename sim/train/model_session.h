@@ -24,11 +24,11 @@
 #include <array>
 #include <cstdint>
 #include <string>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "sim/devices/device_model.h"
+#include "sim/devices/op_cost_cache.h"
 #include "sim/devices/priced_work.h"
 #include "sim/nn/network.h"
 #include "sim/train/op_stream.h"
@@ -81,15 +81,13 @@ class ModelSession final : public OpStream, private OpSink {
 
   struct Pending {
     const Op* op;
-    OpCost cost;
+    const OpCost* cost;  // in costs_
     bool discarded;
   };
 
   Network<float>& net_;
-  DeviceModel& model_;
-  std::string where_;
   double static_w_;
-  std::unordered_map<const Op*, OpCost> costs_;  // the stream's ops live as long as it does
+  OpCostCache costs_;
   std::array<std::vector<Pending>, 2> pending_;  // per stream
   std::array<StreamTotals, 2> totals_, epoch_;   // per phase
   double clock_s_ = 0;
