@@ -1,6 +1,8 @@
 #include "models/platform/task_graph.h"
 
 #include <algorithm>
+#include <functional>
+#include <queue>
 #include <set>
 #include <stdexcept>
 
@@ -108,6 +110,61 @@ TaskGraph TaskGraph::given(int devices, std::vector<Task> tasks,
     if (t.device < 0 || t.device >= devices)
       throw std::logic_error("TaskGraph::given: a task on a device that does not exist");
   return g;
+}
+
+int TaskGraph::add_task(const Task& t) {
+  if (!index_.empty())
+    throw std::logic_error("TaskGraph::add_task: the graph is built from a layout");
+  if (t.device < 0 || t.device >= layout_.devices)
+    throw std::logic_error("TaskGraph::add_task: a task on a device that does not exist");
+  tasks_.push_back(t);
+  deps_.emplace_back();
+  users_.emplace_back();
+  return static_cast<int>(tasks_.size()) - 1;
+}
+
+void TaskGraph::add_dep(int to, const Edge& e) {
+  const int n = static_cast<int>(tasks_.size());
+  if (to == e.from || to < 0 || e.from < 0 || to >= n || e.from >= n)
+    throw std::logic_error("TaskGraph::add_dep: bad edge " + std::to_string(e.from) + " -> " +
+                           std::to_string(to));
+  for (Edge& have : deps_[static_cast<std::size_t>(to)]) {
+    if (have.from != e.from) continue;
+    have.bytes += e.bytes;
+    if (have.data == EdgeData::kNone && e.data != EdgeData::kNone) {
+      have.data = e.data;
+      have.tensor = e.tensor;
+    }
+    return;
+  }
+  deps_[static_cast<std::size_t>(to)].push_back(e);
+  users_[static_cast<std::size_t>(e.from)].push_back(to);
+}
+
+const Edge* TaskGraph::edge(int from, int to) const {
+  for (const Edge& e : deps(to))
+    if (e.from == from) return &e;
+  return nullptr;
+}
+
+std::vector<int> TaskGraph::topological_order() const {
+  std::vector<int> pending(tasks_.size());
+  std::priority_queue<int, std::vector<int>, std::greater<int>> ready;
+  for (std::size_t i = 0; i < tasks_.size(); ++i) {
+    pending[i] = static_cast<int>(deps_[i].size());
+    if (pending[i] == 0) ready.push(static_cast<int>(i));
+  }
+  std::vector<int> order;
+  order.reserve(tasks_.size());
+  while (!ready.empty()) {
+    const int t = ready.top();
+    ready.pop();
+    order.push_back(t);
+    for (int u : users(t))
+      if (--pending[static_cast<std::size_t>(u)] == 0) ready.push(u);
+  }
+  if (order.size() != tasks_.size()) return {};
+  return order;
 }
 
 int TaskGraph::add(const Task& t) {

@@ -9,10 +9,16 @@
 // A schedule (sim/pipeline/schedule.h) decides the layout (how many stages, which device
 // holds each stage of each pipe, which micro-batch goes down which pipe) and the order in
 // which each device runs its tasks; the platform (models/platform/) executes that order.
+//
+// The same type holds a graph given task by task: a Chakra trace replayed, or the op graph of
+// one training iteration (sim/hype/op_dag.h: one task per op, its edges the tensors the ops
+// pass each other and the orders their weights impose), which Hype's runtime places op by op.
 #include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
+
+#include "sim/workload/op.h"
 
 namespace trainsim {
 
@@ -68,15 +74,19 @@ struct Task {
 };
 
 /// Bytes that travel along an edge when producer and consumer are on different devices:
-/// nothing, the activations or gradients crossing a stage boundary, or one chunk of a ring
-/// all-reduce (the stage's gradients over its number of replicas).
-enum class EdgeData : std::uint8_t { kNone, kActivation, kGradient, kReduceChunk };
+/// nothing (an order: the consumer must not start before the producer ends), the activations
+/// or gradients crossing a stage boundary, one chunk of a ring all-reduce (the stage's
+/// gradients over its number of replicas), or a tensor one op wrote and another reads (an op
+/// graph's data dependency).
+enum class EdgeData : std::uint8_t { kNone, kActivation, kGradient, kReduceChunk, kTensor };
 
 struct Edge {
   int from = 0;  ///< task index
   EdgeData data = EdgeData::kNone;
-  /// Bytes that travel if the two tasks are on different devices (set_edge_bytes()).
+  /// Bytes that travel if the two tasks are on different devices (set_edge_bytes(), or given).
   std::int64_t bytes = 0;
+  /// An op graph's: the first tensor that made the dependency (kNoTensor in a pipeline's).
+  TensorId tensor = kNoTensor;
 };
 
 /// What the graph needs besides the layout: the batch sequence and whether backward is
@@ -95,6 +105,17 @@ class TaskGraph {
   /// `devices` devices and one stage; find() finds none of the tasks. The caller checks that
   /// the edges form no cycle (check_orders() finds one as a stuck order).
   static TaskGraph given(int devices, std::vector<Task> tasks, std::vector<std::vector<Edge>> deps);
+  /// A given graph's next task (std::logic_error on a graph built from a layout); its index.
+  int add_task(const Task& t);
+  /// Adds `e` to what task `to` waits for, or merges it into the edge it already has from
+  /// e.from: the bytes add up, and data outranks an order (kNone), taking e's tensor.
+  /// std::logic_error for an edge to itself or between tasks that do not exist.
+  void add_dep(int to, const Edge& e);
+  /// The edge from -> to, or null if to does not wait for from.
+  const Edge* edge(int from, int to) const;
+  /// The tasks in an order where every edge goes forward (Kahn's algorithm, ties by index);
+  /// empty if the edges form a cycle (and there are tasks).
+  std::vector<int> topological_order() const;
 
   const PipelineLayout& layout() const { return layout_; }
   const GraphSpec& spec() const { return spec_; }

@@ -91,9 +91,9 @@ Characterization characterize(const OpDag& dag, const CharacterizeDevices& devic
     gpu_time[static_cast<std::size_t>(i)] = o.gpu.time_s;
     // Inputs arrive once per producer edge; the result goes back once, however many read it.
     double in = 0, out = 0;
-    for (int e : dag.in_edges(i)) in += dag.edges()[static_cast<std::size_t>(e)].bytes;
-    for (int e : dag.out_edges(i))
-      out = std::max(out, dag.edges()[static_cast<std::size_t>(e)].bytes);
+    for (const Edge& e : dag.graph().deps(i)) in += static_cast<double>(e.bytes);
+    for (int u : dag.graph().users(i))
+      out = std::max(out, static_cast<double>(dag.graph().edge(i, u)->bytes));
     o.transfer_s = 2 * (in + out) / (devices.link_gbps * 1e9);
   }
   const DagTimes times = dag_times(dag, gpu_time);

@@ -10,55 +10,42 @@
 
 namespace trainsim {
 
-int OpDag::add_node(const DagNode& node) {
-  nodes_.push_back(node);
-  in_.emplace_back();
-  out_.emplace_back();
-  return size() - 1;
+Pass op_pass(LayerOpSlot slot) {
+  switch (slot) {
+    case LayerOpSlot::kForward:
+      return Pass::kForward;
+    case LayerOpSlot::kBackwardWeight:
+      return Pass::kBackwardWeight;
+    case LayerOpSlot::kUpdate:
+      return Pass::kUpdate;
+    case LayerOpSlot::kLossGrad:
+    case LayerOpSlot::kGradSum:
+    case LayerOpSlot::kBackwardData:
+      break;
+  }
+  return Pass::kBackwardData;
 }
 
-void OpDag::add_edge(int from, int to, DepKind kind, double bytes, TensorId tensor) {
+OpDag::OpDag() : graph_(TaskGraph::given(1, {}, {})) {}
+
+int OpDag::add_node(const DagNode& node) {
+  Task t;
+  t.pass = op_pass(node.slot);
+  t.stage = node.op.layer;
+  nodes_.push_back(node);
+  return graph_.add_task(t);
+}
+
+void OpDag::add_edge(int from, int to, EdgeData data, std::int64_t bytes, TensorId tensor) {
   if (from == to || from < 0 || to < 0 || from >= size() || to >= size())
     throw std::logic_error("OpDag::add_edge: bad edge " + std::to_string(from) + " -> " +
                            std::to_string(to));
-  const std::uint64_t key =
-      (static_cast<std::uint64_t>(from) << 32) | static_cast<std::uint32_t>(to);
-  auto it = edge_of_.find(key);
-  if (it != edge_of_.end()) {
-    DagEdge& e = edges_[static_cast<std::size_t>(it->second)];
-    e.bytes += bytes;
-    if (kind == DepKind::kData && e.kind == DepKind::kOrder) {
-      e.kind = DepKind::kData;
-      e.tensor = tensor;
-    }
-    return;
-  }
-  const int index = static_cast<int>(edges_.size());
-  edges_.push_back({from, to, kind, bytes, tensor});
-  edge_of_.emplace(key, index);
-  out_[static_cast<std::size_t>(from)].push_back(index);
-  in_[static_cast<std::size_t>(to)].push_back(index);
-}
-
-std::vector<int> OpDag::topological_order() const {
-  std::vector<int> pending(nodes_.size());
-  std::priority_queue<int, std::vector<int>, std::greater<int>> ready;
-  for (int i = 0; i < size(); ++i) {
-    pending[static_cast<std::size_t>(i)] = static_cast<int>(in_edges(i).size());
-    if (pending[static_cast<std::size_t>(i)] == 0) ready.push(i);
-  }
-  std::vector<int> order;
-  while (!ready.empty()) {
-    const int n = ready.top();
-    ready.pop();
-    order.push_back(n);
-    for (int e : out_edges(n)) {
-      const int to = edges_[static_cast<std::size_t>(e)].to;
-      if (--pending[static_cast<std::size_t>(to)] == 0) ready.push(to);
-    }
-  }
-  if (order.size() != nodes_.size()) return {};
-  return order;
+  Edge e;
+  e.from = from;
+  e.data = data;
+  e.bytes = bytes;
+  e.tensor = tensor;
+  graph_.add_dep(to, e);
 }
 
 namespace {
@@ -93,12 +80,13 @@ class DagBuilder {
   };
   struct Source {
     int node;
-    double bytes;
+    std::int64_t bytes;
     TensorId tensor;
   };
 
-  static double bytes_of(const Op& op, std::int64_t words) {
-    return static_cast<double>(words) * op.word_bits / 8;
+  // Whole bytes: words narrower than a byte still move in bytes.
+  static std::int64_t bytes_of(const Op& op, std::int64_t words) {
+    return (words * op.word_bits + 7) / 8;
   }
 
   // TensorFlow's separate bias ops (DagOptions::bias_ops) for a layer whose forward GEMM or
@@ -146,14 +134,15 @@ class DagBuilder {
       std::int64_t words = in.words;
       if (e.slot == LayerOpSlot::kGradSum) words /= std::max(1, net_.layer(e.layer).consumers);
       for (const Source& s : from)
-        dag_.add_edge(s.node, n, DepKind::kData, std::min(s.bytes, bytes_of(op, words)), s.tensor);
+        dag_.add_edge(s.node, n, EdgeData::kTensor, std::min(s.bytes, bytes_of(op, words)),
+                      s.tensor);
       readers_[in.id].push_back(n);
     }
     for (const TensorUse& out : op.outputs) {
       if (out.id == kNoTensor) continue;
       std::vector<int>& readers = readers_[out.id];
       for (int r : readers)
-        if (r != n) dag_.add_edge(r, n, DepKind::kOrder, 0, out.id);
+        if (r != n) dag_.add_edge(r, n, EdgeData::kNone, 0, out.id);
       const bool in_place = std::find(readers.begin(), readers.end(), n) != readers.end();
       readers.clear();
       writes_[out.id].push_back({n, out.words, in_place});
@@ -235,8 +224,8 @@ DagTimes dag_times(const OpDag& dag, const std::vector<double>& duration) {
   DagTimes t;
   t.asap.assign(n, 0);
   for (int i : order)
-    for (int e : dag.in_edges(i)) {
-      const int p = dag.edges()[static_cast<std::size_t>(e)].from;
+    for (const Edge& e : dag.graph().deps(i)) {
+      const int p = e.from;
       t.asap[static_cast<std::size_t>(i)] =
           std::max(t.asap[static_cast<std::size_t>(i)], t.asap[static_cast<std::size_t>(p)] + d(p));
     }
@@ -246,9 +235,8 @@ DagTimes dag_times(const OpDag& dag, const std::vector<double>& duration) {
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
     const int i = *it;
     double finish = t.makespan;
-    for (int e : dag.out_edges(i))
-      finish = std::min(
-          finish, t.alap[static_cast<std::size_t>(dag.edges()[static_cast<std::size_t>(e)].to)]);
+    for (int u : dag.graph().users(i))
+      finish = std::min(finish, t.alap[static_cast<std::size_t>(u)]);
     t.alap[static_cast<std::size_t>(i)] = finish - d(i);
     t.slack[static_cast<std::size_t>(i)] =
         std::max(0.0, t.alap[static_cast<std::size_t>(i)] - t.asap[static_cast<std::size_t>(i)]);

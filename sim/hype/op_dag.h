@@ -12,15 +12,16 @@
 //   * order (write after read): every op that reads a layer's weights -> the update that
 //     overwrites them, so the update follows the weights' last reader. Carries no bytes.
 // Tensors from outside the iteration (the input batch, the weights and optimizer state at its
-// start) have no producer. Parallel dependencies between the same two ops are one edge.
+// start) have no producer. Parallel dependencies between the same two ops are one edge. Bytes
+// are whole bytes: a tensor of words narrower than a byte is rounded up.
 //
 // Given a duration per op, dag_times() gives each op's earliest and latest start (ASAP, ALAP)
 // with no resource limits, and its slack: how long it can slip without lengthening the
 // iteration (Hype-training's critical-path rule for small ops, He et al. Sec. 3.3).
 #include <cstdint>
-#include <unordered_map>
 #include <vector>
 
+#include "models/platform/task_graph.h"
 #include "sim/hype/op_types.h"
 #include "sim/spec/specs.h"
 #include "sim/workload/lowering.h"
@@ -35,42 +36,38 @@ struct DagNode {
   PaperOpType type = PaperOpType::kOther;
 };
 
-enum class DepKind : std::uint8_t {
-  kData,   ///< read after write: the reader needs the writer's result
-  kOrder,  ///< write after read: the writer must not overwrite what the reader still reads
-};
-
-struct DagEdge {
-  int from = 0, to = 0;
-  DepKind kind = DepKind::kData;
-  double bytes = 0;             ///< data moved from `from` to `to` (0 for order edges)
-  TensorId tensor = kNoTensor;  ///< the first tensor that made the dependency
-};
-
+/// The op graph: the ops as nodes (their payload) over a task graph (models/platform/
+/// task_graph.h), the graph type pipeline schedules order, whose task i is node i: its pass
+/// from the op's slot, its stage the op's layer, device 0 until something places it. Data
+/// dependencies are EdgeData::kTensor edges, order dependencies kNone edges of 0 bytes.
 class OpDag {
  public:
+  OpDag();
+  /// Adds an op; its index (the index of its task).
   int add_node(const DagNode& node);
-  /// Adds the dependency from -> to, or merges it into an existing edge between the two: the
-  /// bytes add up and a data dependency outranks an order one. std::logic_error for an edge to
-  /// itself or to a node that does not exist.
-  void add_edge(int from, int to, DepKind kind, double bytes = 0, TensorId tensor = kNoTensor);
+  /// Adds the dependency from -> to (data: EdgeData::kTensor; order: kNone), or merges it
+  /// into an existing edge between the two (TaskGraph::add_dep). std::logic_error for an edge
+  /// to itself or to a node that does not exist.
+  void add_edge(int from, int to, EdgeData data, std::int64_t bytes = 0,
+                TensorId tensor = kNoTensor);
 
   int size() const { return static_cast<int>(nodes_.size()); }
   const DagNode& node(int i) const { return nodes_[static_cast<std::size_t>(i)]; }
-  const std::vector<DagEdge>& edges() const { return edges_; }
-  /// Indices into edges() of the edges into / out of node i.
-  const std::vector<int>& in_edges(int i) const { return in_[static_cast<std::size_t>(i)]; }
-  const std::vector<int>& out_edges(int i) const { return out_[static_cast<std::size_t>(i)]; }
+  /// The graph itself: what node i waits for is graph().deps(i), who waits for it
+  /// graph().users(i).
+  const TaskGraph& graph() const { return graph_; }
   /// The nodes in an order where every edge goes forward (Kahn's algorithm, ties by index);
   /// empty if the graph has a cycle (and nodes).
-  std::vector<int> topological_order() const;
+  std::vector<int> topological_order() const { return graph_.topological_order(); }
 
  private:
   std::vector<DagNode> nodes_;
-  std::vector<DagEdge> edges_;
-  std::vector<std::vector<int>> in_, out_;
-  std::unordered_map<std::uint64_t, int> edge_of_;  // (from, to) -> index in edges_
+  TaskGraph graph_;
 };
+
+/// The pass a task of an op in `slot` has in the task graph (a loss gradient and a gradient
+/// sum are backward-data work).
+Pass op_pass(LayerOpSlot slot);
 
 struct DagOptions {
   /// Add TensorFlow's BiasAdd and BiasAddGrad as ops of their own, which trainsim's lowering

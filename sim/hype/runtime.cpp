@@ -52,8 +52,7 @@ std::vector<double> upward_ranks(const OpDag& dag, const std::vector<double>& du
   std::vector<double> rank(duration.size(), 0);
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
     double after = 0;
-    for (int e : dag.out_edges(*it))
-      after = std::max(after, rank[static_cast<std::size_t>(dag.edges()[e].to)]);
+    for (int u : dag.graph().users(*it)) after = std::max(after, rank[static_cast<std::size_t>(u)]);
     rank[static_cast<std::size_t>(*it)] = duration[static_cast<std::size_t>(*it)] + after;
   }
   return rank;
@@ -69,7 +68,8 @@ std::size_t at(int i) {
 // for an update, the parameters it wrote (they live with the framework on the GPU).
 double returned_bytes(const OpDag& dag, int i) {
   double out = 0;
-  for (int e : dag.out_edges(i)) out = std::max(out, dag.edges()[at(e)].bytes);
+  for (int u : dag.graph().users(i))
+    out = std::max(out, static_cast<double>(dag.graph().edge(i, u)->bytes));
   const Op& op = dag.node(i).op;
   double persistent = 0;
   for (const TensorUse& u : op.outputs)
@@ -150,7 +150,7 @@ class Runtime {
     host_waiters_.resize(n);
     mask_.assign(n, 0);
     for (std::size_t i = 0; i < n; ++i) {
-      pending_[i] = static_cast<int>(dag.in_edges(static_cast<int>(i)).size());
+      pending_[i] = static_cast<int>(dag.graph().deps(static_cast<int>(i)).size());
       if (pending_[i] == 0) make_ready(static_cast<int>(i));
     }
   }
@@ -423,8 +423,8 @@ class Runtime {
 
   // When every producer of node i has its result on the GPU.
   bool inputs_on_gpu(int i) const {
-    for (int e : dag_.in_edges(i))
-      if (!on_gpu_[at(dag_.edges()[at(e)].from)]) return false;
+    for (const Edge& e : dag_.graph().deps(i))
+      if (!on_gpu_[at(e.from)]) return false;
     return true;
   }
 
@@ -641,10 +641,8 @@ class Runtime {
       if (!policy_.admit(system_peak(), found * static_w_[1], ch.offload.peak_w)) continue;
       // What must come from the GPU now: the results of GPU ops it reads.
       double from_gpu = 0;
-      for (int e : dag_.in_edges(i)) {
-        const DagEdge& edge = dag_.edges()[at(e)];
-        if (mask_[at(edge.from)] == 1) from_gpu += edge.bytes;
-      }
+      for (const Edge& edge : dag_.graph().deps(i))
+        if (mask_[at(edge.from)] == 1) from_gpu += static_cast<double>(edge.bytes);
       // (Not for an op the GPU may never run: there is nowhere else for it.)
       if (from_gpu > 0 && planned && sys_.overlap != OverlapRule::kOff && policy_.overlap_rule() &&
           !gpu_never(i)) {
@@ -663,15 +661,15 @@ class Runtime {
       // Its inputs, each counted until it has arrived on all the op's devices.
       ++inputs_[at(i)];  // held until every move below is under way
       prefetch(i, mask);
-      for (int e : dag_.in_edges(i)) {
-        const DagEdge& edge = dag_.edges()[at(e)];
+      for (const Edge& edge : dag_.graph().deps(i)) {
         const int j = edge.from;
-        if (mask_[at(j)] == mask || edge.kind == DepKind::kOrder) continue;
+        if (mask_[at(j)] == mask || edge.data == EdgeData::kNone) continue;
         ++inputs_[at(i)];
-        const double each = edge.bytes / found;
+        const double bytes = static_cast<double>(edge.bytes);
+        const double each = bytes / found;
         if (mask_[at(j)] == 1) {
           // A GPU result: sent now, through the host.
-          move(i, hops(1, true, edge.bytes), [this, i, mask, each] {
+          move(i, hops(1, true, bytes), [this, i, mask, each] {
             move(i, hops(mask, false, each), [this, i] { input_arrived(i); });
           });
         } else if (at_host_[at(j)]) {
@@ -725,10 +723,8 @@ class Runtime {
         move(i, hops(1, false, bytes), [this, i] { on_gpu_[at(i)] = 1; });
       });
     }
-    for (int e : dag_.out_edges(i)) {
-      const int to = dag_.edges()[at(e)].to;
+    for (int to : dag_.graph().users(i))
       if (--pending_[at(to)] == 0) make_ready(to);
-    }
   }
 
   [[noreturn]] void stuck(double now) const {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <stdexcept>
 
 #include "sim/core/error.h"
 #include "sim/devices/accel_device.h"
@@ -104,8 +105,10 @@ std::int64_t PipelineModel::edge_bytes(const Task& from, EdgeData data, int micr
     }
     case EdgeData::kNone:
       return 0;
+    case EdgeData::kTensor:
+      break;  // an op graph's edges come with their bytes
   }
-  return 0;
+  throw std::logic_error("pipeline: an op graph's tensor edge in a stage graph");
 }
 
 std::int64_t PipelineModel::stage_activation_bytes(int stage) const {

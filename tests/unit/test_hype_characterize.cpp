@@ -73,8 +73,8 @@ TEST_CASE("Characterization of a hand DAG", "[hype][characterize]") {
   add(dag, 3, PaperOpType::kMul);
   add(dag, 4, PaperOpType::kMatMul);
   for (int mid : {1, 2, 3}) {
-    dag.add_edge(0, mid, DepKind::kData, 1e6);
-    dag.add_edge(mid, 4, DepKind::kData, 1e6);
+    dag.add_edge(0, mid, EdgeData::kTensor, 1000000);
+    dag.add_edge(mid, 4, EdgeData::kTensor, 1000000);
   }
   TableDevice gpu(
       {{0, {1, 40, 5}}, {1, {4, 50, 3}}, {2, {0.5, 30, 1}}, {3, {0.5, 100, 1}}, {4, {2, 200, 6}}});

@@ -12,6 +12,7 @@
 #include "sim/config/experiment_config.h"
 #include "sim/core/paths.h"
 #include "sim/hype/op_dag.h"
+#include "tests/support/dag_edges.h"
 #include "tests/support/layer_spec.h"
 
 using namespace trainsim;
@@ -31,10 +32,10 @@ NetworkSpec network(const std::string& name, int channels, int size,
 }
 
 // (from, to, kind) of every edge.
-using EdgeSet = std::set<std::tuple<int, int, DepKind>>;
+using EdgeSet = std::set<std::tuple<int, int, EdgeData>>;
 EdgeSet edge_set(const OpDag& dag) {
   EdgeSet s;
-  for (const DagEdge& e : dag.edges()) s.insert({e.from, e.to, e.kind});
+  for (const test::DagEdgeView& e : test::dag_edges(dag)) s.insert({e.from, e.to, e.data});
   return s;
 }
 
@@ -46,9 +47,13 @@ std::vector<bool> reach(const OpDag& dag, int from, bool forward) {
   while (!stack.empty()) {
     const int n = stack.back();
     stack.pop_back();
-    for (int e : forward ? dag.out_edges(n) : dag.in_edges(n)) {
-      const DagEdge& edge = dag.edges()[static_cast<std::size_t>(e)];
-      const int next = forward ? edge.to : edge.from;
+    std::vector<int> next_nodes;
+    if (forward) {
+      next_nodes = dag.graph().users(n);
+    } else {
+      for (const Edge& e : dag.graph().deps(n)) next_nodes.push_back(e.from);
+    }
+    for (int next : next_nodes) {
       if (!seen[static_cast<std::size_t>(next)]) {
         seen[static_cast<std::size_t>(next)] = true;
         stack.push_back(next);
@@ -66,10 +71,10 @@ void check_iteration_dag(const NetShape& net, const OpDag& dag, int inputs = 1) 
   const std::vector<int> order = dag.topological_order();
   REQUIRE(static_cast<int>(order.size()) == dag.size());  // acyclic
   // Built in issue order, every edge already points forward.
-  for (const DagEdge& e : dag.edges()) CHECK(e.from < e.to);
+  for (const test::DagEdgeView& e : test::dag_edges(dag)) CHECK(e.from < e.to);
   std::vector<int> sources, expected;
   for (int i = 0; i < dag.size(); ++i)
-    if (dag.in_edges(i).empty()) sources.push_back(i);
+    if (dag.graph().deps(i).empty()) sources.push_back(i);
   for (int i = 0; i < inputs; ++i) expected.push_back(i);
   REQUIRE(sources == expected);
   std::vector<bool> from_input(static_cast<std::size_t>(dag.size()));
@@ -85,7 +90,7 @@ void check_iteration_dag(const NetShape& net, const OpDag& dag, int inputs = 1) 
     CHECK(from_input[static_cast<std::size_t>(i)]);
     if (dag.node(i).slot != LayerOpSlot::kUpdate) continue;
     ++updates;
-    CHECK(dag.out_edges(i).empty());  // nothing in the iteration follows an update
+    CHECK(dag.graph().users(i).empty());  // nothing in the iteration follows an update
     const std::vector<bool> up = reach(dag, i, false);
     for (std::size_t k = 0; k < up.size(); ++k) feeds_update[k] = feeds_update[k] || up[k];
   }
@@ -106,15 +111,14 @@ void check_iteration_dag(const NetShape& net, const OpDag& dag, int inputs = 1) 
       for (const TensorUse& in : dag.node(r).op.inputs) reads = reads || in.id == w;
       if (!reads) continue;
       bool ordered = false;
-      for (int e : dag.in_edges(u))
-        ordered = ordered || dag.edges()[static_cast<std::size_t>(e)].from == r;
+      ordered = dag.graph().edge(r, u) != nullptr;
       CHECK(ordered);
       CHECK(r < u);
     }
   }
   // Data edges carry bytes, order edges none.
-  for (const DagEdge& e : dag.edges()) {
-    if (e.kind == DepKind::kData) {
+  for (const test::DagEdgeView& e : test::dag_edges(dag)) {
+    if (e.data == EdgeData::kTensor) {
       CHECK(e.bytes > 0);
     } else {
       CHECK(e.bytes == 0);
@@ -153,7 +157,7 @@ TEST_CASE("Op DAG of a chain: every edge by hand", "[hype][dag]") {
                                PaperOpType::kApplyGradientDescent,
                                PaperOpType::kApplyGradientDescent};
   for (int i = 0; i < dag.size(); ++i) CHECK(dag.node(i).type == types[i]);
-  const DepKind D = DepKind::kData, O = DepKind::kOrder;
+  const EdgeData D = EdgeData::kTensor, O = EdgeData::kNone;
   const EdgeSet expected = {
       {0, 1, D}, {1, 2, D},  {2, 3, D},  {3, 4, D},  // forward, and the loss reads the output
       {1, 5, D}, {4, 5, D},                          // fc dW = X^T dY: X through the flatten
@@ -166,11 +170,11 @@ TEST_CASE("Op DAG of a chain: every edge by hand", "[hype][dag]") {
   CHECK(edge_set(dag) == expected);
   check_iteration_dag(net, dag);
   // Edges name the tensor; its id unpacks to its kind and layer.
-  CHECK(tensor_id_kind(dag.edges().front().tensor) == TensorKind::kActivation);
-  CHECK(tensor_id_layer(dag.edges().front().tensor) == 0);
+  CHECK(tensor_id_kind(test::dag_edges(dag).front().tensor) == TensorKind::kActivation);
+  CHECK(tensor_id_layer(test::dag_edges(dag).front().tensor) == 0);
   CHECK(tensor_id_layer(tensor_id(TensorKind::kGradient, -1)) == -1);
   // Bytes: the relu's output, 4 x 2 x 8 x 8 words of 2 bytes, to the fc's forward pass.
-  for (const DagEdge& e : dag.edges())
+  for (const test::DagEdgeView& e : test::dag_edges(dag))
     if (e.from == 1 && e.to == 2) CHECK(e.bytes == 4 * 128 * 2);
 }
 
@@ -200,7 +204,7 @@ TEST_CASE("Op DAG of a graph: a residual add, a concat and gradient sums", "[hyp
   CHECK(dag.node(11).type == PaperOpType::kAddN);
   CHECK(dag.node(13).type == PaperOpType::kAddN);
   CHECK(dag.node(3).type == PaperOpType::kAdd);
-  const DepKind D = DepKind::kData, O = DepKind::kOrder;
+  const EdgeData D = EdgeData::kTensor, O = EdgeData::kNone;
   const EdgeSet expected = {
       {0, 1, D},
       {1, 2, D},
@@ -235,10 +239,10 @@ TEST_CASE("Op DAG of a graph: a residual add, a concat and gradient sums", "[hyp
       {8, 17, O},
   };
   CHECK(edge_set(dag) == expected);
-  CHECK(dag.edges().size() == 30);
+  CHECK(test::dag_edges(dag).size() == 30);
   check_iteration_dag(net, dag);
   // A slice of a concat's gradient: b reads 2 x 2 x 4 x 4 words of fc's 2 x 4 x 4 x 4.
-  for (const DagEdge& e : dag.edges()) {
+  for (const test::DagEdgeView& e : test::dag_edges(dag)) {
     if (e.from == 8 && e.to == 9) CHECK(e.bytes == 2 * 32 * 4);
     if (e.from == 8 && e.to == 13) CHECK(e.bytes == 2 * 32 * 4);
     if (e.from == 10 && e.to == 11) CHECK(e.bytes == 2 * 32 * 4);
@@ -288,10 +292,11 @@ TEST_CASE("Op DAGs of DCGAN and BERT-Large", "[hype][dag]") {
     const OpDag dag = build_op_dag(net, c.batch, 32, adam);
     check_iteration_dag(net, dag, c.inputs);
     int data = 0;
-    for (const DagEdge& e : dag.edges()) data += e.kind == DepKind::kData ? 1 : 0;
+    for (const test::DagEdgeView& e : test::dag_edges(dag))
+      data += e.data == EdgeData::kTensor ? 1 : 0;
     CHECK(dag.size() == c.ops);
     CHECK(data == c.data_edges);
-    CHECK(static_cast<int>(dag.edges().size()) - data == c.order_edges);
+    CHECK(static_cast<int>(test::dag_edges(dag).size()) - data == c.order_edges);
   }
 }
 
@@ -302,22 +307,22 @@ TEST_CASE("ASAP, ALAP and slack on a hand DAG", "[hype][dag]") {
   //   5 (1)
   OpDag dag;
   for (int i = 0; i < 6; ++i) dag.add_node({});
-  dag.add_edge(0, 1, DepKind::kData, 8);
-  dag.add_edge(0, 2, DepKind::kData, 8);
-  dag.add_edge(1, 3, DepKind::kData, 8);
-  dag.add_edge(2, 3, DepKind::kOrder);
-  dag.add_edge(3, 4, DepKind::kData, 8);
-  dag.add_edge(3, 4, DepKind::kData, 4);  // merged with the one before
-  REQUIRE(dag.edges().size() == 5);
-  CHECK(dag.edges().back().bytes == 12);
+  dag.add_edge(0, 1, EdgeData::kTensor, 8);
+  dag.add_edge(0, 2, EdgeData::kTensor, 8);
+  dag.add_edge(1, 3, EdgeData::kTensor, 8);
+  dag.add_edge(2, 3, EdgeData::kNone);
+  dag.add_edge(3, 4, EdgeData::kTensor, 8);
+  dag.add_edge(3, 4, EdgeData::kTensor, 4);  // merged with the one before
+  REQUIRE(test::dag_edges(dag).size() == 5);
+  CHECK(test::dag_edges(dag).back().bytes == 12);
   const DagTimes t = dag_times(dag, {1, 2, 5, 1, 1, 1});
   CHECK(t.makespan == 8);
   CHECK(t.asap == std::vector<double>{0, 1, 1, 6, 7, 0});
   CHECK(t.alap == std::vector<double>{0, 4, 1, 6, 7, 7});
   CHECK(t.slack == std::vector<double>{0, 3, 0, 0, 0, 7});
   CHECK_THROWS_AS(dag_times(dag, {1, 2, 3}), std::logic_error);
-  CHECK_THROWS_AS(dag.add_edge(2, 2, DepKind::kData), std::logic_error);
-  dag.add_edge(4, 0, DepKind::kOrder);  // a cycle
+  CHECK_THROWS_AS(dag.add_edge(2, 2, EdgeData::kTensor), std::logic_error);
+  dag.add_edge(4, 0, EdgeData::kNone);  // a cycle
   CHECK(dag.topological_order().empty());
   CHECK_THROWS_AS(dag_times(dag, {1, 2, 5, 1, 1, 1}), std::logic_error);
 }
@@ -341,9 +346,14 @@ TEST_CASE("Op DAG with TensorFlow's bias ops", "[hype][dag]") {
     const DagNode& n = dag.node(i);
     // Whether node i has an edge from (in) or to an op of its own layer in `role`.
     auto has_edge = [&](bool in, OpRole role, bool array) {
-      for (int e : in ? dag.in_edges(i) : dag.out_edges(i)) {
-        const DagNode& o = dag.node(in ? dag.edges()[static_cast<std::size_t>(e)].from
-                                       : dag.edges()[static_cast<std::size_t>(e)].to);
+      std::vector<int> others;
+      if (in) {
+        for (const Edge& e : dag.graph().deps(i)) others.push_back(e.from);
+      } else {
+        others = dag.graph().users(i);
+      }
+      for (int other : others) {
+        const DagNode& o = dag.node(other);
         if (o.op.layer == n.op.layer && o.op.role == role &&
             (o.op.kind != OpKind::kElementwise) == array)
           return true;
@@ -353,11 +363,11 @@ TEST_CASE("Op DAG with TensorFlow's bias ops", "[hype][dag]") {
     if (n.type == PaperOpType::kBiasAdd) {
       ++adds;
       // After its layer's forward op, in place on the output it reads.
-      CHECK(dag.in_edges(i).size() == 1);
+      CHECK(dag.graph().deps(i).size() == 1);
       CHECK(has_edge(true, OpRole::kForward, true));
       CHECK(n.op.inputs[0].id == n.op.outputs[0].id);
       // The layer's readers read it, not the forward op any more.
-      for (int e : dag.out_edges(i)) CHECK(dag.edges()[static_cast<std::size_t>(e)].bytes > 0);
+      for (int u : dag.graph().users(i)) CHECK(dag.graph().edge(i, u)->bytes > 0);
     }
     if (n.type == PaperOpType::kBiasAddGrad) {
       ++grads;

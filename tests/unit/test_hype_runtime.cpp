@@ -13,6 +13,7 @@
 #include "sim/core/paths.h"
 #include "sim/hype/hype_model.h"
 #include "sim/hype/runtime.h"
+#include "tests/support/dag_edges.h"
 
 using namespace trainsim;
 
@@ -55,7 +56,7 @@ OpDag hand_dag(int n, const std::vector<std::pair<int, int>>& edges) {
     node.type = PaperOpType::kRelu;  // small: one FPGA
     dag.add_node(node);
   }
-  for (auto [a, b] : edges) dag.add_edge(a, b, DepKind::kData, 1024);
+  for (auto [a, b] : edges) dag.add_edge(a, b, EdgeData::kTensor, 1024);
   return dag;
 }
 
@@ -283,7 +284,7 @@ TEST_CASE("Hype model: LeNet-5 on a V100 and three S10s", "[hype][runtime]") {
     CHECK(it.gpu_only.run.devices.size() == 1);
     CHECK(it.policy.run.devices.size() == 4);
     // Every op ran once, after its producers.
-    for (const DagEdge& e : it.dag.edges())
+    for (const test::DagEdgeView& e : test::dag_edges(it.dag))
       CHECK(it.policy.run.ops[static_cast<std::size_t>(e.to)].start_s >=
             it.policy.run.ops[static_cast<std::size_t>(e.from)].end_s);
     const HypeIteration again = simulate_hype(spec, net, batch, OptimizerSpec{});
@@ -472,7 +473,7 @@ TEST_CASE("Hype runtime: weights of planned offloads are staged at the host from
     if (i == 1) node.op.inputs[1] = {tensor_id(TensorKind::kWeight, 1), 10'000'000 / 4};
     dag.add_node(node);
   }
-  dag.add_edge(0, 1, DepKind::kData, 1024);
+  dag.add_edge(0, 1, EdgeData::kTensor, 1024);
   h.dag = dag;
   StaticDevice gpu(40), fpga(10);
   RuntimeSystem sys = system_of(gpu, fpga, 1);
