@@ -41,7 +41,19 @@ std::string join(const std::vector<std::string>& v) {
 // Wide enough for the zoo's longest network name (densenet121_imagenet).
 constexpr int kNameWidth = 22;
 
+// `--names`: each entry's name alone, one a line, without headings (for scripts, such as
+// tools/check_kind_names.py, and shell completion). Set once by cmd_list before printing.
+bool names_only = false;
+
+void heading(const char* text) {
+  if (!names_only) std::printf("%s\n", text);
+}
+
 void entry(const std::string& name, const std::string& figures, const std::string& description) {
+  if (names_only) {
+    std::printf("%s\n", name.c_str());
+    return;
+  }
   std::printf("  %-*s %s\n", kNameWidth, name.c_str(), figures.c_str());
   if (!description.empty()) std::printf("  %-*s %s\n", kNameWidth, "", description.c_str());
 }
@@ -71,8 +83,12 @@ std::string what_it_trains_on(const NetworkSpec& net) {
 }
 
 void list_networks() {
-  std::printf("networks (configs/networks): parameters, input -> classes, data\n");
+  heading("networks (configs/networks): parameters, input -> classes, data");
   for (const auto& n : shipped_network_names()) {
+    if (names_only) {  // loading and probing every network takes seconds
+      entry(n, "", "");
+      continue;
+    }
     const NetworkSpec net = load_network(configs_root() + "/networks/" + n + ".yaml");
     char figures[256];
     std::snprintf(figures, sizeof figures, "%10s params  %dx%dx%d -> %d, %s",
@@ -83,9 +99,9 @@ void list_networks() {
 }
 
 void list_accelerators() {
-  std::printf(
+  heading(
       "accelerators (configs/accelerators): array, dataflow, buffer, clock, word size, DRAM, "
-      "energy table\n");
+      "energy table");
   for (const auto& n : shipped_accelerator_names()) {
     const AcceleratorSpec a = load_accelerator(n);
     char figures[256];
@@ -98,7 +114,7 @@ void list_accelerators() {
 }
 
 void list_energy_tables() {
-  std::printf("energy tables (configs/energy): unit, MAC cost at the smallest word width\n");
+  heading("energy tables (configs/energy): unit, MAC cost at the smallest word width");
   for (const auto& n : shipped_energy_names()) {
     const EnergyTable t = load_energy_table(n);
     char figures[160];
@@ -110,7 +126,7 @@ void list_energy_tables() {
 }
 
 void list_systems() {
-  std::printf("systems (configs/systems): devices, topology, link figures\n");
+  heading("systems (configs/systems): devices, topology, link figures");
   for (const auto& n : shipped_system_names()) {
     const SystemSpec s = load_system(n);
     std::string devices;
@@ -129,10 +145,10 @@ void list_systems() {
 }
 
 void list_devices() {
-  std::printf("device kinds:\n");
+  heading("device kinds:");
   for (const DeviceKind* k : device_kinds())
     entry(k->name(), k->description() + "; keys: " + join(k->keys()), "");
-  std::printf("devices (configs/devices): kind, key figures\n");
+  heading("devices (configs/devices): kind, key figures");
   for (const auto& n : shipped_device_names()) {
     const auto d = load_device(n);
     entry(n, d->kind + ": " + d->figures(), d->description);
@@ -140,61 +156,67 @@ void list_devices() {
 }
 
 void list_datasets() {
-  std::printf("datasets:\n");
+  heading("datasets:");
   for (const auto* d : dataset_sources()) entry(d->name(), d->description(), "");
 }
 
 void list_optimizers() {
-  std::printf("optimizers:\n");
+  heading("optimizers:");
   for (const auto& o : optimizers()) entry(o.name, o.description + "; keys: " + join(o.keys), "");
 }
 
 void list_layers() {
-  std::printf("layer types:\n");
+  heading("layer types:");
   for (const auto& l : layer_types()) entry(l.name, l.description + "; keys: " + join(l.keys), "");
 }
 
 void list_dataflows() {
-  std::printf("dataflows:\n");
+  heading("dataflows:");
   for (const Dataflow* d : dataflows()) entry(d->name(), d->description(), "");
 }
 
 void list_memory_models() {
-  std::printf("memory models (memory, accelerator.memory):\n");
+  heading("memory models (memory, accelerator.memory):");
   for (const MemoryModel* m : memory_models()) entry(m->name(), m->description(), "");
 }
 
 void list_techniques() {
-  std::printf("techniques:\n");
+  heading("techniques:");
   for (const auto& t : techniques()) entry(t.name, t.description, "");
 }
 
 void list_schedules() {
-  std::printf("pipeline schedules:\n");
+  heading("pipeline schedules:");
   for (const Schedule* s : schedules()) entry(s->name(), s->description(), "");
 }
 
 void list_topologies() {
-  std::printf("topologies:\n");
+  heading("topologies:");
   for (const Topology& t : topologies()) entry(t.name, t.description, "");
 }
 
 void list_policies() {
-  std::printf("hype policies (hype.policy):\n");
-  for (const PolicyInfo& p : hype_policies())
+  heading("hype policies (hype.policy):");
+  for (const PolicyInfo& p : hype_policies()) {
+    if (names_only) {  // an alias is a name the key takes as well
+      entry(p.name, "", "");
+      for (const std::string& a : p.aliases) entry(a, "", "");
+      continue;
+    }
     entry(p.name,
           p.description + (p.needs_power_cap ? "; needs hype.power_cap_w" : "") +
               (p.aliases.empty() ? "" : "; also: " + join(p.aliases)),
           "");
+  }
 }
 
 void list_runs() {
-  std::printf("kinds of run (stats.json's kind; the first that applies runs an experiment):\n");
+  heading("kinds of run (stats.json's kind; the first that applies runs an experiment):");
   for (const RunKindInfo& k : run_kinds()) entry(k.name, k.description, "");
 }
 
 void list_reports() {
-  std::printf("kinds of report.html page (the first that claims a results directory draws it):\n");
+  heading("kinds of report.html page (the first that claims a results directory draws it):");
   for (const ReportKind& k : report_kinds()) entry(k.name, k.description, "");
 }
 
@@ -240,7 +262,11 @@ int cmd_list(const std::vector<std::string>& args) {
   hidden.add_options()("category", po::value<std::string>());
   po::positional_options_description pos;
   pos.add("category", 1);
-  const po::variables_map vm = parse_args("list", args, po::options_description(), pos, hidden);
+  po::options_description options;
+  options.add_options()("names", po::bool_switch(),
+                        "only the names, one a line, without headings or figures");
+  const po::variables_map vm = parse_args("list", args, options, pos, hidden);
+  names_only = vm["names"].as<bool>();
   if (!vm.count("category")) {
     for (const ListKind& k : kinds()) k.print();
     return 0;

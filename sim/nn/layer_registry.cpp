@@ -165,28 +165,50 @@ LayerTypeInfo in_family(LayerTypeInfo info, LayerFamily family) {
   return info;
 }
 
+LayerTypeInfo requiring(LayerTypeInfo info, std::vector<std::string> keys) {
+  info.required = std::move(keys);
+  return info;
+}
+
+// A pooling window: its kernel has no default, its stride defaults to the kernel.
+LayerTypeInfo pooling(LayerTypeInfo info) {
+  info = requiring(std::move(info), {"kernel"});
+  info.stride_defaults_to_kernel = true;
+  info.family = LayerFamily::kPool;
+  return info;
+}
+
+// A merge of two or more layers' outputs.
+LayerTypeInfo merging(LayerTypeInfo info) {
+  info = requiring(std::move(info), {"from"});
+  info.min_inputs = 2;
+  return info;
+}
+
 }  // namespace
 
 const std::vector<LayerTypeInfo>& layer_types() {
   static const std::vector<LayerTypeInfo> types = {
-      in_family(TRAINSIM_LAYER("dense", "fully connected, Y = X W + b",
-                               (Keys{"units", "bias", "from"}), make_dense),
+      in_family(requiring(TRAINSIM_LAYER("dense", "fully connected, Y = X W + b",
+                                         (Keys{"units", "bias", "from"}), make_dense),
+                          {"units"}),
                 LayerFamily::kDense),
-      in_family(TRAINSIM_LAYER(
-                    "conv2d",
-                    "2-D convolution, stride, zero padding, channel groups (timed only: [kh, kw] "
-                    "kernels or padding)",
-                    (Keys{"filters", "kernel", "stride", "padding", "groups", "bias", "from"}),
-                    make_conv),
-                LayerFamily::kConv),
-      in_family(TRAINSIM_LAYER("maxpool2d",
-                               "max pooling, stride defaults to kernel (timed only: padding)",
-                               (Keys{"kernel", "stride", "padding", "from"}), make_maxpool),
-                LayerFamily::kPool),
-      in_family(TRAINSIM_LAYER("avgpool2d",
-                               "average pooling, stride defaults to kernel (timed only: padding)",
-                               (Keys{"kernel", "stride", "padding", "from"}), make_avgpool),
-                LayerFamily::kPool),
+      in_family(
+          requiring(
+              TRAINSIM_LAYER(
+                  "conv2d",
+                  "2-D convolution, stride, zero padding, channel groups (timed only: [kh, kw] "
+                  "kernels or padding)",
+                  (Keys{"filters", "kernel", "stride", "padding", "groups", "bias", "from"}),
+                  make_conv),
+              {"filters", "kernel"}),
+          LayerFamily::kConv),
+      pooling(TRAINSIM_LAYER("maxpool2d",
+                             "max pooling, stride defaults to kernel (timed only: padding)",
+                             (Keys{"kernel", "stride", "padding", "from"}), make_maxpool)),
+      pooling(TRAINSIM_LAYER("avgpool2d",
+                             "average pooling, stride defaults to kernel (timed only: padding)",
+                             (Keys{"kernel", "stride", "padding", "from"}), make_avgpool)),
       TRAINSIM_LAYER("flatten", "reshape C x H x W to a vector", Keys{"from"}, make_flatten),
       TRAINSIM_LAYER("relu", "max(x, 0)", Keys{"from"}, make_relu),
       TRAINSIM_LAYER("leaky_relu", "x > 0 ? x : slope * x", (Keys{"slope", "from"}), make_leaky),
@@ -203,14 +225,16 @@ const std::vector<LayerTypeInfo>& layer_types() {
       in_family(TRAINSIM_LAYER("global_avgpool", "average of each channel, C x H x W -> C x 1 x 1",
                                Keys{"from"}, make_global_avgpool),
                 LayerFamily::kPool),
-      TRAINSIM_LAYER("add",
-                     "element-wise sum of two or more layers' outputs, e.g. a residual "
-                     "connection",
-                     Keys{"from"}, make_add),
-      TRAINSIM_LAYER("concat", "channel concatenation of two or more layers' outputs", Keys{"from"},
-                     make_concat),
-      TRAINSIM_SHAPE_LAYER("resize", "bilinear resize of the input to size [h, w] (timed only)",
-                           (Keys{"size", "from"})),
+      merging(TRAINSIM_LAYER("add",
+                             "element-wise sum of two or more layers' outputs, e.g. a residual "
+                             "connection",
+                             Keys{"from"}, make_add)),
+      merging(TRAINSIM_LAYER("concat", "channel concatenation of two or more layers' outputs",
+                             Keys{"from"}, make_concat)),
+      requiring(
+          TRAINSIM_SHAPE_LAYER("resize", "bilinear resize of the input to size [h, w] (timed only)",
+                               (Keys{"size", "from"})),
+          {"size"}),
       LayerTypeInfo{"source",
                     "an input of shape [c, h, w] from outside the network, whose gradient is "
                     "computed (timed only; SCALE-Sim topologies)",

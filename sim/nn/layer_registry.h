@@ -51,10 +51,14 @@ struct LayerTypeInfo {
   std::unique_ptr<Layer<float>> (*make_float)(const LayerSpec&, const std::vector<Shape>& ins);
   std::unique_ptr<Layer<double>> (*make_double)(const LayerSpec&, const std::vector<Shape>& ins);
   LayerBoundary boundary = LayerBoundary::kNone;
-  std::vector<std::string> required = {};  ///< keys without a default (besides the older
-                                           ///< types' in required_layer_keys())
+  std::vector<std::string> required = {};  ///< keys without a default
   OutputLoss loss = OutputLoss::kNone;
   LayerFamily family = LayerFamily::kOther;
+  /// `stride` defaults to `kernel` (pooling: non-overlapping windows are the usual intent).
+  bool stride_defaults_to_kernel = false;
+  /// The fewest layers `from` must name, if more than one (a merge of one input is a
+  /// mistake); 1: `from` may be left out (the layer before).
+  int min_inputs = 1;
 };
 
 /// The family of `type` (kOther for an unknown type).

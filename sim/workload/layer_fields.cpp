@@ -118,17 +118,4 @@ const LayerField& layer_field(const std::string& key) {
   throw std::logic_error("config parser has no reader for layer key '" + key + "'");
 }
 
-std::vector<std::string> required_layer_keys(const std::string& type) {
-  if (type == "dense") return {"units"};
-  if (type == "conv2d") return {"filters", "kernel"};
-  if (is_pool_type(type)) return {"kernel"};
-  if (type == "resize") return {"size"};
-  if (type == "add" || type == "concat") return {"from"};
-  return {};
-}
-
-bool is_pool_type(const std::string& type) {
-  return type == "maxpool2d" || type == "avgpool2d";
-}
-
 }  // namespace trainsim

@@ -22,10 +22,4 @@ struct LayerField {
 /// does not know (a trainsim bug, not a user error).
 const LayerField& layer_field(const std::string& key);
 
-/// Keys a layer of `type` must set: there is no sensible default for them.
-std::vector<std::string> required_layer_keys(const std::string& type);
-
-/// Pooling layers default their stride to their kernel (non-overlapping windows).
-bool is_pool_type(const std::string& type);
-
 }  // namespace trainsim

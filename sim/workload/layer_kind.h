@@ -1,10 +1,8 @@
 #pragma once
 // What NetShape and the lowering need to know of a layer type, as one descriptor per type, so
 // that a type is a file of its own (sim/workload/layers/) plus a line in the layer registry
-// (sim/nn/layer_registry.cpp) and in layer_kinds.cpp instead of a branch in each of them. The types
-// older than this interface (dense, conv2d, the pools, batchnorm, add, concat, resize, ...) are
-// still branches of NetShape and lower_network(); the helpers below are shared with them where the
-// two would otherwise repeat a computation.
+// (sim/nn/layer_registry.cpp) and in layer_kinds.cpp instead of a branch in each of them. Every
+// registered type has one; the helpers below are shared by types that do the same computation.
 #include <cstdint>
 #include <initializer_list>
 #include <string>
@@ -55,8 +53,10 @@ struct LayerKind {
   std::string (*infer)(const LayerSpec& spec, const std::vector<Shape>& ins, Shape& out,
                        std::int64_t& params);
   /// The largest count one sample forms in any pass (MACs, or values an element-wise op
-  /// moves), saturating (sim/workload/size_limits.h); nullptr: the larger of the input's and
-  /// the output's values.
+  /// moves: a pooling window per output, every input of an add; a conv's backward-data pass
+  /// convolves over the padded input, so H_p x W_p x R x S x C x F bounds all three), saturating
+  /// (sim/workload/size_limits.h). NetShape takes the larger of it and the input's and the
+  /// output's values; nullptr: those alone.
   std::int64_t (*work)(const LayerSpec& spec, const std::vector<Shape>& ins, const Shape& out);
   /// Fills the layer's forward, backward-data and backward-weight ops (the lowering adds the
   /// update and the gradient sum).
@@ -67,7 +67,15 @@ struct LayerKind {
   /// weights' place in the product (batched_matmul: dB = A^T dC as a dense layer's dW = X^T
   /// dY), so the slot is issued even though the layer has no parameters.
   bool second_operand_grad = false;
+  /// One sample's forward multiply-adds as NetShape::forward_macs() counts them (dense and
+  /// conv2d layers; nullptr: the type adds none to that figure).
+  std::int64_t (*forward_macs)(const LayerSpec& spec, const LayerShape& shape) = nullptr;
 };
+
+/// Output extent of a sliding window of `k` at `stride` over `in` padded by `pad` on both
+/// sides; 0 and `err` set ("kernel 5 does not fit the input height 3") if it does not fit.
+/// `axis` names the extent in the message.
+int window_extent(int in, int pad, int k, int stride, const char* axis, std::string& err);
 
 /// Sets an op's tensors: up to four read, up to three written.
 Op with_tensors(Op op, std::initializer_list<TensorUse> in, std::initializer_list<TensorUse> out);

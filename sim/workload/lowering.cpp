@@ -17,9 +17,7 @@ Op with_bits(Op op, int word_bits) {
 
 // Whether layer `l` only reinterprets its input (flatten, reshape).
 bool is_alias(const NetShape& net, int l) {
-  const std::string& type = net.layer_spec(static_cast<std::size_t>(l)).type;
-  const LayerKind* kind = find_layer_kind(type);
-  return type == "flatten" || (kind != nullptr && kind->alias);
+  return layer_kind(net.layer_spec(static_cast<std::size_t>(l)).type).alias;
 }
 
 // The layer whose output tensor layer `l`'s output is: a flatten or reshape only
@@ -172,83 +170,17 @@ std::vector<LayerOps> lower_network(const NetShape& net, int batch, int word_bit
   std::vector<LayerOps> out(net.size());
   const std::int64_t b = batch;
   for (std::size_t i = 0; i < net.size(); ++i) {
-    const LayerSpec& ls = net.layer_spec(i);
     const LayerShape& shape = net.layer(i);
-    const Shape in = shape.in, o = shape.out;
+    const Shape o = shape.out;
     const int id = static_cast<int>(i);
     LayerOps& ops = out[i];
     const LayerLowering l(net, i, b, word_bits);
-    auto elt = [&](std::int64_t elements, int reads, int writes, int flops, OpRole role) {
-      return l.eltwise(elements, reads, writes, flops, role);
-    };
-    const TensorUse &x = l.x, &y = l.y, &dx = l.dx, &dy = l.dy, &w = l.w, &dw = l.dw;
-    if (const LayerKind* kind = find_layer_kind(ls.type)) {
-      kind->lower(l, ops);
-    } else if (ls.type == "dense") {
-      lower_dense_product(l, b, o.size(), in.size(), ops);
-    } else if (ls.type == "conv2d") {
-      ConvShape c;
-      c.batch = b, c.channels = in.c / ls.groups, c.height = in.h, c.width = in.w;
-      c.filters = ls.filters / ls.groups, c.kernel_h = ls.kernel, c.kernel_w = ls.kernel_width();
-      c.stride = ls.stride, c.pad = ls.padding;
-      if (ls.padding != ls.padding_width()) {
-        c.height += 2 * ls.padding, c.width += 2 * ls.padding_width(), c.pad = 0;
-      }
-      auto conv = [&](OpRole role) {
-        Op op = with_bits(Op::make_conv(c, role, id), word_bits);
-        op.repeat = ls.groups;
-        return op;
-      };
-      // Weight gradients: X (*) dY, the input as the ifmap and dY as the filter operand.
-      ops.forward = with_tensors(conv(OpRole::kForward), {x, w}, {y});
-      ops.backward_data = with_tensors(conv(OpRole::kBackwardData), {dy, w}, {dx});
-      ops.backward_weight = with_tensors(conv(OpRole::kBackwardWeight), {x, dy}, {dw});
-    } else if (ls.type == "relu" || ls.type == "leaky_relu") {
-      lower_activation(l, 1, 1, false, ops);
-    } else if (ls.type == "maxpool2d" || ls.type == "avgpool2d" || ls.type == "global_avgpool") {
-      const int window = ls.type == "global_avgpool" ? in.h * in.w : ls.kernel * ls.kernel_width();
-      // The window's re-reads hit the buffer: DRAM sees each input once.
-      ops.forward = with_tensors(as_kernel(elt(b * o.size(), window, 1, window, OpRole::kForward),
-                                           EltwiseKernel::kPooling),
-                                 {x}, {y});
-      // dx: every input position reads x (to find the max) or nothing extra (avg) and the
-      // routed dy, and is written once.
-      ops.backward_data =
-          with_tensors(as_kernel(elt(b * in.size(), 2, 1, 1, OpRole::kActivationGrad),
-                                 EltwiseKernel::kPoolingGrad),
-                       {x, dy}, {dx});
-    } else if (ls.type == "softmax") {
-      ops.forward = with_tensors(
-          as_kernel(elt(b * o.size(), 1, 1, 3, OpRole::kForward), EltwiseKernel::kSoftmax), {x},
-          {y});
-      if (l.last)
-        ops.loss_grad = loss_gradient(l);
-      else  // dx = y (dy - sum(dy y)): a dot product, a subtraction and a product per value
-        ops.backward_data = with_tensors(
-            as_kernel(elt(b * o.size(), 2, 1, 3, OpRole::kActivationGrad), EltwiseKernel::kSoftmax),
-            {y, dy}, {dx});
-    } else if (ls.type == "batchnorm") {
-      lower_normalization(l, ops);
-    } else if (ls.type == "add") {
-      const int n = static_cast<int>(shape.inputs.size());
-      Op add = elt(b * o.size(), n, 1, n - 1, OpRole::kForward);
-      for (int k = 0; k < n && k < kMaxOpInputs; ++k)
-        add.inputs[static_cast<std::size_t>(k)] =
-            use(TensorKind::kActivation,
-                tensor_layer(net, shape.inputs[static_cast<std::size_t>(k)]), b * o.size());
-      // More inputs than an op lists: the rest still stream from DRAM.
-      if (n > kMaxOpInputs) add.inputs[kMaxOpInputs - 1].words *= n - kMaxOpInputs + 1;
-      add.outputs[0] = y;
-      ops.forward = add;
-    } else if (ls.type == "resize") {
-      ops.forward = with_tensors(elt(b * o.size(), 4, 1, 7, OpRole::kForward), {x}, {y});
-    }
-    // flatten, concat: nothing to move or compute.
+    layer_kind(net.layer_spec(i).type).lower(l, ops);
     if (shape.consumers > 1) {
       // The readers' gradients arrive one after another into this layer's gradient.
-      ops.grad_sum =
-          with_tensors(elt(b * o.size() * (shape.consumers - 1), 2, 1, 1, OpRole::kActivationGrad),
-                       {use(TensorKind::kGradient, id, b * o.size() * shape.consumers)}, {dy});
+      ops.grad_sum = with_tensors(
+          l.eltwise(b * o.size() * (shape.consumers - 1), 2, 1, 1, OpRole::kActivationGrad),
+          {use(TensorKind::kGradient, id, b * o.size() * shape.consumers)}, {l.dy});
     }
     if (shape.params > 0) {
       // Reads the weights, their gradient and the optimizer's state; writes the weights and
@@ -257,9 +189,9 @@ std::vector<LayerOps> lower_network(const NetShape& net, int batch, int word_bit
       Op update = Op::make_eltwise(e, OpRole::kUpdate, id);
       update.eltwise.kernel = EltwiseKernel::kUpdate;
       update.word_bits = word_bits;
-      update.inputs[0] = w;
-      update.inputs[1] = dw;
-      update.outputs[0] = w;
+      update.inputs[0] = l.w;
+      update.inputs[1] = l.dw;
+      update.outputs[0] = l.w;
       for (int k = 0; k + 2 < e.reads; ++k) {
         const TensorUse state = use(TensorKind::kOptimizerState, id, shape.params, k);
         update.inputs[static_cast<std::size_t>(k + 2)] = state;

@@ -11,10 +11,7 @@
 
 namespace trainsim {
 
-namespace {
-
-// Output extent of a sliding window, or a message if the window does not fit.
-int window_out(int in, int pad, int k, int stride, const char* axis, std::string& err) {
+int window_extent(int in, int pad, int k, int stride, const char* axis, std::string& err) {
   if (in + 2 * pad < k) {
     err = std::string("kernel ") + std::to_string(k) + " does not fit the input " + axis + " " +
           std::to_string(in) + (pad ? " with padding " + std::to_string(pad) : std::string());
@@ -22,8 +19,6 @@ int window_out(int in, int pad, int k, int stride, const char* axis, std::string
   }
   return (in + 2 * pad - k) / stride + 1;
 }
-
-}  // namespace
 
 NetShape::NetShape(const NetworkSpec& spec) : spec_(&spec), graph_(spec) {
   const std::string where = "network '" + spec.name + "' (" + spec.source + ")";
@@ -49,6 +44,7 @@ NetShape::NetShape(const NetworkSpec& spec) : spec_(&spec), graph_(spec) {
       l.out = l.in = Shape{ls.shape[0], ls.shape[1], ls.shape[2]};
       const std::int64_t values = saturating_product({l.out.c, l.out.h, l.out.w});
       if (values <= 0) fail("produces an empty output");
+      l.work = values;
       const std::string too_big = size_limit_violation(values, 0, values);
       if (!too_big.empty()) fail(too_big);
       continue;
@@ -57,66 +53,16 @@ NetShape::NetShape(const NetworkSpec& spec) : spec_(&spec), graph_(spec) {
     for (int p : l.inputs) ins.push_back(p < 0 ? input : layers_[static_cast<std::size_t>(p)].out);
     l.in = ins.front();
     const Shape in = l.in;
-    std::string err;
-    const LayerKind* kind = find_layer_kind(ls.type);
-    if (kind != nullptr) {
-      err = kind->infer(ls, ins, l.out, l.params);
-      if (!err.empty()) fail(err);
-      l.second_operand_grad = kind->second_operand_grad;
-    } else if (ls.type == "dense") {
-      l.out = Shape{ls.units, 1, 1};
-      l.params = in.size() * ls.units + (ls.bias ? ls.units : 0);
-    } else if (ls.type == "conv2d") {
-      if (ls.groups < 1 || in.c % ls.groups != 0 || ls.filters % ls.groups != 0)
-        fail("groups " + std::to_string(ls.groups) + " must divide the input channels (" +
-             std::to_string(in.c) + ") and the filters (" + std::to_string(ls.filters) + ")");
-      const int h = window_out(in.h, ls.padding, ls.kernel, ls.stride, "height", err);
-      const int w =
-          window_out(in.w, ls.padding_width(), ls.kernel_width(), ls.stride, "width", err);
-      if (!err.empty()) fail(err);
-      l.out = Shape{ls.filters, h, w};
-      // Fan-in <= 2^30 x 2^24 (volume limit, kernel range): only the product may overflow.
-      const std::int64_t fan_in =
-          std::int64_t{in.c / ls.groups} * ls.kernel * ls.kernel_width() + (ls.bias ? 1 : 0);
-      l.params = saturating_product({ls.filters, fan_in});
-    } else if (ls.type == "maxpool2d" || ls.type == "avgpool2d") {
-      const int h = window_out(in.h, ls.padding, ls.kernel, ls.stride, "height", err);
-      const int w =
-          window_out(in.w, ls.padding_width(), ls.kernel_width(), ls.stride, "width", err);
-      if (!err.empty()) fail(err);
-      l.out = Shape{in.c, h, w};
-    } else if (ls.type == "global_avgpool") {
-      l.out = Shape{in.c, 1, 1};
-    } else if (ls.type == "flatten") {
-      l.out = Shape{static_cast<int>(in.size()), 1, 1};
-    } else if (ls.type == "batchnorm") {
-      l.out = in;
-      l.params = 2 * std::int64_t{in.c};
-    } else if (ls.type == "resize") {
-      l.out = Shape{in.c, ls.size[0], ls.size[1]};
-    } else if (ls.type == "add") {
-      for (const Shape& s : ins)
-        if (s != in) fail("inputs differ in shape: " + in.str() + " and " + s.str());
-      l.out = in;
-    } else if (ls.type == "concat") {
-      std::int64_t c = 0;
-      for (const Shape& s : ins) {
-        if (s.h != in.h || s.w != in.w)
-          fail("inputs differ in height x width: " + in.str() + " and " + s.str());
-        c += s.c;
-      }
-      // Clamped: a sum beyond int is over the volume limit checked below.
-      l.out = Shape{static_cast<int>(std::min<std::int64_t>(c, INT_MAX)), in.h, in.w};
-    } else {
-      // relu, leaky_relu, softmax: element-wise.
-      l.out = in;
-    }
+    const LayerKind& kind = layer_kind(ls.type);
+    const std::string err = kind.infer(ls, ins, l.out, l.params);
+    if (!err.empty()) fail(err);
+    l.second_operand_grad = kind.second_operand_grad;
     // Shape::size() could overflow here (a resize or a concat of huge inputs): checked first.
     const std::int64_t out_values = saturating_product({l.out.c, l.out.h, l.out.w});
     if (out_values <= 0) fail("produces an empty output");
-    std::int64_t work = layer_work(ls, in, out_values, l.inputs.size());
-    if (kind != nullptr && kind->work != nullptr) work = std::max(work, kind->work(ls, ins, l.out));
-    const std::string too_big = size_limit_violation(out_values, l.params, work);
+    l.work = std::max(saturating_product({in.c, in.h, in.w}), out_values);
+    if (kind.work != nullptr) l.work = std::max(l.work, kind.work(ls, ins, l.out));
+    const std::string too_big = size_limit_violation(out_values, l.params, l.work);
     if (!too_big.empty()) fail(too_big);
   }
   std::vector<bool> params(layers_.size()), second(layers_.size());
@@ -170,9 +116,8 @@ std::int64_t NetShape::param_count() const {
 std::int64_t NetShape::forward_macs() const {
   std::int64_t n = 0;
   for (const auto& l : layers_) {
-    const LayerSpec& s = *l.spec;
-    if (s.type == "dense") n += l.in.size() * s.units;
-    if (s.type == "conv2d") n += l.out.size() * (l.in.c / s.groups) * s.kernel * s.kernel_width();
+    const LayerKind& kind = layer_kind(l.spec->type);
+    if (kind.forward_macs != nullptr) n += kind.forward_macs(*l.spec, l);
   }
   return n;
 }

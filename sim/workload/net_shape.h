@@ -25,6 +25,9 @@ struct LayerShape {
   int consumers = 0;        ///< layers reading the output (its gradient is their sum)
   /// Its backward-weight op computes its second input's gradient (LayerKind).
   bool second_operand_grad = false;
+  /// The largest count one sample forms in any pass (LayerKind::work, at least the input's
+  /// and the output's values), checked against kMaxSampleWork (size_limits.h).
+  std::int64_t work = 0;
 };
 
 class NetShape {

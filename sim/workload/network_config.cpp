@@ -31,17 +31,18 @@ LayerSpec parse_layer(const ConfigNode& node, std::size_t index) {
   std::vector<std::string> allowed = {"type", "name"};
   allowed.insert(allowed.end(), info->keys.begin(), info->keys.end());
   m.allow_only(allowed);
-  for (const auto& key : required_layer_keys(layer.type)) m.require(key);
   for (const auto& key : info->required) m.require(key);
 
   for (const auto& key : info->keys) {
     if (auto v = m.get(key)) layer_field(key).read(*v, layer);
   }
   // Non-overlapping pooling is the usual intent of "kernel: 2".
-  if (is_pool_type(layer.type) && !m.has("stride")) layer.stride = layer.kernel;
-  if ((layer.type == "add" || layer.type == "concat") && layer.from.size() < 2)
-    m.require("from").fail("'" + layer.type + "' needs two or more layers in `from`, got " +
-                           std::to_string(layer.from.size()));
+  if (info->stride_defaults_to_kernel && !m.has("stride")) layer.stride = layer.kernel;
+  if (info->min_inputs > 1 && static_cast<int>(layer.from.size()) < info->min_inputs)
+    m.require("from").fail(
+        "'" + layer.type + "' needs " +
+        (info->min_inputs == 2 ? std::string("two") : std::to_string(info->min_inputs)) +
+        " or more layers in `from`, got " + std::to_string(layer.from.size()));
 
   if (auto name = m.get("name")) {
     layer.name = name->as_nonempty_string();

@@ -32,29 +32,6 @@ std::int64_t saturating_product(std::initializer_list<std::int64_t> factors) {
   return p;
 }
 
-std::int64_t layer_work(const LayerSpec& layer, const Shape& in, std::int64_t out_values,
-                        std::size_t inputs) {
-  const std::int64_t in_values = saturating_product({in.c, in.h, in.w});
-  std::int64_t work = std::max(in_values, out_values);
-  const std::string& t = layer.type;
-  if (t == "dense") {
-    work = std::max(work, saturating_product({in_values, layer.units}));
-  } else if (t == "conv2d") {
-    const std::int64_t hp = std::int64_t{in.h} + 2 * std::int64_t{layer.padding};
-    const std::int64_t wp = std::int64_t{in.w} + 2 * std::int64_t{layer.padding_width()};
-    const std::int64_t channels = layer.groups > 0 ? in.c / layer.groups : in.c;
-    work = std::max(work, saturating_product({hp, wp, layer.kernel, layer.kernel_width(), channels,
-                                              layer.filters}));
-  } else if (t == "maxpool2d" || t == "avgpool2d") {
-    work = std::max(work, saturating_product({out_values, layer.kernel, layer.kernel_width()}));
-  } else if (t == "add") {
-    work = std::max(work, saturating_product({out_values, static_cast<std::int64_t>(inputs)}));
-  } else if (t == "resize") {
-    work = std::max(work, saturating_product({out_values, 4}));  // bilinear: 4 reads a value
-  }
-  return work;
-}
-
 std::string size_limit_violation(std::int64_t values, std::int64_t params, std::int64_t work) {
   if (values > kMaxSampleValues)
     return exceeds("produces", values, "values per sample", kMaxSampleValues, 30);

@@ -38,14 +38,6 @@ inline constexpr std::int64_t kMaxSampleWork = std::int64_t{1} << 36;
 /// multiplications can be compared with a limit without overflowing on the way.
 std::int64_t saturating_product(std::initializer_list<std::int64_t> factors);
 
-/// The largest count one sample of `layer` forms in any of its passes: MACs (a conv's
-/// backward-data pass convolves over the padded input, so H_p x W_p x R x S x C x F bounds
-/// all three), or values moved by its element-wise ops (a pooling window per output, every
-/// input of an add). `in` is its (first) input, `inputs` how many layers it reads.
-/// Saturates instead of overflowing.
-std::int64_t layer_work(const LayerSpec& layer, const Shape& in, std::int64_t out_values,
-                        std::size_t inputs);
-
 /// An empty string if a layer's output values, parameters and work are within the limits,
 /// else which limit is exceeded and by what, for an error message.
 std::string size_limit_violation(std::int64_t values, std::int64_t params, std::int64_t work);

@@ -127,8 +127,7 @@ TEST_CASE("the shipped networks are far inside the size limits", "[sizes][shape]
       const LayerShape& l = s.layer(i);
       CHECK(l.out.size() * 64 <= kMaxSampleValues);
       CHECK(l.params * 8 <= kMaxLayerParams);
-      CHECK(layer_work(s.layer_spec(i), l.in, l.out.size(), l.inputs.size()) * 16 <=
-            kMaxSampleWork);
+      CHECK(l.work * 16 <= kMaxSampleWork);
     }
   }
 }

@@ -1,7 +1,8 @@
-// Element-wise activations of the Hype-training workloads: tanh (DCGAN's generator output),
-// sigmoid (DCGAN's discriminator output, or a gate anywhere), GELU (BERT's feed-forward
-// layers). One op forward and one derivative op backward on the vector unit; the flop counts
-// are the arithmetic of the usual formulas, a transcendental counted as one operation.
+// Element-wise activations: relu and leaky_relu (one operation a value each way), and those
+// of the Hype-training workloads: tanh (DCGAN's generator output), sigmoid (DCGAN's
+// discriminator output, or a gate anywhere), GELU (BERT's feed-forward layers). One op forward and
+// one derivative op backward on the vector unit; the flop counts are the arithmetic of the usual
+// formulas, a transcendental counted as one operation.
 #include "sim/workload/layers/layer_kinds.h"
 
 namespace trainsim {
@@ -11,6 +12,11 @@ namespace {
 std::string same_shape(const LayerSpec&, const std::vector<Shape>& ins, Shape& out, std::int64_t&) {
   out = ins.front();
   return "";
+}
+
+// relu: y = max(x, 0); leaky_relu: y = x or a x; dx = dy where x > 0 (else 0 or a dy).
+void lower_relu(const LayerLowering& l, LayerOps& ops) {
+  lower_activation(l, 1, 1, false, ops);
 }
 
 // tanh: y = tanh(x); dx = dy (1 - y^2).
@@ -35,6 +41,7 @@ void lower_gelu(const LayerLowering& l, LayerOps& ops) {
 
 }  // namespace
 
+const LayerKind kReluKind{&same_shape, nullptr, &lower_relu};
 const LayerKind kTanhKind{&same_shape, nullptr, &lower_tanh};
 const LayerKind kSigmoidKind{&same_shape, nullptr, &lower_sigmoid};
 const LayerKind kGeluKind{&same_shape, nullptr, &lower_gelu};

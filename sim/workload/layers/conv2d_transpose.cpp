@@ -55,7 +55,7 @@ ConvShape mirrored(const LayerLowering& l) {
 }
 
 std::int64_t work(const LayerSpec& s, const std::vector<Shape>& ins, const Shape& out) {
-  // The mirrored convolution's bound (layer_work's conv2d): padded map x kernel x channels.
+  // The mirrored convolution's bound (conv2d.cpp's work): padded map x kernel x channels.
   return saturating_product({std::int64_t{out.h} + 2 * s.padding,
                              std::int64_t{out.w} + 2 * s.padding, s.kernel, s.kernel_width(), out.c,
                              ins.front().c});
