@@ -69,7 +69,7 @@ void apply_overrides(YAML::Node root, const std::vector<std::string>& overrides,
       origin.overridden.erase("energy");  // the value now is the file's content
     }
     std::string key_path = apply_override(root, o);
-    if (key_path == "energy") inlined_from.reset();
+    if (key_path == "energy") inlined_from.reset();  // kind-name ok: the accelerator's key
     origin.overridden.insert(key_path);
   }
 }
@@ -176,8 +176,9 @@ void parse_mapping(const ConfigNode& node, AcceleratorSpec& a) {
   }
   if (auto v = m.get("objective")) {
     const std::string s = v->as_choice({"time", "energy", "edp"});
+    // kind-name ok: mapping.objective's values, one of which shares a Hype policy's name
     a.mapping.objective = s == "time"     ? MappingObjective::kTime
-                          : s == "energy" ? MappingObjective::kEnergy
+                          : s == "energy" ? MappingObjective::kEnergy  // kind-name ok: as above
                                           : MappingObjective::kEdp;
   }
 }
@@ -259,7 +260,8 @@ std::optional<std::string> inline_energy_for_override(YAML::Node accel,
                                                       const std::vector<std::string>& segments,
                                                       const ConfigNode& at,
                                                       const std::string& file) {
-  if (segments.size() < 2 || segments[0] != "energy") return std::nullopt;
+  if (segments.size() < 2 || segments[0] != "energy")  // kind-name ok: the accelerator's key
+    return std::nullopt;
   // Anything but a mapping (or nothing) is left to apply_override, which names the problem.
   if (!accel.IsMap() && !accel.IsNull()) return std::nullopt;
   const YAML::Node& const_accel = accel;

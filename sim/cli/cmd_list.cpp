@@ -41,8 +41,8 @@ std::string join(const std::vector<std::string>& v) {
 // Wide enough for the zoo's longest network name (densenet121_imagenet).
 constexpr int kNameWidth = 22;
 
-// `--names`: each entry's name alone, one a line, without headings (for scripts, such as
-// tools/check_kind_names.py, and shell completion). Set once by cmd_list before printing.
+// `--names`: each entry's name alone, one a line, without headings (for scripts and shell
+// completion). Set once by cmd_list before printing.
 bool names_only = false;
 
 void heading(const char* text) {

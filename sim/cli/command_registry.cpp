@@ -192,8 +192,8 @@ const std::vector<Command>& commands() {
        "(unit), dataflows, memory models, training techniques, pipeline schedules, "
        "topologies, systems of devices, the device kinds with the shipped device files, and "
        "Hype-training's placement policies (docs/hype.md), each with its description. With a "
-       "category, only that one. --names prints the names alone, one a line, for scripts "
-       "(tools/check_kind_names.py reads the registries' names so).",
+       "category, only that one. --names prints the names alone, one a line, for scripts and "
+       "shell completion.",
        "trainsim list accelerators", cmd_list},
   };
   return table;

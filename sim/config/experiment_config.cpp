@@ -200,22 +200,24 @@ void apply_overrides(YAML::Node root, const std::vector<std::string>& overrides,
       inlined.network = file;
       origin.overridden.erase("network");  // the value now is the file's content
     }
-    if (o.segments.size() > 1 && o.segments[0] == "accelerator") {
+    // The experiment's keys `accelerator` and `system` share names with a device kind and a
+    // kind of run.
+    if (o.segments.size() > 1 && o.segments[0] == "accelerator") {  // kind-name ok: a key
       inline_accelerator_for_override(root, o, path, origin, inlined);
     }
     if (o.segments.size() > 1 && o.segments[0] == "technique")
       expand_technique_for_override(root, origin);
-    if (o.segments.size() > 1 && o.segments[0] == "system")
+    if (o.segments.size() > 1 && o.segments[0] == "system")  // kind-name ok: a key
       inline_system_for_override(root, path, origin, inlined);
     std::string key_path = apply_override(root, o);
     // A whole new value replaces whatever was inlined.
     if (key_path == "network") inlined.network.reset();
-    if (key_path == "accelerator") {
+    if (key_path == "accelerator") {  // kind-name ok: a key
       inlined.accelerator.reset();
       inlined.accelerator_energy.reset();
     }
     if (key_path == "accelerator.energy") inlined.accelerator_energy.reset();
-    if (key_path == "system") inlined.system.reset();
+    if (key_path == "system") inlined.system.reset();  // kind-name ok: a key
     origin.overridden.insert(key_path);
   }
 }

@@ -3,6 +3,7 @@
 // equal specs give byte-identical text.
 #include <yaml-cpp/yaml.h>
 
+#include "models/platform/topology.h"
 #include "sim/accel/accelerator_parse.h"
 #include "sim/config/experiment_config.h"
 #include "sim/config/optimizer_fields.h"
@@ -110,7 +111,8 @@ void emit_system(YAML::Emitter& out, const SystemSpec& s, bool links) {
   out << YAML::Key << "link" << YAML::Value << YAML::BeginMap;
   emit_link_figures(out, s.link);
   out << YAML::EndMap;
-  if (s.topology == "custom") {
+  const Topology* topology = find_topology(s.topology);
+  if (topology != nullptr && topology->build == nullptr) {  // the links are the config's own
     out << YAML::Key << "links" << YAML::Value << YAML::BeginSeq;
     for (const LinkSpec& l : s.net.links) {
       out << YAML::BeginMap << YAML::Key << "between" << YAML::Value << YAML::Flow << YAML::BeginSeq

@@ -203,7 +203,8 @@ AcceleratorSpec apply_scalesim_config(const std::string& path, AcceleratorSpec a
   acc.cols = static_cast<int>(cols);
   if (const auto* v = get("Dataflow")) {
     const std::string df = lower(v->first);
-    if (df != "os" && df != "ws" && df != "is")
+    // SCALE-Sim's own three names, the values its Dataflow key takes.
+    if (df != "os" && df != "ws" && df != "is")  // kind-name ok: SCALE-Sim's names
       throw UserError(path + ":" + std::to_string(v->second) +
                       ": Dataflow must be os, ws or is, got '" + v->first + "'");
     acc.dataflow = df;

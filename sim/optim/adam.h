@@ -22,4 +22,9 @@ class Adam final : public Optimizer<T> {
   std::int64_t t_ = 0;
 };
 
+struct OptimizerWork;
+/// Per parameter: both moments (m, v) as state; two moment updates, a square root, a
+/// division, a scale and a subtraction (10 operations).
+OptimizerWork adam_work(const OptimizerSpec& spec);
+
 }  // namespace trainsim

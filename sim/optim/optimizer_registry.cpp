@@ -1,6 +1,7 @@
 #include "sim/optim/optimizer_registry.h"
 
 #include "sim/optim/adam.h"
+#include "sim/optim/optimizer_registry.h"
 #include "sim/optim/sgd.h"
 
 namespace trainsim {
@@ -17,12 +18,14 @@ const std::vector<OptimizerInfo>& optimizers() {
       {"sgd",
        "stochastic gradient descent, optional momentum",
        {"lr", "momentum", "weight_decay", "reduction", "clip", "lr_steps", "lr_factor"},
-       &make<Sgd>},
+       &make<Sgd>,
+       &sgd_work},
       {"adam",
        "Adam with bias correction",
        {"lr", "beta1", "beta2", "epsilon", "weight_decay", "reduction", "clip", "lr_steps",
         "lr_factor"},
-       &make<Adam>},
+       &make<Adam>,
+       &adam_work},
   };
   return all;
 }

@@ -9,11 +9,21 @@
 
 namespace trainsim {
 
+/// What an optimizer's update does per parameter besides the gradient preparation every
+/// optimizer shares (Optimizer::prepare_gradient): the state tensors it reads and writes back,
+/// and its operations. The lowering's update op reads the weight, its gradient and the state,
+/// and writes the weight and the state.
+struct OptimizerWork {
+  int state = 0;
+  int flops = 0;
+};
+
 struct OptimizerInfo {
   std::string name;
   std::string description;
   std::vector<std::string> keys;  ///< keys allowed under training.optimizer besides `kind`
   std::unique_ptr<Optimizer<float>> (*make)(const OptimizerSpec&);
+  OptimizerWork (*work)(const OptimizerSpec&);
 };
 
 const std::vector<OptimizerInfo>& optimizers();

@@ -1,6 +1,12 @@
 #include "sim/optim/sgd.h"
 
+#include "sim/optim/optimizer_registry.h"
+
 namespace trainsim {
+
+OptimizerWork sgd_work(const OptimizerSpec& spec) {
+  return spec.momentum > 0 ? OptimizerWork{1, 4} : OptimizerWork{0, 2};
+}
 
 template <typename T>
 void Sgd<T>::step(const std::vector<Param<T>*>& params, int batch) {

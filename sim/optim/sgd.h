@@ -16,4 +16,9 @@ class Sgd final : public Optimizer<T> {
   std::vector<std::vector<T>> velocity_;  // one per param, created on first step
 };
 
+struct OptimizerWork;
+/// Per parameter: with momentum, the velocity (v = mu v + g, w -= lr v: 4 operations);
+/// without, w -= lr g (2).
+OptimizerWork sgd_work(const OptimizerSpec& spec);
+
 }  // namespace trainsim

@@ -1,8 +1,9 @@
 #include "sim/workload/lowering.h"
 
 #include <algorithm>
+#include <stdexcept>
 
-#include "sim/nn/layer_registry.h"
+#include "sim/optim/optimizer_registry.h"
 #include "sim/workload/layer_kind.h"
 #include "sim/workload/layers/layer_kinds.h"
 
@@ -148,20 +149,14 @@ ElementwiseShape update_shape(std::int64_t params, const OptimizerSpec& o) {
   ElementwiseShape e;
   e.elements = params;
   // Shared pre-processing (Optimizer::prepare_gradient): scale for mean, decay, clip.
-  int pre = (o.reduction == "mean" ? 1 : 0) + (o.weight_decay > 0 ? 2 : 0) + (o.clip > 0 ? 1 : 0);
-  if (o.kind == "adam") {
-    e.reads = 4;         // w, g, m, v
-    e.writes = 3;        // w, m, v
-    e.flops = pre + 10;  // two moment updates, sqrt, divide, scale, subtract
-  } else if (o.momentum > 0) {
-    e.reads = 3;   // w, g, v
-    e.writes = 2;  // w, v
-    e.flops = pre + 4;
-  } else {
-    e.reads = 2;  // w, g
-    e.writes = 1;
-    e.flops = pre + 2;  // lr * g, subtract
-  }
+  const int pre =
+      (o.reduction == "mean" ? 1 : 0) + (o.weight_decay > 0 ? 2 : 0) + (o.clip > 0 ? 1 : 0);
+  const OptimizerInfo* info = find_optimizer(o.kind);
+  if (info == nullptr) throw std::logic_error("update_shape: unknown optimizer '" + o.kind + "'");
+  const OptimizerWork work = info->work(o);
+  e.reads = 2 + work.state;   // w, g, the state
+  e.writes = 1 + work.state;  // w, the state
+  e.flops = pre + work.flops;
   return e;
 }
 

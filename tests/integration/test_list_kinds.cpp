@@ -140,3 +140,31 @@ TEST_CASE("trainsim list alone prints every kind and every registry's entries", 
   CHECK(memory.out.find("\n  tiled ") != std::string::npos);
   CHECK(memory.out.find("\n  scalesim ") != std::string::npos);
 }
+
+TEST_CASE("trainsim list KIND --names prints the entries' names alone", "[cli][list]") {
+  // The names are those the full listing gives, in its order, and nothing else.
+  for (const std::string& kind : list_kinds()) {
+    const CliResult full = run_trainsim({"list", kind});
+    const CliResult names = run_trainsim({"list", kind, "--names"});
+    INFO("trainsim list " << kind << " --names:\n" << names.out);
+    REQUIRE(names.exit_code == 0);
+    CHECK(names.err.empty());
+    std::size_t from = 0;
+    int n = 0;
+    for (std::size_t end; (end = names.out.find('\n', from)) != std::string::npos; from = end + 1) {
+      const std::string name = names.out.substr(from, end - from);
+      CHECK(!name.empty());
+      CHECK(name.find(' ') == std::string::npos);
+      // Every name but a policy's alias is an entry of the full listing.
+      if (kind != "policies") CHECK(full.out.find("\n  " + name + " ") != std::string::npos);
+      ++n;
+    }
+    CHECK(from == names.out.size());  // ends with a newline
+    CHECK(n >= 1);
+  }
+  const CliResult policies = run_trainsim({"list", "policies", "--names"});
+  CHECK(policies.out.find("\nhype\n") != std::string::npos);  // energy's alias
+  const CliResult layers = run_trainsim({"list", "layers", "--names"});
+  CHECK(layers.out.rfind("dense\nconv2d\n", 0) == 0);
+  CHECK(line_count(layers.out) == static_cast<int>(layer_types().size()));
+}

@@ -90,7 +90,7 @@ HtmlPage run_page(const ResultsDir& dir) {
   // A shape-only run times one batch of each kind and size (batch_layers.csv); a trained
   // run sums every op of every batch (layers.csv).
   // The record says which it is (stats.json's kind), as tools/plot reads it.
-  const bool shape_only = kind == "shape-only";
+  const bool shape_only = kind == "shape-only";  // kind-name ok: which file this kind wrote
   const std::string layer_file = shape_only ? "batch_layers.csv" : "layers.csv";
   const std::string layers = layers_html(dir, layer_file, unit);
   if (!layers.empty())
