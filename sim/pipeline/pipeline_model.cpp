@@ -40,11 +40,13 @@ PipelineModel::PipelineModel(const ExperimentSpec& spec, const NetShape& shape)
       layout_(replicate_layout(base_layout_, spec.pipeline.replicas)),
       net_(spec.system.net),
       costs_(spec, shape) {
-  // Which kinds of batch run a backward pass: a Phase GP batch predicts (forward tasks only)
-  // unless the technique's recipe says otherwise (the `pseudo` ablation backpropagates).
+  // Which kinds of batch run a backward pass: a technique's recipe may update without one
+  // (ADA-GP's Phase GP predicts its gradients: forward tasks only).
   const ShapeOnlyPlan plan = technique_info(spec.sim.technique).shape_only(spec.sim.technique);
-  for (std::size_t k = 0; k < backprop_kind_.size(); ++k)
-    backprop_kind_[k] = plan.recipes[k].backprop;
+  for (const BatchRecipe& r : plan.recipes) {
+    kind_names_.push_back(r.name);
+    backprop_kind_.push_back(r.backprop);
+  }
   first_ = partition_stages(spec, shape, costs_, layout_, micro_size());
   // Words crossing each stage boundary per sample: outputs of layers before it that a layer
   // after it reads (a skip connection is carried through the stages between).
@@ -244,6 +246,7 @@ PipelineEpoch PipelineModel::epoch(const std::vector<int>& kinds, std::int64_t r
   const int m = spec_.pipeline.total_micro_batches();
   const int micro = micro_size();
   PipelineEpoch e;
+  e.batches.assign(kind_names_.size(), 0);
   e.busy_s.assign(static_cast<std::size_t>(layout_.devices), 0);
   e.device_work.resize(static_cast<std::size_t>(layout_.devices));
   e.device_priced.resize(static_cast<std::size_t>(layout_.devices));
@@ -335,8 +338,8 @@ void accumulate(PipelineEpoch& into, const PipelineEpoch& e) {
   into.device_work.resize(devices);
   into.device_priced.resize(devices);
   into.channels.resize(e.channels.size());
-  for (int k = 0; k < 3; ++k)
-    into.batches[static_cast<std::size_t>(k)] += e.batches[static_cast<std::size_t>(k)];
+  into.batches.resize(e.batches.size(), 0);
+  for (std::size_t k = 0; k < e.batches.size(); ++k) into.batches[k] += e.batches[k];
   into.time_s += e.time_s;
   for (std::size_t d = 0; d < devices; ++d) {
     into.busy_s[d] += e.busy_s[d];

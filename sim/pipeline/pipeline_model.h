@@ -40,7 +40,7 @@ struct LinkTotals {
 /// Times are summed in seconds (double): 90 epochs of ImageNet on a few small devices pass
 /// 2^63 picoseconds (107 days), the platform's own unit.
 struct PipelineEpoch {
-  std::array<std::int64_t, 3> batches{};  ///< by cost kind
+  std::vector<std::int64_t> batches;  ///< by kind of batch (PipelineModel::kind_names())
   double time_s = 0;
   std::vector<double> busy_s;         ///< per device
   std::vector<OpTotals> device_work;  ///< per accelerator device, both units
@@ -74,6 +74,9 @@ class PipelineModel {
   }
   /// First layer of stage s is stage_first()[s]; stage_first()[stages] = layers.
   const std::vector<int>& stage_first() const { return first_; }
+  /// The technique's kinds of batch (BatchRecipe::name), which PipelineEpoch::batches and a
+  /// run's kinds index.
+  const std::vector<std::string>& kind_names() const { return kind_names_; }
   StageCosts& costs() { return costs_; }
 
   /// Executes `kinds` (cost kinds) with micro-batches of `micro` samples, from an idle
@@ -135,7 +138,8 @@ class PipelineModel {
   std::map<std::pair<int, int>, DeviceBatchWork> work_;
   std::map<std::pair<std::vector<int>, std::int64_t>, PipelineEpoch> epochs_;
   std::int64_t word_bytes(int stage) const;
-  std::array<bool, 3> backprop_kind_{{true, true, false}};  // by cost kind
+  std::vector<std::string> kind_names_;  // by kind of batch: the technique's recipes' names
+  std::vector<bool> backprop_kind_;      // by kind of batch: it runs a backward pass
   std::vector<std::int64_t> peak_bytes_;
   std::vector<int> peak_inflight_;
   std::vector<double> static_w_;  // per device; NaN: not in watts

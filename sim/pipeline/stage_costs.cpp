@@ -185,8 +185,8 @@ std::vector<int> partition_stages(const ExperimentSpec& spec, const NetShape& sh
     for (int l = 0; l < n; ++l)
       prefix[static_cast<std::size_t>(l) + 1] =
           prefix[static_cast<std::size_t>(l)] +
-          static_cast<double>(costs.stage_ps(d, micro, kCostBackprop, l, l + 1, Pass::kForward) +
-                              costs.stage_ps(d, micro, kCostBackprop, l, l + 1, Pass::kBackward));
+          static_cast<double>(costs.stage_ps(d, micro, kBaseBatchKind, l, l + 1, Pass::kForward) +
+                              costs.stage_ps(d, micro, kBaseBatchKind, l, l + 1, Pass::kBackward));
   }
   // best[k][i]: for layers [0, i) in k stages, the smallest possible slowest stage and,
   // among cuts that reach it, the smallest sum of squared stage times (the most even

@@ -27,9 +27,8 @@
 
 namespace trainsim {
 
-/// Kinds of batch as the costs see them (those of shape_only_run.h): backprop (bp, ADA-GP's
-/// warm-up), ADA-GP Phase BP (backprop and the predictor's training), Phase GP.
-inline constexpr int kCostBackprop = 0, kCostPhaseBp = 1, kCostPhaseGp = 2;
+/// A `cost_kind` is a kind of batch: an index into the technique's ShapeOnlyPlan::recipes
+/// (sim/techniques/technique.h; kBaseBatchKind, the first, is what stages are balanced on).
 
 /// Which pass a role's work belongs to in a batch of `cost_kind`; -1: none (roles of
 /// techniques that cannot run on a pipeline).

@@ -17,8 +17,6 @@ namespace trainsim {
 
 namespace {
 
-const char* kKindNames[3] = {"backprop", "phase_bp", "phase_gp"};
-
 std::string layer_range(const SystemRunData& r, int stage) {
   const auto& first = r.model->stage_first();
   const auto& layers = r.spec->network.layers;
@@ -98,13 +96,13 @@ std::string stages_csv(const SystemRunData& r) {
     const bool clocked = !spec.system.devices[static_cast<std::size_t>(d)].model;
     auto cycles = [&](Pass p) {
       if (!clocked) return std::string();
-      const auto w = m.costs().stage_work(d, micro, kCostBackprop, a, b, p);
+      const auto w = m.costs().stage_work(d, micro, kBaseBatchKind, a, b, p);
       return std::to_string(w[0].stats.cycles() + w[1].stats.cycles());
     };
     // Seconds on every kind of device: the task's duration (units side by side take the
     // longer of the two).
     auto seconds = [&](Pass p) {
-      return static_cast<double>(m.costs().stage_ps(d, micro, kCostBackprop, a, b, p)) * 1e-12;
+      return static_cast<double>(m.costs().stage_ps(d, micro, kBaseBatchKind, a, b, p)) * 1e-12;
     };
     Task probe;
     probe.stage = s;
@@ -199,9 +197,12 @@ std::string system_epochs_csv(const SystemRunData& r) {
   const bool real = !r.metrics.empty();
   // The common energy is the devices' (what compare and sweep compare, RunResult::energy);
   // the links' is an extra, always in pJ.
-  EpochTable table(device_energy_unit(spec),
-                   {"backprop_batches", "phase_bp_batches", "phase_gp_batches", "idle_fraction",
-                    "link_energy_pj"});
+  // One `<kind>_batches` column per kind of batch the technique declares.
+  std::vector<std::string> columns;
+  for (const std::string& k : r.model->kind_names()) columns.push_back(k + "_batches");
+  columns.push_back("idle_fraction");
+  columns.push_back("link_energy_pj");
+  EpochTable table(device_energy_unit(spec), columns);
   for (std::size_t e = 0; e < r.epochs.size(); ++e) {
     const PipelineEpoch& ep = r.epochs[e];
     EpochCells c;
@@ -211,12 +212,9 @@ std::string system_epochs_csv(const SystemRunData& r) {
     if (ep.time_s > 0) c.samples_per_second = static_cast<double>(r.data.train) / ep.time_s;
     c.energy = 0;
     for (int d = 0; d < r.model->layout().devices; ++d) c.energy += device_energy(ep, d);
-    table.row(c)
-        .cell(ep.batches[0])
-        .cell(ep.batches[1])
-        .cell(ep.batches[2])
-        .num("%.6f", idle_fraction(ep))
-        .num("%.6e", link_energy_pj(ep));
+    auto& row = table.row(c);
+    for (std::int64_t n : ep.batches) row.cell(n);
+    row.num("%.6f", idle_fraction(ep)).num("%.6e", link_energy_pj(ep));
   }
   return table.text();
 }
@@ -268,8 +266,9 @@ std::string system_stats_json(const SystemRunData& r) {
          for (const auto& c : t.channels) b += c.bytes;
          return b;
        }()}};
-  for (int k = 0; k < 3; ++k)
-    j["totals"]["batches"][kKindNames[k]] = t.batches[static_cast<std::size_t>(k)];
+  const std::vector<std::string>& kinds = m.kind_names();
+  for (std::size_t k = 0; k < t.batches.size(); ++k)
+    j["totals"]["batches"][kinds[k]] = t.batches[k];
   if (!r.metrics.empty()) j["totals"]["test_accuracy"] = r.metrics.back().test.accuracy;
   for (int d = 0; d < m.layout().devices; ++d) {
     const double busy = t.busy_s[static_cast<std::size_t>(d)];
@@ -315,8 +314,7 @@ std::string system_stats_json(const SystemRunData& r) {
     const PipelineEpoch& ep = r.epochs[e];
     nlohmann::ordered_json je;
     je["epoch"] = e + 1;
-    for (int k = 0; k < 3; ++k)
-      je["batches"][kKindNames[k]] = ep.batches[static_cast<std::size_t>(k)];
+    for (std::size_t k = 0; k < ep.batches.size(); ++k) je["batches"][kinds[k]] = ep.batches[k];
     je["train_seconds"] = ep.time_s;
     je["idle_fraction"] = idle_fraction(ep);
     if (!r.metrics.empty()) je["test_accuracy"] = r.metrics[e].test.accuracy;
@@ -394,16 +392,17 @@ std::string chrome_trace_json(const SystemRunData& r) {
     if (tt.end_ps == tt.start_ps && (t.pass == Pass::kGradDone || t.pass == Pass::kReduce))
       continue;
     const int kind = run.kinds[static_cast<std::size_t>(t.batch)];
-    events.push_back(
-        {{"name", t.label()},
-         {"cat", pass_name(t.pass)},
-         {"ph", "X"},
-         {"ts", static_cast<double>(tt.start_ps) * 1e-6},
-         {"dur", static_cast<double>(tt.end_ps - tt.start_ps) * 1e-6},
-         {"pid", 0},
-         {"tid", t.device},
-         {"args",
-          {{"batch_kind", kKindNames[kind]}, {"stage", t.stage}, {"micro_batch", t.micro}}}});
+    events.push_back({{"name", t.label()},
+                      {"cat", pass_name(t.pass)},
+                      {"ph", "X"},
+                      {"ts", static_cast<double>(tt.start_ps) * 1e-6},
+                      {"dur", static_cast<double>(tt.end_ps - tt.start_ps) * 1e-6},
+                      {"pid", 0},
+                      {"tid", t.device},
+                      {"args",
+                       {{"batch_kind", r.model->kind_names()[static_cast<std::size_t>(kind)]},
+                        {"stage", t.stage},
+                        {"micro_batch", t.micro}}}});
   }
   for (const TransferRecord& x : run.result.transfers)
     events.push_back({{"name", "to " + g.task(x.task).label()},

@@ -32,14 +32,18 @@ namespace trainsim {
 
 namespace {
 
-const char* kKindNames[kNumBatchKinds] = {"backprop", "phase_bp", "phase_gp"};
-
+// epochs.csv: the common columns, one `<kind>_batches` column per kind of batch the technique
+// declares (its ShapeOnlyPlan's recipes), then the accelerator's figures.
 std::string epochs_csv(const ShapeOnlyResult& r, const AcceleratorSpec& acc,
                        std::int64_t train_samples) {
   const std::string& u = acc.energy.unit;
-  EpochTable table(
-      u, {"backprop_batches", "phase_bp_batches", "phase_gp_batches", "cycles", "dram_bytes",
-          energy_column("memory_energy", u), "eval_cycles", energy_column("eval_energy", u)});
+  std::vector<std::string> columns;
+  for (const std::string& k : r.kind_names) columns.push_back(k + "_batches");
+  for (std::string c :
+       {std::string("cycles"), std::string("dram_bytes"), energy_column("memory_energy", u),
+        std::string("eval_cycles"), energy_column("eval_energy", u)})
+    columns.push_back(c);
+  EpochTable table(u, columns);
   for (std::size_t e = 0; e < r.epochs.size(); ++e) {
     const ShapeOnlyEpoch& ep = r.epochs[e];
     EpochCells c;
@@ -47,11 +51,9 @@ std::string epochs_csv(const ShapeOnlyResult& r, const AcceleratorSpec& acc,
     c.seconds = static_cast<double>(ep.train.elapsed_cycles) / (acc.clock_ghz * 1e9);
     if (c.seconds > 0) c.samples_per_second = static_cast<double>(train_samples) / c.seconds;
     c.energy = ep.train.energy.total();
-    table.row(c)
-        .cell(ep.batches[0])
-        .cell(ep.batches[1])
-        .cell(ep.batches[2])
-        .cell(ep.train.elapsed_cycles)
+    auto& row = table.row(c);
+    for (std::int64_t n : ep.batches) row.cell(n);
+    row.cell(ep.train.elapsed_cycles)
         .cell(ep.train.stats.dram_bytes())
         .num("%.6e", ep.train.energy.memory())
         .cell(ep.eval.elapsed_cycles)
@@ -69,7 +71,7 @@ std::string phases_csv(const ShapeOnlyResult& r, const AcceleratorSpec& acc) {
     const std::int64_t n = r.batch_counts.at(key);
     const OpTotals& all = r.all_batches.at(key);
     csv.row()
-        .cell(kKindNames[key.first])
+        .cell(r.kind_names[static_cast<std::size_t>(key.first)])
         .cell(key.second)
         .cell(n)
         .cell(t.elapsed_cycles)
@@ -101,11 +103,11 @@ std::string stats_json(const ExperimentSpec& spec, const DatasetShape& data,
   j["epochs"] = spec.training.epochs;
   j["totals"]["train"] = totals_json(r.train, acc);
   j["totals"]["eval"] = totals_json(r.eval, acc);
-  for (int k = 0; k < kNumBatchKinds; ++k)
-    j["kinds"][kKindNames[k]] = totals_json(r.kinds[static_cast<std::size_t>(k)], acc);
+  for (std::size_t k = 0; k < r.kinds.size(); ++k)
+    j["kinds"][r.kind_names[k]] = totals_json(r.kinds[k], acc);
   for (const auto& [key, t] : r.per_batch) {
     nlohmann::ordered_json b = totals_json(t, acc);
-    b["kind"] = kKindNames[key.first];
+    b["kind"] = r.kind_names[static_cast<std::size_t>(key.first)];
     b["batch_size"] = key.second;
     j["per_batch"].push_back(b);
   }
@@ -118,8 +120,8 @@ std::string stats_json(const ExperimentSpec& spec, const DatasetShape& data,
   for (std::size_t e = 0; e < r.epochs.size(); ++e) {
     nlohmann::ordered_json je;
     je["epoch"] = e + 1;
-    for (int k = 0; k < kNumBatchKinds; ++k)
-      je["batches"][kKindNames[k]] = r.epochs[e].batches[static_cast<std::size_t>(k)];
+    for (std::size_t k = 0; k < r.kinds.size(); ++k)
+      je["batches"][r.kind_names[k]] = r.epochs[e].batches[k];
     je["train"] = totals_json(r.epochs[e].train, acc);
     je["eval"] = totals_json(r.epochs[e].eval, acc);
     j["per_epoch"].push_back(je);
@@ -228,7 +230,8 @@ RunResult run_shape_only_experiment(const ExperimentSpec& spec, const RunOptions
     RunResult::Epoch re;
     re.test_accuracy = -1;
     re.seconds = static_cast<double>(e.train.elapsed_cycles) / (acc.clock_ghz * 1e9);
-    const std::int64_t batches = e.batches[0] + e.batches[1] + e.batches[2];
+    std::int64_t batches = 0;
+    for (std::int64_t n : e.batches) batches += n;
     re.step_seconds = batches > 0
                           ? static_cast<double>(e.train.elapsed_cycles - e.train.update_cycles) /
                                 static_cast<double>(data.train) / (acc.clock_ghz * 1e9)
@@ -241,7 +244,8 @@ RunResult run_shape_only_experiment(const ExperimentSpec& spec, const RunOptions
     for (const auto& [key, t] : r.per_batch) {
       const std::int64_t n = r.batch_counts.at(key);
       const OpTotals& all = r.all_batches.at(key);
-      std::printf("%-9s %6d %10lld %16lld %14lld %12.4g\n", kKindNames[key.first], key.second,
+      std::printf("%-9s %6d %10lld %16lld %14lld %12.4g\n",
+                  r.kind_names[static_cast<std::size_t>(key.first)].c_str(), key.second,
                   static_cast<long long>(n), static_cast<long long>(t.elapsed_cycles),
                   static_cast<long long>(all.elapsed_cycles), all.energy.total());
     }

@@ -63,7 +63,8 @@ StreamedDevice::~StreamedDevice() = default;
 
 PipelineEpoch StreamedDevice::take_epoch(std::int64_t batches, std::size_t channels) {
   PipelineEpoch e;
-  e.batches[0] = batches;
+  // A streamed technique's batches are all of one kind: the layout model's (bp's) only one.
+  e.batches = {batches};
   e.device_work.resize(1);
   e.device_priced.resize(1);
   e.channels.resize(channels);

@@ -94,16 +94,20 @@ std::function<void(BatchPasses&)> forward_only(bool predict, bool update) {
   };
 }
 
-// A batch's kind is its phase (warm-up batches are backprop batches, kind 0): Warm Up and
-// Phase BP backprop and train the predictor; Phase GP as `phase_gp` says (AdaGp::train_batch).
+// A batch's kind is its phase (warm-up batches are reported as backprop batches, kind 0):
+// Warm Up and Phase BP backprop and train the predictor; Phase GP as `phase_gp` says
+// (AdaGp::train_batch).
 ShapeOnlyPlan shape_only(const TechniqueSpec& spec) {
-  static_assert(AdagpSchedule::kWarmUp == 0 && AdagpSchedule::kPhases == kNumBatchKinds,
-                "batch kinds are ADA-GP's phases");
+  static_assert(AdagpSchedule::kWarmUp == kBaseBatchKind, "the warm-up is the base batch");
   ShapeOnlyPlan plan;
   const AdagpSchedule schedule(spec);
   plan.kind = [schedule](int epoch, std::int64_t batch) { return schedule.phase(epoch, batch); };
-  for (int k = 0; k < kNumBatchKinds; ++k) {
+  plan.recipes.resize(AdagpSchedule::kPhases);
+  for (int k = 0; k < AdagpSchedule::kPhases; ++k) {
     BatchRecipe& r = plan.recipes[static_cast<std::size_t>(k)];
+    r.name = k == AdagpSchedule::kPhaseGp   ? "phase_gp"
+             : k == AdagpSchedule::kPhaseBp ? "phase_bp"
+                                            : "backprop";
     r.phase = k;
     r.emit = backprop_and_train_predictor;
   }

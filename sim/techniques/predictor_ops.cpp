@@ -54,11 +54,11 @@ PredictorOps lower_predictor(int layer, int samples, int in_h, int in_w, int bat
   // Its intermediates, stage by stage, so that consecutive predictor ops can keep them on
   // chip; its weights (conv, dense) are shared by every layer's prediction.
   auto stage = [&](int k, std::int64_t words) {
-    return use(TensorKind::kPredictor, layer, words, k);
+    return use(TensorKind::kOwnModel, layer, words, k);
   };
   const std::int64_t conv_w = std::int64_t{channels} * 9, dense_w = hidden * outputs;
-  const TensorUse w_conv = use(TensorKind::kPredictor, -1, conv_w, 0);
-  const TensorUse w_dense = use(TensorKind::kPredictor, -1, dense_w, 1);
+  const TensorUse w_conv = use(TensorKind::kOwnModel, -1, conv_w, 0);
+  const TensorUse w_dense = use(TensorKind::kOwnModel, -1, dense_w, 1);
   const TensorUse avg = stage(0, n * in_h * in_w), resized = stage(1, n * s2),
                   conv_out = stage(2, n * hidden), act = stage(3, n * hidden),
                   pred = stage(4, n * outputs), d_pred = stage(5, n * outputs),
@@ -87,7 +87,7 @@ PredictorOps lower_predictor(int layer, int samples, int in_h, int in_w, int bat
                                     {pred, use(TensorKind::kWeightGrad, layer, n * outputs)},
                                     {d_pred}));
   p.backward.push_back(with_tensors(bits(Op::make_gemm({hidden, outputs, n}, bw, layer)),
-                                    {act, d_pred}, {use(TensorKind::kPredictor, -1, dense_w, 2)}));
+                                    {act, d_pred}, {use(TensorKind::kOwnModel, -1, dense_w, 2)}));
   p.backward.push_back(with_tensors(bits(Op::make_gemm({n, hidden, outputs}, bw, layer)),
                                     {d_pred, w_dense}, {d_act}));
   p.backward.push_back(with_tensors(bits(eltwise(n * hidden, 2, 1, 1, bw, layer, word_bits)),
@@ -96,7 +96,7 @@ PredictorOps lower_predictor(int layer, int samples, int in_h, int in_w, int bat
   // A conv op's role selects the pass it lowers to; keep that pass (backward-weight) while
   // attributing the op to the predictor's training.
   p.backward.push_back(
-      with_tensors(bits(conv_bw), {resized, d_conv}, {use(TensorKind::kPredictor, -1, conv_w, 3)}));
+      with_tensors(bits(conv_bw), {resized, d_conv}, {use(TensorKind::kOwnModel, -1, conv_w, 3)}));
   const std::int64_t params = predictor_params(size, channels, max_outputs);
   OptimizerSpec adam;
   adam.kind = "adam";

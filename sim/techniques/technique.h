@@ -94,10 +94,6 @@ struct TechniqueHardware {
 /// at the declared size.
 AcceleratorSpec own_array_spec(const TechniqueHardware& hw, const AcceleratorSpec& device);
 
-/// Kinds of training batch a shape-only run (numerics: none) counts; its reports have one
-/// column each: backprop (bp, and ADA-GP's Warm Up), ADA-GP Phase BP, Phase GP.
-inline constexpr int kNumBatchKinds = 3;
-
 /// One training batch's passes as a run without numerics issues them to an op stream
 /// (sim/train/shape_only_run.cpp): what a technique composes its batches of, in the order its
 /// numerics make them.
@@ -119,6 +115,9 @@ class BatchPasses {
 
 /// How one kind of batch runs.
 struct BatchRecipe {
+  /// Its name in reports: epochs.csv's `<name>_batches` column, the kind of phases.csv,
+  /// stats.json's `kinds` and `batches`, a pipeline timeline's `batch_kind`.
+  std::string name = "backprop";
   /// Reported first with PassObserver::on_phase (the technique's phase); -1: none.
   int phase = -1;
   /// The batch runs a backward pass. Without one a pipeline runs its forward tasks only, each
@@ -133,8 +132,13 @@ struct ShapeOnlyPlan {
   /// The kind (an index into `recipes`) of batch `batch` (0-based) of epoch `epoch`
   /// (0-based).
   std::function<int(int epoch, std::int64_t batch)> kind;
-  std::array<BatchRecipe, kNumBatchKinds> recipes;
+  /// The kinds of batch the technique runs, each reported apart; recipes[kBaseBatchKind]
+  /// is the one a pipeline balances its stages on and reports per stage.
+  std::vector<BatchRecipe> recipes{BatchRecipe{}};
 };
+
+/// A plan's first batch kind: its ordinary training batch (bp's only one; ADA-GP's warm-up).
+inline constexpr int kBaseBatchKind = 0;
 
 /// An op role of the technique's own work (OpRole): the registry registers it when it is
 /// built, so reports, sums and device models count it like any other role.

@@ -143,6 +143,9 @@ ShapeOnlyResult run_shape_only(const ExperimentSpec& spec, const DatasetShape& d
     throw UserError("dataset '" + spec.dataset.name + "' has no training samples");
   BatchEmitter emit(session);
   ShapeOnlyResult r;
+  const std::size_t kinds = plan.recipes.size();
+  for (const BatchRecipe& recipe : plan.recipes) r.kind_names.push_back(recipe.name);
+  r.kinds.resize(kinds);
   auto per_batch = [&](int kind, int b) -> const OpTotals& {
     auto it = r.per_batch.find({kind, b});
     if (it != r.per_batch.end()) return it->second;
@@ -169,18 +172,22 @@ ShapeOnlyResult run_shape_only(const ExperimentSpec& spec, const DatasetShape& d
     for (; e < spec.training.epochs; ++e) {
       check_interrupt();
       ShapeOnlyEpoch ep;
+      ep.batches.assign(kinds, 0);
       // Count the epoch's batches of each kind; the last (partial) batch separately.
-      std::array<std::int64_t, kNumBatchKinds> full_kinds{};
+      std::vector<std::int64_t> full_kinds(kinds, 0);
       int last_kind = 0;
       for (std::int64_t i = 0; i < batches; ++i) {
         const int kind = plan.kind(e, i);
+        if (kind < 0 || kind >= static_cast<int>(kinds))
+          throw std::logic_error("shape-only plan: batch kind " + std::to_string(kind) +
+                                 " has no recipe");
         ++ep.batches[static_cast<std::size_t>(kind)];
         if (rest && i == batches - 1)
           last_kind = kind;
         else
           ++full_kinds[static_cast<std::size_t>(kind)];
       }
-      for (int k = 0; k < kNumBatchKinds; ++k) {
+      for (int k = 0; k < static_cast<int>(kinds); ++k) {
         const std::int64_t n = full_kinds[static_cast<std::size_t>(k)];
         if (n == 0) continue;
         const OpTotals part = times(per_batch(k, static_cast<int>(bs)), n);

@@ -10,8 +10,8 @@
 // The event order per batch mirrors the numerics exactly (Network::forward / backward,
 // Backprop, AdaGp); tests/unit/test_shape_only.cpp checks that a shape-only run of LeNet-5
 // costs what the real training run costs, phase by phase.
-#include <array>
 #include <map>
+#include <string>
 #include <vector>
 
 #include "sim/data/dataset.h"
@@ -26,13 +26,16 @@ void accumulate(OpTotals& into, const OpTotals& t);
 
 struct ShapeOnlyEpoch {
   OpTotals train, eval;
-  std::array<std::int64_t, kNumBatchKinds> batches{};  ///< training batches of each kind
+  std::vector<std::int64_t> batches;  ///< training batches of each kind (the plan's recipes)
 };
 
 struct ShapeOnlyResult {
+  /// The technique's kinds of batch (BatchRecipe::name), which `kinds`, each epoch's
+  /// `batches` and the maps' first keys index.
+  std::vector<std::string> kind_names;
   std::vector<ShapeOnlyEpoch> epochs;
   OpTotals train, eval;
-  std::array<OpTotals, kNumBatchKinds> kinds;  ///< whole-run training totals per kind
+  std::vector<OpTotals> kinds;  ///< whole-run training totals per kind
   /// One simulated batch of each (kind, batch size) that occurs: the per-batch figures.
   std::map<std::pair<int, int>, OpTotals> per_batch;
   std::map<std::pair<int, int>, std::int64_t> batch_counts;  ///< how many in the whole run
@@ -51,8 +54,8 @@ void check_shape_only_technique(const ExperimentSpec& spec);
 /// numerics).
 ShapeOnlyResult run_shape_only(const ExperimentSpec& spec, const DatasetShape& data,
                                AcceleratorSession& session);
-/// Sends one training batch of `kind` (0 backprop, 1 Phase BP, 2 Phase GP) and `batch`
-/// samples through `stream` (an accelerator session, or any other op stream), as
+/// Sends one training batch of `kind` (an index into the technique's ShapeOnlyPlan::recipes)
+/// and `batch` samples through `stream` (an accelerator session, or any other op stream), as
 /// run_shape_only() does for each kind (the pipeline model costs its stages with it,
 /// sim/pipeline/stage_costs.h).
 void emit_training_batch(const ExperimentSpec& spec, OpStream& stream, int kind, int batch);

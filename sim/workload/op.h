@@ -110,7 +110,7 @@ enum class TensorKind : std::uint8_t {
   kWeight,          ///< a layer's parameters
   kWeightGrad,      ///< their gradient
   kOptimizerState,  ///< momentum, Adam's moments (index 0, 1)
-  kPredictor,       ///< ADA-GP predictor intermediates (index = stage)
+  kOwnModel,        ///< a technique's own model's tensors (ADA-GP's predictor; index = which)
 };
 /// kind | layer + 1 | index, packed; layer in [-1, 2^20 - 2], index in [0, 255].
 TensorId tensor_id(TensorKind kind, int layer, int index = 0);

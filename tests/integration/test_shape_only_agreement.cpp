@@ -105,6 +105,17 @@ TEST_CASE("trainsim run / compare with numerics: none, its errors leave nothing 
        {"config.resolved.yaml", "epochs.csv", "phases.csv", "batch_layers.csv", "stats.json"})
     CHECK(exists(dir + "/run/" + f));
   CHECK(r.out.find("shape only, no accuracy") != std::string::npos);
+  // epochs.csv: a batches column per kind of batch the technique declares, and only those.
+  const std::string adagp_epochs = read_file(dir + "/run/epochs.csv");
+  CHECK(adagp_epochs.find(",backprop_batches,phase_bp_batches,phase_gp_batches,cycles,") !=
+        std::string::npos);
+  r = run_trainsim(
+      {"run", exp, "--out", dir + "/bp", "--set", "training.epochs=2", "--set", "technique=bp"});
+  REQUIRE(r.exit_code == 0);
+  const std::string bp_epochs = read_file(dir + "/bp/epochs.csv");
+  CHECK(bp_epochs.find(",backprop_batches,cycles,") != std::string::npos);
+  CHECK(bp_epochs.find("phase_") == std::string::npos);
+  CHECK(read_file(dir + "/bp/stats.json").find("phase_gp") == std::string::npos);
 
   r = run_trainsim({"compare", exp, "--techniques", "bp,adagp-max,adagp-low", "--out", dir + "/cmp",
                     "--set", "training.epochs=12", "--set", "network=mobilenetv2_imagenet", "--set",

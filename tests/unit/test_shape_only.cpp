@@ -249,11 +249,12 @@ TEST_CASE("shape-only runs count the schedule: 4:1, 3:1, 2:1, 1:1 after the warm
   REQUIRE(r.epochs.size() == 14);
   // 100 batches per epoch: warm-up, then 4:1 (80 GP / 20 BP), 3:1, 2:1 (67 / 33: GP GP BP from
   // batch 0), 1:1.
-  CHECK(r.epochs[0].batches == std::array<std::int64_t, 3>{100, 0, 0});
-  CHECK(r.epochs[1].batches == std::array<std::int64_t, 3>{0, 20, 80});
-  CHECK(r.epochs[5].batches == std::array<std::int64_t, 3>{0, 25, 75});
-  CHECK(r.epochs[9].batches == std::array<std::int64_t, 3>{0, 33, 67});
-  CHECK(r.epochs[13].batches == std::array<std::int64_t, 3>{0, 50, 50});
+  CHECK(r.epochs[0].batches == std::vector<std::int64_t>{100, 0, 0});
+  CHECK(r.epochs[1].batches == std::vector<std::int64_t>{0, 20, 80});
+  CHECK(r.epochs[5].batches == std::vector<std::int64_t>{0, 25, 75});
+  CHECK(r.epochs[9].batches == std::vector<std::int64_t>{0, 33, 67});
+  CHECK(r.epochs[13].batches == std::vector<std::int64_t>{0, 50, 50});
+  CHECK(r.kind_names == std::vector<std::string>{"backprop", "phase_bp", "phase_gp"});
   // Every epoch's cost is its batches' costs: no partial batch here (3200 / 32).
   const OpTotals& gp = r.per_batch.at({2, 32});
   const OpTotals& bp = r.per_batch.at({1, 32});

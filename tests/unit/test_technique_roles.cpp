@@ -8,6 +8,7 @@
 
 #include "models/platform/task_graph.h"
 #include "sim/pipeline/stage_costs.h"
+#include "sim/techniques/adagp_schedule.h"
 #include "sim/techniques/technique.h"
 #include "sim/workload/op.h"
 
@@ -69,14 +70,14 @@ TEST_CASE("On a pipeline, a technique role goes to the pass it declares per kind
           "[techniques][roles][pipeline]") {
   const int forward = static_cast<int>(Pass::kForward), update = static_cast<int>(Pass::kUpdate);
   // ADA-GP predicts during Phase GP's forward pass and learns after Phase BP's backward.
-  CHECK(pass_of_role(technique_role("pred-fw"), kCostPhaseGp) == forward);
-  CHECK(pass_of_role(technique_role("pred-fw"), kCostPhaseBp) == update);
-  CHECK(pass_of_role(technique_role("pred-bw"), kCostPhaseBp) == update);
-  CHECK(pass_of_role(technique_role("pred-update"), kCostPhaseGp) == update);
+  CHECK(pass_of_role(technique_role("pred-fw"), AdagpSchedule::kPhaseGp) == forward);
+  CHECK(pass_of_role(technique_role("pred-fw"), AdagpSchedule::kPhaseBp) == update);
+  CHECK(pass_of_role(technique_role("pred-bw"), AdagpSchedule::kPhaseBp) == update);
+  CHECK(pass_of_role(technique_role("pred-update"), AdagpSchedule::kPhaseGp) == update);
   // Speculative backprop's per-sample work has no pipeline task.
-  CHECK(pass_of_role(technique_role("compare"), kCostBackprop) == -1);
-  CHECK(pass_of_role(technique_role("store"), kCostBackprop) == -1);
-  CHECK(pass_of_role(OpRole::kActivationGrad, kCostBackprop) ==
+  CHECK(pass_of_role(technique_role("compare"), kBaseBatchKind) == -1);
+  CHECK(pass_of_role(technique_role("store"), kBaseBatchKind) == -1);
+  CHECK(pass_of_role(OpRole::kActivationGrad, kBaseBatchKind) ==
         static_cast<int>(Pass::kBackwardData));
 }
 
