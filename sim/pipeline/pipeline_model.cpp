@@ -21,13 +21,14 @@ ScheduleParams params_of(const ExperimentSpec& spec) {
 }
 
 void check_technique(const ExperimentSpec& spec) {
-  try {
-    check_shape_only_technique(spec);
-  } catch (const UserError&) {
-    throw UserError("technique '" + spec.sim.technique.label() +
-                    "' cannot run on a pipeline of devices: what it does depends on the data "
-                    "(pipelines support bp and adagp-max / adagp-efficient / adagp-low)");
-  }
+  if (technique_info(spec.sim.technique).shape_only) return;
+  std::string supported;  // the techniques whose batches are known ahead (a ShapeOnlyPlan)
+  for (const TechniqueInfo& info : techniques())
+    if (info.shape_only) supported += (supported.empty() ? "" : ", ") + info.name;
+  throw UserError("technique '" + spec.sim.technique.label() +
+                  "' cannot run on a pipeline of devices: what it does depends on the data "
+                  "(pipelines support " +
+                  supported + ")");
 }
 
 }  // namespace

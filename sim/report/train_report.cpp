@@ -46,21 +46,21 @@ EpochCells metrics_cells(const EpochMetrics& e) {
   return c;
 }
 
-void add_layer_stats(const TechniqueSpec& technique, const std::vector<PredictorLayerStats>& stats,
+void add_layer_stats(const TechniqueSpec& technique, const std::shared_ptr<const LayerStats>& stats,
                      const Network<float>& net, nlohmann::ordered_json& epoch) {
   const TechniqueInfo::LayerStatsReport& r = technique_info(technique).layer_stats;
-  if (r.key != nullptr && r.json != nullptr && !stats.empty()) epoch[r.key] = r.json(stats, net);
+  if (r.key != nullptr && r.json != nullptr && stats) epoch[r.key] = r.json(*stats, net);
 }
 
 bool layer_stats_file(const TechniqueSpec& technique, const std::vector<EpochMetrics>& epochs,
                       const Network<float>& net, std::string& name, std::string& text) {
   const TechniqueInfo::LayerStatsReport& r = technique_info(technique).layer_stats;
   if (r.key == nullptr || r.csv == nullptr) return false;
-  std::vector<std::pair<int, const std::vector<PredictorLayerStats>*>> rows;
+  std::vector<std::pair<int, const LayerStats*>> rows;
   bool any = false;
   for (const EpochMetrics& e : epochs) {
-    rows.push_back({e.epoch, &e.layer_stats});
-    any = any || !e.layer_stats.empty();
+    rows.push_back({e.epoch, e.layer_stats.get()});
+    any = any || e.layer_stats != nullptr;
   }
   if (!any) return false;
   name = std::string(r.key) + ".csv";

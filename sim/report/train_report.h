@@ -29,7 +29,7 @@ std::string epochs_csv(const std::vector<EpochMetrics>& epochs);
 EpochCells metrics_cells(const EpochMetrics& e);
 /// An epoch's per-layer statistics of the technique's own model, under the key and in the
 /// form the technique gives them (TechniqueInfo::layer_stats); nothing if it reports none.
-void add_layer_stats(const TechniqueSpec& technique, const std::vector<PredictorLayerStats>& stats,
+void add_layer_stats(const TechniqueSpec& technique, const std::shared_ptr<const LayerStats>& stats,
                      const Network<float>& net, nlohmann::ordered_json& epoch);
 /// The technique's per-layer statistics file (`<key>.csv`) and its text; false if the
 /// technique reports none or no epoch has any.

@@ -250,8 +250,10 @@ void AdaGp::checkpoint(StateArchive& a, const Optimizer<float>& model_optimizer)
   a.value(batch_in_epoch_);
 }
 
-std::vector<PredictorLayerStats> AdaGp::take_layer_stats() {
-  std::vector<PredictorLayerStats> stats(param_layers_.size());
+std::shared_ptr<const LayerStats> AdaGp::take_layer_stats() {
+  auto taken = std::make_shared<PredictorStats>();
+  std::vector<PredictorLayerStats>& stats = taken->layers;
+  stats.resize(param_layers_.size());
   const double n = error_batches_ > 0 ? static_cast<double>(error_batches_) : 1.0;
   for (std::size_t k = 0; k < stats.size(); ++k) {
     PredictorLayerStats& s = stats[k];
@@ -270,7 +272,8 @@ std::vector<PredictorLayerStats> AdaGp::take_layer_stats() {
   stats.resize(kept);
   error_sum_.assign(error_sum_.size(), PredictorError{});
   error_batches_ = 0;
-  return stats;
+  if (stats.empty()) return nullptr;
+  return taken;
 }
 
 }  // namespace trainsim

@@ -26,6 +26,7 @@
 #include "sim/techniques/gradient_diagnostics.h"
 #include "sim/techniques/gradient_oracle.h"
 #include "sim/techniques/gradient_predictor.h"
+#include "sim/techniques/predictor_stats.h"
 #include "sim/techniques/technique.h"
 #include "sim/techniques/training_technique.h"
 
@@ -64,7 +65,7 @@ class AdaGp final : public TrainingTechnique {
 
   /// Mean predictor error per layer with parameters (in network order, see param_layers())
   /// over the Warm Up and Phase BP batches since the last call; resets them.
-  std::vector<PredictorLayerStats> take_layer_stats() override;
+  std::shared_ptr<const LayerStats> take_layer_stats() override;
   const std::vector<std::size_t>& param_layers() const { return param_layers_; }
   const GradientPredictor& predictor() const { return predictor_; }
   const AdagpSchedule& schedule() const { return schedule_; }

@@ -1,14 +1,35 @@
 #include "sim/techniques/adagp_report.h"
 
 #include <cmath>
+#include <memory>
+#include <stdexcept>
 
 #include "sim/core/csv.h"
 
 namespace trainsim {
 
-std::string predictor_stats_csv(
-    const std::vector<std::pair<int, const std::vector<PredictorLayerStats>*>>& epochs,
-    const Network<float>& net) {
+const std::vector<PredictorLayerStats>& predictor_rows(const LayerStats& stats) {
+  const auto* p = dynamic_cast<const PredictorStats*>(&stats);
+  if (p == nullptr) throw std::logic_error("ADA-GP's report given another technique's statistics");
+  return p->layers;
+}
+
+void archive_predictor_stats(StateArchive& a, std::shared_ptr<const LayerStats>& stats) {
+  std::vector<PredictorLayerStats> rows;
+  if (stats) rows = predictor_rows(*stats);
+  a.vector(rows);
+  if (!a.loading()) return;
+  if (rows.empty()) {
+    stats.reset();
+    return;
+  }
+  auto restored = std::make_shared<PredictorStats>();
+  restored->layers = std::move(rows);
+  stats = std::move(restored);
+}
+
+std::string predictor_stats_csv(const std::vector<std::pair<int, const LayerStats*>>& epochs,
+                                const Network<float>& net) {
   CsvTable csv({"epoch", "layer", "name", "type", "batches", "mse", "mape", "cosine", "gain",
                 "gp_batches", "gp_cosine", "gp_magnitude", "gp_persistence", "grad_prev_cosine",
                 "grad_mean_cosine"});
@@ -17,8 +38,9 @@ std::string predictor_stats_csv(
   auto measured = [&csv](double v) -> CsvTable& {
     return std::isnan(v) ? csv.cell("") : csv.num("%.6f", v);
   };
-  for (const auto& [epoch, stats] : epochs)
-    for (const PredictorLayerStats& p : *stats) {
+  for (const auto& [epoch, stats] : epochs) {
+    if (stats == nullptr) continue;
+    for (const PredictorLayerStats& p : predictor_rows(*stats)) {
       csv.row()
           .cell(epoch)
           .cell(static_cast<std::int64_t>(p.layer))
@@ -34,13 +56,13 @@ std::string predictor_stats_csv(
            {p.gp_cosine, p.gp_magnitude, p.gp_persistence, p.grad_prev_cosine, p.grad_mean_cosine})
         measured(v);
     }
+  }
   return csv.text();
 }
 
-nlohmann::ordered_json predictor_stats_json(const std::vector<PredictorLayerStats>& stats,
-                                            const Network<float>& net) {
+nlohmann::ordered_json predictor_stats_json(const LayerStats& stats, const Network<float>& net) {
   nlohmann::ordered_json j = nlohmann::ordered_json::array();
-  for (const PredictorLayerStats& p : stats)
+  for (const PredictorLayerStats& p : predictor_rows(stats))
     j.push_back({{"layer", p.layer},
                  {"name", net.layer_spec(p.layer).name},
                  {"batches", p.batches},

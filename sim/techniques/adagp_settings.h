@@ -6,8 +6,21 @@
 #include <vector>
 
 #include "sim/spec/specs.h"
+#include "sim/yaml/key_ranges.h"
 
 namespace trainsim {
+
+namespace key_range {
+/// ADA-GP's schedule: k Phase GP batches then m (>= 1) Phase BP batches per cycle.
+inline constexpr IntRange kGpBatches{0, 10000};
+inline constexpr IntRange kBpBatches{1, 10000};
+/// ADA-GP's predictor: its hidden layer has channels x size^2 <= 2^24 values, its dense
+/// layer hidden x P_max weights (P_max <= 2^30 + 1: a layer's fan-in plus its bias, bounded
+/// by NetShape's volume limit), 2^54 at most, and its GEMMs samples x P x hidden MACs,
+/// bounded by a layer's parameters (<= 2^30) times hidden: 2^54.
+inline constexpr IntRange kPredictorSize{1, 256};
+inline constexpr IntRange kPredictorChannels{1, 256};
+}  // namespace key_range
 
 struct AdaGpSettings final : SettingsOf<AdaGpSettings> {
   int warmup_epochs = 1;  ///< Warm Up: backprop only, predictor trained (paper: a few epochs)

@@ -169,7 +169,7 @@ TechniqueInfo adagp_technique(AdagpDesign design) {
   t.name = d.name;
   t.description = d.description;
   t.keys = {"warmup_epochs", "schedule", "predictor", "phase_gp", "oracle", "diagnostics"};
-  t.layer_stats = {"predictor", predictor_stats_json, predictor_stats_csv};
+  t.layer_stats = {"predictor", predictor_stats_json, predictor_stats_csv, archive_predictor_stats};
   t.epoch_size_hint = [](const TechniqueSpec& spec) {
     const AdaGpSettings& a = spec.get<AdaGpSettings>();
     return std::make_pair(std::string("technique.predictor"),

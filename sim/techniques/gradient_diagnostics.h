@@ -20,7 +20,7 @@
 
 #include "sim/core/state_archive.h"
 #include "sim/nn/layer.h"
-#include "sim/techniques/training_technique.h"
+#include "sim/techniques/predictor_stats.h"
 
 namespace trainsim {
 

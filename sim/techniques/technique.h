@@ -41,7 +41,8 @@ template <typename T>
 class Network;
 class NetShape;
 class TrainingTechnique;
-struct PredictorLayerStats;
+class LayerStats;
+class StateArchive;
 
 /// The hardware a technique adds to a device beside the device's own PE array, buffer and
 /// DRAM. It is a description, not a model: every device a technique runs on (one accelerator
@@ -198,12 +199,12 @@ struct TechniqueInfo {
   /// in each epoch of stats.json and their file, `<key>.csv`; the technique formats both.
   struct LayerStatsReport {
     const char* key = nullptr;  ///< null: the technique reports none
-    nlohmann::ordered_json (*json)(const std::vector<PredictorLayerStats>& stats,
-                                   const Network<float>& net) = nullptr;
+    nlohmann::ordered_json (*json)(const LayerStats& stats, const Network<float>& net) = nullptr;
     /// The file's text for `epochs` (epoch number, its statistics).
-    std::string (*csv)(
-        const std::vector<std::pair<int, const std::vector<PredictorLayerStats>*>>& epochs,
-        const Network<float>& net) = nullptr;
+    std::string (*csv)(const std::vector<std::pair<int, const LayerStats*>>& epochs,
+                       const Network<float>& net) = nullptr;
+    /// Saves one epoch's statistics in a checkpoint (null: none) or restores them.
+    void (*archive)(StateArchive& a, std::shared_ptr<const LayerStats>& stats) = nullptr;
   };
   LayerStatsReport layer_stats;
   /// What of its settings sizes an epoch's work beyond the data, for the error of a run too

@@ -45,23 +45,11 @@ struct TechniqueCounts {
   double hit_rate() const;
 };
 
-/// How well a gradient predictor (ADA-GP) did on one layer over the Warm Up and Phase BP
-/// batches of an epoch, where the true gradients are known (means over those batches).
-struct PredictorLayerStats {
-  std::size_t layer = 0;     ///< network layer index
-  std::int64_t batches = 0;  ///< batches measured (0: no backprop batch this epoch)
-  double mse = 0;            ///< in units of the layer's running gradient RMS
-  double mape = 0;
-  double cosine = 0;  ///< of predicted vs true gradients
-  double gain = 0;    ///< calibration gain at the end of the epoch (applied in Phase GP)
-  // With `diagnostics: true` (GradientDiagnostics); NaN where not measured or undefined.
-  std::int64_t gp_batches = 0;             ///< Phase GP batches measured
-  double gp_cosine = kNotMeasured;         ///< applied vs true gradient, Phase GP
-  double gp_magnitude = kNotMeasured;      ///< |applied| / |true|, Phase GP
-  double gp_persistence = kNotMeasured;    ///< cosine of consecutive Phase GP error components
-  double grad_prev_cosine = kNotMeasured;  ///< true gradient vs the previous batch's
-  double grad_mean_cosine = kNotMeasured;  ///< true gradient vs the running mean of earlier ones
-  static constexpr double kNotMeasured = std::numeric_limits<double>::quiet_NaN();
+/// A technique's per-layer figures of one epoch (ADA-GP: its predictor's quality), which only
+/// the technique reads: TechniqueInfo::layer_stats formats and archives them.
+class LayerStats {
+ public:
+  virtual ~LayerStats() = default;
 };
 
 class TrainingTechnique {
@@ -77,9 +65,9 @@ class TrainingTechnique {
   /// The counts since the last call; resets them.
   TechniqueCounts take_counts() { return std::exchange(counts_, TechniqueCounts{}); }
   /// Per-layer statistics of its own model since the last call (TechniqueInfo::layer_stats
-  /// formats them; ADA-GP: its predictor's quality); empty for techniques without such a
+  /// formats them; ADA-GP: its predictor's quality); null for techniques without such a
   /// model. Resets them.
-  virtual std::vector<PredictorLayerStats> take_layer_stats() { return {}; }
+  virtual std::shared_ptr<const LayerStats> take_layer_stats() { return nullptr; }
   /// Bytes of extra storage the technique's hardware needs (the per-label store).
   virtual std::int64_t storage_bytes(int word_bytes) const { return 0; }
   /// Of them, the bytes kept in the accelerator's global buffer (the run checks they fit),

@@ -9,6 +9,7 @@
 #include "sim/core/error.h"
 #include "sim/io/checksum.h"
 #include "sim/nn/tensor_state.h"
+#include "sim/techniques/technique.h"
 
 namespace trainsim {
 
@@ -19,7 +20,7 @@ namespace trainsim {
 static_assert(sizeof(OpStats) == 280, "OpStats changed: update archive(OpStats&)");
 // OpTotals::energy (56 bytes) is not archived: it is priced from the counts after loading.
 static_assert(sizeof(OpTotals) == 360, "OpTotals changed: update archive(OpTotals&)");
-static_assert(sizeof(EpochMetrics) == 176, "EpochMetrics changed: update archive(EpochMetrics&)");
+static_assert(sizeof(EpochMetrics) == 168, "EpochMetrics changed: update archive(EpochMetrics&)");
 
 namespace {
 
@@ -78,7 +79,9 @@ void archive(StateArchive& a, OpTotals& t) {
   a.value(t.update_cycles);
 }
 
-void archive(StateArchive& a, EpochMetrics& m) {
+// `stats` archives the technique's per-layer statistics (TechniqueInfo::layer_stats); a
+// technique without them stores an empty list, a count of 0.
+void archive(StateArchive& a, EpochMetrics& m, const TechniqueInfo::LayerStatsReport& stats) {
   a.value(m.epoch);
   a.value(m.batches);
   a.value(m.train);
@@ -87,11 +90,17 @@ void archive(StateArchive& a, EpochMetrics& m) {
   a.value(m.train_macs);
   a.value(m.test_seconds);
   a.value(m.technique);
-  a.vector(m.layer_stats);
+  if (stats.archive != nullptr) {
+    stats.archive(a, m.layer_stats);
+    return;
+  }
+  std::uint64_t none = 0;
+  a.value(none);
+  if (none != 0) throw UserError("checkpoint out of step: it holds another technique's statistics");
 }
 
-void archive(StateArchive& a, RunEpoch& e) {
-  archive(a, e.metrics);
+void archive(StateArchive& a, RunEpoch& e, const TechniqueInfo::LayerStatsReport& stats) {
+  archive(a, e.metrics, stats);
   for (OpTotals& t : e.sim) archive(a, t);
 }
 
@@ -188,7 +197,13 @@ void archive_run(StateArchive& a, const std::string& config_yaml, RunProgress& p
                                 "--resume");
   a.value(progress.load_seconds);
   a.section("epochs");
-  a.vector(progress.epochs);
+  // As a.vector() writes a list: its count, then each epoch.
+  const TechniqueInfo::LayerStatsReport& stats =
+      technique_info(trainer.spec().sim.technique).layer_stats;
+  std::uint64_t epochs = progress.epochs.size();
+  a.value(epochs);
+  if (a.loading()) progress.epochs.resize(a.check_count(epochs, 1));
+  for (RunEpoch& e : progress.epochs) archive(a, e, stats);
   trainer.checkpoint(a);
   if (session) session->checkpoint(a);
   a.section("end");

@@ -35,7 +35,7 @@ struct EpochMetrics {
   double test_seconds = 0;
   TechniqueCounts technique;  ///< sample steps, and speculative backprop's hits and misses
   /// The technique's per-layer statistics (TechniqueInfo::layer_stats), if it reports any.
-  std::vector<PredictorLayerStats> layer_stats;
+  std::shared_ptr<const LayerStats> layer_stats;
 };
 
 /// Reported after every batch (for progress bars).
@@ -62,6 +62,7 @@ class Trainer {
   /// Threads the numerics run on (training.threads).
   int threads() const { return pool_->size(); }
   const TrainingTechnique& technique() const { return *technique_; }
+  const ExperimentSpec& spec() const { return spec_; }
   /// Saves or restores the state that carries over between epochs (weights, optimizer,
   /// technique, shuffle order and RNG, epoch count); defined in sim/train/checkpoint.cpp.
   void checkpoint(StateArchive& a);

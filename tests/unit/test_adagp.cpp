@@ -10,6 +10,7 @@
 #include "sim/optim/optimizer_registry.h"
 #include "sim/techniques/adagp.h"
 #include "sim/techniques/adagp_settings.h"
+#include "sim/techniques/predictor_stats.h"
 #include "sim/train/trainer.h"
 #include "tests/unit/adagp_fixtures.h"
 
@@ -302,7 +303,9 @@ TEST_CASE("AdaGp in Warm Up trains exactly like bp, reports predictor errors", "
   BatchContext ctx{net, *opt, params, pass, scratch, data.train.labels.data(), 10};
   tech.on_epoch_begin(0);
   for (int i = 0; i < 3; ++i) tech.train_batch(ctx);
-  const auto errors = tech.take_layer_stats();
+  const auto taken = tech.take_layer_stats();
+  REQUIRE(taken != nullptr);
+  const std::vector<PredictorLayerStats>& errors = predictor_rows(*taken);
   REQUIRE(errors.size() == 2);
   CHECK(errors[0].layer == 1);
   CHECK(errors[1].layer == 3);
@@ -318,7 +321,7 @@ TEST_CASE("AdaGp in Warm Up trains exactly like bp, reports predictor errors", "
     CHECK(e.gain <= 1);
   }
   CHECK(tech.take_counts().warmup_batches == 3);
-  const auto reset = tech.take_layer_stats();
+  const auto reset = predictor_rows(*tech.take_layer_stats());
   CHECK(reset[0].batches == 0);
   CHECK(reset[0].mse == 0);
 }

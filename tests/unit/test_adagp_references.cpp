@@ -11,6 +11,7 @@
 #include "sim/report/train_report.h"
 #include "sim/techniques/adagp_settings.h"
 #include "sim/techniques/gradient_predictor.h"
+#include "sim/techniques/predictor_stats.h"
 #include "tests/unit/adagp_fixtures.h"
 
 using namespace trainsim;
@@ -100,7 +101,8 @@ TEST_CASE("phase_gp oracle applies the requested cosine and magnitude, fresh or 
     // Phase GP backprops (it needs the truth): timed like a backprop batch.
     for (std::size_t b = 6; b < r.passes.size(); ++b) CHECK(r.passes[b].backward > 0);
     for (int e = 1; e < 3; ++e)
-      for (const PredictorLayerStats& s : r.metrics[static_cast<std::size_t>(e)].layer_stats) {
+      for (const PredictorLayerStats& s :
+           predictor_rows(*r.metrics[static_cast<std::size_t>(e)].layer_stats)) {
         INFO("epoch " << e + 1 << ", layer " << s.layer);
         CHECK(s.gp_batches == 4);
         CHECK(s.gp_cosine == Approx(0.3).margin(1e-4));
@@ -139,9 +141,10 @@ TEST_CASE("diagnostics leave the training bit-identical and measure Phase GP aga
       CHECK(on.passes == off.passes);  // the measurement pass is not observed: not timed
       for (int e = 1; e < 3; ++e)
         for (std::size_t k = 0; k < 2; ++k) {
-          const PredictorLayerStats& s = on.metrics[static_cast<std::size_t>(e)].layer_stats[k];
+          const PredictorLayerStats& s =
+              predictor_rows(*on.metrics[static_cast<std::size_t>(e)].layer_stats)[k];
           const PredictorLayerStats& plain =
-              off.metrics[static_cast<std::size_t>(e)].layer_stats[k];
+              predictor_rows(*off.metrics[static_cast<std::size_t>(e)].layer_stats)[k];
           INFO("epoch " << e + 1 << ", layer " << s.layer);
           CHECK(s.gp_batches == 4);
           CHECK(plain.gp_batches == 0);
