@@ -165,9 +165,7 @@ PYBIND11_MODULE(_trainsim, m) {
         }
         op.word_bits = acc.word_bits;
         const OpStats s = evaluate_op(op, acc, df);
-        OpTotals one;  // the query's whole record, priced once by the accelerator
-        one.add(s, s.pes);
-        price_totals(one, acc);
+        const OpTotals one = priced_op(s, acc);  // the query's whole record, priced once
         const EnergyBreakdown& e = one.energy;
         py::dict d;
         d["cycles"] = s.cycles();

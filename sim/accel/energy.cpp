@@ -73,4 +73,11 @@ void price_totals(OpTotals& t, const AcceleratorSpec& acc) {
   t.energy = price(t.stats, acc);
 }
 
+OpTotals priced_op(const OpStats& s, const AcceleratorSpec& acc) {
+  OpTotals one;
+  one.add(s, s.pes);
+  price_totals(one, acc);
+  return one;
+}
+
 }  // namespace trainsim

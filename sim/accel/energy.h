@@ -27,6 +27,9 @@ EnergyBreakdown price(const OpStats& s, const AcceleratorSpec& acc);
 struct OpTotals;
 /// Sets `t.energy` from `t.stats` on `acc`: the one place a sum of ops gets its energy.
 void price_totals(OpTotals& t, const AcceleratorSpec& acc);
+/// The whole record of a one-op query (`trainsim layer`, the Python module's layer()): `s` on
+/// `pes` PEs, priced.
+OpTotals priced_op(const OpStats& s, const AcceleratorSpec& acc);
 
 /// Energy of one access of a `word_bits` word given a cost per `per_bits` bits.
 double access_energy(const EnergyCost& c, int word_bits);

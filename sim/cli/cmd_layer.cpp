@@ -362,9 +362,7 @@ int cmd_layer(const std::vector<std::string>& args) {
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const OpStats& s = batch[0].stats;
   // One op is the whole record of this query: the accelerator prices its counts once.
-  OpTotals one;
-  one.add(s, s.pes);
-  price_totals(one, acc);
+  const OpTotals one = priced_op(s, acc);
   const EnergyBreakdown& e = one.energy;
 
   std::string numeric = "not checked (fast fidelity)";
