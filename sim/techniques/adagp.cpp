@@ -69,22 +69,15 @@ void AdaGp::make_optimizers(const Optimizer<float>& like) {
     optimizers_.push_back(info->make(like.spec()));
 }
 
+static_assert(AdagpSchedule::kPhases <= kMaxTechniquePhases, "ADA-GP's phases are counted apart");
+
 BatchResult AdaGp::train_batch(BatchContext& ctx) {
   if (optimizers_.empty()) make_optimizers(ctx.optimizer);
   const int phase = schedule_.phase(epoch_, batch_in_epoch_++);
   if (PassObserver* obs = ctx.net.observer()) obs->on_phase(phase);
   counts_.steps += ctx.count;
-  switch (phase) {
-    case AdagpSchedule::kWarmUp:
-      ++counts_.warmup_batches;
-      return backprop_batch(ctx);
-    case AdagpSchedule::kPhaseBp:
-      ++counts_.bp_batches;
-      return backprop_batch(ctx);
-    default:
-      ++counts_.gp_batches;
-      return predicted_batch(ctx);
-  }
+  ++counts_.phase_batches[static_cast<std::size_t>(phase)];
+  return phase == AdagpSchedule::kPhaseGp ? predicted_batch(ctx) : backprop_batch(ctx);
 }
 
 BatchResult AdaGp::backprop_batch(BatchContext& ctx) {

@@ -1,5 +1,6 @@
 #pragma once
 // The behaviour behind a TechniqueSpec: one training batch, numerics and op issue.
+#include <array>
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -31,16 +32,19 @@ struct BatchResult {
   std::int64_t correct = 0;
 };
 
+/// The most phases a technique declares (TechniqueInfo::phases; ADA-GP's three).
+inline constexpr int kMaxTechniquePhases = 3;
+
 /// Counts a technique keeps per epoch (speculative backprop: hits, misses).
 struct TechniqueCounts {
-  std::int64_t steps = 0;           ///< sample steps
-  std::int64_t hits = 0;            ///< speculative gradient kept
-  std::int64_t misses = 0;          ///< speculative gradient discarded, normal backward ran
-  std::int64_t cold = 0;            ///< no stored pass for the label yet: plain backward
-  double max_distance = 0;          ///< largest mean |stored - current softmax| seen
-  std::int64_t warmup_batches = 0;  ///< ADA-GP: batches of Warm Up, Phase BP, Phase GP
-  std::int64_t bp_batches = 0;
-  std::int64_t gp_batches = 0;
+  std::int64_t steps = 0;   ///< sample steps
+  std::int64_t hits = 0;    ///< speculative gradient kept
+  std::int64_t misses = 0;  ///< speculative gradient discarded, normal backward ran
+  std::int64_t cold = 0;    ///< no stored pass for the label yet: plain backward
+  double max_distance = 0;  ///< largest mean |stored - current softmax| seen
+  /// Batches in each of the technique's phases, in TechniqueInfo::phases order (ADA-GP: Warm
+  /// Up, Phase BP, Phase GP).
+  std::array<std::int64_t, kMaxTechniquePhases> phase_batches{};
   /// hits / (hits + misses); -1 when the technique does not speculate.
   double hit_rate() const;
 };

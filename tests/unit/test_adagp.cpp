@@ -230,15 +230,17 @@ TEST_CASE("AdaGp runs all three phases, Phase GP issues no backward pass", "[ada
   trainer.network().set_observer(&rec);
 
   const EpochMetrics e1 = trainer.run_epoch();
-  CHECK(e1.technique.warmup_batches == 6);
-  CHECK(e1.technique.bp_batches + e1.technique.gp_batches == 0);
+  CHECK(e1.technique.phase_batches[AdagpSchedule::kWarmUp] == 6);
+  CHECK(e1.technique.phase_batches[AdagpSchedule::kPhaseBp] +
+            e1.technique.phase_batches[AdagpSchedule::kPhaseGp] ==
+        0);
   const EpochMetrics e2 = trainer.run_epoch();  // 2:1 -> GP GP BP GP GP BP
-  CHECK(e2.technique.warmup_batches == 0);
-  CHECK(e2.technique.gp_batches == 4);
-  CHECK(e2.technique.bp_batches == 2);
+  CHECK(e2.technique.phase_batches[AdagpSchedule::kWarmUp] == 0);
+  CHECK(e2.technique.phase_batches[AdagpSchedule::kPhaseGp] == 4);
+  CHECK(e2.technique.phase_batches[AdagpSchedule::kPhaseBp] == 2);
   const EpochMetrics e3 = trainer.run_epoch();  // 1:1
-  CHECK(e3.technique.gp_batches == 3);
-  CHECK(e3.technique.bp_batches == 3);
+  CHECK(e3.technique.phase_batches[AdagpSchedule::kPhaseGp] == 3);
+  CHECK(e3.technique.phase_batches[AdagpSchedule::kPhaseBp] == 3);
   CHECK(e3.technique.steps == 60);
   CHECK(std::isfinite(e3.train.loss));
   CHECK(e3.test.accuracy > 0.5);
@@ -320,7 +322,7 @@ TEST_CASE("AdaGp in Warm Up trains exactly like bp, reports predictor errors", "
     CHECK(e.gain >= 0);
     CHECK(e.gain <= 1);
   }
-  CHECK(tech.take_counts().warmup_batches == 3);
+  CHECK(tech.take_counts().phase_batches[AdagpSchedule::kWarmUp] == 3);
   const auto reset = predictor_rows(*tech.take_layer_stats());
   CHECK(reset[0].batches == 0);
   CHECK(reset[0].mse == 0);
@@ -338,7 +340,7 @@ TEST_CASE("Phase GP ablations: skip leaves the weights alone, zero moves them by
     trainer.run_epoch();
     const std::vector<float> before = all_weights(trainer.network());
     const EpochMetrics e = trainer.run_epoch();
-    CHECK(e.technique.gp_batches == 6);
+    CHECK(e.technique.phase_batches[AdagpSchedule::kPhaseGp] == 6);
     const std::vector<float> after = all_weights(trainer.network());
     changed = before != after;
     // Neither ablation runs the predictor in Phase GP; zero and predict update every layer.
@@ -377,7 +379,7 @@ TEST_CASE(
     const std::vector<float> w0 = weights();
     trainer.run_epoch();
     const std::vector<float> w1 = weights();
-    CHECK(trainer.run_epoch().technique.gp_batches == 1);
+    CHECK(trainer.run_epoch().technique.phase_batches[AdagpSchedule::kPhaseGp] == 1);
     const std::vector<float> w2 = weights();
     // The Phase GP batch: no backward pass, no predictor, both layers updated.
     REQUIRE(rec.batches.size() >= 2);
@@ -423,7 +425,7 @@ TEST_CASE("Phase GP ablation pseudo: backprop with the model's own classes as la
     BatchContext ctx{net, *opt, params, pass, scratch, labels, 10};
     tech.on_epoch_begin(0);
     r = tech.train_batch(ctx);
-    CHECK(tech.take_counts().gp_batches == (warmup == 0 ? 1 : 0));
+    CHECK(tech.take_counts().phase_batches[AdagpSchedule::kPhaseGp] == (warmup == 0 ? 1 : 0));
     return all_weights(net);
   };
   // The untrained model's classes for the batch.

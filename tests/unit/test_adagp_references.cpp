@@ -77,8 +77,8 @@ TEST_CASE("phase_gp oracle with cosine 1 and magnitude 1 trains bit for bit like
     const Run bp = train(bp_spec, data, 3);
     ExperimentSpec oracle_spec = adagp(bp_spec, "oracle");
     const Run oracle = train(oracle_spec, data, 3);
-    CHECK(oracle.metrics[1].technique.gp_batches == 4);
-    CHECK(oracle.metrics[2].technique.gp_batches == 4);
+    CHECK(oracle.metrics[1].technique.phase_batches[AdagpSchedule::kPhaseGp] == 4);
+    CHECK(oracle.metrics[2].technique.phase_batches[AdagpSchedule::kPhaseGp] == 4);
     CHECK(oracle.epochs_csv == bp.epochs_csv);
     CHECK(oracle.weights == bp.weights);
     // And the oracle is what Phase GP applies: a slightly worse one changes the weights.

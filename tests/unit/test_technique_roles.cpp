@@ -10,6 +10,7 @@
 #include "sim/pipeline/stage_costs.h"
 #include "sim/techniques/adagp_schedule.h"
 #include "sim/techniques/technique.h"
+#include "sim/techniques/training_technique.h"
 #include "sim/workload/op.h"
 
 namespace trainsim {
@@ -79,6 +80,13 @@ TEST_CASE("On a pipeline, a technique role goes to the pass it declares per kind
   CHECK(pass_of_role(technique_role("store"), kBaseBatchKind) == -1);
   CHECK(pass_of_role(OpRole::kActivationGrad, kBaseBatchKind) ==
         static_cast<int>(Pass::kBackwardData));
+}
+
+TEST_CASE("No technique declares more phases than its counts hold", "[techniques]") {
+  for (const TechniqueInfo& t : techniques()) {
+    INFO(t.name);
+    CHECK(t.phases.size() <= static_cast<std::size_t>(kMaxTechniquePhases));
+  }
 }
 
 }  // namespace trainsim
