@@ -103,6 +103,10 @@ void list_accelerators() {
       "accelerators (configs/accelerators): array, dataflow, buffer, clock, word size, DRAM, "
       "energy table");
   for (const auto& n : shipped_accelerator_names()) {
+    if (names_only) {  // the names need no file read
+      entry(n, "", "");
+      continue;
+    }
     const AcceleratorSpec a = load_accelerator(n);
     char figures[256];
     std::snprintf(figures, sizeof figures,
@@ -116,6 +120,10 @@ void list_accelerators() {
 void list_energy_tables() {
   heading("energy tables (configs/energy): unit, MAC cost at the smallest word width");
   for (const auto& n : shipped_energy_names()) {
+    if (names_only) {  // the names need no file read
+      entry(n, "", "");
+      continue;
+    }
     const EnergyTable t = load_energy_table(n);
     char figures[160];
     std::snprintf(figures, sizeof figures, "unit %s, %d-bit MAC %g", t.unit.c_str(),
@@ -128,6 +136,10 @@ void list_energy_tables() {
 void list_systems() {
   heading("systems (configs/systems): devices, topology, link figures");
   for (const auto& n : shipped_system_names()) {
+    if (names_only) {  // the names need no file read
+      entry(n, "", "");
+      continue;
+    }
     const SystemSpec s = load_system(n);
     std::string devices;
     for (std::size_t i = 0; i < s.devices.size();) {
@@ -150,6 +162,10 @@ void list_devices() {
     entry(k->name(), k->description() + "; keys: " + join(k->keys()), "");
   heading("devices (configs/devices): kind, key figures");
   for (const auto& n : shipped_device_names()) {
+    if (names_only) {
+      entry(n, "", "");
+      continue;
+    }
     const auto d = load_device(n);
     entry(n, d->kind + ": " + d->figures(), d->description);
   }

@@ -241,6 +241,9 @@ const BatchRun& PipelineModel::single(int kind, int micro) {
 }
 
 PipelineEpoch PipelineModel::epoch(const std::vector<int>& kinds, std::int64_t rest) {
+  for (int k : kinds)
+    if (k < 0 || k >= static_cast<int>(kind_names_.size()))
+      throw std::logic_error("pipeline: batch kind " + std::to_string(k) + " has no recipe");
   // Epochs of the same schedule phase have the same batches: timed once.
   auto memo = epochs_.find({kinds, rest});
   if (memo != epochs_.end()) return memo->second;

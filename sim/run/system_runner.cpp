@@ -233,7 +233,7 @@ RunResult run_system_experiment(const ExperimentSpec& spec, const RunOptions& op
     std::vector<int> stretch;
     for (std::size_t i = 0; i < first.size() && i + (rest > 0 ? 1 : 0) < first.size(); ++i) {
       stretch.push_back(first[i]);
-      if (plan.recipes[static_cast<std::size_t>(first[i])].backprop) break;
+      if (plan.recipe(first[i]).backprop) break;
     }
     if (stretch.empty()) stretch.push_back(first.back());
     timeline = model.run(stretch, model.micro_size());

@@ -136,6 +136,8 @@ struct ShapeOnlyPlan {
   /// The kinds of batch the technique runs, each reported apart; recipes[kBaseBatchKind]
   /// is the one a pipeline balances its stages on and reports per stage.
   std::vector<BatchRecipe> recipes{BatchRecipe{}};
+  /// recipes[kind]; std::logic_error for a kind the plan does not have.
+  const BatchRecipe& recipe(int kind) const;
 };
 
 /// A plan's first batch kind: its ordinary training batch (bp's only one; ADA-GP's warm-up).

@@ -67,6 +67,13 @@ const std::vector<std::string>* TechniqueInfo::choices_of(const std::string& key
   return nullptr;
 }
 
+const BatchRecipe& ShapeOnlyPlan::recipe(int kind) const {
+  if (kind < 0 || kind >= static_cast<int>(recipes.size()))
+    throw std::logic_error("shape-only plan: batch kind " + std::to_string(kind) +
+                           " has no recipe");
+  return recipes[static_cast<std::size_t>(kind)];
+}
+
 bool TechniqueHardware::on_second_unit(OpRole role) const {
   for (OpRole r : second_unit_roles)
     if (r == role) return true;

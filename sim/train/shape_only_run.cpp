@@ -120,7 +120,7 @@ class BatchEmitter final : public BatchPasses {
 
 void emit_training_batch(const ExperimentSpec& spec, OpStream& stream, int kind, int batch) {
   const ShapeOnlyPlan plan = technique_info(spec.sim.technique).shape_only(spec.sim.technique);
-  BatchEmitter(stream).train(plan.recipes[static_cast<std::size_t>(kind)], batch);
+  BatchEmitter(stream).train(plan.recipe(kind), batch);
 }
 
 void check_shape_only_technique(const ExperimentSpec& spec) {
@@ -150,7 +150,7 @@ ShapeOnlyResult run_shape_only(const ExperimentSpec& spec, const DatasetShape& d
     auto it = r.per_batch.find({kind, b});
     if (it != r.per_batch.end()) return it->second;
     session.record().take_epoch();
-    emit.train(plan.recipes[static_cast<std::size_t>(kind)], b);
+    emit.train(plan.recipe(kind), b);
     return r.per_batch.emplace(std::make_pair(kind, b), session.record().take_epoch()[0])
         .first->second;
   };
@@ -178,9 +178,7 @@ ShapeOnlyResult run_shape_only(const ExperimentSpec& spec, const DatasetShape& d
       int last_kind = 0;
       for (std::int64_t i = 0; i < batches; ++i) {
         const int kind = plan.kind(e, i);
-        if (kind < 0 || kind >= static_cast<int>(kinds))
-          throw std::logic_error("shape-only plan: batch kind " + std::to_string(kind) +
-                                 " has no recipe");
+        plan.recipe(kind);  // a kind the plan has (std::logic_error otherwise)
         ++ep.batches[static_cast<std::size_t>(kind)];
         if (rest && i == batches - 1)
           last_kind = kind;

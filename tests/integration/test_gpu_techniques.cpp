@@ -135,6 +135,10 @@ TEST_CASE(
   const std::string trace = read_file(dir + "/c/specbp@0.25/timeline.json");
   CHECK(trace.find("second unit") != std::string::npos);
   CHECK(trace.find("\"tid\": 1") != std::string::npos);
+  // A technique without a plan of batch kinds reports its batches as backprop batches.
+  const std::string epochs = read_file(dir + "/c/specbp@0.25/epochs.csv");
+  CHECK(epochs.find(",backprop_batches,idle_fraction,") != std::string::npos);
+  CHECK(epochs.find("phase_") == std::string::npos);
   // A GPU has no PE array to utilize: compare's table says "-", not 0.0%.
   const auto shown = run_trainsim({"compare", specbp_experiment(dir, "h100"), "--techniques",
                                    "bp-sample", "--out", dir + "/shown"});
