@@ -114,8 +114,9 @@ std::string stats_json(const ExperimentSpec& spec, const DatasetShape& data,
   if (session.record().phased()) {
     j["extra_storage_bytes"] = session.extra_storage_bytes();
     j["extra_pes"] = session.extra_pes();
-    // The technique's own model's largest output per sample (the key ADA-GP's readers know).
-    j["predictor_outputs"] = session.hardware().own_model.max_outputs;
+    // The technique's own model's largest output per sample, under the key it declares.
+    const TechniqueHardware::OwnModel& own = session.hardware().own_model;
+    if (own.outputs_key != nullptr) j[own.outputs_key] = own.max_outputs;
   }
   for (std::size_t e = 0; e < r.epochs.size(); ++e) {
     nlohmann::ordered_json je;

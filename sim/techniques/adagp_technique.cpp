@@ -42,6 +42,7 @@ TechniqueHardware hardware(AdagpDesign design, const TechniqueSpec& spec, const 
                            int word_bytes) {
   TechniqueHardware hw;
   TechniqueHardware::OwnModel& p = hw.own_model;
+  p.outputs_key = "predictor_outputs";
   for (std::size_t i = 0; i < net.size(); ++i) {
     p.outputs.push_back(predictor_outputs(net, i));
     p.max_outputs = std::max(p.max_outputs, p.outputs.back());

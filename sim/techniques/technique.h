@@ -76,6 +76,9 @@ struct TechniqueHardware {
     /// and the largest of them (its head's size).
     std::vector<int> outputs;
     int max_outputs = 0;
+    /// The stats.json key a shape-only run reports max_outputs under (ADA-GP's readers know
+    /// "predictor_outputs"); null: not reported.
+    const char* outputs_key = nullptr;
     int size = 0, channels = 0;  ///< its input's side and its conv layer's channels
     /// Its weights stay in dedicated memory (`storage_bytes`); else they are loaded from
     /// DRAM for every use and their updates written back.
