@@ -22,7 +22,7 @@ experiment: exp.yaml
 axes:
   - {key: dataflow, values: [ws, os, is, rs]}
   - zip: {accelerator.array.rows: [8, 12, 16], accelerator.array.cols: [8, 15, 16]}
-  - {key: fidelity, values: [fast, cycle]}
+  - {key: technique, values: [bp, specbp]}
 baseline: {dataflow: ws, accelerator.array.rows: 12}
 YAML
 "$build/trainsim" sweep "$tmp/sweep.yaml" --out "$tmp/local" -j 1 -q

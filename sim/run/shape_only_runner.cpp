@@ -147,10 +147,6 @@ DatasetShape checked_shape(const ExperimentSpec& spec) {
     throw UserError("network '" + spec.network.name + "' has " +
                     std::to_string(spec.network.classes) + " classes but dataset '" +
                     spec.dataset.name + "' has " + std::to_string(data.classes));
-  if (spec.sim.fidelity != "fast")
-    throw UserError(
-        "numerics: none times with fidelity: fast only (a clocked array needs "
-        "operand values)");
   check_shape_only_technique(spec);
   return data;
 }

@@ -36,14 +36,6 @@ namespace trainsim {
 
 namespace {
 
-void check_system_spec(const ExperimentSpec& spec) {
-  if (spec.sim.fidelity != "fast")
-    throw UserError(
-        "a system of devices is timed with fidelity: fast (its stage costs come "
-        "from the fast model; got fidelity: " +
-        spec.sim.fidelity + ")");
-}
-
 std::string stage_summary(PipelineModel& m) {
   std::string out;
   for (int s = 0; s < m.layout().stages; ++s)
@@ -71,7 +63,6 @@ DatasetShape checked_data_shape(const ExperimentSpec& spec) {
 }
 
 std::string check_system_experiment(const ExperimentSpec& spec) {
-  check_system_spec(spec);
   const DatasetShape data = checked_data_shape(spec);
   const NetShape shape(spec.network);
   const bool streamed = streamed_technique(spec);
@@ -108,7 +99,6 @@ RunResult run_system_experiment(const ExperimentSpec& spec, const RunOptions& op
     throw UserError(
         "a run on a system of devices has no checkpoint to resume: run it again "
         "with --force");
-  check_system_spec(spec);
   // Everything that can fail on bad input happens before the output directory exists.
   const DatasetShape data = checked_data_shape(spec);
   const NetShape shape(spec.network);

@@ -56,6 +56,10 @@ class AcceleratorSession final : public OpStream, private OpSink {
   /// Whether a flush that repeats an earlier one's ops replays its results (on by default
   /// in fast fidelity; tests switch it off to compare).
   void set_flush_memo(bool on) { memo_ = on && fidelity_ == Fidelity::kFast; }
+  Fidelity fidelity() const { return fidelity_; }
+  /// Op shapes it made operand values for, which the clocked array computes on (cycle
+  /// fidelity; 0 in fast).
+  std::size_t operand_shapes() const { return operands_.size(); }
   /// Flushes run on the SystemC model / replayed from an earlier identical one.
   std::int64_t flushes_run() const { return flushes_run_; }
   std::int64_t flushes_replayed() const { return flushes_replayed_; }
