@@ -43,6 +43,13 @@ void check_hype_spec(const ExperimentSpec& spec) {
   if (!plain)
     throw UserError("a hype: system runs plain backprop (technique: " + spec.sim.technique.label() +
                     " is for one accelerator or a pipeline)");
+  // Its runtime prices every op with its device's model, an accelerator's included (its fast
+  // cost model): nothing there is clocked, so a cycle fidelity would be ignored.
+  if (spec.sim.fidelity != "fast")
+    throw UserError(
+        "a hype: system prices each op with its devices' models and has no cycle "
+        "fidelity (fidelity: " +
+        spec.sim.fidelity + "; an accelerator run or a pipeline system clocks its arrays)");
 }
 
 // The iterations an epoch has: full batches, and the last smaller one (rounded up to a

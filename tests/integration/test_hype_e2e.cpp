@@ -253,6 +253,8 @@ TEST_CASE("Bad hype systems fail with one line and no output", "[hype][cli]") {
       {"hype: {gpu: adagp_ws180, policy: dvfs, power_cap_w: 100}", "has none to scale"},
       {"hype: {policy: dvfs, power_cap_w: 100}\nsystem: {devices: [{device: adagp_ws180}]}",
        "(system.devices.0, kind accelerator) has none to scale"},
+      // Nothing in a hype: run is clocked: a cycle fidelity is refused, not ignored.
+      {"hype: {gpu: v100}\nfidelity: cycle", "has no cycle fidelity"},
       // A pipeline: block beside hype: is unused, but still checked.
       {"hype: {policy: energy}\nsystem: {devices: [{device: v100}]}\npipeline: {replicas: 0}",
        "pipeline.replicas"},
