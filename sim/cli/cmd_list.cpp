@@ -45,6 +45,12 @@ constexpr int kNameWidth = 22;
 // completion). Set once by cmd_list before printing.
 bool names_only = false;
 
+// In names mode prints `name` and says so: the entry needs nothing else (no file read).
+bool name_alone(const std::string& name) {
+  if (names_only) std::printf("%s\n", name.c_str());
+  return names_only;
+}
+
 void heading(const char* text) {
   if (!names_only) std::printf("%s\n", text);
 }
@@ -85,10 +91,7 @@ std::string what_it_trains_on(const NetworkSpec& net) {
 void list_networks() {
   heading("networks (configs/networks): parameters, input -> classes, data");
   for (const auto& n : shipped_network_names()) {
-    if (names_only) {  // loading and probing every network takes seconds
-      entry(n, "", "");
-      continue;
-    }
+    if (name_alone(n)) continue;  // loading and probing every network takes seconds
     const NetworkSpec net = load_network(configs_root() + "/networks/" + n + ".yaml");
     char figures[256];
     std::snprintf(figures, sizeof figures, "%10s params  %dx%dx%d -> %d, %s",
@@ -103,10 +106,7 @@ void list_accelerators() {
       "accelerators (configs/accelerators): array, dataflow, buffer, clock, word size, DRAM, "
       "energy table");
   for (const auto& n : shipped_accelerator_names()) {
-    if (names_only) {  // the names need no file read
-      entry(n, "", "");
-      continue;
-    }
+    if (name_alone(n)) continue;  // the names need no file read
     const AcceleratorSpec a = load_accelerator(n);
     char figures[256];
     std::snprintf(figures, sizeof figures,
@@ -120,10 +120,7 @@ void list_accelerators() {
 void list_energy_tables() {
   heading("energy tables (configs/energy): unit, MAC cost at the smallest word width");
   for (const auto& n : shipped_energy_names()) {
-    if (names_only) {  // the names need no file read
-      entry(n, "", "");
-      continue;
-    }
+    if (name_alone(n)) continue;  // the names need no file read
     const EnergyTable t = load_energy_table(n);
     char figures[160];
     std::snprintf(figures, sizeof figures, "unit %s, %d-bit MAC %g", t.unit.c_str(),
@@ -136,10 +133,7 @@ void list_energy_tables() {
 void list_systems() {
   heading("systems (configs/systems): devices, topology, link figures");
   for (const auto& n : shipped_system_names()) {
-    if (names_only) {  // the names need no file read
-      entry(n, "", "");
-      continue;
-    }
+    if (name_alone(n)) continue;  // the names need no file read
     const SystemSpec s = load_system(n);
     std::string devices;
     for (std::size_t i = 0; i < s.devices.size();) {
@@ -162,10 +156,7 @@ void list_devices() {
     entry(k->name(), k->description() + "; keys: " + join(k->keys()), "");
   heading("devices (configs/devices): kind, key figures");
   for (const auto& n : shipped_device_names()) {
-    if (names_only) {
-      entry(n, "", "");
-      continue;
-    }
+    if (name_alone(n)) continue;
     const auto d = load_device(n);
     entry(n, d->kind + ": " + d->figures(), d->description);
   }

@@ -22,13 +22,10 @@ ScheduleParams params_of(const ExperimentSpec& spec) {
 
 void check_technique(const ExperimentSpec& spec) {
   if (technique_info(spec.sim.technique).shape_only) return;
-  std::string supported;  // the techniques whose batches are known ahead (a ShapeOnlyPlan)
-  for (const TechniqueInfo& info : techniques())
-    if (info.shape_only) supported += (supported.empty() ? "" : ", ") + info.name;
   throw UserError("technique '" + spec.sim.technique.label() +
                   "' cannot run on a pipeline of devices: what it does depends on the data "
                   "(pipelines support " +
-                  supported + ")");
+                  shape_only_techniques() + ")");
 }
 
 }  // namespace

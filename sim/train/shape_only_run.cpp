@@ -123,16 +123,20 @@ void emit_training_batch(const ExperimentSpec& spec, OpStream& stream, int kind,
   BatchEmitter(stream).train(plan.recipe(kind), batch);
 }
 
+std::string shape_only_techniques() {
+  std::string names;
+  for (const TechniqueInfo& info : techniques())
+    if (info.shape_only) names += (names.empty() ? "" : ", ") + info.name;
+  return names;
+}
+
 void check_shape_only_technique(const ExperimentSpec& spec) {
   const TechniqueSpec& t = spec.sim.technique;
   if (technique_info(t).shape_only) return;
-  std::string supported;
-  for (const TechniqueInfo& info : techniques())
-    if (info.shape_only) supported += (supported.empty() ? "" : ", ") + info.name;
   throw UserError("technique '" + t.label() +
                   "' cannot run with numerics: none: what it does depends on the data "
                   "(shape-only runs support " +
-                  supported + ")");
+                  shape_only_techniques() + ")");
 }
 
 ShapeOnlyResult run_shape_only(const ExperimentSpec& spec, const DatasetShape& data,

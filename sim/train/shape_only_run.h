@@ -44,6 +44,10 @@ struct ShapeOnlyResult {
   std::map<int, OpTotals> eval_per_batch;  ///< by batch size
 };
 
+/// "bp, adagp-max, ...": the techniques whose batches are known ahead of the data (those with
+/// a ShapeOnlyPlan), for messages.
+std::string shape_only_techniques();
+
 /// UserError unless spec's technique can be timed without numerics (its description has a
 /// ShapeOnlyPlan: bp, adagp-*).
 void check_shape_only_technique(const ExperimentSpec& spec);

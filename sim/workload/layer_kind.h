@@ -77,6 +77,17 @@ struct LayerKind {
 /// `axis` names the extent in the message.
 int window_extent(int in, int pad, int k, int stride, const char* axis, std::string& err);
 
+/// LayerKind::infer of a type whose output has its (first) input's shape and which has no
+/// parameters (the activations, softmax, a sink).
+std::string infer_same_shape(const LayerSpec& spec, const std::vector<Shape>& ins, Shape& out,
+                             std::int64_t& params);
+/// LayerKind::infer of a normalization (batchnorm, layernorm): the input's shape, a scale and
+/// a shift per channel.
+std::string infer_normalization(const LayerSpec& spec, const std::vector<Shape>& ins, Shape& out,
+                                std::int64_t& params);
+/// LayerKind::lower of a type that issues no op (concat, flatten, reshape, source, sink).
+void lower_nothing(const LayerLowering& layer, LayerOps& ops);
+
 /// Sets an op's tensors: up to four read, up to three written.
 Op with_tensors(Op op, std::initializer_list<TensorUse> in, std::initializer_list<TensorUse> out);
 /// An element-wise op of `elements` elements, each reading `reads`, writing `writes` and

@@ -107,6 +107,21 @@ Op LayerLowering::conv(const ConvShape& c, OpRole role) const {
   return with_bits(Op::make_conv(c, role, id), word_bits);
 }
 
+std::string infer_same_shape(const LayerSpec&, const std::vector<Shape>& ins, Shape& out,
+                             std::int64_t&) {
+  out = ins.front();
+  return "";
+}
+
+std::string infer_normalization(const LayerSpec&, const std::vector<Shape>& ins, Shape& out,
+                                std::int64_t& params) {
+  out = ins.front();
+  params = 2 * std::int64_t{out.c};
+  return "";
+}
+
+void lower_nothing(const LayerLowering&, LayerOps&) {}
+
 void lower_dense_product(const LayerLowering& l, std::int64_t m, std::int64_t n, std::int64_t k,
                          LayerOps& ops) {
   ops.forward = with_tensors(l.gemm({m, n, k}, OpRole::kForward), {l.x, l.w}, {l.y});

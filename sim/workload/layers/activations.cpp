@@ -9,11 +9,6 @@ namespace trainsim {
 
 namespace {
 
-std::string same_shape(const LayerSpec&, const std::vector<Shape>& ins, Shape& out, std::int64_t&) {
-  out = ins.front();
-  return "";
-}
-
 // relu: y = max(x, 0); leaky_relu: y = x or a x; dx = dy where x > 0 (else 0 or a dy).
 void lower_relu(const LayerLowering& l, LayerOps& ops) {
   lower_activation(l, 1, 1, false, ops);
@@ -41,9 +36,9 @@ void lower_gelu(const LayerLowering& l, LayerOps& ops) {
 
 }  // namespace
 
-const LayerKind kReluKind{&same_shape, nullptr, &lower_relu};
-const LayerKind kTanhKind{&same_shape, nullptr, &lower_tanh};
-const LayerKind kSigmoidKind{&same_shape, nullptr, &lower_sigmoid};
-const LayerKind kGeluKind{&same_shape, nullptr, &lower_gelu};
+const LayerKind kReluKind{&infer_same_shape, nullptr, &lower_relu};
+const LayerKind kTanhKind{&infer_same_shape, nullptr, &lower_tanh};
+const LayerKind kSigmoidKind{&infer_same_shape, nullptr, &lower_sigmoid};
+const LayerKind kGeluKind{&infer_same_shape, nullptr, &lower_gelu};
 
 }  // namespace trainsim

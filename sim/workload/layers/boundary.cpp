@@ -12,16 +12,9 @@ std::string infer_source(const LayerSpec& s, const std::vector<Shape>&, Shape& o
   return "";
 }
 
-std::string infer_sink(const LayerSpec&, const std::vector<Shape>& ins, Shape& out, std::int64_t&) {
-  out = ins.front();
-  return "";
-}
-
-void lower_nothing(const LayerLowering&, LayerOps&) {}
-
 }  // namespace
 
 const LayerKind kSourceKind{&infer_source, nullptr, &lower_nothing};
-const LayerKind kSinkKind{&infer_sink, nullptr, &lower_nothing};
+const LayerKind kSinkKind{&infer_same_shape, nullptr, &lower_nothing};
 
 }  // namespace trainsim

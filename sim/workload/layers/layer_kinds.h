@@ -1,8 +1,8 @@
 #pragma once
 // The layer types described by a LayerKind (sim/workload/layer_kind.h), one file each (types
 // that differ only in a figure share one: the activations, the pools, the merges, the
-// boundaries), found by name (layer_kinds.cpp); their YAML keys and numerics are in the layer
-// registry (sim/nn/layer_registry.cpp).
+// normalizations, the boundaries), found by name (layer_kinds.cpp); their YAML keys and
+// numerics are in the layer registry (sim/nn/layer_registry.cpp).
 #include <string>
 
 #include "sim/workload/layer_kind.h"
@@ -16,7 +16,7 @@ extern const LayerKind kGlobalAvgPoolKind;    // pooling.cpp
 extern const LayerKind kFlattenKind;          // flatten.cpp
 extern const LayerKind kReluKind;             // activations.cpp: relu, leaky_relu
 extern const LayerKind kSoftmaxKind;          // softmax.cpp
-extern const LayerKind kBatchNormKind;        // batchnorm.cpp
+extern const LayerKind kBatchNormKind;        // normalization.cpp
 extern const LayerKind kAddKind;              // merge.cpp
 extern const LayerKind kConcatKind;           // merge.cpp
 extern const LayerKind kResizeKind;           // resize.cpp
@@ -30,7 +30,7 @@ extern const LayerKind kDropoutKind;          // dropout.cpp
 extern const LayerKind kReshapeKind;          // reshape.cpp
 extern const LayerKind kLinearKind;           // linear.cpp
 extern const LayerKind kBatchedMatmulKind;    // batched_matmul.cpp
-extern const LayerKind kLayerNormKind;        // layernorm.cpp
+extern const LayerKind kLayerNormKind;        // normalization.cpp
 extern const LayerKind kEmbeddingKind;        // embedding.cpp
 
 /// The shape-level description of layer type `name`; std::logic_error for a type the layer

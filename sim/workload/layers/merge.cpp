@@ -51,8 +51,6 @@ std::string infer_concat(const LayerSpec&, const std::vector<Shape>& ins, Shape&
   return "";
 }
 
-void lower_nothing(const LayerLowering&, LayerOps&) {}
-
 }  // namespace
 
 const LayerKind kAddKind{&infer_add, &work_add, &lower_add};

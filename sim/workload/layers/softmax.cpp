@@ -6,11 +6,6 @@ namespace trainsim {
 
 namespace {
 
-std::string infer(const LayerSpec&, const std::vector<Shape>& ins, Shape& out, std::int64_t&) {
-  out = ins.front();
-  return "";
-}
-
 void lower(const LayerLowering& l, LayerOps& ops) {
   const std::int64_t values = l.batch * l.shape.out.size();
   ops.forward =
@@ -26,6 +21,6 @@ void lower(const LayerLowering& l, LayerOps& ops) {
 
 }  // namespace
 
-const LayerKind kSoftmaxKind{&infer, nullptr, &lower};
+const LayerKind kSoftmaxKind{&infer_same_shape, nullptr, &lower};
 
 }  // namespace trainsim
