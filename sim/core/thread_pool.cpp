@@ -1,5 +1,6 @@
 #include "sim/core/thread_pool.h"
 
+#include <algorithm>
 #include <chrono>
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -37,7 +38,7 @@ bool spin_until(Pred pred) {
 }
 }  // namespace
 
-ThreadPool::ThreadPool(int threads) {
+ThreadPool::ThreadPool(int threads) : shares_(std::make_unique<Share[]>(std::max(threads, 1))) {
   for (int i = 1; i < threads; ++i) workers_.emplace_back([this, i] { worker_loop(i); });
 }
 
@@ -51,14 +52,19 @@ ThreadPool::~ThreadPool() {
 }
 
 void ThreadPool::take_tasks(int worker) {
-  for (int i; (i = next_.fetch_add(1)) < tasks_;) {
-    try {
-      (*job_)(i, worker);
-    } catch (...) {
-      std::lock_guard<std::mutex> lock(error_mutex_);
-      if (!error_) error_ = std::current_exception();
+  // Its own share first, then the others' in turn: fetch_add hands out every index of a
+  // share once, whoever takes it.
+  for (int k = 0; k < size(); ++k) {
+    Share& share = shares_[static_cast<std::size_t>((worker + k) % size())];
+    for (int i; (i = share.next.fetch_add(1)) < share.end;) {
+      try {
+        (*job_)(i, worker);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(error_mutex_);
+        if (!error_) error_ = std::current_exception();
+      }
+      done_.fetch_add(1);
     }
-    done_.fetch_add(1);
   }
 }
 
@@ -69,8 +75,11 @@ void ThreadPool::run(int tasks, const Task& fn) {
     return;
   }
   job_ = &fn;
-  tasks_ = tasks;
-  next_.store(0);
+  for (int w = 0; w < size(); ++w) {
+    Share& share = shares_[static_cast<std::size_t>(w)];
+    share.next.store(static_cast<int>(static_cast<std::int64_t>(tasks) * w / size()));
+    share.end = static_cast<int>(static_cast<std::int64_t>(tasks) * (w + 1) / size());
+  }
   done_.store(0);
   const std::uint64_t generation = (state_.load() >> 1) + 1;
   state_.store(generation * 2 + 1);

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <exception>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -40,10 +41,18 @@ class ThreadPool {
   // caller closes it and waits for `active_` to drain before `job_` goes out of scope.
   std::atomic<std::uint64_t> state_{0};
   std::atomic<int> active_{0};
-  std::atomic<int> next_{0};
+  // Each thread's share of a loop's tasks: thread w first takes tasks [next, end) of
+  // shares_[w] (a contiguous w-th of the loop), then what is left of the others'. Consecutive
+  // loops over the same samples (a convolution, then its ReLU and pooling) thus give each
+  // thread the part it wrote before, still in its own core's cache, instead of the other
+  // core's; on the 2-core machines trainsim runs on, cores may not even share a cache level.
+  struct alignas(64) Share {
+    std::atomic<int> next{0};
+    int end = 0;
+  };
+  std::unique_ptr<Share[]> shares_;
   std::atomic<int> done_{0};
   const Task* job_ = nullptr;
-  int tasks_ = 0;
   std::mutex mutex_;
   std::condition_variable wake_;
   std::atomic<int> sleepers_{0};

@@ -6,8 +6,10 @@
 // kept in the same "wide" layout (rows of `pitch`, of which the first out_cols() are pixels and
 // the rest are discarded), every kernel tap reads a contiguous run of the input at a fixed
 // offset: the loops over q vectorise with plain unaligned loads, each load feeding several
-// filters' multiply-adds (sim/nn/simd.h, fixed width). The price is computing pitch - out_cols()
-// discarded columns per row: 12% on LeNet-5's conv1 (32 wide for 28), 29% on its conv2.
+// filters' multiply-adds (sim/nn/simd.h: the build's widest registers, since a lane is one
+// output's chain; the weight gradient, which sums along the lanes, keeps the fixed width). The
+// price is computing pitch - out_cols() discarded columns per row: 12% on LeNet-5's conv1 (32 wide
+// for 28), 29% on its conv2.
 //
 // Backward-data is the adjoint: each tap's sum over filters, a run of positions, is added to
 // the input gradient at the tap's offset.

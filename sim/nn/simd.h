@@ -4,7 +4,8 @@
 // same source compiles to AVX2, to half of an AVX-512 register or to two SSE registers.
 // We write these loops out because GCC vectorises their plain forms only where AVX-512's
 // masked operations let it (on AVX2 it keeps data-dependent branches, 5-10x slower), and the
-// fixed width fixes the order of every sum, whatever the ISA.
+// fixed width fixes the order of every sum that runs along the lanes, whatever the ISA. Loops
+// whose lanes never meet take the widest registers instead (Wide, below).
 //
 // Multiply-adds are explicit: fma() rounds once on every build, one instruction where the
 // CPU has FMA and std::fma lane by lane where it does not (the same bits, slower). The
@@ -116,6 +117,36 @@ inline V broadcast_lanes(T x, std::index_sequence<I...>) {
 template <typename T, int N>
 inline typename VecOf<T, N>::type broadcast(T x) {
   return broadcast_lanes<typename VecOf<T, N>::type>(x, std::make_index_sequence<N>());
+}
+
+/// The widest registers this build has, for loops whose lanes never meet in a sum (each lane
+/// its own output, its own chain of multiply-adds): their width cannot change a bit, so they
+/// take all of an AVX-512 register where the fixed-width Vec above takes half of one. On a
+/// core with full-width 512-bit units that doubles their multiply-adds per instruction.
+#if defined(__AVX512F__)
+inline constexpr int kWideBytes = 64;
+#else
+inline constexpr int kWideBytes = 32;
+#endif
+template <typename T>
+inline constexpr int kWideLanes = kWideBytes / static_cast<int>(sizeof(T));
+template <typename T>
+using Wide = typename VecOf<T, kWideLanes<T>>::type;
+
+/// Load, store and broadcast for a vector type V of any width above.
+template <typename V, typename T>
+inline V load_as(const T* p) {
+  V v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+template <typename T, typename V>
+inline void store_as(T* p, V v) {
+  std::memcpy(p, &v, sizeof v);
+}
+template <typename V, typename T>
+inline V splat_as(T x) {
+  return broadcast_lanes<V>(x, std::make_index_sequence<sizeof(V) / sizeof(T)>());
 }
 
 /// a * b + c lane by lane, rounded once.

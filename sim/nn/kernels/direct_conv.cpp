@@ -16,34 +16,48 @@ using namespace direct_layout;
 constexpr int kGradAccumulators = 12;
 constexpr int kMaxKernel = 7;
 
-template <typename T, int FB>
-void forward_block(const DirectShape& s, const T* packed, const T* x, T* out) {
-  using V = simd::Vec<T>;
-  constexpr int L = simd::kLanes<T>;
+// The widest vectors (simd::Wide): a lane is one output position, its own chain of
+// multiply-adds, so the width changes no bit. A step is NV of them; wide() is a multiple of
+// kDirectStep, so steps of two vectors and at most one step of one cover it.
+static_assert(kDirectStep % simd::kWideLanes<float> == 0 &&
+                  kDirectStep % simd::kWideLanes<double> == 0,
+              "one-vector steps cover what two-vector steps leave of wide()");
+
+// Filters [0, FB) at positions [q, q + NV * kWideLanes).
+template <typename T, int FB, int NV>
+void forward_step(const DirectShape& s, const T* packed, const T* x, std::int64_t q, T* out) {
+  using V = simd::Wide<T>;
+  constexpr int L = simd::kWideLanes<T>;
   const int k = s.kernel;
   const std::int64_t plane = s.plane(), wide = s.wide();
-  for (std::int64_t q = 0; q < wide; q += 2 * L) {
-    V lo[FB], hi[FB];
-    for (int f = 0; f < FB; ++f) lo[f] = hi[f] = simd::splat(T(0));
-    const T* w = packed;
-    for (int c = 0; c < s.channels; ++c) {
-      for (int r = 0; r < k; ++r) {
-        const T* row = x + c * plane + r * s.pitch + q;
-        for (int t = 0; t < k; ++t, w += FB) {
-          const V a = simd::load(row + t), b = simd::load(row + t + L);
-          for (int f = 0; f < FB; ++f) {
-            const V wf = simd::splat(w[f]);
-            lo[f] = simd::fma(wf, a, lo[f]);
-            hi[f] = simd::fma(wf, b, hi[f]);
-          }
+  V acc[FB][NV];
+  for (int f = 0; f < FB; ++f)
+    for (int v = 0; v < NV; ++v) acc[f][v] = simd::splat_as<V>(T(0));
+  const T* w = packed;
+  for (int c = 0; c < s.channels; ++c) {
+    for (int r = 0; r < k; ++r) {
+      const T* row = x + c * plane + r * s.pitch + q;
+      for (int t = 0; t < k; ++t, w += FB) {
+        V in[NV];
+        for (int v = 0; v < NV; ++v) in[v] = simd::load_as<V>(row + t + v * L);
+        for (int f = 0; f < FB; ++f) {
+          const V wf = simd::splat_as<V>(w[f]);
+          for (int v = 0; v < NV; ++v) acc[f][v] = simd::fma(wf, in[v], acc[f][v]);
         }
       }
     }
-    for (int f = 0; f < FB; ++f) {
-      simd::store(out + f * wide + q, lo[f]);
-      simd::store(out + f * wide + q + L, hi[f]);
-    }
   }
+  for (int f = 0; f < FB; ++f)
+    for (int v = 0; v < NV; ++v) simd::store_as(out + f * wide + q + v * L, acc[f][v]);
+}
+
+template <typename T, int FB>
+void forward_block(const DirectShape& s, const T* packed, const T* x, T* out) {
+  constexpr int L = simd::kWideLanes<T>;
+  const std::int64_t wide = s.wide();
+  std::int64_t q = 0;
+  for (; q + 2 * L <= wide; q += 2 * L) forward_step<T, FB, 2>(s, packed, x, q, out);
+  for (; q < wide; q += L) forward_step<T, FB, 1>(s, packed, x, q, out);
 }
 
 // The sum of a vector's lanes in index order.
@@ -107,12 +121,37 @@ void grad_kernel(const DirectShape& s, const T* dy, std::int64_t dy_stride, cons
     });
 }
 
-// Backward-data for TB taps x 2 vectors of positions: the taps' sums over filters in 12
-// accumulators, then added into dx at each tap's offset.
+// Backward-data for TB taps at positions [q, q + NV * kWideLanes): the taps' sums over
+// filters (each lane one position's chain, as in forward_step), then added into dx at each
+// tap's offset, tap after tap.
+template <typename T, int TB, int NV>
+void data_step(const DirectShape& s, const T* packed, const std::int64_t (&offset)[TB], const T* dy,
+               std::int64_t q, T* dx) {
+  using V = simd::Wide<T>;
+  constexpr int L = simd::kWideLanes<T>;
+  const std::int64_t wide = s.wide();
+  V acc[TB][NV];
+  for (int t = 0; t < TB; ++t)
+    for (int v = 0; v < NV; ++v) acc[t][v] = simd::splat_as<V>(T(0));
+  const T* w = packed;
+  for (int f = 0; f < s.filters; ++f, w += TB) {
+    V g[NV];
+    for (int v = 0; v < NV; ++v) g[v] = simd::load_as<V>(dy + f * wide + q + v * L);
+    for (int t = 0; t < TB; ++t) {
+      const V wt = simd::splat_as<V>(w[t]);
+      for (int v = 0; v < NV; ++v) acc[t][v] = simd::fma(wt, g[v], acc[t][v]);
+    }
+  }
+  for (int t = 0; t < TB; ++t)
+    for (int v = 0; v < NV; ++v) {
+      T* out = dx + offset[t] + q + v * L;
+      simd::store_as(out, simd::load_as<V>(out) + acc[t][v]);
+    }
+}
+
 template <typename T, int TB>
 void data_block(const DirectShape& s, const T* packed, int t0, const T* dy, T* dx) {
-  using V = simd::Vec<T>;
-  constexpr int L = simd::kLanes<T>;
+  constexpr int L = simd::kWideLanes<T>;
   const int k = s.kernel, k2 = k * k;
   const std::int64_t wide = s.wide();
   std::int64_t offset[TB];
@@ -120,24 +159,11 @@ void data_block(const DirectShape& s, const T* packed, int t0, const T* dy, T* d
     const int tap = data_tap(s, t0 + t), c = tap / k2, r = tap % k2 / k, col = tap % k;
     offset[t] = c * s.plane() + r * s.pitch + col;
   }
-  for (std::int64_t q = 0; q < wide; q += 2 * L) {
-    V lo[TB], hi[TB];
-    for (int t = 0; t < TB; ++t) lo[t] = hi[t] = simd::splat(T(0));
-    const T* w = packed;
-    for (int f = 0; f < s.filters; ++f, w += TB) {
-      const V a = simd::load(dy + f * wide + q), b = simd::load(dy + f * wide + q + L);
-      for (int t = 0; t < TB; ++t) {
-        const V wt = simd::splat(w[t]);
-        lo[t] = simd::fma(wt, a, lo[t]);
-        hi[t] = simd::fma(wt, b, hi[t]);
-      }
-    }
-    for (int t = 0; t < TB; ++t) {
-      T* out = dx + offset[t] + q;
-      simd::store(out, simd::load(out) + lo[t]);
-      simd::store(out + L, simd::load(out + L) + hi[t]);
-    }
-  }
+  // Steps of kDirectStep positions on every build, never more: taps of a block that overlap
+  // (fewer channels than kDataTaps) add into the same values, and the order of those adds
+  // follows the step.
+  for (std::int64_t q = 0; q < wide; q += kDirectStep)
+    data_step<T, TB, kDirectStep / L>(s, packed, offset, dy, q, dx);
 }
 
 }  // namespace

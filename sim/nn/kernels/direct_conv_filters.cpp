@@ -17,6 +17,18 @@ using namespace direct_layout;
 // Accumulators per kernel step: pixels (or taps) x filter vectors.
 constexpr int kAccumulators = 12;
 
+// FV vectors of the layout's width (simd::Vec, 8 floats: the packed rows are whole ones) held
+// in as few registers as the build has: a lane is one filter's chain of multiply-adds, which
+// no other lane enters, so the register width changes no bit. With AVX-512 two layout
+// vectors are one register.
+template <typename T, int FV>
+struct FilterRegs {
+  static constexpr int kLanes = FV * simd::kLanes<T>;  // filters per step
+  static constexpr int kWidth = std::min(kLanes, simd::kWideLanes<T>);
+  static constexpr int kCount = kLanes / kWidth;  // registers per step
+  using V = typename simd::VecOf<T, kWidth>::type;
+};
+
 // Offsets of the output pixels [p0, p0 + PB) in the padded input (oh * pitch + ow); pixels past
 // the last repeat it (computed, never stored).
 template <int PB>
@@ -34,33 +46,34 @@ void pixel_offsets(const DirectShape& s, int p0, std::int64_t (&off)[PB]) {
 template <typename T, int FV, int PB>
 void forward_pixels(const DirectShape& s, const T* packed, const T* x, int v0, int p0,
                     const T* bias, T* y) {
-  using V = simd::Vec<T>;
-  constexpr int L = simd::kLanes<T>;
+  using R = FilterRegs<T, FV>;
+  using V = typename R::V;
+  constexpr int L = simd::kLanes<T>, W = R::kWidth, NR = R::kCount;
   const int k = s.kernel, width = filter_vectors<T>(s) * L;
   std::int64_t off[PB];
   pixel_offsets(s, p0, off);
-  V acc[PB][FV];
+  V acc[PB][NR];
   for (int i = 0; i < PB; ++i)
-    for (int j = 0; j < FV; ++j) acc[i][j] = simd::splat(T(0));
+    for (int j = 0; j < NR; ++j) acc[i][j] = simd::splat_as<V>(T(0));
   const T* w = packed + v0 * L;
   for (int c = 0; c < s.channels; ++c)
     for (int r = 0; r < k; ++r) {
       const T* row = x + c * s.plane() + r * s.pitch;
       for (int t = 0; t < k; ++t, w += width) {
-        V wv[FV];
-        for (int j = 0; j < FV; ++j) wv[j] = simd::load(w + j * L);
+        V wv[NR];
+        for (int j = 0; j < NR; ++j) wv[j] = simd::load_as<V>(w + j * W);
         for (int i = 0; i < PB; ++i) {
-          const V xv = simd::splat(row[off[i] + t]);
-          for (int j = 0; j < FV; ++j) acc[i][j] = simd::fma(xv, wv[j], acc[i][j]);
+          const V xv = simd::splat_as<V>(row[off[i] + t]);
+          for (int j = 0; j < NR; ++j) acc[i][j] = simd::fma(xv, wv[j], acc[i][j]);
         }
       }
     }
   // Lanes are filters, y is filter-major: out through a small transpose.
   const int pixels = s.out_rows() * s.out_cols(), count = std::min(PB, pixels - p0);
-  T tile[PB][FV * L];
+  T tile[PB][R::kLanes];
   for (int i = 0; i < PB; ++i)
-    for (int j = 0; j < FV; ++j) simd::store(tile[i] + j * L, acc[i][j]);
-  const int filters = std::min(FV * L, s.filters - v0 * L);
+    for (int j = 0; j < NR; ++j) simd::store_as(tile[i] + j * W, acc[i][j]);
+  const int filters = std::min(R::kLanes, s.filters - v0 * L);
   for (int f = 0; f < filters; ++f) {
     const int filter = v0 * L + f;
     const T b = bias != nullptr ? bias[filter] : T(0);
@@ -72,7 +85,7 @@ void forward_pixels(const DirectShape& s, const T* packed, const T* x, int v0, i
 template <typename T, int FV>
 void forward_vectors(const DirectShape& s, const T* packed, const T* x, int v0, const T* bias,
                      T* y) {
-  constexpr int PB = kAccumulators / FV;
+  constexpr int PB = kAccumulators / FilterRegs<T, FV>::kCount;
   const int pixels = s.out_rows() * s.out_cols();
   for (int p0 = 0; p0 < pixels; p0 += PB) forward_pixels<T, FV, PB>(s, packed, x, v0, p0, bias, y);
 }
@@ -81,38 +94,39 @@ void forward_vectors(const DirectShape& s, const T* packed, const T* x, int v0, 
 // their accumulators acc[tap][filter].
 template <typename T, int FV, int TB>
 void grad_taps(const DirectShape& s, const T* dyt, const T* x, int v0, int t0, int taps, T* acc) {
-  using V = simd::Vec<T>;
-  constexpr int L = simd::kLanes<T>;
+  using R = FilterRegs<T, FV>;
+  using V = typename R::V;
+  constexpr int L = simd::kLanes<T>, W = R::kWidth, NR = R::kCount;
   const int k = s.kernel, k2 = k * k, width = filter_vectors<T>(s) * L;
   std::int64_t tap_off[TB];
   for (int i = 0; i < TB; ++i) {
     const int tap = std::min(t0 + i, taps - 1), c = tap / k2;
     tap_off[i] = c * s.plane() + tap % k2 / k * s.pitch + tap % k;
   }
-  V sum[TB][FV];
+  V sum[TB][NR];
   for (int i = 0; i < TB; ++i)
-    for (int j = 0; j < FV; ++j)
-      sum[i][j] = simd::load(acc + std::min(t0 + i, taps - 1) * width + (v0 + j) * L);
+    for (int j = 0; j < NR; ++j)
+      sum[i][j] = simd::load_as<V>(acc + std::min(t0 + i, taps - 1) * width + v0 * L + j * W);
   for (int oh = 0; oh < s.out_rows(); ++oh) {
     for (int ow = 0; ow < s.out_cols(); ++ow) {
       const T* g = dyt + (oh * s.out_cols() + ow) * width + v0 * L;
       const T* in = x + oh * s.pitch + ow;
-      V d[FV];
-      for (int j = 0; j < FV; ++j) d[j] = simd::load(g + j * L);
+      V d[NR];
+      for (int j = 0; j < NR; ++j) d[j] = simd::load_as<V>(g + j * W);
       for (int i = 0; i < TB; ++i) {
-        const V xv = simd::splat(in[tap_off[i]]);
-        for (int j = 0; j < FV; ++j) sum[i][j] = simd::fma(xv, d[j], sum[i][j]);
+        const V xv = simd::splat_as<V>(in[tap_off[i]]);
+        for (int j = 0; j < NR; ++j) sum[i][j] = simd::fma(xv, d[j], sum[i][j]);
       }
     }
   }
   const int count = std::min(TB, taps - t0);
   for (int i = 0; i < count; ++i)
-    for (int j = 0; j < FV; ++j) simd::store(acc + (t0 + i) * width + (v0 + j) * L, sum[i][j]);
+    for (int j = 0; j < NR; ++j) simd::store_as(acc + (t0 + i) * width + v0 * L + j * W, sum[i][j]);
 }
 
 template <typename T, int FV>
 void grad_vectors(const DirectShape& s, const T* dyt, const T* x, int v0, T* acc) {
-  constexpr int TB = kAccumulators / FV;
+  constexpr int TB = kAccumulators / FilterRegs<T, FV>::kCount;
   const int taps = s.channels * s.kernel * s.kernel;
   for (int t0 = 0; t0 < taps; t0 += TB) grad_taps<T, FV, TB>(s, dyt, x, v0, t0, taps, acc);
 }

@@ -22,15 +22,10 @@ namespace {
 
 // The vectors run along the output's columns, so their width cannot change a bit: take the
 // widest registers the build has.
-#if defined(__AVX512F__)
-constexpr int kVectorBytes = 64;
-#else
-constexpr int kVectorBytes = 32;
-#endif
 template <typename T>
-constexpr int kLanes = kVectorBytes / static_cast<int>(sizeof(T));
+constexpr int kLanes = simd::kWideLanes<T>;
 template <typename T>
-using V = typename simd::VecOf<T, kLanes<T>>::type;
+using V = simd::Wide<T>;
 
 // The packing buffers' allocator: 64-byte aligned, and a type of this build's own, so that the
 // std::vector code behind the buffers is this build's too (the linker would otherwise keep
