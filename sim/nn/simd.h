@@ -119,6 +119,14 @@ inline typename VecOf<T, N>::type broadcast(T x) {
   return broadcast_lanes<typename VecOf<T, N>::type>(x, std::make_index_sequence<N>());
 }
 
+/// a's lanes, then b's: one vector of twice the width.
+inline VecOf<float, 16>::type join(Vec<float> a, Vec<float> b) {
+  return __builtin_shufflevector(a, b, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+}
+inline VecOf<double, 8>::type join(Vec<double> a, Vec<double> b) {
+  return __builtin_shufflevector(a, b, 0, 1, 2, 3, 4, 5, 6, 7);
+}
+
 /// The widest registers this build has, for loops whose lanes never meet in a sum (each lane
 /// its own output, its own chain of multiply-adds): their width cannot change a bit, so they
 /// take all of an AVX-512 register where the fixed-width Vec above takes half of one. On a

@@ -60,55 +60,89 @@ void forward_block(const DirectShape& s, const T* packed, const T* x, T* out) {
   for (; q < wide; q += L) forward_step<T, FB, 1>(s, packed, x, q, out);
 }
 
-// The sum of a vector's lanes in index order.
-template <typename T>
-T lane_sum(simd::Vec<T> v) {
+// Registers of the weight gradient: G filters' fixed-width vectors side by side (G = 2 where
+// the build's registers hold two, as AVX-512's do). A lane still sums one filter's positions
+// q = lane (mod kLanes) in order, as the fixed-width code does, so G changes no bit; only the
+// final lane sums read a register in parts.
+template <typename T, int G>
+using GradReg = typename simd::VecOf<T, G * simd::kLanes<T>>::type;
+
+// G fixed-width vectors, the g-th from p + g * stride, as one register.
+template <typename T, int G>
+GradReg<T, G> load_filters(const T* p, std::int64_t stride) {
+  if constexpr (G == 1) {
+    return simd::load(p);
+  } else {
+    static_assert(G == 2, "one or two filters a register");
+    return simd::join(simd::load(p), simd::load(p + stride));
+  }
+}
+// v in each of the G parts of a register.
+template <typename T, int G>
+GradReg<T, G> repeat(simd::Vec<T> v) {
+  if constexpr (G == 1) {
+    return v;
+  } else {
+    return simd::join(v, v);
+  }
+}
+
+// The sum of lanes [part * kLanes, (part + 1) * kLanes) of a register, in index order.
+template <typename T, typename R>
+T lane_sum(R v, int part = 0) {
   T sum = T(0);
-  for (int l = 0; l < simd::kLanes<T>; ++l) sum += v[l];
+  for (int l = 0; l < simd::kLanes<T>; ++l) sum += v[part * simd::kLanes<T> + l];
   return sum;
 }
 
-// Filters [0, FB) x taps (r, 0..K-1) of channel c, for every sample, accumulated in registers.
-template <typename T, int K, int FB>
+// Filters [0, FB) x taps (r, 0..K-1) of channel c, for every sample, accumulated in registers
+// of G filters each.
+template <typename T, int K, int FB, int G>
 void grad_row(const DirectShape& s, const T* dy, std::int64_t dy_stride, const T* x,
               std::int64_t x_stride, int samples, int c, int r, T* dw) {
-  using V = simd::Vec<T>;
-  constexpr int L = simd::kLanes<T>;
+  static_assert(FB % G == 0, "whole registers of filters");
+  using R = GradReg<T, G>;
+  constexpr int L = simd::kLanes<T>, NR = FB / G;
   const std::int64_t wide = s.wide();
-  V acc[FB][K];
-  for (int f = 0; f < FB; ++f)
-    for (int t = 0; t < K; ++t) acc[f][t] = simd::splat(T(0));
+  R acc[NR][K];
+  for (int j = 0; j < NR; ++j)
+    for (int t = 0; t < K; ++t) acc[j][t] = simd::splat_as<R>(T(0));
   for (int n = 0; n < samples; ++n) {
     const T* g = dy + n * dy_stride;
     const T* row = x + n * x_stride + c * s.plane() + r * s.pitch;
     for (std::int64_t q = 0; q < wide; q += L) {
-      V d[FB];
-      for (int f = 0; f < FB; ++f) d[f] = simd::load(g + f * wide + q);
+      R d[NR];
+      for (int j = 0; j < NR; ++j) d[j] = load_filters<T, G>(g + j * G * wide + q, wide);
       for (int t = 0; t < K; ++t) {
-        const V v = simd::load(row + q + t);
-        for (int f = 0; f < FB; ++f) acc[f][t] = simd::fma(d[f], v, acc[f][t]);
+        const R v = repeat<T, G>(simd::load(row + q + t));
+        for (int j = 0; j < NR; ++j) acc[j][t] = simd::fma(d[j], v, acc[j][t]);
       }
     }
   }
   const std::int64_t filter_stride = static_cast<std::int64_t>(s.channels) * K * K;
-  for (int f = 0; f < FB; ++f)
-    for (int t = 0; t < K; ++t)
-      dw[f * filter_stride + (c * K + r) * K + t] += lane_sum<T>(acc[f][t]);
+  for (int j = 0; j < NR; ++j)
+    for (int h = 0; h < G; ++h)
+      for (int t = 0; t < K; ++t)
+        dw[(j * G + h) * filter_stride + (c * K + r) * K + t] += lane_sum<T>(acc[j][t], h);
 }
 
 template <typename T, int K, int FB>
 void grad_filters(const DirectShape& s, const T* dy, std::int64_t dy_stride, const T* x,
                   std::int64_t x_stride, int samples, T* dw) {
+  // Two filters a register where the registers are wide enough and the block even.
+  constexpr int G = simd::kWideLanes<T> >= 2 * simd::kLanes<T> && FB % 2 == 0 ? 2 : 1;
   for (int c = 0; c < s.channels; ++c)
     for (int r = 0; r < K; ++r)
-      grad_row<T, K, FB>(s, dy, dy_stride, x, x_stride, samples, c, r, dw);
+      grad_row<T, K, FB, G>(s, dy, dy_stride, x, x_stride, samples, c, r, dw);
 }
 
-// All filters, kGradAccumulators / K at a time (the last group smaller).
+// All filters, kGradAccumulators / K registers at a time (the last group smaller): blocks of
+// twice as many filters where a register holds two.
 template <typename T, int K>
 void grad_kernel(const DirectShape& s, const T* dy, std::int64_t dy_stride, const T* x,
                  std::int64_t x_stride, int samples, T* dw) {
-  constexpr int kBlock = kGradAccumulators / K;
+  constexpr int kBlock =
+      kGradAccumulators / K * (simd::kWideLanes<T> >= 2 * simd::kLanes<T> ? 2 : 1);
   const std::int64_t filter_stride = static_cast<std::int64_t>(s.channels) * K * K;
   int f0 = 0;
   for (; f0 + kBlock <= s.filters; f0 += kBlock)
@@ -159,10 +193,18 @@ void data_block(const DirectShape& s, const T* packed, int t0, const T* dy, T* d
     const int tap = data_tap(s, t0 + t), c = tap / k2, r = tap % k2 / k, col = tap % k;
     offset[t] = c * s.plane() + r * s.pitch + col;
   }
-  // Steps of kDirectStep positions on every build, never more: taps of a block that overlap
-  // (fewer channels than kDataTaps) add into the same values, and the order of those adds
-  // follows the step.
-  for (std::int64_t q = 0; q < wide; q += kDirectStep)
+  // With fewer channels than kDataTaps, taps of one block add into the same values, in an
+  // order that follows the step: steps of kDirectStep positions on every build, as the
+  // fixed-width code took them. With as many channels, a block's taps are in different
+  // planes (data_tap), and what one tap's run adds past its plane's end are chains over dy's
+  // zero padding: exact zero products from +0, so +0. Adding +0 changes no value of dx that
+  // is not -0, and none is: dx starts at +0, and a sum is -0 only when both terms are. Then
+  // any step gives the same bits, and two registers a step keep twice the multiply-adds in
+  // flight.
+  std::int64_t q = 0;
+  if (s.channels >= kDataTaps)
+    for (; q + 2 * L <= wide; q += 2 * L) data_step<T, TB, 2>(s, packed, offset, dy, q, dx);
+  for (; q < wide; q += kDirectStep)
     data_step<T, TB, kDirectStep / L>(s, packed, offset, dy, q, dx);
 }
 
