@@ -124,36 +124,46 @@ void Conv2d<T>::forward_filter_lanes(const Tensor<T>& x, Tensor<T>& y) {
   const std::int64_t plane = shape_.plane(), pixels = geo_.pixels();
   for_each_block(x.n(), blocks(x.n()).count, [&](int, const Block& b, Scratch& s) {
     const T* xpad = padded_block(s, x.sample(b.first), b.samples);
-    for (int n = 0; n < b.samples; ++n)
-      for (int g = 0; g < groups_; ++g)
-        kernels<T>().direct_forward_filters(
-            shape_, packed_.data() + g * packed,
-            xpad + n * geo_.padded_size() + g * group_channels_ * plane,
-            has_bias_ ? bias_.value.data() + g * group_filters_ : nullptr,
-            y.sample(b.first + n) + g * group_filters_ * pixels);
+    // The block's samples in one run: their pixels fill the kernel's blocks of pixels.
+    const SampleRun run{b.samples, geo_.padded_size(), filters_ * pixels};
+    for (int g = 0; g < groups_; ++g)
+      kernels<T>().direct_forward_filters(
+          shape_, packed_.data() + g * packed, xpad + g * group_channels_ * plane,
+          has_bias_ ? bias_.value.data() + g * group_filters_ : nullptr, run,
+          y.sample(b.first) + g * group_filters_ * pixels);
   });
 }
 
 template <typename T>
 void Conv2d<T>::backward_weight_filter_lanes(const Tensor<T>& x, const Tensor<T>& dy, int tasks) {
-  const std::int64_t plane = shape_.plane(), pixels = geo_.pixels();
+  const std::int64_t plane = shape_.plane(), pixels = geo_.pixels(), padded = geo_.padded_size();
   const std::int64_t width = filter_lanes_width<T>(shape_), acc_size = patch_ * width;
+  // Samples per kernel call: as many transposed gradients as kTransposedValues holds (at
+  // least one), so that a layer of few pixels a sample still fills the kernel's loop over
+  // pixels; the sums run over the samples in order whatever the cut.
+  constexpr std::int64_t kTransposedValues = 1 << 15;
   for_each_block(x.n(), tasks, [&](int task, const Block& b, Scratch& s) {
     const T* xpad = padded_block(s, x.sample(b.first), b.samples);
-    // s.rows: one sample's transposed gradient, then the accumulators and the bias sums.
-    grow(s.rows, pixels * width + acc_size + width);
+    const int chunk = static_cast<int>(
+        std::clamp<std::int64_t>(kTransposedValues / (pixels * width), 1, b.samples));
+    // s.rows: `chunk` samples' transposed gradients, then the accumulators and the bias sums.
+    grow(s.rows, chunk * pixels * width + acc_size + width);
     T* dyt = s.rows.data();
-    T* acc = dyt + pixels * width;
+    T* acc = dyt + chunk * pixels * width;
     T* sums = acc + acc_size;
     T* dw = partial_w_[static_cast<std::size_t>(task)].data();
     T* db = partial_b_[static_cast<std::size_t>(task)].data();
     for (int g = 0; g < groups_; ++g) {
       std::fill(acc, acc + acc_size + width, T(0));
-      for (int n = 0; n < b.samples; ++n) {
-        transpose_gradient(shape_, dy.sample(b.first + n) + g * group_filters_ * pixels, dyt);
+      for (int n0 = 0; n0 < b.samples; n0 += chunk) {
+        const int count = std::min(chunk, b.samples - n0);
+        for (int i = 0; i < count; ++i)
+          transpose_gradient(shape_, dy.sample(b.first + n0 + i) + g * group_filters_ * pixels,
+                             dyt + i * pixels * width);
+        const SampleRun run{count, padded, 0};
         kernels<T>().direct_weight_grad_filters(
-            shape_, dyt, xpad + n * geo_.padded_size() + g * group_channels_ * plane, acc);
-        if (has_bias_) kernels<T>().sum_gradient_filters(shape_, dyt, sums);
+            shape_, dyt, xpad + n0 * padded + g * group_channels_ * plane, run, acc);
+        if (has_bias_) kernels<T>().sum_gradient_filters(shape_, dyt, count, sums);
       }
       finish_weight_grad_filters(shape_, acc, dw + g * group_filters_ * patch_);
       if (has_bias_)

@@ -91,6 +91,16 @@ std::int64_t packed_size(const DirectShape& s);
 // taps) x one or two vectors of filters per step, the input values broadcast. Their forward
 // sums are the pixel-lane kernel's, bit for bit (the same chain over the taps per output).
 
+/// The samples one call of a filter-lane kernel covers, one after another: `count` samples
+/// whose padded inputs are `x_stride` values apart and whose outputs (forward: filter-major
+/// planes, one sample's filters x pixels) `y_stride` apart. A layer whose samples have few
+/// pixels (VGG's last convolutions at 1 x 1 or 3 x 3) then still fills the kernels' blocks of
+/// pixels, which one sample would leave mostly empty.
+struct SampleRun {
+  int count = 1;
+  std::int64_t x_stride = 0, y_stride = 0;
+};
+
 /// Whether the filter-lane kernels use more of `lanes`-wide vectors than the pixel-lane ones.
 bool filter_lanes_pay(const DirectShape& s, int lanes);
 /// Filters rounded up to whole vectors: the row width of the packed weights, the transposed
@@ -109,16 +119,19 @@ void finish_weight_grad_filters(const DirectShape& s, const T* acc, T* dw);
 
 // Their kernels (KernelFns):
 //
-// direct_forward_filters(s, packed, x, bias, y): y[f][p] = the forward sum (as
-// direct_forward) + bias[f] (none if null) for the out_rows() x out_cols() pixels p of one
-// sample, y dense and filter-major; `packed` from pack_filter_lanes.
+// direct_forward_filters(s, packed, x, bias, run, y): y_n[f][p] = the forward sum (as
+// direct_forward) + bias[f] (none if null) for the out_rows() x out_cols() pixels p of each
+// sample n of the run (x_n = x + n * run.x_stride, y_n = y + n * run.y_stride, dense and
+// filter-major); `packed` from pack_filter_lanes.
 //
-// direct_weight_grad_filters(s, dyt, x, acc): acc[tap][f] += sum over pixels p of dyt[p][f]
-// x[tap's offset + p's offset] for one sample: each weight's gradient as one chain over the
-// samples and pixels in order. acc holds taps x filter_lanes_width() values, zero before the
-// first sample; then finish_weight_grad_filters adds them to dw.
+// direct_weight_grad_filters(s, dyt, x, run, acc): acc[tap][f] += sum over the run's samples
+// n and pixels p of dyt_n[p][f] x_n[tap's offset + p's offset] (dyt holds the samples'
+// transposed gradients one after another, x_n as above): each weight's gradient as one chain
+// over the samples and pixels in order, however the samples are cut into runs. acc holds
+// taps x filter_lanes_width() values, zero before the first sample; then
+// finish_weight_grad_filters adds them to dw.
 //
-// sum_gradient_filters(s, dyt, sums): sums[f] += sum over pixels of dyt[p][f] (the bias
-// gradient), filter_lanes_width() values.
+// sum_gradient_filters(s, dyt, samples, sums): sums[f] += sum over the samples' pixels, in
+// order, of dyt[p][f] (the bias gradient), filter_lanes_width() values.
 
 }  // namespace trainsim

@@ -65,9 +65,10 @@ struct KernelFns {
   void (*direct_bias_grad)(const DirectShape& s, const T* dy, std::int64_t dy_stride, int samples,
                            T* db);
   void (*direct_forward_filters)(const DirectShape& s, const T* packed, const T* x, const T* bias,
-                                 T* y);
-  void (*direct_weight_grad_filters)(const DirectShape& s, const T* dyt, const T* x, T* acc);
-  void (*sum_gradient_filters)(const DirectShape& s, const T* dyt, T* sums);
+                                 const SampleRun& run, T* y);
+  void (*direct_weight_grad_filters)(const DirectShape& s, const T* dyt, const T* x,
+                                     const SampleRun& run, T* acc);
+  void (*sum_gradient_filters)(const DirectShape& s, const T* dyt, int samples, T* sums);
 };
 
 /// One build of the kernels, both element types.

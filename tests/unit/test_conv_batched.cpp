@@ -177,6 +177,10 @@ TEST_CASE("Batched Conv2d passes equal the per-sample reference on chosen shapes
       {5, 4, 7, 7, 24, 5, 1, 2, 2},   // grouped, 12 filters a group
       {2, 2, 6, 6, 10, 7, 1, 3, 1},   // kernel 7, padding 3
       {3, 2, 5, 4, 16, 2, 1, 0, 1},   // kernel 2, tiny planes
+      // A block's samples in one call of the filter-lane kernels (SampleRun): one pixel a
+      // sample, as VGG's last layers have; and gradients too large for one call per block.
+      {6, 8, 1, 1, 16, 3, 1, 1, 1},
+      {24, 2, 40, 40, 16, 3, 1, 1, 1},
   };
   std::uint64_t seed = 100;
   for (const ConvCase& c : cases) check_case(c, ++seed);
@@ -223,7 +227,8 @@ TEST_CASE("The direct forward kernels give the same bits with pixels or filters 
     std::vector<float> lanes(static_cast<std::size_t>(taps * filter_lanes_width<float>(s)));
     std::vector<float> y(static_cast<std::size_t>(s.filters * pixels));
     pack_filter_lanes(s, w.data(), lanes.data());
-    kernels<float>().direct_forward_filters(s, lanes.data(), x.data(), bias.data(), y.data());
+    kernels<float>().direct_forward_filters(s, lanes.data(), x.data(), bias.data(), SampleRun{},
+                                            y.data());
     int differ = 0;
     for (int f = 0; f < s.filters; ++f)
       for (int p = 0; p < pixels; ++p) {

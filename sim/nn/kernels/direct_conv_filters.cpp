@@ -29,29 +29,34 @@ struct FilterRegs {
   using V = typename simd::VecOf<T, kWidth>::type;
 };
 
-// Offsets of the output pixels [p0, p0 + PB) in the padded input (oh * pitch + ow); pixels past
-// the last repeat it (computed, never stored).
+// Where the pixels [p0, p0 + PB) of a run read their input (oh * pitch + ow in their sample's
+// padded planes) and write their output (p in their sample's planes), a pixel index counting
+// the run's samples one after another; pixels past the run's last repeat it (computed, never
+// stored).
 template <int PB>
-void pixel_offsets(const DirectShape& s, int p0, std::int64_t (&off)[PB]) {
-  const int pixels = s.out_rows() * s.out_cols();
+void pixel_offsets(const DirectShape& s, const SampleRun& run, std::int64_t p0,
+                   std::int64_t (&in)[PB], std::int64_t (&out)[PB]) {
+  const std::int64_t pixels = static_cast<std::int64_t>(s.out_rows()) * s.out_cols();
   for (int i = 0; i < PB; ++i) {
-    const int p = std::min(p0 + i, pixels - 1);
-    off[i] = static_cast<std::int64_t>(p / s.out_cols()) * s.pitch + p % s.out_cols();
+    const std::int64_t flat = std::min(p0 + i, run.count * pixels - 1);
+    const std::int64_t n = flat / pixels, p = flat % pixels;
+    in[i] = n * run.x_stride + p / s.out_cols() * s.pitch + p % s.out_cols();
+    out[i] = n * run.y_stride + p;
   }
 }
 
-// Filter vectors [v0, v0 + FV) of pixels [p0, p0 + PB): every tap in (c, r, s) order, each
-// output a fused multiply-add chain from 0 as in the pixel-lane kernel, so both give the same
-// bits.
+// Filter vectors [v0, v0 + FV) of the run's pixels [p0, p0 + PB): every tap in (c, r, s)
+// order, each output a fused multiply-add chain from 0 as in the pixel-lane kernel, so both
+// give the same bits.
 template <typename T, int FV, int PB>
-void forward_pixels(const DirectShape& s, const T* packed, const T* x, int v0, int p0,
-                    const T* bias, T* y) {
+void forward_pixels(const DirectShape& s, const T* packed, const T* x, int v0, std::int64_t p0,
+                    const T* bias, const SampleRun& run, T* y) {
   using R = FilterRegs<T, FV>;
   using V = typename R::V;
   constexpr int L = simd::kLanes<T>, W = R::kWidth, NR = R::kCount;
   const int k = s.kernel, width = filter_vectors<T>(s) * L;
-  std::int64_t off[PB];
-  pixel_offsets(s, p0, off);
+  std::int64_t off[PB], out_off[PB];
+  pixel_offsets(s, run, p0, off, out_off);
   V acc[PB][NR];
   for (int i = 0; i < PB; ++i)
     for (int j = 0; j < NR; ++j) acc[i][j] = simd::splat_as<V>(T(0));
@@ -69,7 +74,8 @@ void forward_pixels(const DirectShape& s, const T* packed, const T* x, int v0, i
       }
     }
   // Lanes are filters, y is filter-major: out through a small transpose.
-  const int pixels = s.out_rows() * s.out_cols(), count = std::min(PB, pixels - p0);
+  const std::int64_t pixels = static_cast<std::int64_t>(s.out_rows()) * s.out_cols();
+  const int count = static_cast<int>(std::min<std::int64_t>(PB, run.count * pixels - p0));
   T tile[PB][R::kLanes];
   for (int i = 0; i < PB; ++i)
     for (int j = 0; j < NR; ++j) simd::store_as(tile[i] + j * W, acc[i][j]);
@@ -77,23 +83,25 @@ void forward_pixels(const DirectShape& s, const T* packed, const T* x, int v0, i
   for (int f = 0; f < filters; ++f) {
     const int filter = v0 * L + f;
     const T b = bias != nullptr ? bias[filter] : T(0);
-    T* out = y + static_cast<std::int64_t>(filter) * pixels + p0;
-    for (int i = 0; i < count; ++i) out[i] = tile[i][f] + b;
+    T* out = y + static_cast<std::int64_t>(filter) * pixels;
+    for (int i = 0; i < count; ++i) out[out_off[i]] = tile[i][f] + b;
   }
 }
 
 template <typename T, int FV>
 void forward_vectors(const DirectShape& s, const T* packed, const T* x, int v0, const T* bias,
-                     T* y) {
+                     const SampleRun& run, T* y) {
   constexpr int PB = kAccumulators / FilterRegs<T, FV>::kCount;
-  const int pixels = s.out_rows() * s.out_cols();
-  for (int p0 = 0; p0 < pixels; p0 += PB) forward_pixels<T, FV, PB>(s, packed, x, v0, p0, bias, y);
+  const std::int64_t pixels = run.count * static_cast<std::int64_t>(s.out_rows()) * s.out_cols();
+  for (std::int64_t p0 = 0; p0 < pixels; p0 += PB)
+    forward_pixels<T, FV, PB>(s, packed, x, v0, p0, bias, run, y);
 }
 
-// Taps [t0, t0 + TB) x filter vectors [v0, v0 + FV) over the pixels of one sample, added to
-// their accumulators acc[tap][filter].
+// Taps [t0, t0 + TB) x filter vectors [v0, v0 + FV) over the pixels of the run's samples in
+// order, added to their accumulators acc[tap][filter].
 template <typename T, int FV, int TB>
-void grad_taps(const DirectShape& s, const T* dyt, const T* x, int v0, int t0, int taps, T* acc) {
+void grad_taps(const DirectShape& s, const T* dyt, const T* x, const SampleRun& run, int v0, int t0,
+               int taps, T* acc) {
   using R = FilterRegs<T, FV>;
   using V = typename R::V;
   constexpr int L = simd::kLanes<T>, W = R::kWidth, NR = R::kCount;
@@ -107,15 +115,18 @@ void grad_taps(const DirectShape& s, const T* dyt, const T* x, int v0, int t0, i
   for (int i = 0; i < TB; ++i)
     for (int j = 0; j < NR; ++j)
       sum[i][j] = simd::load_as<V>(acc + std::min(t0 + i, taps - 1) * width + v0 * L + j * W);
-  for (int oh = 0; oh < s.out_rows(); ++oh) {
-    for (int ow = 0; ow < s.out_cols(); ++ow) {
-      const T* g = dyt + (oh * s.out_cols() + ow) * width + v0 * L;
-      const T* in = x + oh * s.pitch + ow;
-      V d[NR];
-      for (int j = 0; j < NR; ++j) d[j] = simd::load_as<V>(g + j * W);
-      for (int i = 0; i < TB; ++i) {
-        const V xv = simd::splat_as<V>(in[tap_off[i]]);
-        for (int j = 0; j < NR; ++j) sum[i][j] = simd::fma(xv, d[j], sum[i][j]);
+  const T* g = dyt + v0 * L;
+  for (int n = 0; n < run.count; ++n) {
+    const T* sample = x + n * run.x_stride;
+    for (int oh = 0; oh < s.out_rows(); ++oh) {
+      for (int ow = 0; ow < s.out_cols(); ++ow, g += width) {
+        const T* in = sample + oh * s.pitch + ow;
+        V d[NR];
+        for (int j = 0; j < NR; ++j) d[j] = simd::load_as<V>(g + j * W);
+        for (int i = 0; i < TB; ++i) {
+          const V xv = simd::splat_as<V>(in[tap_off[i]]);
+          for (int j = 0; j < NR; ++j) sum[i][j] = simd::fma(xv, d[j], sum[i][j]);
+        }
       }
     }
   }
@@ -125,10 +136,11 @@ void grad_taps(const DirectShape& s, const T* dyt, const T* x, int v0, int t0, i
 }
 
 template <typename T, int FV>
-void grad_vectors(const DirectShape& s, const T* dyt, const T* x, int v0, T* acc) {
+void grad_vectors(const DirectShape& s, const T* dyt, const T* x, const SampleRun& run, int v0,
+                  T* acc) {
   constexpr int TB = kAccumulators / FilterRegs<T, FV>::kCount;
   const int taps = s.channels * s.kernel * s.kernel;
-  for (int t0 = 0; t0 < taps; t0 += TB) grad_taps<T, FV, TB>(s, dyt, x, v0, t0, taps, acc);
+  for (int t0 = 0; t0 < taps; t0 += TB) grad_taps<T, FV, TB>(s, dyt, x, run, v0, t0, taps, acc);
 }
 
 // Calls fn(v0, FV) with FV = 2 filter vectors at a time, then 1 for a last single one.
@@ -142,32 +154,35 @@ void for_filter_vectors(const DirectShape& s, const F& fn) {
 
 template <typename T>
 void direct_forward_filters(const DirectShape& s, const T* packed, const T* x, const T* bias,
-                            T* y) {
+                            const SampleRun& run, T* y) {
   for_filter_vectors<T>(
-      s, [&](int v0, auto fv) { forward_vectors<T, fv>(s, packed, x, v0, bias, y); });
+      s, [&](int v0, auto fv) { forward_vectors<T, fv>(s, packed, x, v0, bias, run, y); });
 }
 
 template <typename T>
-void direct_weight_grad_filters(const DirectShape& s, const T* dyt, const T* x, T* acc) {
-  for_filter_vectors<T>(s, [&](int v0, auto fv) { grad_vectors<T, fv>(s, dyt, x, v0, acc); });
+void direct_weight_grad_filters(const DirectShape& s, const T* dyt, const T* x,
+                                const SampleRun& run, T* acc) {
+  for_filter_vectors<T>(s, [&](int v0, auto fv) { grad_vectors<T, fv>(s, dyt, x, run, v0, acc); });
 }
 
 template <typename T>
-void sum_gradient_filters(const DirectShape& s, const T* dyt, T* sums) {
+void sum_gradient_filters(const DirectShape& s, const T* dyt, int samples, T* sums) {
   constexpr int L = simd::kLanes<T>;
-  const int pixels = s.out_rows() * s.out_cols();
+  const std::int64_t pixels = samples * static_cast<std::int64_t>(s.out_rows()) * s.out_cols();
   const std::int64_t width = static_cast<std::int64_t>(filter_vectors<T>(s)) * L;
   for (std::int64_t v = 0; v < width; v += L) {
     simd::Vec<T> sum = simd::load(sums + v);
-    for (int p = 0; p < pixels; ++p) sum += simd::load(dyt + p * width + v);
+    for (std::int64_t p = 0; p < pixels; ++p) sum += simd::load(dyt + p * width + v);
     simd::store(sums + v, sum);
   }
 }
 
-#define TRAINSIM_DIRECT_FILTERS(T)                                                               \
-  template void direct_forward_filters<T>(const DirectShape&, const T*, const T*, const T*, T*); \
-  template void direct_weight_grad_filters<T>(const DirectShape&, const T*, const T*, T*);       \
-  template void sum_gradient_filters<T>(const DirectShape&, const T*, T*);
+#define TRAINSIM_DIRECT_FILTERS(T)                                                          \
+  template void direct_forward_filters<T>(const DirectShape&, const T*, const T*, const T*, \
+                                          const SampleRun&, T*);                            \
+  template void direct_weight_grad_filters<T>(const DirectShape&, const T*, const T*,       \
+                                              const SampleRun&, T*);                        \
+  template void sum_gradient_filters<T>(const DirectShape&, const T*, int, T*);
 TRAINSIM_DIRECT_FILTERS(float)
 TRAINSIM_DIRECT_FILTERS(double)
 #undef TRAINSIM_DIRECT_FILTERS

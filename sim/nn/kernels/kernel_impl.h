@@ -30,10 +30,12 @@ template <typename T>
 void direct_bias_grad(const DirectShape& s, const T* dy, std::int64_t dy_stride, int samples,
                       T* db);
 template <typename T>
-void direct_forward_filters(const DirectShape& s, const T* packed, const T* x, const T* bias, T* y);
+void direct_forward_filters(const DirectShape& s, const T* packed, const T* x, const T* bias,
+                            const SampleRun& run, T* y);
 template <typename T>
-void direct_weight_grad_filters(const DirectShape& s, const T* dyt, const T* x, T* acc);
+void direct_weight_grad_filters(const DirectShape& s, const T* dyt, const T* x,
+                                const SampleRun& run, T* acc);
 template <typename T>
-void sum_gradient_filters(const DirectShape& s, const T* dyt, T* sums);
+void sum_gradient_filters(const DirectShape& s, const T* dyt, int samples, T* sums);
 
 }  // namespace trainsim::TRAINSIM_KERNEL_NS
