@@ -27,8 +27,10 @@
 
 namespace trainsim {
 
-/// Positions per step of the kernels' vector loops over the wide layout: two vectors of 8
-/// floats (sim/nn/simd.h), or two steps of two vectors of 4 doubles.
+/// Positions per step of the fixed-width kernels' vector loops over the wide layout: two
+/// vectors of 8 floats (sim/nn/simd.h), or two steps of two vectors of 4 doubles; wide() is a
+/// multiple of it. The kernels on the build's widest registers take one or two of them a
+/// step (sim/nn/kernels/direct_conv.cpp).
 inline constexpr int kDirectStep = 16;
 
 /// One channel group of a stride-1 convolution over padded input planes of rows x pitch.

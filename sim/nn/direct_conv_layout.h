@@ -9,12 +9,14 @@
 namespace trainsim::direct_layout {
 
 // The forward kernel computes up to kForwardFilters filters x 2 vectors of positions at once:
-// 12 accumulators, 2 input vectors and a broadcast weight fit AVX2's 16 registers.
+// 12 accumulators, 2 input vectors and a broadcast weight fit AVX2's 16 registers (with
+// AVX-512, vectors of the whole register).
 inline constexpr int kForwardFilters = 6;
-// Backward-data handles kDataTaps taps at a time (x 2 vectors of positions).
+// Backward-data handles kDataTaps taps at a time (x 1 or 2 vectors of positions).
 inline constexpr int kDataTaps = 6;
-// Positions per step of the forward and backward-data loops: two vectors, kDirectStep floats,
-// half of it in doubles; wide() is a multiple of kDirectStep, so one wide() serves both.
+// Positions per step of the fixed-width loops: two vectors, kDirectStep floats, half of it in
+// doubles; wide() is a multiple of kDirectStep, so one wide() serves both. Backward-data
+// keeps this step where a block's taps overlap (sim/nn/kernels/direct_conv.cpp).
 inline constexpr int kStepVectors = 2;
 static_assert(kStepVectors * simd::kLanes<float> == kDirectStep &&
                   kDirectStep % (kStepVectors * simd::kLanes<double>) == 0,

@@ -181,6 +181,7 @@ TEST_CASE("Batched Conv2d passes equal the per-sample reference on chosen shapes
       // sample, as VGG's last layers have; and gradients too large for one call per block.
       {6, 8, 1, 1, 16, 3, 1, 1, 1},
       {24, 2, 40, 40, 16, 3, 1, 1, 1},
+      {40, 2, 24, 24, 16, 3, 1, 1, 1},  // blocks of 5 samples in calls of 3, then 2
   };
   std::uint64_t seed = 100;
   for (const ConvCase& c : cases) check_case(c, ++seed);

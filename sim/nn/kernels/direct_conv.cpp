@@ -12,13 +12,14 @@ namespace {
 using namespace direct_layout;
 
 // The weight-gradient kernel keeps filters x k accumulators (one per tap of a kernel row), at
-// most kGradAccumulators.
+// most kGradAccumulators registers.
 constexpr int kGradAccumulators = 12;
 constexpr int kMaxKernel = 7;
 
 // The widest vectors (simd::Wide): a lane is one output position, its own chain of
-// multiply-adds, so the width changes no bit. A step is NV of them; wide() is a multiple of
-// kDirectStep, so steps of two vectors and at most one step of one cover it.
+// multiply-adds, so the width changes no bit (backward-data's adds into dx, below, are
+// another matter). A step is NV of them; wide() is a multiple of kDirectStep, so steps of two
+// vectors and at most one step of one cover it.
 static_assert(kDirectStep % simd::kWideLanes<float> == 0 &&
                   kDirectStep % simd::kWideLanes<double> == 0,
               "one-vector steps cover what two-vector steps leave of wide()");
@@ -141,18 +142,26 @@ void grad_filters(const DirectShape& s, const T* dy, std::int64_t dy_stride, con
 template <typename T, int K>
 void grad_kernel(const DirectShape& s, const T* dy, std::int64_t dy_stride, const T* x,
                  std::int64_t x_stride, int samples, T* dw) {
-  constexpr int kBlock =
-      kGradAccumulators / K * (simd::kWideLanes<T> >= 2 * simd::kLanes<T> ? 2 : 1);
+  constexpr bool kPairs = simd::kWideLanes<T> >= 2 * simd::kLanes<T>;
+  constexpr int kBlock = kGradAccumulators / K * (kPairs ? 2 : 1);
   const std::int64_t filter_stride = static_cast<std::int64_t>(s.channels) * K * K;
   int f0 = 0;
   for (; f0 + kBlock <= s.filters; f0 += kBlock)
     grad_filters<T, K, kBlock>(s, dy + f0 * s.wide(), dy_stride, x, x_stride, samples,
                                dw + f0 * filter_stride);
-  if (const int rest = s.filters - f0; rest > 0)
-    with_constant<kBlock>(rest, [&](auto fb) {
-      grad_filters<T, K, fb>(s, dy + f0 * s.wide(), dy_stride, x, x_stride, samples,
-                             dw + f0 * filter_stride);
+  // The filters left, in pairs where registers hold two, then one alone: an odd count in one
+  // block would hold one filter a register, more of them than the registers. Every weight's
+  // sum is its own, so the cut changes no bit.
+  auto rest_block = [&](int first, int count) {
+    with_constant<kBlock>(count, [&](auto fb) {
+      grad_filters<T, K, fb>(s, dy + first * s.wide(), dy_stride, x, x_stride, samples,
+                             dw + first * filter_stride);
     });
+  };
+  const int rest = s.filters - f0;
+  const int single = kPairs && rest % 2 == 1 ? 1 : 0;
+  if (rest > single) rest_block(f0, rest - single);
+  if (single == 1) rest_block(s.filters - 1, 1);
 }
 
 // Backward-data for TB taps at positions [q, q + NV * kWideLanes): the taps' sums over
@@ -194,18 +203,19 @@ void data_block(const DirectShape& s, const T* packed, int t0, const T* dy, T* d
     offset[t] = c * s.plane() + r * s.pitch + col;
   }
   // With fewer channels than kDataTaps, taps of one block add into the same values, in an
-  // order that follows the step: steps of kDirectStep positions on every build, as the
-  // fixed-width code took them. With as many channels, a block's taps are in different
-  // planes (data_tap), and what one tap's run adds past its plane's end are chains over dy's
-  // zero padding: exact zero products from +0, so +0. Adding +0 changes no value of dx that
-  // is not -0, and none is: dx starts at +0, and a sum is -0 only when both terms are. Then
-  // any step gives the same bits, and two registers a step keep twice the multiply-adds in
-  // flight.
+  // order that follows the step: steps of two fixed-width vectors on every build (16 floats,
+  // 8 doubles), as the fixed-width code took them. With as many channels, a block's taps are
+  // in different planes (data_tap), and what one tap's run adds past its plane's end are
+  // chains over dy's zero padding: exact zero products from +0, so +0 (for finite weights).
+  // Adding +0 changes no value of dx that is not -0, and none is: dx starts at +0, and a sum
+  // is -0 only when both terms are. Then any step gives the same bits, and two registers a
+  // step keep twice the multiply-adds in flight.
+  constexpr int kFixedStep = kStepVectors * simd::kLanes<T>;
+  static_assert(kFixedStep % L == 0, "a fixed step is whole registers");
   std::int64_t q = 0;
   if (s.channels >= kDataTaps)
     for (; q + 2 * L <= wide; q += 2 * L) data_step<T, TB, 2>(s, packed, offset, dy, q, dx);
-  for (; q < wide; q += kDirectStep)
-    data_step<T, TB, kDirectStep / L>(s, packed, offset, dy, q, dx);
+  for (; q < wide; q += kFixedStep) data_step<T, TB, kFixedStep / L>(s, packed, offset, dy, q, dx);
 }
 
 }  // namespace
