@@ -81,72 +81,82 @@ void max_pool_grad_plane(const PoolGeometry& g, const T* x, const T* dy, T* dx) 
   }
 }
 
+// The 2 x 2 pooling's vectors: the build's widest registers (simd::Wide). A lane is one
+// window, and comparisons and selects are exact, so the width changes no bit.
+template <typename T>
+using PoolVec = simd::Wide<T>;
+template <typename T>
+constexpr int kPoolLanes = simd::kWideLanes<T>;
+
 // The first maximum of a 2 x 2 window in (r, s) order, a = (0, 0), b = (0, 1), c = (1, 0),
 // d = (1, 1): `win_b` etc. say which of b, c, d replaced the running maximum; the window's
-// winner is the last that did (a if none). kLanes windows at a time.
-template <typename V, typename M>
+// winner is the last that did (a if none). kPoolLanes windows at a time.
+template <typename V>
 struct Window2x2 {
+  using Mask = decltype(V{} > V{});
   V max;
-  M win_b, win_c, win_d;
+  Mask win_b, win_c, win_d;
 };
-template <typename T>
-Window2x2<simd::Vec<T>, simd::Mask<T>> window_2x2(simd::Vec<T> a, simd::Vec<T> b, simd::Vec<T> c,
-                                                  simd::Vec<T> d) {
-  Window2x2<simd::Vec<T>, simd::Mask<T>> w;
+template <typename V>
+Window2x2<V> window_2x2(V a, V b, V c, V d) {
+  Window2x2<V> w;
   w.win_b = b > a;
-  w.max = simd::select<T>(w.win_b, b, a);
+  w.max = simd::select_of(w.win_b, b, a);
   w.win_c = c > w.max;
-  w.max = simd::select<T>(w.win_c, c, w.max);
+  w.max = simd::select_of(w.win_c, c, w.max);
   w.win_d = d > w.max;
-  w.max = simd::select<T>(w.win_d, d, w.max);
+  w.max = simd::select_of(w.win_d, d, w.max);
   return w;
 }
 
 // The common 2 x 2 window with stride 2, forward and backward, one output row (two input rows)
-// at a time and kLanes windows per step (sim/nn/simd.h: GCC does not vectorise the stride-2
-// loop on AVX2). The last windows of a row, fewer than kLanes, go through the same vector code
-// on copies padded with zeros: one at a time, their data-dependent branches cost more than all
-// the rest (LeNet-5's 5-wide second pooling layer has nothing but such windows).
-// The windows do not overlap, so the gradient is written, not added: every value of a covered
-// input row gets its window's gradient or 0, and only an odd last row or column, which no
-// window covers, needs zeroing. The maximum is taken in the general loop's (r, s) order, so
-// the results are the general code's bit for bit.
+// at a time and kPoolLanes windows per step (sim/nn/simd.h: GCC does not vectorise the
+// stride-2 loop on AVX2). The last windows of a row, fewer than kPoolLanes, go through the
+// same vector code on copies padded with zeros: one at a time, their data-dependent branches
+// cost more than all the rest (LeNet-5's 5-wide second pooling layer has nothing but such
+// windows). The windows do not overlap, so the gradient is written, not added: every value of
+// a covered input row gets its window's gradient or 0, and only an odd last row or column,
+// which no window covers, needs zeroing. The maximum is taken in the general loop's (r, s)
+// order, so the results are the general code's bit for bit.
 template <typename T>
-Window2x2<simd::Vec<T>, simd::Mask<T>> windows_2x2(const T* r0, const T* r1) {
-  constexpr int kLanes = simd::kLanes<T>;
-  const simd::Vec<T> t0 = simd::load(r0), t1 = simd::load(r0 + kLanes);
-  const simd::Vec<T> b0 = simd::load(r1), b1 = simd::load(r1 + kLanes);
-  return window_2x2<T>(simd::even(t0, t1), simd::odd(t0, t1), simd::even(b0, b1),
-                       simd::odd(b0, b1));
+Window2x2<PoolVec<T>> windows_2x2(const T* r0, const T* r1) {
+  using V = PoolVec<T>;
+  constexpr int L = kPoolLanes<T>;
+  const V t0 = simd::load_as<V>(r0), t1 = simd::load_as<V>(r0 + L);
+  const V b0 = simd::load_as<V>(r1), b1 = simd::load_as<V>(r1 + L);
+  return window_2x2(simd::even_of(t0, t1), simd::odd_of(t0, t1), simd::even_of(b0, b1),
+                    simd::odd_of(b0, b1));
 }
 
-// kLanes windows whose top-left values start r0 and r1: their maxima into y.
+// kPoolLanes windows whose top-left values start r0 and r1: their maxima into y.
 template <typename T>
 void max_2x2_step(const T* r0, const T* r1, T* y) {
-  simd::store(y, windows_2x2(r0, r1).max);
+  simd::store_as(y, windows_2x2(r0, r1).max);
 }
 
-// kLanes windows: gradient g of each to its first maximum, 0 to the other three values.
+// kPoolLanes windows: gradient g of each to its first maximum, 0 to the other three values.
 template <typename T>
 void max_2x2_grad_step(const T* r0, const T* r1, const T* g, T* d0, T* d1) {
-  constexpr int kLanes = simd::kLanes<T>;
+  using V = PoolVec<T>;
+  constexpr int L = kPoolLanes<T>;
   const auto w = windows_2x2(r0, r1);
-  const simd::Vec<T> v = simd::load(g), zero = simd::splat(T(0));
+  const V v = simd::load_as<V>(g), zero = simd::splat_as<V>(T(0));
   // Each lane's gradient goes to its last replacement: d if it won, else c, else b, else a.
-  const simd::Vec<T> gd = simd::select<T>(w.win_d, v, zero);
-  const simd::Vec<T> gc = simd::select<T>(w.win_c & ~w.win_d, v, zero);
-  const simd::Vec<T> gb = simd::select<T>(w.win_b & ~(w.win_c | w.win_d), v, zero);
-  const simd::Vec<T> ga = simd::select<T>(w.win_b | w.win_c | w.win_d, zero, v);
-  simd::store(d0, simd::zip_low(ga, gb));
-  simd::store(d0 + kLanes, simd::zip_high(ga, gb));
-  simd::store(d1, simd::zip_low(gc, gd));
-  simd::store(d1 + kLanes, simd::zip_high(gc, gd));
+  const V gd = simd::select_of(w.win_d, v, zero);
+  const V gc = simd::select_of(w.win_c & ~w.win_d, v, zero);
+  const V gb = simd::select_of(w.win_b & ~(w.win_c | w.win_d), v, zero);
+  const V ga = simd::select_of(w.win_b | w.win_c | w.win_d, zero, v);
+  simd::store_as(d0, simd::zip_low_of(ga, gb));
+  simd::store_as(d0 + L, simd::zip_high_of(ga, gb));
+  simd::store_as(d1, simd::zip_low_of(gc, gd));
+  simd::store_as(d1 + L, simd::zip_high_of(gc, gd));
 }
 
-// The last `rest` < kLanes windows of a row, as zero-padded copies, and room for the results.
+// The last `rest` < kPoolLanes windows of a row, as zero-padded copies, and room for the
+// results.
 template <typename T>
 struct Tail2x2 {
-  static constexpr int kLanes = simd::kLanes<T>;
+  static constexpr int kLanes = kPoolLanes<T>;
   T r0[2 * kLanes] = {}, r1[2 * kLanes] = {}, g[kLanes] = {};
   T d0[2 * kLanes], d1[2 * kLanes], y[kLanes];
   Tail2x2(const T* top, const T* bottom, int rest) {
@@ -176,7 +186,7 @@ void gather_pairs(const T* x, int in_w, int out_w, int rows, T* top, T* bottom) 
 // step at the end of each.
 template <typename T>
 void max_pool_2x2_pairs(const T* x, int in_w, int out_w, std::int64_t pairs, T* y) {
-  constexpr int kLanes = simd::kLanes<T>;
+  constexpr int kLanes = kPoolLanes<T>;
   if (out_w < kFlatRow) {
     T top[2 * (kFlatWindows + kLanes)] = {}, bottom[2 * (kFlatWindows + kLanes)] = {};
     T out[kFlatWindows + kLanes];
@@ -208,7 +218,7 @@ void max_pool_2x2_pairs(const T* x, int in_w, int out_w, std::int64_t pairs, T* 
 template <typename T>
 void max_pool_2x2_grad_pairs(const T* x, const T* dy, int in_w, int out_w, std::int64_t pairs,
                              T* dx) {
-  constexpr int kLanes = simd::kLanes<T>;
+  constexpr int kLanes = kPoolLanes<T>;
   if (out_w < kFlatRow) {
     T top[2 * (kFlatWindows + kLanes)] = {}, bottom[2 * (kFlatWindows + kLanes)] = {};
     T g[kFlatWindows + kLanes] = {}, d0[2 * (kFlatWindows + kLanes)],

@@ -141,6 +141,45 @@ inline constexpr int kWideLanes = kWideBytes / static_cast<int>(sizeof(T));
 template <typename T>
 using Wide = typename VecOf<T, kWideLanes<T>>::type;
 
+/// Shuffles and selects for a vector type V of any width (Wide, say), as even(), odd(),
+/// zip_low(), zip_high() and select() above do for the fixed width.
+template <typename V>
+inline constexpr std::size_t kLanesOf = sizeof(V) / sizeof(std::declval<V>()[0]);
+template <typename V, std::size_t... I>
+inline V even_of(V a, V b, std::index_sequence<I...>) {
+  return __builtin_shufflevector(a, b, (2 * I)...);
+}
+template <typename V, std::size_t... I>
+inline V odd_of(V a, V b, std::index_sequence<I...>) {
+  return __builtin_shufflevector(a, b, (2 * I + 1)...);
+}
+/// a0 b0 a1 b1 ... from lane `first` of each.
+template <std::size_t kFirst, typename V, std::size_t... I>
+inline V zip_of(V a, V b, std::index_sequence<I...>) {
+  return __builtin_shufflevector(a, b, (kFirst + I / 2 + (I % 2) * kLanesOf<V>)...);
+}
+template <typename V>
+inline V even_of(V a, V b) {
+  return even_of(a, b, std::make_index_sequence<kLanesOf<V>>());
+}
+template <typename V>
+inline V odd_of(V a, V b) {
+  return odd_of(a, b, std::make_index_sequence<kLanesOf<V>>());
+}
+template <typename V>
+inline V zip_low_of(V a, V b) {
+  return zip_of<0>(a, b, std::make_index_sequence<kLanesOf<V>>());
+}
+template <typename V>
+inline V zip_high_of(V a, V b) {
+  return zip_of<kLanesOf<V> / 2>(a, b, std::make_index_sequence<kLanesOf<V>>());
+}
+/// Lane by lane: m ? a : b, m a comparison's result on vectors like a and b.
+template <typename M, typename V>
+inline V select_of(M m, V a, V b) {
+  return reinterpret_cast<V>((reinterpret_cast<M>(a) & m) | (reinterpret_cast<M>(b) & ~m));
+}
+
 /// Load, store and broadcast for a vector type V of any width above.
 template <typename V, typename T>
 inline V load_as(const T* p) {

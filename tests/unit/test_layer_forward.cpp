@@ -170,8 +170,10 @@ void check_max_pool_2x2(const Shape& in, int n, unsigned seed) {
 TEST_CASE("2x2 max pooling with stride 2 equals the window-by-window reference", "[nn]") {
   // Odd sizes leave a last row and column no window covers; ties (many equal values) test that
   // the gradient goes to the first maximum in (r, s) order. Rows narrower than a vector (run
-  // together across rows and planes), as wide as several with a tail, odd and even heights.
-  const Shape shapes[] = {{3, 7, 9}, {16, 10, 10}, {6, 28, 28}, {2, 6, 41}, {1, 5, 34}, {5, 2, 2}};
+  // together across rows and planes), as wide as several with a tail, odd and even heights;
+  // rows long enough to go a row at a time (32 windows or more), with and without a tail.
+  const Shape shapes[] = {{3, 7, 9},  {16, 10, 10}, {6, 28, 28}, {2, 6, 41},
+                          {1, 5, 34}, {5, 2, 2},    {2, 6, 71},  {1, 4, 96}};
   unsigned seed = 5;
   for (const Shape& in : shapes) {
     check_max_pool_2x2<float>(in, 2, seed++);
