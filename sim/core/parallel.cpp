@@ -61,7 +61,8 @@ void parallel_for(int tasks, const std::function<void(int, int)>& fn) {
 void parallel_ranges(std::int64_t n, std::int64_t grain,
                      const std::function<void(std::int64_t, std::int64_t)>& fn) {
   if (n <= 0) return;
-  const int tasks = task_count(n, grain, kMaxThreads);
+  int tasks = task_count(n, grain, kMaxThreads);
+  if (tasks > 1 && tasks % 2 == 1 && tasks < kMaxThreads && n > tasks) ++tasks;
   parallel_for(tasks, [&](int task, int) {
     const IndexRange r = split_range(n, tasks, task);
     fn(r.begin, r.end);

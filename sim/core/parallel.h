@@ -40,7 +40,9 @@ int parallel_workers();
 void parallel_for(int tasks, const std::function<void(int task, int worker)>& fn);
 
 /// Runs fn(begin, end) on consecutive ranges that cover [0, n): one range per `grain`
-/// items, at most kMaxThreads (element-wise loops, where every item is independent).
+/// items, at most kMaxThreads, and an even count when more than one (loops whose every item
+/// is independent, so the cut changes no bit; three ranges on two threads kept one waiting
+/// for a third of the loop, as in LeNet-5's fc1).
 void parallel_ranges(std::int64_t n, std::int64_t grain,
                      const std::function<void(std::int64_t begin, std::int64_t end)>& fn);
 

@@ -18,19 +18,13 @@ constexpr std::int64_t kMinLines = 32;
 template <typename F>
 void parallel_output(std::int64_t rows, std::int64_t cols, std::int64_t depth, const F& fn) {
   const bool by_rows = rows >= cols;
-  const std::int64_t n = by_rows ? rows : cols, line = (by_rows ? cols : rows) * depth;
+  const std::int64_t line = (by_rows ? cols : rows) * depth;
   const std::int64_t grain = std::max(kMinLines, kGrain / std::max<std::int64_t>(1, line));
-  int tasks = task_count(n, grain, kMaxThreads);
-  // An even count of ranges when there are several: two threads (or four, or eight) then get
-  // equal shares, where three ranges kept one of two threads waiting for a third of the pass
-  // (LeNet-5's fc1: 120 outputs in ranges of 40). Still cut by the shape alone.
-  if (tasks > 1 && tasks % 2 == 1 && tasks < kMaxThreads && n > tasks) ++tasks;
-  parallel_for(tasks, [&](int task, int) {
-    const IndexRange r = split_range(n, tasks, task);
+  parallel_ranges(by_rows ? rows : cols, grain, [&](std::int64_t begin, std::int64_t end) {
     if (by_rows) {
-      fn(r.begin, r.size(), std::int64_t{0}, cols);
+      fn(begin, end - begin, std::int64_t{0}, cols);
     } else {
-      fn(std::int64_t{0}, rows, r.begin, r.size());
+      fn(std::int64_t{0}, rows, begin, end - begin);
     }
   });
 }

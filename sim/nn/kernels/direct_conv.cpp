@@ -67,6 +67,9 @@ void forward_block(const DirectShape& s, const T* packed, const T* x, T* out) {
 // final lane sums read a register in parts.
 template <typename T, int G>
 using GradReg = typename simd::VecOf<T, G * simd::kLanes<T>>::type;
+// Whether this build's registers hold two fixed-width vectors.
+template <typename T>
+constexpr bool kFilterPairs = simd::kWideLanes<T> >= 2 * simd::kLanes<T>;
 
 // G fixed-width vectors, the g-th from p + g * stride, as one register.
 template <typename T, int G>
@@ -131,7 +134,7 @@ template <typename T, int K, int FB>
 void grad_filters(const DirectShape& s, const T* dy, std::int64_t dy_stride, const T* x,
                   std::int64_t x_stride, int samples, T* dw) {
   // Two filters a register where the registers are wide enough and the block even.
-  constexpr int G = simd::kWideLanes<T> >= 2 * simd::kLanes<T> && FB % 2 == 0 ? 2 : 1;
+  constexpr int G = kFilterPairs<T> && FB % 2 == 0 ? 2 : 1;
   for (int c = 0; c < s.channels; ++c)
     for (int r = 0; r < K; ++r)
       grad_row<T, K, FB, G>(s, dy, dy_stride, x, x_stride, samples, c, r, dw);
@@ -142,8 +145,7 @@ void grad_filters(const DirectShape& s, const T* dy, std::int64_t dy_stride, con
 template <typename T, int K>
 void grad_kernel(const DirectShape& s, const T* dy, std::int64_t dy_stride, const T* x,
                  std::int64_t x_stride, int samples, T* dw) {
-  constexpr bool kPairs = simd::kWideLanes<T> >= 2 * simd::kLanes<T>;
-  constexpr int kBlock = kGradAccumulators / K * (kPairs ? 2 : 1);
+  constexpr int kBlock = kGradAccumulators / K * (kFilterPairs<T> ? 2 : 1);
   const std::int64_t filter_stride = static_cast<std::int64_t>(s.channels) * K * K;
   int f0 = 0;
   for (; f0 + kBlock <= s.filters; f0 += kBlock)
@@ -159,7 +161,7 @@ void grad_kernel(const DirectShape& s, const T* dy, std::int64_t dy_stride, cons
     });
   };
   const int rest = s.filters - f0;
-  const int single = kPairs && rest % 2 == 1 ? 1 : 0;
+  const int single = kFilterPairs<T> && rest % 2 == 1 ? 1 : 0;
   if (rest > single) rest_block(f0, rest - single);
   if (single == 1) rest_block(s.filters - 1, 1);
 }

@@ -54,13 +54,11 @@ using PackBuffer = std::vector<T, PackAllocator<T>>;
 
 template <typename T>
 V<T> load(const T* p) {
-  V<T> v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
+  return simd::load_as<V<T>>(p);
 }
 template <typename T>
 void store(T* p, V<T> v) {
-  std::memcpy(p, &v, sizeof v);
+  simd::store_as(p, v);
 }
 
 // Depth of a block: an MR x kDepth strip of A and a kDepth x NR strip of B stay in the L1
@@ -97,7 +95,7 @@ enum class ALayout { kRows, kCols };
 // The first n < lanes values at p as a vector (the rest zero), and back.
 template <typename T>
 V<T> load_part(const T* p, int n) {
-  V<T> v = simd::broadcast<T, kLanes<T>>(T(0));
+  V<T> v = simd::splat_as<V<T>>(T(0));
   for (int l = 0; l < n; ++l) v[l] = p[l];
   return v;
 }
@@ -113,7 +111,7 @@ void micro_kernel(std::int64_t kc, const T* a, std::int64_t lda, const T* b, std
   V<T> acc[MR][NV];
   if (!load_c) {
     TRAINSIM_UNROLL for (int i = 0; i < MR; ++i) {
-      TRAINSIM_UNROLL for (int v = 0; v < NV; ++v) acc[i][v] = simd::broadcast<T, L>(T(0));
+      TRAINSIM_UNROLL for (int v = 0; v < NV; ++v) acc[i][v] = simd::splat_as<V<T>>(T(0));
     }
   } else if (cols == NR) {
     TRAINSIM_UNROLL for (int i = 0; i < MR; ++i) {
@@ -132,7 +130,7 @@ void micro_kernel(std::int64_t kc, const T* a, std::int64_t lda, const T* b, std
     TRAINSIM_UNROLL for (int v = 0; v < NV; ++v) bv[v] = load(b + v * L);
     TRAINSIM_UNROLL for (int i = 0; i < MR; ++i) {
       const T ai = kA == ALayout::kRows ? a[i * lda + p] : a[p * lda + i];
-      const V<T> av = simd::broadcast<T, L>(ai);
+      const V<T> av = simd::splat_as<V<T>>(ai);
       TRAINSIM_UNROLL for (int v = 0; v < NV; ++v) acc[i][v] = simd::fma(av, bv[v], acc[i][v]);
     }
   }
