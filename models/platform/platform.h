@@ -1,10 +1,10 @@
 #pragma once
-// The multi-device SystemC platform: one device process per device and one process pair per
-// link direction, built from the system for each run. A device runs its own queue of tasks
-// in order; a task waits until every input has arrived (an event per device, notified when
-// a task's last input lands, never polled), takes its duration, and sends its outputs to
-// the tasks that need them: directly on the same device, otherwise as a transfer that
-// every channel along the route serialises at its bandwidth and delivers after its latency.
+// Static device orders on the one engine (models/platform/executor.h): each device runs its
+// own queue of tasks in order; a task waits until every input has arrived (the device's event
+// is notified when a task's last input lands, never polled), takes its duration, and sends its
+// outputs to the tasks that need them: directly on the same device, otherwise as a transfer
+// that every channel along the route serialises at its bandwidth and delivers after its
+// latency. Pipeline schedules, data-parallel replicas and trace replays run this way.
 //
 // The processes are spawned (sc_spawn) for each run and end with it, on the one kernel every
 // device of the process shares (models/sc_kernel.h): any number of devices and links, and

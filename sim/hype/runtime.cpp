@@ -10,10 +10,9 @@
 #include <stdexcept>
 #include <systemc>
 
+#include "models/platform/executor.h"
 #include "models/platform/interconnect.h"
 #include "models/platform/links.h"
-#include "models/platform/process_guard.h"
-#include "models/sc_kernel.h"
 #include "models/sim_time.h"
 #include "sim/core/checked_span.h"
 #include "sim/core/error.h"
@@ -80,13 +79,14 @@ double returned_bytes(const OpDag& dag, int i) {
 
 constexpr double kPsPerS = 1e12;
 
-class Runtime {
+// The runtime is the one engine's dispatcher (models/platform/executor.h): its decision loop
+// (and the DVFS controller) run as processes of their own beside the devices, and it gives each
+// device the op it holds once that op's inputs are all there.
+class Runtime : public Dispatcher {
  public:
   Runtime(const OpDag& dag, const Characterization& c, std::vector<Placement> plan,
           const HypePolicy& policy, const RuntimeSystem& sys, int start_level)
-      : dag_(dag), c_(c), plan_(std::move(plan)), policy_(policy), sys_(sys), guard_([this] {
-          abandon();
-        }) {
+      : dag_(dag), c_(c), plan_(std::move(plan)), policy_(policy), sys_(sys) {
     const std::size_t n = at(dag.size());
     if (c.ops.size() != n || plan_.size() != n)
       throw std::logic_error("run_iteration: one cost and one placement per node needed");
@@ -115,7 +115,6 @@ class Runtime {
     running_.assign(at(devices_), -1);
     running_peak_.assign(at(devices_), 0);
     held_.assign(at(devices_), -1);
-    go_ = std::make_unique<sc_core::sc_event[]>(at(devices_));
     static_w_.assign(at(devices_), sys.offload ? sys.offload->static_w() : 0);
     static_w_[0] = sys.gpu->static_w();
     static_floor_ = sys.host_static_w;
@@ -156,33 +155,8 @@ class Runtime {
   }
 
   RuntimeResult run() {
-    prepare_kernel();
-    start_ = sc_core::sc_time_stamp();
-    sc_core::sc_spawn_options opts;
-    sc_core::sc_spawn([this] { guard_.run([&] { dispatcher(); }); },
-                      sc_core::sc_gen_unique_name("hype_dispatch"), &opts);
-    for (int d = 0; d < devices_; ++d)
-      sc_core::sc_spawn([this, d] { guard_.run([&] { device(d); }); },
-                        sc_core::sc_gen_unique_name("hype_device"), &opts);
-    if (period_ps_ > 0 && policy_.clock_controller())
-      sc_core::sc_spawn([this] { guard_.run([&] { controller(); }); },
-                        sc_core::sc_gen_unique_name("hype_dvfs"), &opts);
-    links_ = std::make_unique<LinkBank>(
-        *net_, start_, guard_,
-        [this](int, std::int64_t tag, std::int64_t) { hop_arrived(static_cast<int>(tag)); });
-    run_kernel();
-    guard_.rethrow();
-    if (done_ != at(dag_.size())) {
-      // No device may start what is left. The waiting processes are woken to return (SystemC
-      // cannot kill a process from outside the simulation), then the error is raised.
-      const double now = static_cast<double>(last_progress_ps_) / kPsPerS;
-      stopping_ = true;
-      for (int d = 0; d < devices_; ++d) go_[at(d)].notify(sc_core::SC_ZERO_TIME);
-      wake_.notify(sc_core::SC_ZERO_TIME);
-      links_->stop();
-      run_kernel();
-      stuck(now);
-    }
+    x_ = std::make_unique<Executor>(*net_, *this);
+    x_->run();
     r_.end_level = level_;
     collect_links();
     finish_totals();
@@ -214,18 +188,55 @@ class Runtime {
     std::vector<int> ops;
   };
 
-  std::int64_t now_ps() const { return links_ ? links_->now_ps() : 0; }
+  std::int64_t now_ps() const { return x_->now_ps(); }
   double now_s() const { return static_cast<double>(now_ps()) / kPsPerS; }
 
   static std::int64_t to_ps(double s) {
     return checked_round(s * kPsPerS, {"hype", s, "an op's time", "ps"});
   }
 
-  void abandon() {
-    stopping_ = true;
-    for (int d = 0; d < devices_; ++d) go_[at(d)].notify(sc_core::SC_ZERO_TIME);
+  // The executor wakes the devices and stops the links; the decision loop waits on its own event.
+  void abandon() override { wake_.notify(sc_core::SC_ZERO_TIME); }
+
+  void spawn(Executor& x, bool before) override {
+    if (before) {
+      x.spawn([this] { dispatcher(); }, "hype_dispatch");
+    } else if (period_ps_ > 0 && policy_.clock_controller()) {
+      x.spawn([this] { controller(); }, "hype_dvfs");
+    }
+  }
+
+  // A device runs the op the decision loop gave it (a gang's first device runs the gang's),
+  // once its inputs are all there.
+  int next(int d) override {
+    const int i = held_[at(d)];
+    if (i >= 0 && inputs_[at(i)] == 0) return i;
+    return finished_ ? kDone : kWait;
+  }
+
+  std::int64_t start(int i, int) override {
+    begin(i);
+    return to_ps(cost_[at(i)].time_s);
+  }
+
+  void ended(int i, int d) override {
+    held_[at(d)] = -1;
+    ended_ops_.push_back(i);  // the decision loop completes it (absorb())
     wake_.notify(sc_core::SC_ZERO_TIME);
-    if (links_) links_->stop();
+  }
+
+  void delivered(int, std::int64_t tag, std::int64_t) override {
+    hop_arrived(static_cast<int>(tag));
+  }
+
+  std::exception_ptr unfinished() override {
+    if (done_ == at(dag_.size())) return nullptr;
+    // No device may start what is left.
+    try {
+      stuck(static_cast<double>(last_progress_ps_) / kPsPerS);
+    } catch (...) {
+      return std::current_exception();
+    }
   }
 
   // Every event at the current time (completions, arrivals, the controller) takes effect before
@@ -239,7 +250,7 @@ class Runtime {
     for (;;) {
       check_interrupt();  // an iteration has as many decisions as ops and controller periods
       absorb();
-      if (guard_.failed() || stopping_) return;
+      if (x_->stopping()) return;
       dispatch(now_s());
       if (done_ == at(dag_.size()) && moving_ == 0) break;
       sc_core::wait(wake_);
@@ -247,8 +258,8 @@ class Runtime {
     // Every op has run and every move something waited for has arrived: the devices and the
     // links are done (the DVFS controller stops by its own rule).
     finished_ = true;
-    for (int d = 0; d < devices_; ++d) go_[at(d)].notify();
-    links_->stop();
+    for (int d = 0; d < devices_; ++d) x_->wake(d);
+    x_->links().stop();
   }
 
   // What happened at this instant (ops whose time is up, moves whose last hop arrived) takes
@@ -268,34 +279,13 @@ class Runtime {
     }
   }
 
-  // One device: it runs the ops the dispatcher gives it (a gang's first device runs the gang's),
-  // each once its inputs are all there.
-  void device(int d) {
-    for (;;) {
-      while (held_[at(d)] < 0 || inputs_[at(held_[at(d)])] > 0) {
-        if (stopping_ || finished_) return;
-        sc_core::wait(go_[at(d)]);
-      }
-      const int i = held_[at(d)];
-      begin(i);
-      const std::int64_t dur = to_ps(cost_[at(i)].time_s);
-      if (dur > 0) {
-        const sc_core::sc_time now = sc_core::sc_time_stamp();
-        sc_core::wait(after_ps(now, dur) - now);
-      }
-      held_[at(d)] = -1;
-      ended_ops_.push_back(i);  // the dispatcher completes it (absorb())
-      wake_.notify(sc_core::SC_ZERO_TIME);
-    }
-  }
-
   // The DVFS controller: each period, the system's average power over the period that just
   // ended decides the clock for the next one. It runs until a period ends after the last op.
   void controller() {
     for (;;) {
       const sc_core::sc_time now = sc_core::sc_time_stamp();
       sc_core::wait(after_ps(now, period_ps_) - now);
-      if (guard_.failed() || stopping_) return;
+      if (x_->stopping()) return;
       const int before = level_;
       control(now_s());
       wake_.notify(sc_core::SC_ZERO_TIME);
@@ -382,7 +372,7 @@ class Runtime {
     if (!background) ++moving_;
     for (const Hop& h : hops)
       if (h.bytes > 0)
-        links_->send(h.channel, static_cast<std::int64_t>(std::ceil(h.bytes)), m, background);
+        x_->links().send(h.channel, static_cast<std::int64_t>(std::ceil(h.bytes)), m, background);
     return m;
   }
 
@@ -409,7 +399,7 @@ class Runtime {
     mv.needed = true;
     ++moving_;
     for (std::size_t c = 0; c < net_->channels().size(); ++c)
-      links_->promote(static_cast<int>(c), m);
+      x_->links().promote(static_cast<int>(c), m);
   }
 
   // Hops between the host and each device in `devices` (bit d: device d), up or down, each
@@ -480,7 +470,7 @@ class Runtime {
 
   // One input of op i has arrived on its devices.
   void input_arrived(int i) {
-    if (--inputs_[at(i)] == 0) go_[at(r_.ops[at(i)].first_device)].notify(sc_core::SC_ZERO_TIME);
+    if (--inputs_[at(i)] == 0) x_->wake(r_.ops[at(i)].first_device, true);
   }
 
   // The time a move to the offload devices may take, by the overlap rule's reading (runtime.h):
@@ -613,7 +603,7 @@ class Runtime {
     hold(best, 1, now, *best_cost);
     // Its inputs are on the GPU: it starts now, and ends when its time is up.
     busy_until_[0] = now + best_cost->time_s;
-    go_[0].notify(sc_core::SC_ZERO_TIME);
+    x_->wake(0, true);
     return true;
   }
 
@@ -743,7 +733,7 @@ class Runtime {
 
   // The links' counts and every hop, as the platform's links carried them.
   void collect_links() {
-    const std::vector<ChannelStats>& stats = links_->stats();
+    const std::vector<ChannelStats>& stats = x_->links().stats();
     for (std::size_t c = 0; c < stats.size(); ++c) {
       LinkUse& u = r_.links[c];
       u.transfers = static_cast<int>(stats[c].transfers);
@@ -751,7 +741,7 @@ class Runtime {
       u.busy_s = static_cast<double>(stats[c].busy_ps) / kPsPerS;
       u.energy_j = stats[c].energy_pj * 1e-12;
     }
-    for (const TransferRecord& t : links_->records())
+    for (const TransferRecord& t : x_->links().records())
       r_.transfers.push_back(
           {t.channel, moves_[at(t.task)].op, static_cast<double>(t.start_ps) / kPsPerS,
            static_cast<double>(t.arrive_ps) / kPsPerS, static_cast<double>(t.bytes)});
@@ -844,14 +834,11 @@ class Runtime {
   std::vector<std::unique_ptr<DeviceModel>> level_models_;
   std::vector<std::vector<OpCost>> level_cost_;  // per level, per op; empty until reached
   std::vector<std::vector<char>> level_priced_;  // per level, per op: level_cost_ is set
-  // The engine: the platform's links between the devices and the host, and the processes.
+  // The engine: the links between the devices and the host, and the executor that runs the
+  // devices over them (built by run(), once the state its processes read is).
   std::unique_ptr<Interconnect> net_;
-  ProcessGuard guard_;
-  std::unique_ptr<LinkBank> links_;
-  std::unique_ptr<sc_core::sc_event[]> go_;  // per device: an op it holds may start
-  sc_core::sc_event wake_;                   // something the dispatcher decides on changed
-  sc_core::sc_time start_;
-  bool stopping_ = false;
+  sc_core::sc_event wake_;  // something the decision loop decides on changed
+  std::unique_ptr<Executor> x_;
 };
 
 }  // namespace
