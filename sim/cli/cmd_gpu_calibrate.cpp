@@ -8,8 +8,8 @@
 
 #include "sim/cli/arg_parse.h"
 #include "sim/cli/commands.h"
-#include "sim/config/device_config.h"
 #include "sim/core/error.h"
+#include "sim/devices/device_config.h"
 #include "sim/gpu/calibration.h"
 #include "sim/gpu/iteration.h"
 #include "sim/io/staged_dir.h"

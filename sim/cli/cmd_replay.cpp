@@ -8,9 +8,9 @@
 
 #include "sim/cli/arg_parse.h"
 #include "sim/cli/commands.h"
-#include "sim/config/system_config.h"
 #include "sim/core/error.h"
 #include "sim/core/format.h"
+#include "sim/devices/system_config.h"
 #include "sim/interop/chakra_trace.h"
 #include "sim/io/file_set.h"
 #include "sim/io/staged_dir.h"

@@ -6,11 +6,11 @@
 #include "models/platform/topology.h"
 #include "sim/accel/accelerator_parse.h"
 #include "sim/config/experiment_config.h"
-#include "sim/config/optimizer_fields.h"
-#include "sim/config/technique_config.h"
 #include "sim/hype/hype_spec.h"
 #include "sim/nn/layer_registry.h"
+#include "sim/optim/optimizer_fields.h"
 #include "sim/optim/optimizer_registry.h"
+#include "sim/techniques/technique_config.h"
 #include "sim/workload/layer_fields.h"
 #include "sim/yaml/yaml_emit.h"
 

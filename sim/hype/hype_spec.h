@@ -1,7 +1,7 @@
 #pragma once
 // `hype:` in an experiment: a hybrid system of GPUs and offload devices (FPGAs, or trainsim's
 // own accelerators) on which Hype-training's runtime places each op of a training iteration
-// (He et al., ICS 2021; docs/hype.md). Plain values built by sim/config/hype_config.cpp.
+// (He et al., ICS 2021; docs/hype.md). Plain values built by sim/hype/hype_config.cpp.
 #include <limits>
 #include <memory>
 #include <string>

@@ -1,7 +1,7 @@
 #pragma once
 // A system of several devices (`system:` in an experiment, presets in configs/systems/) and
 // how training is spread over it (`pipeline:`). Plain values, built by the config parser
-// (sim/config/system_config.cpp) only. An experiment without `system:` runs on one device,
+// (sim/devices/system_config.cpp) only. An experiment without `system:` runs on one device,
 // exactly as before.
 #include <array>
 #include <memory>

@@ -8,7 +8,7 @@
 
 #include "et_def.pb.h"
 #include "models/platform/interconnect.h"
-#include "sim/config/system_config.h"
+#include "sim/devices/system_config.h"
 #include "sim/devices/work_op.h"
 #include "sim/interop/chakra_trace.h"
 #include "tests/integration/cli_runner.h"

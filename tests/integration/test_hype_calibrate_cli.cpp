@@ -3,7 +3,7 @@
 // and its bad input: a device of the wrong kind, a broken table, an existing directory.
 #include <catch2/catch.hpp>
 
-#include "sim/config/device_config.h"
+#include "sim/devices/device_config.h"
 #include "sim/devices/gpu_model.h"
 #include "tests/integration/cli_runner.h"
 

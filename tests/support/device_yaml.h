@@ -5,7 +5,7 @@
 #include <memory>
 #include <string>
 
-#include "sim/config/device_config.h"
+#include "sim/devices/device_config.h"
 #include "sim/yaml/yaml_file.h"
 #include "tests/support/config_errors.h"
 

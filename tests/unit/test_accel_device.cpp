@@ -11,8 +11,8 @@
 #include "sim/accel/accelerator_config.h"
 #include "sim/accel/cost_model.h"
 #include "sim/accel/energy.h"
-#include "sim/config/device_config.h"
 #include "sim/devices/accel_device.h"
+#include "sim/devices/device_config.h"
 #include "tests/support/device_yaml.h"
 
 using namespace trainsim;

@@ -1,4 +1,4 @@
-// Device files (configs/devices/, sim/config/device_config.h): the kind registry, the shipped
+// Device files (configs/devices/, sim/devices/device_config.h): the kind registry, the shipped
 // presets, and bad input as one-line errors naming file, line, column and key.
 #include <catch2/catch.hpp>
 
@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "sim/config/device_config.h"
 #include "sim/devices/accel_device.h"
+#include "sim/devices/device_config.h"
 #include "sim/devices/fpga_model.h"
 #include "sim/devices/gpu_model.h"
 #include "tests/support/device_yaml.h"

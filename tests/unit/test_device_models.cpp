@@ -7,9 +7,9 @@
 #include <cmath>
 #include <vector>
 
-#include "sim/config/device_config.h"
 #include "sim/config/experiment_config.h"
 #include "sim/core/paths.h"
+#include "sim/devices/device_config.h"
 #include "sim/devices/fpga_model.h"
 #include "sim/devices/gpu_model.h"
 #include "sim/devices/op_work.h"

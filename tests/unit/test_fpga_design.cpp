@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "sim/config/device_config.h"
+#include "sim/devices/device_config.h"
 #include "sim/devices/fpga_model.h"
 #include "tests/support/device_yaml.h"
 

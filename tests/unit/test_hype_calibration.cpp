@@ -7,11 +7,11 @@
 #include <cmath>
 #include <map>
 
-#include "sim/config/device_config.h"
 #include "sim/config/experiment_config.h"
 #include "sim/core/csv.h"
 #include "sim/core/error.h"
 #include "sim/core/paths.h"
+#include "sim/devices/device_config.h"
 #include "sim/hype/calibration.h"
 
 using namespace trainsim;

@@ -8,9 +8,9 @@
 #include <map>
 #include <memory>
 
-#include "sim/config/device_config.h"
 #include "sim/config/experiment_config.h"
 #include "sim/core/paths.h"
+#include "sim/devices/device_config.h"
 #include "sim/hype/characterize.h"
 
 using namespace trainsim;

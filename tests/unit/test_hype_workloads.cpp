@@ -6,9 +6,9 @@
 
 #include <map>
 
-#include "sim/config/device_config.h"
 #include "sim/config/experiment_config.h"
 #include "sim/core/paths.h"
+#include "sim/devices/device_config.h"
 #include "sim/hype/hype_model.h"
 #include "sim/hype/op_types.h"
 #include "sim/io/file_set.h"

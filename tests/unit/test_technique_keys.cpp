@@ -8,10 +8,10 @@
 #include <set>
 #include <string>
 
-#include "sim/config/technique_config.h"
 #include "sim/techniques/adagp_settings.h"
 #include "sim/techniques/specbp_settings.h"
 #include "sim/techniques/technique.h"
+#include "sim/techniques/technique_config.h"
 #include "sim/yaml/yaml_reader.h"
 
 namespace trainsim {

@@ -1,5 +1,6 @@
 #pragma once
-// Parses `system:` and `pipeline:` of an experiment (sim/spec/system_spec.h).
+// Parses `system:` of an experiment and system files (sim/spec/system_spec.h); `pipeline:` is
+// sim/pipeline/pipeline_config.h.
 #include <memory>
 #include <string>
 
@@ -23,12 +24,6 @@ std::string find_system_file(const ConfigNode& node, const std::string& experime
 /// inlined into an experiment (for --set system.<key>), its lines still the file's.
 SystemSpec parse_system_file_tree(const ConfigNode& node, const std::string& file,
                                   const SimulationSpec& sim);
-
-/// `node` is `pipeline:` (may be absent: the defaults). Checks the schedule against the
-/// system (device count, micro-batches against the batch, stage ranges against the
-/// network's layers).
-PipelineSpec parse_pipeline(const ConfigNode* node, const ConfigNode& top,
-                            const ExperimentSpec& spec);
 
 /// A shipped system preset by name (or a system file by path), its `devices: N` entries on
 /// the default accelerator; for listing.

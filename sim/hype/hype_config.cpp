@@ -1,10 +1,10 @@
-#include "sim/config/hype_config.h"
+#include "sim/hype/hype_config.h"
 
-#include "sim/config/device_config.h"
-#include "sim/config/system_config.h"
 #include "sim/core/error.h"
 #include "sim/core/format.h"
+#include "sim/devices/device_config.h"
 #include "sim/devices/device_identity.h"
+#include "sim/devices/system_config.h"
 #include "sim/yaml/key_ranges.h"
 
 namespace trainsim {

@@ -1,4 +1,4 @@
-#include "sim/config/device_config.h"
+#include "sim/devices/device_config.h"
 
 #include <filesystem>
 

@@ -1,4 +1,4 @@
-#include "sim/config/optimizer_fields.h"
+#include "sim/optim/optimizer_fields.h"
 
 #include <stdexcept>
 

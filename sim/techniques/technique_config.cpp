@@ -1,4 +1,4 @@
-#include "sim/config/technique_config.h"
+#include "sim/techniques/technique_config.h"
 
 #include <algorithm>
 #include <cmath>
