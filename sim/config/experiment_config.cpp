@@ -463,7 +463,9 @@ ExperimentSpec load_experiment(const std::string& path, const std::vector<std::s
             "system: its topology and links are unused under hype:, whose "
             "devices talk over the host (hype.links)");
     } else {
+      // `hype:` names its own devices: they are the experiment's system all the same.
       spec.hype = std::make_shared<const HypeSpec>(parse_hype(*v, path));
+      spec.system = implied_system(*v, *spec.hype, path, spec.sim);
     }
     // What only offloading reads is unused on GPUs alone: say so rather than ignore it.
     for (const char* key : {"thresholds", "overlap_rule"})

@@ -200,7 +200,7 @@ std::string resolved_yaml(const ExperimentSpec& spec) {
     // As written: its devices are named presets or files, its figures the user's.
     out << YAML::Key << "hype" << YAML::Value << spec.hype->raw;
   }
-  if (spec.system.present()) {
+  if (spec.system.present() && spec.system.implied_by.empty()) {
     out << YAML::Key << "system" << YAML::Value;
     emit_system(out, spec.system, !spec.hype);
     if (!spec.hype) {

@@ -82,21 +82,8 @@ SystemSpec parse_system_map(const ConfigNode& node, const std::string& file,
           if (e.get(other))
             e.get(other)->fail(std::string("give either `device:` or `") + other +
                                ":` in one entry, not both");
-        const std::shared_ptr<const DeviceModelSpec> dev = parse_device_ref(*v, file);
-        if (const AccelDeviceSpec* a = dev->as_accelerator()) {
-          // One of trainsim's accelerators: simulated as in a single run.
-          d.accelerator = a->accelerator;
-          d.dataflow = a->dataflow;
-        } else {
-          d.model = dev;
-          d.model_name = dev->name;
-          d.model_kind = dev->kind;
-        }
-        // config.resolved.yaml names the device as the entry did: a file by the path it was
-        // read from (the run's directory may be elsewhere), an inline mapping in full.
-        d.model_ref = v->is_scalar()
-                          ? std::filesystem::absolute(dev->source).lexically_normal().string()
-                          : YAML::Dump(v->yaml());
+        d = device_entry(parse_device_ref(*v, file), *v, sim);
+        d.where = entry.path();
       } else {
         parse_accelerator_entry(e, entry, file, d);
       }
@@ -157,6 +144,26 @@ SystemSpec parse_system_map(const ConfigNode& node, const std::string& file,
 }
 
 }  // namespace
+
+DeviceSpec device_entry(const std::shared_ptr<const DeviceModelSpec>& dev, const ConfigNode& ref,
+                        const SimulationSpec& sim) {
+  DeviceSpec d{sim.accelerator, sim.dataflow};
+  d.where = ref.path();
+  if (const AccelDeviceSpec* a = dev->as_accelerator()) {
+    // One of trainsim's accelerators: simulated as in a single run.
+    d.accelerator = a->accelerator;
+    d.dataflow = a->dataflow;
+  } else {
+    d.model = dev;
+    d.model_name = dev->name;
+    d.model_kind = dev->kind;
+  }
+  // config.resolved.yaml names the device as the entry did: a file by the path it was read
+  // from (the run's directory may be elsewhere), an inline mapping in full.
+  d.model_ref = ref.is_scalar() ? std::filesystem::absolute(dev->source).lexically_normal().string()
+                                : YAML::Dump(ref.yaml());
+  return d;
+}
 
 std::vector<std::string> shipped_system_names() {
   return shipped_config_names("systems");

@@ -34,6 +34,12 @@ SystemSpec load_system(const std::string& ref);
 /// model of that accelerator and dataflow (sim/devices/accel_device.h).
 std::shared_ptr<const DeviceModelSpec> entry_device_model(const DeviceSpec& d);
 
+/// A system's `device:` entry at `ref` as its DeviceSpec: `dev` (parse_device_ref(ref)) as the
+/// entry's model, or, for one of trainsim's accelerators, that accelerator and dataflow
+/// (simulated as a single run simulates it); `sim` gives the accelerator fields of a model entry.
+DeviceSpec device_entry(const std::shared_ptr<const DeviceModelSpec>& dev, const ConfigNode& ref,
+                        const SimulationSpec& sim);
+
 /// Stems of the shipped system presets.
 std::vector<std::string> shipped_system_names();
 

@@ -197,4 +197,22 @@ HypeSpec parse_hype(const ConfigNode& node, const std::string& experiment_path,
   return s;
 }
 
+SystemSpec implied_system(const ConfigNode& node, const HypeSpec& h,
+                          const std::string& experiment_path, const SimulationSpec& sim) {
+  ConfigMap m = node.as_map();
+  SystemSpec s;
+  s.name = "hype";
+  s.source = experiment_path;
+  s.implied_by = "hype";
+  DeviceSpec gpu = device_entry(h.gpu, m.require("gpu"), sim);
+  gpu.where = h.gpu_key;
+  for (int i = 0; i < h.gpus; ++i) s.devices.push_back(gpu);
+  if (h.offloads > 0) {
+    DeviceSpec off = device_entry(h.offload, m.require("offload"), sim);
+    off.where = "hype.offload";
+    for (int i = 0; i < h.offloads; ++i) s.devices.push_back(off);
+  }
+  return s;
+}
+
 }  // namespace trainsim

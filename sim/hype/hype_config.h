@@ -3,6 +3,7 @@
 #include <string>
 
 #include "sim/hype/hype_spec.h"
+#include "sim/spec/specs.h"
 #include "sim/spec/system_spec.h"
 #include "sim/yaml/yaml_reader.h"
 
@@ -18,5 +19,12 @@ namespace trainsim {
 /// the host as Hype-training's do (`hype.links`), so the system may not set links.
 HypeSpec parse_hype(const ConfigNode& node, const std::string& experiment_path,
                     const SystemSpec* system = nullptr, const ConfigNode* system_node = nullptr);
+
+/// The system a `hype:` that names its own devices implies (`h` parsed from `node` without a
+/// system): its GPUs, then its offload devices, as `system.devices` would list them, their keys
+/// `hype.gpu` and `hype.offload`. So every Hype run has the experiment's one system of devices;
+/// `hype:` is the settings of the placement over it.
+SystemSpec implied_system(const ConfigNode& node, const HypeSpec& h,
+                          const std::string& experiment_path, const SimulationSpec& sim);
 
 }  // namespace trainsim

@@ -64,6 +64,10 @@ struct SystemSpec {
   std::string topology = "chain";  ///< `trainsim list topologies`
   LinkSpec link;                   ///< every link's figures (topology: custom lists its own)
   InterconnectSpec net;            ///< the links the topology builds
+  /// The block that named these devices when `system:` did not: "hype" for a `hype:` with its
+  /// own `gpu:` and `offload:` (its devices talk over the host, hype.links, so `net` is empty).
+  /// Empty for a `system:`. config.resolved.yaml writes the block that named them, not this.
+  std::string implied_by;
   bool present() const { return !devices.empty(); }
 };
 

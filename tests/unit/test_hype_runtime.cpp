@@ -506,3 +506,28 @@ TEST_CASE("Hype runtime: the host's links name the hype.links keys in errors", "
   CHECK_THROWS_WITH(net.transfer_ps(0, 1, std::int64_t{1} << 50),
                     Catch::StartsWith("hype.links.gpu.bandwidth_gbps: at 0.001 "));
 }
+
+TEST_CASE("A hype: that names its own devices has them as the experiment's one system",
+          "[hype][config]") {
+  // configs/experiments/hype_zoo.yaml: hype: {gpu: v100, offload: s10_gx2500, offloads: 3}.
+  const ExperimentSpec e = load_experiment(configs_root() + "/experiments/hype_zoo.yaml", {});
+  REQUIRE(e.hype != nullptr);
+  REQUIRE(e.system.present());
+  CHECK(e.system.implied_by == "hype");
+  REQUIRE(e.system.devices.size() == 4);
+  CHECK(e.system.devices[0].name() == e.hype->gpu->name);
+  CHECK(e.system.devices[0].where == "hype.gpu");
+  for (std::size_t d = 1; d < 4; ++d) {
+    CHECK(e.system.devices[d].name() == e.hype->offload->name);
+    CHECK(e.system.devices[d].where == "hype.offload");
+  }
+  // config.resolved.yaml writes the block that named the devices, so it runs again as it is.
+  const std::string resolved = resolved_yaml(e);
+  CHECK(resolved.find("\nsystem:") == std::string::npos);
+  CHECK(resolved.find("\nhype:") != std::string::npos);
+  // GPUs alone: the system is the GPUs.
+  const ExperimentSpec alone = load_experiment(configs_root() + "/experiments/hype_zoo.yaml",
+                                               {"hype.gpus=2", "hype.offloads=0"});
+  REQUIRE(alone.system.devices.size() == 2);
+  CHECK(alone.system.devices[1].where == "hype.gpu");
+}
