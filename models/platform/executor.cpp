@@ -36,22 +36,28 @@ void Executor::abandon() {
 
 void Executor::run() {
   const sc_core::sc_time start = sc_core::sc_time_stamp();
-  d_.spawn(*this, true);
-  for (int d = 0; d < devices(); ++d) spawn([this, d] { device(d); }, "device");
-  d_.spawn(*this, false);
-  // The links' processes come last, and their clock starts with the run.
-  links_ = std::make_unique<LinkBank>(
-      net_, start, guard_,
-      [this](int c, std::int64_t tag, std::int64_t bytes) { d_.delivered(c, tag, bytes); });
-  run_kernel();
-  guard_.rethrow();
-  if (std::exception_ptr e = d_.unfinished()) {
-    // The processes still waiting are woken to return (SystemC cannot kill a process from
-    // outside the simulation), then the dispatcher's account is raised.
-    abandon();
+  std::exception_ptr error;
+  try {
+    d_.spawn(*this, true);
+    for (int d = 0; d < devices(); ++d) spawn([this, d] { device(d); }, "device");
+    d_.spawn(*this, false);
+    // The links' processes come last, and their clock starts with the run.
+    links_ = std::make_unique<LinkBank>(
+        net_, start, guard_,
+        [this](int c, std::int64_t tag, std::int64_t bytes) { d_.delivered(c, tag, bytes); });
     run_kernel();
-    std::rethrow_exception(e);
+    guard_.rethrow();
+    error = d_.unfinished();
+  } catch (...) {
+    error = std::current_exception();
   }
+  if (!error) return;
+  // Every process still waiting is woken to return before the error leaves (SystemC cannot
+  // kill a process from outside the simulation, and one left waiting would outlive the
+  // executor and the dispatcher it points to).
+  abandon();
+  run_kernel();
+  std::rethrow_exception(error);
 }
 
 void Executor::device(int d) {

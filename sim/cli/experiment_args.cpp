@@ -94,7 +94,8 @@ ExperimentArgs parse_experiment_args(const std::string& command,
 ExperimentSpec load_experiment(const ExperimentArgs& a) {
   ExperimentSpec spec = load_experiment(a.path, a.overrides);
   if (a.scalesim_config.empty()) return spec;
-  if (spec.system.present())
+  // A hype: that names its own devices implies a system, but not one of accelerators.
+  if (spec.system.present() && spec.system.implied_by.empty())
     throw UserError("--scalesim-config sets the one accelerator of an experiment; '" + spec.name +
                     "' runs on a system of devices");
   std::string dataflow;

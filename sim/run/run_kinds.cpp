@@ -9,8 +9,8 @@ namespace trainsim {
 
 const std::vector<RunKindInfo>& run_kinds() {
   static const std::vector<RunKindInfo> all = {
-      // A hype: over a system places ops on its devices: Hype's runtime, not the pipeline's,
-      // so it is asked first.
+      // A hype: over a system (its own, or the one its gpu: and offload: imply) places ops on
+      // its devices: Hype's runtime, not a pipeline schedule.
       {"hype",
        "a Hype-training iteration placed op by op on GPUs and offload devices (hype:), "
        "scaled to the run",
@@ -24,7 +24,9 @@ const std::vector<RunKindInfo>& run_kinds() {
       {"system",
        "devices of any kind joined by links (system:), a pipeline schedule and replicas over "
        "them",
-       [](const ExperimentSpec& s, bool simulate) { return simulate && s.system.present(); },
+       [](const ExperimentSpec& s, bool simulate) {
+         return simulate && s.system.present() && s.hype == nullptr;
+       },
        run_system_experiment,
        [](const ExperimentSpec& s, bool) {
          check_numerics(s);

@@ -67,6 +67,7 @@ struct SystemSpec {
   /// The block that named these devices when `system:` did not: "hype" for a `hype:` with its
   /// own `gpu:` and `offload:` (its devices talk over the host, hype.links, so `net` is empty).
   /// Empty for a `system:`. config.resolved.yaml writes the block that named them, not this.
+  /// Such a system may list up to 128 devices (hype.gpus and hype.offloads are each <= 64).
   std::string implied_by;
   bool present() const { return !devices.empty(); }
 };

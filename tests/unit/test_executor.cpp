@@ -4,6 +4,7 @@
 // that cannot finish raises the dispatcher's account instead of hanging.
 #include <catch2/catch.hpp>
 
+#include <array>
 #include <stdexcept>
 #include <vector>
 
@@ -93,12 +94,29 @@ class Forever : public Dispatcher {
   Executor x_;
 };
 
-// A task whose start throws, as an op priced past the simulation's range would.
+// A task whose start throws, as an op priced past the simulation's range would, while device 0
+// and a process of the dispatcher's own wait for events that never come: the error must wake
+// them to return.
 class Throws : public Dispatcher {
  public:
   explicit Throws(const Interconnect& net) : x_(net, *this) {}
   void run() { x_.run(); }
-  int next(int d) override { return d == 1 && !started_ ? 0 : kDone; }
+  bool own_returned = false;
+
+  void spawn(Executor& x, bool before) override {
+    if (before)
+      x.spawn(
+          [this] {
+            while (!x_.stopping()) sc_core::wait(never_);
+            own_returned = true;
+          },
+          "own");
+  }
+  void abandon() override { never_.notify(sc_core::SC_ZERO_TIME); }
+  int next(int d) override {
+    if (d == 0) return kWait;
+    return started_ ? kDone : 0;
+  }
   std::int64_t start(int, int) override {
     started_ = true;
     throw std::runtime_error("an op past the range");
@@ -109,8 +127,66 @@ class Throws : public Dispatcher {
 
  private:
   bool started_ = false;
+  sc_core::sc_event never_;
   Executor x_;
 };
+
+// Device 1 is woken after a delta cycle by a process of the dispatcher's own, spawned before
+// the devices; device 0 by the same process, at once. Both then start a task of 1 ps.
+class Deltas : public Dispatcher {
+ public:
+  explicit Deltas(const Interconnect& net) : x_(net, *this) {}
+  void run() { x_.run(); }
+  std::vector<int> order;  // devices in the order they started their task
+
+  void spawn(Executor& x, bool before) override {
+    if (!before) return;
+    x.spawn(
+        [this] {
+          sc_core::wait(5, sc_core::SC_PS);
+          go_ = true;
+          x_.wake(1, true);
+          x_.wake(0);
+        },
+        "own");
+  }
+  int next(int d) override {
+    if (!go_) return kWait;
+    return ran_[static_cast<std::size_t>(d)] ? kDone : d;
+  }
+  std::int64_t start(int task, int d) override {
+    ran_[static_cast<std::size_t>(d)] = true;
+    order.push_back(task);
+    starts.push_back(x_.now_ps());
+    return 1;
+  }
+  std::vector<std::int64_t> starts;
+  void ended(int, int) override {}
+  void device_done(int) override {
+    if (++done_ == 2) x_.links().stop();
+  }
+  void delivered(int, std::int64_t, std::int64_t) override {}
+  std::exception_ptr unfinished() override {
+    return done_ == 2 ? nullptr : std::make_exception_ptr(std::runtime_error("deltas"));
+  }
+
+ private:
+  bool go_ = false;
+  std::array<bool, 2> ran_{};
+  int done_ = 0;
+  Executor x_;
+};
+
+// SystemC processes of this program that have not returned: a run must leave none behind (one
+// left waiting would point into a destroyed executor).
+int live_processes() {
+  int n = 0;
+  for (sc_core::sc_object* o : sc_core::sc_get_top_level_objects()) {
+    sc_core::sc_process_handle h(o);
+    if (h.valid() && !h.terminated()) ++n;
+  }
+  return n;
+}
 
 }  // namespace
 
@@ -140,8 +216,10 @@ TEST_CASE("Executor: devices take jobs online, wait for transfers, and take thei
 TEST_CASE("Executor: a run that cannot finish raises its dispatcher's account, not a hang",
           "[platform][executor][errors]") {
   const Interconnect net = chain(2);
+  const int live = live_processes();
   Forever f(net);
   CHECK_THROWS_WITH(f.run(), "device 0 waits for a wake");
+  CHECK(live_processes() == live);
   // The kernel is usable again: another run on it completes.
   Queue q(net, 2);
   q.run();
@@ -151,9 +229,23 @@ TEST_CASE("Executor: a run that cannot finish raises its dispatcher's account, n
 TEST_CASE("Executor: an error in a device's process stops the run and comes back from run()",
           "[platform][executor][errors]") {
   const Interconnect net = chain(2);
+  const int live = live_processes();
   Throws t(net);
   CHECK_THROWS_WITH(t.run(), "an op past the range");
+  CHECK(t.own_returned);
+  CHECK(live_processes() == live);
   Queue q(net, 3);
   q.run();
   CHECK(q.ran[2].end == 4'000'000);
+}
+
+TEST_CASE("Executor: a dispatcher's own process wakes devices at once or after a delta cycle",
+          "[platform][executor]") {
+  const Interconnect net = chain(2);
+  Deltas d(net);
+  d.run();
+  // Both start at 5 ps; device 0, woken at once, starts in the same delta cycle as the wake,
+  // before device 1, woken for the next one.
+  CHECK(d.order == std::vector<int>{0, 1});
+  CHECK(d.starts == std::vector<std::int64_t>{5, 5});
 }

@@ -6,6 +6,9 @@
 // slower than gpu-only, the power-cap policy never exceeds its cap, runs are deterministic.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+#include <fstream>
+
 #include "models/platform/interconnect.h"
 #include "sim/config/experiment_config.h"
 #include "sim/core/error.h"
@@ -521,10 +524,33 @@ TEST_CASE("A hype: that names its own devices has them as the experiment's one s
     CHECK(e.system.devices[d].name() == e.hype->offload->name);
     CHECK(e.system.devices[d].where == "hype.offload");
   }
-  // config.resolved.yaml writes the block that named the devices, so it runs again as it is.
+  // config.resolved.yaml writes the block that named the devices, so it loads again to the
+  // same system.
   const std::string resolved = resolved_yaml(e);
   CHECK(resolved.find("\nsystem:") == std::string::npos);
   CHECK(resolved.find("\nhype:") != std::string::npos);
+  const std::filesystem::path file =
+      std::filesystem::temp_directory_path() / "trainsim_hype_implied_system.yaml";
+  {
+    std::ofstream out(file);
+    out << resolved;
+  }
+  const ExperimentSpec again = load_experiment(file.string(), {});
+  std::filesystem::remove(file);
+  REQUIRE(again.system.devices.size() == 4);
+  CHECK(again.system.implied_by == "hype");
+  for (std::size_t d = 0; d < 4; ++d) {
+    CHECK(again.system.devices[d].name() == e.system.devices[d].name());
+    CHECK(again.system.devices[d].where == e.system.devices[d].where);
+  }
+  // A hype: over a system: written in the experiment: that system, implied by nothing.
+  const ExperimentSpec over =
+      load_experiment(configs_root() + "/experiments/hype_zoo.yaml",
+                      {"hype={policy: energy}",
+                       "system={devices: [{device: v100}, {device: s10_gx2500, count: 3}]}"});
+  REQUIRE(over.hype != nullptr);
+  CHECK(over.system.implied_by.empty());
+  CHECK(over.system.devices.size() == 4);
   // GPUs alone: the system is the GPUs.
   const ExperimentSpec alone = load_experiment(configs_root() + "/experiments/hype_zoo.yaml",
                                                {"hype.gpus=2", "hype.offloads=0"});
