@@ -141,6 +141,15 @@ void emit_pipeline(YAML::Emitter& out, const PipelineSpec& p) {
       out << YAML::Flow << YAML::BeginSeq << r[0] << r[1] << YAML::EndSeq;
     out << YAML::EndSeq;
   }
+  if (!p.orders.empty()) {
+    out << YAML::Key << "orders" << YAML::Value << YAML::BeginSeq;
+    for (const auto& list : p.orders) {
+      out << YAML::Flow << YAML::BeginSeq;
+      for (const std::string& t : list) out << t;
+      out << YAML::EndSeq;
+    }
+    out << YAML::EndSeq;
+  }
   out << YAML::EndMap;
 }
 

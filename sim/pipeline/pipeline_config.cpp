@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "models/platform/stuck.h"
 #include "sim/core/error.h"
 #include "sim/core/named_registry.h"
 #include "sim/pipeline/schedule.h"
@@ -23,7 +24,7 @@ PipelineSpec parse_pipeline(const ConfigNode* node, const ConfigNode& top,
   };
   if (node) {
     ConfigMap m = node->as_map();
-    m.allow_only({"schedule", "micro_batches", "chunks", "replicas", "stages"});
+    m.allow_only({"schedule", "micro_batches", "chunks", "replicas", "stages", "orders"});
     if (auto v = m.get("schedule")) {
       p.schedule = v->as_nonempty_string();
       if (registry_find(schedules(), p.schedule) == nullptr)
@@ -33,6 +34,13 @@ PipelineSpec parse_pipeline(const ConfigNode* node, const ConfigNode& top,
     if (auto v = m.get("micro_batches")) p.micro_batches = v->as_int_in(key_range::kMicroBatches);
     if (auto v = m.get("chunks")) p.chunks = v->as_int_in(key_range::kChunks);
     if (auto v = m.get("replicas")) p.replicas = v->as_int_in(key_range::kDevices);
+    if (auto v = m.get("orders")) {
+      for (const ConfigNode& list : v->as_sequence()) {
+        p.orders.emplace_back();
+        for (const ConfigNode& task : list.as_sequence())
+          p.orders.back().push_back(task.as_nonempty_string());
+      }
+    }
     if (auto v = m.get("stages")) {
       if (v->is_scalar()) {
         v->as_choice({"auto"});
@@ -46,6 +54,11 @@ PipelineSpec parse_pipeline(const ConfigNode* node, const ConfigNode& top,
       }
     }
   }
+  // The orders are the custom schedule's data, and it has no other.
+  const Schedule& schedule = schedule_named(p.schedule);
+  if (!p.orders.empty() && !schedule.takes_orders())
+    fail("orders", "pipeline.orders lists the device orders of schedule: custom (schedule is " +
+                       p.schedule + ")");
   if (!spec.system.present()) return p;  // one device: the caller notes it is unused
   const int batch = spec.training.batch_size;
   // Micro-batches must split the batch evenly: unequal micro-batches would make stage
@@ -70,12 +83,35 @@ PipelineSpec parse_pipeline(const ConfigNode* node, const ConfigNode& top,
                                               std::to_string(p.replicas) + " replicas)"
                                         : std::to_string(devices) + " devices";
   PipelineLayout layout;
+  const ScheduleParams params{per_replica, p.micro_batches, p.chunks, p.orders};
+  const char* key = schedule.takes_orders() ? "orders" : "schedule";
   try {
-    layout = schedule_named(p.schedule).layout({per_replica, p.micro_batches, p.chunks});
+    layout = schedule.layout(params);
   } catch (const UserError& e) {
-    fail("schedule", std::string(e.what()) + (p.replicas > 1 ? ", on " + on + " of the system's " +
-                                                                   std::to_string(devices)
-                                                             : std::string()));
+    fail(key, std::string(e.what()) +
+                  (p.replicas > 1 ? ", on " + on + " of the system's " + std::to_string(devices)
+                                  : std::string()));
+  }
+  // The orders of a batch are proven before any run: one that cannot finish (a custom order
+  // with a backward before its forward, devices waiting on each other) is refused here, naming
+  // the device and the task it would wait for.
+  {
+    GraphSpec gs;
+    gs.micro_batches = p.micro_batches;
+    gs.batches = {BatchKind::kBackprop};
+    gs.split_backward = schedule.split_backward(params);
+    const TaskGraph g(layout, gs);
+    try {
+      PlanCosts unit;  // a schedule that orders by cost sees every task take as long
+      unit.task_ps = [](const Task&) { return std::int64_t{1}; };
+      unit.edge_ps = [](const Task&, const Task&, EdgeData) { return std::int64_t{0}; };
+      check_orders(g, schedule.order(g, unit, params));
+    } catch (const StuckError& e) {
+      std::string why = e.what();  // "pipeline schedule: the device orders cannot finish: ..."
+      const std::string own = "pipeline schedule: ";
+      if (why.compare(0, own.size(), own) == 0) why.erase(0, own.size());
+      fail(key, why);
+    }
   }
   const int layers = static_cast<int>(spec.network.layers.size());
   if (layout.stages > layers)

@@ -17,7 +17,7 @@ namespace {
 // What the schedule lays out and orders: one replica's devices and micro-batches.
 ScheduleParams params_of(const ExperimentSpec& spec) {
   return {static_cast<int>(spec.system.devices.size()) / spec.pipeline.replicas,
-          spec.pipeline.micro_batches, spec.pipeline.chunks};
+          spec.pipeline.micro_batches, spec.pipeline.chunks, spec.pipeline.orders};
 }
 
 void check_technique(const ExperimentSpec& spec) {
@@ -188,7 +188,7 @@ BatchRun PipelineModel::run(const std::vector<int>& kinds, int micro) {
   for (int k : kinds)
     gs.batches.push_back(backprop_kind_[static_cast<std::size_t>(k)] ? BatchKind::kBackprop
                                                                      : BatchKind::kForwardOnly);
-  gs.split_backward = schedule_.split_backward();
+  gs.split_backward = schedule_.split_backward(params_of(spec_));
   // The schedule orders one replica's graph; replicas run copies of its orders.
   std::unique_ptr<TaskGraph> base;
   if (spec_.pipeline.replicas > 1) {
@@ -203,9 +203,9 @@ BatchRun PipelineModel::run(const std::vector<int>& kinds, int micro) {
   plan.edge_ps = [&](const Task& from, const Task& to, EdgeData data) {
     return net_.transfer_ps(from.device, to.device, edge_bytes(from, data, micro));
   };
-  r.orders = base
-                 ? replicate_orders(*base, schedule_.order(*base, plan), g, spec_.pipeline.replicas)
-                 : schedule_.order(g, plan);
+  r.orders = base ? replicate_orders(*base, schedule_.order(*base, plan, params_of(spec_)), g,
+                                     spec_.pipeline.replicas)
+                  : schedule_.order(g, plan, params_of(spec_));
   std::vector<std::int64_t> durations;
   for (const Task& t : g.tasks()) durations.push_back(plan.task_ps(t));
   r.graph->set_edge_bytes(

@@ -17,6 +17,10 @@ struct ScheduleParams {
   int devices = 1;
   int micro_batches = 1;
   int chunks = 1;  ///< model chunks per device (interleaved 1F1B's v); others need 1
+  /// The `custom` schedule's data: per device, one batch's tasks in the order it runs them
+  /// (`F3`: micro-batch 3's forward, `B3` its backward, or with `W` tasks its input gradient,
+  /// `W3` its weight gradient); empty for every other schedule.
+  std::vector<std::vector<std::string>> orders;
 };
 
 /// Estimated durations the planner orders by, in picoseconds: a task's, and an edge's (the
@@ -31,13 +35,17 @@ class Schedule {
   virtual ~Schedule() = default;
   virtual std::string name() const = 0;
   virtual std::string description() const = 0;
+  /// Whether the schedule is data: its orders come from `pipeline.orders`
+  /// (ScheduleParams::orders), which no other schedule takes.
+  virtual bool takes_orders() const { return false; }
   /// Splits backward into backward-data (B) and backward-weight (W) tasks.
-  virtual bool split_backward() const { return false; }
+  virtual bool split_backward(const ScheduleParams&) const { return false; }
   /// Stages, placement and micro-batch pipes for `p`; UserError if the schedule cannot run
   /// that configuration (e.g. Chimera on an odd number of devices).
   virtual PipelineLayout layout(const ScheduleParams& p) const = 0;
-  /// The order of every device's tasks.
-  virtual DeviceOrders order(const TaskGraph& g, const PlanCosts& c) const = 0;
+  /// The order of every device's tasks (`p` as layout() had it).
+  virtual DeviceOrders order(const TaskGraph& g, const PlanCosts& c,
+                             const ScheduleParams& p) const = 0;
 };
 
 /// Every registered schedule, in a fixed order.

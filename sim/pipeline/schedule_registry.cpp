@@ -5,9 +5,9 @@
 namespace trainsim {
 
 const std::vector<const Schedule*>& schedules() {
-  static const std::vector<const Schedule*> all{&gpipe_schedule(), &one_f_one_b_schedule(),
+  static const std::vector<const Schedule*> all{&gpipe_schedule(),       &one_f_one_b_schedule(),
                                                 &interleaved_schedule(), &zero_bubble_h1_schedule(),
-                                                &chimera_schedule()};
+                                                &chimera_schedule(),     &custom_schedule()};
   return all;
 }
 

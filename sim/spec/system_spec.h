@@ -84,6 +84,8 @@ struct PipelineSpec {
   /// Explicit stage layer ranges [first, last] (inclusive, network layer indices) in stage
   /// order; empty: automatic (balanced stage times).
   std::vector<std::array<int, 2>> stages;
+  /// schedule: custom: per device, one batch's tasks in order (`F0`, `B0`, `W0`, ...).
+  std::vector<std::vector<std::string>> orders;
 };
 
 }  // namespace trainsim

@@ -178,6 +178,28 @@ TEST_CASE("Bad systems and pipelines: one line, exit 2, no output", "[pipeline][
       {"system: {devices: 2, link: {bandwidth_gbps: 0}}\n", {"bandwidth_gbps"}},
       {"system: four_gpus\n", {"unknown system 'four_gpus'"}},
       {"system: {devices: 2}\ntechnique: specbp\n", {"depends on the data", "2 devices"}},
+      // Schedules as data (schedule: custom): what cannot be, refused before any run.
+      {"system: {devices: 2}\npipeline: {schedule: custom}\n", {"needs pipeline.orders"}},
+      {"system: {devices: 2}\npipeline: {orders: [[F0, B0], [F0, B0]], micro_batches: 1}\n",
+       {"pipeline.orders", "schedule: custom (schedule is gpipe)"}},
+      {"system: {devices: 2}\npipeline: {schedule: custom, micro_batches: 1, orders: [[F0, B0]]}\n",
+       {"1 lists", "one per device expected (2)"}},
+      {"system: {devices: 2}\npipeline: {schedule: custom, micro_batches: 1,\n"
+       "  orders: [[F0, B0], [F0, X0]]}\n",
+       {"pipeline.orders[1][1]", "'X0' is no task"}},
+      {"system: {devices: 2}\npipeline: {schedule: custom, micro_batches: 2,\n"
+       "  orders: [[F0, F1, B0, B1], [F0, B0, F1, B1, F1]]}\n",
+       {"pipeline.orders[1][4]", "listed twice"}},
+      {"system: {devices: 2}\npipeline: {schedule: custom, micro_batches: 2,\n"
+       "  orders: [[F0, F1, B0, B1], [F0, B0, F1]]}\n",
+       {"device 1 never runs B1"}},
+      {"system: {devices: 2}\npipeline: {schedule: custom, micro_batches: 2,\n"
+       "  orders: [[F0, F1, B0, B1], [F0, B0, F2, B1]]}\n",
+       {"names micro-batch 2", "a batch has 2"}},
+      // Device 0 waits for B0, which device 1 runs only after F1, which needs device 0's F1.
+      {"system: {devices: 2}\npipeline: {schedule: custom, micro_batches: 2,\n"
+       "  orders: [[F0, B0, F1, B1], [F0, F1, B0, B1]]}\n",
+       {"pipeline.orders", "cannot finish", "dev0", "dev1"}},
   };
   for (std::size_t i = 0; i < cases.size(); ++i) {
     INFO(cases[i].extra);

@@ -41,13 +41,14 @@ int StepRun::peak_inflight(int device) const {
 }
 
 StepRun run_steps(const std::string& name, int devices, int micro_batches,
-                  const std::vector<BatchKind>& batches, const StepCosts& c, int chunks) {
+                  const std::vector<BatchKind>& batches, const StepCosts& c, int chunks,
+                  const std::vector<std::vector<std::string>>& given) {
   const Schedule& s = schedule_named(name);
-  ScheduleParams p{devices, micro_batches, chunks};
+  ScheduleParams p{devices, micro_batches, chunks, given};
   GraphSpec spec;
   spec.micro_batches = micro_batches;
   spec.batches = batches;
-  spec.split_backward = s.split_backward();
+  spec.split_backward = s.split_backward(p);
   TaskGraph g(s.layout(p), spec);
   const double scale = 1000.0 / chunks;  // a chunk is 1/v of a device's stage
   PlanCosts costs;
@@ -66,7 +67,7 @@ StepRun run_steps(const std::string& name, int devices, int micro_batches,
     }
   };
   costs.edge_ps = [](const Task&, const Task&, EdgeData) -> std::int64_t { return 0; };
-  DeviceOrders orders = s.order(g, costs);
+  DeviceOrders orders = s.order(g, costs, p);
   const Interconnect net = free_links(devices);
   std::vector<std::int64_t> durations;
   for (const Task& t : g.tasks()) durations.push_back(costs.task_ps(t));

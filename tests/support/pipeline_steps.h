@@ -28,6 +28,6 @@ struct StepRun {
 
 StepRun run_steps(const std::string& schedule, int devices, int micro_batches,
                   const std::vector<BatchKind>& batches, const StepCosts& costs = {},
-                  int chunks = 1);
+                  int chunks = 1, const std::vector<std::vector<std::string>>& orders = {});
 
 }  // namespace trainsim::test

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "sim/core/error.h"
+#include "sim/pipeline/schedule.h"
 #include "tests/support/pipeline_steps.h"
 
 using namespace trainsim;
@@ -118,4 +119,72 @@ TEST_CASE("Schedules refuse configurations they cannot run") {
   CHECK_THROWS_AS(run_steps("gpipe", 4, 4, {BP}, StepCosts{}, 2), UserError);
   CHECK_THROWS_WITH(run_steps("pipedream-2bw", 4, 4, {BP}),
                     Catch::Contains("unknown schedule 'pipedream-2bw'"));
+}
+
+TEST_CASE("A schedule given as data runs as the shipped schedule with the same orders",
+          "[pipeline][custom]") {
+  // schedule: custom takes each device's tasks of one batch as Zero Bubble's schedules are
+  // written. Given GPipe's, 1F1B's and ZB-H1's orders for 4 devices and 4 micro-batches (from
+  // their files), it must time every task as they do, Phase GP batches included.
+  using Orders = std::vector<std::vector<std::string>>;
+  const Orders gpipe(4, {"F0", "F1", "F2", "F3", "B0", "B1", "B2", "B3"});
+  const Orders one_f_one_b = {{"F0", "F1", "F2", "F3", "B0", "B1", "B2", "B3"},
+                              {"F0", "F1", "F2", "B0", "F3", "B1", "B2", "B3"},
+                              {"F0", "F1", "B0", "F2", "B1", "F3", "B2", "B3"},
+                              {"F0", "B0", "F1", "B1", "F2", "B2", "F3", "B3"}};
+  const Orders zb_h1 = {{"F0", "F1", "F2", "F3", "B0", "W0", "B1", "W1", "B2", "W2", "B3", "W3"},
+                        {"F0", "F1", "F2", "B0", "F3", "B1", "W0", "B2", "W1", "B3", "W2", "W3"},
+                        {"F0", "F1", "B0", "F2", "B1", "F3", "B2", "W0", "B3", "W1", "W2", "W3"},
+                        {"F0", "B0", "F1", "B1", "F2", "B2", "F3", "B3", "W0", "W1", "W2", "W3"}};
+  struct Case {
+    const char* shipped;
+    const Orders* orders;
+  };
+  const StepCosts uneven{1, 3, 2, 1};  // F 1, B 3 (split: B 2, W 1): no ties between passes
+  for (const Case& c : {Case{"gpipe", &gpipe}, Case{"1f1b", &one_f_one_b}, Case{"zb-h1", &zb_h1}})
+    for (const std::vector<BatchKind>& batches :
+         {std::vector<BatchKind>{BP}, std::vector<BatchKind>{GP, BP, BP}}) {
+      INFO(c.shipped << ", " << batches.size() << " batches");
+      const auto shipped = run_steps(c.shipped, 4, 4, batches, uneven);
+      const auto given = run_steps("custom", 4, 4, batches, uneven, 1, *c.orders);
+      CHECK(given.orders == shipped.orders);
+      REQUIRE(given.result.tasks.size() == shipped.result.tasks.size());
+      for (std::size_t i = 0; i < given.result.tasks.size(); ++i) {
+        CHECK(given.result.tasks[i].start_ps == shipped.result.tasks[i].start_ps);
+        CHECK(given.result.tasks[i].end_ps == shipped.result.tasks[i].end_ps);
+      }
+      CHECK(given.steps() == shipped.steps());
+    }
+  // Orders of its own. GPipe with 1F1B on the last stage only, no shipped schedule: the last
+  // stage's backwards end at 6, 9, 12 and 15 (F 1, B 2), the others' follow them down, and
+  // the first stage's last backward ends at 21, GPipe's count.
+  Orders mixed = gpipe;
+  mixed[3] = one_f_one_b[3];
+  CHECK(run_steps("custom", 4, 4, {BP}, {}, 1, mixed).steps() == 21);
+  // 1F1B with GPipe on the last stage cannot finish: stage 2 runs B0 before F2, which stage
+  // 3's forward of micro-batch 2 needs before it runs B0. Refused with what waits for what.
+  Orders stuck = one_f_one_b;
+  stuck[3] = gpipe[3];
+  CHECK_THROWS_WITH(
+      run_steps("custom", 4, 4, {BP}, {}, 1, stuck),
+      Catch::Contains("cannot finish") && Catch::Contains("dev3 waits in 'F b0 m2 s3'"));
+}
+
+TEST_CASE("A schedule given as data refuses orders that cannot be", "[pipeline][custom][errors]") {
+  using Orders = std::vector<std::vector<std::string>>;
+  auto layout_of = [](const Orders& o, int micro) {
+    return schedule_named("custom").layout({2, micro, 1, o});
+  };
+  CHECK_THROWS_WITH(layout_of({}, 1), Catch::Contains("needs pipeline.orders"));
+  CHECK_THROWS_WITH(layout_of({{"F0", "B0"}}, 1), Catch::Contains("1 lists"));
+  CHECK_THROWS_WITH(layout_of({{"F0", "B0"}, {"F0", "b0"}}, 1),
+                    Catch::Contains("pipeline.orders[1][1]: 'b0' is no task"));
+  CHECK_THROWS_WITH(layout_of({{"F0", "B0"}, {"F0", "B"}}, 1),
+                    Catch::Contains("needs a micro-batch number"));
+  CHECK_THROWS_WITH(layout_of({{"F0", "B0"}, {"F0", "B0", "F0"}}, 1),
+                    Catch::Contains("listed twice"));
+  CHECK_THROWS_WITH(layout_of({{"F0", "B0", "W0"}, {"F0", "B0"}}, 1),
+                    Catch::Contains("device 1 never runs W0"));
+  CHECK_THROWS_WITH(layout_of({{"F0", "B0"}, {"F0", "B1"}}, 1), Catch::Contains("a batch has 1"));
+  CHECK_NOTHROW(layout_of({{"F0", "B0", "W0"}, {"F0", "B0", "W0"}}, 1));
 }

@@ -34,7 +34,7 @@ class Chimera final : public Schedule {
       l.micro_pipe[static_cast<std::size_t>(m)] = 1;
     return l;
   }
-  DeviceOrders order(const TaskGraph& g, const PlanCosts& c) const override {
+  DeviceOrders order(const TaskGraph& g, const PlanCosts& c, const ScheduleParams&) const override {
     ListPolicy policy;
     policy.priority = [](const Task& t) {
       return std::array<int, 4>{t.batch, bookkeeping_first(t), t.pass == Pass::kForward ? 1 : 0,

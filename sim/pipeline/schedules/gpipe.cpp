@@ -15,7 +15,7 @@ class Gpipe final : public Schedule {
            "every micro-batch's activations";
   }
   PipelineLayout layout(const ScheduleParams& p) const override { return straight_layout(p); }
-  DeviceOrders order(const TaskGraph& g, const PlanCosts&) const override {
+  DeviceOrders order(const TaskGraph& g, const PlanCosts&, const ScheduleParams&) const override {
     const int m = g.spec().micro_batches;
     return batch_by_batch(g, [&](int b, int s, std::vector<int>& o) {
       for (int k = 0; k < m; ++k) o.push_back(g.find(Pass::kForward, b, k, s));

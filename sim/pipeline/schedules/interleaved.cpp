@@ -33,7 +33,7 @@ class Interleaved final : public Schedule {
     l.micro_pipe.assign(static_cast<std::size_t>(p.micro_batches), 0);
     return l;
   }
-  DeviceOrders order(const TaskGraph& g, const PlanCosts&) const override {
+  DeviceOrders order(const TaskGraph& g, const PlanCosts&, const ScheduleParams&) const override {
     const int p = g.layout().devices, v = g.layout().stages / p, m = g.spec().micro_batches;
     const int total = m * v;
     // The k-th forward (backward) of device d in batch b: micro-batches in groups of p, each

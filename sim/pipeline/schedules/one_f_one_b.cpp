@@ -17,7 +17,7 @@ class OneFOneB final : public Schedule {
            "forward, one backward; at most p-s micro-batches in flight";
   }
   PipelineLayout layout(const ScheduleParams& p) const override { return straight_layout(p); }
-  DeviceOrders order(const TaskGraph& g, const PlanCosts&) const override {
+  DeviceOrders order(const TaskGraph& g, const PlanCosts&, const ScheduleParams&) const override {
     const int p = g.layout().devices, m = g.spec().micro_batches;
     return batch_by_batch(g, [&](int b, int s, std::vector<int>& o) {
       auto f = [&](int k) { return g.find(Pass::kForward, b, k, s); };

@@ -12,6 +12,7 @@ const Schedule& one_f_one_b_schedule();
 const Schedule& interleaved_schedule();
 const Schedule& zero_bubble_h1_schedule();
 const Schedule& chimera_schedule();
+const Schedule& custom_schedule();
 
 /// Appends, for batch `b`, the device's update tasks (and gradient markers) of every stage it
 /// holds, after its other tasks of the batch: the order static schedules use.

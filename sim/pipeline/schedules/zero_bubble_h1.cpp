@@ -18,9 +18,9 @@ class ZeroBubbleH1 final : public Schedule {
     return "Zero Bubble ZB-H1: backward split into B and W, W deferred into the drain; idle "
            "(p-1)(F+B-W) where 1F1B idles (p-1)(F+B+W), at 1F1B's peak memory";
   }
-  bool split_backward() const override { return true; }
+  bool split_backward(const ScheduleParams&) const override { return true; }
   PipelineLayout layout(const ScheduleParams& p) const override { return straight_layout(p); }
-  DeviceOrders order(const TaskGraph& g, const PlanCosts&) const override {
+  DeviceOrders order(const TaskGraph& g, const PlanCosts&, const ScheduleParams&) const override {
     const int p = g.layout().devices, m = g.spec().micro_batches;
     return batch_by_batch(g, [&](int b, int s, std::vector<int>& o) {
       const int warmup = std::min(p - s - 1, m), delay = s;
