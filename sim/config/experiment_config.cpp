@@ -468,7 +468,7 @@ ExperimentSpec load_experiment(const std::string& path, const std::vector<std::s
       spec.system = implied_system(*v, *spec.hype, path, spec.sim);
     }
     // What only offloading reads is unused on GPUs alone: say so rather than ignore it.
-    for (const char* key : {"thresholds", "overlap_rule"})
+    for (const char* key : {"thresholds", "overlap_rule", "offload_types"})
       if (spec.hype->offloads == 0 && spec.hype->raw[key])
         spec.notes.push_back(std::string("hype.") + key +
                              ": unused, the system has no offload devices");

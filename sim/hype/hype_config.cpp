@@ -1,10 +1,13 @@
 #include "sim/hype/hype_config.h"
 
+#include <algorithm>
+
 #include "sim/core/error.h"
 #include "sim/core/format.h"
 #include "sim/devices/device_config.h"
 #include "sim/devices/device_identity.h"
 #include "sim/devices/system_config.h"
+#include "sim/hype/op_types.h"
 #include "sim/yaml/key_ranges.h"
 
 namespace trainsim {
@@ -95,8 +98,9 @@ void devices_from_system(const SystemSpec& sys, const ConfigNode* node, const Co
 HypeSpec parse_hype(const ConfigNode& node, const std::string& experiment_path,
                     const SystemSpec* system, const ConfigNode* system_node) {
   ConfigMap m = node.as_map();
-  m.allow_only({"gpu", "gpus", "offload", "offloads", "links", "policy", "power_cap_w",
-                "thresholds", "overlap_rule", "bias_ops", "dvfs", "host_static_w", "sample_ms"});
+  m.allow_only({"gpu", "gpus", "offload", "offloads", "links", "policy", "offload_types",
+                "power_cap_w", "thresholds", "overlap_rule", "bias_ops", "dvfs", "host_static_w",
+                "sample_ms"});
   HypeSpec s;
   s.raw = YAML::Clone(node.yaml());
   if (system != nullptr) {
@@ -184,6 +188,28 @@ HypeSpec parse_hype(const ConfigNode& node, const std::string& experiment_path,
       v->fail(sformat("%.6g W is below the system's static power, %.6g W", s.power_cap_w, floor));
   } else if (hype_policy_info(s.policy).needs_power_cap) {
     m.node().fail("policy " + s.policy + " needs power_cap_w");
+  }
+  // A placement given as data: the op types, by TensorFlow's names (docs/hype.md).
+  const bool takes_types = hype_policy_info(s.policy).takes_offload_types;
+  if (auto v = m.get("offload_types")) {
+    if (!takes_types)
+      v->fail("offload_types is the placement of policy listed (policy is " + s.policy + ")");
+    for (const ConfigNode& t : v->as_sequence()) {
+      PaperOpType type{};
+      if (!parse_paper_op_type(t.as_nonempty_string(), type)) {
+        std::string known;
+        for (int k = 0; k < kNumPaperOpTypes; ++k)
+          known += std::string(known.empty() ? "" : ", ") +
+                   paper_op_type_name(static_cast<PaperOpType>(k));
+        t.fail("unknown op type '" + t.as_string() + "' (known: " + known + ")");
+      }
+      if (std::find(s.offload_types.begin(), s.offload_types.end(), type) == s.offload_types.end())
+        s.offload_types.push_back(type);
+    }
+  } else if (takes_types) {
+    m.node().fail("policy " + s.policy +
+                  " needs offload_types: the op types it places on the "
+                  "offload devices, e.g. [MatMul, Conv2D]");
   }
   // A policy that scales the GPU's clock needs a GPU that has one (a GPU model; trainsim's
   // accelerators and the FPGA kernels run at one clock).

@@ -98,6 +98,7 @@ HypeIteration simulate_hype(const HypeSpec& spec, const NetShape& net, int batch
 
   PolicyParams params;
   params.dvfs = spec.dvfs;
+  params.offload_types = spec.offload_types;
   // The replicas are identical and run in step: each keeps its share of the cap left after
   // the host.
   params.power_cap_w = std::isfinite(spec.power_cap_w)

@@ -5,6 +5,7 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <yaml-cpp/yaml.h>
 
@@ -21,6 +22,8 @@ struct HypeSpec {
   int offloads = 0;                                ///< in all; each GPU gets offloads / gpus
   HostLink gpu_link, offload_link;
   std::string policy = "energy";  ///< `trainsim list policies`
+  /// `listed`'s placement as data: the op types it puts on the offload devices.
+  std::vector<PaperOpType> offload_types;
   /// W for the whole system; infinite: none. Every policy's run counts violations of it.
   double power_cap_w = std::numeric_limits<double>::infinity();
   bool auto_thresholds = true;  ///< derived as Sec. 3.2 does (characterize.h)

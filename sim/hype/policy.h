@@ -43,6 +43,9 @@ struct PolicyParams {
   /// The system's power cap, W (infinite: none).
   double power_cap_w = std::numeric_limits<double>::infinity();
   DvfsParams dvfs;
+  /// The `listed` policy's data (`hype.offload_types`): the op types it places on the offload
+  /// devices; empty for every other policy.
+  std::vector<PaperOpType> offload_types;
 };
 
 class HypePolicy {
@@ -102,6 +105,8 @@ struct PolicyInfo {
   std::unique_ptr<HypePolicy> (*make)(const PolicyParams&);
   /// It scales the GPU's clock: the GPU must be of a kind that has one (DeviceModel::at_clock).
   bool scales_clock = false;
+  /// Its placement is data: it requires `hype.offload_types`, which no other policy takes.
+  bool takes_offload_types = false;
 };
 
 /// Every policy, in a fixed order.
@@ -140,5 +145,6 @@ std::unique_ptr<HypePolicy> make_power_cap_policy(const PolicyParams& p);
 std::unique_ptr<HypePolicy> make_dvfs_policy(const PolicyParams& p);
 std::unique_ptr<HypePolicy> make_power_cap_dvfs_policy(const PolicyParams& p);
 std::unique_ptr<HypePolicy> make_public_code_policy(const PolicyParams& p);
+std::unique_ptr<HypePolicy> make_listed_policy(const PolicyParams& p);
 
 }  // namespace trainsim

@@ -44,6 +44,14 @@ const std::vector<PolicyInfo>& hype_policies() {
        {"green-training"},
        false,
        make_public_code_policy},
+      {"listed",
+       "a placement given as data: every op of the types in hype.offload_types that the offload "
+       "devices have a kernel for goes there, whatever it costs; the rest on the GPU",
+       {},
+       false,
+       make_listed_policy,
+       /*scales_clock=*/false,
+       /*takes_offload_types=*/true},
   };
   return all;
 }

@@ -225,6 +225,12 @@ TEST_CASE("Bad hype systems fail with one line and no output", "[hype][cli]") {
       {"hype: {gpu: v100, links: {offload: {bandwidth_gbps: 10}}}", "a link to nowhere"},
       {"hype: {gpu: v100, links: {fpga9: {bandwidth_gbps: 10}}}", "fpga9"},
       {"hype: {gpu: v100, policy: fastest}", "unknown policy 'fastest'"},
+      // A placement given as data (policy listed) and what cannot be one.
+      {"hype: {gpu: v100, offload: s10_gx2500, policy: listed}", "needs offload_types"},
+      {"hype: {gpu: v100, offload: s10_gx2500, offload_types: [MatMul]}",
+       "offload_types is the placement of policy listed (policy is energy)"},
+      {"hype: {gpu: v100, offload: s10_gx2500, policy: listed, offload_types: [Conv3D]}",
+       "unknown op type 'Conv3D' (known: MatMul, Conv2D,"},
       {"hype: {gpu: v100, gpus: 2, offload: s10_gx2500, offloads: 3}", "do not divide"},
       {"hype: {gpu: v100, overlap_rule: maybe}", "overlap_rule"},
       {"hype: {gpu: v100, sample_ms: 0.0000001}", "sample_ms"},
@@ -327,4 +333,29 @@ TEST_CASE("Hype keys that only offloading reads are noted on GPUs alone", "[hype
   REQUIRE(r.exit_code == 0);
   CHECK(r.out.find("note: hype.overlap_rule: unused") != std::string::npos);
   CHECK(r.out.find("note: hype.thresholds: unused") != std::string::npos);
+}
+
+TEST_CASE("A Hype placement given as data runs as the policy with the same plan", "[hype][cli]") {
+  // policy: listed places every op of the listed types the offload devices can run there:
+  // [MatMul, Conv2D] is the authors' public code (policy public-code), op for op; an empty
+  // list keeps every op on the GPU, as gpu-only does, beside idle FPGAs.
+  const std::string dir = fresh_dir("hype-listed");
+  auto stats = [&](const std::string& name, const std::vector<std::string>& sets) {
+    std::vector<std::string> args = {"run", kZoo, "--out", dir + "/" + name, "--quiet"};
+    for (const std::string& s : sets) args.insert(args.end(), {"--set", s});
+    const auto r = run_trainsim(args);
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    return nlohmann::json::parse(read_file(dir + "/" + name + "/stats.json"));
+  };
+  const auto code = stats("code", {"hype.policy=public-code"});
+  const auto listed =
+      stats("listed", {"hype.policy=listed", "hype.offload_types=[MatMul, Conv2D]"});
+  CHECK(listed["iteration"]["policy"] == code["iteration"]["policy"]);
+  CHECK(listed["epochs"] == code["epochs"]);
+  CHECK(code["iteration"]["policy"]["offloaded_ops"].get<int>() > 0);
+  const auto none = stats("none", {"hype.policy=listed", "hype.offload_types=[]"});
+  const auto& run = none["iteration"]["policy"];
+  CHECK(run["offloaded_ops"].get<int>() == 0);
+  CHECK(run["iteration_s"] == none["iteration"]["gpu_only"]["iteration_s"]);
 }
