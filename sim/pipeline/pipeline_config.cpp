@@ -83,7 +83,7 @@ PipelineSpec parse_pipeline(const ConfigNode* node, const ConfigNode& top,
                                               std::to_string(p.replicas) + " replicas)"
                                         : std::to_string(devices) + " devices";
   PipelineLayout layout;
-  const ScheduleParams params{per_replica, p.micro_batches, p.chunks, p.orders};
+  const ScheduleParams params = schedule_params(p, devices);
   const char* key = schedule.takes_orders() ? "orders" : "schedule";
   try {
     layout = schedule.layout(params);

@@ -14,12 +14,6 @@ namespace trainsim {
 
 namespace {
 
-// What the schedule lays out and orders: one replica's devices and micro-batches.
-ScheduleParams params_of(const ExperimentSpec& spec) {
-  return {static_cast<int>(spec.system.devices.size()) / spec.pipeline.replicas,
-          spec.pipeline.micro_batches, spec.pipeline.chunks, spec.pipeline.orders};
-}
-
 void check_technique(const ExperimentSpec& spec) {
   if (technique_info(spec.sim.technique).shape_only) return;
   throw UserError("technique '" + spec.sim.technique.label() +
@@ -34,7 +28,8 @@ PipelineModel::PipelineModel(const ExperimentSpec& spec, const NetShape& shape)
     : spec_(spec),
       shape_(shape),
       schedule_((check_technique(spec), schedule_named(spec.pipeline.schedule))),
-      base_layout_(schedule_.layout(params_of(spec))),
+      params_(schedule_params(spec.pipeline, static_cast<int>(spec.system.devices.size()))),
+      base_layout_(schedule_.layout(params_)),
       layout_(replicate_layout(base_layout_, spec.pipeline.replicas)),
       net_(spec.system.net),
       costs_(spec, shape) {
@@ -188,7 +183,7 @@ BatchRun PipelineModel::run(const std::vector<int>& kinds, int micro) {
   for (int k : kinds)
     gs.batches.push_back(backprop_kind_[static_cast<std::size_t>(k)] ? BatchKind::kBackprop
                                                                      : BatchKind::kForwardOnly);
-  gs.split_backward = schedule_.split_backward(params_of(spec_));
+  gs.split_backward = schedule_.split_backward(params_);
   // The schedule orders one replica's graph; replicas run copies of its orders.
   std::unique_ptr<TaskGraph> base;
   if (spec_.pipeline.replicas > 1) {
@@ -203,9 +198,9 @@ BatchRun PipelineModel::run(const std::vector<int>& kinds, int micro) {
   plan.edge_ps = [&](const Task& from, const Task& to, EdgeData data) {
     return net_.transfer_ps(from.device, to.device, edge_bytes(from, data, micro));
   };
-  r.orders = base ? replicate_orders(*base, schedule_.order(*base, plan, params_of(spec_)), g,
+  r.orders = base ? replicate_orders(*base, schedule_.order(*base, plan, params_), g,
                                      spec_.pipeline.replicas)
-                  : schedule_.order(g, plan, params_of(spec_));
+                  : schedule_.order(g, plan, params_);
   std::vector<std::int64_t> durations;
   for (const Task& t : g.tasks()) durations.push_back(plan.task_ps(t));
   r.graph->set_edge_bytes(

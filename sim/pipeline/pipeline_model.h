@@ -127,6 +127,7 @@ class PipelineModel {
   const ExperimentSpec& spec_;
   const NetShape& shape_;
   const Schedule& schedule_;
+  ScheduleParams params_;       // what the schedule lays out and orders (one replica)
   PipelineLayout base_layout_;  // one replica's, as the schedule lays it out
   PipelineLayout layout_;       // every replica's
   Interconnect net_;

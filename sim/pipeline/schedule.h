@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "models/platform/task_graph.h"
+#include "sim/spec/system_spec.h"
 
 namespace trainsim {
 
@@ -52,6 +53,10 @@ class Schedule {
 const std::vector<const Schedule*>& schedules();
 /// The schedule called `name`, or UserError naming the known ones.
 const Schedule& schedule_named(const std::string& name);
+
+/// What a schedule lays out and orders for `p` on a system of `devices`: one replica's devices
+/// (devices / p.replicas) and micro-batches, its chunks and given orders.
+ScheduleParams schedule_params(const PipelineSpec& p, int devices);
 
 /// The layout every non-interleaved schedule uses: stage s on device s, one pipe.
 PipelineLayout straight_layout(const ScheduleParams& p);

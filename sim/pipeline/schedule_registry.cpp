@@ -15,6 +15,10 @@ const Schedule& schedule_named(const std::string& name) {
   return registry_get(schedules(), name, "schedule");
 }
 
+ScheduleParams schedule_params(const PipelineSpec& p, int devices) {
+  return {devices / p.replicas, p.micro_batches, p.chunks, p.orders};
+}
+
 PipelineLayout straight_layout(const ScheduleParams& p) {
   if (p.chunks != 1)
     throw UserError("pipeline.chunks is only for the interleaved schedule (got " +

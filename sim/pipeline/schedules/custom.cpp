@@ -8,6 +8,7 @@
 // is refused before the run (pipeline_config.cpp), naming the device and the task it waits for.
 #include <set>
 #include <string>
+#include <utility>
 
 #include "sim/core/error.h"
 #include "sim/pipeline/schedules/schedules.h"
@@ -81,19 +82,19 @@ class Custom final : public Schedule {
           throw UserError("pipeline.orders[" + std::to_string(d) + "][" + std::to_string(i) +
                           "]: '" + list[i] + "' is listed twice for device " + std::to_string(d));
       }
-      const int per_micro = split ? 3 : 2;
-      if (static_cast<int>(seen.size()) != per_micro * p.micro_batches) {
-        for (int m = 0; m < p.micro_batches; ++m)
-          for (const char* k : {"F", "B", "W"}) {
-            if (!split && k[0] == 'W') continue;
-            const Token want = parse_token(k + std::to_string(m), d, 0, p, split);
-            if (!seen.count({static_cast<int>(want.pass), m}))
-              throw UserError("pipeline.orders[" + std::to_string(d) + "]: device " +
-                              std::to_string(d) + " never runs " + k + std::to_string(m) +
-                              (split ? " (with W tasks every micro-batch needs F, B and W)"
-                                     : " (every micro-batch needs F and B)"));
-          }
-      }
+      // Every micro-batch's F and B (and W, when backward is split).
+      const std::pair<char, Pass> needed[] = {{'F', Pass::kForward},
+                                              {'B', split ? Pass::kBackwardData : Pass::kBackward},
+                                              {'W', Pass::kBackwardWeight}};
+      for (int m = 0; m < p.micro_batches; ++m)
+        for (const auto& [letter, pass] : needed) {
+          if (pass == Pass::kBackwardWeight && !split) continue;
+          if (!seen.count({static_cast<int>(pass), m}))
+            throw UserError("pipeline.orders[" + std::to_string(d) + "]: device " +
+                            std::to_string(d) + " never runs " + letter + std::to_string(m) +
+                            (split ? " (with W tasks every micro-batch needs F, B and W)"
+                                   : " (every micro-batch needs F and B)"));
+        }
     }
     return straight_layout(p);
   }
