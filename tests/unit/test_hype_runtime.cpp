@@ -6,9 +6,6 @@
 // slower than gpu-only, the power-cap policy never exceeds its cap, runs are deterministic.
 #include <catch2/catch.hpp>
 
-#include <filesystem>
-#include <fstream>
-
 #include "models/platform/interconnect.h"
 #include "sim/config/experiment_config.h"
 #include "sim/core/error.h"
@@ -16,9 +13,12 @@
 #include "sim/devices/device_config.h"
 #include "sim/hype/hype_model.h"
 #include "sim/hype/runtime.h"
+#include "tests/integration/cli_runner.h"
 #include "tests/support/dag_edges.h"
 
 using namespace trainsim;
+using trainsim::test::fresh_dir;
+using trainsim::test::write_file;
 
 namespace {
 
@@ -529,14 +529,9 @@ TEST_CASE("A hype: that names its own devices has them as the experiment's one s
   const std::string resolved = resolved_yaml(e);
   CHECK(resolved.find("\nsystem:") == std::string::npos);
   CHECK(resolved.find("\nhype:") != std::string::npos);
-  const std::filesystem::path file =
-      std::filesystem::temp_directory_path() / "trainsim_hype_implied_system.yaml";
-  {
-    std::ofstream out(file);
-    out << resolved;
-  }
-  const ExperimentSpec again = load_experiment(file.string(), {});
-  std::filesystem::remove(file);
+  const std::string file = fresh_dir("hype-implied-system") + "/config.resolved.yaml";
+  write_file(file, resolved);
+  const ExperimentSpec again = load_experiment(file, {});
   REQUIRE(again.system.devices.size() == 4);
   CHECK(again.system.implied_by == "hype");
   for (std::size_t d = 0; d < 4; ++d) {
