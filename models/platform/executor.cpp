@@ -1,5 +1,7 @@
 #include "models/platform/executor.h"
 
+#include <stdexcept>
+
 #include "models/sc_kernel.h"
 #include "models/sim_time.h"
 #include "sim/core/interrupt.h"
@@ -8,9 +10,15 @@ namespace trainsim {
 
 Executor::Executor(const Interconnect& net, Dispatcher& d)
     : net_(net), d_(d), guard_([this] { abandon(); }) {
+  d.executor_ = this;
   prepare_kernel();  // before the run's first SystemC object (its events)
   events_.resize(static_cast<std::size_t>(net.spec().devices));
   for (auto& e : events_) e = std::make_unique<sc_core::sc_event>();
+}
+
+Executor& Dispatcher::executor() const {
+  if (!executor_) throw std::logic_error("dispatcher: no executor runs it");
+  return *executor_;
 }
 
 void Executor::spawn(std::function<void()> body, const char* name) {
@@ -72,11 +80,14 @@ void Executor::device(int d) {
       d_.device_done(d);
       return;
     }
+    const std::size_t run = runs_.size();
+    runs_.push_back({i, d, now_ps(), 0});
     const std::int64_t dur = d_.start(i, d);
     if (dur > 0) {
       const sc_core::sc_time now = sc_core::sc_time_stamp();
       sc_core::wait(after_ps(now, dur) - now);
     }
+    runs_[run].end_ps = now_ps();
     d_.ended(i, d);
   }
 }

@@ -30,6 +30,14 @@ namespace trainsim {
 
 class Executor;
 
+/// One task as a device's process ran it: what the executor saw of every run, whatever decided
+/// it (models/platform/placement.h gathers these into per-device orders).
+struct TaskRun {
+  int task = 0;
+  int device = 0;
+  std::int64_t start_ps = 0, end_ps = 0;  ///< since the run's start
+};
+
 class Dispatcher {
  public:
   /// What Dispatcher::next returns when a device has no task it may start now (the device waits
@@ -61,6 +69,15 @@ class Dispatcher {
   /// The run is being wound down (an error, or unfinished()): wake the dispatcher's own
   /// processes so that they return (the executor wakes the devices and stops the links).
   virtual void abandon() {}
+
+ protected:
+  /// The executor running this dispatcher (set when one is built over it): its clock, links
+  /// and wakes. A dispatcher is run by one executor at a time.
+  Executor& executor() const;
+
+ private:
+  friend class Executor;
+  Executor* executor_ = nullptr;
 };
 
 class Executor {
@@ -86,6 +103,8 @@ class Executor {
   LinkBank& links() { return *links_; }
   const Interconnect& net() const { return net_; }
   int devices() const { return static_cast<int>(events_.size()); }
+  /// Every task the devices ran, in the order they started (ties: the kernel's order).
+  const std::vector<TaskRun>& runs() const { return runs_; }
 
  private:
   void device(int d);
@@ -96,6 +115,7 @@ class Executor {
   std::vector<std::unique_ptr<sc_core::sc_event>> events_;  // per device: something changed
   ProcessGuard guard_;
   std::unique_ptr<LinkBank> links_;
+  std::vector<TaskRun> runs_;
   bool stopping_ = false;
 };
 

@@ -5,20 +5,19 @@
 #include <stdexcept>
 #include <string>
 
-#include "models/platform/executor.h"
+#include "models/platform/placement.h"
 #include "models/platform/stuck.h"
 
 namespace trainsim {
 
 namespace {
 
-// Static orders: each device runs its list, a task once its last input has arrived; a task's
-// end sends its outputs to the tasks that need them, directly on the same device, otherwise
-// over the links (store and forward along the route).
-class StaticOrders : public Dispatcher {
+// Static orders, the placements decided ahead of the run: each device runs its list, a task
+// once its last input has arrived; a task's end sends its outputs to the tasks that need them,
+// directly on the same device, otherwise over the links (store and forward along the route).
+class StaticOrders : public Placement {
  public:
-  StaticOrders(const Interconnect& net, const PlatformWork& w)
-      : net_(net), w_(w), g_(*w.graph), x_(net, *this) {
+  StaticOrders(const Interconnect& net, const PlatformWork& w) : net_(net), w_(w), g_(*w.graph) {
     const std::size_t devices = static_cast<std::size_t>(g_.layout().devices);
     result_.tasks.resize(g_.size());
     result_.busy_ps.assign(devices, 0);
@@ -29,10 +28,13 @@ class StaticOrders : public Dispatcher {
       waiting_[i] = static_cast<int>(g_.deps(static_cast<int>(i)).size());
   }
 
-  PlatformResult execute() {
-    x_.run();
-    result_.channels = x_.links().stats();
-    result_.transfers = x_.links().records();
+  PlacementTiming timing() const override { return PlacementTiming::kAhead; }
+
+  PlatformResult run() {
+    Realized r = execute(*this, net_);
+    result_.channels = std::move(r.channels);
+    result_.transfers = std::move(r.transfers);
+    result_.orders = std::move(r.orders);
     return result_;
   }
 
@@ -53,12 +55,12 @@ class StaticOrders : public Dispatcher {
   }
 
   std::int64_t start(int i, int) override {
-    result_.tasks[static_cast<std::size_t>(i)].start_ps = x_.now_ps();
+    result_.tasks[static_cast<std::size_t>(i)].start_ps = executor().now_ps();
     return w_.duration_ps[static_cast<std::size_t>(i)];
   }
 
   void ended(int i, int d) override {
-    result_.tasks[static_cast<std::size_t>(i)].end_ps = x_.now_ps();
+    result_.tasks[static_cast<std::size_t>(i)].end_ps = executor().now_ps();
     ++next_[static_cast<std::size_t>(d)];
     result_.busy_ps[static_cast<std::size_t>(d)] += w_.duration_ps[static_cast<std::size_t>(i)];
     finished(i);
@@ -66,7 +68,7 @@ class StaticOrders : public Dispatcher {
 
   void device_done(int) override {
     // Every transfer has been delivered once every device is done: its consumer has run.
-    if (++finished_devices_ == next_.size()) x_.links().stop();
+    if (++finished_devices_ == next_.size()) executor().links().stop();
   }
 
   // A transfer's tag is the task it is for; its device is where it is headed.
@@ -76,13 +78,13 @@ class StaticOrders : public Dispatcher {
     if (to == g_.task(t).device)
       arrived(t);
     else  // store and forward: the whole transfer goes on from here
-      x_.links().send(net_.next_channel(to, g_.task(t).device), bytes, task);
+      executor().links().send(net_.next_channel(to, g_.task(t).device), bytes, task);
   }
 
   std::exception_ptr unfinished() override {
     if (finished_devices_ == next_.size()) return nullptr;
     return std::make_exception_ptr(
-        StuckError("platform: no device can go on at " + std::to_string(x_.now_ps()) +
+        StuckError("platform: no device can go on at " + std::to_string(executor().now_ps()) +
                    " ps: " + stuck_report(g_, *w_.orders, next_, done_)));
   }
 
@@ -102,7 +104,7 @@ class StaticOrders : public Dispatcher {
       std::int64_t bytes = 0;
       for (const Edge& e : g_.deps(u))
         if (e.from == i) bytes = e.bytes;
-      x_.links().send(net_.next_channel(t.device, ut.device), bytes, u);
+      executor().links().send(net_.next_channel(t.device, ut.device), bytes, u);
     }
   }
 
@@ -111,11 +113,11 @@ class StaticOrders : public Dispatcher {
     if (beside_compute(g_.task(task).pass)) {
       // The communication engine runs it at once, whatever the device computes.
       TaskTiming& timing = result_.tasks[static_cast<std::size_t>(task)];
-      timing.start_ps = timing.end_ps = x_.now_ps();
+      timing.start_ps = timing.end_ps = executor().now_ps();
       finished(task);
       return;
     }
-    x_.wake(g_.task(task).device);
+    executor().wake(g_.task(task).device);
   }
 
   const Interconnect& net_;
@@ -128,7 +130,6 @@ class StaticOrders : public Dispatcher {
   std::vector<std::size_t> next_;
   std::size_t finished_devices_ = 0;
   PlatformResult result_;
-  Executor x_;  // last: built once the state its processes read is
 };
 
 }  // namespace
@@ -140,7 +141,7 @@ PlatformResult run_platform(const Interconnect& net, const PlatformWork& work) {
   if (work.duration_ps.size() != work.graph->size())
     throw std::logic_error("platform: one duration per task expected");
   auto run = std::make_unique<StaticOrders>(net, work);
-  return run->execute();
+  return run->run();
 }
 
 }  // namespace trainsim

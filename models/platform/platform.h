@@ -30,6 +30,7 @@ struct PlatformResult {
   std::vector<ChannelStats> channels;     ///< per Interconnect channel
   std::vector<std::int64_t> busy_ps;      ///< per device: sum of its tasks' durations
   std::vector<TransferRecord> transfers;  ///< every hop, in the order they were sent
+  DeviceOrders orders;                    ///< what each device ran, in order (the given orders)
 };
 
 /// What runs: the graph (its edges' bytes set, TaskGraph::set_edge_bytes), each device's

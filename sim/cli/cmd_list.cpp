@@ -22,6 +22,7 @@
 #include "sim/optim/optimizer_registry.h"
 #include "sim/pipeline/schedule.h"
 #include "sim/report/html/report.h"
+#include "sim/run/placements.h"
 #include "sim/run/run_kinds.h"
 #include "sim/techniques/technique.h"
 #include "sim/workload/net_shape.h"
@@ -217,6 +218,18 @@ void list_policies() {
   }
 }
 
+void list_placements() {
+  for (const PlacementFamily& f : placement_families()) {
+    // e.g. "placements by schedule (pipeline.schedule, run kind system), decided before the
+    // run:", then what the family places.
+    heading(sformat("placements by %s (%s, run kind %s), decided %s:", f.name, f.key, f.run_kind,
+                    f.timing == PlacementTiming::kAhead ? "before the run" : "as it goes")
+                .c_str());
+    heading(("  " + f.description).c_str());
+    for (const PlacementMember& m : f.members()) entry(m.name, m.description, "");
+  }
+}
+
 void list_runs() {
   heading("kinds of run (stats.json's kind; the first that applies runs an experiment):");
   for (const RunKindInfo& k : run_kinds()) entry(k.name, k.description, "");
@@ -236,21 +249,14 @@ struct ListKind {
 
 const std::vector<ListKind>& kinds() {
   static const std::vector<ListKind> all = {
-      {"networks", list_networks},
-      {"datasets", list_datasets},
-      {"optimizers", list_optimizers},
-      {"layers", list_layers},
-      {"accelerators", list_accelerators},
-      {"energy", list_energy_tables},
-      {"dataflows", list_dataflows},
-      {"memory", list_memory_models},
-      {"techniques", list_techniques},
-      {"schedules", list_schedules},
-      {"topologies", list_topologies},
-      {"systems", list_systems},
-      {"devices", list_devices},
-      {"policies", list_policies},
-      {"runs", list_runs},
+      {"networks", list_networks},         {"datasets", list_datasets},
+      {"optimizers", list_optimizers},     {"layers", list_layers},
+      {"accelerators", list_accelerators}, {"energy", list_energy_tables},
+      {"dataflows", list_dataflows},       {"memory", list_memory_models},
+      {"techniques", list_techniques},     {"schedules", list_schedules},
+      {"topologies", list_topologies},     {"systems", list_systems},
+      {"devices", list_devices},           {"policies", list_policies},
+      {"placements", list_placements},     {"runs", list_runs},
       {"reports", list_reports},
   };
   return all;

@@ -110,11 +110,10 @@ HypeIteration simulate_hype(const HypeSpec& spec, const NetShape& net, int batch
   it.policy_offloads = policy->offloads();
 
   it.plan = policy->offloads() ? policy->plan(it.character)
-                               : std::vector<Placement>(it.character.ops.size(), Placement::kGpu);
-  it.gpu_only.run =
-      run_iteration(it.dag, it.character, std::vector<Placement>(it.plan.size(), Placement::kGpu),
-                    *baseline, alone);
-  std::vector<Placement> plan = it.plan;
+                               : std::vector<OpSite>(it.character.ops.size(), OpSite::kGpu);
+  it.gpu_only.run = run_iteration(
+      it.dag, it.character, std::vector<OpSite>(it.plan.size(), OpSite::kGpu), *baseline, alone);
+  std::vector<OpSite> plan = it.plan;
   it.policy.run = run_iteration(it.dag, it.character, plan, *policy, sys);
   if (policy->dvfs()) {
     // The controller's clock carries from one iteration to the next: run iterations until one
@@ -137,8 +136,8 @@ HypeIteration simulate_hype(const HypeSpec& spec, const NetShape& net, int batch
     while (slower(it.policy.run)) {
       std::vector<int> off;
       for (int i = 0; i < it.dag.size(); ++i)
-        if (it.policy.run.ops[static_cast<std::size_t>(i)].place == Placement::kOffload &&
-            plan[static_cast<std::size_t>(i)] == Placement::kOffload)
+        if (it.policy.run.ops[static_cast<std::size_t>(i)].place == OpSite::kOffload &&
+            plan[static_cast<std::size_t>(i)] == OpSite::kOffload)
           off.push_back(i);
       if (off.empty()) break;
       auto loss = [&](int i) {
@@ -147,7 +146,7 @@ HypeIteration simulate_hype(const HypeSpec& spec, const NetShape& net, int batch
       };
       std::stable_sort(off.begin(), off.end(), [&](int a, int b) { return loss(a) > loss(b); });
       off.resize(std::min(off.size(), static_cast<std::size_t>(step)));
-      for (int i : off) plan[static_cast<std::size_t>(i)] = Placement::kGpu;
+      for (int i : off) plan[static_cast<std::size_t>(i)] = OpSite::kGpu;
       last_round = off;
       step *= 2;
       it.policy.run = run_iteration(it.dag, it.character, plan, *policy, sys);
@@ -158,9 +157,9 @@ HypeIteration simulate_hype(const HypeSpec& spec, const NetShape& net, int batch
       RuntimeResult best = it.policy.run;
       while (hi - lo > 1) {
         const std::size_t mid = (lo + hi) / 2;
-        std::vector<Placement> trial = plan;
+        std::vector<OpSite> trial = plan;
         for (std::size_t k = mid; k < last_round.size(); ++k)
-          trial[static_cast<std::size_t>(last_round[k])] = Placement::kOffload;
+          trial[static_cast<std::size_t>(last_round[k])] = OpSite::kOffload;
         RuntimeResult r = run_iteration(it.dag, it.character, trial, *policy, sys);
         if (slower(r)) {
           lo = mid;
@@ -170,14 +169,14 @@ HypeIteration simulate_hype(const HypeSpec& spec, const NetShape& net, int batch
         }
       }
       for (std::size_t k = hi; k < last_round.size(); ++k)
-        plan[static_cast<std::size_t>(last_round[k])] = Placement::kOffload;
+        plan[static_cast<std::size_t>(last_round[k])] = OpSite::kOffload;
       it.policy.run = std::move(best);
       last_round.resize(hi);
     }
     // Every round but the last moved back all its ops; the last keeps what the bisection kept.
     it.guard_demotions = 0;
     for (std::size_t i = 0; i < plan.size(); ++i)
-      it.guard_demotions += it.plan[i] == Placement::kOffload && plan[i] == Placement::kGpu;
+      it.guard_demotions += it.plan[i] == OpSite::kOffload && plan[i] == OpSite::kGpu;
   }
 
   it.run_plan = plan;
@@ -185,7 +184,7 @@ HypeIteration simulate_hype(const HypeSpec& spec, const NetShape& net, int batch
   // The data movement the iteration could not hide: the same placement again with links that
   // take no time. The runtime may order the ops differently then, so it is an estimate.
   if (it.policy.run.offloaded > 0) {
-    std::vector<Placement> ran(plan.size());
+    std::vector<OpSite> ran(plan.size());
     for (std::size_t i = 0; i < ran.size(); ++i) ran[i] = it.policy.run.ops[i].place;
     RuntimeSystem ideal = sys;
     for (HostLink* l : {&ideal.gpu_link, &ideal.offload_link}) {

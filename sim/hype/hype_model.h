@@ -31,9 +31,9 @@ struct HypeIteration {
   int batch_per_gpu = 0;
   OpDag dag;
   Characterization character;
-  std::vector<Placement> plan;  ///< the policy's plan before the run
+  std::vector<OpSite> plan;  ///< the policy's plan before the run
   /// The plan the run used: the policy's, less the offloads the never-slower guard moved back.
-  std::vector<Placement> run_plan;
+  std::vector<OpSite> run_plan;
   bool policy_offloads = true;  ///< false: the policy ran on the GPUs alone (HypePolicy)
   int guard_demotions = 0;      ///< offloads moved back so as not to be slower than gpu-only
   /// How much longer the policy's iteration is than the same placement with links that take

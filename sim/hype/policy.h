@@ -25,7 +25,7 @@
 namespace trainsim {
 
 /// Where an op runs: the GPU, or the offload devices (a gang of them for big ops).
-enum class Placement : std::uint8_t { kGpu, kOffload };
+enum class OpSite : std::uint8_t { kGpu, kOffload };
 
 /// A DVFS controller's settings (`hype.dvfs`). The defaults are assumptions (docs/hype.md).
 struct DvfsParams {
@@ -57,7 +57,7 @@ class HypePolicy {
   /// baselines are GPU-only machines.
   virtual bool offloads() const { return true; }
   /// The device each op of the characterized DAG is planned for.
-  virtual std::vector<Placement> plan(const Characterization& c) const = 0;
+  virtual std::vector<OpSite> plan(const Characterization& c) const = 0;
   /// Whether an idle device may start an op whose peak draw there is `op_peak_w` (the static
   /// power of the devices it occupies included), when the system's peak draw is now
   /// `system_peak_w` of which `idle_static_w` is those devices idling.
@@ -117,7 +117,7 @@ const PolicyInfo& hype_policy_info(const std::string& name);
 
 /// Case 1's plan: the offload devices for every op characterization planned there
 /// (OpCharacter::planned_offload), the GPU for the rest.
-std::vector<Placement> characterized_plan(const Characterization& c);
+std::vector<OpSite> characterized_plan(const Characterization& c);
 
 /// Case 2 (Sec. 3.4), what power-cap and power-cap-dvfs share: Case 1's plan; an op starts
 /// only if its peak, in place of the static power of the idle devices it takes, keeps the
@@ -125,7 +125,7 @@ std::vector<Placement> characterized_plan(const Characterization& c);
 class CappedPolicy : public HypePolicy {
  public:
   explicit CappedPolicy(double cap_w) : cap_(cap_w) {}
-  std::vector<Placement> plan(const Characterization& c) const override {
+  std::vector<OpSite> plan(const Characterization& c) const override {
     return characterized_plan(c);
   }
   bool admit(double system_peak_w, double idle_static_w, double op_peak_w) const override {

@@ -14,8 +14,8 @@ class DvfsPolicy final : public HypePolicy {
   explicit DvfsPolicy(const PolicyParams& p) : cap_(p.power_cap_w), dvfs_(p.dvfs) {}
   std::string name() const override { return "dvfs"; }
   bool offloads() const override { return false; }
-  std::vector<Placement> plan(const Characterization& c) const override {
-    return std::vector<Placement>(c.ops.size(), Placement::kGpu);
+  std::vector<OpSite> plan(const Characterization& c) const override {
+    return std::vector<OpSite>(c.ops.size(), OpSite::kGpu);
   }
   double power_cap_w() const override { return cap_; }
   const DvfsParams* dvfs() const override { return &dvfs_; }

@@ -6,11 +6,11 @@
 
 namespace trainsim {
 
-std::vector<Placement> characterized_plan(const Characterization& c) {
-  std::vector<Placement> plan;
+std::vector<OpSite> characterized_plan(const Characterization& c) {
+  std::vector<OpSite> plan;
   plan.reserve(c.ops.size());
   for (const OpCharacter& o : c.ops)
-    plan.push_back(o.planned_offload() ? Placement::kOffload : Placement::kGpu);
+    plan.push_back(o.planned_offload() ? OpSite::kOffload : OpSite::kGpu);
   return plan;
 }
 
@@ -19,7 +19,7 @@ namespace {
 class EnergyPolicy final : public HypePolicy {
  public:
   std::string name() const override { return "energy"; }
-  std::vector<Placement> plan(const Characterization& c) const override {
+  std::vector<OpSite> plan(const Characterization& c) const override {
     return characterized_plan(c);
   }
   bool never_slower() const override { return true; }

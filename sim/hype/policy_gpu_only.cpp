@@ -9,8 +9,8 @@ class GpuOnlyPolicy final : public HypePolicy {
  public:
   std::string name() const override { return "gpu-only"; }
   bool offloads() const override { return false; }
-  std::vector<Placement> plan(const Characterization& c) const override {
-    return std::vector<Placement>(c.ops.size(), Placement::kGpu);
+  std::vector<OpSite> plan(const Characterization& c) const override {
+    return std::vector<OpSite>(c.ops.size(), OpSite::kGpu);
   }
 };
 

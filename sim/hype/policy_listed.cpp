@@ -16,12 +16,12 @@ class ListedPolicy final : public HypePolicy {
  public:
   explicit ListedPolicy(std::vector<PaperOpType> types) : types_(std::move(types)) {}
   std::string name() const override { return "listed"; }
-  std::vector<Placement> plan(const Characterization& c) const override {
-    std::vector<Placement> p(c.ops.size(), Placement::kGpu);
+  std::vector<OpSite> plan(const Characterization& c) const override {
+    std::vector<OpSite> p(c.ops.size(), OpSite::kGpu);
     for (std::size_t i = 0; i < c.ops.size(); ++i) {
       const OpCharacter& o = c.ops[i];
       if (o.offload.supported && std::find(types_.begin(), types_.end(), o.type) != types_.end())
-        p[i] = Placement::kOffload;
+        p[i] = OpSite::kOffload;
     }
     return p;
   }

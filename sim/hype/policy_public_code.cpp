@@ -18,12 +18,12 @@ namespace {
 class PublicCodePolicy final : public HypePolicy {
  public:
   std::string name() const override { return "public-code"; }
-  std::vector<Placement> plan(const Characterization& c) const override {
-    std::vector<Placement> p(c.ops.size(), Placement::kGpu);
+  std::vector<OpSite> plan(const Characterization& c) const override {
+    std::vector<OpSite> p(c.ops.size(), OpSite::kGpu);
     for (std::size_t i = 0; i < c.ops.size(); ++i) {
       const OpCharacter& o = c.ops[i];
       if ((o.type == PaperOpType::kMatMul || o.type == PaperOpType::kConv2D) && o.offload.supported)
-        p[i] = Placement::kOffload;
+        p[i] = OpSite::kOffload;
     }
     return p;
   }

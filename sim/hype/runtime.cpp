@@ -13,6 +13,7 @@
 #include "models/platform/executor.h"
 #include "models/platform/interconnect.h"
 #include "models/platform/links.h"
+#include "models/platform/placement.h"
 #include "models/sim_time.h"
 #include "sim/core/checked_span.h"
 #include "sim/core/error.h"
@@ -82,9 +83,9 @@ constexpr double kPsPerS = 1e12;
 // The runtime is the one engine's dispatcher (models/platform/executor.h): its decision loop
 // (and the DVFS controller) run as processes of their own beside the devices, and it gives each
 // device the op it holds once that op's inputs are all there.
-class Runtime : public Dispatcher {
+class Runtime : public Placement {
  public:
-  Runtime(const OpDag& dag, const Characterization& c, std::vector<Placement> plan,
+  Runtime(const OpDag& dag, const Characterization& c, std::vector<OpSite> plan,
           const HypePolicy& policy, const RuntimeSystem& sys, int start_level)
       : dag_(dag), c_(c), plan_(std::move(plan)), policy_(policy), sys_(sys) {
     const std::size_t n = at(dag.size());
@@ -108,7 +109,7 @@ class Runtime : public Dispatcher {
     for (std::size_t i = 0; i < n; ++i) gpu_time[i] = c.ops[i].gpu.time_s;
     rank_ = upward_ranks(dag, gpu_time);
     if (sys.offload_count == 0)
-      for (Placement& p : plan_) p = Placement::kGpu;
+      for (OpSite& p : plan_) p = OpSite::kGpu;
     devices_ = 1 + sys.offload_count;
     net_ = std::make_unique<Interconnect>(host_star(sys, devices_));
     busy_until_.assign(at(devices_), 0);
@@ -154,11 +155,14 @@ class Runtime : public Dispatcher {
     }
   }
 
+  // It decides as the iteration runs, reading the system's live state.
+  PlacementTiming timing() const override { return PlacementTiming::kOnline; }
+
   RuntimeResult run() {
-    x_ = std::make_unique<Executor>(*net_, *this);
-    x_->run();
+    Realized real = execute(*this, *net_);
     r_.end_level = level_;
-    collect_links();
+    r_.orders = std::move(real.orders);
+    collect_links(real);
     finish_totals();
     return std::move(r_);
   }
@@ -188,7 +192,7 @@ class Runtime : public Dispatcher {
     std::vector<int> ops;
   };
 
-  std::int64_t now_ps() const { return x_->now_ps(); }
+  std::int64_t now_ps() const { return executor().now_ps(); }
   double now_s() const { return static_cast<double>(now_ps()) / kPsPerS; }
 
   static std::int64_t to_ps(double s) {
@@ -250,7 +254,7 @@ class Runtime : public Dispatcher {
     for (;;) {
       check_interrupt();  // an iteration has as many decisions as ops and controller periods
       absorb();
-      if (x_->stopping()) return;
+      if (executor().stopping()) return;
       dispatch(now_s());
       if (done_ == at(dag_.size()) && moving_ == 0) break;
       sc_core::wait(wake_);
@@ -258,8 +262,8 @@ class Runtime : public Dispatcher {
     // Every op has run and every move something waited for has arrived: the devices and the
     // links are done (the DVFS controller stops by its own rule).
     finished_ = true;
-    for (int d = 0; d < devices_; ++d) x_->wake(d);
-    x_->links().stop();
+    for (int d = 0; d < devices_; ++d) executor().wake(d);
+    executor().links().stop();
   }
 
   // What happened at this instant (ops whose time is up, moves whose last hop arrived) takes
@@ -285,7 +289,7 @@ class Runtime : public Dispatcher {
     for (;;) {
       const sc_core::sc_time now = sc_core::sc_time_stamp();
       sc_core::wait(after_ps(now, period_ps_) - now);
-      if (x_->stopping()) return;
+      if (executor().stopping()) return;
       const int before = level_;
       control(now_s());
       wake_.notify(sc_core::SC_ZERO_TIME);
@@ -372,7 +376,8 @@ class Runtime : public Dispatcher {
     if (!background) ++moving_;
     for (const Hop& h : hops)
       if (h.bytes > 0)
-        x_->links().send(h.channel, static_cast<std::int64_t>(std::ceil(h.bytes)), m, background);
+        executor().links().send(h.channel, static_cast<std::int64_t>(std::ceil(h.bytes)), m,
+                                background);
     return m;
   }
 
@@ -399,7 +404,7 @@ class Runtime : public Dispatcher {
     mv.needed = true;
     ++moving_;
     for (std::size_t c = 0; c < net_->channels().size(); ++c)
-      x_->links().promote(static_cast<int>(c), m);
+      executor().links().promote(static_cast<int>(c), m);
   }
 
   // Hops between the host and each device in `devices` (bit d: device d), up or down, each
@@ -430,7 +435,7 @@ class Runtime : public Dispatcher {
   void hold(int i, std::uint64_t mask, double now, const OpCost& cost) {
     const int n = __builtin_popcountll(mask);
     OpRun& o = r_.ops[at(i)];
-    o.place = mask == 1 ? Placement::kGpu : Placement::kOffload;
+    o.place = mask == 1 ? OpSite::kGpu : OpSite::kOffload;
     o.devices = n;
     o.first_device = __builtin_ctzll(mask);
     o.dispatch_s = now;
@@ -443,7 +448,7 @@ class Runtime : public Dispatcher {
         ++r_.devices[at(d)].ops;
       }
     held_[at(o.first_device)] = i;
-    if (o.place == Placement::kOffload) ++r_.offloaded;
+    if (o.place == OpSite::kOffload) ++r_.offloaded;
     ready_.erase({-rank_[at(i)], i});
   }
 
@@ -470,7 +475,7 @@ class Runtime : public Dispatcher {
 
   // One input of op i has arrived on its devices.
   void input_arrived(int i) {
-    if (--inputs_[at(i)] == 0) x_->wake(r_.ops[at(i)].first_device, true);
+    if (--inputs_[at(i)] == 0) executor().wake(r_.ops[at(i)].first_device, true);
   }
 
   // The time a move to the offload devices may take, by the overlap rule's reading (runtime.h):
@@ -485,7 +490,7 @@ class Runtime : public Dispatcher {
     double window = running_[0] >= 0 ? busy_until_[0] - now : 0;
     window += std::max(0.0, t.gpu.time_s - t.offload.time_s);
     for (const auto& [neg_rank, k] : ready_)
-      if (k != target && plan_[at(k)] == Placement::kGpu) {
+      if (k != target && plan_[at(k)] == OpSite::kGpu) {
         window += gpu_cost(k).time_s;
         break;
       }
@@ -507,7 +512,7 @@ class Runtime : public Dispatcher {
   void stage() {
     std::vector<int> order;
     for (int i = 0; i < dag_.size(); ++i)
-      if (plan_[at(i)] == Placement::kOffload) order.push_back(i);
+      if (plan_[at(i)] == OpSite::kOffload) order.push_back(i);
     std::stable_sort(order.begin(), order.end(),
                      [&](int a, int b) { return rank_[at(a)] > rank_[at(b)]; });
     for (int i : order) {
@@ -580,7 +585,7 @@ class Runtime : public Dispatcher {
     const OpCost* best_cost = nullptr;
     int best = -1, best_level = 0;
     for (const auto& [neg_rank, i] : ready_) {
-      const bool planned = plan_[at(i)] == Placement::kGpu;
+      const bool planned = plan_[at(i)] == OpSite::kGpu;
       if (planned == leftovers) continue;
       if (!inputs_on_gpu(i)) continue;
       const int level = admitted_level(i, system_peak(), static_w_[0]);
@@ -603,7 +608,7 @@ class Runtime : public Dispatcher {
     hold(best, 1, now, *best_cost);
     // Its inputs are on the GPU: it starts now, and ends when its time is up.
     busy_until_[0] = now + best_cost->time_s;
-    x_->wake(0, true);
+    executor().wake(0, true);
     return true;
   }
 
@@ -618,7 +623,7 @@ class Runtime : public Dispatcher {
       const OpCharacter& ch = c_.ops[at(i)];
       // An op the GPU may never be allowed under a cap goes to the offload devices rather than
       // to no one.
-      const bool planned = plan_[at(i)] == Placement::kOffload;
+      const bool planned = plan_[at(i)] == OpSite::kOffload;
       if (!planned && !(ch.offload.supported && gpu_never(i))) continue;
       std::uint64_t mask = 0;
       int found = 0;
@@ -640,7 +645,7 @@ class Runtime : public Dispatcher {
         const double moving =
             sys_.gpu_link.time_s(from_gpu) + sys_.offload_link.time_s(from_gpu / found);
         if (moving > overlap_window(i, now)) {
-          plan_[at(i)] = Placement::kGpu;
+          plan_[at(i)] = OpSite::kGpu;
           r_.ops[at(i)].overlap_blocked = true;
           ++r_.overlap_blocked;
           moved = true;
@@ -732,8 +737,8 @@ class Runtime : public Dispatcher {
   }
 
   // The links' counts and every hop, as the platform's links carried them.
-  void collect_links() {
-    const std::vector<ChannelStats>& stats = x_->links().stats();
+  void collect_links(const Realized& real) {
+    const std::vector<ChannelStats>& stats = real.channels;
     for (std::size_t c = 0; c < stats.size(); ++c) {
       LinkUse& u = r_.links[c];
       u.transfers = static_cast<int>(stats[c].transfers);
@@ -741,7 +746,7 @@ class Runtime : public Dispatcher {
       u.busy_s = static_cast<double>(stats[c].busy_ps) / kPsPerS;
       u.energy_j = stats[c].energy_pj * 1e-12;
     }
-    for (const TransferRecord& t : x_->links().records())
+    for (const TransferRecord& t : real.transfers)
       r_.transfers.push_back(
           {t.channel, moves_[at(t.task)].op, static_cast<double>(t.start_ps) / kPsPerS,
            static_cast<double>(t.arrive_ps) / kPsPerS, static_cast<double>(t.bytes)});
@@ -756,7 +761,7 @@ class Runtime : public Dispatcher {
     r_.makespan_s = end;
     double clock_time = 0, gpu_time = 0;
     for (const OpRun& o : r_.ops)
-      if (o.place == Placement::kGpu) {
+      if (o.place == OpSite::kGpu) {
         clock_time += o.clock * (o.end_s - o.start_s);
         gpu_time += o.end_s - o.start_s;
       }
@@ -800,7 +805,7 @@ class Runtime : public Dispatcher {
 
   const OpDag& dag_;
   const Characterization& c_;
-  std::vector<Placement> plan_;
+  std::vector<OpSite> plan_;
   const HypePolicy& policy_;
   const RuntimeSystem& sys_;
   int devices_ = 1;
@@ -838,7 +843,6 @@ class Runtime : public Dispatcher {
   // devices over them (built by run(), once the state its processes read is).
   std::unique_ptr<Interconnect> net_;
   sc_core::sc_event wake_;  // something the decision loop decides on changed
-  std::unique_ptr<Executor> x_;
 };
 
 }  // namespace
@@ -862,9 +866,8 @@ InterconnectSpec host_star(const RuntimeSystem& sys, int devices) {
   return spec;
 }
 
-RuntimeResult run_iteration(const OpDag& dag, const Characterization& c,
-                            std::vector<Placement> plan, const HypePolicy& policy,
-                            const RuntimeSystem& sys, int start_level) {
+RuntimeResult run_iteration(const OpDag& dag, const Characterization& c, std::vector<OpSite> plan,
+                            const HypePolicy& policy, const RuntimeSystem& sys, int start_level) {
   return Runtime(dag, c, std::move(plan), policy, sys, start_level).run();
 }
 

@@ -31,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "models/platform/task_graph.h"
 #include "sim/hype/characterize.h"
 #include "sim/hype/policy.h"
 #include "sim/spec/system_spec.h"
@@ -79,7 +80,7 @@ InterconnectSpec host_star(const RuntimeSystem& sys, int devices);
 
 /// One op as it ran.
 struct OpRun {
-  Placement place = Placement::kGpu;
+  OpSite place = OpSite::kGpu;
   int first_device = 0;   ///< 0: the GPU; d >= 1: offload device d - 1
   int devices = 1;        ///< devices it occupied (a gang for big offloaded ops)
   double dispatch_s = 0;  ///< when its device(s) took it
@@ -121,7 +122,10 @@ struct TransferRun {
 
 struct RuntimeResult {
   double makespan_s = 0;
-  std::vector<OpRun> ops;          ///< one per DAG node
+  std::vector<OpRun> ops;  ///< one per DAG node
+  /// The placement as data: per device (the GPU, then the offload devices), the DAG nodes its
+  /// process ran, in the order it ran them (a gang's op on its first device only).
+  DeviceOrders orders;
   std::vector<DeviceUse> devices;  ///< the GPU, then the offload devices
   std::vector<LinkUse> links;
   std::vector<TransferRun> transfers;
@@ -144,9 +148,9 @@ struct RuntimeResult {
 /// its clock. Deterministic. std::logic_error on mismatched sizes; UserError if the policy's
 /// power cap lets no device run a ready op (the cap is too low for it) or it scales a GPU
 /// that has no clock to scale.
-RuntimeResult run_iteration(const OpDag& dag, const Characterization& c,
-                            std::vector<Placement> plan, const HypePolicy& policy,
-                            const RuntimeSystem& sys, int start_level = 0);
+RuntimeResult run_iteration(const OpDag& dag, const Characterization& c, std::vector<OpSite> plan,
+                            const HypePolicy& policy, const RuntimeSystem& sys,
+                            int start_level = 0);
 
 /// The upward rank of every node: its duration plus the longest ranked path after it.
 std::vector<double> upward_ranks(const OpDag& dag, const std::vector<double>& duration);

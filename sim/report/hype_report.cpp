@@ -16,8 +16,8 @@ std::size_t at(int i) {
   return static_cast<std::size_t>(i);
 }
 
-const char* place_name(Placement p) {
-  return p == Placement::kGpu ? "gpu" : "offload";
+const char* place_name(OpSite p) {
+  return p == OpSite::kGpu ? "gpu" : "offload";
 }
 
 std::string layer_name(const HypeRunData& r, int layer) {
@@ -116,7 +116,7 @@ std::string hype_stats_json(const HypeRunData& r) {
     candidates += o.candidate;
     fast += o.fast;
     slack += o.slack_eligible;
-    planned += it.plan.size() > i && it.plan[i] == Placement::kOffload;
+    planned += it.plan.size() > i && it.plan[i] == OpSite::kOffload;
   }
   j["characterization"] = {{"candidates", candidates},
                            {"fast", fast},
@@ -209,15 +209,15 @@ std::string hype_ops_csv(const HypeRunData& r) {
         .num("%.6g", c.slack_s)
         .cell(c.slack_eligible ? "yes" : "no")
         .cell(place_name(it.plan[at(i)]))
-        .cell(o.place == Placement::kGpu
+        .cell(o.place == OpSite::kGpu
                   ? "gpu"
                   : "offload" + std::to_string(o.first_device - 1) +
                         (o.devices > 1 ? "+" + std::to_string(o.devices - 1) : ""))
         .cell(o.demoted ? "yes" : "no")
         .cell(o.overlap_blocked ? "yes" : "no")
         // Moved back by the never-slower guard before the run (HypeIteration::run_plan).
-        .cell(it.plan[at(i)] == Placement::kOffload && it.run_plan.size() > at(i) &&
-                      it.run_plan[at(i)] == Placement::kGpu
+        .cell(it.plan[at(i)] == OpSite::kOffload && it.run_plan.size() > at(i) &&
+                      it.run_plan[at(i)] == OpSite::kGpu
                   ? "yes"
                   : "no")
         .num("%.6g", o.clock)
@@ -238,7 +238,7 @@ std::string hype_placement_csv(const HypeRunData& r) {
   for (int i = 0; i < it.dag.size(); ++i) {
     Row& row = rows[paper_op_type_name(it.dag.node(i).type)];
     const double g = it.character.ops[at(i)].gpu.time_s;
-    const bool off = it.policy.run.ops[at(i)].place == Placement::kOffload;
+    const bool off = it.policy.run.ops[at(i)].place == OpSite::kOffload;
     for (Row* x : {&row, &all}) {
       ++x->ops;
       x->gpu_s += g;

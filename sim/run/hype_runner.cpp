@@ -113,7 +113,7 @@ RunResult run_hype_experiment(const ExperimentSpec& spec, const RunOptions& opti
     // What was planned off the GPU and what ran there; each op planned off that ran on the
     // GPU has one of three reasons (ops.csv says which, per op).
     const int planned =
-        static_cast<int>(std::count(it.plan.begin(), it.plan.end(), Placement::kOffload));
+        static_cast<int>(std::count(it.plan.begin(), it.plan.end(), OpSite::kOffload));
     const RuntimeResult& run = it.policy.run;
     std::string ran = sformat(", %d ran there", run.offloaded);
     if (planned > run.offloaded)

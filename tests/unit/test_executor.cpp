@@ -41,6 +41,7 @@ class Queue : public Dispatcher {
     ran.assign(static_cast<std::size_t>(jobs_), {});
     x_.run();
   }
+  const std::vector<TaskRun>& runs() const { return x_.runs(); }
 
   int next(int d) override {
     if (d == 1 && owed_ > 0) return kWait;
@@ -211,6 +212,16 @@ TEST_CASE("Executor: devices take jobs online, wait for transfers, and take thei
   CHECK(q.ran[3].start == 2'100'000);
   CHECK(q.ran[3].end == 6'100'000);
   CHECK(q.arrivals == std::vector<std::int64_t>{2'100'000});
+  // The executor's own record of what ran where: the same, in the order the jobs started.
+  REQUIRE(q.runs().size() == 4);
+  for (std::size_t k = 0; k < 4; ++k) {
+    const TaskRun& r = q.runs()[k];
+    INFO("run " << k);
+    CHECK(r.task == static_cast<int>(k));
+    CHECK(r.device == q.ran[k].device);
+    CHECK(r.start_ps == q.ran[k].start);
+    CHECK(r.end_ps == q.ran[k].end);
+  }
 }
 
 TEST_CASE("Executor: a run that cannot finish raises its dispatcher's account, not a hang",

@@ -66,12 +66,12 @@ OpDag hand_dag(int n, const std::vector<std::pair<int, int>>& edges) {
 struct Hand {
   OpDag dag;
   Characterization c;
-  std::vector<Placement> plan;
+  std::vector<OpSite> plan;
 };
 
 Hand hand(int n, const std::vector<std::pair<int, int>>& edges, const std::vector<Cost>& gpu,
           const std::vector<Cost>& fpga, const std::vector<int>& offloaded) {
-  Hand h{hand_dag(n, edges), {}, std::vector<Placement>(static_cast<std::size_t>(n))};
+  Hand h{hand_dag(n, edges), {}, std::vector<OpSite>(static_cast<std::size_t>(n))};
   for (int i = 0; i < n; ++i) {
     OpCharacter o;
     o.gpu = cost_of(gpu[static_cast<std::size_t>(i)]);
@@ -79,7 +79,7 @@ Hand hand(int n, const std::vector<std::pair<int, int>>& edges, const std::vecto
     o.offload_devices = 1;
     h.c.ops.push_back(o);
   }
-  for (int i : offloaded) h.plan[static_cast<std::size_t>(i)] = Placement::kOffload;
+  for (int i : offloaded) h.plan[static_cast<std::size_t>(i)] = OpSite::kOffload;
   return h;
 }
 
@@ -113,7 +113,7 @@ TEST_CASE("Hype runtime: a faster FPGA op moves, and the overlap rule", "[hype][
   const auto energy = make_energy_policy({});
   const auto gpu_only = make_gpu_only_policy({});
 
-  const RuntimeResult base = run_iteration(h.dag, h.c, std::vector<Placement>(3, Placement::kGpu),
+  const RuntimeResult base = run_iteration(h.dag, h.c, std::vector<OpSite>(3, OpSite::kGpu),
                                            *gpu_only, system_of(gpu, fpga, 1));
   CHECK(base.makespan_s == Approx(7e-3));
   CHECK(base.offloaded == 0);
@@ -122,7 +122,7 @@ TEST_CASE("Hype runtime: a faster FPGA op moves, and the overlap rule", "[hype][
 
   const RuntimeResult r = run_iteration(h.dag, h.c, h.plan, *energy, system_of(gpu, fpga, 1));
   CHECK(r.offloaded == 1);
-  CHECK(r.ops[1].place == Placement::kOffload);
+  CHECK(r.ops[1].place == OpSite::kOffload);
   // 1 KB over two 10 GB/s hops each way.
   const double hop = 1024 / 10e9;
   CHECK(r.ops[1].start_s == Approx(2e-3 + 2 * hop));
@@ -140,7 +140,7 @@ TEST_CASE("Hype runtime: a faster FPGA op moves, and the overlap rule", "[hype][
       run_iteration(h.dag, h.c, h.plan, *energy, system_of(gpu, fpga, 1, 3e-3));
   CHECK(blocked.overlap_blocked == 1);
   CHECK(blocked.ops[1].overlap_blocked);
-  CHECK(blocked.ops[1].place == Placement::kGpu);
+  CHECK(blocked.ops[1].place == OpSite::kGpu);
   CHECK(blocked.offloaded == 0);
   CHECK(blocked.makespan_s == Approx(base.makespan_s));
   RuntimeSystem previous = system_of(gpu, fpga, 1, 1e-3);
@@ -168,8 +168,8 @@ TEST_CASE("Hype runtime: an idle GPU runs ops planned for a busy FPGA", "[hype][
       run_iteration(h.dag, h.c, h.plan, *make_energy_policy({}), system_of(gpu, fpga, 1));
   CHECK(r.offloaded == 1);
   CHECK(r.demoted == 1);
-  CHECK(r.ops[1].place == Placement::kOffload);  // equal ranks: the lower index first
-  CHECK(r.ops[2].place == Placement::kGpu);
+  CHECK(r.ops[1].place == OpSite::kOffload);  // equal ranks: the lower index first
+  CHECK(r.ops[2].place == OpSite::kGpu);
   CHECK(r.ops[2].demoted);
   CHECK(r.ops[2].start_s == Approx(1e-3));
   // Deterministic: the same run twice is the same run.
@@ -268,7 +268,7 @@ TEST_CASE("Hype runtime: a power cap holds at every instant", "[hype][runtime]")
   low.power_cap_w = 150;
   Hand only_gpu = h;
   for (OpCharacter& o : only_gpu.c.ops) o.offload = unsupported_cost();
-  only_gpu.plan.assign(4, Placement::kGpu);
+  only_gpu.plan.assign(4, OpSite::kGpu);
   CHECK_THROWS_WITH(run_iteration(only_gpu.dag, only_gpu.c, only_gpu.plan,
                                   *make_power_cap_policy(low), system_of(gpu, fpga, 1)),
                     Catch::Contains("power cap 150 W") && Catch::Contains("no device may start"));
@@ -380,7 +380,7 @@ TEST_CASE("Hype power-cap-dvfs: GPU ops the cap holds back run at a lower clock,
   CHECK(clocked.policy.iteration_s < capped.policy.iteration_s);
   // Each GPU op runs at one of the controller's levels, never below the lowest.
   for (const OpRun& o : clocked.policy.run.ops)
-    if (o.place == Placement::kGpu) CHECK((o.clock >= spec.dvfs.min_scale - 1e-9 && o.clock <= 1));
+    if (o.place == OpSite::kGpu) CHECK((o.clock >= spec.dvfs.min_scale - 1e-9 && o.clock <= 1));
   // No cap to hold anything back: every op at full clock, as power-cap's run.
   spec.power_cap_w = 1e6;
   spec.policy = "power-cap-dvfs";
@@ -403,10 +403,10 @@ TEST_CASE("Hype public-code: every MatMul and forward Conv2D off the GPU, nothin
     const OpCharacter& c = it.character.ops[i];
     const bool type = c.type == PaperOpType::kMatMul || c.type == PaperOpType::kConv2D;
     INFO("op " << i << " " << paper_op_type_name(c.type));
-    CHECK((it.plan[i] == Placement::kOffload) == (type && c.offload.supported));
+    CHECK((it.plan[i] == OpSite::kOffload) == (type && c.offload.supported));
     // No overlap rule, no idle GPU taking its ops, no guard: they all ran where planned.
     CHECK(it.policy.run.ops[i].place == it.plan[i]);
-    planned += it.plan[i] == Placement::kOffload;
+    planned += it.plan[i] == OpSite::kOffload;
   }
   CHECK(planned > 0);
   CHECK(it.policy.run.demoted == 0);
@@ -482,7 +482,7 @@ TEST_CASE("Hype runtime: weights of planned offloads are staged at the host from
   RuntimeSystem sys = system_of(gpu, fpga, 1);
   sys.overlap = OverlapRule::kOff;
   const RuntimeResult r = run_iteration(h.dag, h.c, h.plan, *make_energy_policy({}), sys);
-  REQUIRE(r.ops[1].place == Placement::kOffload);
+  REQUIRE(r.ops[1].place == OpSite::kOffload);
   const double hop_w = 10e6 / 10e9, hop_in = 1024 / 10e9;
   // The weights come down from the host in 1 ms; op 0's result goes up to the host and then
   // down the same link behind them (one transfer at a time, in the order they reach it).

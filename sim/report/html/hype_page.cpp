@@ -77,7 +77,7 @@ HtmlPage hype_page(const ResultsDir& dir) {
   const std::string curves = curves_html(dir.csv("epochs.csv"));
   if (!curves.empty()) page.section("Accuracy and loss", curves);
   page.section("Devices", csv_html(dir, "devices.csv"));
-  page.section("Placement by op type", csv_html(dir, "placement.csv"));
+  page.section("OpSite by op type", csv_html(dir, "placement.csv"));
   const std::string power = power_html(dir);
   if (!power.empty()) page.section("Power", power);
   const std::string timeline = timeline_html(
