@@ -15,9 +15,10 @@
 #include "sim/accel/cost_model.h"
 #include "sim/accel/energy.h"
 #include "sim/accel/op_totals.h"
-#include "sim/config/experiment_config.h"
 #include "sim/core/error.h"
 #include "sim/interop/onnx_import.h"
+#include "sim/interop/onnx_network.h"
+#include "sim/run/experiment_file.h"
 #include "sim/run/experiment_runner.h"
 
 namespace py = pybind11;

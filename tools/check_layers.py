@@ -6,6 +6,9 @@ sim/, where it is sim/<subsystem>. Folder A depends on folder B when a .h or .cp
 includes a file of B by its repository-relative path ("sim/spec/specs.h"). Those dependencies
 must form no cycle, so that every folder can be read, built and tested on top of the folders
 below it (docs/DESIGN.md#layers). Tests (tests/) sit above everything and are not checked.
+Some folders may include only the folders listed for them (ONLY_INCLUDE): the experiment
+parser (sim/config) knows no subsystem, each of which parses its own keys, and the specs
+(sim/spec) are plain values below every subsystem.
 
 usage: tools/check_layers.py [--root DIR] [--layers] [--self-test]
 
@@ -22,6 +25,10 @@ import sys
 from collections import defaultdict
 
 SOURCE_DIRS = ("sim", "models", "dataflows", "mapping", "python", "tools")
+ONLY_INCLUDE = {
+    "sim/config": ("sim/core", "sim/spec", "sim/yaml"),
+    "sim/spec": ("sim/core",),
+}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 
 
@@ -165,6 +172,10 @@ def layers(edges, folders):
 def report(edges):
     """The failure message (empty when the folders are layered)."""
     lines = []
+    for (a, b), examples in sorted(edges.items()):
+        if a in ONLY_INCLUDE and b not in ONLY_INCLUDE[a]:
+            lines.append(f"{a} includes {b}, but may include only {', '.join(ONLY_INCLUDE[a])}: "
+                         f"{examples[0]}")
     for comp, cycle in cycles(edges):
         lines.append(f"folder include cycle: {' -> '.join(cycle)}")
         for a, b in zip(cycle, cycle[1:]):
@@ -203,6 +214,13 @@ def self_test():
     assert "  mapping -> dataflows: mapping/p.h -> dataflows/d.h" in msg, msg
     assert "folder include cycle: models -> sim/nn -> sim/spec -> sim/core -> models" in msg, msg
     assert "  sim/core -> models: sim/core/b.cpp -> models/m.h" in msg, msg
+    # A folder with a fixed list of what it may include, including something else.
+    widened = dict(layered)
+    widened["sim/config/c.cpp"] = '#include "sim/spec/s.h"\n#include "sim/nn/n.cpp"\n'
+    msg = report(folder_edges(widened))
+    assert msg.startswith("sim/config includes sim/nn, but may include only sim/core, "), msg
+    assert "sim/config/c.cpp -> sim/nn/n.cpp" in msg, msg
+    assert "sim/spec" not in msg.split(": ")[-1], msg
     print("check_layers self-test: ok")
 
 

@@ -16,8 +16,6 @@
 #include <string>
 #include <vector>
 
-#include "sim/config/experiment_config.h"
-#include "sim/config/network_lookup.h"
 #include "sim/core/error.h"
 #include "sim/core/parallel.h"
 #include "sim/core/paths.h"
@@ -25,6 +23,8 @@
 #include "sim/nn/kernels.h"
 #include "sim/nn/layer_registry.h"
 #include "sim/nn/network.h"
+#include "sim/workload/network_config.h"
+#include "sim/workload/network_lookup.h"
 #include "tools/tool_main.h"
 
 namespace {

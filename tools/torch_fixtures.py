@@ -209,7 +209,7 @@ def make_module(torch, kind, in_shape, spec):
     if kind == "relu":
         return nn.ReLU()
     if kind == "leaky_relu":
-        # trainsim's default slope (sim/config/specs.h), not PyTorch's.
+        # trainsim's default slope (sim/spec/specs.h), not PyTorch's.
         return nn.LeakyReLU(spec.get("slope", 0.01))
     if kind == "tanh":
         return nn.Tanh()
@@ -440,7 +440,7 @@ def train(torch, network_file, experiment_file, images, labels, seed, in_double=
     opt = exp["training"]["optimizer"]
     batch = exp["training"]["batch_size"]
     assert opt.get("kind", "sgd") == "sgd" and not opt.get("weight_decay", 0)
-    reduction = opt.get("reduction", "sum")  # trainsim's default (sim/config/specs.h)
+    reduction = opt.get("reduction", "sum")  # trainsim's default (sim/spec/specs.h)
     clip = opt.get("clip", 0)
     torch.manual_seed(seed)  # PyTorch's default initialisation, trainsim's pytorch_default
     model, names = build_network(torch, net)

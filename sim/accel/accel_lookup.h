@@ -4,10 +4,9 @@
 #include <string>
 #include <vector>
 
-namespace trainsim {
+#include "sim/yaml/config_files.h"
 
-/// True if `ref` is a path (contains '/' or ends in .yaml) rather than a name.
-bool is_config_path(const std::string& ref);
+namespace trainsim {
 
 /// The accelerator file `ref` names: a path as given, a name as
 /// <configs root>/accelerators/<name>.yaml. UserError for an unknown name, listing the
@@ -38,17 +37,5 @@ std::optional<std::string> find_energy_file(const std::string& ref,
 std::optional<std::string> find_experiment_accelerator_file(const std::string& ref,
                                                             const std::string& experiment_path,
                                                             std::vector<std::string>* tried);
-
-/// The file a config refers to by `ref` from the file `referrer` (an experiment naming its
-/// network or accelerator, an accelerator naming its energy table):
-///   name: <configs root>/<folder>/<name>.yaml, then <referrer dir>/../<folder>/<name>.yaml
-///   path: as given if absolute, else relative to the referrer's folder, then to the cwd.
-/// Returns nullopt if none exists; `tried` receives every candidate in order.
-std::optional<std::string> find_referenced_file(const std::string& ref, const std::string& folder,
-                                                const std::string& referrer,
-                                                std::vector<std::string>* tried);
-
-/// Stems of the .yaml files in <configs root>/<folder>, sorted.
-std::vector<std::string> shipped_config_names(const std::string& folder);
 
 }  // namespace trainsim

@@ -9,7 +9,6 @@
 
 #include "sim/cli/commands.h"
 #include "sim/cli/experiment_args.h"
-#include "sim/config/experiment_config.h"
 #include "sim/core/csv.h"
 #include "sim/core/error.h"
 #include "sim/core/format.h"
@@ -18,6 +17,7 @@
 #include "sim/io/staged_dir.h"
 #include "sim/report/html/report.h"
 #include "sim/report/units.h"
+#include "sim/run/experiment_file.h"
 #include "sim/run/experiment_runner.h"
 #include "sim/sweep/sweep_points.h"
 

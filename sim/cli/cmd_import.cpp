@@ -6,10 +6,10 @@
 
 #include "sim/cli/arg_parse.h"
 #include "sim/cli/commands.h"
-#include "sim/config/experiment_config.h"
 #include "sim/core/error.h"
 #include "sim/core/format.h"
 #include "sim/interop/onnx_import.h"
+#include "sim/interop/onnx_network.h"
 #include "sim/io/file_set.h"
 #include "sim/workload/net_shape.h"
 

@@ -9,7 +9,6 @@
 #include "sim/accel/memory_model.h"
 #include "sim/cli/arg_parse.h"
 #include "sim/cli/commands.h"
-#include "sim/config/experiment_config.h"
 #include "sim/core/error.h"
 #include "sim/core/format.h"
 #include "sim/core/paths.h"
@@ -26,6 +25,8 @@
 #include "sim/run/run_kinds.h"
 #include "sim/techniques/technique.h"
 #include "sim/workload/net_shape.h"
+#include "sim/workload/network_config.h"
+#include "sim/workload/network_lookup.h"
 
 namespace po = boost::program_options;
 

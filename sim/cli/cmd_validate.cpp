@@ -5,7 +5,7 @@
 
 #include "sim/cli/commands.h"
 #include "sim/cli/experiment_args.h"
-#include "sim/config/experiment_config.h"
+#include "sim/run/experiment_file.h"
 #include "sim/run/experiment_runner.h"
 
 namespace trainsim {

@@ -2,9 +2,9 @@
 
 #include "sim/cli/arg_parse.h"
 #include "sim/cli/commands.h"
-#include "sim/config/experiment_config.h"
 #include "sim/core/error.h"
 #include "sim/interop/scalesim_inputs.h"
+#include "sim/run/experiment_file.h"
 
 #include <filesystem>
 

@@ -1,9 +1,9 @@
 #include "sim/cli/experiment_command.h"
 
 #include "sim/cli/experiment_args.h"
-#include "sim/config/experiment_config.h"
 #include "sim/core/error.h"
 #include "sim/io/file_set.h"
+#include "sim/run/experiment_file.h"
 #include "sim/run/experiment_runner.h"
 #include "sim/sweep/sweep_table.h"
 

@@ -4,12 +4,12 @@
 #include <cstdio>
 #include <map>
 
-#include "sim/config/experiment_config.h"
 #include "sim/core/csv.h"
 #include "sim/core/paths.h"
 #include "sim/hype/op_dag.h"
 #include "sim/nn/layer_registry.h"
 #include "sim/workload/net_shape.h"
+#include "sim/workload/network_config.h"
 
 namespace trainsim {
 

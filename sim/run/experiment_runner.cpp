@@ -8,7 +8,6 @@
 #include <memory>
 
 #include "sim/accel/energy.h"
-#include "sim/config/experiment_config.h"
 #include "sim/core/error.h"
 #include "sim/core/format.h"
 #include "sim/core/interrupt.h"
@@ -19,6 +18,7 @@
 #include "sim/report/run_report.h"
 #include "sim/report/run_timeline.h"
 #include "sim/report/train_report.h"
+#include "sim/run/experiment_file.h"
 #include "sim/run/hype_runner.h"
 #include "sim/run/progress_bar.h"
 #include "sim/run/run_kinds.h"

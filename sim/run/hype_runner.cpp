@@ -10,7 +10,6 @@
 #include <memory>
 #include <optional>
 
-#include "sim/config/experiment_config.h"
 #include "sim/core/checked_span.h"
 #include "sim/core/error.h"
 #include "sim/core/format.h"
@@ -20,6 +19,7 @@
 #include "sim/report/html/readable.h"
 #include "sim/report/html/report.h"
 #include "sim/report/hype_report.h"
+#include "sim/run/experiment_file.h"
 #include "sim/run/experiment_runner.h"
 #include "sim/run/hype_runner.h"
 #include "sim/run/progress_bar.h"

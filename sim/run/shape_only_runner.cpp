@@ -10,7 +10,6 @@
 #include <cstdio>
 
 #include "sim/accel/energy.h"
-#include "sim/config/experiment_config.h"
 #include "sim/core/csv.h"
 #include "sim/core/error.h"
 #include "sim/core/format.h"
@@ -24,6 +23,7 @@
 #include "sim/report/run_timeline.h"
 #include "sim/report/stats_header.h"
 #include "sim/report/units.h"
+#include "sim/run/experiment_file.h"
 #include "sim/run/experiment_runner.h"
 #include "sim/train/shape_only_run.h"
 #include "sim/workload/net_shape.h"

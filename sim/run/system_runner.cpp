@@ -10,7 +10,6 @@
 #include <optional>
 
 #include "sim/accel/energy.h"
-#include "sim/config/experiment_config.h"
 #include "sim/core/checked_span.h"
 #include "sim/core/error.h"
 #include "sim/core/format.h"
@@ -23,6 +22,7 @@
 #include "sim/report/html/readable.h"
 #include "sim/report/html/report.h"
 #include "sim/report/pipeline_report.h"
+#include "sim/run/experiment_file.h"
 #include "sim/run/experiment_runner.h"
 #include "sim/run/progress_bar.h"
 #include "sim/run/streamed_device.h"

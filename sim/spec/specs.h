@@ -1,10 +1,10 @@
 #pragma once
-// Parsed, validated configuration. Specs are plain immutable values: the parsers (sim/config/,
-// and next to the subsystem that owns the keys: networks in sim/workload/, accelerators in
-// sim/accel/) are the only code that builds them, and every default lives there, so a spec
-// always holds the fully resolved value of every key. Models and the training loop read
-// specs; they never touch YAML. This folder includes no subsystem, so every subsystem can
-// include its spec (docs/DESIGN.md#layers).
+// Parsed, validated configuration. Specs are plain immutable values: the parsers (next to the
+// subsystem that owns the keys, each an experiment section, sim/config/experiment_parser.h:
+// networks in sim/workload/, accelerators in sim/accel/) are the only code that builds them,
+// and every default lives there, so a spec always holds the fully resolved value of every key.
+// Models and the training loop read specs; they never touch YAML. This folder includes no
+// subsystem, so every subsystem can include its spec (docs/DESIGN.md#layers).
 #include <array>
 #include <cstdint>
 #include <memory>

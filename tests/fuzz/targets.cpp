@@ -9,11 +9,12 @@
 #include <stdexcept>
 #include <system_error>
 
-#include "sim/config/experiment_config.h"
 #include "sim/core/error.h"
 #include "sim/core/paths.h"
 #include "sim/data/idx.h"
 #include "sim/interop/onnx_import.h"
+#include "sim/interop/onnx_network.h"
+#include "sim/run/experiment_file.h"
 #include "sim/techniques/adagp_settings.h"
 #include "sim/techniques/predictor_ops.h"
 #include "sim/workload/lowering.h"

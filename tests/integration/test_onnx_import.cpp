@@ -9,11 +9,12 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "sim/config/experiment_config.h"
 #include "sim/core/error.h"
 #include "sim/interop/onnx_import.h"
+#include "sim/interop/onnx_network.h"
 #include "sim/io/file_set.h"
 #include "sim/workload/net_shape.h"
+#include "sim/workload/network_yaml.h"
 #include "tests/integration/cli_runner.h"
 #include "tests/support/network_yaml.h"
 

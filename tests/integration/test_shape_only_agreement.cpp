@@ -9,8 +9,8 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/accel/energy.h"
-#include "sim/config/experiment_config.h"
 #include "sim/data/dataset_registry.h"
+#include "sim/run/experiment_file.h"
 #include "sim/train/shape_only_run.h"
 #include "sim/train/trainer.h"
 #include "tests/integration/cli_runner.h"

@@ -5,10 +5,10 @@
 
 #include <cmath>
 
-#include "sim/config/experiment_config.h"
 #include "sim/core/error.h"
 #include "sim/core/paths.h"
 #include "sim/report/train_report.h"
+#include "sim/run/experiment_file.h"
 #include "sim/techniques/adagp_settings.h"
 #include "sim/techniques/gradient_predictor.h"
 #include "sim/techniques/predictor_stats.h"

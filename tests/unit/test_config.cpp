@@ -12,10 +12,11 @@
 #include <functional>
 #include <string>
 
-#include "sim/config/experiment_config.h"
 #include "sim/core/error.h"
 #include "sim/core/parallel.h"
 #include "sim/core/paths.h"
+#include "sim/run/experiment_file.h"
+#include "sim/workload/network_lookup.h"
 
 namespace fs = std::filesystem;
 using namespace trainsim;

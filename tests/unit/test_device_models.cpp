@@ -7,7 +7,6 @@
 #include <cmath>
 #include <vector>
 
-#include "sim/config/experiment_config.h"
 #include "sim/core/paths.h"
 #include "sim/devices/device_config.h"
 #include "sim/devices/fpga_model.h"
@@ -16,6 +15,7 @@
 #include "sim/devices/size_class.h"
 #include "sim/workload/lowering.h"
 #include "sim/workload/net_shape.h"
+#include "sim/workload/network_config.h"
 
 using namespace trainsim;
 

@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "sim/config/experiment_config.h"
 #include "sim/core/error.h"
 #include "sim/core/paths.h"
+#include "sim/run/experiment_file.h"
 #include "sim/techniques/adagp_settings.h"
 #include "sim/techniques/specbp_settings.h"
 #include "tests/support/temp_dir.h"

@@ -4,8 +4,8 @@
 // simulated time and the shared channels' counters.
 #include <catch2/catch.hpp>
 
-#include "sim/config/experiment_config.h"
 #include "sim/core/paths.h"
+#include "sim/run/experiment_file.h"
 #include "sim/train/accel_session.h"
 #include "tests/unit/adagp_fixtures.h"
 

@@ -10,11 +10,11 @@
 #include <fstream>
 #include <iterator>
 
-#include "sim/config/experiment_config.h"
 #include "sim/core/error.h"
 #include "sim/core/paths.h"
 #include "sim/data/idx.h"
 #include "sim/interop/onnx_import.h"
+#include "sim/run/experiment_file.h"
 #include "tests/fuzz/targets.h"
 
 using namespace trainsim;

@@ -8,7 +8,6 @@
 #include <cmath>
 #include <map>
 
-#include "sim/config/experiment_config.h"
 #include "sim/core/csv.h"
 #include "sim/core/error.h"
 #include "sim/core/paths.h"

@@ -7,12 +7,12 @@
 #include <cmath>
 #include <map>
 
-#include "sim/config/experiment_config.h"
 #include "sim/core/csv.h"
 #include "sim/core/error.h"
 #include "sim/core/paths.h"
 #include "sim/devices/device_config.h"
 #include "sim/hype/calibration.h"
+#include "sim/workload/network_config.h"
 
 using namespace trainsim;
 

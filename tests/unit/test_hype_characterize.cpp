@@ -8,10 +8,10 @@
 #include <map>
 #include <memory>
 
-#include "sim/config/experiment_config.h"
 #include "sim/core/paths.h"
 #include "sim/devices/device_config.h"
 #include "sim/hype/characterize.h"
+#include "sim/workload/network_config.h"
 
 using namespace trainsim;
 

@@ -9,9 +9,9 @@
 #include <set>
 #include <tuple>
 
-#include "sim/config/experiment_config.h"
 #include "sim/core/paths.h"
 #include "sim/hype/op_dag.h"
+#include "sim/workload/network_config.h"
 #include "tests/support/dag_edges.h"
 #include "tests/support/layer_spec.h"
 

@@ -6,11 +6,11 @@
 #include <map>
 #include <set>
 
-#include "sim/config/experiment_config.h"
 #include "sim/core/paths.h"
 #include "sim/hype/op_types.h"
 #include "sim/techniques/technique.h"
 #include "sim/workload/lowering.h"
+#include "sim/workload/network_config.h"
 #include "tests/support/paper_type_counts.h"
 
 using namespace trainsim;

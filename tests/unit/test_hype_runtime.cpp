@@ -7,12 +7,12 @@
 #include <catch2/catch.hpp>
 
 #include "models/platform/interconnect.h"
-#include "sim/config/experiment_config.h"
 #include "sim/core/error.h"
 #include "sim/core/paths.h"
 #include "sim/devices/device_config.h"
 #include "sim/hype/hype_model.h"
 #include "sim/hype/runtime.h"
+#include "sim/run/experiment_file.h"
 #include "tests/integration/cli_runner.h"
 #include "tests/support/dag_edges.h"
 

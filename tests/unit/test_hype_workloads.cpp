@@ -6,13 +6,13 @@
 
 #include <map>
 
-#include "sim/config/experiment_config.h"
 #include "sim/core/paths.h"
 #include "sim/devices/device_config.h"
 #include "sim/hype/hype_model.h"
 #include "sim/hype/op_types.h"
 #include "sim/io/file_set.h"
 #include "sim/workload/lowering.h"
+#include "sim/workload/network_config.h"
 #include "tests/support/paper_type_counts.h"
 #include "tests/support/temp_dir.h"
 

@@ -15,8 +15,6 @@
 #include <memory>
 #include <sstream>
 
-#include "sim/config/experiment_config.h"
-#include "sim/config/network_lookup.h"
 #include "sim/core/error.h"
 #include "sim/core/parallel.h"
 #include "sim/core/rng.h"
@@ -26,6 +24,8 @@
 #include "sim/nn/network.h"
 #include "sim/nn/softmax.h"
 #include "sim/optim/optimizer_registry.h"
+#include "sim/workload/network_config.h"
+#include "sim/workload/network_lookup.h"
 #include "tests/support/kernel_scope.h"
 
 using namespace trainsim;

@@ -5,13 +5,13 @@
 
 #include <memory>
 
-#include "sim/config/experiment_config.h"
 #include "sim/core/rng.h"
 #include "sim/hype/op_types.h"
 #include "sim/io/file_set.h"
 #include "sim/nn/activation.h"
 #include "sim/nn/network.h"
 #include "sim/workload/lowering.h"
+#include "sim/workload/network_config.h"
 #include "tests/support/config_errors.h"
 #include "tests/support/temp_dir.h"
 

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "sim/config/experiment_config.h"
 #include "sim/core/paths.h"
+#include "sim/run/experiment_file.h"
 #include "sim/techniques/adagp_settings.h"
 #include "sim/techniques/specbp_settings.h"
 #include "tests/support/config_errors.h"

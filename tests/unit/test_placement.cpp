@@ -13,12 +13,12 @@
 #include "models/platform/placement.h"
 #include "models/platform/platform.h"
 #include "models/platform/topology.h"
-#include "sim/config/experiment_config.h"
 #include "sim/core/paths.h"
 #include "sim/devices/device_config.h"
 #include "sim/hype/hype_model.h"
 #include "sim/hype/runtime.h"
 #include "sim/workload/net_shape.h"
+#include "sim/workload/network_config.h"
 
 using namespace trainsim;
 

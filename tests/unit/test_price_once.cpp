@@ -9,9 +9,9 @@
 #include <sstream>
 
 #include "sim/accel/energy.h"
-#include "sim/config/experiment_config.h"
 #include "sim/core/paths.h"
 #include "sim/data/dataset_registry.h"
+#include "sim/run/experiment_file.h"
 #include "sim/train/shape_only_run.h"
 
 using namespace trainsim;

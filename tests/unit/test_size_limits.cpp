@@ -7,12 +7,13 @@
 #include <climits>
 #include <limits>
 
-#include "sim/config/experiment_config.h"
 #include "sim/core/paths.h"
+#include "sim/run/experiment_file.h"
 #include "sim/techniques/adagp_settings.h"
 #include "sim/techniques/predictor_ops.h"
 #include "sim/workload/lowering.h"
 #include "sim/workload/net_shape.h"
+#include "sim/workload/network_lookup.h"
 #include "sim/workload/size_limits.h"
 #include "sim/yaml/key_ranges.h"
 #include "tests/support/config_errors.h"

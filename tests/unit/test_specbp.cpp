@@ -4,8 +4,8 @@
 #include <cmath>
 #include <fstream>
 
-#include "sim/config/experiment_config.h"
 #include "sim/core/rng.h"
+#include "sim/run/experiment_file.h"
 #include "sim/techniques/specbp.h"
 #include "sim/techniques/specbp_settings.h"
 #include "tests/support/temp_dir.h"

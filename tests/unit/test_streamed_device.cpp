@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "sim/config/experiment_config.h"
 #include "sim/core/paths.h"
 #include "sim/core/rng.h"
+#include "sim/run/experiment_file.h"
 #include "sim/run/streamed_device.h"
 #include "sim/train/model_session.h"
 #include "sim/train/trainer.h"

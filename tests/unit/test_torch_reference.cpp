@@ -33,7 +33,6 @@
 #include <string>
 #include <vector>
 
-#include "sim/config/experiment_config.h"
 #include "sim/core/parallel.h"
 #include "sim/core/thread_pool.h"
 #include "sim/nn/batchnorm.h"
@@ -43,6 +42,7 @@
 #include "sim/nn/softmax.h"
 #include "sim/optim/optimizer_registry.h"
 #include "sim/optim/sgd.h"
+#include "sim/run/experiment_file.h"
 #include "sim/workload/network_config.h"
 #include "sim/yaml/yaml_file.h"
 #include "tests/support/kernel_scope.h"

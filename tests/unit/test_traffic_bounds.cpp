@@ -14,12 +14,12 @@
 #include "sim/accel/accelerator_config.h"
 #include "sim/accel/cost_model.h"
 #include "sim/accel/tiled_memory.h"
-#include "sim/config/experiment_config.h"
 #include "sim/core/error.h"
 #include "sim/core/paths.h"
 #include "sim/core/rng.h"
 #include "sim/workload/lowering.h"
 #include "sim/workload/net_shape.h"
+#include "sim/workload/network_config.h"
 
 using namespace trainsim;
 

@@ -16,10 +16,10 @@
 #include "mapping/search.h"
 #include "sim/accel/accelerator_config.h"
 #include "sim/accel/cost_model.h"
-#include "sim/config/experiment_config.h"
 #include "sim/core/paths.h"
 #include "sim/workload/lowering.h"
 #include "sim/workload/net_shape.h"
+#include "sim/workload/network_config.h"
 
 using namespace trainsim;
 

@@ -1,15 +1,15 @@
-// onnx_network(): an ONNX model through the network-file parser (experiment_config.h), and
-// the network file written for it.
+#include "sim/interop/onnx_network.h"
+
 #include <yaml-cpp/yaml.h>
 
 #include <memory>
 
-#include "sim/config/experiment_config.h"
 #include "sim/core/error.h"
 #include "sim/core/format.h"
 #include "sim/interop/onnx_import.h"
 #include "sim/workload/net_shape.h"
 #include "sim/workload/network_config.h"
+#include "sim/workload/network_yaml.h"
 #include "sim/yaml/yaml_reader.h"
 
 namespace trainsim {

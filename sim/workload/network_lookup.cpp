@@ -1,8 +1,6 @@
-#include "sim/config/network_lookup.h"
+#include "sim/workload/network_lookup.h"
 
-#include "sim/accel/accel_lookup.h"
-#include "sim/config/experiment_config.h"
-#include "sim/core/paths.h"
+#include "sim/yaml/config_files.h"
 
 namespace trainsim {
 

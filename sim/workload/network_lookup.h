@@ -17,4 +17,7 @@ std::optional<std::string> find_network_file(const std::string& ref,
                                              const std::string& experiment_path,
                                              std::vector<std::string>* tried);
 
+/// Names of the network files shipped in <configs root>/networks, sorted.
+std::vector<std::string> shipped_network_names();
+
 }  // namespace trainsim
