@@ -84,7 +84,8 @@ void inline_accelerator_for_override(OverrideStep& step) {
   YAML::Node accel_tree = root["accelerator"];
   ConfigNode at(accel_tree, "accelerator", accel_origin);
   std::vector<std::string> rest(step.over.segments.begin() + 1, step.over.segments.end());
-  if (auto table = inline_energy_for_override(accel_tree, rest, at, accel_file.value_or(step.path))) {
+  if (auto table =
+          inline_energy_for_override(accel_tree, rest, at, accel_file.value_or(step.path))) {
     step.inlined["accelerator.energy"] = *table;
     step.origin.overridden.erase("accelerator.energy");
   }
@@ -152,9 +153,8 @@ class SimulationSection final : public ExperimentSection {
       if (!dropped.empty()) {
         std::string keys;
         for (const auto& k : dropped) keys += (keys.empty() ? "" : ", ") + k;
-        step.notes.push_back("--set " + o.text + " drops the experiment's technique keys " +
-                             keys + " (not keys of " + step.over.value["kind"].as<std::string>() +
-                             ")");
+        step.notes.push_back("--set " + o.text + " drops the experiment's technique keys " + keys +
+                             " (not keys of " + step.over.value["kind"].as<std::string>() + ")");
       }
     }
     // The experiment's key `accelerator` shares its name with a device kind.

@@ -23,8 +23,7 @@ const ExperimentSection* owner(const ExperimentSections& sections, const std::st
 // replaces whatever was inlined at or under its key.
 void apply_overrides(YAML::Node root, const std::vector<std::string>& overrides,
                      const std::string& path, const ExperimentSections& sections,
-                     ConfigOrigin& origin, InlinedFiles& inlined,
-                     std::vector<std::string>& notes) {
+                     ConfigOrigin& origin, InlinedFiles& inlined, std::vector<std::string>& notes) {
   for (const auto& text : overrides) {
     Override o = parse_override(text);
     if (!root.IsMap()) {

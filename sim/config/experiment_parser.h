@@ -31,8 +31,8 @@ using InlinedFiles = std::map<std::string, std::string>;
 
 /// What a section may do before an override of one of its keys is applied.
 struct OverrideStep {
-  YAML::Node root;      ///< the experiment tree (a mapping)
-  Override& over;       ///< the override; its value may be rewritten
+  YAML::Node root;          ///< the experiment tree (a mapping)
+  Override& over;           ///< the override; its value may be rewritten
   const std::string& path;  ///< the experiment file
   ConfigOrigin& origin;     ///< which key paths overrides set (a key inlined is no longer one)
   InlinedFiles& inlined;
