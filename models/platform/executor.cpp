@@ -10,10 +10,17 @@ namespace trainsim {
 
 Executor::Executor(const Interconnect& net, Dispatcher& d)
     : net_(net), d_(d), guard_([this] { abandon(); }) {
-  d.executor_ = this;
+  if (d.executor_ != nullptr) throw std::logic_error("executor: the dispatcher runs already");
   prepare_kernel();  // before the run's first SystemC object (its events)
   events_.resize(static_cast<std::size_t>(net.spec().devices));
   for (auto& e : events_) e = std::make_unique<sc_core::sc_event>();
+  d.executor_ = this;  // last: a constructor that throws leaves the dispatcher unbound
+}
+
+Executor::~Executor() {
+  // The dispatcher may outlive its run (its results are read after it): it must not keep
+  // pointing here.
+  if (d_.executor_ == this) d_.executor_ = nullptr;
 }
 
 Executor& Dispatcher::executor() const {
@@ -80,14 +87,14 @@ void Executor::device(int d) {
       d_.device_done(d);
       return;
     }
-    const std::size_t run = runs_.size();
-    runs_.push_back({i, d, now_ps(), 0});
+    const std::int64_t start_ps = now_ps();
     const std::int64_t dur = d_.start(i, d);
     if (dur > 0) {
       const sc_core::sc_time now = sc_core::sc_time_stamp();
       sc_core::wait(after_ps(now, dur) - now);
     }
-    runs_[run].end_ps = now_ps();
+    // Recorded in the order the tasks started: a device's record is its order.
+    runs_.push_back({i, d, start_ps, now_ps()});
     d_.ended(i, d);
   }
 }

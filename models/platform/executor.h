@@ -20,6 +20,7 @@
 #include <functional>
 #include <memory>
 #include <systemc>
+#include <utility>
 #include <vector>
 
 #include "models/platform/interconnect.h"
@@ -71,8 +72,9 @@ class Dispatcher {
   virtual void abandon() {}
 
  protected:
-  /// The executor running this dispatcher (set when one is built over it): its clock, links
-  /// and wakes. A dispatcher is run by one executor at a time.
+  /// The executor running this dispatcher (from when one is built over it until it is
+  /// destroyed): its clock, links and wakes. std::logic_error outside a run. A dispatcher is
+  /// run by one executor at a time.
   Executor& executor() const;
 
  private:
@@ -86,6 +88,7 @@ class Executor {
   Executor(const Interconnect& net, Dispatcher& d);
   Executor(const Executor&) = delete;
   Executor& operator=(const Executor&) = delete;
+  ~Executor();
 
   /// Runs every process until the kernel has nothing left to do, from outside the simulation;
   /// rethrows the first error of any process, or the dispatcher's unfinished() error.
@@ -103,8 +106,11 @@ class Executor {
   LinkBank& links() { return *links_; }
   const Interconnect& net() const { return net_; }
   int devices() const { return static_cast<int>(events_.size()); }
-  /// Every task the devices ran, in the order they started (ties: the kernel's order).
+  /// Every task the devices ran to its end, in the order they ended (ties: the kernel's
+  /// order); a device's tasks are in the order it ran them.
   const std::vector<TaskRun>& runs() const { return runs_; }
+  /// The same, moved out (after run()).
+  std::vector<TaskRun> take_runs() { return std::move(runs_); }
 
  private:
   void device(int d);

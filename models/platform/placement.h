@@ -7,7 +7,11 @@
 // system's live state). Either way a placement is the dispatcher the one executor
 // (models/platform/executor.h) runs, and execute() is the one way to run it: it returns what
 // ran where as data, per-device orders over the same task graph, whichever family decided
-// them. An online placement's decisions can so be read, compared and replayed as orders.
+// them. An online placement's decisions can so be read and compared as orders, and replayed
+// as orders where nothing but the order decides (tests/unit/test_placement.cpp: Hype's GPU
+// alone). With offload devices they are not the whole decision: a big op runs on a gang of
+// offload devices (listed on its first), and the runtime moves data through the host by rules
+// of its own.
 //
 // The families and their members are listed by `trainsim list placements`
 // (sim/run/placements.h); a new member is a file of its family plus one registry line there
@@ -34,11 +38,11 @@ class Placement : public Dispatcher {
 
 /// What a placement made of an iteration: every task a device ran with its times, and per
 /// device the tasks in the order it ran them (DeviceOrders over the placement's task graph;
-/// work beside compute, such as an all-reduce step, is in none).
+/// work beside compute, such as an all-reduce step, is in none), and what the links carried.
 struct Realized {
-  std::vector<TaskRun> runs;  ///< in the order they started
+  PlacementTiming timing = PlacementTiming::kAhead;  ///< the family that decided it
+  std::vector<TaskRun> runs;                         ///< in the order they ended
   DeviceOrders orders;
-  std::int64_t makespan_ps = 0;           ///< the last task's end
   std::vector<ChannelStats> channels;     ///< per Interconnect channel
   std::vector<TransferRecord> transfers;  ///< every hop, in the order they were sent
 };

@@ -137,9 +137,8 @@ AcceleratorSpec parse_experiment_accelerator(const std::optional<ConfigNode>& no
 
 class SimulationSection final : public ExperimentSection {
  public:
-  // In the order an unknown key's error lists them.
   std::vector<std::string> keys() const override {
-    return {"accelerator", "dataflow", "technique", "fidelity", "numerics", "memory", "residency"};
+    return {"accelerator", "dataflow", "technique", "fidelity", "memory", "residency"};
   }
 
   void before_override(OverrideStep& step) const override {
@@ -166,7 +165,6 @@ class SimulationSection final : public ExperimentSection {
 
   // The dataflow defaults to the accelerator's own, so the accelerator is parsed first.
   void parse(const ConfigMap& m, const SectionInput& in, ExperimentSpec& spec) const override {
-    if (auto v = m.get("numerics")) spec.numerics = v->as_choice({"float", "none"});
     const ConfigNode& top = m.node();
     SimulationSpec& sim = spec.sim;
     sim.accelerator = parse_experiment_accelerator(m.get("accelerator"), top, in.path, in.inlined);
@@ -209,8 +207,6 @@ class SimulationSection final : public ExperimentSection {
     out << YAML::Key << "memory" << YAML::Value;
     emit_string(out, sim.accelerator.memory);
     out << YAML::Key << "residency" << YAML::Value << sim.residency;
-    out << YAML::Key << "numerics" << YAML::Value;
-    emit_string(out, spec.numerics);
   }
 };
 

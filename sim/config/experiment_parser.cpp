@@ -1,6 +1,8 @@
 #include "sim/config/experiment_parser.h"
 
+#include <algorithm>
 #include <memory>
+#include <stdexcept>
 
 #include "sim/core/error.h"
 #include "sim/yaml/yaml_emit.h"
@@ -60,10 +62,17 @@ ExperimentSpec parse_experiment(const std::string& path, const std::vector<std::
 
   ConfigNode top(root, "", std::make_shared<const ConfigOrigin>(origin));
   ConfigMap m = top.as_map();
-  std::vector<std::string> allowed;
+  std::size_t owned = 0;
   for (const ExperimentSection* s : sections.parse_order)
-    for (const std::string& k : s->keys()) allowed.push_back(k);
-  m.allow_only(allowed);
+    for (const std::string& k : s->keys()) {
+      ++owned;
+      if (std::find(sections.key_order.begin(), sections.key_order.end(), k) ==
+          sections.key_order.end())
+        throw std::logic_error("experiment sections: key '" + k + "' is not in key_order");
+    }
+  if (owned != sections.key_order.size())
+    throw std::logic_error("experiment sections: key_order lists keys no section owns");
+  m.allow_only(sections.key_order);
 
   spec.source = path;
   const SectionInput in{path, inlined};

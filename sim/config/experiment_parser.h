@@ -65,16 +65,19 @@ class ExperimentSection {
   virtual void emit(YAML::Emitter& out, const ExperimentSpec& spec) const = 0;
 };
 
-/// The sections of an experiment, in the order they parse (a section may read what an earlier
-/// one parsed) and in the order the resolved file writes them.
+/// The sections of an experiment: in the order they parse (a section may read what an earlier
+/// one parsed; of two bad keys, the earlier section's is reported), in the order the resolved
+/// file writes them, and their keys in the order an unknown key's error lists them (every key
+/// of every section, once).
 struct ExperimentSections {
   std::vector<const ExperimentSection*> parse_order;
   std::vector<const ExperimentSection*> emit_order;
+  std::vector<std::string> key_order;
 };
 
 /// Parses an experiment file with `sections`, applying `overrides` ("a.b.c=value", value
-/// parsed as YAML) to the YAML tree before validation. Keys are allowed as the sections list
-/// them, in parse order.
+/// parsed as YAML) to the YAML tree before validation. std::logic_error if key_order and the
+/// sections' keys differ.
 ExperimentSpec parse_experiment(const std::string& path, const std::vector<std::string>& overrides,
                                 const ExperimentSections& sections);
 
@@ -83,9 +86,11 @@ ExperimentSpec parse_experiment(const std::string& path, const std::vector<std::
 std::string emit_experiment(const ExperimentSpec& spec, const ExperimentSections& sections);
 
 /// The experiment's own keys, which belong to no subsystem: `name` (default: the file's stem),
-/// `dataset` (which data; whether the name is a dataset is the dataset registry's call, made
-/// when loading) and `output` (the results directory, default runs/<name>).
+/// `numerics` (float: train for real; none: time the schedule from shapes), `dataset` (which
+/// data; whether the name is a dataset is the dataset registry's call, made when loading) and
+/// `output` (the results directory, default runs/<name>).
 const ExperimentSection& name_section();
+const ExperimentSection& numerics_section();
 const ExperimentSection& dataset_section();
 const ExperimentSection& output_section();
 

@@ -1,5 +1,5 @@
-// The experiment's own keys (experiment_parser.h): what to call the run, which data it reads
-// and where its results go.
+// The experiment's own keys (experiment_parser.h): what to call the run, whether it trains for
+// real, which data it reads and where its results go.
 #include <filesystem>
 
 #include "sim/config/experiment_parser.h"
@@ -20,6 +20,18 @@ class NameSection final : public ExperimentSection {
   void emit(YAML::Emitter& out, const ExperimentSpec& spec) const override {
     out << YAML::Key << "name" << YAML::Value;
     emit_string(out, spec.name);
+  }
+};
+
+class NumericsSection final : public ExperimentSection {
+ public:
+  std::vector<std::string> keys() const override { return {"numerics"}; }
+  void parse(const ConfigMap& top, const SectionInput&, ExperimentSpec& spec) const override {
+    if (auto v = top.get("numerics")) spec.numerics = v->as_choice({"float", "none"});
+  }
+  void emit(YAML::Emitter& out, const ExperimentSpec& spec) const override {
+    out << YAML::Key << "numerics" << YAML::Value;
+    emit_string(out, spec.numerics);
   }
 };
 
@@ -71,6 +83,11 @@ class OutputSection final : public ExperimentSection {
 
 const ExperimentSection& name_section() {
   static const NameSection s;
+  return s;
+}
+
+const ExperimentSection& numerics_section() {
+  static const NumericsSection s;
   return s;
 }
 

@@ -107,7 +107,7 @@ class SystemSection final : public ExperimentSection {
   void check(const ConfigMap& m, const ExperimentSpec& spec) const override {
     // Its branches are layers cut out of a model; split over devices, every branch's output
     // would travel to the sink's device, traffic the model it came from does not have.
-    if (NetShape(spec.network).ends_in_sink() && spec.system.present() && !spec.hype)
+    if (spec.system.present() && !spec.hype && NetShape(spec.network).ends_in_sink())
       m.require("system").fail(
           "a network that ends in a sink (a SCALE-Sim topology) runs on one device, not on a "
           "system");

@@ -10,17 +10,20 @@
 namespace trainsim {
 
 const ExperimentSections& experiment_sections() {
-  // Parse order: the system's devices take the accelerator run's settings, and a pipeline
-  // and Hype's placement are checked against the system. Errors about an unknown key list
-  // the keys in this order.
-  // Emit order: the resolved file's layout (Hype's settings before the system they imply).
   static const ExperimentSections all = {
+      // Parse order: the system's devices take the accelerator run's settings, and a pipeline
+      // and Hype's placement are checked against the system. Of two bad keys, the earlier
+      // section's is the error.
+      {&name_section(), &numerics_section(), &network_section(), &dataset_section(),
+       &training_section(), &simulation_section(), &system_section(), &pipeline_section(),
+       &hype_section(), &output_section()},
+      // Emit order: the resolved file's layout (Hype's settings before the system they imply).
       {&name_section(), &network_section(), &dataset_section(), &training_section(),
-       &output_section(), &simulation_section(), &system_section(), &pipeline_section(),
-       &hype_section()},
-      {&name_section(), &network_section(), &dataset_section(), &training_section(),
-       &simulation_section(), &hype_section(), &system_section(), &pipeline_section(),
-       &output_section()},
+       &simulation_section(), &numerics_section(), &hype_section(), &system_section(),
+       &pipeline_section(), &output_section()},
+      // As an unknown key's error lists them: the older keys first.
+      {"name", "network", "dataset", "training", "output", "accelerator", "dataflow", "technique",
+       "fidelity", "numerics", "memory", "residency", "system", "pipeline", "hype"},
   };
   return all;
 }

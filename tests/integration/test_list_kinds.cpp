@@ -168,3 +168,26 @@ TEST_CASE("trainsim list KIND --names prints the entries' names alone", "[cli][l
   CHECK(layers.out.rfind("dense\nconv2d\n", 0) == 0);
   CHECK(line_count(layers.out) == static_cast<int>(layer_types().size()));
 }
+
+TEST_CASE("trainsim list placements lists every schedule and policy under its family",
+          "[cli][list][placement]") {
+  const CliResult r = run_trainsim({"list", "placements"});
+  REQUIRE(r.exit_code == 0);
+  const std::size_t ahead = r.out.find("placements by schedule (pipeline.schedule");
+  const std::size_t online = r.out.find("placements by policy (hype.policy");
+  REQUIRE(ahead != std::string::npos);
+  REQUIRE(online != std::string::npos);
+  CHECK(r.out.find("decided before the run:", ahead) < online);
+  CHECK(r.out.find("decided as it goes:", online) != std::string::npos);
+  for (const Schedule* s : schedules()) {
+    INFO(s->name());
+    const std::size_t at = r.out.find("\n  " + s->name() + " ");
+    CHECK(at > ahead);
+    CHECK(at < online);
+  }
+  for (const PolicyInfo& p : hype_policies()) {
+    INFO(p.name);
+    const std::size_t at = r.out.find("\n  " + p.name + " ", online);
+    CHECK(at != std::string::npos);
+  }
+}
