@@ -1,11 +1,11 @@
 #include "sim/config/experiment_parser.h"
 
 #include <algorithm>
+#include <iterator>
 #include <memory>
 #include <stdexcept>
 
 #include "sim/core/error.h"
-#include "sim/yaml/yaml_emit.h"
 #include "sim/yaml/yaml_file.h"
 
 namespace trainsim {
