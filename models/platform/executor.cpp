@@ -23,9 +23,8 @@ Executor::~Executor() {
   if (d_.executor_ == this) d_.executor_ = nullptr;
 }
 
-Executor& Dispatcher::executor() const {
-  if (!executor_) throw std::logic_error("dispatcher: no executor runs it");
-  return *executor_;
+void Dispatcher::unbound() {
+  throw std::logic_error("dispatcher: no executor runs it");
 }
 
 void Executor::spawn(std::function<void()> body, const char* name) {

@@ -75,10 +75,14 @@ class Dispatcher {
   /// The executor running this dispatcher (from when one is built over it until it is
   /// destroyed): its clock, links and wakes. std::logic_error outside a run. A dispatcher is
   /// run by one executor at a time.
-  Executor& executor() const;
+  Executor& executor() const {
+    if (executor_ == nullptr) unbound();
+    return *executor_;
+  }
 
  private:
   friend class Executor;
+  [[noreturn]] static void unbound();
   Executor* executor_ = nullptr;
 };
 

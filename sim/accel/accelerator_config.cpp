@@ -1,7 +1,6 @@
 // load_accelerator() and load_energy_table(): YAML file -> overrides -> validated specs.
 #include "sim/accel/accelerator_config.h"
 
-#include <filesystem>
 #include <memory>
 #include <optional>
 
@@ -11,6 +10,7 @@
 #include "sim/accel/memory_model.h"
 #include "sim/core/error.h"
 #include "sim/core/named_registry.h"
+#include "sim/yaml/config_files.h"
 #include "sim/yaml/key_ranges.h"
 #include "sim/yaml/overrides.h"
 #include "sim/yaml/yaml_file.h"
@@ -22,10 +22,6 @@ namespace {
 
 // The table an accelerator gets when it names none.
 constexpr const char* kDefaultEnergy = "horowitz45";
-
-std::string file_stem(const std::string& path) {
-  return std::filesystem::path(path).stem().string();
-}
 
 std::string join(const std::vector<std::string>& items) {
   std::string out;
@@ -89,7 +85,7 @@ EnergyRef parse_accelerator_energy(const std::optional<ConfigNode>& node, const 
     auto origin = std::make_shared<ConfigOrigin>(*node->origin());
     origin->file = *inlined_from;
     ConfigNode table(node->yaml(), node->path(), origin, node->key_mark());
-    EnergyTable t = parse_energy_table(table, file_stem(*inlined_from), *inlined_from);
+    EnergyTable t = parse_energy_table(table, config_file_stem(*inlined_from), *inlined_from);
     return {t, table.as_map().get("mac")};
   }
   if (node && node->is_map()) {
@@ -104,7 +100,7 @@ EnergyRef parse_accelerator_energy(const std::optional<ConfigNode>& node, const 
   auto origin = std::make_shared<ConfigOrigin>();
   origin->file = file;
   ConfigNode table(load_yaml_file(file, "energy table"), root.child_path("energy"), origin);
-  return {parse_energy_table(table, file_stem(file), file), node};
+  return {parse_energy_table(table, config_file_stem(file), file), node};
 }
 
 // `word_bits`: the widths the energy tables and SCALE-Sim-style word counts deal in.
@@ -241,7 +237,7 @@ AcceleratorSpec parse_accelerator_node(const ConfigNode& top, const AcceleratorN
 
 AcceleratorSpec parse_accelerator_ref(const ConfigNode& node, const std::string& referrer) {
   if (node.is_map()) {
-    return parse_accelerator_node(node, {referrer, file_stem(referrer), "<inline>", {}});
+    return parse_accelerator_node(node, {referrer, config_file_stem(referrer), "<inline>", {}});
   }
   const std::string ref = node.as_nonempty_string();
   std::vector<std::string> tried;
@@ -253,7 +249,7 @@ AcceleratorSpec parse_accelerator_ref(const ConfigNode& node, const std::string&
   auto origin = std::make_shared<ConfigOrigin>();
   origin->file = *file;
   ConfigNode accel(load_yaml_file(*file, "accelerator"), node.path(), origin);
-  return parse_accelerator_node(accel, {*file, file_stem(*file), *file, {}});
+  return parse_accelerator_node(accel, {*file, config_file_stem(*file), *file, {}});
 }
 
 std::optional<std::string> inline_energy_for_override(YAML::Node accel,
@@ -291,7 +287,7 @@ AcceleratorSpec load_accelerator(const std::string& name_or_path,
   std::optional<std::string> inlined_from;
   apply_overrides(root, overrides, path, origin, inlined_from);
   ConfigNode top(root, "", std::make_shared<const ConfigOrigin>(origin));
-  return parse_accelerator_node(top, {path, file_stem(path), path, inlined_from});
+  return parse_accelerator_node(top, {path, config_file_stem(path), path, inlined_from});
 }
 
 EnergyTable load_energy_table(const std::string& name_or_path) {
@@ -299,7 +295,7 @@ EnergyTable load_energy_table(const std::string& name_or_path) {
   auto origin = std::make_shared<ConfigOrigin>();
   origin->file = path;
   ConfigNode top(load_yaml_file(path, "energy table"), "", origin);
-  return parse_energy_table(top, file_stem(path), path);
+  return parse_energy_table(top, config_file_stem(path), path);
 }
 
 }  // namespace trainsim

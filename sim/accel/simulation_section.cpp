@@ -1,6 +1,5 @@
 #include "sim/accel/simulation_section.h"
 
-#include <filesystem>
 #include <memory>
 #include <optional>
 
@@ -10,6 +9,7 @@
 #include "sim/accel/accelerator_parse.h"
 #include "sim/core/named_registry.h"
 #include "sim/techniques/technique_config.h"
+#include "sim/yaml/config_files.h"
 #include "sim/yaml/yaml_emit.h"
 #include "sim/yaml/yaml_file.h"
 
@@ -20,10 +20,6 @@ namespace {
 // The accelerator an experiment is timed on when it names none: the ADA-GP papers'
 // baseline, the design the simulator's results are compared against.
 constexpr const char* kDefaultAccelerator = "adagp_ws180";
-
-std::string file_stem(const std::string& path) {
-  return std::filesystem::path(path).stem().string();
-}
 
 std::string known_dataflows() {
   return registry_names(dataflows());
@@ -117,11 +113,11 @@ AcceleratorSpec parse_experiment_accelerator(const std::optional<ConfigNode>& no
     auto origin = std::make_shared<ConfigOrigin>(*node->origin());
     origin->file = *file;
     ConfigNode accel(node->yaml(), node->path(), origin, node->key_mark());
-    return parse_accelerator_node(accel, {*file, file_stem(*file), *file, energy});
+    return parse_accelerator_node(accel, {*file, config_file_stem(*file), *file, energy});
   }
   if (node && node->is_map()) {
     // Relative energy paths in an inline accelerator resolve against the experiment.
-    return parse_accelerator_node(*node, {path, file_stem(path), "<inline>", energy});
+    return parse_accelerator_node(*node, {path, config_file_stem(path), "<inline>", energy});
   }
   if (node && !node->is_scalar()) {
     node->fail("expected an accelerator name, a path to an accelerator file or a mapping, got " +
@@ -132,7 +128,7 @@ AcceleratorSpec parse_experiment_accelerator(const std::optional<ConfigNode>& no
   auto origin = std::make_shared<ConfigOrigin>();
   origin->file = file;
   ConfigNode accel(load_yaml_file(file, "accelerator"), top.child_path("accelerator"), origin);
-  return parse_accelerator_node(accel, {file, file_stem(file), file, std::nullopt});
+  return parse_accelerator_node(accel, {file, config_file_stem(file), file, std::nullopt});
 }
 
 class SimulationSection final : public ExperimentSection {

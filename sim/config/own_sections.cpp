@@ -1,8 +1,7 @@
 // The experiment's own keys (experiment_parser.h): what to call the run, whether it trains for
 // real, which data it reads and where its results go.
-#include <filesystem>
-
 #include "sim/config/experiment_parser.h"
+#include "sim/yaml/config_files.h"
 #include "sim/yaml/key_ranges.h"
 #include "sim/yaml/yaml_emit.h"
 
@@ -14,7 +13,7 @@ class NameSection final : public ExperimentSection {
  public:
   std::vector<std::string> keys() const override { return {"name"}; }
   void parse(const ConfigMap& top, const SectionInput& in, ExperimentSpec& spec) const override {
-    spec.name = std::filesystem::path(in.path).stem().string();
+    spec.name = config_file_stem(in.path);
     if (auto v = top.get("name")) spec.name = v->as_nonempty_string();
   }
   void emit(YAML::Emitter& out, const ExperimentSpec& spec) const override {

@@ -1,6 +1,5 @@
 #include "sim/interop/network_section.h"
 
-#include <filesystem>
 #include <memory>
 #include <optional>
 
@@ -16,10 +15,6 @@
 namespace trainsim {
 
 namespace {
-
-std::string file_stem(const std::string& path) {
-  return std::filesystem::path(path).stem().string();
-}
 
 // The network file a `network: <string>` node refers to, or a UserError at that node.
 std::string resolve_network_file(const ConfigNode& node, const std::string& experiment_path) {
@@ -62,7 +57,7 @@ NetworkSpec parse_experiment_network(const ConfigNode& node, const std::string& 
     auto origin = std::make_shared<ConfigOrigin>(*node.origin());
     origin->file = from->second;
     ConfigNode net(node.yaml(), node.path(), origin, node.key_mark());
-    return parse_network(net, file_stem(from->second), from->second);
+    return parse_network(net, config_file_stem(from->second), from->second);
   }
   if (node.is_map() && ConfigMap(node).has("onnx")) {
     ConfigMap m = node.as_map();
@@ -77,7 +72,7 @@ NetworkSpec parse_experiment_network(const ConfigNode& node, const std::string& 
     return scalesim_topology_network(
         model_file(m.require("scalesim_topology"), path, "SCALE-Sim topology"));
   }
-  if (node.is_map()) return parse_network(node, file_stem(path), "<inline>");
+  if (node.is_map()) return parse_network(node, config_file_stem(path), "<inline>");
   if (!node.is_scalar()) {
     node.fail("expected a network name, a path to a network file or a mapping, got " +
               node.describe());
@@ -86,7 +81,7 @@ NetworkSpec parse_experiment_network(const ConfigNode& node, const std::string& 
   auto origin = std::make_shared<ConfigOrigin>();
   origin->file = file;
   ConfigNode net(load_yaml_file(file, "network"), "network", origin);
-  return parse_network(net, file_stem(file), file);
+  return parse_network(net, config_file_stem(file), file);
 }
 
 class NetworkSection final : public ExperimentSection {

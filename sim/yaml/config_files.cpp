@@ -60,6 +60,10 @@ bool is_config_path(const std::string& ref) {
   return ref.find('/') != std::string::npos || ends_with(ref, ".yaml");
 }
 
+std::string config_file_stem(const std::string& path) {
+  return fs::path(path).stem().string();
+}
+
 std::vector<std::string> shipped_config_names(const std::string& folder) {
   std::vector<std::string> names;
   std::error_code ec;

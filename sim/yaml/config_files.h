@@ -17,6 +17,9 @@ bool is_config_path(const std::string& ref);
 std::optional<std::string> find_referenced_file(const std::string& ref, const std::string& folder,
                                                 const std::string& referrer,
                                                 std::vector<std::string>* tried);
+/// The name a config file gives what it holds by default: its file name without folder and
+/// extension ("configs/networks/lenet5.yaml" -> "lenet5").
+std::string config_file_stem(const std::string& path);
 /// Stems of the .yaml files in <configs root>/<folder>, sorted.
 std::vector<std::string> shipped_config_names(const std::string& folder);
 
