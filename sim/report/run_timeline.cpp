@@ -1,7 +1,8 @@
 #include "sim/report/run_timeline.h"
 
 #include <algorithm>
-#include <nlohmann/json.hpp>
+
+#include "sim/io/json_writer.h"
 
 namespace trainsim {
 
@@ -28,32 +29,29 @@ std::string run_timeline_json(const AcceleratorSession& session) {
   // tiles' transfers, which this draws as one).
   const int dram_track = static_cast<int>(tracks.size());
   tracks.push_back(acc.name + " DRAM channel");
-  nlohmann::ordered_json events = nlohmann::ordered_json::array();
-  for (std::size_t t = 0; t < tracks.size(); ++t)
-    events.push_back({{"name", "thread_name"},
-                      {"ph", "M"},
-                      {"pid", 0},
-                      {"tid", t},
-                      {"args", {{"name", tracks[t]}}}});
+  JsonWriter w;
+  w.begin_object().key("traceEvents").begin_array();
+  for (std::size_t t = 0; t < tracks.size(); ++t) {
+    w.begin_object().field("name", "thread_name").field("ph", "M").field("pid", 0);
+    w.field("tid", static_cast<std::uint64_t>(t));
+    w.key("args").begin_object().field("name", tracks[t]).end_object().end_object();
+  }
   const NetShape& net = session.shape();
+  auto layer_name = [&](const TraceOp& op) {
+    return op.layer >= 0 && static_cast<std::size_t>(op.layer) < net.size()
+               ? net.layer_spec(static_cast<std::size_t>(op.layer)).name
+               : std::to_string(op.layer);
+  };
   for (const TraceOp& op : session.record().trace()) {
     const int track = (own && op.unit == 1 ? 2 : 0) + (op.array ? 0 : 1);
-    const OpRole role = static_cast<OpRole>(op.role);
-    const std::string layer = op.layer >= 0 && static_cast<std::size_t>(op.layer) < net.size()
-                                  ? net.layer_spec(static_cast<std::size_t>(op.layer)).name
-                                  : std::to_string(op.layer);
-    events.push_back({{"name", layer + " " + role_name(role)},
-                      {"cat", role_name(role)},
-                      {"ph", "X"},
-                      {"ts", static_cast<double>(op.start_ps) * 1e-6},  // microseconds
-                      {"dur", static_cast<double>(op.end_ps - op.start_ps) * 1e-6},
-                      {"pid", 0},
-                      {"tid", track},
-                      {"args",
-                       {{"layer", op.layer},
-                        {"phase", kPhaseNames[op.phase < kNumPhases ? op.phase : 0]},
-                        {"macs", op.macs},
-                        {"dram_bytes", op.dram_bytes}}}});
+    const char* role = role_name(static_cast<OpRole>(op.role));
+    w.begin_object().field("name", layer_name(op) + " " + role).field("cat", role);
+    w.field("ph", "X").field("ts", static_cast<double>(op.start_ps) * 1e-6);  // microseconds
+    w.field("dur", static_cast<double>(op.end_ps - op.start_ps) * 1e-6);
+    w.field("pid", 0).field("tid", track).key("args").begin_object();
+    w.field("layer", op.layer);
+    w.field("phase", kPhaseNames[op.phase < kNumPhases ? op.phase : 0]);
+    w.field("macs", op.macs).field("dram_bytes", op.dram_bytes).end_object().end_object();
   }
   std::vector<const TraceOp*> by_start;
   for (const TraceOp& op : session.record().trace())
@@ -67,24 +65,15 @@ std::string run_timeline_json(const AcceleratorSession& session) {
     const double start = std::max(static_cast<double>(op->start_ps), free_ps);
     const double dur = static_cast<double>(op->dram_bytes) / bytes_per_ps;
     free_ps = start + dur;
-    const std::string layer = op->layer >= 0 && static_cast<std::size_t>(op->layer) < net.size()
-                                  ? net.layer_spec(static_cast<std::size_t>(op->layer)).name
-                                  : std::to_string(op->layer);
-    const OpRole role = static_cast<OpRole>(op->role);
-    events.push_back({{"name", layer + " " + role_name(role) + " DRAM"},
-                      {"cat", "dram"},
-                      {"ph", "X"},
-                      {"ts", start * 1e-6},
-                      {"dur", dur * 1e-6},
-                      {"pid", 0},
-                      {"tid", dram_track},
-                      {"args", {{"layer", op->layer}, {"bytes", op->dram_bytes}}}});
+    const char* role = role_name(static_cast<OpRole>(op->role));
+    w.begin_object().field("name", layer_name(*op) + " " + role + " DRAM").field("cat", "dram");
+    w.field("ph", "X").field("ts", start * 1e-6).field("dur", dur * 1e-6);
+    w.field("pid", 0).field("tid", dram_track).key("args").begin_object();
+    w.field("layer", op->layer).field("bytes", op->dram_bytes).end_object().end_object();
   }
-  nlohmann::ordered_json j;
-  j["traceEvents"] = events;
-  j["displayTimeUnit"] = "ns";
   // Compact: the window of a 200-layer network is tens of thousands of slices.
-  return j.dump() + "\n";
+  w.end_array().field("displayTimeUnit", "ns").end_object();
+  return w.take() + "\n";
 }
 
 }  // namespace trainsim
