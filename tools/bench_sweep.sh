@@ -6,7 +6,10 @@
 #   3. under mpirun with 1 and 2 ranks (target: 2 ranks >= 1.7x faster),
 # each from scratch, medians of REPEATS; checks that all the tables are identical. Then once
 # each, the 1,200-point configs/sweeps/vgg16_dataflows_techniques.yaml (the same 60 designs
-# x 5 batch sizes x 4 techniques) with -j 2, with workers and with --isolate.
+# x 5 batch sizes x 4 techniques) with -j 2, with workers and with --isolate. Last, the memo
+# (docs/sweeps.md): the 60 points again reading the op costs the -j 2 run kept (as a resumed
+# or repeated sweep does), and the 1,200 points reading them (an extended sweep: new batch
+# sizes and techniques on the same designs).
 #   tools/bench_sweep.sh [REPEATS]   (default 3; expects ./test.sh or ./run.sh to have set up)
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -65,4 +68,15 @@ repeats=$saved
 printf '1,200 points, -j 2: workers %7.2f s (%s), isolated %7.2f s (%s): %sx\n' "$b2" \
   "$(rate 1200 "$b2")" "$bi" "$(rate 1200 "$bi")" "$(ratio "$bi" "$b2")"
 cmp -s "$tmp/b2/sweep.csv" "$tmp/bi/sweep.csv" || echo "tables differ: b2 and bi"
+# The memo of the last -j 2 run of the 60 points ($tmp/j2/memo) read by new sweeps.
+cp -r "$tmp/j2/memo" "$tmp/memo60"
+mr=$(wall mr "$bin" sweep "$sweep" -j 2 --memo "$tmp/memo60")
+cmp -s "$tmp/j1/sweep.csv" "$tmp/mr/sweep.csv" || echo "tables differ: j1 and mr"
+repeats=1
+me=$(wall me "$bin" sweep "$big" -j 2 --memo "$tmp/memo60")
+repeats=$saved
+cmp -s "$tmp/b2/sweep.csv" "$tmp/me/sweep.csv" || echo "tables differ: b2 and me"
+printf 'memo:       60 points again %6.2f s (%s, %sx); 1,200 points on it %6.2f s (%s, %sx)\n' \
+  "$mr" "$(rate 60 "$mr")" "$(ratio "$j2" "$mr")" "$me" "$(rate 1200 "$me")" \
+  "$(ratio "$b2" "$me")"
 echo "load average after: $(cut -d' ' -f1 /proc/loadavg)"

@@ -12,6 +12,7 @@
 #include <unordered_map>
 
 #include "dataflows/dataflow.h"
+#include "sim/io/memo_store.h"
 #include "sim/spec/accel_spec.h"
 #include "sim/spec/op_stats.h"
 #include "sim/workload/op.h"
@@ -51,13 +52,27 @@ class CostModel {
     std::size_t operator()(const Key& k) const;
   };
   static Key key_of(const Op& op);
+  /// A memo record of an op's key and cost, and back (false: not a record of this layout).
+  static std::string encode(const Key& k, const OpStats& s);
+  static bool decode(const std::string& record, Key& k, OpStats& s);
 
-  using Cache = std::unordered_map<Key, OpStats, KeyHash>;
+  struct Cache {
+    std::unordered_map<Key, OpStats, KeyHash> costs;
+    std::string counts_key;
+    /// The memo scope whose store it last read (active_memo_generation), 0: none.
+    std::uint64_t memo_generation = 0;
+    /// How far it has read each file of the memo (MemoStore::load).
+    MemoStore::ReadTo memo_read;
+  };
   /// The memo of every cost model of the thread with the same counts_key(): a `compare` or a
   /// sweep point configures one per technique, whose ops are mostly the same (the key holds
   /// everything of the accelerator and dataflow that an op's counts and cycles depend on, so
-  /// every memoized result is what evaluate_op would give).
+  /// every memoized result is what evaluate_op would give). With a memo scope open
+  /// (sim/io/memo_store.h) it also holds what other processes of the same build stored for
+  /// the same counts_key, and stores what this one prices.
   static std::shared_ptr<Cache> shared_cache(const std::string& key);
+  /// Reads the open memo scope's store into the cache, once per scope.
+  void read_memo();
 
   const AcceleratorSpec& acc_;
   const Dataflow& df_;

@@ -5,6 +5,7 @@
 // also relative to the first variant.
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 #include <sstream>
 
 #include "sim/cli/commands.h"
@@ -14,6 +15,7 @@
 #include "sim/core/format.h"
 #include "sim/core/terminal_lines.h"
 #include "sim/data/dataset_registry.h"
+#include "sim/io/memo_store.h"
 #include "sim/io/staged_dir.h"
 #include "sim/report/html/report.h"
 #include "sim/report/units.h"
@@ -211,7 +213,7 @@ void print_system_table(const std::vector<Variant>& variants, std::int64_t sampl
 
 int cmd_compare(const std::vector<std::string>& args) {
   po::options_description opts =
-      experiment_options(kOptOut | kOptSet | kOptForce | kOptQuiet | kOptReport);
+      experiment_options(kOptOut | kOptSet | kOptForce | kOptQuiet | kOptReport | kOptMemo);
   opts.add_options()("dataflows", po::value<std::string>()->value_name("LIST"),
                      "dataflows to compare, e.g. ws,os,is,rs")(
       "techniques", po::value<std::string>()->value_name("LIST"),
@@ -278,6 +280,9 @@ int cmd_compare(const std::vector<std::string>& args) {
   // every variant: a bad one fails the compare before the good ones have run.
   for (const Variant& v : variants)
     check_experiment(load_experiment(a.path, variant_overrides(v, dir)), /*simulate=*/true);
+  check_memo_outside(a, dir, "compare");
+  std::optional<MemoScope> memo;  // op costs kept across processes (sim/io/memo_store.h)
+  if (!a.memo.empty()) memo.emplace(a.memo);
 
   StagedDir out(dir, a.force ? StagedDir::Mode::kReplace : StagedDir::Mode::kNew, "compare");
   // -q: only the final line (the variants' tables are in compare.csv and the table_*.csv).

@@ -28,6 +28,7 @@
 #include "sim/io/checksum.h"
 #include "sim/io/dir_lock.h"
 #include "sim/io/manifest.h"
+#include "sim/io/memo_store.h"
 #include "sim/io/output_target.h"
 #include "sim/io/staged_dir.h"
 #include "sim/report/html/report.h"
@@ -208,7 +209,11 @@ int cmd_sweep(const std::vector<std::string>& args) {
       "points and shares its cost memo between them)")("quiet,q", "print only the final line")(
       "no-report",
       "write no HTML: neither DIR/report.html, the sweep's page, nor each point's own "
-      "(`trainsim report DIR/points/ID/run` writes one later)");
+      "(`trainsim report DIR/points/ID/run` writes one later)")(
+      "memo", po::value<std::string>()->value_name("MEMO"),
+      "the op costs the points share and keep for later sweeps (default DIR/memo: a resumed "
+      "sweep reuses it; name an earlier sweep's to reuse its mapping searches)")(
+      "no-memo", "keep no op costs on disk (each worker still shares its own between points)");
   po::options_description hidden;
   hidden.add_options()("sweep", po::value<std::string>());
   po::positional_options_description pos;
@@ -218,7 +223,11 @@ int cmd_sweep(const std::vector<std::string>& args) {
   const po::variables_map vm = parse_args("sweep", args, opts, pos, hidden);
   const bool force = vm.count("force") > 0, quiet = vm.count("quiet") > 0;
   const bool use_mpi = vm.count("mpi") > 0;
-  const bool report = vm.count("no-report") == 0;
+  PointRun how;
+  how.report = vm.count("no-report") == 0;
+  const bool report = how.report;
+  if (vm.count("memo") && vm.count("no-memo"))
+    throw UserError("sweep: --memo and --no-memo do not go together");
   const std::size_t points_per_worker = vm.count("isolate") ? 1 : kPointsPerWorker;
   if (vm.count("merge")) {
     if (vm.count("sweep") || vm.count("shard") || use_mpi)
@@ -258,6 +267,13 @@ int cmd_sweep(const std::vector<std::string>& args) {
     if (use_mpi) jobs = ranks;
     dir = vm.count("out") ? fs::path(vm["out"].as<std::string>())
                           : fs::path("runs") / fs::path(spec.source).stem();
+    if (!vm.count("no-memo")) {
+      how.memo =
+          fs::absolute(vm.count("memo") ? fs::path(vm["memo"].as<std::string>()) : dir / "memo")
+              .lexically_normal()
+              .string();
+      if (rank == 0) MemoStore::check(how.memo);  // before anything is written
+    }
     points.emplace(spec, static_cast<std::size_t>(shard.index),
                    static_cast<std::size_t>(shard.count));
     pending.emplace(points->size(), static_cast<std::size_t>(jobs));
@@ -311,6 +327,8 @@ int cmd_sweep(const std::vector<std::string>& args) {
       }
       write_table(spec, *points, *rows, dir);
     }
+    // Made before the workers start, so that they do not race to make it.
+    if (rank == 0 && !how.memo.empty()) MemoStore::create(how.memo);
   } catch (...) {
     // Every rank saw the same input, but only rank 0 reports; the others leave quietly.
     if (use_mpi && !mpi_agree(false) && rank != 0) return kExitUserError;
@@ -385,7 +403,7 @@ int cmd_sweep(const std::vector<std::string>& args) {
   };
 
   if (use_mpi) {
-    mpi_run_points(spec, *points, *pending, dir.string(), report, points_per_worker,
+    mpi_run_points(spec, *points, *pending, dir.string(), how, points_per_worker,
                    [&](std::size_t k, const SweepRow& r) { finished_point(k, r, what_of(r)); });
     if (rank != 0) return 0;
   } else {
@@ -403,7 +421,7 @@ int cmd_sweep(const std::vector<std::string>& args) {
         lane_of.emplace_back(k, free_lanes.back());
         free_lanes.pop_back();
         const SweepPoint p = points->at(k);
-        pool.submit(point_command(spec, p, dir.string(), report), point_stderr(p, dir.string()),
+        pool.submit(point_command(spec, p, dir.string(), how), point_stderr(p, dir.string()),
                     static_cast<int>(k));
       }
       ChildExit ex;

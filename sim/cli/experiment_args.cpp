@@ -58,6 +58,11 @@ po::options_description experiment_options(unsigned which) {
   if (which & kOptReport)
     opts.add_options()("no-report", po::bool_switch(),
                        "do not write report.html (the page `trainsim report DIR` writes)");
+  if (which & kOptMemo)
+    opts.add_options()("memo", po::value<std::string>()->value_name("MEMO"),
+                       "keep op costs (mapping searches) in directory MEMO and reuse what "
+                       "earlier runs of this build kept there for the same accelerator "
+                       "(created if new; docs/sweeps.md)");
   return opts;
 }
 
@@ -87,8 +92,21 @@ ExperimentArgs parse_experiment_args(const std::string& command,
   if (vm.count("quiet")) a.quiet = vm["quiet"].as<bool>();
   if (vm.count("force")) a.force = vm["force"].as<bool>();
   if (vm.count("no-report")) a.report = !vm["no-report"].as<bool>();
+  if (vm.count("memo")) a.memo = vm["memo"].as<std::string>();
   if (vm_out) *vm_out = vm;
   return a;
+}
+
+void check_memo_outside(const ExperimentArgs& a, const std::string& results_dir,
+                        const std::string& command) {
+  if (a.memo.empty()) return;
+  namespace fs = std::filesystem;
+  const fs::path memo = fs::absolute(a.memo).lexically_normal();
+  const fs::path out = fs::absolute(results_dir).lexically_normal();
+  const fs::path rel = memo.lexically_relative(out);
+  if (!rel.empty() && *rel.begin() != "..")
+    throw UserError(command + ": --memo '" + a.memo + "' is inside the results directory '" +
+                    results_dir + "', which a run replaces whole: keep the memo elsewhere");
 }
 
 ExperimentSpec load_experiment(const ExperimentArgs& a) {

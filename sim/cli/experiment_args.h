@@ -20,6 +20,8 @@ enum ExperimentOption : unsigned {
   kOptAll = kOptOut | kOptSet | kOptQuiet | kOptForce | kOptReport,
   /// --scalesim-topology FILE.csv, --scalesim-config FILE.cfg (commands that time a run)
   kOptScaleSim = 16,
+  /// --memo DIR (commands that price ops on an accelerator)
+  kOptMemo = 64,
 };
 
 /// The visible options `which` selects; a command adds its own before parsing.
@@ -34,6 +36,8 @@ struct ExperimentArgs {
   /// --scalesim-config: applied over the loaded experiment's accelerator (load_experiment).
   /// --scalesim-topology is an override in `overrides`.
   std::string scalesim_config;
+  /// --memo: the op-cost memo directory to read and extend (sim/io/memo_store.h); empty: none.
+  std::string memo;
 };
 
 /// Parses `args` of `command` against `opts` (built from experiment_options()). A missing
@@ -49,5 +53,10 @@ ExperimentArgs parse_experiment_args(const std::string& command,
 /// layer` applies them (the config's Dataflow replaces the experiment's dataflow too; without
 /// one the experiment's stays). UserError for a config on an experiment with a system.
 ExperimentSpec load_experiment(const ExperimentArgs& a);
+
+/// Checks that --memo DIR is neither `results_dir` nor inside it (a results directory is
+/// replaced whole); UserError naming both otherwise.
+void check_memo_outside(const ExperimentArgs& a, const std::string& results_dir,
+                        const std::string& command);
 
 }  // namespace trainsim

@@ -3,11 +3,13 @@
 #include "sim/cli/experiment_args.h"
 #include "sim/core/error.h"
 #include "sim/io/file_set.h"
+#include "sim/io/memo_store.h"
 #include "sim/run/experiment_file.h"
 #include "sim/run/experiment_runner.h"
 #include "sim/sweep/sweep_table.h"
 
 #include <filesystem>
+#include <optional>
 
 namespace po = boost::program_options;
 
@@ -48,7 +50,8 @@ static void check_summary_target(const po::variables_map& vm, const std::string&
 }
 
 int run_or_train(const std::string& command, const std::vector<std::string>& args, bool simulate) {
-  po::options_description opts = experiment_options(kOptAll | (simulate ? kOptScaleSim : 0));
+  po::options_description opts =
+      experiment_options(kOptAll | (simulate ? kOptScaleSim | kOptMemo : 0));
   opts.add_options()("resume", po::value<std::string>()->value_name("DIR"),
                      "continue the incomplete run in DIR from its last completed epoch (no "
                      "EXPERIMENT.yaml, --set, --out or --force with it)")(
@@ -73,14 +76,20 @@ int run_or_train(const std::string& command, const std::vector<std::string>& arg
                       " --resume DIR continues the run as it was configured: give no "
                       "EXPERIMENT.yaml, --set, --out, --force or --scalesim-* with it");
     options.resume = true;
-    write_summary(vm,
-                  run_experiment(load_resumable_experiment(vm["resume"].as<std::string>(), command),
-                                 options));
+    const ExperimentSpec spec = load_resumable_experiment(vm["resume"].as<std::string>(), command);
+    check_memo_outside(a, spec.output.dir, command);
+    std::optional<MemoScope> memo;
+    if (!a.memo.empty()) memo.emplace(a.memo);
+    write_summary(vm, run_experiment(spec, options));
     return 0;
   }
   if (a.path.empty())
     throw UserError(command + ": missing EXPERIMENT.yaml (see trainsim " + command + " --help)");
-  write_summary(vm, run_experiment(load_experiment(a), options));
+  const ExperimentSpec spec = load_experiment(a);
+  check_memo_outside(a, spec.output.dir, command);
+  std::optional<MemoScope> memo;  // op costs kept across processes (sim/io/memo_store.h)
+  if (!a.memo.empty()) memo.emplace(a.memo);
+  write_summary(vm, run_experiment(spec, options));
   return 0;
 }
 

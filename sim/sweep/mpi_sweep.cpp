@@ -68,7 +68,7 @@ bool mpi_agree(bool ok) {
 }
 
 void mpi_run_points(const SweepSpec& spec, const PointList& points, Pending& pending,
-                    const std::string& dir, bool report, std::size_t points_per_worker,
+                    const std::string& dir, const PointRun& how, std::size_t points_per_worker,
                     const std::function<void(std::size_t, const SweepRow&)>& on_row) {
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -83,7 +83,7 @@ void mpi_run_points(const SweepSpec& spec, const PointList& points, Pending& pen
       MPI_Recv(&index, 1, MPI_LONG_LONG, 0, kTagWork, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
       if (index < 0) return;
       const SweepPoint p = points.at(static_cast<std::size_t>(index));
-      pool.submit(point_command(spec, p, dir, report), point_stderr(p, dir), 0);
+      pool.submit(point_command(spec, p, dir, how), point_stderr(p, dir), 0);
       ChildExit ex;
       pool.wait_one(ex);
       // Stopped by a second Ctrl-C: not a result; the point runs again next time.
@@ -103,7 +103,7 @@ void mpi_run_points(const SweepSpec& spec, const PointList& points, Pending& pen
     bool idle = true;
     if (pool.running() == 0 && sweep_interrupts() == 0 && pending.take(own_index, 0)) {
       const SweepPoint p = points.at(own_index);
-      pool.submit(point_command(spec, p, dir, report), point_stderr(p, dir), 0);
+      pool.submit(point_command(spec, p, dir, how), point_stderr(p, dir), 0);
       idle = false;
     }
     ChildExit ex;

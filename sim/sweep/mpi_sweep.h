@@ -24,12 +24,12 @@ void mpi_stop();
 bool mpi_agree(bool ok);
 /// Runs the points rank 0's `pending` holds (positions in `points`) over every rank; the
 /// other ranks' `pending` is not read (rank 0 sends them positions). On rank 0, `on_row` is
-/// called for each finished point (in the order they finish) with its position (`report`:
-/// whether each point writes its report.html, point_command); other ranks
+/// called for each finished point (in the order they finish) with its position (`how`: how
+/// each point runs, point_command); other ranks
 /// return when there is no more work. A rank's worker retires after `points_per_worker`
 /// points.
 void mpi_run_points(const SweepSpec& spec, const PointList& points, Pending& pending,
-                    const std::string& dir, bool report, std::size_t points_per_worker,
+                    const std::string& dir, const PointRun& how, std::size_t points_per_worker,
                     const std::function<void(std::size_t, const SweepRow&)>& on_row);
 
 }  // namespace trainsim

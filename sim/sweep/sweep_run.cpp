@@ -79,7 +79,7 @@ void Pending::drop() {
 }
 
 std::vector<std::string> point_command(const SweepSpec& spec, const SweepPoint& p,
-                                       const std::string& dir, bool report) {
+                                       const std::string& dir, const PointRun& how) {
   const fs::path pd = fs::path(dir) / "points" / p.id;
   fs::create_directories(pd);
   // The point's directory vouches for its own files (sim/io/manifest.h), so the sweep's
@@ -90,7 +90,11 @@ std::vector<std::string> point_command(const SweepSpec& spec, const SweepPoint& 
   std::vector<std::string> argv = {
       "run",   spec.experiment,       "--quiet",   "--force",
       "--out", (pd / "run").string(), "--summary", (pd / "result.json").string()};
-  if (!report) argv.push_back("--no-report");
+  if (!how.report) argv.push_back("--no-report");
+  if (!how.memo.empty()) {
+    argv.push_back("--memo");
+    argv.push_back(how.memo);
+  }
   for (const std::string& o : p.overrides(spec)) {
     argv.push_back("--set");
     argv.push_back(o);

@@ -45,13 +45,20 @@ class Pending {
   std::size_t cursor_ = 0, untaken_, marked_ = 0;
 };
 
+/// How every point of a sweep runs.
+struct PointRun {
+  /// false adds --no-report (no report.html of its own: `trainsim report` writes one later
+  /// if wanted).
+  bool report = true;
+  /// The op-cost memo the points share (--memo, sim/io/memo_store.h); empty: none.
+  std::string memo;
+};
+
 /// `run EXPERIMENT --quiet --force --out DIR/points/<id>/run --summary .../result.json
 /// --set ...` for point `p` (a command line without the program name, for a point worker);
 /// creates the point's directory and its manifest.
-/// `report`: false adds --no-report (no report.html of its own: `trainsim report` writes one
-/// later if wanted).
 std::vector<std::string> point_command(const SweepSpec& spec, const SweepPoint& p,
-                                       const std::string& dir, bool report = true);
+                                       const std::string& dir, const PointRun& how = {});
 /// The command line of a point worker (sim/sweep/point_worker.h): `exe sweep --point-worker`.
 std::vector<std::string> worker_command(const std::string& exe);
 /// Points a worker runs before it retires (sim/sweep/worker_pool.h); `sweep --isolate`: 1.

@@ -136,6 +136,13 @@ bool exists(const std::string& path) {
   return fs::exists(path);
 }
 
+std::uintmax_t bytes_under(const std::string& dir) {
+  std::uintmax_t n = 0;
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    if (e.is_regular_file()) n += e.file_size();
+  return n;
+}
+
 int line_count(const std::string& text) {
   int n = 0;
   for (char c : text) n += c == '\n';

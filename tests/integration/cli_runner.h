@@ -1,5 +1,6 @@
 #pragma once
 // Runs the real trainsim binary as a user would and captures what it prints.
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -35,6 +36,8 @@ std::string fresh_dir(const std::string& name);
 std::string read_file(const std::string& path);
 void write_file(const std::string& path, const std::string& text);
 bool exists(const std::string& path);
+/// Bytes of every file under `dir`, recursively.
+std::uintmax_t bytes_under(const std::string& dir);
 /// Writes `body` to DIR/exp.yaml and returns that path.
 std::string write_experiment(const std::string& dir, const std::string& body);
 

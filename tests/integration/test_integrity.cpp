@@ -32,13 +32,6 @@ std::vector<std::string> quick_run(const std::string& out) {
           out};
 }
 
-std::uintmax_t bytes_under(const std::string& dir) {
-  std::uintmax_t n = 0;
-  for (const auto& e : fs::recursive_directory_iterator(dir))
-    if (e.is_regular_file()) n += e.file_size();
-  return n;
-}
-
 void flip_byte(const std::string& path, std::size_t at) {
   std::string bytes = read_file(path);
   REQUIRE(at < bytes.size());

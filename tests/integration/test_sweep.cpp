@@ -1,8 +1,9 @@
 // `trainsim sweep` through the real binary: a grid runs to a complete sweep.csv; a sweep
 // stopped midway finishes when run again without redoing finished points; shards merge to
 // the single run's table; points run in shared worker processes give the table of a process
-// per point, and a point that crashes its worker fails alone; bad sweep files fail with one
-// line and write nothing.
+// per point, and a point that crashes its worker fails alone; the memo of op costs serves
+// later sweeps and runs without changing a byte of their results; bad sweep files and bad
+// memos fail with one line and write nothing.
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -243,4 +244,81 @@ TEST_CASE("Bad sweeps: one line, exit 2, nothing written", "[sweep][errors]") {
   CHECK(r.err.find("sweep.json: no checksum") != std::string::npos);
   CHECK(read_file(old + "/sweep.json").find("\"y\"") != std::string::npos);
   CHECK_FALSE(fs::exists(old + "/points"));
+}
+
+TEST_CASE("A sweep keeps its op costs in DIR/memo, and a sweep naming it searches nothing again",
+          "[sweep][memo]") {
+  require_dataset("fashion-mnist");
+  const std::string dir = fresh_dir("sweep-memo");
+  const std::string sweep = sweep_file(dir);
+  const auto first = run_trainsim({"sweep", sweep, "--out", dir + "/a", "-j", "2", "-q"});
+  INFO(first.err);
+  REQUIRE(first.exit_code == 0);
+  REQUIRE(exists(dir + "/a/memo/README.txt"));
+  const std::uintmax_t stored = bytes_under(dir + "/a/memo");
+  CHECK(stored > 0);
+  // Another sweep of the same points reads every cost from it: the same table and points,
+  // and nothing new stored (an op priced again would be).
+  const auto second = run_trainsim(
+      {"sweep", sweep, "--out", dir + "/b", "-j", "2", "-q", "--memo", dir + "/a/memo"});
+  INFO(second.err);
+  REQUIRE(second.exit_code == 0);
+  CHECK(read_file(dir + "/b/sweep.csv") == read_file(dir + "/a/sweep.csv"));
+  for (const auto& row : csv_rows(read_file(dir + "/a/sweep.csv"))) {
+    const std::string pd = "/points/" + row.at("id") + "/run/stats.json";
+    CHECK(read_file(dir + "/b" + pd) == read_file(dir + "/a" + pd));
+  }
+  CHECK(bytes_under(dir + "/a/memo") == stored);
+  CHECK_FALSE(exists(dir + "/b/memo"));
+  // A sweep stopped midway and resumed keeps its memo and ends with the same table.
+  const auto stopped = run_trainsim({"sweep", sweep, "--out", dir + "/c", "-j", "1", "-q"},
+                                    {"TRAINSIM_TEST_SWEEP_INTERRUPT_AFTER=4"});
+  CHECK(stopped.exit_code == 130);
+  const std::uintmax_t partial = bytes_under(dir + "/c/memo");
+  CHECK(partial > 0);
+  REQUIRE(run_trainsim({"sweep", sweep, "--out", dir + "/c", "-q"}).exit_code == 0);
+  CHECK(read_file(dir + "/c/sweep.csv") == read_file(dir + "/a/sweep.csv"));
+  CHECK(bytes_under(dir + "/c/memo") > partial);
+  // --force starts another sweep over it: the memo is trainsim's, so it goes with the rest.
+  const auto other =
+      run_trainsim({"sweep", sweep_file(dir, "  - {key: training.epochs, values: [2]}\n"), "--out",
+                    dir + "/c", "-q", "--force", "--no-memo"});
+  INFO(other.err);
+  REQUIRE(other.exit_code == 0);
+  CHECK_FALSE(exists(dir + "/c/memo"));
+  // Without --memo a run keeps no costs; with it, a second run stores nothing new.
+  const std::string exp = dir + "/exp.yaml";
+  REQUIRE(run_trainsim({"run", exp, "--out", dir + "/r", "-q", "--memo", dir + "/m"}).exit_code ==
+          0);
+  const std::uintmax_t run_stored = bytes_under(dir + "/m");
+  CHECK(run_stored > 0);
+  REQUIRE(
+      run_trainsim({"run", exp, "--out", dir + "/r", "-q", "-f", "--memo", dir + "/m"}).exit_code ==
+      0);
+  CHECK(bytes_under(dir + "/m") == run_stored);
+}
+
+TEST_CASE("Bad memos: one line, exit 2, nothing written", "[sweep][memo][errors]") {
+  require_dataset("fashion-mnist");
+  const std::string dir = fresh_dir("sweep-memo-errors");
+  const std::string sweep = sweep_file(dir);
+  fs::create_directories(dir + "/mine");
+  write_file(dir + "/mine/notes.txt", "a user's file\n");
+  require_clean_failure(
+      run_trainsim({"sweep", sweep, "--out", dir + "/out", "--memo", dir + "/mine"}), dir + "/out",
+      {"not a trainsim memo", "mine"});
+  require_clean_failure(
+      run_trainsim({"run", dir + "/exp.yaml", "--out", dir + "/out", "--memo", dir + "/mine"}),
+      dir + "/out", {"not a trainsim memo"});
+  CHECK(read_file(dir + "/mine/notes.txt") == "a user's file\n");
+  require_clean_failure(
+      run_trainsim({"sweep", sweep, "--out", dir + "/out", "--memo", dir + "/m", "--no-memo"}),
+      dir + "/out", {"--memo and --no-memo"});
+  require_clean_failure(
+      run_trainsim({"run", dir + "/exp.yaml", "--out", dir + "/out", "--memo", dir + "/out/memo"}),
+      dir + "/out", {"inside the results directory"});
+  require_clean_failure(run_trainsim({"compare", dir + "/exp.yaml", "--techniques", "bp", "--out",
+                                      dir + "/out", "--memo", dir + "/out"}),
+                        dir + "/out", {"inside the results directory"});
+  CHECK_FALSE(exists(dir + "/m"));
 }
