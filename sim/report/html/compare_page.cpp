@@ -75,7 +75,7 @@ std::string accuracy_curves(const ResultsDir& dir, const CsvData& c) {
 }  // namespace
 
 HtmlPage compare_page(const ResultsDir& dir) {
-  const CsvData c = dir.csv("compare.csv");
+  const CsvData& c = dir.csv("compare.csv");
   std::string experiment;
   if (!c.rows.empty()) {
     const ResultsDir first(dir.path() + "/" + c.cell(0, "variant"));

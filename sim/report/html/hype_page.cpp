@@ -20,7 +20,7 @@ std::vector<KeyFigure> key_figures(const ResultsDir& dir) {
                      json_text(s, "system/gpus") + "x " + json_text(s, "system/gpu") + " + " +
                          json_text(s, "system/offloads") + "x " + json_text(s, "system/offload")));
   // Totals over the epochs the run trained (epochs.csv): the figures its final line prints.
-  const CsvData e = dir.csv("epochs.csv");
+  const CsvData& e = dir.csv("epochs.csv");
   double sec = 0, joules = 0, gpu_sec = 0, gpu_j = 0;
   for (std::size_t r = 0; r < e.rows.size(); ++r) {
     sec += e.number(r, "seconds"), joules += e.number(r, "energy");
@@ -50,7 +50,7 @@ std::vector<KeyFigure> key_figures(const ResultsDir& dir) {
 
 // Average and peak power over one iteration, per run (policy, gpu-only).
 std::string power_html(const ResultsDir& dir) {
-  const CsvData d = dir.csv("power.csv");
+  const CsvData& d = dir.csv("power.csv");
   if (d.empty()) return "";
   std::vector<ChartSeries> series;
   for (std::size_t r = 0; r < d.rows.size(); ++r) {

@@ -60,19 +60,21 @@ const nlohmann::ordered_json& ResultsDir::stats() const {
   return *stats_;
 }
 
-CsvData ResultsDir::csv(const std::string& name) const {
+const CsvData& ResultsDir::csv(const std::string& name) const {
+  auto known = csvs_.find(name);
+  if (known != csvs_.end()) return known->second;
   CsvData d;
-  if (!has(name)) return d;
   std::vector<std::vector<std::string>> rows;
   try {
-    rows = parse_csv(text(name));
+    if (has(name)) rows = parse_csv(text(name));
   } catch (const std::invalid_argument& e) {
     throw UserError(path_ + "/" + name + ": " + e.what());
   }
-  if (rows.empty()) return d;
-  d.head = std::move(rows.front());
-  d.rows.assign(std::make_move_iterator(rows.begin() + 1), std::make_move_iterator(rows.end()));
-  return d;
+  if (!rows.empty()) {
+    d.head = std::move(rows.front());
+    d.rows.assign(std::make_move_iterator(rows.begin() + 1), std::make_move_iterator(rows.end()));
+  }
+  return csvs_.emplace(name, std::move(d)).first->second;
 }
 
 std::vector<std::string> ResultsDir::files() const {

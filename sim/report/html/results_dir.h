@@ -32,13 +32,16 @@ class ResultsDir {
   std::string text(const std::string& name) const;
   /// stats.json (an empty object when there is none).
   const nlohmann::ordered_json& stats() const;
-  CsvData csv(const std::string& name) const;
+  /// A CSV file, parsed once (a page reads batch_layers.csv for a chart, a table and the
+  /// DRAM section).
+  const CsvData& csv(const std::string& name) const;
   /// The files in the directory, sorted (not the manifest, not report.html itself).
   std::vector<std::string> files() const;
 
  private:
   std::string path_;
   mutable std::unique_ptr<nlohmann::ordered_json> stats_;
+  mutable std::map<std::string, CsvData> csvs_;
 };
 
 /// A number of a JSON tree at a '/'-separated path, NaN when absent or not a number.

@@ -82,7 +82,7 @@ HtmlPage run_page(const ResultsDir& dir) {
                     " | technique " + json_text(s, "technique") + " | trainsim " +
                     json_text(s, "trainsim_version"));
   page.section("Summary", figures_table(key_figures(dir, unit)));
-  const CsvData epochs = dir.csv("epochs.csv");
+  const CsvData& epochs = dir.csv("epochs.csv");
   const std::string curves = curves_html(epochs);
   if (!curves.empty()) page.section("Accuracy and loss", curves);
   const std::string phases = phases_html(s, unit);

@@ -47,7 +47,7 @@ std::string phases_html(const nlohmann::ordered_json& s, const std::string& unit
 
 // Per layer: training cycles and energy stacked by role, from layers.csv.
 std::string layers_html(const ResultsDir& dir, const std::string& file, const std::string& unit) {
-  const CsvData d = dir.csv(file);
+  const CsvData& d = dir.csv(file);
   if (d.empty()) return "";
   std::vector<std::string> roles, layers;
   std::map<std::string, std::map<std::string, std::pair<double, double>>> at;  // layer, role
@@ -90,7 +90,7 @@ std::string layers_html(const ResultsDir& dir, const std::string& file, const st
 // residency (an operand found on chip) can take an op below its minimum.
 std::string dram_html(const ResultsDir& dir, const std::string& file,
                       const nlohmann::ordered_json& s) {
-  const CsvData d = dir.csv(file);
+  const CsvData& d = dir.csv(file);
   if (d.empty() || d.column("compulsory_dram_bytes") < 0) return "";
   const auto ratio = [](double dram, double least) {
     return least > 0 ? readable_number(dram / least) + "x" : std::string();

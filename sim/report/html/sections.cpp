@@ -7,6 +7,7 @@
 
 #include "sim/report/html/readable.h"
 #include "sim/report/html/svg_chart.h"
+#include "sim/report/html/trace_events.h"
 
 namespace trainsim {
 
@@ -75,41 +76,12 @@ std::string curves_html(const CsvData& epochs) {
 std::string timeline_html(const ResultsDir& dir, const std::string& file,
                           const std::string& title) {
   if (!dir.has(file)) return "";
-  nlohmann::ordered_json trace;
-  try {
-    trace = nlohmann::ordered_json::parse(dir.text(file));
-  } catch (const nlohmann::ordered_json::exception&) {
-    return html_para(file + " is not JSON; it is not drawn here.");
-  }
-  const nlohmann::ordered_json* events = trace.is_object() && trace.contains("traceEvents")
-                                             ? &trace["traceEvents"]
-                                             : (trace.is_array() ? &trace : nullptr);
-  if (!events || !events->is_array()) return html_para(file + " holds no trace events.");
-  // Tracks in the order the trace names them (pid, tid); slices in time order.
-  std::map<std::pair<long long, long long>, int> track_of;
-  std::vector<std::string> tracks;
-  std::vector<GanttSlice> slices;
-  auto track = [&](const nlohmann::ordered_json& e) {
-    const std::pair<long long, long long> id{e.value("pid", 0LL), e.value("tid", 0LL)};
-    auto it = track_of.find(id);
-    if (it == track_of.end()) {
-      it = track_of.emplace(id, static_cast<int>(tracks.size())).first;
-      tracks.push_back("track " + std::to_string(id.second));
-    }
-    return it->second;
-  };
-  for (const nlohmann::ordered_json& e : *events) {
-    if (!e.is_object()) continue;
-    const std::string ph = e.value("ph", "");
-    if (ph == "M" && e.value("name", "") == "thread_name" && e.contains("args"))
-      tracks[static_cast<std::size_t>(track(e))] = e["args"].value("name", "");
-    if (ph != "X" || !e["ts"].is_number() || !e["dur"].is_number()) continue;
-    GanttSlice s;
-    s.track = track(e);
-    s.start_us = e["ts"].get<double>(), s.duration_us = e["dur"].get<double>();
-    s.label = e.value("name", ""), s.category = e.value("cat", "");
-    slices.push_back(std::move(s));
-  }
+  TraceSlices trace = read_trace_slices(dir.text(file), dir.path() + "/" + file);
+  if (!trace.json) return html_para(file + " is not JSON; it is not drawn here.");
+  if (!trace.events) return html_para(file + " holds no trace events.");
+  const std::vector<std::string>& tracks = trace.tracks;
+  std::vector<GanttSlice>& slices = trace.slices;
+  // Slices in time order (tracks in the order the trace names them).
   std::stable_sort(slices.begin(), slices.end(), [](const GanttSlice& a, const GanttSlice& b) {
     return a.start_us < b.start_us;
   });
@@ -137,7 +109,7 @@ std::string files_html(const ResultsDir& dir) {
 }
 
 std::string csv_html(const ResultsDir& dir, const std::string& file, std::size_t limit) {
-  const CsvData d = dir.csv(file);
+  const CsvData& d = dir.csv(file);
   if (d.empty()) return "";
   HtmlTable t(d.head);
   for (const auto& r : d.rows) t.row(std::vector<HtmlCell>(r.begin(), r.end()));
@@ -148,7 +120,7 @@ std::string csv_html(const ResultsDir& dir, const std::string& file, std::size_t
 std::string device_time_html(const ResultsDir& dir, const std::string& title,
                              const std::string& name_column,
                              const std::vector<std::pair<std::string, std::string>>& parts) {
-  const CsvData d = dir.csv("devices.csv");
+  const CsvData& d = dir.csv("devices.csv");
   if (d.empty()) return "";
   std::vector<std::string> names;
   for (const auto& p : parts) names.push_back(p.second);

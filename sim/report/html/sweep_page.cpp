@@ -11,7 +11,7 @@
 namespace trainsim {
 
 HtmlPage sweep_page(const ResultsDir& dir) {
-  const CsvData c = dir.csv("sweep.csv");
+  const CsvData& c = dir.csv("sweep.csv");
   // The swept keys: the columns between id and status.
   std::vector<std::string> keys;
   for (int k = 1; k < c.column("status"); ++k) keys.push_back(c.head[static_cast<std::size_t>(k)]);
