@@ -28,7 +28,8 @@ namespace trainsim {
 
 namespace {
 
-// What makes a directory a memo: its manifest lists this file, whose first line is kReadme's.
+// What makes a directory a memo: its manifest lists this file, whose first line starts with
+// "trainsim memo:" (kReadme).
 constexpr char kReadmeName[] = "README.txt";
 constexpr char kReadme[] =
     "trainsim memo: results trainsim computed (op costs), kept for later runs of the same\n"
