@@ -19,31 +19,18 @@ void JsonWriter::separate() {
   has_items_.back() = true;
 }
 
-JsonWriter& JsonWriter::begin_object() {
+JsonWriter& JsonWriter::open(char bracket) {
   separate();
-  out_ += '{';
+  out_ += bracket;
   has_items_.push_back(false);
   return *this;
 }
 
-JsonWriter& JsonWriter::end_object() {
-  if (has_items_.empty() || after_key_) throw std::logic_error("JsonWriter: no object to end");
+JsonWriter& JsonWriter::close(char bracket) {
+  if (has_items_.empty() || after_key_)
+    throw std::logic_error(std::string("JsonWriter: nothing open to end with ") + bracket);
   has_items_.pop_back();
-  out_ += '}';
-  return *this;
-}
-
-JsonWriter& JsonWriter::begin_array() {
-  separate();
-  out_ += '[';
-  has_items_.push_back(false);
-  return *this;
-}
-
-JsonWriter& JsonWriter::end_array() {
-  if (has_items_.empty() || after_key_) throw std::logic_error("JsonWriter: no array to end");
-  has_items_.pop_back();
-  out_ += ']';
+  out_ += bracket;
   return *this;
 }
 
@@ -75,7 +62,8 @@ JsonWriter& JsonWriter::value(double v) {
   return *this;
 }
 
-JsonWriter& JsonWriter::value(std::int64_t v) {
+template <class Int>
+JsonWriter& JsonWriter::integer(Int v) {
   separate();
   std::array<char, 24> buf{};
   auto r = std::to_chars(buf.data(), buf.data() + buf.size(), v);
@@ -83,12 +71,12 @@ JsonWriter& JsonWriter::value(std::int64_t v) {
   return *this;
 }
 
+JsonWriter& JsonWriter::value(std::int64_t v) {
+  return integer(v);
+}
+
 JsonWriter& JsonWriter::value(std::uint64_t v) {
-  separate();
-  std::array<char, 24> buf{};
-  auto r = std::to_chars(buf.data(), buf.data() + buf.size(), v);
-  out_.append(buf.data(), r.ptr);
-  return *this;
+  return integer(v);
 }
 
 JsonWriter& JsonWriter::value(bool v) {

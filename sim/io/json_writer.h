@@ -16,10 +16,10 @@ namespace trainsim {
 
 class JsonWriter {
  public:
-  JsonWriter& begin_object();
-  JsonWriter& end_object();
-  JsonWriter& begin_array();
-  JsonWriter& end_array();
+  JsonWriter& begin_object() { return open('{'); }
+  JsonWriter& end_object() { return close('}'); }
+  JsonWriter& begin_array() { return open('['); }
+  JsonWriter& end_array() { return close(']'); }
   /// The key of the next value in the current object.
   JsonWriter& key(std::string_view k);
   JsonWriter& value(std::string_view s);
@@ -40,6 +40,10 @@ class JsonWriter {
 
  private:
   void separate();  // the comma before a value or key that is not the first of its container
+  JsonWriter& open(char bracket);
+  JsonWriter& close(char bracket);
+  template <class Int>
+  JsonWriter& integer(Int v);
   void quoted(std::string_view s);
   std::string out_;
   std::vector<bool> has_items_;  // per open container

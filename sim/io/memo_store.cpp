@@ -86,6 +86,14 @@ bool is_memo(const std::string& dir) {
   return std::getline(in, first) && first.rfind("trainsim memo:", 0) == 0;
 }
 
+// Whether `dir` becomes a memo within `tries` x `ms` milliseconds: another process may be
+// making it this moment (its directory made, its README and manifest not yet written).
+bool becomes_memo(const std::string& dir, int tries, int ms) {
+  for (int i = 0; i < tries && !is_memo(dir); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+  return is_memo(dir);
+}
+
 bool is_empty_dir(const std::string& dir) {
   std::error_code ec;
   return fs::is_directory(dir, ec) && fs::directory_iterator(dir, ec) == fs::directory_iterator();
@@ -153,10 +161,7 @@ void MemoStore::check(const std::string& dir) {
     return;
   }
   if (!fs::is_directory(dir, ec)) throw UserError("memo '" + dir + "' is not a directory");
-  // Another process may be making it this moment: give it a second.
-  for (int i = 0; i < 20 && !is_memo(dir); ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  if (!is_memo(dir))
+  if (!becomes_memo(dir, 20, 50))  // a second for a process making it
     throw UserError("memo '" + dir +
                     "' is not a trainsim memo directory (it has files and no memo manifest): "
                     "name a new or an empty directory");
@@ -173,9 +178,7 @@ void MemoStore::create(const std::string& dir) {
   if (!made) {
     // There already: empty (a user's, or another process's that it is making now: wait for
     // that one a moment rather than write the same files beside it).
-    for (int i = 0; i < 5 && !is_memo(dir); ++i)
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    if (is_memo(dir)) return;
+    if (becomes_memo(dir, 5, 20)) return;
   }
   write_text_file((fs::path(dir) / kReadmeName).string(), kReadme);
   Manifest m;
