@@ -7,11 +7,16 @@
 
 namespace trainsim {
 
-inline std::string fmt(const char* format, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, format, v);
-  return buf;
-}
+/// printf(format, v) of one double. "%g", "%.Ng" and "%.Nf", the formats of every table and
+/// page, take a path of their own (format_general's); any other format is printf's.
+std::string fmt(const char* format, double v);
+
+/// printf's "%.{precision}g" of v, precision 0 to 17, into buf (at least 32 chars); returns
+/// the length.
+/// std::to_chars, which the standard defines to give printf's characters in the C locale:
+/// glibc's printf works every digit out in multi-precision arithmetic, which made it a tenth
+/// of a sweep point's time (its tables and its page print a few thousand numbers).
+std::size_t format_general(double v, int precision, char* buf);
 
 /// printf into a string of any length.
 template <class... Args>

@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "sim/core/format.h"
+
 namespace trainsim {
 
 namespace {
@@ -128,9 +130,10 @@ std::string HtmlTable::html() const {
       if (std::isnan(v)) {
         out += "<td>" + body + "</td>";
       } else {
-        char key[40];
-        std::snprintf(key, sizeof key, "%.17g", v);
-        out += "<td class=\"n\" data-v=\"" + std::string(key) + "\">" + body + "</td>";
+        char key[32];
+        out += "<td class=\"n\" data-v=\"";
+        out.append(key, format_general(v, 17, key));
+        out += "\">" + body + "</td>";
       }
     }
     out += "</tr>\n";

@@ -3,16 +3,16 @@
 #include <cmath>
 #include <cstdio>
 
+#include "sim/core/format.h"
+
 namespace trainsim {
 
 namespace {
 
 std::string three_digits(double v) {
-  char buf[48];
   const double a = std::fabs(v);
   // Three significant digits without an exponent for the 1-999 range the prefixes leave.
-  std::snprintf(buf, sizeof buf, a >= 100 ? "%.0f" : a >= 10 ? "%.1f" : "%.2f", v);
-  return buf;
+  return fmt(a >= 100 ? "%.0f" : a >= 10 ? "%.1f" : "%.2f", v);
 }
 
 // `v` scaled by the largest step of `steps` (ascending factors) that leaves it >= 1.
@@ -64,9 +64,7 @@ std::string readable_bytes(double b) {
 std::string readable_count(double c) {
   if (!std::isfinite(c)) return "";
   if (std::fabs(c) < 1000) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, c == std::floor(c) ? "%.0f" : "%.3g", c);
-    return buf;
+    return fmt(c == std::floor(c) ? "%.0f" : "%.3g", c);
   }
   static const double f[] = {1e3, 1e6, 1e9, 1e12, 1e15};
   static const char* const n[] = {"k", "M", "G", "T", "P"};
@@ -84,9 +82,7 @@ std::string readable_percent(double f, int decimals) {
 
 std::string readable_number(double v) {
   if (!std::isfinite(v)) return "";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3g", v);
-  return buf;
+  return fmt("%.3g", v);
 }
 
 }  // namespace trainsim

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <map>
 
+#include "sim/core/format.h"
 #include "sim/report/html/readable.h"
 #include "sim/report/html/svg_chart.h"
 #include "sim/report/html/trace_events.h"
@@ -48,9 +49,7 @@ std::string figures_table(const std::vector<KeyFigure>& figures) {
     if (f.shown.empty()) continue;
     out += "<tr><th>" + html_escape(f.label) + "</th><td data-key=\"" + html_escape(f.key) + "\"";
     if (f.has_value) {
-      char v[40];
-      std::snprintf(v, sizeof v, "%.17g", f.value);
-      out += " data-v=\"" + std::string(v) + "\"";
+      out += " data-v=\"" + fmt("%.17g", f.value) + "\"";
     }
     out += ">" + html_escape(f.shown) + "</td></tr>";
   }

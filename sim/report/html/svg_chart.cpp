@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <map>
 
+#include "sim/core/format.h"
 #include "sim/report/html/html_page.h"
 #include "sim/report/html/readable.h"
 
@@ -18,9 +19,7 @@ const char* const kPalette[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59
 constexpr int kColours = 10;
 
 std::string num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f", v);
-  return buf;
+  return fmt("%.1f", v);
 }
 
 // Colours by name, in order of first appearance.
@@ -152,9 +151,7 @@ std::string readable_us(double us) {
 }
 
 std::string plain(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
+  return fmt("%g", v);
 }
 
 }  // namespace
