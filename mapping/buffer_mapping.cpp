@@ -48,10 +48,8 @@ void fill_need(const std::array<std::int64_t, kNumOperands>& tile_words,
 }
 
 // Words of each operand's (largest) tile.
-std::array<std::int64_t, kNumOperands> largest_tile_words(const NestProblem& p,
-                                                          const BufferMapping& m,
-                                                          const NestSums& sums) {
-  const auto& t = m.tile;
+std::array<std::int64_t, kNumOperands> largest_tile_words(
+    const NestProblem& p, const std::array<std::int64_t, kNumDims>& t, const NestSums& sums) {
   return {t[kDimN] * t[kDimC] * sums.rows.max * sums.cols.max,
           p.filter_elsewhere ? 0 : t[kDimK] * t[kDimC] * sums.k_rows.max * sums.k_cols.max,
           t[kDimN] * t[kDimK] * t[kDimP] * t[kDimQ]};
@@ -72,10 +70,17 @@ std::array<bool, kNumOperands> operand_changes(const std::array<std::int64_t, kN
 bool mapping_fits(const NestProblem& p, const BufferMapping& m,
                   const std::array<std::int64_t, kNumDims>& trips, const OperandResidency& res,
                   const BufferCapacity& cap, const NestSums& sums) {
+  return tile_fits(p, m.tile, trips,
+                   res.kind[kOfmap] != OperandResidency::kKeep && output_accumulates(m, trips), res,
+                   cap, sums);
+}
+
+bool tile_fits(const NestProblem& p, const std::array<std::int64_t, kNumDims>& tile,
+               const std::array<std::int64_t, kNumDims>& trips, bool accumulates,
+               const OperandResidency& res, const BufferCapacity& cap, const NestSums& sums) {
   MappingCost c;
-  fill_need(largest_tile_words(p, m, sums), operand_changes(trips),
-            res.kind[kOfmap] != OperandResidency::kKeep && output_accumulates(m, trips), sums.total,
-            res, cap, c);
+  fill_need(largest_tile_words(p, tile, sums), operand_changes(trips), accumulates, sums.total, res,
+            cap, c);
   return c.fits;
 }
 
@@ -197,7 +202,7 @@ MappingCost analyze_mapping(const NestProblem& p, const BufferMapping& m,
   const std::array<std::int64_t, kNumOperands> sum = {
       e[kDimN] * e[kDimC] * rows.sum * cols.sum,
       p.filter_elsewhere ? 0 : e[kDimK] * e[kDimC] * kr.sum * kc.sum, total[kOfmap]};
-  c.tile_words = largest_tile_words(p, m, sums);
+  c.tile_words = largest_tile_words(p, m.tile, sums);
 
   // Iterations of each block and whether an operand's tile ever changes.
   std::array<std::int64_t, kNumOperands> block{1, 1, 1};

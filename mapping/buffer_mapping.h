@@ -121,7 +121,13 @@ bool output_accumulates(const BufferMapping& m, const std::array<std::int64_t, k
 bool mapping_fits(const NestProblem& p, const BufferMapping& m,
                   const std::array<std::int64_t, kNumDims>& trips, const OperandResidency& res,
                   const BufferCapacity& cap, const NestSums& sums);
-/// The same, computing the axis sums itself.
+/// The same with whether the output tile accumulates in place given (`res.kind[kOfmap]` not
+/// kKeep and output_accumulates): the search knows it per block order, and the order matters
+/// to fitting only through it.
+bool tile_fits(const NestProblem& p, const std::array<std::int64_t, kNumDims>& tile,
+               const std::array<std::int64_t, kNumDims>& trips, bool accumulates,
+               const OperandResidency& res, const BufferCapacity& cap, const NestSums& sums);
+/// analyze_mapping, computing the axis sums itself.
 MappingCost analyze_mapping(const NestProblem& p, const BufferMapping& m,
                             const OperandResidency& res, const BufferCapacity& cap);
 

@@ -645,10 +645,24 @@ std::optional<SearchResult> search(const NestProblem& p, const OperandResidency&
   std::vector<std::size_t> first_fit(fam_w.size() * fam_o.size() * orders, cand_k.size());
   std::vector<TrafficFacts> first_traffic(first_fit.size());
   std::vector<std::int8_t> fit_memo(2 * cand_k.size());  // per (K tile, accumulates): -1 unknown
+  // Whether the second sweep has work at a (W, O) pair: some block order's largest K tile that
+  // fits is not the smallest, and its traffic does not rule the smaller ones out (below).
+  auto second_sweep_work = [&](std::size_t wi, std::size_t oi) {
+    for (std::size_t order = 0; order < orders; ++order) {
+      const std::size_t at = (wi * fam_o.size() + oi) * orders + order;
+      if (first_fit[at] + 1 >= cand_k.size()) continue;
+      const TrafficFacts& t = first_traffic[at];
+      if (t.known && (t.channel > cut_cycles || t.energy > cut_energy || t.tiles > kSmallerKTiles))
+        continue;
+      return true;
+    }
+    return false;
+  };
   for (int sweep = 0; sweep < 2; ++sweep) {
     for (std::size_t wi = 0; wi < fam_w.size(); ++wi) {
       check_interrupt();  // the search of a large op can take seconds
       for (std::size_t oi = 0; oi < fam_o.size(); ++oi) {
+        if (sweep == 1 && !second_sweep_work(wi, oi)) continue;
         const NestSums sums = sums_of(fam_w[wi], fam_o[oi]);
         const std::size_t pair_from = all.size();
         for (PerK& pk : per_k) {  // (what is read only once these say it is known stays)
@@ -657,6 +671,37 @@ std::optional<SearchResult> search(const NestProblem& p, const OperandResidency&
           pk.compute_floor = -1;
         }
         std::fill(fit_memo.begin(), fit_memo.end(), std::int8_t{-1});
+        // Whether a K tile fits depends on the block order only through whether the output
+        // accumulates (output_accumulates), and that only through whether the K loop iterates
+        // (it does at every K tile but the whole dimension, index 0): the six orders share
+        // the fit tests and the two bisections, one per value of it.
+        auto fits_at = [&](std::size_t k, bool accumulates) {
+          std::int8_t& known = fit_memo[2 * k + accumulates];
+          if (known < 0)
+            known = tile_fits(p, mapping_of(wi, oi, k, 0).tile, trips_of(wi, oi, k), accumulates,
+                              res, cap, sums)
+                        ? 1
+                        : 0;
+          return known == 1;
+        };
+        // The buffer a mapping needs grows with the K tile, except that with the whole K
+        // dimension in one tile the filter and ofmap tiles may stop changing and need one
+        // copy instead of two: fitting is monotone below it, so the first K tile that fits is
+        // found by bisection, and every smaller one fits too. cand_k.size(): none fits.
+        std::array<std::size_t, 2> first_split_fit{0, 0};  // 0: not bisected yet
+        auto first_split = [&](bool accumulates) {
+          std::size_t& lo = first_split_fit[accumulates];
+          if (lo > 0) return lo;
+          lo = 1;
+          for (std::size_t hi = cand_k.size(); lo < hi;) {
+            const std::size_t mid = (lo + hi) / 2;
+            if (fits_at(mid, accumulates))
+              hi = mid;
+            else
+              lo = mid + 1;
+          }
+          return lo;
+        };
         for (int order = 0; order < static_cast<int>(orders); ++order) {
           if (pinned.stationary >= 0 &&
               kOrders[static_cast<std::size_t>(order)][2] != pinned.stationary)
@@ -712,28 +757,13 @@ std::optional<SearchResult> search(const NestProblem& p, const OperandResidency&
             }
             continue;
           }
-          // Whether a K tile fits depends on the block order only through whether the
-          // output accumulates (output_accumulates): the bisections of the six orders share
-          // what they learn.
-          auto fits_at = [&](std::size_t k) {
-            const BufferMapping m = mapping_of(wi, oi, k, order);
-            const auto trips = trips_of(wi, oi, k);
-            std::int8_t& known = fit_memo[2 * k + output_accumulates(m, trips)];
-            if (known < 0) known = mapping_fits(p, m, trips, res, cap, sums) ? 1 : 0;
-            return known == 1;
+          auto accumulates_at = [&](std::size_t k) {
+            return res.kind[kOfmap] != OperandResidency::kKeep &&
+                   output_accumulates(mapping_of(wi, oi, k, order), trips_of(wi, oi, k));
           };
-          // The buffer a mapping needs grows with the K tile, except that with the whole K
-          // dimension in one tile the filter and ofmap tiles may stop changing and need one
-          // copy instead of two: fitting is monotone below it, so the first K tile that fits
-          // is found by bisection, and every smaller one fits too.
-          lo = fits_at(0) ? 0 : 1;
-          for (std::size_t hi = cand_k.size(); lo < hi && lo > 0;) {
-            const std::size_t mid = (lo + hi) / 2;
-            if (fits_at(mid))
-              hi = mid;
-            else
-              lo = mid + 1;
-          }
+          lo = fits_at(0, accumulates_at(0)) ? 0
+               : cand_k.size() > 1           ? first_split(accumulates_at(1))
+                                             : cand_k.size();
           if (lo < cand_k.size())
             consider(wi, oi, lo, order, sums, shortcuts ? &first_traffic[at] : nullptr);
         }
