@@ -4,7 +4,8 @@
 #   1. with -j 1 and -j 2 (worker processes; target: -j 2 >= 1.7x faster on 2 cores),
 #   2. with -j 2 --isolate (a process per point, as sweeps ran before workers),
 #   3. under mpirun with 1 and 2 ranks (target: 2 ranks >= 1.7x faster),
-# each from scratch, medians of REPEATS; checks that all the tables are identical. Then once
+# each from scratch, medians of REPEATS (wall time, and CPU time of the -j 2 runs); checks
+# that all the tables are identical. Then once
 # each, the 1,200-point configs/sweeps/vgg16_dataflows_techniques.yaml (the same 60 designs
 # x 5 batch sizes x 4 techniques) with -j 2, with workers and with --isolate. Last, the memo
 # (docs/sweeps.md): the 60 points again reading the op costs the -j 2 run kept (as a resumed
@@ -22,21 +23,25 @@ tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
-# Median wall seconds of `"$@" --out DIR` over $repeats fresh runs; the last table stays in $tmp/$1.
+# Median wall seconds of `"$@" --out DIR` over $repeats fresh runs; the last table stays in $tmp/$1,
+# and the median CPU seconds (user + system, the sweep and its workers) in $tmp/$1.cpu: a
+# neighbour on a shared host moves the wall time more than the CPU time.
 wall() {
   local name="$1"
   shift
-  local times=()
+  local times=() cpus=()
   for ((i = 0; i < repeats; i++)); do
     rm -rf "$tmp/$name"
-    local t0 t1
-    t0=$(date +%s.%N)
-    "$@" --out "$tmp/$name" -q >/dev/null 2>&1
-    t1=$(date +%s.%N)
-    times+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')")
+    local t
+    t=$( { TIMEFORMAT='%R %U %S'; time "$@" --out "$tmp/$name" -q >/dev/null 2>&1; } 2>&1)
+    times+=("$(awk '{ print $1 }' <<<"$t")")
+    cpus+=("$(awk '{ print $2 + $3 }' <<<"$t")")
   done
-  printf '%s\n' "${times[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'
+  median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+  printf '%s\n' "${cpus[@]}" | median >"$tmp/$name.cpu"
+  printf '%s\n' "${times[@]}" | median
 }
+cpu() { printf 'CPU %.2f s' "$(cat "$tmp/$1.cpu")"; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 rate() { awk -v n="$1" -v t="$2" 'BEGIN { printf "%.1f points/s", n / t }'; }
 
@@ -44,8 +49,8 @@ echo "load average before: $(cut -d' ' -f1 /proc/loadavg)"
 j1=$(wall j1 "$bin" sweep "$sweep" -j 1)
 j2=$(wall j2 "$bin" sweep "$sweep" -j 2)
 ji=$(wall ji "$bin" sweep "$sweep" -j 2 --isolate)
-printf 'workers:    -j 1 %6.2f s, -j 2 %6.2f s: %sx (target >= 1.7x); %s at -j 2\n' "$j1" "$j2" \
-  "$(ratio "$j1" "$j2")" "$(rate 60 "$j2")"
+printf 'workers:    -j 1 %6.2f s, -j 2 %6.2f s: %sx (target >= 1.7x); %s at -j 2 (%s)\n' \
+  "$j1" "$j2" "$(ratio "$j1" "$j2")" "$(rate 60 "$j2")" "$(cpu j2)"
 printf 'isolated:   -j 2 %6.2f s (a process per point): workers %sx as fast\n' "$ji" \
   "$(ratio "$ji" "$j2")"
 cmp -s "$tmp/j1/sweep.csv" "$tmp/ji/sweep.csv" || echo "tables differ: j1 and ji"
@@ -65,8 +70,8 @@ repeats=1
 b2=$(wall b2 "$bin" sweep "$big" -j 2)
 bi=$(wall bi "$bin" sweep "$big" -j 2 --isolate)
 repeats=$saved
-printf '1,200 points, -j 2: workers %7.2f s (%s), isolated %7.2f s (%s): %sx\n' "$b2" \
-  "$(rate 1200 "$b2")" "$bi" "$(rate 1200 "$bi")" "$(ratio "$bi" "$b2")"
+printf '1,200 points, -j 2: workers %7.2f s (%s, %s), isolated %7.2f s (%s): %sx\n' "$b2" \
+  "$(rate 1200 "$b2")" "$(cpu b2)" "$bi" "$(rate 1200 "$bi")" "$(ratio "$bi" "$b2")"
 cmp -s "$tmp/b2/sweep.csv" "$tmp/bi/sweep.csv" || echo "tables differ: b2 and bi"
 # The memo of the last -j 2 run of the 60 points ($tmp/j2/memo) read by new sweeps.
 cp -r "$tmp/j2/memo" "$tmp/memo60"
