@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <vector>
 
 #include "mapping/buffer_mapping.h"
 #include "mapping/search.h"
@@ -113,4 +114,37 @@ TEST_CASE("A smaller K tile moves no less, in any block order", "[mapping][searc
       words = c.dram_words();
     }
   }
+}
+
+TEST_CASE(
+    "A block order changes fitting only through the output accumulating, and that only "
+    "between the whole K dimension and any K tile that splits it",
+    "[mapping][search]") {
+  // The first sweep bisects once per value of output_accumulates and reuses the result for
+  // every block order: tile_fits with that value must be mapping_fits, and the value must be
+  // the same at every K tile of the candidates but the first (the whole dimension).
+  Rng rng(37);
+  int split_k = 0;
+  for (int i = 0; i < 2000; ++i) {
+    const auto [p, res, cap, m0] = random_case(rng);
+    BufferMapping m = m0;
+    INFO(p.describe());
+    const std::vector<std::int64_t> ks = tile_candidates(p.extent[kDimK], pick(rng, 1, 3));
+    REQUIRE(ks.front() == p.extent[kDimK]);
+    bool at_split = false;
+    for (std::size_t j = 0; j < ks.size(); ++j) {
+      m.tile[kDimK] = ks[j];
+      const auto trips = trip_counts(p, m);
+      const NestSums sums = nest_sums(p, m);
+      const bool acc = res.kind[kOfmap] != OperandResidency::kKeep && output_accumulates(m, trips);
+      CHECK(tile_fits(p, m.tile, trips, acc, res, cap, sums) ==
+            mapping_fits(p, m, trips, res, cap, sums));
+      if (j == 0) continue;
+      CHECK(trips[kDimK] > 1);
+      if (j == 1) at_split = acc;
+      CHECK(acc == at_split);
+      ++split_k;
+    }
+  }
+  CHECK(split_k >= 1000);
 }
