@@ -11,11 +11,10 @@ namespace trainsim {
 /// page, take a path of their own (format_general's); any other format is printf's.
 std::string fmt(const char* format, double v);
 
-/// printf's "%.{precision}g" of v, precision 0 to 17, into buf (at least 32 chars); returns
-/// the length.
-/// std::to_chars, which the standard defines to give printf's characters in the C locale:
-/// glibc's printf works every digit out in multi-precision arithmetic, which made it a tenth
-/// of a sweep point's time (its tables and its page print a few thousand numbers).
+/// printf's "%.{precision}g" of v (precision 0 to 17) into buf, at least 32 chars; returns the
+/// length. Written by std::to_chars, which the standard defines to give printf's characters
+/// in the C locale: glibc's printf works out every digit in multi-precision arithmetic, about a
+/// tenth of a sweep point's time when its tables and page print a few thousand numbers.
 std::size_t format_general(double v, int precision, char* buf);
 
 /// printf into a string of any length.
