@@ -645,16 +645,20 @@ std::optional<SearchResult> search(const NestProblem& p, const OperandResidency&
   std::vector<std::size_t> first_fit(fam_w.size() * fam_o.size() * orders, cand_k.size());
   std::vector<TrafficFacts> first_traffic(first_fit.size());
   std::vector<std::int8_t> fit_memo(2 * cand_k.size());  // per (K tile, accumulates): -1 unknown
-  // Whether the second sweep has work at a (W, O) pair: some block order's largest K tile that
-  // fits is not the smallest, and its traffic does not rule the smaller ones out (below).
+  // Whether the traffic at a block order's largest K tile that fits rules out every smaller
+  // one: a smaller K tile moves at least as much, or the op has too many tiles to try them.
+  auto smaller_ruled_out = [&](const TrafficFacts& t) {
+    return t.channel > cut_cycles || t.energy > cut_energy || t.tiles > kSmallerKTiles;
+  };
+  // Whether the second sweep has work at a (W, O) pair: some block order has a K tile smaller
+  // than its largest that fits, and the traffic there (if the first sweep knows it) does not
+  // rule them out.
   auto second_sweep_work = [&](std::size_t wi, std::size_t oi) {
     for (std::size_t order = 0; order < orders; ++order) {
       const std::size_t at = (wi * fam_o.size() + oi) * orders + order;
       if (first_fit[at] + 1 >= cand_k.size()) continue;
       const TrafficFacts& t = first_traffic[at];
-      if (t.known && (t.channel > cut_cycles || t.energy > cut_energy || t.tiles > kSmallerKTiles))
-        continue;
-      return true;
+      if (!t.known || !smaller_ruled_out(t)) return true;
     }
     return false;
   };
@@ -710,9 +714,7 @@ std::optional<SearchResult> search(const NestProblem& p, const OperandResidency&
               (wi * fam_o.size() + oi) * orders + static_cast<std::size_t>(order);
           std::size_t& lo = first_fit[at];
           if (sweep == 1) {
-            if (lo >= cand_k.size()) continue;
-            // A smaller K tile moves at least as much: if the traffic at the largest already
-            // rules it out, it rules out every smaller one.
+            if (lo + 1 >= cand_k.size()) continue;  // no smaller K tile
             TrafficFacts t0 = first_traffic[at];
             if (!t0.known) {
               const MappingCost c0 = analyze_mapping(p, mapping_of(wi, oi, lo, order),
@@ -721,8 +723,7 @@ std::optional<SearchResult> search(const NestProblem& p, const OperandResidency&
               fill_traffic(c0, f0);
               t0 = {true, pricer.cycles_bound(f0), c0.tiles, pricer.energy_bound(c0)};
             }
-            if (t0.channel > cut_cycles || t0.energy > cut_energy) continue;
-            if (t0.tiles > kSmallerKTiles) continue;
+            if (smaller_ruled_out(t0)) continue;
             // The traffic grows as the K tile shrinks (MappingCost: every operand's
             // re-fetches only multiply), and with it the energy bound and the channel's: once
             // they rule a K tile out, they rule out every smaller one.
