@@ -1,4 +1,15 @@
 # Sourced by the tools/bench_*.sh scripts: what every benchmark needs.
+# median < numbers, one a line: their median.
+median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+
+# wall_and_cpu CMD ARGS...: "WALL CPU" seconds of one run of CMD ARGS, its output and errors
+# dropped; CPU is user + system time of it and its children (a sweep's workers).
+wall_and_cpu() {
+  local t
+  t=$( { TIMEFORMAT='%R %U %S'; time "$@" >/dev/null 2>&1; } 2>&1)
+  awk '{ print $1, $2 + $3 }' <<<"$t"
+}
+
 # median_wall CMD ARGS...: the median wall seconds of $repeats runs of CMD ARGS (its output
 # dropped, its errors shown; a failed run stops the benchmark).
 median_wall() {
@@ -9,5 +20,5 @@ median_wall() {
     t1=$(date +%s.%N)
     times+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')")
   done
-  printf '%s\n' "${times[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'
+  printf '%s\n' "${times[@]}" | median
 }

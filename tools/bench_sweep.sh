@@ -20,6 +20,7 @@ repeats="${1:-3}"
 sweep="$repo/configs/sweeps/vgg16_dataflows.yaml"
 big="$repo/configs/sweeps/vgg16_dataflows_techniques.yaml"
 tmp="$(mktemp -d)"
+. "$repo/tools/bench_lib.sh"
 trap 'rm -rf "$tmp"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
@@ -29,15 +30,13 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 wall() {
   local name="$1"
   shift
-  local times=() cpus=()
+  local times=() cpus=() w c
   for ((i = 0; i < repeats; i++)); do
     rm -rf "$tmp/$name"
-    local t
-    t=$( { TIMEFORMAT='%R %U %S'; time "$@" --out "$tmp/$name" -q >/dev/null 2>&1; } 2>&1)
-    times+=("$(awk '{ print $1 }' <<<"$t")")
-    cpus+=("$(awk '{ print $2 + $3 }' <<<"$t")")
+    read -r w c < <(wall_and_cpu "$@" --out "$tmp/$name" -q)
+    times+=("$w")
+    cpus+=("$c")
   done
-  median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
   printf '%s\n' "${cpus[@]}" | median >"$tmp/$name.cpu"
   printf '%s\n' "${times[@]}" | median
 }

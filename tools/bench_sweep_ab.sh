@@ -24,13 +24,12 @@ for bin in "$a" "$b"; do
 done
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
+. "$repo/tools/bench_lib.sh"
 
 # Runs `sweep` with build $1 on $2 into $tmp/$3; prints "wall cpu".
 one() {
   rm -rf "$tmp/$3"
-  local t
-  t=$( { TIMEFORMAT='%R %U %S'; time "$1" sweep "$2" -j 2 --out "$tmp/$3" -q >/dev/null 2>&1; } 2>&1)
-  awk '{ print $1, $2 + $3 }' <<<"$t"
+  wall_and_cpu "$1" sweep "$2" -j 2 --out "$tmp/$3" -q
 }
 
 # Alternates the builds on one sweep $2 for $1 rounds; prints both means and B's ratios.
