@@ -136,8 +136,27 @@ bool same_sweep(const nlohmann::json& on_disk, const nlohmann::ordered_json& sta
   return true;
 }
 
-int merge(const std::vector<std::string>& dirs, const std::string& out_arg, bool force,
-          bool report) {
+// The own pages of the points a reader opens from the sweep's page first (the front's and the
+// baseline's: TableCounts::featured), for a sweep whose points wrote none as they ran
+// (--point-reports front). A page already there (an earlier run's) stays; `trainsim report
+// DIR/points/ID/run` writes any other point's. A page that cannot be written is a warning,
+// not the sweep's failure: every point's figures are in the table either way.
+void write_featured_reports(const fs::path& dir, const TableCounts& counts) {
+  for (const std::string& id : counts.featured) {
+    const fs::path run = dir / "points" / id / "run";
+    std::error_code ec;
+    if (!fs::is_directory(run, ec) || fs::exists(run / "report.html", ec)) continue;
+    try {
+      StagedDir out(run.string(), StagedDir::Mode::kResume, "sweep");
+      add_report(out);
+    } catch (const UserError& e) {
+      std::fprintf(stderr, "sweep: no report.html for point %s: %s\n", id.c_str(), e.what());
+    }
+  }
+}
+
+int merge(const std::vector<std::string>& dirs, const std::string& out_arg, bool force, bool report,
+          bool featured_reports) {
   if (out_arg.empty()) throw UserError("sweep --merge: give the merged directory with --out DIR");
   if (dirs.empty()) throw UserError("sweep --merge: give the shard directories to merge");
   std::string source, text;
@@ -180,7 +199,8 @@ int merge(const std::vector<std::string>& dirs, const std::string& out_arg, bool
   }
   write_text_file((staging / kStateFile).string(),
                   checked_json_text(state_of(spec, Shard{}), kStateFormat));
-  write_table(spec, points, rows, staging);
+  const TableCounts counts = write_table(spec, points, rows, staging);
+  if (featured_reports) write_featured_reports(staging, counts);
   if (report) add_report(out);
   out.commit();
   std::printf("sweep: merged %zu of %zu points from %zu directories into %s/\n", rows.finished(),
@@ -207,9 +227,11 @@ int cmd_sweep(const std::vector<std::string>& args) {
       "isolate",
       "run every point in a new process (slower; by default a worker process runs many "
       "points and shares its cost memo between them)")("quiet,q", "print only the final line")(
-      "no-report",
-      "write no HTML: neither DIR/report.html, the sweep's page, nor each point's own "
-      "(`trainsim report DIR/points/ID/run` writes one later)")(
+      "point-reports", po::value<std::string>()->value_name("WHICH"),
+      "which points get their own report.html: 'front' (default: the points on the Pareto "
+      "front and the baseline, when the sweep ends) or 'all' (every point, as it finishes; "
+      "slower); `trainsim report DIR/points/ID/run` writes any point's later")(
+      "no-report", "write no HTML: neither DIR/report.html, the sweep's page, nor any point's own")(
       "memo", po::value<std::string>()->value_name("MEMO"),
       "the op costs the points share and keep for later sweeps (default DIR/memo: a resumed "
       "sweep reuses it; name an earlier sweep's to reuse its mapping searches)")(
@@ -223,9 +245,17 @@ int cmd_sweep(const std::vector<std::string>& args) {
   const po::variables_map vm = parse_args("sweep", args, opts, pos, hidden);
   const bool force = vm.count("force") > 0, quiet = vm.count("quiet") > 0;
   const bool use_mpi = vm.count("mpi") > 0;
+  const bool report = vm.count("no-report") == 0;
+  std::string which = "front";
+  if (vm.count("point-reports")) {
+    if (!report) throw UserError("sweep: --point-reports and --no-report do not go together");
+    which = vm["point-reports"].as<std::string>();
+    if (which != "front" && which != "all")
+      throw UserError("sweep: --point-reports takes 'front' or 'all', not '" + which + "'");
+  }
   PointRun how;
-  how.report = vm.count("no-report") == 0;
-  const bool report = how.report;
+  how.report = report && which == "all";
+  const bool featured_reports = report && which == "front";
   if (vm.count("memo") && vm.count("no-memo"))
     throw UserError("sweep: --memo and --no-memo do not go together");
   const std::size_t points_per_worker = vm.count("isolate") ? 1 : kPointsPerWorker;
@@ -234,7 +264,8 @@ int cmd_sweep(const std::vector<std::string>& args) {
       throw UserError(
           "sweep --merge joins finished shard directories: give no SWEEP.yaml, --shard or --mpi");
     return merge(vm["merge"].as<std::vector<std::string>>(),
-                 vm.count("out") ? vm["out"].as<std::string>() : "", force, report);
+                 vm.count("out") ? vm["out"].as<std::string>() : "", force, report,
+                 featured_reports);
   }
   if (!vm.count("sweep")) throw UserError("sweep: missing SWEEP.yaml (see trainsim sweep --help)");
   int rank = 0, ranks = 1;
@@ -444,6 +475,7 @@ int cmd_sweep(const std::vector<std::string>& args) {
   }
   bar.clear();
   const TableCounts counts = write_table(spec, *points, *rows, dir);
+  if (featured_reports) write_featured_reports(dir, counts);
   // The page of the whole sweep, over the table as it stands (complete or not); the
   // manifest lists it (sweep_manifest), so --force may replace it.
   if (report) write_text_file((dir / "report.html").string(), render_report(dir.string()));

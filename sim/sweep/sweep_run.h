@@ -47,8 +47,9 @@ class Pending {
 
 /// How every point of a sweep runs.
 struct PointRun {
-  /// false adds --no-report (no report.html of its own: `trainsim report` writes one later
-  /// if wanted).
+  /// Whether the point writes its own report.html as it finishes (--point-reports all);
+  /// false adds --no-report (the sweep writes the pages of the front's points and the
+  /// baseline's when it ends, `trainsim report` any other's).
   bool report = true;
   /// The op-cost memo the points share (--memo, sim/io/memo_store.h); empty: none.
   std::string memo;

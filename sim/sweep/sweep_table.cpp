@@ -112,11 +112,14 @@ TableCounts write_sweep_table(const SweepSpec& spec, const PointList& points, co
   // Pass 1: the front, and the baseline's time (the first done row that is the baseline).
   Front front;
   std::optional<double> base_seconds;
+  std::string base_id;
   store.scan([&](std::size_t k, const SweepRow& r) {
     if (!r.done) return;
     front.add(r.result.seconds, r.result.energy);
-    if (!base_seconds && !spec.baseline.empty() && is_baseline(spec, points.at(k)))
+    if (!base_seconds && !spec.baseline.empty() && is_baseline(spec, points.at(k))) {
       base_seconds = r.result.seconds;
+      base_id = points.at(k).id;
+    }
   });
   // Pass 2: the rows, written out a block at a time.
   TableCounts counts;
@@ -151,12 +154,16 @@ TableCounts write_sweep_table(const SweepSpec& spec, const PointList& points, co
         csv.cell("");
       const bool on_front = front.holds(res.seconds, res.energy);
       counts.pareto += on_front;
+      if (on_front) counts.featured.push_back(p.id);
       csv.cell(static_cast<std::int64_t>(on_front)).cell("");
     }
     if (counts.rows % 1024 == 0) out.append(csv.take());
   });
   out.append(csv.take());
   out.commit();
+  if (!base_id.empty() &&
+      std::find(counts.featured.begin(), counts.featured.end(), base_id) == counts.featured.end())
+    counts.featured.push_back(base_id);
   return counts;
 }
 

@@ -38,6 +38,9 @@ class RowStore;
 
 struct TableCounts {
   std::size_t rows = 0, failed = 0, pareto = 0;
+  /// The points a reader of the table looks at first: those on the Pareto front, in point
+  /// order, then the baseline point if it is not one of them.
+  std::vector<std::string> featured;
 };
 
 /// Writes sweep.csv to `path` (whole or not at all: a temporary renamed over it): the

@@ -108,6 +108,10 @@ TEST_CASE("Shards merge to the single run's table", "[sweep]") {
   INFO(m.err);
   REQUIRE(m.exit_code == 0);
   CHECK(read_file(dir + "/m/sweep.csv") == read_file(dir + "/all/sweep.csv"));
+  // Every point on the whole sweep's front has its own page (each was on its shard's front).
+  for (const auto& row : csv_rows(read_file(dir + "/m/sweep.csv")))
+    if (row.at("pareto") == "1")
+      CHECK(fs::exists(dir + "/m/points/" + row.at("id") + "/run/report.html"));
   // A shard alone is not the whole sweep.
   CHECK(run_trainsim({"sweep", "--merge", dir + "/s0", "--out", dir + "/m0"}).exit_code == 1);
 }
@@ -314,6 +318,12 @@ TEST_CASE("Bad memos: one line, exit 2, nothing written", "[sweep][memo][errors]
   require_clean_failure(
       run_trainsim({"sweep", sweep, "--out", dir + "/out", "--memo", dir + "/m", "--no-memo"}),
       dir + "/out", {"--memo and --no-memo"});
+  require_clean_failure(
+      run_trainsim({"sweep", sweep, "--out", dir + "/out", "--point-reports", "some"}),
+      dir + "/out", {"--point-reports", "'some'"});
+  require_clean_failure(run_trainsim({"sweep", sweep, "--out", dir + "/out", "--point-reports",
+                                      "all", "--no-report"}),
+                        dir + "/out", {"--point-reports and --no-report"});
   require_clean_failure(
       run_trainsim({"run", dir + "/exp.yaml", "--out", dir + "/out", "--memo", dir + "/out/memo"}),
       dir + "/out", {"inside the results directory"});

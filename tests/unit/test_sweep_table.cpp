@@ -153,9 +153,13 @@ TEST_CASE("sweep.csv from rows on disk: Pareto front and speedup as a check over
   };
   std::size_t n = 0, failed = 0, front = 0;
   std::optional<double> base;
+  std::string base_id;
+  std::vector<std::string> front_ids;
   for (std::size_t k = 0; k < rows.size(); ++k)
-    if (rows[k] && rows[k]->done && !base && is_baseline(s, rows[k]->point))
+    if (rows[k] && rows[k]->done && !base && is_baseline(s, rows[k]->point)) {
       base = rows[k]->result.seconds;
+      base_id = rows[k]->point.id;
+    }
   REQUIRE(base);
   std::size_t line = 1;
   for (std::size_t k = 0; k < rows.size(); ++k) {
@@ -179,6 +183,7 @@ TEST_CASE("sweep.csv from rows on disk: Pareto front and speedup as a check over
           (o->result.seconds < r.result.seconds || o->result.energy < r.result.energy))
         dominated = true;
     front += !dominated;
+    if (!dominated) front_ids.push_back(r.point.id);
     CHECK(cells[col("pareto")] == (dominated ? "0" : "1"));
     CHECK(cells[col("energy_unit")] == r.result.energy_unit);
     CHECK(cells[col("cycles")] == (r.result.cycles ? fmt("%.0f", *r.result.cycles) : ""));
@@ -190,6 +195,10 @@ TEST_CASE("sweep.csv from rows on disk: Pareto front and speedup as a check over
   CHECK(counts.failed == failed);
   CHECK(counts.pareto == front);
   CHECK(front >= 2);  // the lattice gives a front of more than one row
+  // The featured points: the front's in point order, then the baseline, off the front here.
+  REQUIRE(std::find(front_ids.begin(), front_ids.end(), base_id) == front_ids.end());
+  front_ids.push_back(base_id);
+  CHECK(counts.featured == front_ids);
   CHECK(store.finished() == n);
   CHECK(store.failed() == failed);
 }
