@@ -22,3 +22,11 @@ median_wall() {
   done
   printf '%s\n' "${times[@]}" | median
 }
+
+# fresh_dir TMP NAME: a path under TMP not used before, for one run's results. Benchmarks
+# leave every run's directory in place until they exit rather than deleting one to reuse its
+# name: ext4 avoids reusing inodes freed in the last minute or more, and a sweep that starts
+# right after thousands were freed spends that much longer in the kernel finding free ones
+# (a 1,200-point sweep at -j 1: 6-7 s of system time after another's points were deleted,
+# 1.6-1.9 s otherwise; docs/sweeps.md).
+fresh_dir() { mktemp -u -p "$1" "$2.XXXXXX"; }

@@ -3,8 +3,9 @@
 # ...) so that a shared host's drift over minutes weighs on both alike: the 60-point
 # configs/sweeps/vgg16_dataflows.yaml ROUNDS times each and the 1,200-point
 # configs/sweeps/vgg16_dataflows_techniques.yaml ceil(ROUNDS / 2) times each, every run from
-# scratch with -j 2. Prints each build's mean wall and CPU (user + system) seconds and B's
-# ratios to A, and checks that the two builds' tables are identical.
+# scratch with -j 2, each into a new directory (all removed at the end). Prints each build's
+# mean wall and CPU (user + system) seconds and B's ratios to A, and checks that the two
+# builds' tables are identical.
 #   tools/bench_sweep_ab.sh BUILD_A BUILD_B [ROUNDS]   (build directories; default 4 rounds)
 # e.g. a worktree of the last commit built beside this one:
 #   git worktree add /tmp/wt HEAD~1 && cmake -S /tmp/wt -B /tmp/wt/build && \
@@ -12,7 +13,7 @@
 #   tools/bench_sweep_ab.sh /tmp/wt/build build 6
 set -euo pipefail
 if [[ $# -lt 2 ]]; then
-  sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'
   exit 2
 fi
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -26,10 +27,13 @@ tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 . "$repo/tools/bench_lib.sh"
 
-# Runs `sweep` with build $1 on $2 into $tmp/$3; prints "wall cpu".
+# Runs `sweep` with build $1 on $2 into a new directory (bench_lib.sh's fresh_dir) that
+# $tmp/$3 then links to; prints "wall cpu".
 one() {
-  rm -rf "$tmp/$3"
-  wall_and_cpu "$1" sweep "$2" -j 2 --out "$tmp/$3" -q
+  local out
+  out=$(fresh_dir "$tmp" "$3")
+  wall_and_cpu "$1" sweep "$2" -j 2 --out "$out" -q
+  ln -sfn "$out" "$tmp/$3"
 }
 
 # Alternates the builds on one sweep $2 for $1 rounds; prints both means and B's ratios.
