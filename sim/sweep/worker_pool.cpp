@@ -122,8 +122,8 @@ bool WorkerPool::wait_one(ChildExit& out) {
   return false;
 }
 
-bool WorkerPool::try_wait(ChildExit& out) {
-  return running() > 0 && collect(0, out);
+bool WorkerPool::try_wait(ChildExit& out, int timeout_ms) {
+  return running() > 0 && collect(timeout_ms, out);
 }
 
 bool WorkerPool::collect(int timeout_ms, ChildExit& out) {

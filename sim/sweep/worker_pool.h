@@ -40,8 +40,8 @@ class WorkerPool {
   void submit(const std::vector<std::string>& args, const std::string& stderr_path, int tag);
   /// Waits for any submitted point to end; false if none is running.
   bool wait_one(ChildExit& out);
-  /// The same without waiting: false if no point has ended (yet).
-  bool try_wait(ChildExit& out);
+  /// The same, waiting at most `timeout_ms` (0: not at all): false if no point has ended.
+  bool try_wait(ChildExit& out, int timeout_ms = 0);
   /// Sends `signal` to every worker's process group.
   void signal_all(int signal);
   /// Points in flight.
