@@ -666,11 +666,23 @@ std::optional<SearchResult> search(const NestProblem& p, const OperandResidency&
   // the pair (wi, oi), with no traffic: its compute and its first and last transfers
   // (cycles_bound does not fall as the traffic grows, so one above the cut-off rules out all
   // of them). Once per pair and K tile; `order` is any block order (the facts do not depend
-  // on it).
+  // on it). A floor above the cut-off may be a cheaper one, the full tiles' compute alone
+  // (every other tile's is at least 0): that rules out as much, at one tile's price.
   auto compute_floor_at = [&](std::size_t wi, std::size_t oi, std::size_t k, int order,
                               const NestSums& sums) {
     PerK& pk = per_k[k];
     if (pk.compute_floor < 0) {
+      const auto sp = spans_of(wi, oi, k);
+      TileBox full;
+      std::int64_t count = 1;
+      for (int d = 0; d < kNumDims; ++d) {
+        const TileSpan& s = sp[static_cast<std::size_t>(d)]->front();
+        full.origin[d] = s.origin;
+        full.extent[d] = s.extent;
+        count *= s.count;
+      }
+      const std::int64_t full_only = count * pricer.tile_cycles(full);
+      if (full_only > cut_cycles) return pk.compute_floor = full_only;
       const auto trips = trips_of(wi, oi, k);
       facts_at(pk, wi, oi, k, mapping_of(wi, oi, k, order), trips, sums);
       ScheduleFacts f;
