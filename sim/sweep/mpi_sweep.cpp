@@ -51,9 +51,9 @@ void mpi_start(int& rank, int& size) {
   int started = 0;
   MPI_Initialized(&started);
   // A sweep sends a few bytes a point. Left to choose, Open MPI opens every point-to-point
-  // layer it has (UCX, libfabric) to pick one, which took 0.2 s of each run's start here, a
-  // fifth of a 60-point sweep on 2 ranks; ob1 (shared memory, TCP) reaches every node a
-  // sweep runs on. A user's own OMPI_MCA_pml wins (no overwrite).
+  // layer it has (UCX, libfabric) to pick one, which took 0.2 s of each run's start here,
+  // about a sixth of a 60-point sweep on 2 ranks; ob1 (shared memory, TCP) reaches every
+  // node a sweep runs on. A user's own OMPI_MCA_pml wins (no overwrite).
   if (!started) {
     ::setenv("OMPI_MCA_pml", "ob1", 0);
     MPI_Init(nullptr, nullptr);
