@@ -317,8 +317,10 @@ int cmd_compare(const std::vector<std::string>& args) {
   }
 
   if (systems) {
-    print_system_table(variants, dataset_shape(base.dataset).train * base.training.epochs, out,
-                       !a.quiet);
+    print_system_table(
+        variants,
+        base.training.trained_samples(dataset_shape(base.dataset).train) * base.training.epochs,
+        out, !a.quiet);
     if (a.report) add_report(out);
     out.commit();
     std::printf("wrote compare.csv%s and a directory per variant into %s/\n",

@@ -32,7 +32,7 @@ struct HypeRunData {
   const ExperimentSpec* spec = nullptr;
   const NetShape* net = nullptr;
   const HypeIteration* it = nullptr;  ///< one iteration at the full batch
-  std::int64_t train_samples = 0;
+  std::int64_t train_samples = 0;     ///< trained on per epoch (training.drop_last: fewer)
   std::vector<HypeEpoch> epochs;
 };
 

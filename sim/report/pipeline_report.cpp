@@ -209,7 +209,7 @@ std::string system_epochs_csv(const SystemRunData& r) {
     if (real) c = metrics_cells(r.metrics[e]);
     c.epoch = static_cast<std::int64_t>(e + 1);
     c.seconds = ep.time_s;
-    if (ep.time_s > 0) c.samples_per_second = static_cast<double>(r.data.train) / ep.time_s;
+    if (ep.time_s > 0) c.samples_per_second = static_cast<double>(r.trained_samples) / ep.time_s;
     c.energy = 0;
     for (int d = 0; d < r.model->layout().devices; ++d) c.energy += device_energy(ep, d);
     auto& row = table.row(c);
@@ -254,7 +254,7 @@ std::string system_stats_json(const SystemRunData& r) {
   for (int d = 0; d < m.layout().devices; ++d) energy += device_energy(t, d);
   j["totals"] = {
       {"train_seconds", t.time_s},
-      {"samples_per_second", t.time_s > 0 ? static_cast<double>(r.data.train) *
+      {"samples_per_second", t.time_s > 0 ? static_cast<double>(r.trained_samples) *
                                                 static_cast<double>(r.epochs.size()) / t.time_s
                                           : 0},
       {"idle_fraction", idle_fraction(t)},

@@ -24,6 +24,9 @@ struct SystemRunData {
   const ExperimentSpec* spec = nullptr;
   PipelineModel* model = nullptr;
   DatasetShape data;
+  /// The samples an epoch trains on: data.train, less the last partial batch's with
+  /// training.drop_last.
+  std::int64_t trained_samples = 0;
   std::vector<PipelineEpoch> epochs;
   PipelineEpoch totals;                ///< the whole run's sums, priced (the runner's)
   std::vector<EpochMetrics> metrics;   ///< empty for shape-only runs

@@ -59,9 +59,9 @@ struct EpochShape {
   int rest = 0;
 };
 EpochShape epoch_shape(const ExperimentSpec& spec, std::int64_t train) {
-  const int bs = spec.training.batch_size;
   const int g = spec.hype->gpus;
-  EpochShape e{train / bs, static_cast<int>(train % bs)};
+  const EpochBatches split = spec.training.epoch_batches(train);
+  EpochShape e{split.full, static_cast<int>(split.rest)};
   if (e.rest % g != 0) e.rest += g - e.rest % g;
   return e;
 }
@@ -103,6 +103,7 @@ RunResult run_hype_experiment(const ExperimentSpec& spec, const RunOptions& opti
   const HypeSpec& h = *spec.hype;
   const HypeIteration it = simulate_hype(h, net, spec.training.batch_size, spec.training.optimizer);
   const EpochShape shape = epoch_shape(spec, data.train);
+  const std::int64_t trained = spec.training.trained_samples(data.train);
   std::optional<HypeIteration> rest;
   if (shape.rest > 0) rest = simulate_hype(h, net, shape.rest, spec.training.optimizer);
   const bool real = spec.numerics != "none";
@@ -140,7 +141,7 @@ RunResult run_hype_experiment(const ExperimentSpec& spec, const RunOptions& opti
   r.spec = &spec;
   r.net = &net;
   r.it = &it;
-  r.train_samples = data.train;
+  r.train_samples = trained;
   const EtaClock clock(0, spec.training.epochs);
   for (int e = 0; e < spec.training.epochs; ++e) {
     check_interrupt();
@@ -156,8 +157,8 @@ RunResult run_hype_experiment(const ExperimentSpec& spec, const RunOptions& opti
     if (!options.quiet) {
       std::printf("%5d %8s %13.6g %10.6g %11.6g %6.4g %13.6g %6.2f\n", e + 1,
                   real ? fmt("%.2f%%", 100 * ep.test_accuracy).c_str() : "-", ep.seconds,
-                  static_cast<double>(data.train) / ep.seconds, ep.energy_j,
-                  ep.energy_j / ep.seconds, ep.gpu_only_seconds,
+                  static_cast<double>(trained) / ep.seconds, ep.energy_j, ep.energy_j / ep.seconds,
+                  ep.gpu_only_seconds,
                   std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
       std::fflush(stdout);
     }
@@ -187,7 +188,7 @@ RunResult run_hype_experiment(const ExperimentSpec& spec, const RunOptions& opti
     RunResult::Epoch re;
     re.test_accuracy = ep.has_accuracy ? ep.test_accuracy : -1;
     re.seconds = ep.seconds;
-    re.step_seconds = ep.seconds / static_cast<double>(data.train);
+    re.step_seconds = ep.seconds / static_cast<double>(trained);
     result.epochs.push_back(re);
   }
   result.avg_w = result.energy / result.seconds;
@@ -203,7 +204,7 @@ RunResult run_hype_experiment(const ExperimentSpec& spec, const RunOptions& opti
         wrap_parts({sformat("totals: %.6g s of training on %s (policy %s)", result.seconds,
                             system_line(h, it).c_str(), h.policy.c_str()),
                     sformat("%.6g samples/s, %.6g J, %.4g W average",
-                            static_cast<double>(data.train) * spec.training.epochs / result.seconds,
+                            static_cast<double>(trained) * spec.training.epochs / result.seconds,
                             result.energy, result.energy / result.seconds),
                     sformat("gpu-only: %.6g s, %.6g J", gpu_only_s, gpu_only_j)})
             .c_str(),

@@ -204,7 +204,9 @@ RunResult run_shape_only_experiment(const ExperimentSpec& spec, const RunOptions
                 "run");
   const ShapeOnlyResult r = run_shape_only(spec, data, session);
   write_text_file(out.file("config.resolved.yaml"), resolved_yaml(spec));
-  write_text_file(out.file("epochs.csv"), epochs_csv(r, acc, data.train));
+  // The samples an epoch trains on (training.drop_last leaves the last, partial batch out).
+  const std::int64_t trained = spec.training.trained_samples(data.train);
+  write_text_file(out.file("epochs.csv"), epochs_csv(r, acc, trained));
   write_text_file(out.file("phases.csv"), phases_csv(r, acc));
   write_text_file(out.file("batch_layers.csv"), run_layers_csv(session));
   write_text_file(out.file("timeline.json"), run_timeline_json(session));
@@ -231,7 +233,7 @@ RunResult run_shape_only_experiment(const ExperimentSpec& spec, const RunOptions
     for (std::int64_t n : e.batches) batches += n;
     re.step_seconds = batches > 0
                           ? static_cast<double>(e.train.elapsed_cycles - e.train.update_cycles) /
-                                static_cast<double>(data.train) / (acc.clock_ghz * 1e9)
+                                static_cast<double>(trained) / (acc.clock_ghz * 1e9)
                           : 0;
     result.epochs.push_back(re);
   }

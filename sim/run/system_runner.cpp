@@ -168,9 +168,10 @@ RunResult run_system_experiment(const ExperimentSpec& spec, const RunOptions& op
   r.spec = &spec;
   r.model = &model;
   r.data = data;
-  const std::int64_t bs = spec.training.batch_size;
-  const std::int64_t batches = (data.train + bs - 1) / bs;
-  const std::int64_t rest = data.train % bs;
+  const EpochBatches split = spec.training.epoch_batches(data.train);
+  const std::int64_t batches = split.count(), rest = split.rest;
+  const std::int64_t trained = spec.training.trained_samples(data.train);
+  r.trained_samples = trained;
   const EtaClock clock(0, spec.training.epochs);
   // The kind of every batch (backprop, ADA-GP Phase BP, Phase GP), as the technique says.
   const ShapeOnlyPlan plan = technique_info(laid.sim.technique).shape_only(laid.sim.technique);
@@ -208,7 +209,7 @@ RunResult run_system_experiment(const ExperimentSpec& spec, const RunOptions& op
       const double secs = ep.time_s;
       std::printf("%5d  %8s%%  %14.6g  %9.2f%%  %12.6g  %8.3f\n", e + 1,
                   real ? fmt("%.2f", 100 * r.metrics.back().test.accuracy).c_str() : "-", secs,
-                  100 * idle_fraction(ep), secs > 0 ? static_cast<double>(data.train) / secs : 0,
+                  100 * idle_fraction(ep), secs > 0 ? static_cast<double>(trained) / secs : 0,
                   std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
       std::fflush(stdout);
     }
@@ -282,7 +283,7 @@ RunResult run_system_experiment(const ExperimentSpec& spec, const RunOptions& op
     re.seconds = r.epochs[e].time_s;
     // Time per training sample (compare's step table): a per-sample technique's own steps.
     re.step_seconds =
-        stream && step_s[e] >= 0 ? step_s[e] : r.epochs[e].time_s / static_cast<double>(data.train);
+        stream && step_s[e] >= 0 ? step_s[e] : r.epochs[e].time_s / static_cast<double>(trained);
     if (real) re.hit_rate = r.metrics[e].technique.hit_rate();
     result.epochs.push_back(re);
   }

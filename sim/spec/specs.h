@@ -103,11 +103,29 @@ struct OptimizerSpec {
   }
 };
 
+/// The batches of one epoch: `full` of the batch size and, if `rest` > 0, a last, smaller one
+/// of `rest` samples.
+struct EpochBatches {
+  std::int64_t full = 0, rest = 0;
+  std::int64_t count() const { return full + (rest > 0 ? 1 : 0); }
+};
+
 struct TrainingSpec {
   int epochs = 1;
   int batch_size = 15;
   std::uint64_t seed = 1;  ///< initialisation and shuffling
   bool shuffle = true;     ///< reshuffle the training set every epoch
+  /// Leave out an epoch's last batch when it is smaller than batch_size (PyTorch's
+  /// DataLoader drop_last): its samples are not trained on that epoch.
+  bool drop_last = false;
+  /// An epoch of `samples` training samples in batches; UserError naming the keys when
+  /// drop_last leaves no batch at all.
+  EpochBatches epoch_batches(std::int64_t samples) const;
+  /// The samples an epoch of `samples` trains on (all of them unless drop_last).
+  std::int64_t trained_samples(std::int64_t samples) const {
+    const EpochBatches b = epoch_batches(samples);
+    return b.full * batch_size + b.rest;
+  }
   /// Threads of the numerics (the config's default: all cores, see default_threads()).
   /// Results do not depend on it.
   int threads = 1;

@@ -167,8 +167,8 @@ ShapeOnlyResult run_shape_only(const ExperimentSpec& spec, const DatasetShape& d
   };
 
   const std::int64_t bs = spec.training.batch_size;
-  const std::int64_t full = data.train / bs, rest = data.train % bs;
-  const std::int64_t batches = full + (rest ? 1 : 0);
+  const EpochBatches split = spec.training.epoch_batches(data.train);
+  const std::int64_t rest = split.rest, batches = split.count();
   // The sums pass the counters' range in epoch e + 1 at the latest, before anything is written:
   // the epochs before it fit (sim/train/run_limits.h).
   int e = 0;

@@ -37,6 +37,7 @@ Trainer::Trainer(const ExperimentSpec& spec, const Dataset& data)
                     std::to_string(spec.network.classes) + " classes but dataset '" + data.name +
                     "' has " + std::to_string(data.classes));
   if (data.train.count == 0) throw UserError("dataset '" + data.name + "' has no training samples");
+  spec.training.epoch_batches(data.train.count);  // training.drop_last must leave a batch
   const OptimizerInfo* opt = find_optimizer(spec.training.optimizer.kind);
   if (opt == nullptr) throw UserError("unknown optimizer '" + spec.training.optimizer.kind + "'");
   optimizer_ = opt->make(spec.training.optimizer);
@@ -50,8 +51,7 @@ Trainer::Trainer(const ExperimentSpec& spec, const Dataset& data)
 Trainer::~Trainer() = default;
 
 std::int64_t Trainer::batches_per_epoch() const {
-  const std::int64_t b = spec_.training.batch_size;
-  return (data_.train.count + b - 1) / b;
+  return spec_.training.epoch_batches(data_.train.count).count();
 }
 
 void Trainer::load_batch(const DataSplit& split, const std::int64_t* indices, int count) {
@@ -80,11 +80,13 @@ EpochMetrics Trainer::run_epoch(const std::function<void(const BatchProgress&)>&
   network_.take_macs();  // the count starts with the epoch (not the last evaluation)
   const std::int64_t n = data_.train.count;
   const int bs = spec_.training.batch_size;
+  // training.drop_last: the shuffled order's last, partial batch is left out.
+  const std::int64_t batches = batches_per_epoch();
   double loss_sum = 0;
   std::int64_t correct = 0, seen = 0;
   BatchProgress progress;
-  progress.batches = batches_per_epoch();
-  for (std::int64_t start = 0; start < n; start += bs) {
+  progress.batches = batches;
+  for (std::int64_t i = 0, start = 0; i < batches; ++i, start += bs) {
     check_interrupt();
     const int count = static_cast<int>(std::min<std::int64_t>(bs, n - start));
     load_batch(data_.train, order_.data() + start, count);

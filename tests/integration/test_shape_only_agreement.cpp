@@ -70,6 +70,79 @@ TEST_CASE("a shape-only run costs what the real training run costs", "[e2e][shap
     }
 }
 
+TEST_CASE("training.drop_last leaves the partial batch out of the real run and the shape-only one",
+          "[e2e][shape]") {
+  require_dataset("mnist");
+  // LeNet-5 at batch 32 on 648 samples: 20 full batches and one of 8, which drop_last leaves
+  // out of both runs; each costs what the other does.
+  ExperimentSpec spec =
+      load_experiment(std::string(TRAINSIM_SOURCE_DIR) + "/configs/experiments/lenet5_mnist.yaml",
+                      {"training.epochs=1", "dataset.name=mnist", "dataset.train_limit=648",
+                       "dataset.test_limit=100", "technique=bp", "training.drop_last=true"});
+  REQUIRE(spec.training.batch_size == 32);
+  const Dataset data = *load_dataset(spec.dataset);
+  std::int64_t real_train = 0, kept_train = 0;
+  {
+    Trainer trainer(spec, data);
+    AcceleratorSession session(spec, trainer.network());
+    const EpochMetrics m = trainer.run_epoch();
+    CHECK(m.batches == 20);
+    CHECK(m.train.samples == 640);
+    real_train = session.record().totals()[0].elapsed_cycles;
+  }
+  {
+    ExperimentSpec kept = spec;
+    kept.training.drop_last = false;
+    Trainer trainer(kept, data);
+    AcceleratorSession session(kept, trainer.network());
+    CHECK(trainer.run_epoch().batches == 21);
+    kept_train = session.record().totals()[0].elapsed_cycles;
+  }
+  CHECK(real_train < kept_train);
+  spec.numerics = "none";
+  AcceleratorSession session(spec);
+  const ShapeOnlyResult r = run_shape_only(spec, dataset_shape(spec.dataset), session);
+  CHECK(r.train.elapsed_cycles == real_train);
+  REQUIRE(r.batch_counts.size() == 1);
+  CHECK(r.batch_counts.begin()->first.second == 32);
+  CHECK(r.batch_counts.begin()->second == 20);
+  // Fewer samples than one batch: no batch at all is an error naming the keys.
+  spec.dataset.train_limit = 20;
+  AcceleratorSession small(spec);
+  CHECK_THROWS_WITH(
+      run_shape_only(spec, dataset_shape(spec.dataset), small),
+      Catch::Contains("training.drop_last") && Catch::Contains("make no full batch of 32"));
+}
+
+TEST_CASE(
+    "training.drop_last on a pipeline and a hype system: one batch fewer, samples/s over "
+    "the samples trained",
+    "[e2e][shape]") {
+  require_dataset("fashion-mnist");
+  const std::string dir = fresh_dir("drop-last-systems");
+  // 1,000 samples: at batch 64, 15 batches and one of 40; at batch 256, 3 and one of 232.
+  for (const auto& [experiment, trained] :
+       {std::pair<const char*, double>{"lenet5_fashion_pipeline.yaml", 960},
+        std::pair<const char*, double>{"hype_lenet5_fashion.yaml", 768}}) {
+    std::map<std::string, double> seconds;
+    for (const char* drop : {"false", "true"}) {
+      const std::string out = dir + "/" + experiment + drop;
+      const auto r = run_trainsim(
+          {"run", std::string(TRAINSIM_SOURCE_DIR) + "/configs/experiments/" + experiment, "-o",
+           out, "-q", "-s", "numerics=none", "-s", "training.epochs=1", "-s",
+           "dataset.train_limit=1000", "-s", std::string("training.drop_last=") + drop});
+      INFO(experiment << " drop_last " << drop << ": " << r.err);
+      REQUIRE(r.exit_code == 0);
+      const auto row = csv_rows(read_file(out + "/epochs.csv")).at(0);
+      seconds[drop] = std::stod(row.at("seconds"));
+      const double samples = std::string(drop) == "true" ? trained : 1000;
+      CHECK(std::stod(row.at("samples_per_second")) ==
+            Approx(samples / seconds[drop]).epsilon(1e-5));
+    }
+    CHECK(seconds["true"] < seconds["false"]);
+  }
+}
+
 TEST_CASE("a grouped convolution trains and costs what its shape-only run costs", "[e2e][shape]") {
   // small_cnn with conv2 (8 -> 16 channels) in 4 groups: trained for real (it learns), and
   // timed from shapes alone at the same cost.

@@ -109,6 +109,7 @@ TEST_CASE("quickstart experiment loads with its values and defaults", "[config]"
   CHECK(s.training.batch_size == 15);
   CHECK(s.training.seed == 1);
   CHECK(s.training.shuffle);
+  CHECK_FALSE(s.training.drop_last);
   CHECK(s.training.threads == default_threads());  // all cores, at most kMaxThreads
   CHECK(s.training.optimizer.kind == "sgd");
   CHECK(s.training.optimizer.lr == 0.01);
@@ -654,6 +655,7 @@ void check_same_spec(const ExperimentSpec& a, const ExperimentSpec& b) {
   CHECK(s.batch_size == t.batch_size);
   CHECK(s.seed == t.seed);
   CHECK(s.shuffle == t.shuffle);
+  CHECK(s.drop_last == t.drop_last);
   CHECK(s.threads == t.threads);
   CHECK(s.optimizer.kind == t.optimizer.kind);
   CHECK(s.optimizer.lr == t.optimizer.lr);  // exact: doubles must round-trip
@@ -699,7 +701,8 @@ TEST_CASE("resolved_yaml round-trips", "[config]") {
         "name: awkward\nnetwork: small_cnn\ndataset: {name: fashion-mnist, path: null_dir, "
         "train_limit: 123, test_limit: 45}\n"
         "training:\n  epochs: 3\n  batch_size: 7\n  seed: 18446744073709551615\n"
-        "  shuffle: false\n  threads: 3\n  optimizer: {kind: adam, lr: 0.30000000000000004, "
+        "  shuffle: false\n  drop_last: true\n  threads: 3\n  optimizer: {kind: adam, lr: "
+        "0.30000000000000004, "
         "beta1: 0.123456789012345678, epsilon: 1e-300, weight_decay: 5e-4, reduction: mean, "
         "clip: 0.1}\noutput: {dir: 'out dir/x: y'}\n";
     ExperimentSpec s = load_experiment(
@@ -708,6 +711,7 @@ TEST_CASE("resolved_yaml round-trips", "[config]") {
     CHECK(s.training.optimizer.lr == 0.1 + 0.2);
     CHECK(s.training.seed == 18446744073709551615ull);
     CHECK(s.training.threads == 3);
+    CHECK(s.training.drop_last);
     check_round_trip(tmp, s);
   }
   SECTION("names that look like other YAML types") {
@@ -725,4 +729,30 @@ TEST_CASE("a config path to a device is an error, not an endless read", "[config
   // (Networks, accelerators and energy tables must be regular files to be found at all.)
   CHECK_THROWS_WITH(load_experiment("/dev/zero"),
                     Catch::Contains("/dev/zero: experiment file is larger than 16 MiB"));
+}
+
+TEST_CASE("An epoch's batches: the last one partial, or left out with drop_last", "[config]") {
+  TrainingSpec t;
+  t.batch_size = 32;
+  EpochBatches b = t.epoch_batches(50000);
+  CHECK(b.full == 1562);
+  CHECK(b.rest == 16);
+  CHECK(b.count() == 1563);
+  CHECK(t.trained_samples(50000) == 50000);
+  b = t.epoch_batches(64);
+  CHECK(b.full == 2);
+  CHECK(b.rest == 0);
+  CHECK(b.count() == 2);
+  CHECK(t.epoch_batches(20).count() == 1);  // one partial batch
+  t.drop_last = true;
+  b = t.epoch_batches(50000);
+  CHECK(b.full == 1562);
+  CHECK(b.rest == 0);
+  CHECK(b.count() == 1562);
+  CHECK(t.trained_samples(50000) == 49984);
+  CHECK(t.trained_samples(64) == 64);
+  CHECK_THROWS_WITH(t.epoch_batches(20),
+                    "training.drop_last: the 20 training sample(s) make no "
+                    "full batch of 32 (training.batch_size); lower it or set "
+                    "training.drop_last: false");
 }
