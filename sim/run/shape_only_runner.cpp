@@ -148,6 +148,7 @@ DatasetShape checked_shape(const ExperimentSpec& spec) {
                     std::to_string(spec.network.classes) + " classes but dataset '" +
                     spec.dataset.name + "' has " + std::to_string(data.classes));
   check_shape_only_technique(spec);
+  if (data.train > 0) spec.training.epoch_batches(data.train);  // drop_last leaves a batch
   return data;
 }
 

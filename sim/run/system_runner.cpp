@@ -59,6 +59,7 @@ DatasetShape checked_data_shape(const ExperimentSpec& spec) {
                     std::to_string(data.width) + ", " + std::to_string(data.classes) + ")");
   if (data.train <= 0)
     throw UserError("dataset '" + spec.dataset.name + "' has no training samples");
+  spec.training.epoch_batches(data.train);  // training.drop_last must leave a batch
   return data;
 }
 

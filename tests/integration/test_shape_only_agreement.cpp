@@ -140,6 +140,13 @@ TEST_CASE(
             Approx(samples / seconds[drop]).epsilon(1e-5));
     }
     CHECK(seconds["true"] < seconds["false"]);
+    // Fewer samples than a batch: `validate` says so before anything runs.
+    const auto v = run_trainsim(
+        {"validate", std::string(TRAINSIM_SOURCE_DIR) + "/configs/experiments/" + experiment, "-s",
+         "numerics=none", "-s", "dataset.train_limit=10", "-s", "training.drop_last=true"});
+    CHECK(v.exit_code == 2);
+    CHECK(v.err.find("training.drop_last: the 10 training sample(s) make no full batch") !=
+          std::string::npos);
   }
 }
 
