@@ -39,11 +39,13 @@ OptimizerSpec parse_optimizer(const ConfigNode& node) {
 
 TrainingSpec parse_training(const ConfigNode& node) {
   ConfigMap m = node.as_map();
-  m.allow_only({"epochs", "batch_size", "seed", "shuffle", "drop_last", "threads", "optimizer"});
+  m.allow_only({"epochs", "batch_size", "eval_batch_size", "seed", "shuffle", "drop_last",
+                "threads", "optimizer"});
   TrainingSpec t;
   t.threads = default_threads();
   if (auto v = m.get("epochs")) t.epochs = v->as_int_in(key_range::kEpochs);
   if (auto v = m.get("batch_size")) t.batch_size = v->as_int_in(key_range::kBatch);
+  if (auto v = m.get("eval_batch_size")) t.eval_batch_size = v->as_int_in(key_range::kBatch);
   if (auto v = m.get("seed")) t.seed = v->as_uint64();
   if (auto v = m.get("shuffle")) t.shuffle = v->as_bool();
   if (auto v = m.get("drop_last")) t.drop_last = v->as_bool();
@@ -83,6 +85,7 @@ class TrainingSection final : public ExperimentSection {
     out << YAML::Key << "training" << YAML::Value << YAML::BeginMap;
     out << YAML::Key << "epochs" << YAML::Value << t.epochs;
     out << YAML::Key << "batch_size" << YAML::Value << t.batch_size;
+    out << YAML::Key << "eval_batch_size" << YAML::Value << t.eval_batch_size;
     out << YAML::Key << "seed" << YAML::Value << t.seed;
     out << YAML::Key << "shuffle" << YAML::Value << t.shuffle;
     out << YAML::Key << "drop_last" << YAML::Value << t.drop_last;

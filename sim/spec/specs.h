@@ -113,6 +113,9 @@ struct EpochBatches {
 struct TrainingSpec {
   int epochs = 1;
   int batch_size = 15;
+  /// The test set's batch size after every epoch. Evaluation runs no backward pass, so big
+  /// batches are cheaper; its cost is reported apart from training's (phase eval).
+  int eval_batch_size = 500;
   std::uint64_t seed = 1;  ///< initialisation and shuffling
   bool shuffle = true;     ///< reshuffle the training set every epoch
   /// Leave out an epoch's last batch when it is smaller than batch_size (PyTorch's

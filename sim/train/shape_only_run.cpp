@@ -204,7 +204,7 @@ ShapeOnlyResult run_shape_only(const ExperimentSpec& spec, const DatasetShape& d
         accumulate(r.kinds[static_cast<std::size_t>(last_kind)], last);
       }
       // Evaluation: the test set's forward passes after every epoch, in the Trainer's batches.
-      const std::int64_t eb = Trainer::kEvalBatch;
+      const std::int64_t eb = spec.training.eval_batch_size;
       const std::int64_t tfull = data.test / eb, trest = data.test % eb;
       if (tfull) accumulate(ep.eval, times(eval_batch(static_cast<int>(eb)), tfull));
       if (trest) accumulate(ep.eval, eval_batch(static_cast<int>(trest)));

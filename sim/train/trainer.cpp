@@ -124,9 +124,10 @@ EvalMetrics Trainer::evaluate(const DataSplit& split) {
   std::iota(idx.begin(), idx.end(), 0);
   double loss_sum = 0;
   std::int64_t correct = 0;
-  for (std::int64_t start = 0; start < split.count; start += kEvalBatch) {
+  const std::int64_t eb = spec_.training.eval_batch_size;
+  for (std::int64_t start = 0; start < split.count; start += eb) {
     check_interrupt();
-    const int count = static_cast<int>(std::min<std::int64_t>(kEvalBatch, split.count - start));
+    const int count = static_cast<int>(std::min<std::int64_t>(eb, split.count - start));
     load_batch(split, idx.data() + start, count);
     network_.forward(pass_, /*training=*/false);
     if (PassObserver* obs = network_.observer()) obs->on_batch_end(Phase::kEval, count);

@@ -46,9 +46,6 @@ struct BatchProgress {
 
 class Trainer {
  public:
-  /// Test-set batch size: evaluation has no backward pass, so big batches are cheaper.
-  static constexpr int kEvalBatch = 500;
-
   Trainer(const ExperimentSpec& spec, const Dataset& data);
   ~Trainer();
 

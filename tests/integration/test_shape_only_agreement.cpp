@@ -70,25 +70,30 @@ TEST_CASE("a shape-only run costs what the real training run costs", "[e2e][shap
     }
 }
 
-TEST_CASE("training.drop_last leaves the partial batch out of the real run and the shape-only one",
-          "[e2e][shape]") {
+TEST_CASE(
+    "training.drop_last leaves the partial batch out of the real run and the shape-only one; "
+    "both evaluate in batches of training.eval_batch_size",
+    "[e2e][shape]") {
   require_dataset("mnist");
   // LeNet-5 at batch 32 on 648 samples: 20 full batches and one of 8, which drop_last leaves
   // out of both runs; each costs what the other does.
   ExperimentSpec spec =
       load_experiment(std::string(TRAINSIM_SOURCE_DIR) + "/configs/experiments/lenet5_mnist.yaml",
                       {"training.epochs=1", "dataset.name=mnist", "dataset.train_limit=648",
-                       "dataset.test_limit=100", "technique=bp", "training.drop_last=true"});
+                       "dataset.test_limit=100", "technique=bp", "training.drop_last=true",
+                       "training.eval_batch_size=32"});
   REQUIRE(spec.training.batch_size == 32);
   const Dataset data = *load_dataset(spec.dataset);
-  std::int64_t real_train = 0, kept_train = 0;
+  std::int64_t real_train = 0, kept_train = 0, real_eval = 0;
   {
     Trainer trainer(spec, data);
     AcceleratorSession session(spec, trainer.network());
     const EpochMetrics m = trainer.run_epoch();
     CHECK(m.batches == 20);
     CHECK(m.train.samples == 640);
+    CHECK(m.test.samples == 100);  // evaluation drops nothing
     real_train = session.record().totals()[0].elapsed_cycles;
+    real_eval = session.record().totals()[1].elapsed_cycles;
   }
   {
     ExperimentSpec kept = spec;
@@ -103,6 +108,11 @@ TEST_CASE("training.drop_last leaves the partial batch out of the real run and t
   AcceleratorSession session(spec);
   const ShapeOnlyResult r = run_shape_only(spec, dataset_shape(spec.dataset), session);
   CHECK(r.train.elapsed_cycles == real_train);
+  // The test set in batches of training.eval_batch_size: three of 32 and one of 4.
+  CHECK(r.eval.elapsed_cycles == real_eval);
+  REQUIRE(r.eval_per_batch.size() == 2);
+  CHECK(r.eval_per_batch.count(32) == 1);
+  CHECK(r.eval_per_batch.count(4) == 1);
   REQUIRE(r.batch_counts.size() == 1);
   CHECK(r.batch_counts.begin()->first.second == 32);
   CHECK(r.batch_counts.begin()->second == 20);

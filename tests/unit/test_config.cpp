@@ -107,6 +107,7 @@ TEST_CASE("quickstart experiment loads with its values and defaults", "[config]"
   CHECK(s.dataset.train_limit == 0);
   CHECK(s.training.epochs == 1);
   CHECK(s.training.batch_size == 15);
+  CHECK(s.training.eval_batch_size == 500);
   CHECK(s.training.seed == 1);
   CHECK(s.training.shuffle);
   CHECK_FALSE(s.training.drop_last);
@@ -288,6 +289,10 @@ TEST_CASE("wrong types", "[config]") {
       {"training: {shuffle: yes}\n", "yes", "training.shuffle",
        "expected true or false, got 'yes'"},
       {"training: {shuffle: 1}\n", "1}", "training.shuffle", "expected true or false"},
+      {"training: {drop_last: maybe}\n", "maybe", "training.drop_last",
+       "expected true or false, got 'maybe'"},
+      {"training: {eval_batch_size: 0}\n", "0}", "training.eval_batch_size",
+       "must be in [1, 65536], got 0"},
       {"training: {optimizer: {lr: fast}}\n", "fast", "training.optimizer.lr",
        "expected a number, got 'fast'"},
       {"training: {optimizer: {lr: .nan}}\n", ".nan", "training.optimizer.lr", "expected a number"},
@@ -653,6 +658,7 @@ void check_same_spec(const ExperimentSpec& a, const ExperimentSpec& b) {
   const TrainingSpec& t = b.training;
   CHECK(s.epochs == t.epochs);
   CHECK(s.batch_size == t.batch_size);
+  CHECK(s.eval_batch_size == t.eval_batch_size);
   CHECK(s.seed == t.seed);
   CHECK(s.shuffle == t.shuffle);
   CHECK(s.drop_last == t.drop_last);
@@ -700,7 +706,8 @@ TEST_CASE("resolved_yaml round-trips", "[config]") {
     std::string text =
         "name: awkward\nnetwork: small_cnn\ndataset: {name: fashion-mnist, path: null_dir, "
         "train_limit: 123, test_limit: 45}\n"
-        "training:\n  epochs: 3\n  batch_size: 7\n  seed: 18446744073709551615\n"
+        "training:\n  epochs: 3\n  batch_size: 7\n  eval_batch_size: 9\n  seed: "
+        "18446744073709551615\n"
         "  shuffle: false\n  drop_last: true\n  threads: 3\n  optimizer: {kind: adam, lr: "
         "0.30000000000000004, "
         "beta1: 0.123456789012345678, epsilon: 1e-300, weight_decay: 5e-4, reduction: mean, "
@@ -712,6 +719,7 @@ TEST_CASE("resolved_yaml round-trips", "[config]") {
     CHECK(s.training.seed == 18446744073709551615ull);
     CHECK(s.training.threads == 3);
     CHECK(s.training.drop_last);
+    CHECK(s.training.eval_batch_size == 9);
     check_round_trip(tmp, s);
   }
   SECTION("names that look like other YAML types") {
