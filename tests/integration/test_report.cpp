@@ -175,7 +175,9 @@ TEST_CASE("A hype run on real data reports the accuracy its final line prints", 
   CHECK(html.find(">Accuracy and loss</h2>") != std::string::npos);
 }
 
-TEST_CASE("compare and sweep reports link every variant's and point's own report", "[report]") {
+TEST_CASE(
+    "compare reports link every variant's own report, sweep reports every point's that has one",
+    "[report]") {
   require_dataset("mnist");
   require_dataset("fashion-mnist");
   const std::string dir = fresh_dir("report-compare");
