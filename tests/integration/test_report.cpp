@@ -227,6 +227,9 @@ TEST_CASE(
   }
   CHECK(failed == 2);  // the 0.001 KiB buffer holds no word
   CHECK(page.find("2 done, 2 failed") != std::string::npos);
+  // The point off the front has no page; the sweep's page says how to write one.
+  CHECK(page.find("1 finished point(s) have no page of their own: `trainsim report") !=
+        std::string::npos);
   CHECK(page.find("global buffer of &#39;adagp_ws180&#39; holds 0 words") != std::string::npos);
   CHECK(read_file(dir + "/sw/.trainsim-manifest").find("\nreport.html\n") != std::string::npos);
 
@@ -237,6 +240,7 @@ TEST_CASE(
       {"sweep", dir + "/sweep.yaml", "-o", dir + "/sw-all", "-q", "--point-reports", "all"});
   INFO(all.err);
   const std::string every = read_file(dir + "/sw-all/report.html");
+  CHECK(every.find("have no page of their own") == std::string::npos);
   for (const auto& row : csv_rows(read_file(dir + "/sw-all/sweep.csv")))
     if (row.at("status") == "done") {
       CHECK(every.find("points/" + row.at("id") + "/run/report.html") != std::string::npos);

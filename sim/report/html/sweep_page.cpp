@@ -23,10 +23,13 @@ HtmlPage sweep_page(const ResultsDir& dir) {
   std::vector<ScatterPoint> points;
   HtmlTable failed({"point", "status", "error"});
   std::string unit;
+  std::size_t unlinked = 0;  // done points without a page of their own
   for (std::size_t r = 0; r < c.rows.size(); ++r) {
     const std::string id = c.cell(r, "id");
     const std::string report = "points/" + id + "/run/report.html";
-    std::vector<HtmlCell> row = {dir.has(report) ? HtmlCell(id, report) : HtmlCell(id)};
+    const bool linked = dir.has(report);
+    std::vector<HtmlCell> row = {linked ? HtmlCell(id, report) : HtmlCell(id)};
+    unlinked += !linked && c.cell(r, "status") == "done";
     std::string label = id;
     for (const std::string& k : keys) {
       row.emplace_back(c.cell(r, k));
@@ -70,7 +73,15 @@ HtmlPage sweep_page(const ResultsDir& dir) {
   page.section("Failed points",
                failed.rows() ? failed.html() : html_para("None: every point finished."));
   t.limit(1000);
-  page.section("Points", t.html());
+  // By default a sweep writes the pages of its front's points and its baseline only
+  // (`sweep --point-reports`): say how to get any other point's.
+  page.section("Points",
+               t.html() + (unlinked ? html_para(std::to_string(unlinked) +
+                                                " finished point(s) have no page of their own: "
+                                                "`trainsim report DIR/points/<id>/run` writes "
+                                                "one (`sweep --point-reports all` writes every "
+                                                "point's as it finishes).")
+                                    : std::string()));
   page.section("Files", files_html(dir));
   return page;
 }
