@@ -412,6 +412,11 @@ std::optional<SearchResult> search(const NestProblem& p, const OperandResidency&
   for (const Triple& t : fam_o) trips_o.push_back(trips_of_triple(t, kDimC, kDimR, kDimS));
   std::vector<std::int64_t> trips_k;
   for (std::int64_t t : cand_k) trips_k.push_back((p.extent[kDimK] + t - 1) / t);
+  auto tiles_of = [&](const std::array<std::int64_t, kNumDims>& trips) {
+    std::int64_t n = 1;
+    for (std::int64_t t : trips) n *= t;
+    return n;
+  };
   auto trips_of = [&](std::size_t wi, std::size_t oi, std::size_t ki) {
     const Triple &w = trips_w[wi], &o = trips_o[oi];
     return std::array<std::int64_t, kNumDims>{w[0], trips_k[ki], o[0], w[1], w[2], o[1], o[2]};
@@ -686,8 +691,7 @@ std::optional<SearchResult> search(const NestProblem& p, const OperandResidency&
       const auto trips = trips_of(wi, oi, k);
       facts_at(pk, wi, oi, k, mapping_of(wi, oi, k, order), trips, sums);
       ScheduleFacts f;
-      f.tiles = 1;
-      for (std::int64_t t : trips) f.tiles *= t;
+      f.tiles = tiles_of(trips);
       f.compute_cycles = pk.compute;
       f.min_tile_cycles = pk.min_tile;
       f.first_fetch_words = pk.first;
@@ -794,9 +798,7 @@ std::optional<SearchResult> search(const NestProblem& p, const OperandResidency&
           // analyses its traffic only if it needs it.
           if (shortcuts && objective == MappingObjective::kTime &&
               compute_floor_at(wi, oi, lo, order, sums) > cut_cycles) {
-            std::int64_t tiles = 1;
-            for (std::int64_t t : trips_of(wi, oi, lo)) tiles *= t;
-            first_traffic[at].tiles = tiles;
+            first_traffic[at].tiles = tiles_of(trips_of(wi, oi, lo));
             continue;
           }
           consider(wi, oi, lo, order, sums, shortcuts ? &first_traffic[at] : nullptr);

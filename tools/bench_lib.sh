@@ -30,3 +30,13 @@ median_wall() {
 # (a 1,200-point sweep at -j 1: 6-7 s of system time after another's points were deleted,
 # 1.6-1.9 s otherwise; docs/sweeps.md).
 fresh_dir() { mktemp -u -p "$1" "$2.XXXXXX"; }
+
+# fresh_run TMP NAME CMD ARGS...: "WALL CPU" of CMD ARGS --out DIR -q (wall_and_cpu), DIR a
+# fresh_dir; TMP/NAME then links to DIR, the last such run's results.
+fresh_run() {
+  local tmp="$1" name="$2" out
+  shift 2
+  out=$(fresh_dir "$tmp" "$name")
+  wall_and_cpu "$@" --out "$out" -q
+  ln -sfn "$out" "$tmp/$name"
+}

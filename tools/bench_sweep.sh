@@ -25,17 +25,15 @@ trap 'rm -rf "$tmp"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
 # Median wall seconds of `"$@" --out DIR` over $repeats fresh runs, each into a new directory
-# (bench_lib.sh's fresh_dir); $tmp/$1 links to the last one, and the median CPU seconds (user +
+# (bench_lib.sh's fresh_run); $tmp/$1 links to the last one, and the median CPU seconds (user +
 # system, the sweep and its workers) are in $tmp/$1.cpu: a neighbour on a shared host moves
 # the wall time more than the CPU time.
 wall() {
   local name="$1"
   shift
-  local times=() cpus=() w c out
+  local times=() cpus=() w c
   for ((i = 0; i < repeats; i++)); do
-    out=$(fresh_dir "$tmp" "$name")
-    read -r w c < <(wall_and_cpu "$@" --out "$out" -q)
-    ln -sfn "$out" "$tmp/$name"
+    read -r w c < <(fresh_run "$tmp" "$name" "$@")
     times+=("$w")
     cpus+=("$c")
   done

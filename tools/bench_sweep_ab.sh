@@ -27,14 +27,9 @@ tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 . "$repo/tools/bench_lib.sh"
 
-# Runs `sweep` with build $1 on $2 into a new directory (bench_lib.sh's fresh_dir) that
+# Runs `sweep` with build $1 on $2 into a new directory (bench_lib.sh's fresh_run) that
 # $tmp/$3 then links to; prints "wall cpu".
-one() {
-  local out
-  out=$(fresh_dir "$tmp" "$3")
-  wall_and_cpu "$1" sweep "$2" -j 2 --out "$out" -q
-  ln -sfn "$out" "$tmp/$3"
-}
+one() { fresh_run "$tmp" "$3" "$1" sweep "$2" -j 2; }
 
 # Alternates the builds on one sweep $2 for $1 rounds; prints both means and B's ratios.
 compare() {

@@ -52,16 +52,11 @@ void check_hype_spec(const ExperimentSpec& spec) {
         spec.sim.fidelity + "; an accelerator run or a pipeline system clocks its arrays)");
 }
 
-// The iterations an epoch has: full batches, and the last smaller one (rounded up to a
-// multiple of the GPUs, which share it).
-struct EpochShape {
-  std::int64_t full = 0;
-  int rest = 0;
-};
-EpochShape epoch_shape(const ExperimentSpec& spec, std::int64_t train) {
+// The iterations an epoch has: the training batches, the last smaller one rounded up to a
+// multiple of the GPUs, which share it.
+EpochBatches epoch_shape(const ExperimentSpec& spec, std::int64_t train) {
   const int g = spec.hype->gpus;
-  const EpochBatches split = spec.training.epoch_batches(train);
-  EpochShape e{split.full, static_cast<int>(split.rest)};
+  EpochBatches e = spec.training.epoch_batches(train);
   if (e.rest % g != 0) e.rest += g - e.rest % g;
   return e;
 }
@@ -102,10 +97,11 @@ RunResult run_hype_experiment(const ExperimentSpec& spec, const RunOptions& opti
   const NetShape net(spec.network);
   const HypeSpec& h = *spec.hype;
   const HypeIteration it = simulate_hype(h, net, spec.training.batch_size, spec.training.optimizer);
-  const EpochShape shape = epoch_shape(spec, data.train);
+  const EpochBatches shape = epoch_shape(spec, data.train);
   const std::int64_t trained = spec.training.trained_samples(data.train);
   std::optional<HypeIteration> rest;
-  if (shape.rest > 0) rest = simulate_hype(h, net, shape.rest, spec.training.optimizer);
+  if (shape.rest > 0)
+    rest = simulate_hype(h, net, static_cast<int>(shape.rest), spec.training.optimizer);
   const bool real = spec.numerics != "none";
   std::shared_ptr<const Dataset> dataset;
   const std::unique_ptr<Trainer> trainer = real_trainer(spec, dataset);
