@@ -111,6 +111,46 @@ std::array<std::int64_t, kNumDims> SystolicDataflow::tile_granules(
   return g;
 }
 
+std::int64_t SystolicDataflow::compute_floor_factor(
+    const NestProblem& p, const AcceleratorSpec& acc, TileBlock block,
+    const std::vector<std::pair<std::int64_t, std::int64_t>>* tiles) const {
+  // A tile's GEMM (tile_op) has M rows from the pixel block, depth K from the reduction
+  // block (stored positions) and N columns from the filter block. Its cycles, F L - 1 with
+  // F = ceil(Sr / R) ceil(Sc / C) folds, are at least F (L - 1), and 0 for an empty GEMM
+  // (F = 0), where L - 1 is the streamed extent T plus R + C - 3 (os) or 2R + C - 3 (ws, is):
+  //   ws: ceil(K/R) ceil(N/C) (M + 2R + C - 3)
+  //   os: ceil(M/R) ceil(N/C) (K + R + C - 3), 0 if K = 0
+  //   is: ceil(K/R) ceil(M/C) (N + 2R + C - 3)
+  // a product of one function of each block's extent. The tiles are every combination of
+  // one tile of each block, so their sum is the product of the three blocks' sums; and the
+  // least sum over any tiling of a block is at least the function of the whole extent (a sum
+  // of ceilings is at least the ceiling of the sum, and a block has at least one tile, not
+  // empty when the problem is not).
+  const std::int64_t R = acc.rows, C = acc.cols;
+  const std::int64_t m_all = p.extent[kDimN] * p.extent[kDimP] * p.extent[kDimQ];
+  const std::int64_t k_all =
+      p.extent[kDimC] * p.k_rows.real_in(0, p.extent[kDimR]) * p.k_cols.real_in(0, p.extent[kDimS]);
+  const std::int64_t n_all = p.extent[kDimK];
+  if (R < 1 || C < 1 || m_all == 0 || k_all == 0 || n_all == 0) return 0;
+  auto f = [&](std::int64_t x) -> std::int64_t {
+    const std::int64_t ws_is = x + 2 * R + C - 3;
+    switch (block) {
+      case TileBlock::kPixels:  // M
+        return kind_ == Systolic::kWs ? ws_is : ceil_div(x, kind_ == Systolic::kOs ? R : C);
+      case TileBlock::kReduction:  // K
+        return kind_ == Systolic::kOs ? (x == 0 ? 0 : x + R + C - 3) : ceil_div(x, R);
+      case TileBlock::kFilters:  // N
+        return kind_ == Systolic::kIs ? ws_is : ceil_div(x, C);
+    }
+    return 0;
+  };
+  if (!tiles)
+    return f(block == TileBlock::kPixels ? m_all : block == TileBlock::kReduction ? k_all : n_all);
+  std::int64_t sum = 0;
+  for (const auto& [extent, count] : *tiles) sum += count * f(extent);
+  return sum;
+}
+
 std::unique_ptr<ArrayEngine> SystolicDataflow::engine(const Op& op, const AcceleratorSpec& acc,
                                                       OperandValues values) const {
   const SystolicMapping m = map_systolic(kind_, op, acc);

@@ -47,6 +47,11 @@ struct RealAxis {
 std::int64_t touched_positions(const RealAxis& axis, std::int64_t out0, std::int64_t n_out,
                                std::int64_t stride, std::int64_t k0, std::int64_t n_k);
 
+/// The three blocks of dimensions a tiling's compute floor factors over (Dataflow::
+/// compute_floor_factor): the batch and output pixels (N, P, Q: a GEMM-based tile's rows M),
+/// the reduction (C, R, S: its depth K) and the filters (K: its columns N).
+enum class TileBlock : int { kPixels = 0, kReduction = 1, kFilters = 2 };
+
 /// A tile: the origin and extent of each dimension.
 struct TileBox {
   std::array<std::int64_t, kNumDims> origin{}, extent{};

@@ -279,6 +279,26 @@ std::vector<TileSpan> tile_spans(const NestProblem& p, int d, std::int64_t t) {
   return out;
 }
 
+std::vector<std::pair<std::int64_t, std::int64_t>> block_tiles(
+    const NestProblem& p, TileBlock block,
+    const std::array<const std::vector<TileSpan>*, 3>& spans) {
+  std::vector<std::pair<std::int64_t, std::int64_t>> tiles;
+  if (block == TileBlock::kFilters) {
+    for (const TileSpan& k : *spans[0]) tiles.emplace_back(k.extent, k.count);
+    return tiles;
+  }
+  // Every combination of the three dimensions' spans is a tile of the block.
+  const bool reduction = block == TileBlock::kReduction;
+  for (const TileSpan& x : *spans[0])
+    for (const TileSpan& y : *spans[1])
+      for (const TileSpan& z : *spans[2])
+        tiles.emplace_back(x.extent *
+                               (reduction ? p.k_rows.real_in(y.origin, y.extent) : y.extent) *
+                               (reduction ? p.k_cols.real_in(z.origin, z.extent) : z.extent),
+                           x.count * y.count * z.count);
+  return tiles;
+}
+
 std::pair<std::int64_t, std::int64_t> first_fetch_and_last_write(const NestProblem& p,
                                                                  const BufferMapping& m,
                                                                  const MappingCost& c,
@@ -667,6 +687,49 @@ std::optional<SearchResult> search(const NestProblem& p, const OperandResidency&
     }
     return false;
   };
+  // The time objective's floor on the compute of every candidate of a W tile, of a (W, O)
+  // pair, or of a (W, O, K) tiling, whatever its other tiles: the product of the blocks'
+  // factors (MappingPricer::compute_floor_factor), each block's own where it is known and
+  // its least otherwise. A candidate's cycles are at least its compute, and so are its
+  // bounds (cycles_bound counts the compute in full), so a floor above the cut-off rules out
+  // every candidate it covers: none can be the fastest or come within the tolerance of it,
+  // and none would be priced, as each one's bound would exceed the cut-off once made exact.
+  // A row or pair so ruled out is not swept at all (the second sweep visits only pairs the
+  // first found a K tile for).
+  const bool floors = shortcuts && objective == MappingObjective::kTime;
+  std::array<std::int64_t, 3> least{};
+  if (floors)
+    for (TileBlock b : {TileBlock::kPixels, TileBlock::kReduction, TileBlock::kFilters})
+      least[static_cast<std::size_t>(b)] = pricer.compute_floor_factor(b, nullptr);
+  const bool have_floors = least[0] > 0 && least[1] > 0 && least[2] > 0;
+  std::vector<std::int64_t> floor_w(fam_w.size(), -1), floor_o(fam_o.size(), -1),
+      floor_k(cand_k.size(), -1);
+  // A block's factor for tile `i` of its family, asked once.
+  auto factor = [&](std::vector<std::int64_t>& memo, std::size_t i, TileBlock b,
+                    const BlockSpans& sp) {
+    if (memo[i] < 0) memo[i] = pricer.compute_floor_factor(b, &sp);
+    return memo[i];
+  };
+  auto factor_w = [&](std::size_t wi) {
+    return factor(floor_w, wi, TileBlock::kPixels, spans_w[wi]);
+  };
+  auto factor_o = [&](std::size_t oi) {
+    return factor(floor_o, oi, TileBlock::kReduction, spans_o[oi]);
+  };
+  auto factor_k = [&](std::size_t ki) {
+    return factor(floor_k, ki, TileBlock::kFilters, BlockSpans{spans_k[ki], nullptr, nullptr});
+  };
+  // Whether a floor of these factors exceeds the cut-off (in 128 bits: the factors of a
+  // large op multiply past 64).
+  auto above_cut = [&](std::int64_t w, std::int64_t o, std::int64_t k) {
+    return static_cast<__int128>(w) * o * k > static_cast<__int128>(cut_cycles);
+  };
+  auto row_ruled_out = [&](std::size_t wi) {
+    return have_floors && above_cut(factor_w(wi), least[1], least[2]);
+  };
+  auto pair_ruled_out = [&](std::size_t wi, std::size_t oi) {
+    return have_floors && above_cut(factor_w(wi), factor_o(oi), least[2]);
+  };
   // The time objective's bound on the cycles of every block order's candidate at K tile k of
   // the pair (wi, oi), with no traffic: its compute and its first and last transfers
   // (cycles_bound does not fall as the traffic grows, so one above the cut-off rules out all
@@ -676,6 +739,8 @@ std::optional<SearchResult> search(const NestProblem& p, const OperandResidency&
   auto compute_floor_at = [&](std::size_t wi, std::size_t oi, std::size_t k, int order,
                               const NestSums& sums) {
     PerK& pk = per_k[k];
+    if (pk.compute_floor < 0 && have_floors && above_cut(factor_w(wi), factor_o(oi), factor_k(k)))
+      pk.compute_floor = cut_cycles + 1;  // (a floor of every block order's cycles, above it)
     if (pk.compute_floor < 0) {
       const auto sp = spans_of(wi, oi, k);
       TileBox full;
@@ -703,8 +768,10 @@ std::optional<SearchResult> search(const NestProblem& p, const OperandResidency&
   for (int sweep = 0; sweep < 2; ++sweep) {
     for (std::size_t wi = 0; wi < fam_w.size(); ++wi) {
       check_interrupt();  // the search of a large op can take seconds
+      if (row_ruled_out(wi)) continue;
       for (std::size_t oi = 0; oi < fam_o.size(); ++oi) {
         if (sweep == 1 && !second_sweep_work(wi, oi)) continue;
+        if (pair_ruled_out(wi, oi)) continue;
         const NestSums sums = sums_of(fam_w[wi], fam_o[oi]);
         const std::size_t pair_from = all.size();
         for (PerK& pk : per_k) {  // (what is read only once these say it is known stays)

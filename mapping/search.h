@@ -92,6 +92,13 @@ struct ScheduleFacts {
   std::array<Steps, kNumDims> steps{};
 };
 
+/// Each distinct tile of one dimension: its origin, its extent, and how many tiles share what
+/// the array's cost and the words of the tiles depend on (the extent, and for a
+/// stride-dilated kernel the stored positions).
+struct TileSpan {
+  std::int64_t origin, extent, count;
+};
+
 /// The memory model's side of the search: what a tile costs on the array, a candidate's full
 /// price, and lower bounds on it.
 class MappingPricer {
@@ -115,6 +122,15 @@ class MappingPricer {
   /// A lower bound on score().energy; it must not fall as the traffic (dram_words) grows
   /// with the rest of the cost the same (the search relies on it as on cycles_bound's).
   virtual double energy_bound(const MappingCost& c) const = 0;
+  /// A factor of a lower bound on a candidate's compute cycles summed over its tiles: the
+  /// bound is the product of the three blocks' factors (TileBlock), each from the spans of
+  /// that block's dimensions alone (pixels: N, P, Q; reduction: C, R, S; filters: K, the
+  /// rest nullptr) or, with `spans` nullptr, the least over any tiling of the block. 0 (the
+  /// default): no bound. No candidate's cycles are below its compute.
+  virtual std::int64_t compute_floor_factor(
+      TileBlock block, const std::array<const std::vector<TileSpan>*, 3>* spans) {
+    return 0;
+  }
 };
 
 /// The `time` objective's tolerance: mappings within this fraction of the fastest count as
@@ -143,8 +159,9 @@ SearchResult search_mapping(const NestProblem& p, const OperandResidency& res,
                             MappingPricer& pricer);
 
 /// Whether search_mapping takes its shortcuts (default on): a candidate priced before its
-/// first sweep ends for an early cut-off, the first sweep's traffic reused by the second, and
-/// a K tile's compute floor ruling out all of its candidates at once. They change how many
+/// first sweep ends for an early cut-off, the first sweep's traffic reused by the second, a K
+/// tile's compute floor ruling out all of its candidates at once, and a W tile's ruling out
+/// every candidate with it. They change how many
 /// candidates are analysed, never the mapping chosen (mapping/search.cpp says why); for
 /// tests, which compare the two.
 void set_search_shortcuts(bool on);
@@ -165,13 +182,16 @@ std::pair<std::int64_t, std::int64_t> first_fetch_and_last_write(const NestProbl
                                                                  const MappingCost& c,
                                                                  const OperandResidency& res);
 
-/// Each distinct tile of one dimension: its origin, its extent, and how many tiles share what
-/// the array's cost and the words of the tiles depend on (the extent, and for a
-/// stride-dilated kernel the stored positions).
-struct TileSpan {
-  std::int64_t origin, extent, count;
-};
+/// The distinct tiles (TileSpan) of dimension `dim` cut into tiles of `tile`.
 std::vector<TileSpan> tile_spans(const NestProblem& p, int dim, std::int64_t tile);
+
+/// The distinct tiles of a block (TileBlock) of a GEMM-based problem, from the spans of its
+/// dimensions (pixels: N, P, Q; reduction: C, R, S; filters: K and two nullptr): each one's
+/// GEMM extent along the block (N x P x Q rows, C x stored kernel positions of depth, K
+/// columns; tile_op) and how many tiles have it.
+std::vector<std::pair<std::int64_t, std::int64_t>> block_tiles(
+    const NestProblem& p, TileBlock block,
+    const std::array<const std::vector<TileSpan>*, 3>& spans);
 
 /// The schedule facts of a mapping (exposed for tests: its bound is checked against the
 /// walk).

@@ -438,6 +438,14 @@ class TiledPricer final : public MappingPricer {
     return std::max({serial + waits, channel, chain});
   }
 
+  std::int64_t compute_floor_factor(
+      TileBlock block, const std::array<const std::vector<TileSpan>*, 3>* spans) override {
+    if (!p_.gemm_based) return 0;
+    if (!spans) return df_.compute_floor_factor(p_, acc_, block, nullptr);
+    const auto tiles = block_tiles(p_, block, *spans);
+    return df_.compute_floor_factor(p_, acc_, block, &tiles);
+  }
+
   // Every dataflow reads three RF words and writes one per MAC (op_stats.h, the dataflows'
   // counting conventions); the memory level writes every word it fetches into the buffer,
   // reads every word it writes back, and reads each partial sum it accumulates onto.

@@ -1,7 +1,8 @@
 // The buffer-mapping search's shortcuts (mapping/search.cpp: a candidate priced before the
 // first sweep ends rules out the candidates whose bounds exceed its price; the second sweep
 // takes the first's traffic; a K tile whose compute alone exceeds the cut-off is skipped for
-// every block order) change how much the search does, never what it chooses: over random ops
+// every block order; a row of (W, O) pairs, a pair or a K tile whose compute floor exceeds it
+// is not swept) change how much the search does, never what it chooses: over random ops
 // (GEMMs and convolutions in the three roles, with inter-op residency) on random
 // accelerators, for each objective, the search with them and without them gives the same
 // mapping, cost and score.

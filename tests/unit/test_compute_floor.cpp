@@ -1,0 +1,130 @@
+// The systolic dataflows' compute floor (Dataflow::compute_floor_factor), which the buffer-
+// mapping search multiplies out to rule out whole rows and pairs of candidates before it
+// analyses them (mapping/search.cpp). It must be a lower bound: over random ops (GEMMs and
+// convolutions in the three roles, strided ones with their dilated kernels) on random
+// arrays, and random tilings, the product of the three blocks' factors never exceeds the
+// array's compute cycles summed over the tiling's tiles, and each block's least factor never
+// exceeds its factor in any tiling. It must also be tight: for the whole op as one tile it
+// falls short of the cycles by exactly folds - 1 (the F L - 1 of docs/systolic_dataflows.md
+// against its F (L - 1)).
+#include <catch2/catch.hpp>
+
+#include <array>
+#include <vector>
+
+#include "dataflows/registry.h"
+#include "dataflows/systolic.h"
+#include "dataflows/tile_values.h"
+#include "mapping/search.h"
+#include "sim/core/rng.h"
+#include "tests/support/random_search_case.h"
+
+using namespace trainsim;
+using namespace trainsim::test;
+
+namespace {
+
+struct Tiling {
+  std::array<std::vector<TileSpan>, kNumDims> spans;
+  std::int64_t cycles = 0;  // summed over the tiles
+};
+
+Tiling tile(const NestProblem& p, const Dataflow& df, const AcceleratorSpec& a,
+            const std::array<std::int64_t, kNumDims>& t) {
+  Tiling r;
+  BufferMapping m;
+  for (int d = 0; d < kNumDims; ++d) {
+    r.spans[d] = tile_spans(p, d, t[d]);
+    m.tile[d] = t[d];
+  }
+  for (const auto& [box, count] : tile_classes(p, m))
+    r.cycles += count * df.compute_cycles(tile_op(p, box), a);
+  return r;
+}
+
+std::int64_t factor(const NestProblem& p, const Dataflow& df, const AcceleratorSpec& a, TileBlock b,
+                    const Tiling& t) {
+  std::array<const std::vector<TileSpan>*, 3> sp{};
+  switch (b) {
+    case TileBlock::kPixels:
+      sp = {&t.spans[kDimN], &t.spans[kDimP], &t.spans[kDimQ]};
+      break;
+    case TileBlock::kReduction:
+      sp = {&t.spans[kDimC], &t.spans[kDimR], &t.spans[kDimS]};
+      break;
+    case TileBlock::kFilters:
+      sp = {&t.spans[kDimK], nullptr, nullptr};
+      break;
+  }
+  const auto tiles = block_tiles(p, b, sp);
+  return df.compute_floor_factor(p, a, b, &tiles);
+}
+
+constexpr TileBlock kBlocks[] = {TileBlock::kPixels, TileBlock::kReduction, TileBlock::kFilters};
+
+}  // namespace
+
+TEST_CASE("The systolic compute floor bounds every tiling's compute and is tight on one tile",
+          "[mapping][search][floor]") {
+  RandomCaseSizes z;
+  z.max_side = 8;
+  z.batch = 4, z.channels = 12, z.filters = 12, z.height = 12, z.width = 11;
+  Rng rng(30);
+  int tilings = 0, tight = 0;
+  for (int i = 0; i < 300; ++i) {
+    const Dataflow& df = dataflow_or_throw(i % 3 == 0 ? "ws" : i % 3 == 1 ? "os" : "is");
+    const AcceleratorSpec a = random_accel(rng, z, "floor-test");
+    const Op op = random_op(rng, z);
+    const NestProblem p = make_problem(op, true);
+    INFO(df.name() << " " << a.rows << "x" << a.cols << " " << op.describe());
+    std::array<std::int64_t, 3> least{};
+    for (TileBlock b : kBlocks)
+      least[static_cast<std::size_t>(b)] = df.compute_floor_factor(p, a, b, nullptr);
+    for (std::int64_t f : least) REQUIRE(f > 0);
+
+    // The whole op as one tile: F L - 1 cycles against F (L - 1).
+    const Tiling whole = tile(p, df, a, p.extent);
+    std::int64_t product = 1;
+    for (TileBlock b : kBlocks) {
+      const std::int64_t f = factor(p, df, a, b, whole);
+      CHECK(f == least[static_cast<std::size_t>(b)]);
+      product *= f;
+    }
+    const SystolicMapping sm = map_systolic(df.name() == "ws"   ? Systolic::kWs
+                                            : df.name() == "os" ? Systolic::kOs
+                                                                : Systolic::kIs,
+                                            tile_op(p, p.whole()), a);
+    CHECK(whole.cycles - product == sm.folds() - 1);
+    tight += whole.cycles - product == sm.folds() - 1;
+
+    for (int j = 0; j < 8; ++j) {
+      std::array<std::int64_t, kNumDims> t{};
+      for (int d = 0; d < kNumDims; ++d) t[d] = pick(rng, 1, p.extent[d]);
+      const Tiling tl = tile(p, df, a, t);
+      std::int64_t bound = 1;
+      for (TileBlock b : kBlocks) {
+        const std::int64_t f = factor(p, df, a, b, tl);
+        CHECK(f >= least[static_cast<std::size_t>(b)]);
+        bound *= f;
+      }
+      INFO("tiles " << t[0] << " " << t[1] << " " << t[2] << " " << t[3] << " " << t[4] << " "
+                    << t[5] << " " << t[6]);
+      CHECK(bound <= tl.cycles);
+      ++tilings;
+    }
+  }
+  CHECK(tilings == 2400);
+  CHECK(tight == 300);
+}
+
+TEST_CASE("Row stationary states no compute floor", "[mapping][search][floor]") {
+  const Dataflow& rs = dataflow_or_throw("rs");
+  RandomCaseSizes z;
+  Rng rng(31);
+  const AcceleratorSpec a = random_accel(rng, z, "floor-test");
+  ConvShape c;
+  c.batch = 2, c.channels = 4, c.filters = 4, c.height = 6, c.width = 6;
+  c.kernel_h = c.kernel_w = 3;
+  const NestProblem p = make_problem(Op::make_conv(c, OpRole::kForward), false);
+  for (TileBlock b : kBlocks) CHECK(rs.compute_floor_factor(p, a, b, nullptr) == 0);
+}
