@@ -76,16 +76,13 @@ class Dataflow {
     return g;
   }
   /// A factor of a lower bound on the array's compute cycles summed over every tile of a
-  /// tiling of the GEMM-based problem `p`: the bound is the product of the three blocks'
-  /// factors (TileBlock), each from that block's tiles alone. `tiles`: each distinct tile's
-  /// GEMM extent along the block (rows M, depth K or columns N; the depth counts stored
-  /// kernel positions only) and how many tiles have it; nullptr: the least factor of any
-  /// tiling of the block. The buffer-mapping search rules out every mapping whose floor
+  /// tiling of `p`: the bound is the product of the three blocks' factors (TileBlock), each
+  /// from that block's distinct tiles alone (`tiles`) or, with nullptr, the least factor of
+  /// any tiling of the block. The buffer-mapping search rules out every mapping whose floor
   /// exceeds the best time found, before it analyses them (mapping/search.h). 0 (the
   /// default, for every block): no bound known.
-  virtual std::int64_t compute_floor_factor(
-      const NestProblem& p, const AcceleratorSpec& acc, TileBlock block,
-      const std::vector<std::pair<std::int64_t, std::int64_t>>* tiles) const {
+  virtual double compute_floor_factor(const NestProblem& p, const AcceleratorSpec& acc,
+                                      TileBlock block, const std::vector<BlockTile>* tiles) const {
     return 0;
   }
   /// The cycle-level engine for `op` with real operand values.

@@ -1,5 +1,7 @@
 #include "dataflows/rs.h"
 
+#include <algorithm>
+
 #include "dataflows/rs_engine.h"
 #include "dataflows/rs_mapping.h"
 
@@ -79,6 +81,51 @@ class RsDataflow : public Dataflow {
   std::unique_ptr<ArrayEngine> engine(const Op& op, const AcceleratorSpec& acc,
                                       OperandValues values) const override {
     return make_rs_engine(map_rs(op, acc), std::move(values), acc.pes());
+  }
+  double compute_floor_factor(const NestProblem& p, const AcceleratorSpec& acc, TileBlock block,
+                              const std::vector<BlockTile>* tiles) const override {
+    // A tile runs as the convolution of its N images, K filters, C channels, P x Q outputs
+    // and R x S kernel (tile_op; padding and dilation zeros included). Its jobs' p q s sum to
+    // N K C S over every job (filter groups, channel groups and row chunks partition them),
+    // each job takes (Q + 1) p q s + h cycles, and a class of sets (one segment of h <= rows
+    // kernel rows and one strip of w <= cols output rows) runs rep = floor(rows / h)
+    // floor(cols / w) of them at a time, each pass as long as its longest: the class takes
+    // at least (Q + 1) N K C S / rep. Over the classes, the segments' sum of 1 / floor(rows /
+    // h) times the strips' of 1 / floor(cols / w), so a tile takes at least
+    //   [N (Q + 1) strips(P)] [C S segments(R)] [K],
+    // a product of one function of each block's tile; and a block tiled any way sums to at
+    // least N (Q + 1) P / cols, C S R / rows and K (h floor(rows / h) <= rows).
+    const std::int64_t rows = acc.rows, cols = acc.cols;
+    if (rows < 1 || cols < 1) return 0;
+    // Sum over the pieces of `extent` cut into `side` of 1 / floor(side / piece).
+    auto pieces = [](std::int64_t extent, std::int64_t side) {
+      double sum = 0;
+      for (std::int64_t at = 0; at < extent; at += side)
+        sum += 1.0 / static_cast<double>(side / std::min(side, extent - at));
+      return sum;
+    };
+    const auto& e = p.extent;
+    double sum = 0;
+    switch (block) {
+      case TileBlock::kPixels:
+        if (!tiles)
+          return static_cast<double>(e[kDimN] * (e[kDimQ] + 1) * e[kDimP]) /
+                 static_cast<double>(cols);
+        for (const BlockTile& t : *tiles)
+          sum += static_cast<double>(t.count * t.extent[0] * (t.extent[2] + 1)) *
+                 pieces(t.extent[1], cols);
+        return sum;
+      case TileBlock::kReduction:
+        if (!tiles)
+          return static_cast<double>(e[kDimC] * e[kDimS] * e[kDimR]) / static_cast<double>(rows);
+        for (const BlockTile& t : *tiles)
+          sum +=
+              static_cast<double>(t.count * t.extent[0] * t.extent[2]) * pieces(t.extent[1], rows);
+        return sum;
+      case TileBlock::kFilters:
+        return static_cast<double>(e[kDimK]);
+    }
+    return 0;
   }
 };
 

@@ -111,9 +111,9 @@ std::array<std::int64_t, kNumDims> SystolicDataflow::tile_granules(
   return g;
 }
 
-std::int64_t SystolicDataflow::compute_floor_factor(
-    const NestProblem& p, const AcceleratorSpec& acc, TileBlock block,
-    const std::vector<std::pair<std::int64_t, std::int64_t>>* tiles) const {
+double SystolicDataflow::compute_floor_factor(const NestProblem& p, const AcceleratorSpec& acc,
+                                              TileBlock block,
+                                              const std::vector<BlockTile>* tiles) const {
   // A tile's GEMM (tile_op) has M rows from the pixel block, depth K from the reduction
   // block (stored positions) and N columns from the filter block. Its cycles, F L - 1 with
   // F = ceil(Sr / R) ceil(Sc / C) folds, are at least F (L - 1), and 0 for an empty GEMM
@@ -145,10 +145,12 @@ std::int64_t SystolicDataflow::compute_floor_factor(
     return 0;
   };
   if (!tiles)
-    return f(block == TileBlock::kPixels ? m_all : block == TileBlock::kReduction ? k_all : n_all);
+    return static_cast<double>(f(block == TileBlock::kPixels      ? m_all
+                                 : block == TileBlock::kReduction ? k_all
+                                                                  : n_all));
   std::int64_t sum = 0;
-  for (const auto& [extent, count] : *tiles) sum += count * f(extent);
-  return sum;
+  for (const BlockTile& t : *tiles) sum += t.count * f(t.stored);
+  return static_cast<double>(sum);
 }
 
 std::unique_ptr<ArrayEngine> SystolicDataflow::engine(const Op& op, const AcceleratorSpec& acc,

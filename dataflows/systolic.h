@@ -92,9 +92,8 @@ class SystolicDataflow : public Dataflow {
                                       OperandValues values) const override;
   std::array<std::int64_t, kNumDims> tile_granules(const NestProblem& p,
                                                    const AcceleratorSpec& acc) const override;
-  std::int64_t compute_floor_factor(
-      const NestProblem& p, const AcceleratorSpec& acc, TileBlock block,
-      const std::vector<std::pair<std::int64_t, std::int64_t>>* tiles) const override;
+  double compute_floor_factor(const NestProblem& p, const AcceleratorSpec& acc, TileBlock block,
+                              const std::vector<BlockTile>* tiles) const override;
 
  protected:
   /// Adds the dataflow's rf / noc / buffer counts to `st` (macs, cycles, pes and mapping are

@@ -52,6 +52,16 @@ std::int64_t touched_positions(const RealAxis& axis, std::int64_t out0, std::int
 /// the reduction (C, R, S: its depth K) and the filters (K: its columns N).
 enum class TileBlock : int { kPixels = 0, kReduction = 1, kFilters = 2 };
 
+/// One distinct tile of a block and how many tiles of a tiling have it (block_tiles in
+/// mapping/search.h).
+struct BlockTile {
+  std::array<std::int64_t, 3> extent{};  ///< N, P, Q; C, R, S; or K, 1, 1
+  /// The positions it holds: the extents' product, with only the stored kernel positions
+  /// counted (C x stored R x stored S: a GEMM-based tile's depth).
+  std::int64_t stored = 0;
+  std::int64_t count = 0;
+};
+
 /// A tile: the origin and extent of each dimension.
 struct TileBox {
   std::array<std::int64_t, kNumDims> origin{}, extent{};

@@ -279,23 +279,23 @@ std::vector<TileSpan> tile_spans(const NestProblem& p, int d, std::int64_t t) {
   return out;
 }
 
-std::vector<std::pair<std::int64_t, std::int64_t>> block_tiles(
-    const NestProblem& p, TileBlock block,
-    const std::array<const std::vector<TileSpan>*, 3>& spans) {
-  std::vector<std::pair<std::int64_t, std::int64_t>> tiles;
-  if (block == TileBlock::kFilters) {
-    for (const TileSpan& k : *spans[0]) tiles.emplace_back(k.extent, k.count);
-    return tiles;
-  }
-  // Every combination of the three dimensions' spans is a tile of the block.
+std::vector<BlockTile> block_tiles(const NestProblem& p, TileBlock block,
+                                   const std::array<const std::vector<TileSpan>*, 3>& spans) {
+  static const std::vector<TileSpan> one{{0, 1, 1}};
+  const std::vector<TileSpan>&x = *spans[0], &y = spans[1] ? *spans[1] : one,
+        &z = spans[2] ? *spans[2] : one;
   const bool reduction = block == TileBlock::kReduction;
-  for (const TileSpan& x : *spans[0])
-    for (const TileSpan& y : *spans[1])
-      for (const TileSpan& z : *spans[2])
-        tiles.emplace_back(x.extent *
-                               (reduction ? p.k_rows.real_in(y.origin, y.extent) : y.extent) *
-                               (reduction ? p.k_cols.real_in(z.origin, z.extent) : z.extent),
-                           x.count * y.count * z.count);
+  std::vector<BlockTile> tiles;
+  for (const TileSpan& a : x)
+    for (const TileSpan& b : y)
+      for (const TileSpan& c : z) {
+        BlockTile t;
+        t.extent = {a.extent, b.extent, c.extent};
+        t.stored = a.extent * (reduction ? p.k_rows.real_in(b.origin, b.extent) : b.extent) *
+                   (reduction ? p.k_cols.real_in(c.origin, c.extent) : c.extent);
+        t.count = a.count * b.count * c.count;
+        tiles.push_back(t);
+      }
   return tiles;
 }
 
@@ -697,16 +697,15 @@ std::optional<SearchResult> search(const NestProblem& p, const OperandResidency&
   // A row or pair so ruled out is not swept at all (the second sweep visits only pairs the
   // first found a K tile for).
   const bool floors = shortcuts && objective == MappingObjective::kTime;
-  std::array<std::int64_t, 3> least{};
+  std::array<double, 3> least{};
   if (floors)
     for (TileBlock b : {TileBlock::kPixels, TileBlock::kReduction, TileBlock::kFilters})
       least[static_cast<std::size_t>(b)] = pricer.compute_floor_factor(b, nullptr);
   const bool have_floors = least[0] > 0 && least[1] > 0 && least[2] > 0;
-  std::vector<std::int64_t> floor_w(fam_w.size(), -1), floor_o(fam_o.size(), -1),
+  std::vector<double> floor_w(fam_w.size(), -1), floor_o(fam_o.size(), -1),
       floor_k(cand_k.size(), -1);
   // A block's factor for tile `i` of its family, asked once.
-  auto factor = [&](std::vector<std::int64_t>& memo, std::size_t i, TileBlock b,
-                    const BlockSpans& sp) {
+  auto factor = [&](std::vector<double>& memo, std::size_t i, TileBlock b, const BlockSpans& sp) {
     if (memo[i] < 0) memo[i] = pricer.compute_floor_factor(b, &sp);
     return memo[i];
   };
@@ -719,10 +718,11 @@ std::optional<SearchResult> search(const NestProblem& p, const OperandResidency&
   auto factor_k = [&](std::size_t ki) {
     return factor(floor_k, ki, TileBlock::kFilters, BlockSpans{spans_k[ki], nullptr, nullptr});
   };
-  // Whether a floor of these factors exceeds the cut-off (in 128 bits: the factors of a
-  // large op multiply past 64).
-  auto above_cut = [&](std::int64_t w, std::int64_t o, std::int64_t k) {
-    return static_cast<__int128>(w) * o * k > static_cast<__int128>(cut_cycles);
+  // Whether a floor of these factors exceeds the cut-off. In doubles (the factors of a large
+  // op multiply past 64 bits, and row stationary's are fractions), with a margin far above
+  // their rounding, so that a floor rounded up never rules out what it should not.
+  auto above_cut = [&](double w, double o, double k) {
+    return w * o * k * (1 - 1e-9) > static_cast<double>(cut_cycles);
   };
   auto row_ruled_out = [&](std::size_t wi) {
     return have_floors && above_cut(factor_w(wi), least[1], least[2]);

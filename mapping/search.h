@@ -127,8 +127,8 @@ class MappingPricer {
   /// that block's dimensions alone (pixels: N, P, Q; reduction: C, R, S; filters: K, the
   /// rest nullptr) or, with `spans` nullptr, the least over any tiling of the block. 0 (the
   /// default): no bound. No candidate's cycles are below its compute.
-  virtual std::int64_t compute_floor_factor(
-      TileBlock block, const std::array<const std::vector<TileSpan>*, 3>* spans) {
+  virtual double compute_floor_factor(TileBlock block,
+                                      const std::array<const std::vector<TileSpan>*, 3>* spans) {
     return 0;
   }
 };
@@ -185,13 +185,10 @@ std::pair<std::int64_t, std::int64_t> first_fetch_and_last_write(const NestProbl
 /// The distinct tiles (TileSpan) of dimension `dim` cut into tiles of `tile`.
 std::vector<TileSpan> tile_spans(const NestProblem& p, int dim, std::int64_t tile);
 
-/// The distinct tiles of a block (TileBlock) of a GEMM-based problem, from the spans of its
-/// dimensions (pixels: N, P, Q; reduction: C, R, S; filters: K and two nullptr): each one's
-/// GEMM extent along the block (N x P x Q rows, C x stored kernel positions of depth, K
-/// columns; tile_op) and how many tiles have it.
-std::vector<std::pair<std::int64_t, std::int64_t>> block_tiles(
-    const NestProblem& p, TileBlock block,
-    const std::array<const std::vector<TileSpan>*, 3>& spans);
+/// The distinct tiles of a block (TileBlock) from the spans of its dimensions (pixels: N, P,
+/// Q; reduction: C, R, S; filters: K and two nullptr): every combination of them.
+std::vector<BlockTile> block_tiles(const NestProblem& p, TileBlock block,
+                                   const std::array<const std::vector<TileSpan>*, 3>& spans);
 
 /// The schedule facts of a mapping (exposed for tests: its bound is checked against the
 /// walk).

@@ -438,9 +438,8 @@ class TiledPricer final : public MappingPricer {
     return std::max({serial + waits, channel, chain});
   }
 
-  std::int64_t compute_floor_factor(
-      TileBlock block, const std::array<const std::vector<TileSpan>*, 3>* spans) override {
-    if (!p_.gemm_based) return 0;
+  double compute_floor_factor(TileBlock block,
+                              const std::array<const std::vector<TileSpan>*, 3>* spans) override {
     if (!spans) return df_.compute_floor_factor(p_, acc_, block, nullptr);
     const auto tiles = block_tiles(p_, block, *spans);
     return df_.compute_floor_factor(p_, acc_, block, &tiles);
