@@ -159,11 +159,10 @@ SearchResult search_mapping(const NestProblem& p, const OperandResidency& res,
                             MappingPricer& pricer);
 
 /// Whether search_mapping takes its shortcuts (default on): a candidate priced before its
-/// first sweep ends for an early cut-off, the first sweep's traffic reused by the second, a K
-/// tile's compute floor ruling out all of its candidates at once, and a W tile's ruling out
-/// every candidate with it. They change how many
-/// candidates are analysed, never the mapping chosen (mapping/search.cpp says why); for
-/// tests, which compare the two.
+/// first sweep ends for an early cut-off, the first sweep's traffic reused by the second, and
+/// compute floors ruling out at once every candidate of a K tile, of a (W, O) pair or of a W
+/// tile (MappingPricer::compute_floor_factor). They change how many candidates are analysed,
+/// never the mapping chosen (mapping/search.cpp says why); for tests, which compare the two.
 void set_search_shortcuts(bool on);
 
 /// Each tile shape of a mapping and how many tiles have it (tiles differ only in the ragged
