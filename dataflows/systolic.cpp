@@ -11,6 +11,28 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
   return (a + b - 1) / b;
 }
 
+// Which GEMM dimension (0: M, 1: N, 2: K) a dataflow puts on the array's rows, on its
+// columns and in time (systolic.h).
+struct SystolicAxes {
+  int rows, cols, time;
+};
+SystolicAxes systolic_axes(Systolic kind) {
+  switch (kind) {
+    case Systolic::kOs:
+      return {0, 1, 2};
+    case Systolic::kWs:
+      return {2, 1, 0};
+    case Systolic::kIs:
+      return {2, 0, 1};
+  }
+  return {0, 1, 2};
+}
+
+// Cycles a fold spends shifting its stationary tile in: R for ws and is, none for os.
+std::int64_t load_cycles_of(Systolic kind, std::int64_t rows) {
+  return kind == Systolic::kOs ? 0 : rows;
+}
+
 std::int64_t triangle(std::int64_t r) {
   return r * (r + 1) / 2;
 }
@@ -49,23 +71,15 @@ SystolicMapping map_systolic(Systolic kind, const Op& op, const AcceleratorSpec&
   m.rows = acc.rows;
   m.cols = acc.cols;
   const GemmShape& g = m.gemm;
-  switch (kind) {
-    case Systolic::kOs:
-      m.sr = g.m, m.sc = g.n, m.t = g.k;
-      break;
-    case Systolic::kWs:
-      m.sr = g.k, m.sc = g.n, m.t = g.m;
-      break;
-    case Systolic::kIs:
-      m.sr = g.k, m.sc = g.m, m.t = g.n;
-      break;
-  }
+  const std::int64_t dims[3] = {g.m, g.n, g.k};
+  const SystolicAxes a = systolic_axes(kind);
+  m.sr = dims[a.rows], m.sc = dims[a.cols], m.t = dims[a.time];
   // An empty GEMM maps to no folds at all rather than to folds of nothing.
   if (g.macs() > 0) {
     m.row_folds = ceil_div(m.sr, m.rows);
     m.col_folds = ceil_div(m.sc, m.cols);
   }
-  m.load_cycles = kind == Systolic::kOs ? 0 : m.rows;
+  m.load_cycles = load_cycles_of(kind, m.rows);
   m.fold_cycles = m.load_cycles + m.t + m.rows + m.cols - 2;
   return m;
 }
@@ -132,22 +146,17 @@ double SystolicDataflow::compute_floor_factor(const NestProblem& p, const Accele
       p.extent[kDimC] * p.k_rows.real_in(0, p.extent[kDimR]) * p.k_cols.real_in(0, p.extent[kDimS]);
   const std::int64_t n_all = p.extent[kDimK];
   if (R < 1 || C < 1 || m_all == 0 || k_all == 0 || n_all == 0) return 0;
+  // The block's GEMM dimension (pixels M, filters N, reduction K) and where the dataflow
+  // puts it: on the rows or columns (its folds), or in time (L - 1, nothing for no work).
+  const int dim = block == TileBlock::kPixels ? 0 : block == TileBlock::kFilters ? 1 : 2;
+  const SystolicAxes a = systolic_axes(kind_);
   auto f = [&](std::int64_t x) -> std::int64_t {
-    const std::int64_t ws_is = x + 2 * R + C - 3;
-    switch (block) {
-      case TileBlock::kPixels:  // M
-        return kind_ == Systolic::kWs ? ws_is : ceil_div(x, kind_ == Systolic::kOs ? R : C);
-      case TileBlock::kReduction:  // K
-        return kind_ == Systolic::kOs ? (x == 0 ? 0 : x + R + C - 3) : ceil_div(x, R);
-      case TileBlock::kFilters:  // N
-        return kind_ == Systolic::kIs ? ws_is : ceil_div(x, C);
-    }
-    return 0;
+    if (dim == a.rows) return ceil_div(x, R);
+    if (dim == a.cols) return ceil_div(x, C);
+    return x == 0 ? 0 : load_cycles_of(kind_, R) + x + R + C - 3;
   };
-  if (!tiles)
-    return static_cast<double>(f(block == TileBlock::kPixels      ? m_all
-                                 : block == TileBlock::kReduction ? k_all
-                                                                  : n_all));
+  const std::int64_t whole[3] = {m_all, n_all, k_all};
+  if (!tiles) return static_cast<double>(f(whole[dim]));
   std::int64_t sum = 0;
   for (const BlockTile& t : *tiles) sum += t.count * f(t.stored);
   return static_cast<double>(sum);
