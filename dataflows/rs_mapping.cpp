@@ -148,9 +148,13 @@ int rs_categories(const RsMapping& m, std::array<RsCategory, 8>& cats) {
   add(m.p, 0, fg_full, q_rag, cg_full, 1);
   add(p_rag, fg_full, 1, m.q, 0, cg_full);
   add(p_rag, fg_full, 1, q_rag, cg_full, 1);
-  std::stable_sort(cats.begin(), cats.begin() + n, [](const RsCategory& a, const RsCategory& b) {
+  // Insertion sort, stable: std::stable_sort allocates a buffer, and this runs for every tile
+  // shape the mapping search prices (it was a seventh of a sweep's allocations).
+  auto longer = [](const RsCategory& a, const RsCategory& b) {
     return a.p * a.q * a.s > b.p * b.q * b.s;
-  });
+  };
+  for (int i = 1; i < n; ++i)
+    for (int j = i; j > 0 && longer(cats[j], cats[j - 1]); --j) std::swap(cats[j], cats[j - 1]);
   return n;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <deque>
 #include <limits>
 #include <map>
 #include <unordered_map>
@@ -240,6 +241,7 @@ bool MappingConstraints::empty() const {
 
 std::vector<std::int64_t> tile_candidates(std::int64_t extent, std::int64_t granule) {
   std::vector<std::int64_t> out;
+  out.reserve(64);  // 16 + 4 log2(extent / 16) at most: up to 2^27 without growing
   auto add_trips = [&](std::int64_t trips) {
     std::int64_t t = (extent + trips - 1) / trips;
     if (granule > 1 && t < extent) t = std::min(extent, (t + granule - 1) / granule * granule);
@@ -274,18 +276,20 @@ std::vector<TileSpan> tile_spans(const NestProblem& p, int d, std::int64_t t) {
     }
     return out;
   }
+  out.reserve(2);
   if (e / t > 0) out.push_back({0, t, e / t});
   if (e % t > 0) out.push_back({e / t * t, e % t, 1});
   return out;
 }
 
-std::vector<BlockTile> block_tiles(const NestProblem& p, TileBlock block,
-                                   const std::array<const std::vector<TileSpan>*, 3>& spans) {
+void block_tiles(const NestProblem& p, TileBlock block,
+                 const std::array<const std::vector<TileSpan>*, 3>& spans,
+                 std::vector<BlockTile>& tiles) {
   static const std::vector<TileSpan> one{{0, 1, 1}};
   const std::vector<TileSpan>&x = *spans[0], &y = spans[1] ? *spans[1] : one,
         &z = spans[2] ? *spans[2] : one;
   const bool reduction = block == TileBlock::kReduction;
-  std::vector<BlockTile> tiles;
+  tiles.clear();
   for (const TileSpan& a : x)
     for (const TileSpan& b : y)
       for (const TileSpan& c : z) {
@@ -296,7 +300,6 @@ std::vector<BlockTile> block_tiles(const NestProblem& p, TileBlock block,
         t.count = a.count * b.count * c.count;
         tiles.push_back(t);
       }
-  return tiles;
 }
 
 std::pair<std::int64_t, std::int64_t> first_fetch_and_last_write(const NestProblem& p,
@@ -405,12 +408,19 @@ std::optional<SearchResult> search(const NestProblem& p, const OperandResidency&
     if (it == cache.end()) it = cache.emplace(t, kernel_sums(axis, p.extent[dim], t)).first;
     return it->second;
   };
-  std::map<std::pair<int, std::int64_t>, std::vector<TileSpan>> span_cache;
+  // The spans of each (dimension, tile size) once: a deque keeps them in place as it grows,
+  // and a dimension has a few dozen tile sizes at most, so a scan finds them.
+  std::deque<std::vector<TileSpan>> span_store;
+  std::array<std::vector<std::pair<std::int64_t, const std::vector<TileSpan>*>>, kNumDims>
+      span_index;
+  for (int d = 0; d < kNumDims; ++d) span_index[d].reserve(cands[d].size());
   auto spans = [&](int d, std::int64_t t) -> const std::vector<TileSpan>* {
-    auto key = std::make_pair(d, t);
-    auto it = span_cache.find(key);
-    if (it == span_cache.end()) it = span_cache.emplace(key, tile_spans(p, d, t)).first;
-    return &it->second;
+    auto& index = span_index[static_cast<std::size_t>(d)];
+    for (const auto& [size, found] : index)
+      if (size == t) return found;
+    span_store.push_back(tile_spans(p, d, t));
+    index.emplace_back(t, &span_store.back());
+    return &span_store.back();
   };
   const std::array<std::int64_t, kNumOperands> total_words = p.total_words();
   auto sums_of = [&](const Triple& w, const Triple& o) {
@@ -921,25 +931,35 @@ std::optional<SearchResult> search(const NestProblem& p, const OperandResidency&
     }
     c.exact_compute = true;
   };
-  auto later = [&](std::size_t a, std::size_t b) {  // heap order: the least bound on top
-    const double ba = bound(all[a]), bb = bound(all[b]);
-    if (ba != bb) return ba > bb;
-    if (all[a].dram_words != all[b].dram_words) return all[a].dram_words > all[b].dram_words;
-    if (all[a].tiles != all[b].tiles) return all[a].tiles > all[b].tiles;
-    return a > b;
+  // Heap entries carry their candidate's keys, so that ordering them reads no candidate (a
+  // refined candidate goes back in as a new entry).
+  struct Entry {
+    double bound;
+    std::int64_t dram_words, tiles;
+    std::size_t i;
   };
-  std::vector<std::size_t> heap(all.size());
-  for (std::size_t i = 0; i < heap.size(); ++i) heap[i] = i;
+  auto entry = [&](std::size_t i) {
+    return Entry{bound(all[i]), all[i].dram_words, all[i].tiles, i};
+  };
+  auto later = [](const Entry& a, const Entry& b) {  // heap order: the least bound on top
+    if (a.bound != b.bound) return a.bound > b.bound;
+    if (a.dram_words != b.dram_words) return a.dram_words > b.dram_words;
+    if (a.tiles != b.tiles) return a.tiles > b.tiles;
+    return a.i > b.i;
+  };
+  std::vector<Entry> heap;
+  heap.reserve(all.size());
+  for (std::size_t i = 0; i < all.size(); ++i) heap.push_back(entry(i));
   std::make_heap(heap.begin(), heap.end(), later);
   // The next candidate whose bound is exact, or all.size() when none is left.
   auto next_exact = [&]() -> std::size_t {
     while (!heap.empty()) {
       std::pop_heap(heap.begin(), heap.end(), later);
-      const std::size_t i = heap.back();
+      const std::size_t i = heap.back().i;
       heap.pop_back();
       if (all[i].exact_compute || objective == MappingObjective::kEnergy) return i;
       refine(all[i]);
-      heap.push_back(i);
+      heap.push_back(entry(i));
       std::push_heap(heap.begin(), heap.end(), later);
     }
     return all.size();
@@ -1058,35 +1078,41 @@ SearchResult search_mapping(const NestProblem& p, const OperandResidency& res,
 
 std::vector<std::pair<TileBox, std::int64_t>> tile_classes(const NestProblem& p,
                                                            const BufferMapping& m) {
-  // Per dimension: (origin, extent, count) of its distinct tiles.
-  struct Span {
-    std::int64_t origin, extent, count;
-  };
-  std::array<std::vector<TileSpan>, kNumDims> spans;
+  // Every dimension's distinct tiles (TileSpan) in one vector, dimension d's from first[d]:
+  // two allocations a call, as every priced candidate calls this.
+  std::vector<TileSpan> spans;
+  spans.reserve(2 * kNumDims);  // enough unless a dilated kernel has many distinct tiles
+  std::array<std::size_t, kNumDims + 1> first{};
+  std::size_t classes = 1;
   for (int d = 0; d < kNumDims; ++d) {
     const std::int64_t e = p.extent[d], t = m.tile[d];
     const bool dilated = (d == kDimR && p.k_rows.step > 1) || (d == kDimS && p.k_cols.step > 1);
+    first[d] = spans.size();
     if (dilated) {
-      for (std::int64_t o = 0; o < e; o += t) spans[d].push_back({o, std::min(t, e - o), 1});
-      continue;
+      for (std::int64_t o = 0; o < e; o += t) spans.push_back({o, std::min(t, e - o), 1});
+    } else {
+      if (e / t > 0) spans.push_back({0, t, e / t});
+      if (e % t > 0) spans.push_back({e / t * t, e % t, 1});
     }
-    if (e / t > 0) spans[d].push_back({0, t, e / t});
-    if (e % t > 0) spans[d].push_back({e / t * t, e % t, 1});
+    classes *= spans.size() - first[d];
   }
+  first[kNumDims] = spans.size();
   std::vector<std::pair<TileBox, std::int64_t>> out;
+  out.reserve(classes);
   std::array<std::size_t, kNumDims> i{};
+  std::copy(first.begin(), first.begin() + kNumDims, i.begin());
   for (;;) {
     TileBox b;
     std::int64_t count = 1;
     for (int d = 0; d < kNumDims; ++d) {
-      const TileSpan& s = spans[d][i[d]];
+      const TileSpan& s = spans[i[d]];
       b.origin[d] = s.origin;
       b.extent[d] = s.extent;
       count *= s.count;
     }
     out.emplace_back(b, count);
     int d = kNumDims - 1;
-    while (d >= 0 && ++i[d] == spans[d].size()) i[d--] = 0;
+    while (d >= 0 && ++i[d] == first[d + 1]) i[d] = first[d], --d;
     if (d < 0) break;
   }
   return out;

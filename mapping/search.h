@@ -185,9 +185,11 @@ std::pair<std::int64_t, std::int64_t> first_fetch_and_last_write(const NestProbl
 std::vector<TileSpan> tile_spans(const NestProblem& p, int dim, std::int64_t tile);
 
 /// The distinct tiles of a block (TileBlock) from the spans of its dimensions (pixels: N, P,
-/// Q; reduction: C, R, S; filters: K and two nullptr): every combination of them.
-std::vector<BlockTile> block_tiles(const NestProblem& p, TileBlock block,
-                                   const std::array<const std::vector<TileSpan>*, 3>& spans);
+/// Q; reduction: C, R, S; filters: K and two nullptr): every combination of them, into
+/// `tiles` (cleared first; the search asks millions of times, so the caller keeps the vector).
+void block_tiles(const NestProblem& p, TileBlock block,
+                 const std::array<const std::vector<TileSpan>*, 3>& spans,
+                 std::vector<BlockTile>& tiles);
 
 /// The schedule facts of a mapping (exposed for tests: its bound is checked against the
 /// walk).

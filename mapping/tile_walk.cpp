@@ -16,6 +16,12 @@ TileWalk::TileWalk(const NestProblem& p, const BufferMapping& m, const OperandRe
     inside_[q] = inside;
     inside *= trips_[loop_dim_[q]];
   }
+  // Sized up front: the mapping search walks tens of thousands of candidates per sweep.
+  for (int d = 0; d < kNumDims; ++d) extent_[d].reserve(static_cast<std::size_t>(trips_[d]));
+  in_rows_.reserve(static_cast<std::size_t>(trips_[kDimP] * trips_[kDimR]));
+  in_cols_.reserve(static_cast<std::size_t>(trips_[kDimQ] * trips_[kDimS]));
+  k_rows_.reserve(static_cast<std::size_t>(trips_[kDimR]));
+  k_cols_.reserve(static_cast<std::size_t>(trips_[kDimS]));
   for (int d = 0; d < kNumDims; ++d)
     for (std::int64_t i = 0; i < trips_[d]; ++i)
       extent_[d].push_back(std::min(tile_[d], p.extent[d] - i * tile_[d]));

@@ -122,9 +122,7 @@ OpStats run_bounded(const NestProblem& p, const SearchResult& sr, const OperandR
   for (const auto& [box, count] : tile_classes(p, sr.mapping)) {
     const OpStats& one = memo.compute_tile(p, box);
     if (s.mapping.empty()) s.mapping = one.mapping;
-    OpStats many = one.repeated(count);
-    many.mapping.clear();
-    s += many;
+    s.add_repeated(one, count);
   }
   add_memory_counts(p, sr, res, acc, s);
   const std::int64_t done = ctx.transfer(static_cast<std::int64_t>(s.dram_bytes()));
@@ -212,9 +210,7 @@ OpStats run_mapping(const NestProblem& p, const SearchResult& sr, const OperandR
       const OpStats& one = ctx.tile_cost(p, box);
       if (s.mapping.empty()) s.mapping = one.mapping;
       min_tile = std::min(min_tile, one.compute_cycles);
-      OpStats many = one.repeated(count);
-      many.mapping.clear();
-      s += many;
+      s.add_repeated(one, count);
     }
     add_memory_counts(p, sr, res, acc, s);
     if (counts_only) return s;
@@ -441,8 +437,8 @@ class TiledPricer final : public MappingPricer {
   double compute_floor_factor(TileBlock block,
                               const std::array<const std::vector<TileSpan>*, 3>* spans) override {
     if (!spans) return df_.compute_floor_factor(p_, acc_, block, nullptr);
-    const auto tiles = block_tiles(p_, block, *spans);
-    return df_.compute_floor_factor(p_, acc_, block, &tiles);
+    block_tiles(p_, block, *spans, block_tiles_);
+    return df_.compute_floor_factor(p_, acc_, block, &block_tiles_);
   }
 
   // Every dataflow reads three RF words and writes one per MAC (op_stats.h, the dataflows'
@@ -473,6 +469,7 @@ class TiledPricer final : public MappingPricer {
   bool have_last_ = false;
   Key last_key_{};
   std::int64_t last_cycles_ = 0;
+  std::vector<BlockTile> block_tiles_;  // compute_floor_factor's, kept between calls
   FastContext::Cache stats_;
 };
 

@@ -79,27 +79,41 @@ std::int64_t checked_cycles(std::int64_t a, std::int64_t b, bool multiply) {
 }  // namespace
 
 OpStats OpStats::repeated(std::int64_t n) const {
-  OpStats s = *this;
+  OpStats s;
+  s.pes = pes;
+  s.mapping = mapping;
+  return s.add_repeated(*this, n);
+}
+
+OpStats& OpStats::add_repeated(const OpStats& o, std::int64_t n) {
   const Count k = static_cast<Count>(n);
-  auto times = [k](AccessCounts& a, const char* what) {
+  auto add = [k](Count& to, Count x, const char* what) {
+    to = checked_add(to, checked_mul(x, k, what), what);
+  };
+  auto add_cycles = [n](std::int64_t& to, std::int64_t x) {
+    to = checked_add(to, checked_mul(x, n));
+  };
+  auto add_counts = [&](AccessCounts& to, const AccessCounts& a, const char* what) {
     for (int i = 0; i < kNumOperands; ++i) {
-      a.reads[i] = checked_mul(a.reads[i], k, what);
-      a.writes[i] = checked_mul(a.writes[i], k, what);
+      add(to.reads[i], a.reads[i], what);
+      add(to.writes[i], a.writes[i], what);
     }
   };
-  s.macs = checked_mul(s.macs, k, "MACs");
-  s.vector_ops = checked_mul(s.vector_ops, k, "vector ops");
-  s.compute_cycles = checked_cycles(s.compute_cycles, n, true);
-  s.stall_cycles = checked_cycles(s.stall_cycles, n, true);
-  times(s.rf, "RF accesses"), times(s.noc, "NoC transfers"), times(s.buffer, "buffer accesses");
+  add(macs, o.macs, "MACs");
+  add(vector_ops, o.vector_ops, "vector ops");
+  add_cycles(compute_cycles, o.compute_cycles);
+  add_cycles(stall_cycles, o.stall_cycles);
+  add_counts(rf, o.rf, "RF accesses");
+  add_counts(noc, o.noc, "NoC transfers");
+  add_counts(buffer, o.buffer, "buffer accesses");
   for (int i = 0; i < kNumOperands; ++i) {
-    s.dram_read_bytes[i] = checked_mul(s.dram_read_bytes[i], k, "DRAM bytes");
-    s.dram_write_bytes[i] = checked_mul(s.dram_write_bytes[i], k, "DRAM bytes");
+    add(dram_read_bytes[i], o.dram_read_bytes[i], "DRAM bytes");
+    add(dram_write_bytes[i], o.dram_write_bytes[i], "DRAM bytes");
   }
-  s.onchip_read_bytes = checked_mul(s.onchip_read_bytes, k, "on-chip bytes");
-  s.skipped_write_bytes = checked_mul(s.skipped_write_bytes, k, "skipped bytes");
-  s.compulsory_dram_bytes = checked_mul(s.compulsory_dram_bytes, k, "compulsory bytes");
-  return s;
+  add(onchip_read_bytes, o.onchip_read_bytes, "on-chip bytes");
+  add(skipped_write_bytes, o.skipped_write_bytes, "skipped bytes");
+  add(compulsory_dram_bytes, o.compulsory_dram_bytes, "compulsory bytes");
+  return *this;
 }
 
 OpStats& OpStats::operator+=(const OpStats& o) {

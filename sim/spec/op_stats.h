@@ -117,6 +117,9 @@ struct OpStats {
   OpStats& operator+=(const OpStats& o);
   /// The counts of `n` runs one after another (cycles and accesses times n).
   OpStats repeated(std::int64_t n) const;
+  /// Adds the counts of `n` runs of `o` (as += o.repeated(n), without copying its mapping
+  /// summary: the tiled model sums every tile class of every candidate this way).
+  OpStats& add_repeated(const OpStats& o, std::int64_t n);
 };
 
 /// MACs over (PEs x cycles); 0 when either is 0.

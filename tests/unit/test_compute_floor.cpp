@@ -57,7 +57,8 @@ double factor(const NestProblem& p, const Dataflow& df, const AcceleratorSpec& a
       sp = {&t.spans[kDimK], nullptr, nullptr};
       break;
   }
-  const auto tiles = block_tiles(p, b, sp);
+  std::vector<BlockTile> tiles;
+  block_tiles(p, b, sp, tiles);
   return df.compute_floor_factor(p, a, b, &tiles);
 }
 
