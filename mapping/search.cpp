@@ -369,7 +369,8 @@ std::optional<SearchResult> search(const NestProblem& p, const OperandResidency&
                                    const BufferCapacity& cap, const AcceleratorSpec& acc,
                                    const std::array<std::int64_t, kNumDims>& granule,
                                    const MappingConstraints& pinned, MappingObjective objective,
-                                   MappingPricer& pricer, bool shortcuts) {
+                                   MappingPricer& pricer, bool shortcuts,
+                                   const BufferMapping* hint) {
   std::array<std::vector<std::int64_t>, kNumDims> cands;
   for (int d = 0; d < kNumDims; ++d) {
     if (pinned.tile[d] > 0) {
@@ -679,7 +680,57 @@ std::optional<SearchResult> search(const NestProblem& p, const OperandResidency&
   const std::size_t orders = kOrders.size();
   std::vector<std::size_t> first_fit(fam_w.size() * fam_o.size() * orders, cand_k.size());
   std::vector<TrafficFacts> first_traffic(first_fit.size());
-  std::vector<std::int8_t> fit_memo(2 * cand_k.size());  // per (K tile, accumulates): -1 unknown
+  // The K tile the first sweep takes at a (W, O) pair and block order: the largest that fits
+  // (an index into cand_k; cand_k.size(): none fits). Its fit tests are kept per pair
+  // (`FitTests`, reset for each): whether a K tile fits depends on the block order only
+  // through whether the output accumulates (output_accumulates), and that only through
+  // whether the K loop iterates (it does at every K tile but the whole dimension, index 0),
+  // so the six orders share the fit tests and the two bisections, one per value of it.
+  struct FitTests {
+    std::vector<std::int8_t> known;          // per (K tile, accumulates): -1 unknown
+    std::array<std::size_t, 2> split{0, 0};  // the first K tile that fits; 0: not bisected yet
+    void reset() {
+      std::fill(known.begin(), known.end(), std::int8_t{-1});
+      split = {0, 0};
+    }
+  };
+  FitTests fit_tests{std::vector<std::int8_t>(2 * cand_k.size(), -1)};
+  auto first_fit_of = [&](std::size_t wi, std::size_t oi, int order, const NestSums& sums,
+                          FitTests& ft) {
+    auto fits_at = [&](std::size_t k, bool accumulates) {
+      std::int8_t& known = ft.known[2 * k + accumulates];
+      if (known < 0)
+        known = tile_fits(p, mapping_of(wi, oi, k, 0).tile, trips_of(wi, oi, k), accumulates, res,
+                          cap, sums)
+                    ? 1
+                    : 0;
+      return known == 1;
+    };
+    // The buffer a mapping needs grows with the K tile, except that with the whole K
+    // dimension in one tile the filter and ofmap tiles may stop changing and need one copy
+    // instead of two: fitting is monotone below it, so the first K tile that fits is found by
+    // bisection, and every smaller one fits too.
+    auto first_split = [&](bool accumulates) {
+      std::size_t& lo = ft.split[accumulates];
+      if (lo > 0) return lo;
+      lo = 1;
+      for (std::size_t hi = cand_k.size(); lo < hi;) {
+        const std::size_t mid = (lo + hi) / 2;
+        if (fits_at(mid, accumulates))
+          hi = mid;
+        else
+          lo = mid + 1;
+      }
+      return lo;
+    };
+    auto accumulates_at = [&](std::size_t k) {
+      return res.kind[kOfmap] != OperandResidency::kKeep &&
+             output_accumulates(mapping_of(wi, oi, k, order), trips_of(wi, oi, k));
+    };
+    return fits_at(0, accumulates_at(0)) ? std::size_t{0}
+           : cand_k.size() > 1           ? first_split(accumulates_at(1))
+                                         : cand_k.size();
+  };
   // Whether a block order's largest K tile that fits rules out every smaller one: the op has
   // too many tiles there to try them, or the traffic there (if known) rules them out, as a
   // smaller K tile moves at least as much. (`tiles` 0: not known either.)
@@ -775,6 +826,48 @@ std::optional<SearchResult> search(const NestProblem& p, const OperandResidency&
     }
     return pk.compute_floor;
   };
+  // A hint (the mapping chosen for the same op on other hardware, mostly another buffer
+  // size: sim/accel/mapping_hints.h) is priced before the sweeps, as an early pricing, when
+  // its tiles are of the candidate families and its block order is allowed: at its own K
+  // tile where the sweeps take that one (the largest that fits its pair and order, or a
+  // smaller one where the second sweep tries them), else at the largest that fits (a larger
+  // buffer's K tile may not fit this one; a smaller buffer's may be one the second sweep
+  // does not try). Either way it is a candidate the search without shortcuts keeps in `all`,
+  // which is all the argument above asks of a candidate priced early, and the choice is the
+  // same as without it; only the cut-off starts low instead of after the first (W, O) pair.
+  // Any other hint is ignored.
+  if (hint && shortcuts && early_priced < kMaxEarly) {
+    auto index_of = [](const auto& family, const auto& value) {
+      return static_cast<std::size_t>(std::find(family.begin(), family.end(), value) -
+                                      family.begin());
+    };
+    const std::array<std::int64_t, kNumDims>& t = hint->tile;
+    const std::size_t wi = index_of(fam_w, Triple{t[kDimN], t[kDimP], t[kDimQ]});
+    const std::size_t oi = index_of(fam_o, Triple{t[kDimC], t[kDimR], t[kDimS]});
+    const std::size_t ki = index_of(cand_k, t[kDimK]);
+    const int order = static_cast<int>(index_of(kOrders, hint->order));
+    if (wi < fam_w.size() && oi < fam_o.size() && ki < cand_k.size() &&
+        order < static_cast<int>(kOrders.size()) &&
+        (pinned.stationary < 0 || hint->order[2] == pinned.stationary)) {
+      const NestSums sums = sums_of(fam_w[wi], fam_o[oi]);
+      FitTests ft{std::vector<std::int8_t>(2 * cand_k.size(), -1)};
+      const std::size_t lo = first_fit_of(wi, oi, order, sums, ft);
+      const bool tried = ki == lo || (ki > lo && tiles_of(trips_of(wi, oi, lo)) <= kSmallerKTiles);
+      if (lo < cand_k.size()) {
+        const std::size_t k = tried ? ki : lo;
+        const BufferMapping m = mapping_of(wi, oi, k, order);
+        const MappingCost c = analyze_mapping(p, m, trips_of(wi, oi, k), res, cap, sums);
+        if (c.fits) {
+          const MappingScore sc = pricer.score(m, c, kNoDeadline, true);
+          ++early_priced;
+          ++best.scored;
+          if (!sc.exact) early_invalid = true;
+          early_best = std::min(early_best, static_cast<double>(sc.cycles));
+          tighten(sc);
+        }
+      }
+    }
+  }
   for (int sweep = 0; sweep < 2; ++sweep) {
     for (std::size_t wi = 0; wi < fam_w.size(); ++wi) {
       check_interrupt();  // the search of a large op can take seconds
@@ -789,38 +882,7 @@ std::optional<SearchResult> search(const NestProblem& p, const OperandResidency&
           pk.seen_count = 0;
           pk.compute_floor = -1;
         }
-        std::fill(fit_memo.begin(), fit_memo.end(), std::int8_t{-1});
-        // Whether a K tile fits depends on the block order only through whether the output
-        // accumulates (output_accumulates), and that only through whether the K loop iterates
-        // (it does at every K tile but the whole dimension, index 0): the six orders share
-        // the fit tests and the two bisections, one per value of it.
-        auto fits_at = [&](std::size_t k, bool accumulates) {
-          std::int8_t& known = fit_memo[2 * k + accumulates];
-          if (known < 0)
-            known = tile_fits(p, mapping_of(wi, oi, k, 0).tile, trips_of(wi, oi, k), accumulates,
-                              res, cap, sums)
-                        ? 1
-                        : 0;
-          return known == 1;
-        };
-        // The buffer a mapping needs grows with the K tile, except that with the whole K
-        // dimension in one tile the filter and ofmap tiles may stop changing and need one
-        // copy instead of two: fitting is monotone below it, so the first K tile that fits is
-        // found by bisection, and every smaller one fits too. cand_k.size(): none fits.
-        std::array<std::size_t, 2> first_split_fit{0, 0};  // 0: not bisected yet
-        auto first_split = [&](bool accumulates) {
-          std::size_t& lo = first_split_fit[accumulates];
-          if (lo > 0) return lo;
-          lo = 1;
-          for (std::size_t hi = cand_k.size(); lo < hi;) {
-            const std::size_t mid = (lo + hi) / 2;
-            if (fits_at(mid, accumulates))
-              hi = mid;
-            else
-              lo = mid + 1;
-          }
-          return lo;
-        };
+        fit_tests.reset();
         for (int order = 0; order < static_cast<int>(orders); ++order) {
           if (pinned.stationary >= 0 &&
               kOrders[static_cast<std::size_t>(order)][2] != pinned.stationary)
@@ -860,13 +922,7 @@ std::optional<SearchResult> search(const NestProblem& p, const OperandResidency&
             }
             continue;
           }
-          auto accumulates_at = [&](std::size_t k) {
-            return res.kind[kOfmap] != OperandResidency::kKeep &&
-                   output_accumulates(mapping_of(wi, oi, k, order), trips_of(wi, oi, k));
-          };
-          lo = fits_at(0, accumulates_at(0)) ? 0
-               : cand_k.size() > 1           ? first_split(accumulates_at(1))
-                                             : cand_k.size();
+          lo = first_fit_of(wi, oi, order, sums, fit_tests);
           if (lo >= cand_k.size()) continue;
           // The same rule as the second sweep's below, at this K tile: most candidates of the
           // first sweep (93% on a VGG-16 point) are ruled out by their compute alone, which
@@ -1070,10 +1126,11 @@ SearchResult search_mapping(const NestProblem& p, const OperandResidency& res,
                             const BufferCapacity& cap, const AcceleratorSpec& acc,
                             const std::array<std::int64_t, kNumDims>& granule,
                             const MappingConstraints& pinned, MappingObjective objective,
-                            MappingPricer& pricer) {
+                            MappingPricer& pricer, const BufferMapping* hint) {
   if (g_shortcuts.load(std::memory_order_relaxed))
-    if (auto r = search(p, res, cap, acc, granule, pinned, objective, pricer, true)) return *r;
-  return *search(p, res, cap, acc, granule, pinned, objective, pricer, false);
+    if (auto r = search(p, res, cap, acc, granule, pinned, objective, pricer, true, hint))
+      return *r;
+  return *search(p, res, cap, acc, granule, pinned, objective, pricer, false, nullptr);
 }
 
 std::vector<std::pair<TileBox, std::int64_t>> tile_classes(const NestProblem& p,

@@ -152,11 +152,15 @@ struct SearchResult {
 /// The best mapping for `objective`, or UserError naming the op and the buffer level when
 /// even the smallest tiles do not fit (or no mapping satisfies the constraints). `granule[d]`:
 /// tiles of d smaller than its extent are multiples of it (Dataflow::tile_granules).
+/// `hint`: a mapping found for the same op on other hardware (another buffer size), priced
+/// first when it is one of this search's candidates, so that the cut-off on the rest starts
+/// low. Like the other shortcuts it changes how much is analysed, never the mapping chosen;
+/// any mapping may be passed.
 SearchResult search_mapping(const NestProblem& p, const OperandResidency& res,
                             const BufferCapacity& cap, const AcceleratorSpec& acc,
                             const std::array<std::int64_t, kNumDims>& granule,
                             const MappingConstraints& pinned, MappingObjective objective,
-                            MappingPricer& pricer);
+                            MappingPricer& pricer, const BufferMapping* hint = nullptr);
 
 /// Whether search_mapping takes its shortcuts (default on): a candidate priced before its
 /// first sweep ends for an early cut-off, the first sweep's traffic reused by the second, and

@@ -5,12 +5,14 @@
 // is not swept) change how much the search does, never what it chooses: over random ops
 // (GEMMs and convolutions in the three roles, with inter-op residency) on random
 // accelerators, for each objective, the search with them and without them gives the same
-// mapping, cost and score.
+// mapping, cost and score. So does a hint (the mapping chosen for the op on another buffer,
+// or any mapping at all).
 #include <catch2/catch.hpp>
 
 #include "dataflows/registry.h"
 #include "mapping/search.h"
 #include "sim/accel/accelerator_config.h"
+#include "sim/accel/mapping_hints.h"
 #include "sim/accel/tiled_memory.h"
 #include "sim/core/error.h"
 #include "sim/core/rng.h"
@@ -89,5 +91,79 @@ TEST_CASE("The search's shortcuts never change the mapping it chooses",
   // shortcuts left candidates out of many searches.
   CHECK(searched >= 150);
   for (int n : by_objective) CHECK(n >= 30);
+  CHECK(fewer >= searched / 4);
+}
+
+namespace {
+
+void check_same(const SearchResult& with, const SearchResult& without) {
+  CHECK(with.mapping.tile == without.mapping.tile);
+  CHECK(with.mapping.order == without.mapping.order);
+  CHECK(with.cost.dram_words() == without.cost.dram_words());
+  CHECK(with.score.cycles == without.score.cycles);
+  CHECK(with.score.energy == without.score.energy);
+  CHECK(with.fastest_cycles == without.fastest_cycles);
+}
+
+// The same accelerator with every buffer size times `f`.
+AcceleratorSpec scaled_buffer(AcceleratorSpec a, double f) {
+  a.buffer.kib *= f;
+  a.buffer.ifmap_kib *= f, a.buffer.filter_kib *= f, a.buffer.ofmap_kib *= f;
+  return a;
+}
+
+}  // namespace
+
+TEST_CASE("A hint changes how much the search analyses, never what it chooses",
+          "[mapping][search][shortcuts]") {
+  const char* const dataflows[] = {"ws", "os", "is", "rs"};
+  MappingHints& hints = thread_mapping_hints();
+  Rng rng(36);
+  int searched = 0, fewer = 0, planted = 0;
+  for (int i = 0; i < 200; ++i) {
+    const Dataflow& df = dataflow_or_throw(dataflows[rng.below(4)]);
+    const Op op = random_op(rng);
+    const AcceleratorSpec a = random_accel(rng);
+    const AcceleratorSpec other = scaled_buffer(a, rng.below(2) == 0 ? 0.5 : 2.0);
+    INFO(df.name() << " " << op.describe() << " " << a.buffer_kib() << " KiB (hint from "
+                   << other.buffer_kib() << " KiB), objective "
+                   << objective_name(a.mapping.objective));
+    const auto without = search(op, a, df, false);
+    hints.clear();
+    const auto cold = search(op, a, df, true);
+    REQUIRE(without.has_value() == cold.has_value());
+    if (!without) continue;
+    // The hint a sweep gives: the mapping chosen on the other buffer size (when one fits).
+    hints.clear();
+    if (search(op, other, df, true)) {
+      const auto warm = search(op, a, df, true);
+      REQUIRE(warm);
+      check_same(*warm, *without);
+      ++searched;
+      if (warm->candidates < cold->candidates) ++fewer;
+    }
+    // Any mapping: tiles drawn from the candidates or from anywhere, any block order.
+    const NestProblem p = make_problem(op, df.gemm_based());
+    BufferMapping m;
+    for (int d = 0; d < kNumDims; ++d) {
+      const auto cands = tile_candidates(p.extent[d], 1);
+      m.tile[d] =
+          rng.below(2) == 0
+              ? cands[rng.below(cands.size())]
+              : 1 + static_cast<std::int64_t>(rng.below(static_cast<std::uint64_t>(p.extent[d])));
+    }
+    m.order = {kIfmap, kFilter, kOfmap};
+    for (int s = 0; s < 3; ++s) std::swap(m.order[s], m.order[s + rng.below(3 - s)]);
+    hints.clear();
+    hints.remember(MappingHints::key_of(p, OperandResidency::of(op), a, df), m);
+    ++planted;
+    const auto planted_result = search(op, a, df, true);
+    REQUIRE(planted_result);
+    check_same(*planted_result, *without);
+  }
+  hints.clear();
+  // The hint is taken: the cut-off starting low leaves candidates out of many searches.
+  CHECK(searched >= 100);
+  CHECK(planted >= 100);
   CHECK(fewer >= searched / 4);
 }
