@@ -31,8 +31,10 @@ class MappingHints {
 };
 
 /// This thread's hints. Bounded: past kMaxMappingHints entries (a long sweep over many
-/// networks and arrays) they are dropped and gathered again, so memory stays flat.
+/// networks and arrays) they are dropped and gathered again, so memory stays flat (about
+/// 1 MB at most). A hint serves the next few points of a run; a network has a few hundred
+/// distinct array ops and residencies.
 MappingHints& thread_mapping_hints();
-inline constexpr std::size_t kMaxMappingHints = std::size_t{1} << 16;
+inline constexpr std::size_t kMaxMappingHints = 4096;
 
 }  // namespace trainsim

@@ -167,3 +167,34 @@ TEST_CASE("A hint changes how much the search analyses, never what it chooses",
   CHECK(planted >= 100);
   CHECK(fewer >= searched / 4);
 }
+
+TEST_CASE("Mapping hints are keyed by everything of a search but the buffer, and bounded",
+          "[mapping][search][shortcuts]") {
+  Rng rng(37);
+  const Dataflow& ws = dataflow_or_throw("ws");
+  const Dataflow& rs = dataflow_or_throw("rs");
+  const Op op = random_op(rng);
+  const AcceleratorSpec a = random_accel(rng);
+  const NestProblem p = make_problem(op, ws.gemm_based());
+  const OperandResidency res = OperandResidency::of(op);
+  const std::string key = MappingHints::key_of(p, res, a, ws);
+  CHECK(MappingHints::key_of(p, res, scaled_buffer(a, 2.0), ws) == key);
+  AcceleratorSpec wider = a;
+  ++wider.cols;
+  CHECK(MappingHints::key_of(p, res, wider, ws) != key);
+  CHECK(MappingHints::key_of(p, res, a, rs) != key);
+  OperandResidency kept = res;
+  kept.write_out = !kept.write_out;
+  CHECK(MappingHints::key_of(p, kept, a, ws) != key);
+
+  MappingHints hints;
+  BufferMapping m;
+  for (std::size_t i = 0; i < 3 * kMaxMappingHints; ++i) {
+    hints.remember(key + std::to_string(i), m);
+    REQUIRE(hints.size() <= kMaxMappingHints);
+  }
+  CHECK(hints.size() >= 1);
+  hints.remember(key, m);
+  CHECK(hints.find(key) != nullptr);
+  CHECK(hints.find(key + "?") == nullptr);
+}
