@@ -307,7 +307,7 @@ int cmd_sweep(const std::vector<std::string>& args) {
     }
     points.emplace(spec, static_cast<std::size_t>(shard.index),
                    static_cast<std::size_t>(shard.count));
-    pending.emplace(points->size(), static_cast<std::size_t>(jobs));
+    pending.emplace(points->size(), static_cast<std::size_t>(jobs), points->group());
     if (rank == 0) {
       check_points(spec);
       // A directory remembers its sweep: running another sweep into it needs --force, and

@@ -91,6 +91,11 @@ PointList::PointList(const SweepSpec& s, std::size_t shard_index, std::size_t sh
   }
 }
 
+std::size_t PointList::group() const {
+  if (random_ || shard_count_ > 1 || spec_->axes.empty()) return 1;
+  return std::max<std::size_t>(1, spec_->axes.back().size());
+}
+
 SweepPoint PointList::at(std::size_t k) const {
   const std::size_t index = shard_index_ + k * shard_count_;
   return point_of(*spec_, index, random_ ? drawn_[index] : index);

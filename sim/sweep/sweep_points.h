@@ -30,6 +30,9 @@ class PointList {
   /// that missed it; a grid always holds it, load_sweep checks).
   explicit PointList(const SweepSpec& s, std::size_t shard_index = 0, std::size_t shard_count = 1);
   std::size_t size() const { return size_; }
+  /// How many consecutive points of the list differ only in the sweep's last axis (its
+  /// size, for a whole grid; 1 for a random sample or a shard, whose neighbours do not).
+  std::size_t group() const;
   /// The k-th point of this list (k < size()); its `index` is its place in the whole sweep.
   SweepPoint at(std::size_t k) const;
 

@@ -53,9 +53,10 @@ bool Pending::take(std::size_t& k, std::size_t lane) {
     if (untaken_ == 0) return false;
     while (cursor_ < finished_.size() && finished_[cursor_]) ++cursor_;
     if (cursor_ < finished_.size()) {
-      // A new run: a quarter of this lane's share of what is left.
+      // A new run: a quarter of this lane's share of what is left, to the end of a group.
       const std::size_t size = std::max<std::size_t>(1, untaken_ / (4 * runs_.size()));
-      run = {cursor_, std::min(finished_.size(), cursor_ + size)};
+      const std::size_t end = (cursor_ + size + group_ - 1) / group_ * group_;
+      run = {cursor_, std::min(finished_.size(), end)};
       cursor_ = run.end;
       continue;
     }
@@ -65,7 +66,16 @@ bool Pending::take(std::size_t& k, std::size_t lane) {
       if (r.end > r.next && (!longest || r.end - r.next > longest->end - longest->next))
         longest = &r;
     if (!longest) return false;
-    const std::size_t mid = longest->next + (longest->end - longest->next + 1) / 2;
+    std::size_t mid = longest->next + (longest->end - longest->next + 1) / 2;
+    // At the group boundary nearest the middle, if one falls strictly inside the run.
+    const std::size_t below = mid / group_ * group_, above = below + group_;
+    const std::size_t nearest = mid - below <= above - mid ? below : above;
+    if (nearest > longest->next && nearest < longest->end)
+      mid = nearest;
+    else if (below > longest->next && below < longest->end)
+      mid = below;
+    else if (above > longest->next && above < longest->end)
+      mid = above;
     run = {mid, longest->end};
     longest->end = mid;
     if (run.next >= run.end) std::swap(run, *longest);  // a run of one: take it whole

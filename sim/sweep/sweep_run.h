@@ -23,8 +23,14 @@ namespace trainsim {
 class Pending {
  public:
   /// `lanes`: how many take points at once (more may appear; runs are sized for these).
-  explicit Pending(std::size_t points, std::size_t lanes = 1)
-      : finished_(points, false), runs_(std::max<std::size_t>(lanes, 1)), untaken_(points) {}
+  /// `group`: runs start and end on multiples of it where they can (PointList::group: points
+  /// that differ only in the sweep's last axis, such as a design's buffer sizes, whose
+  /// mapping searches start from one another's, sim/accel/mapping_hints.h).
+  explicit Pending(std::size_t points, std::size_t lanes = 1, std::size_t group = 1)
+      : finished_(points, false),
+        runs_(std::max<std::size_t>(lanes, 1)),
+        untaken_(points),
+        group_(std::max<std::size_t>(group, 1)) {}
   /// Before the first take(): the k-th point finished in an earlier run.
   void mark_finished(std::size_t k);
   /// Points to run in this invocation (fixed once marking is over).
@@ -42,7 +48,7 @@ class Pending {
   };
   std::vector<bool> finished_;  ///< finished before, or handed out
   std::vector<Run> runs_;       ///< per lane
-  std::size_t cursor_ = 0, untaken_, marked_ = 0;
+  std::size_t cursor_ = 0, untaken_, marked_ = 0, group_;
 };
 
 /// How every point of a sweep runs.

@@ -259,6 +259,33 @@ TEST_CASE("Pending hands every unfinished point out once: runs of consecutive po
   std::size_t lane1 = 0;
   while (tail.take(k, 1)) ++lane1;
   CHECK(lane1 == 9);  // lane 0 ran one point; lane 1 took its own runs, then lane 0's rest
+  // Groups (a design's buffer sizes, the last axis): runs start and end on their
+  // boundaries, so each group's points go to one lane, but where a run within one group is
+  // split at the very end. Without groups, run boundaries fall anywhere.
+  auto split_groups = [&](std::size_t m, std::size_t group, std::size_t stated) {
+    Pending grouped(m, 2, stated);
+    std::vector<int> lane_of(m, -1);
+    std::size_t handed = 0;
+    for (;;) {
+      const std::size_t lane = rng.below(2);
+      if (!grouped.take(k, lane)) break;
+      REQUIRE(lane_of[k] < 0);
+      lane_of[k] = static_cast<int>(lane);
+      ++handed;
+    }
+    CHECK(handed == m);
+    std::size_t split = 0;
+    for (std::size_t g = 0; g < m; g += group)
+      for (std::size_t i = g + 1; i < g + group; ++i)
+        if (lane_of[i] != lane_of[g]) {
+          ++split;
+          break;
+        }
+    return split;
+  };
+  CHECK(split_groups(600, 3, 3) <= 4);
+  CHECK(split_groups(600, 5, 5) <= 4);
+  CHECK(split_groups(600, 3, 1) >= 10);
   Pending dropped(10, 1);
   CHECK(dropped.take(k, 0));
   dropped.drop();
