@@ -68,17 +68,30 @@ OperandValues tile_operands(const NestProblem& p, const TileBox& b, const Operan
         for (Idx s = 0; s < kc; ++s)
           cols.push_back(((o[kDimC] + c) * kr_all + kr0 + r) * kc_all + kc0 + s);
     const Idx k_t = static_cast<Idx>(cols.size());
+    // The columns as runs of consecutive ones (one run for a plain GEMM, one per kernel row
+    // of a convolution's): each row of A is copied a run at a time, as is each row of B's
+    // filter range. The cycle fidelity gathers every tile's operands this way.
+    std::vector<std::pair<Idx, Idx>> runs;  // (first column, length)
+    for (Idx col : cols) {
+      if (!runs.empty() && runs.back().first + runs.back().second == col)
+        ++runs.back().second;
+      else
+        runs.emplace_back(col, 1);
+    }
+    auto from = [](const std::vector<double>& v, Idx i) { return v.begin() + i; };
     t.a.reserve(static_cast<std::size_t>(x[kDimN] * x[kDimP] * x[kDimQ] * k_t));
     for (Idx n = 0; n < x[kDimN]; ++n)
       for (Idx pp = 0; pp < x[kDimP]; ++pp)
         for (Idx q = 0; q < x[kDimQ]; ++q) {
           const Idx row = ((o[kDimN] + n) * e[kDimP] + o[kDimP] + pp) * e[kDimQ] + o[kDimQ] + q;
-          for (Idx col : cols) t.a.push_back(whole.a[static_cast<std::size_t>(row * k_all + col)]);
+          for (const auto& [first, length] : runs)
+            t.a.insert(t.a.end(), from(whole.a, row * k_all + first),
+                       from(whole.a, row * k_all + first + length));
         }
     t.b.reserve(static_cast<std::size_t>(k_t * x[kDimK]));
     for (Idx col : cols)
-      for (Idx k = 0; k < x[kDimK]; ++k)
-        t.b.push_back(whole.b[static_cast<std::size_t>(col * e[kDimK] + o[kDimK] + k)]);
+      t.b.insert(t.b.end(), from(whole.b, col * e[kDimK] + o[kDimK]),
+                 from(whole.b, col * e[kDimK] + o[kDimK] + x[kDimK]));
     return t;
   }
   const ConvShape& w = p.conv;  // the whole lowered convolution
