@@ -678,8 +678,30 @@ std::optional<SearchResult> search(const NestProblem& p, const OperandResidency&
   // best-bounded of those gives a cut-off that rules out most of the second, the smaller K
   // tiles (kSmallerKTiles).
   const std::size_t orders = kOrders.size();
-  std::vector<std::size_t> first_fit(fam_w.size() * fam_o.size() * orders, cand_k.size());
-  std::vector<TrafficFacts> first_traffic(first_fit.size());
+  // What the first sweep learns at a (W, O) pair, per block order, that the second reads: the
+  // largest K tile that fits (cand_k.size(): none) and its traffic. Kept for the pairs the
+  // first sweep reaches only (a slot each, in the order reached): a search has thousands of
+  // pairs, most ruled out whole by their compute floor, and setting up every pair's facts
+  // was a tenth of the search's own time.
+  struct PairFacts {
+    std::array<std::size_t, kOrders.size()> first_fit;
+    std::array<TrafficFacts, kOrders.size()> first_traffic{};
+  };
+  std::vector<std::int32_t> pair_slot(fam_w.size() * fam_o.size(), -1);
+  std::vector<PairFacts> pair_facts;
+  auto reached = [&](std::size_t wi, std::size_t oi) -> PairFacts* {
+    const std::int32_t slot = pair_slot[wi * fam_o.size() + oi];
+    return slot < 0 ? nullptr : &pair_facts[static_cast<std::size_t>(slot)];
+  };
+  auto reach = [&](std::size_t wi, std::size_t oi) -> PairFacts& {
+    std::int32_t& slot = pair_slot[wi * fam_o.size() + oi];
+    if (slot < 0) {
+      slot = static_cast<std::int32_t>(pair_facts.size());
+      pair_facts.emplace_back();
+      pair_facts.back().first_fit.fill(cand_k.size());
+    }
+    return pair_facts[static_cast<std::size_t>(slot)];
+  };
   // The K tile the first sweep takes at a (W, O) pair and block order: the largest that fits
   // (an index into cand_k; cand_k.size(): none fits). Its fit tests are kept per pair
   // (`FitTests`, reset for each): whether a K tile fits depends on the block order only
@@ -741,10 +763,11 @@ std::optional<SearchResult> search(const NestProblem& p, const OperandResidency&
   // Whether the second sweep has work at a (W, O) pair: some block order has a K tile smaller
   // than its largest that fits, and what the first sweep knows of it does not rule them out.
   auto second_sweep_work = [&](std::size_t wi, std::size_t oi) {
+    const PairFacts* facts = reached(wi, oi);
+    if (!facts) return false;  // the first sweep found it ruled out
     for (std::size_t order = 0; order < orders; ++order) {
-      const std::size_t at = (wi * fam_o.size() + oi) * orders + order;
-      if (first_fit[at] + 1 >= cand_k.size()) continue;
-      if (!smaller_ruled_out(first_traffic[at])) return true;
+      if (facts->first_fit[order] + 1 >= cand_k.size()) continue;
+      if (!smaller_ruled_out(facts->first_traffic[order])) return true;
     }
     return false;
   };
@@ -883,16 +906,16 @@ std::optional<SearchResult> search(const NestProblem& p, const OperandResidency&
           pk.compute_floor = -1;
         }
         fit_tests.reset();
+        PairFacts& facts = reach(wi, oi);  // (no other pair is reached while this one runs)
         for (int order = 0; order < static_cast<int>(orders); ++order) {
           if (pinned.stationary >= 0 &&
               kOrders[static_cast<std::size_t>(order)][2] != pinned.stationary)
             continue;
-          const std::size_t at =
-              (wi * fam_o.size() + oi) * orders + static_cast<std::size_t>(order);
-          std::size_t& lo = first_fit[at];
+          const std::size_t at = static_cast<std::size_t>(order);
+          std::size_t& lo = facts.first_fit[at];
           if (sweep == 1) {
             if (lo + 1 >= cand_k.size()) continue;  // no smaller K tile
-            TrafficFacts t0 = first_traffic[at];
+            TrafficFacts t0 = facts.first_traffic[at];
             if (!t0.known && t0.tiles <= kSmallerKTiles) {
               const MappingCost c0 = analyze_mapping(p, mapping_of(wi, oi, lo, order),
                                                      trips_of(wi, oi, lo), res, cap, sums);
@@ -931,10 +954,10 @@ std::optional<SearchResult> search(const NestProblem& p, const OperandResidency&
           // analyses its traffic only if it needs it.
           if (shortcuts && objective == MappingObjective::kTime &&
               compute_floor_at(wi, oi, lo, order, sums) > cut_cycles) {
-            first_traffic[at].tiles = tiles_of(trips_of(wi, oi, lo));
+            facts.first_traffic[at].tiles = tiles_of(trips_of(wi, oi, lo));
             continue;
           }
-          consider(wi, oi, lo, order, sums, shortcuts ? &first_traffic[at] : nullptr);
+          consider(wi, oi, lo, order, sums, shortcuts ? &facts.first_traffic[at] : nullptr);
         }
         if (sweep == 0 && shortcuts && early_priced < kMaxEarly) price_early(pair_from);
       }
