@@ -44,10 +44,8 @@ class IsDataflow final : public SystolicDataflow {
                                            OperandValues values) const override {
     const GemmShape& g = m.gemm;
     TileStreamInput in;
-    in.stat.resize(values.a.size());  // K on rows, M on columns: store A^T
-    for (std::int64_t i = 0; i < g.m; ++i)
-      for (std::int64_t k = 0; k < g.k; ++k) in.stat[k * g.m + i] = values.a[i * g.k + k];
-    in.mov = std::move(values.b);  // row k of the fold streams B[k, :]
+    in.stat = transposed(values.a, g.m, g.k);  // K on rows, M on columns: store A^T
+    in.mov = std::move(values.b);              // row k of the fold streams B[k, :]
     in.stat_operand = kIfmap;
     in.mov_operand = kFilter;
     in.out_stride_t = 1;  // stream step = output column n

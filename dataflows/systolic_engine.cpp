@@ -1,5 +1,7 @@
 #include "dataflows/systolic_engine.h"
 
+#include <algorithm>
+
 namespace trainsim {
 
 SystolicEngine::SystolicEngine(const SystolicMapping& m) : m_(m) {
@@ -33,6 +35,18 @@ bool SystolicEngine::step() {
   }
   ++st_.compute_cycles;
   return true;
+}
+
+std::vector<double> transposed(const std::vector<double>& a, std::int64_t rows, std::int64_t cols) {
+  constexpr std::int64_t kBlock = 32;  // 32 x 32 doubles: 8 KiB a side, well within L1
+  std::vector<double> t(a.size());
+  for (std::int64_t i0 = 0; i0 < rows; i0 += kBlock)
+    for (std::int64_t k0 = 0; k0 < cols; k0 += kBlock) {
+      const std::int64_t i1 = std::min(rows, i0 + kBlock), k1 = std::min(cols, k0 + kBlock);
+      for (std::int64_t i = i0; i < i1; ++i)
+        for (std::int64_t k = k0; k < k1; ++k) t[k * rows + i] = a[i * cols + k];
+    }
+  return t;
 }
 
 }  // namespace trainsim

@@ -51,6 +51,10 @@ struct TileStreamInput {
 };
 std::unique_ptr<ArrayEngine> make_tile_stream_engine(const SystolicMapping& m, TileStreamInput in);
 
+/// The transpose of the rows x cols matrix `a` (row-major), as ws and is lay out A for the
+/// engine; in blocks, so that neither side is walked a whole row apart per element.
+std::vector<double> transposed(const std::vector<double>& a, std::int64_t rows, std::int64_t cols);
+
 /// os: A [M x K] and B [K x N] as given.
 std::unique_ptr<ArrayEngine> make_output_stationary_engine(const SystolicMapping& m,
                                                            OperandValues values);

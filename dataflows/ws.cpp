@@ -43,10 +43,8 @@ class WsDataflow final : public SystolicDataflow {
                                            OperandValues values) const override {
     const GemmShape& g = m.gemm;
     TileStreamInput in;
-    in.stat = std::move(values.b);   // B is already K x N
-    in.mov.resize(values.a.size());  // row k of the fold streams A[:, k]: store A^T
-    for (std::int64_t i = 0; i < g.m; ++i)
-      for (std::int64_t k = 0; k < g.k; ++k) in.mov[k * g.m + i] = values.a[i * g.k + k];
+    in.stat = std::move(values.b);            // B is already K x N
+    in.mov = transposed(values.a, g.m, g.k);  // row k of the fold streams A[:, k]: store A^T
     in.stat_operand = kFilter;
     in.mov_operand = kIfmap;
     in.out_stride_t = g.n;  // stream step = output row m
