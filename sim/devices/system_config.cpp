@@ -33,6 +33,15 @@ std::string topology_names() {
   return joined(names);
 }
 
+// A device of the experiment's own accelerator and dataflow (no device model), which an entry
+// then overrides.
+DeviceSpec experiment_device(const SimulationSpec& sim) {
+  DeviceSpec d;
+  d.accelerator = sim.accelerator;
+  d.dataflow = sim.dataflow;
+  return d;
+}
+
 LinkSpec parse_link_figures(const ConfigMap& m, LinkSpec l) {
   if (auto v = m.get("bandwidth_gbps"))
     l.bandwidth_gbps = v->as_double_in(key_range::kBandwidthGbps);
@@ -68,14 +77,14 @@ SystemSpec parse_system_map(const ConfigNode& node, const std::string& file,
   if (devices.is_scalar()) {
     // `devices: 4`: that many of the experiment's accelerator.
     const int n = devices.as_int_in(key_range::kDevices);
-    for (int i = 0; i < n; ++i) s.devices.push_back({sim.accelerator, sim.dataflow});
+    for (int i = 0; i < n; ++i) s.devices.push_back(experiment_device(sim));
   } else {
     if (!devices.is_sequence())
       devices.fail("expected a device count or a list of devices, got " + devices.describe());
     for (const ConfigNode& entry : devices.as_sequence()) {
       ConfigMap e = entry.as_map();
       e.allow_only({"accelerator", "count", "dataflow", "device"});
-      DeviceSpec d{sim.accelerator, sim.dataflow};
+      DeviceSpec d = experiment_device(sim);
       d.where = entry.path();
       if (auto v = e.get("device")) {
         for (const char* other : {"accelerator", "dataflow"})
@@ -147,7 +156,7 @@ SystemSpec parse_system_map(const ConfigNode& node, const std::string& file,
 
 DeviceSpec device_entry(const std::shared_ptr<const DeviceModelSpec>& dev, const ConfigNode& ref,
                         const SimulationSpec& sim) {
-  DeviceSpec d{sim.accelerator, sim.dataflow};
+  DeviceSpec d = experiment_device(sim);
   d.where = ref.path();
   if (const AccelDeviceSpec* a = dev->as_accelerator()) {
     // One of trainsim's accelerators: simulated as in a single run.
