@@ -527,6 +527,37 @@ std::optional<SearchResult> search(const NestProblem& p, const OperandResidency&
     // traffic (compute_floor); -1: not computed.
     std::int64_t compute_floor = -1;
   };
+  // The time objective's floor on the compute of every candidate of a W tile, of a (W, O)
+  // pair, or of a (W, O, K) tiling, whatever its other tiles: the product of the blocks'
+  // factors (MappingPricer::compute_floor_factor), each block's own where it is known and
+  // its least otherwise. A candidate's cycles are at least its compute, and so are its
+  // bounds (cycles_bound counts the compute in full), so a floor above the cut-off rules out
+  // every candidate it covers: none can be the fastest or come within the tolerance of it,
+  // and none would be priced, as each one's bound would exceed the cut-off once made exact.
+  // A row or pair so ruled out is not swept at all (the second sweep visits only pairs the
+  // first found a K tile for).
+  const bool floors = shortcuts && objective == MappingObjective::kTime;
+  std::array<double, 3> least{};
+  if (floors)
+    for (TileBlock b : {TileBlock::kPixels, TileBlock::kReduction, TileBlock::kFilters})
+      least[static_cast<std::size_t>(b)] = pricer.compute_floor_factor(b, nullptr);
+  const bool have_floors = least[0] > 0 && least[1] > 0 && least[2] > 0;
+  std::vector<double> floor_w(fam_w.size(), -1), floor_o(fam_o.size(), -1),
+      floor_k(cand_k.size(), -1);
+  // A block's factor for tile `i` of its family, asked once.
+  auto factor = [&](std::vector<double>& memo, std::size_t i, TileBlock b, const BlockSpans& sp) {
+    if (memo[i] < 0) memo[i] = pricer.compute_floor_factor(b, &sp);
+    return memo[i];
+  };
+  auto factor_w = [&](std::size_t wi) {
+    return factor(floor_w, wi, TileBlock::kPixels, spans_w[wi]);
+  };
+  auto factor_o = [&](std::size_t oi) {
+    return factor(floor_o, oi, TileBlock::kReduction, spans_o[oi]);
+  };
+  auto factor_k = [&](std::size_t ki) {
+    return factor(floor_k, ki, TileBlock::kFilters, BlockSpans{spans_k[ki], nullptr, nullptr});
+  };
   std::vector<PerK> per_k(cand_k.size());
   // The per-K facts of the (W, O) pair `pk` belongs to (they do not depend on the order).
   auto facts_at = [&](PerK& pk, std::size_t wi, std::size_t oi, std::size_t k,
@@ -535,6 +566,13 @@ std::optional<SearchResult> search(const NestProblem& p, const OperandResidency&
     if (pk.facts) return;
     std::int64_t unknown_max = 0;
     pk.compute = sum_tile_cycles(spans_of(wi, oi, k), pricer, false, pk.min_tile, unknown_max);
+    // The blocks' floor may be the higher of the two lower bounds: the sum counts a ragged
+    // tiling's other tiles at their MACs over the PEs only. Rounded down, with the margin
+    // above_cut uses, so that it stays a floor.
+    if (have_floors) {
+      const double f = factor_w(wi) * factor_o(oi) * factor_k(k) * (1 - 1e-9);
+      if (f < 9e18) pk.compute = std::max(pk.compute, static_cast<std::int64_t>(f));
+    }
     MappingCost c;
     c.trips = trips;  // all first_and_last asks of the cost
     ScheduleFacts fl;
@@ -770,37 +808,6 @@ std::optional<SearchResult> search(const NestProblem& p, const OperandResidency&
       if (!smaller_ruled_out(facts->first_traffic[order])) return true;
     }
     return false;
-  };
-  // The time objective's floor on the compute of every candidate of a W tile, of a (W, O)
-  // pair, or of a (W, O, K) tiling, whatever its other tiles: the product of the blocks'
-  // factors (MappingPricer::compute_floor_factor), each block's own where it is known and
-  // its least otherwise. A candidate's cycles are at least its compute, and so are its
-  // bounds (cycles_bound counts the compute in full), so a floor above the cut-off rules out
-  // every candidate it covers: none can be the fastest or come within the tolerance of it,
-  // and none would be priced, as each one's bound would exceed the cut-off once made exact.
-  // A row or pair so ruled out is not swept at all (the second sweep visits only pairs the
-  // first found a K tile for).
-  const bool floors = shortcuts && objective == MappingObjective::kTime;
-  std::array<double, 3> least{};
-  if (floors)
-    for (TileBlock b : {TileBlock::kPixels, TileBlock::kReduction, TileBlock::kFilters})
-      least[static_cast<std::size_t>(b)] = pricer.compute_floor_factor(b, nullptr);
-  const bool have_floors = least[0] > 0 && least[1] > 0 && least[2] > 0;
-  std::vector<double> floor_w(fam_w.size(), -1), floor_o(fam_o.size(), -1),
-      floor_k(cand_k.size(), -1);
-  // A block's factor for tile `i` of its family, asked once.
-  auto factor = [&](std::vector<double>& memo, std::size_t i, TileBlock b, const BlockSpans& sp) {
-    if (memo[i] < 0) memo[i] = pricer.compute_floor_factor(b, &sp);
-    return memo[i];
-  };
-  auto factor_w = [&](std::size_t wi) {
-    return factor(floor_w, wi, TileBlock::kPixels, spans_w[wi]);
-  };
-  auto factor_o = [&](std::size_t oi) {
-    return factor(floor_o, oi, TileBlock::kReduction, spans_o[oi]);
-  };
-  auto factor_k = [&](std::size_t ki) {
-    return factor(floor_k, ki, TileBlock::kFilters, BlockSpans{spans_k[ki], nullptr, nullptr});
   };
   // Whether a floor of these factors exceeds the cut-off. In doubles (the factors of a large
   // op multiply past 64 bits, and row stationary's are fractions), with a margin far above
