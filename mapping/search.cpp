@@ -50,6 +50,11 @@ constexpr std::int64_t kMaxUntimed = 8192;
 // many more tiles: on the zoo, trying them for every op changed training times by 0.15% and
 // doubled the time the searches take.
 constexpr std::int64_t kSmallerKTiles = 256;
+// Whether the second sweep tries K tiles smaller than a block order's largest that fits,
+// given how many tiles the op has at that one (the sweep and a hint's check ask alike).
+constexpr bool smaller_k_tried(std::int64_t tiles_at_largest) {
+  return tiles_at_largest <= kSmallerKTiles;
+}
 
 // Compute cycles summed over a mapping's tiles, and the cheapest tile's, from the spans of
 // its seven dimensions. `exact`: every distinct tile is priced; otherwise only the tile made
@@ -259,26 +264,38 @@ std::vector<std::int64_t> tile_candidates(std::int64_t extent, std::int64_t gran
   return out;
 }
 
-std::vector<TileSpan> tile_spans(const NestProblem& p, int d, std::int64_t t) {
+namespace {
+
+// Appends dimension d's distinct tiles of `t` to `out` (tile_spans and tile_classes both cut
+// dimensions this way; tile_classes keeps every dimension's in one vector).
+void append_tile_spans(const NestProblem& p, int d, std::int64_t t, std::vector<TileSpan>& out) {
   const std::int64_t e = p.extent[d];
-  std::vector<TileSpan> out;
   const RealAxis* dilated = d == kDimR && p.k_rows.step > 1   ? &p.k_rows
                             : d == kDimS && p.k_cols.step > 1 ? &p.k_cols
                                                               : nullptr;
   if (dilated) {
     // Tiles of equal extent and equal stored positions cost the same on the array.
+    const std::size_t first = out.size();
     for (std::int64_t o = 0; o < e; o += t) {
       const std::int64_t x = std::min(t, e - o), real = dilated->real_in(o, x);
       bool merged = false;
-      for (TileSpan& s : out)
-        if (s.extent == x && dilated->real_in(s.origin, s.extent) == real) ++s.count, merged = true;
+      for (std::size_t i = first; i < out.size() && !merged; ++i)
+        if (out[i].extent == x && dilated->real_in(out[i].origin, x) == real)
+          ++out[i].count, merged = true;
       if (!merged) out.push_back({o, x, 1});
     }
-    return out;
+    return;
   }
-  out.reserve(2);
   if (e / t > 0) out.push_back({0, t, e / t});
   if (e % t > 0) out.push_back({e / t * t, e % t, 1});
+}
+
+}  // namespace
+
+std::vector<TileSpan> tile_spans(const NestProblem& p, int d, std::int64_t t) {
+  std::vector<TileSpan> out;
+  out.reserve(2);
+  append_tile_spans(p, d, t, out);
   return out;
 }
 
@@ -795,7 +812,7 @@ std::optional<SearchResult> search(const NestProblem& p, const OperandResidency&
   // too many tiles there to try them, or the traffic there (if known) rules them out, as a
   // smaller K tile moves at least as much. (`tiles` 0: not known either.)
   auto smaller_ruled_out = [&](const TrafficFacts& t) {
-    return t.tiles > kSmallerKTiles ||
+    return !smaller_k_tried(t.tiles) ||
            (t.known && (t.channel > cut_cycles || t.energy > cut_energy));
   };
   // Whether the second sweep has work at a (W, O) pair: some block order has a K tile smaller
@@ -882,7 +899,7 @@ std::optional<SearchResult> search(const NestProblem& p, const OperandResidency&
       const NestSums sums = sums_of(fam_w[wi], fam_o[oi]);
       FitTests ft{std::vector<std::int8_t>(2 * cand_k.size(), -1)};
       const std::size_t lo = first_fit_of(wi, oi, order, sums, ft);
-      const bool tried = ki == lo || (ki > lo && tiles_of(trips_of(wi, oi, lo)) <= kSmallerKTiles);
+      const bool tried = ki == lo || (ki > lo && smaller_k_tried(tiles_of(trips_of(wi, oi, lo))));
       if (lo < cand_k.size()) {
         const std::size_t k = tried ? ki : lo;
         const BufferMapping m = mapping_of(wi, oi, k, order);
@@ -923,7 +940,7 @@ std::optional<SearchResult> search(const NestProblem& p, const OperandResidency&
           if (sweep == 1) {
             if (lo + 1 >= cand_k.size()) continue;  // no smaller K tile
             TrafficFacts t0 = facts.first_traffic[at];
-            if (!t0.known && t0.tiles <= kSmallerKTiles) {
+            if (!t0.known && smaller_k_tried(t0.tiles)) {
               const MappingCost c0 = analyze_mapping(p, mapping_of(wi, oi, lo, order),
                                                      trips_of(wi, oi, lo), res, cap, sums);
               ScheduleFacts f0;
@@ -1172,15 +1189,8 @@ std::vector<std::pair<TileBox, std::int64_t>> tile_classes(const NestProblem& p,
   std::array<std::size_t, kNumDims + 1> first{};
   std::size_t classes = 1;
   for (int d = 0; d < kNumDims; ++d) {
-    const std::int64_t e = p.extent[d], t = m.tile[d];
-    const bool dilated = (d == kDimR && p.k_rows.step > 1) || (d == kDimS && p.k_cols.step > 1);
     first[d] = spans.size();
-    if (dilated) {
-      for (std::int64_t o = 0; o < e; o += t) spans.push_back({o, std::min(t, e - o), 1});
-    } else {
-      if (e / t > 0) spans.push_back({0, t, e / t});
-      if (e % t > 0) spans.push_back({e / t * t, e % t, 1});
-    }
+    append_tile_spans(p, d, m.tile[d], spans);
     classes *= spans.size() - first[d];
   }
   first[kNumDims] = spans.size();
