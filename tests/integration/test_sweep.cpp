@@ -6,8 +6,10 @@
 // memos fail with one line and write nothing.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <sstream>
+#include <vector>
 
 #include "tests/integration/cli_runner.h"
 
@@ -145,6 +147,51 @@ TEST_CASE("A failing point is recorded and the sweep goes on", "[sweep]") {
   CHECK(lines <= 24);
   CHECK(r.err.find("sweep: [1/24]") != std::string::npos);  // the first (failed or not)
   CHECK(r.err.find("sweep: [24/24]") != std::string::npos);
+}
+
+TEST_CASE("The featured points' pages are written at the end, side by side, warnings in order",
+          "[sweep][report]") {
+  require_dataset("fashion-mnist");
+  const std::string dir = fresh_dir("sweep-featured");
+  const std::string sweep = sweep_file(dir);
+  // First without pages; then the same sweep again, all of whose points are finished: its end
+  // writes the pages of the front's points and the baseline's (the featured points), on the
+  // sweep's 2 threads.
+  const auto first =
+      run_trainsim({"sweep", sweep, "--out", dir + "/out", "-j", "2", "--no-report"});
+  REQUIRE(first.exit_code == 0);
+  std::vector<std::string> featured;  // in the order the sweep names them: front, baseline
+  std::string baseline;
+  for (const auto& row : csv_rows(read_file(dir + "/out/sweep.csv"))) {
+    CHECK_FALSE(fs::exists(dir + "/out/points/" + row.at("id") + "/run/report.html"));
+    if (row.at("pareto") == "1") featured.push_back(row.at("id"));
+    if (row.at("speedup") == "1.000000") baseline = row.at("id");
+  }
+  if (std::find(featured.begin(), featured.end(), baseline) == featured.end())
+    featured.push_back(baseline);
+  REQUIRE(featured.size() >= 3);
+  // Two of them cannot be rendered (a damaged stats.json): a warning each, in that order,
+  // whichever thread finishes first; the others get their page.
+  const std::string broken[2] = {featured.front(), featured.back()};
+  for (const std::string& id : broken)
+    write_file(dir + "/out/points/" + id + "/run/stats.json", "{");
+  const auto again = run_trainsim({"sweep", sweep, "--out", dir + "/out", "-j", "2", "-q"});
+  INFO(again.err);
+  REQUIRE(again.exit_code == 0);
+  std::vector<std::string> warned;
+  std::istringstream err(again.err);
+  for (std::string line; std::getline(err, line);)
+    if (line.rfind("sweep: no report.html for point ", 0) == 0)
+      warned.push_back(line.substr(32, 16));
+  CHECK(warned == std::vector<std::string>{broken[0], broken[1]});
+  for (const std::string& id : featured) {
+    const std::string run = dir + "/out/points/" + id + "/run";
+    const bool ok = id != broken[0] && id != broken[1];
+    CHECK(fs::exists(run + "/report.html") == ok);
+    CHECK((read_file(run + "/.trainsim-manifest").find("\nreport.html\n") != std::string::npos) ==
+          ok);
+  }
+  CHECK(fs::exists(dir + "/out/report.html"));
 }
 
 TEST_CASE("Points run in worker processes give the table a process per point gives", "[sweep]") {
