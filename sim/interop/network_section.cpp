@@ -1,7 +1,11 @@
 #include "sim/interop/network_section.h"
 
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
+#include <string>
+#include <utility>
 
 #include "sim/interop/onnx_network.h"
 #include "sim/interop/scalesim_inputs.h"
@@ -49,6 +53,30 @@ std::string model_file(const ConfigNode& file, const std::string& experiment,
   return *found;
 }
 
+// The network of a network file. A sweep's worker builds the same network for every point:
+// the file is parsed once per process and its network reused while the file's bytes stay the
+// same (reading and comparing a few KB instead of parsing them took 0.6 ms off each VGG-16
+// point, 3% of it). What fails to parse is not kept, so its error comes again.
+NetworkSpec network_of_file(const std::string& file) {
+  constexpr std::size_t kKept = 16;  // files; a process reads a handful
+  static std::mutex mutex;
+  static std::map<std::string, std::pair<std::string, NetworkSpec>> parsed;  // text, network
+  std::string text = read_yaml_file(file, "network");
+  {
+    const std::lock_guard<std::mutex> lock(mutex);
+    const auto it = parsed.find(file);
+    if (it != parsed.end() && it->second.first == text) return it->second.second;
+  }
+  auto origin = std::make_shared<ConfigOrigin>();
+  origin->file = file;
+  const ConfigNode net(parse_yaml_text(text, file), "network", origin);
+  NetworkSpec spec = parse_network(net, config_file_stem(file), file);
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (parsed.size() >= kKept) parsed.clear();
+  parsed[file] = {std::move(text), spec};
+  return spec;
+}
+
 NetworkSpec parse_experiment_network(const ConfigNode& node, const std::string& path,
                                      const InlinedFiles& inlined) {
   const auto from = inlined.find("network");
@@ -77,11 +105,7 @@ NetworkSpec parse_experiment_network(const ConfigNode& node, const std::string& 
     node.fail("expected a network name, a path to a network file or a mapping, got " +
               node.describe());
   }
-  std::string file = resolve_network_file(node, path);
-  auto origin = std::make_shared<ConfigOrigin>();
-  origin->file = file;
-  ConfigNode net(load_yaml_file(file, "network"), "network", origin);
-  return parse_network(net, config_file_stem(file), file);
+  return network_of_file(resolve_network_file(node, path));
 }
 
 class NetworkSection final : public ExperimentSection {

@@ -10,7 +10,7 @@
 
 namespace trainsim {
 
-YAML::Node load_yaml_file(const std::string& path, const std::string& kind) {
+std::string read_yaml_file(const std::string& path, const std::string& kind) {
   // Read the text ourselves: YAML::LoadFile's BadFile says neither which file nor why.
   if (std::filesystem::is_directory(path)) {
     throw UserError(path + ": cannot open " + kind + " file (it is a directory)");
@@ -34,7 +34,11 @@ YAML::Node load_yaml_file(const std::string& path, const std::string& kind) {
   if (in.bad()) {
     throw UserError(path + ": cannot read " + kind + " file (" + std::strerror(errno) + ")");
   }
-  return parse_yaml_text(text, path);
+  return text;
+}
+
+YAML::Node load_yaml_file(const std::string& path, const std::string& kind) {
+  return parse_yaml_text(read_yaml_file(path, kind), path);
 }
 
 YAML::Node parse_yaml_text(const std::string& text, const std::string& where) {

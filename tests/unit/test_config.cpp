@@ -211,6 +211,25 @@ layers:
     std::string msg = experiment_error(tmp, "network: nets/x.yaml\ndataset: {name: mnist}\n");
     CHECK(msg.find("network file 'nets/x.yaml' not found") != std::string::npos);
   }
+  SECTION("a network file read again gives its network; a changed one, the new network") {
+    // The process keeps the network of a file it parsed while the file's bytes are the same
+    // (network_of_file): loads after an edit, or after a broken edit, must see the file as is.
+    const std::string exp = tmp.experiment("network: tnet\ndataset: {name: mnist}\n");
+    const ExperimentSpec first = load_experiment(exp);
+    CHECK(load_experiment(exp).network.layers.size() == first.network.layers.size());
+    tmp.write("networks/tnet.yaml",
+              "input: [1, 4, 4]\nlayers:\n  - {type: flatten}\n  - {type: dense, units: 7}\n"
+              "  - {type: dense, units: 10}\n  - {type: softmax}\n");
+    const ExperimentSpec edited = load_experiment(exp);
+    REQUIRE(edited.network.layers.size() == first.network.layers.size() + 1);
+    CHECK(edited.network.layers[1].bias);
+    const std::string broken = "input: [1, 4, 4]\nlayers:\n  - {type: dense, units: 0}\n";
+    const std::string net_path = tmp.write("networks/tnet.yaml", broken);
+    for (int twice = 0; twice < 2; ++twice)
+      check_error(experiment_error(tmp, "network: tnet\ndataset: {name: mnist}\n"),
+                  fs::path(net_path).lexically_normal().string(), pos_of(broken, "0}"),
+                  "network.layers.0.units", "must be in [1, 1048576], got 0");
+  }
   SECTION("errors inside the network file name the network file") {
     std::string net = "layers:\n  - {type: dense, units: 0}\n  - {type: softmax}\n";
     std::string net_path = tmp.write("networks/bad.yaml", net);
