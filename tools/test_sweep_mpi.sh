@@ -62,4 +62,17 @@ fi
 rows=$(($(wc -l <"$tmp/mpi/sweep.csv") - 1))
 [[ "$rows" == 24 ]] || { echo "test_sweep_mpi: $rows rows, expected 24" >&2; exit 1; }
 grep -q ',failed,' "$tmp/mpi/sweep.csv" || { echo "test_sweep_mpi: no failed point recorded" >&2; exit 1; }
+# The pages written at the end, while rank 0 finalizes MPI: the sweep's, and one for each
+# point on the Pareto front (the pareto column is the second to last; a failed point's
+# error, the last, may hold commas and is never on the front).
+[[ -f "$tmp/mpi/report.html" ]] || { echo "test_sweep_mpi: no report.html" >&2; exit 1; }
+front=0
+while IFS=, read -r id rest; do
+  [[ "$rest" == *,done,* ]] || continue
+  [[ "$(awk -F, '{ print $(NF - 1) }' <<<"$rest")" == 1 ]] || continue
+  front=$((front + 1))
+  [[ -f "$tmp/mpi/points/$id/run/report.html" ]] ||
+    { echo "test_sweep_mpi: point $id is on the front but has no report.html" >&2; exit 1; }
+done < <(tail -n +2 "$tmp/mpi/sweep.csv")
+((front > 0)) || { echo "test_sweep_mpi: no point on the Pareto front" >&2; exit 1; }
 echo "test_sweep_mpi: 3 ranks wrote the same sweep.csv as -j 1 (24 points, 12 failing as expected)$( ((root)) && echo ", as root with --allow-run-as-root and with OMPI_ALLOW_RUN_AS_ROOT")"

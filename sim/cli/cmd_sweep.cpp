@@ -16,6 +16,7 @@
 #include <exception>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
@@ -149,7 +150,9 @@ bool same_sweep(const nlohmann::json& on_disk, const nlohmann::ordered_json& sta
 // milliseconds that a fast sweep's end would spend one page after another (35 ms of the
 // 60-point sweep's 0.7 s at -j 2, with the workers idle): they are rendered on up to `threads`
 // threads, and the warnings printed in the front's order whatever the threads' timing.
-void write_featured_reports(const fs::path& dir, const TableCounts& counts, int threads) {
+// `meanwhile`, if given, runs on this thread while the pages are rendered on the others.
+void write_featured_reports(const fs::path& dir, const TableCounts& counts, int threads,
+                            const std::function<void()>& meanwhile = {}) {
   std::vector<std::string> todo;
   for (const std::string& id : counts.featured) {
     const fs::path run = dir / "points" / id / "run";
@@ -174,8 +177,9 @@ void write_featured_reports(const fs::path& dir, const TableCounts& counts, int 
   };
   std::vector<std::thread> helpers;
   const std::size_t n = std::min(todo.size(), static_cast<std::size_t>(std::max(1, threads)));
-  for (std::size_t t = 1; t < n; ++t) helpers.emplace_back(render);
-  render();
+  for (std::size_t t = meanwhile ? 0 : 1; t < n; ++t) helpers.emplace_back(render);
+  if (meanwhile) meanwhile();
+  render();  // what the helpers have not taken (everything, if there are none)
   for (std::thread& t : helpers) t.join();
   for (std::size_t i = 0; i < todo.size(); ++i) {
     if (failures[i]) std::rethrow_exception(failures[i]);
@@ -514,7 +518,15 @@ int cmd_sweep(const std::vector<std::string>& args) {
   }
   bar.clear();
   const TableCounts counts = write_table(spec, *points, *rows, dir);
-  if (featured_reports) write_featured_reports(dir, counts, jobs);
+  // Under MPI every point is in and no rank sends anything more: the ranks finalize MPI
+  // while the featured pages are rendered, since MPI_Finalize waits on Open MPI's run-time
+  // (50 ms at the end of every sweep here, the processor idle).
+  std::function<void()> meanwhile;
+  if (use_mpi) meanwhile = mpi_stop;
+  if (featured_reports)
+    write_featured_reports(dir, counts, jobs, meanwhile);
+  else if (meanwhile)
+    meanwhile();
   // The page of the whole sweep, over the table as it stands (complete or not); the
   // manifest lists it (sweep_manifest), so --force may replace it.
   if (report) write_text_file((dir / "report.html").string(), render_report(dir.string()));

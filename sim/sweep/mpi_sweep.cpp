@@ -68,9 +68,12 @@ void mpi_start(int& rank, int& size) {
   // layer it has (UCX, libfabric) to pick one, which took 0.2 s of each run's start here,
   // about a sixth of a 60-point sweep on 2 ranks; ob1 (shared memory, TCP) reaches every
   // node a sweep runs on. A user's own OMPI_MCA_pml wins (no overwrite).
+  // Funneled: rank 0 renders the featured pages on threads of its own while its main thread
+  // finalizes MPI (cmd_sweep.cpp); only the main thread calls MPI.
   if (!started) {
     ::setenv("OMPI_MCA_pml", "ob1", 0);
-    MPI_Init(nullptr, nullptr);
+    int provided = 0;
+    MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
   }
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);

@@ -17,8 +17,10 @@ namespace trainsim {
 /// Whether this trainsim was built with MPI.
 bool mpi_built();
 
-/// MPI_Init (once) and this process's rank and the number of ranks.
+/// MPI_Init (once; other threads may run, only the calling one calls MPI) and this
+/// process's rank and the number of ranks.
 void mpi_start(int& rank, int& size);
+/// Waits for every rank, then MPI_Finalize; nothing after it (a second call) does anything.
 void mpi_stop();
 /// Rank 0 tells the others whether preparing the sweep worked (they exit quietly if not).
 bool mpi_agree(bool ok);
