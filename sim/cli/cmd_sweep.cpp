@@ -178,9 +178,15 @@ void write_featured_reports(const fs::path& dir, const TableCounts& counts, int 
   std::vector<std::thread> helpers;
   const std::size_t n = std::min(todo.size(), static_cast<std::size_t>(std::max(1, threads)));
   for (std::size_t t = meanwhile ? 0 : 1; t < n; ++t) helpers.emplace_back(render);
-  if (meanwhile) meanwhile();
+  std::exception_ptr meanwhile_failed;  // thrown once the helpers are joined
+  try {
+    if (meanwhile) meanwhile();
+  } catch (...) {
+    meanwhile_failed = std::current_exception();
+  }
   render();  // what the helpers have not taken (everything, if there are none)
   for (std::thread& t : helpers) t.join();
+  if (meanwhile_failed) std::rethrow_exception(meanwhile_failed);
   for (std::size_t i = 0; i < todo.size(); ++i) {
     if (failures[i]) std::rethrow_exception(failures[i]);
     if (!warnings[i].empty())

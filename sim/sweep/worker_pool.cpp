@@ -188,9 +188,9 @@ bool WorkerPool::read_replies(std::size_t i, ChildExit& out) {
 
 void WorkerPool::end_worker(std::size_t i) {
   Worker& w = workers_[i];
-  if (w.requests >= 0)
-    ::close(w.requests);  // the end of its requests: it exits once its
-                          // point (if any) is done
+  // The end of its requests (unless the destructor sent it): it exits once its point, if
+  // any, is done.
+  if (w.requests >= 0) ::close(w.requests);
   int status = 0;
   while (::waitpid(w.pid, &status, 0) < 0 && errno == EINTR) {
   }
