@@ -28,7 +28,7 @@ packages=(
   libeigen3-dev nlohmann-json3-dev zlib1g-dev
   dataset-fashion-mnist nodejs npm python3-matplotlib openmpi-bin libopenmpi-dev
   python3-pybind11 python3-dev libonnx-dev libprotobuf-dev protobuf-compiler
-  libgoogle-perftools-dev
+  libjemalloc-dev
 )
 # The test suite renders report.html in a headless browser (tools/test_report_render.py);
 # trainsim itself writes the page without one.
