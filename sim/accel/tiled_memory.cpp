@@ -1,7 +1,5 @@
 #include "sim/accel/tiled_memory.h"
 
-#include "sim/accel/mapping_hints.h"
-
 #include <algorithm>
 #include <cmath>
 #include <deque>

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <initializer_list>
 #include <sstream>
 
 #include "sim/core/error.h"
@@ -67,15 +68,15 @@ bool Pending::take(std::size_t& k, std::size_t lane) {
         longest = &r;
     if (!longest) return false;
     std::size_t mid = longest->next + (longest->end - longest->next + 1) / 2;
-    // At the group boundary nearest the middle, if one falls strictly inside the run.
+    // At the group boundary nearest the middle (else the other one beside it), if one falls
+    // strictly inside the run.
     const std::size_t below = mid / group_ * group_, above = below + group_;
-    const std::size_t nearest = mid - below <= above - mid ? below : above;
-    if (nearest > longest->next && nearest < longest->end)
-      mid = nearest;
-    else if (below > longest->next && below < longest->end)
-      mid = below;
-    else if (above > longest->next && above < longest->end)
-      mid = above;
+    const bool below_nearer = mid - below <= above - mid;
+    for (const std::size_t b : {below_nearer ? below : above, below_nearer ? above : below})
+      if (b > longest->next && b < longest->end) {
+        mid = b;
+        break;
+      }
     run = {mid, longest->end};
     longest->end = mid;
     if (run.next >= run.end) std::swap(run, *longest);  // a run of one: take it whole
