@@ -104,13 +104,33 @@ class TileStreamEngine final : public SystolicEngine {
     // The stationary registers hold still while the operand streams: their valid bits are
     // counted once per fold, as prefix sums along each row.
     if (tau == 0) {
+      valid_all_ = 0;
       for (std::int64_t i = 0; i < r_; ++i) {
         std::int64_t* prefix = &valid_prefix_[i * (C + 1)];
         prefix[0] = 0;
         for (std::int64_t j = 0; j < c; ++j) prefix[j + 1] = prefix[j] + wv_[i * C + j];
+        valid_all_ += prefix[c];
       }
+      valid_row0_ = r_ > 0 ? valid_prefix_[c] : 0;
     }
     std::int64_t latched = 0, macs = 0, macs_row0 = 0;
+    // Once the skew has filled the array and until the stream's tail enters it, every used PE
+    // holds a stream step: the counts are the fold's totals (most clocks of a long stream).
+    if (tau >= r_ + c - 2 && tau <= T - 1) {
+      latched = r_ * c;
+      macs = valid_all_;
+      macs_row0 = valid_row0_;
+    } else {
+      count_partial(tau, latched, macs, macs_row0);
+    }
+    write_outputs(tau, macs, macs_row0, latched);
+  }
+
+  // The counts of a clock while the skew fills or drains the array: row i's PEs holding a
+  // stream step are j in [tau - i - T + 1, tau - i] within [0, c).
+  void count_partial(std::int64_t tau, std::int64_t& latched, std::int64_t& macs,
+                     std::int64_t& macs_row0) const {
+    const std::int64_t C = m_.cols, c = c_, T = m_.t;
     for (std::int64_t i = 0; i < r_; ++i) {
       // The PEs of row i holding a stream step: j in [tau - i - T + 1, tau - i] within [0, c).
       const std::int64_t lo = std::max<std::int64_t>(0, tau - i - T + 1),
@@ -122,6 +142,11 @@ class TileStreamEngine final : public SystolicEngine {
       macs += k;
       if (i == 0) macs_row0 = k;
     }
+  }
+
+  void write_outputs(std::int64_t tau, std::int64_t macs, std::int64_t macs_row0,
+                     std::int64_t latched) {
+    const std::int64_t C = m_.cols, c = c_, T = m_.t;
     // The last used row hands its psums to the buffer port; a later row fold adds them to
     // the partial sums the earlier ones left there (read-modify-write).
     std::int64_t outputs = 0;
@@ -129,15 +154,19 @@ class TileStreamEngine final : public SystolicEngine {
     const double* ps = &ps_[last * C];
     const std::int64_t lo = std::max<std::int64_t>(0, tau - last - T + 1),
                        hi = std::min<std::int64_t>(c - 1, tau - last);
-    for (std::int64_t j = lo; j <= hi; ++j) {
-      const std::int64_t idx = (tau - last - j) * in_.out_stride_t + (c0_ + j) * in_.out_stride_c;
+    if (hi >= lo) {
+      outputs = hi - lo + 1;
+      // Column j's output belongs to stream step tau - last - j: walking j up walks the
+      // output back by one stream step and on by one column.
+      const std::int64_t step = in_.out_stride_c - in_.out_stride_t;
+      double* out = &out_[static_cast<std::size_t>((tau - last - lo) * in_.out_stride_t +
+                                                   (c0_ + lo) * in_.out_stride_c)];
       if (fr_ > 0) {
-        out_[idx] += ps[j];
-        ++st_.buffer.reads[kOfmap];
+        for (std::int64_t j = lo; j <= hi; ++j, out += step) *out += ps[j];
+        st_.buffer.reads[kOfmap] += outputs;
       } else {
-        out_[idx] = ps[j];
+        for (std::int64_t j = lo; j <= hi; ++j, out += step) *out = ps[j];
       }
-      ++outputs;
     }
     st_.buffer.writes[kOfmap] += outputs;
     st_.macs += macs;
@@ -158,6 +187,7 @@ class TileStreamEngine final : public SystolicEngine {
   std::vector<std::int32_t> wv_;
   std::vector<std::int64_t> valid_prefix_;  // per row: valid stationary registers in [0, j)
   std::int64_t pad_ = 0, stride_ = 0;
+  std::int64_t valid_all_ = 0, valid_row0_ = 0;  // the fold's valid stationary registers
 };
 
 }  // namespace
