@@ -369,25 +369,36 @@ class RsEngine final : public ArrayEngine {
 
   // The buffer latches last cycle's top-row psums (still in their link registers); a second
   // write to an output is a read-modify-write (accumulation across channel groups,
-  // filter-row segments and row chunks).
+  // filter-row segments and row chunks). A set writes back the w output rows of its strip
+  // at once, and every write to those outputs comes from a set of the same strip (the
+  // strips partition the rows), so the run is written for the first time all together or
+  // not at all: one flag per run, kept at its first output.
   void commit_pending() {
     if (pending_.empty()) return;
     const std::int64_t w = cls().w, E = m_.E, EF = m_.E * m_.F;
     for (const Pending& pd : pending_) {
       const Group& g = groups_[pd.g];
       const double* __restrict link = &link_[g.z0 * w];  // row 0: layout index z w + j
+      // Sets of one pass often hold the same outputs (other channel groups or row chunks
+      // of the same image and filters): the write-backs of a run of such sets are summed
+      // in a register, in the same order, and stored once; through memory, set after set,
+      // each addition waited for the store before it.
       std::int64_t rmw = 0;
-      for (std::int64_t z = g.z0; z < g.z1; ++z, link += w) {
+      for (std::int64_t z = g.z0; z < g.z1;) {
         const std::int64_t o0 = slots_[z].obase + pd.f * EF + pd.x * E;
-        double* __restrict out = &acc_[o0];
-        std::uint8_t* __restrict written = &written_[o0];
+        std::int64_t z1 = z + 1;
+        while (z1 < g.z1 && slots_[z1].obase + pd.f * EF + pd.x * E == o0) ++z1;
+        rmw += written_[o0] + (z1 - z - 1);  // after the first, each set finds them written
+        written_[o0] = 1;
+        const double* __restrict first = link + (z - g.z0) * w;
         for (std::int64_t j = 0; j < w; ++j) {
-          rmw += written[j];
-          written[j] = 1;
-          out[j] += link[j];
+          double sum = acc_[o0 + j];
+          for (const double* l = first + j; l < first + (z1 - z) * w; l += w) sum += *l;
+          acc_[o0 + j] = sum;
         }
+        z = z1;
       }
-      st_.buffer.reads[kOfmap] += rmw;
+      st_.buffer.reads[kOfmap] += rmw * w;
       st_.buffer.writes[kOfmap] += (g.z1 - g.z0) * w;
     }
     pending_.clear();
