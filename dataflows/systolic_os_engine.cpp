@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "dataflows/systolic_engine.h"
+#include "dataflows/vector_rows.h"
 
 namespace trainsim {
 namespace {
@@ -51,22 +52,36 @@ class OutputStationaryEngine final : public SystolicEngine {
     };
     st_.buffer.reads[kIfmap] += in_range(r_);
     st_.buffer.reads[kFilter] += in_range(c);
-    // Bubbles carry 0, so the MAC runs branch-free over the used PEs.
-    std::int64_t latched = 0, first = 0;
-    for (std::int64_t i = 0; i < r_; ++i) {
-      double* __restrict acc = &acc_[i * C];
-      const double* __restrict a =
-          &a_rev_[static_cast<std::size_t>((r0_ + i) * a_stride_ + pad_ + K - 1 - tau + i)];
-      const double* __restrict b =
-          &b_diag_[static_cast<std::size_t>((diag_offset_ + tau - i + c0_) * N + c0_)];
-      for (std::int64_t j = 0; j < c; ++j) acc[j] += a[j] * b[j];
-      // PEs of row i holding a step: j in [tau - i - K + 1, tau - i] within [0, c); the one
-      // at step 0 starts its accumulator.
-      const std::int64_t lo = std::max<std::int64_t>(0, tau - i - K + 1),
-                         hi = std::min<std::int64_t>(c - 1, tau - i);
-      if (hi >= lo) latched += hi - lo + 1;
-      if (tau - i >= 0 && tau - i < c) ++first;
+    // Bubbles carry 0, so the MAC runs branch-free over the used PEs; a fold as wide as a
+    // common array runs rows of that fixed width (vector_rows.h).
+    switch (c) {
+      case 8:
+        mac_rows<8>(tau);
+        break;
+      case 16:
+        mac_rows<16>(tau);
+        break;
+      case 32:
+        mac_rows<32>(tau);
+        break;
+      default:
+        mac_rows<0>(tau);
     }
+    // PEs of row i holding a step: j in [tau - i - K + 1, tau - i] within [0, c); once the
+    // skew has filled the array and until the last step enters it, all of them.
+    std::int64_t latched = 0;
+    if (tau >= r_ + c - 2 && tau <= K - 1) {
+      latched = r_ * c;
+    } else {
+      for (std::int64_t i = 0; i < r_; ++i) {
+        const std::int64_t lo = std::max<std::int64_t>(0, tau - i - K + 1),
+                           hi = std::min<std::int64_t>(c - 1, tau - i);
+        if (hi >= lo) latched += hi - lo + 1;
+      }
+    }
+    // The PEs at step 0 start their accumulators: row i's is column tau - i, if in [0, c).
+    const std::int64_t first = std::max<std::int64_t>(
+        0, std::min<std::int64_t>(r_ - 1, tau) - std::max<std::int64_t>(0, tau - c + 1) + 1);
     const std::int64_t macs = latched;  // both operands of a PE carry the same step
     // PEs that just did step K - 1 lie on one anti-diagonal; each sends its output over its
     // column's port to the buffer (one per column per cycle).
@@ -92,6 +107,24 @@ class OutputStationaryEngine final : public SystolicEngine {
     st_.noc.writes[kOfmap] += outputs;
     st_.buffer.writes[kOfmap] += outputs;
     active_ = static_cast<int>(macs);
+  }
+
+  // The MACs of a clock; `Width` the used columns (a multiple of 8), 0: c_ (any).
+  template <int Width>
+  void mac_rows(std::int64_t tau) {
+    const std::int64_t C = m_.cols, K = m_.t, N = m_.gemm.n;
+    for (std::int64_t i = 0; i < r_; ++i) {
+      double* __restrict acc = &acc_[i * C];
+      const double* __restrict a =
+          &a_rev_[static_cast<std::size_t>((r0_ + i) * a_stride_ + pad_ + K - 1 - tau + i)];
+      const double* __restrict b =
+          &b_diag_[static_cast<std::size_t>((diag_offset_ + tau - i + c0_) * N + c0_)];
+      if constexpr (Width > 0) {
+        row_fma<Width>(acc, acc, a, b);
+      } else {
+        for (std::int64_t j = 0; j < c_; ++j) acc[j] += a[j] * b[j];
+      }
+    }
   }
 
   std::vector<double> A_, B_;

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "dataflows/systolic_engine.h"
+#include "dataflows/vector_rows.h"
 
 namespace trainsim {
 namespace {
@@ -52,6 +53,29 @@ class TileStreamEngine final : public SystolicEngine {
       stream(tau - m_.load_cycles);
   }
 
+  // The MACs of a clock, bottom row first; `Width` the used columns (a multiple of 8, see
+  // vector_rows.h), 0: c_ (any).
+  template <int Width>
+  void mac_rows(std::int64_t tau) {
+    const std::int64_t C = m_.cols;
+    if constexpr (Width > 0) {
+      for (std::int64_t i = r_ - 1; i > 0; --i)
+        row_fma<Width>(&ps_[i * C], &ps_[(i - 1) * C], moving_at(i, tau), &w_[i * C]);
+      row_mul<Width>(ps_.data(), moving_at(0, tau), w_.data());
+    } else {
+      const std::int64_t c = c_;
+      for (std::int64_t i = r_ - 1; i > 0; --i) {
+        double* __restrict ps = &ps_[i * C];
+        const double* __restrict a = moving_at(i, tau);
+        const double* __restrict w = &w_[i * C];
+        const double* __restrict up = &ps_[(i - 1) * C];
+        for (std::int64_t j = 0; j < c; ++j) ps[j] = up[j] + a[j] * w[j];
+      }
+      const double* __restrict a = moving_at(0, tau);
+      for (std::int64_t j = 0; j < c; ++j) ps_[j] = a[j] * w_[j];
+    }
+  }
+
   // The stationary tile shifts down one row per cycle from the top edge; the value for row
   // i enters at cycle R - 1 - i, so after R cycles every row holds its own.
   void load(std::int64_t cycle) {
@@ -89,17 +113,20 @@ class TileStreamEngine final : public SystolicEngine {
     const std::int64_t first = std::max<std::int64_t>(0, tau - T + 1),
                        injecting = std::min<std::int64_t>(r_ - 1, tau) - first + 1;
     if (injecting > 0) st_.buffer.reads[in_.mov_operand] += injecting;
-    // Bottom-up, so each row still sees the psum the row above produced last cycle.
-    for (std::int64_t i = r_ - 1; i >= 0; --i) {
-      double* __restrict ps = &ps_[i * C];
-      const double* __restrict a = moving_at(i, tau);
-      const double* __restrict w = &w_[i * C];
-      if (i > 0) {
-        const double* __restrict up = &ps_[(i - 1) * C];
-        for (std::int64_t j = 0; j < c; ++j) ps[j] = up[j] + a[j] * w[j];
-      } else {
-        for (std::int64_t j = 0; j < c; ++j) ps[j] = a[j] * w[j];
-      }
+    // Bottom-up, so each row still sees the psum the row above produced last cycle. A fold
+    // as wide as a common array runs rows of that fixed width.
+    switch (c) {
+      case 8:
+        mac_rows<8>(tau);
+        break;
+      case 16:
+        mac_rows<16>(tau);
+        break;
+      case 32:
+        mac_rows<32>(tau);
+        break;
+      default:
+        mac_rows<0>(tau);
     }
     // The stationary registers hold still while the operand streams: their valid bits are
     // counted once per fold, as prefix sums along each row.

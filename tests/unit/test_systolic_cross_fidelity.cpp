@@ -38,10 +38,11 @@ struct Case {
   AcceleratorSpec acc;
 };
 
-// Arrays cover 1x1, single rows / columns and shapes that divide nothing evenly.
+// Arrays cover 1x1, single rows / columns and shapes that divide nothing evenly, and the
+// widths the engines run as fixed-width vectors (8, 16, 32 columns: vector_rows.h).
 std::vector<Case> random_cases(std::uint64_t seed, int count) {
-  const std::pair<int, int> arrays[] = {{1, 1}, {1, 6}, {5, 1}, {3, 5}, {4, 4},
-                                        {2, 7}, {8, 3}, {6, 6}, {7, 2}, {16, 16}};
+  const std::pair<int, int> arrays[] = {{1, 1}, {1, 6}, {5, 1}, {3, 5},   {4, 4}, {2, 7},
+                                        {8, 3}, {6, 6}, {7, 2}, {16, 16}, {4, 8}, {3, 32}};
   Rng rng(seed);
   auto pick = [&](std::int64_t lo, std::int64_t hi) {
     return lo + static_cast<std::int64_t>(rng.below(static_cast<std::uint64_t>(hi - lo + 1)));

@@ -1,0 +1,38 @@
+#pragma once
+// Fixed-width row kernels of the systolic engines: a row of PEs' MACs in one clock, as
+// 8-double vectors (GCC's vector extension; unaligned loads and stores through memcpy).
+// Written out because the compiler, left to a row loop of runtime width over one register
+// array, either checks for overlap at every call or keeps the loop scalar; the engines' time
+// is this loop. `Width` is a multiple of 8. Each is written as the general loops write it
+// (dst = add + a * b), so both round, and contract to FMAs, alike.
+#include <cstring>
+
+namespace trainsim {
+
+using Doubles8 = double __attribute__((vector_size(64)));
+
+inline Doubles8 load8(const double* p) {
+  Doubles8 v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+inline void store8(double* p, const Doubles8& v) {
+  std::memcpy(p, &v, sizeof v);
+}
+
+/// dst[j] = add[j] + a[j] * b[j] for j < Width; `dst` may be `add`.
+template <int Width>
+inline void row_fma(double* dst, const double* add, const double* a, const double* b) {
+  static_assert(Width % 8 == 0, "whole vectors only");
+  for (int j = 0; j < Width; j += 8) store8(dst + j, load8(add + j) + load8(a + j) * load8(b + j));
+}
+
+/// dst[j] = a[j] * b[j] for j < Width.
+template <int Width>
+inline void row_mul(double* dst, const double* a, const double* b) {
+  static_assert(Width % 8 == 0, "whole vectors only");
+  for (int j = 0; j < Width; j += 8) store8(dst + j, load8(a + j) * load8(b + j));
+}
+
+}  // namespace trainsim
