@@ -284,7 +284,12 @@ OpCost GpuModel::cost(const Op& op, GpuKernelChoice& choice) const {
       const double layout =
           tc && R * S > 1 ? f.conv_layout_traffic * 2 * (x + y) * repeat / (bw * beta) : 0;
       const double mem = bytes / (bw * beta);
-      double m = 0, n = 0, k = 0, eff = 1, depth = cf.split_k_min_depth, size = Ho;
+      // cuDNN's forward and data-gradient kernels run a tile's whole reduction in one block
+      // (no split-K: the discriminator's last layer of DCGAN, 512 channels to 1, two blocks
+      // of 8,192-deep products, takes 143 us on the H100 where 24 splits would give 10);
+      // its weight-gradient kernels split their reduction over the images.
+      double m = 0, n = 0, k = 0, eff = 1, depth = std::numeric_limits<double>::infinity(),
+             size = Ho;
       const char* pass_name = "forward";
       double t_min = 0, t_max = 0, t_traffic = 1;
       switch (pass) {
