@@ -54,19 +54,7 @@ class OutputStationaryEngine final : public SystolicEngine {
     st_.buffer.reads[kFilter] += in_range(c);
     // Bubbles carry 0, so the MAC runs branch-free over the used PEs; a fold as wide as a
     // common array runs rows of that fixed width (vector_rows.h).
-    switch (c) {
-      case 8:
-        mac_rows<8>(tau);
-        break;
-      case 16:
-        mac_rows<16>(tau);
-        break;
-      case 32:
-        mac_rows<32>(tau);
-        break;
-      default:
-        mac_rows<0>(tau);
-    }
+    with_row_width(c, [&](auto width) { mac_rows<decltype(width)::value>(tau); });
     // PEs of row i holding a step: j in [tau - i - K + 1, tau - i] within [0, c); once the
     // skew has filled the array and until the last step enters it, all of them.
     std::int64_t latched = 0;

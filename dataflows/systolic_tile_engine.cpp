@@ -115,19 +115,7 @@ class TileStreamEngine final : public SystolicEngine {
     if (injecting > 0) st_.buffer.reads[in_.mov_operand] += injecting;
     // Bottom-up, so each row still sees the psum the row above produced last cycle. A fold
     // as wide as a common array runs rows of that fixed width.
-    switch (c) {
-      case 8:
-        mac_rows<8>(tau);
-        break;
-      case 16:
-        mac_rows<16>(tau);
-        break;
-      case 32:
-        mac_rows<32>(tau);
-        break;
-      default:
-        mac_rows<0>(tau);
-    }
+    with_row_width(c, [&](auto width) { mac_rows<decltype(width)::value>(tau); });
     // The stationary registers hold still while the operand streams: their valid bits are
     // counted once per fold, as prefix sums along each row.
     if (tau == 0) {

@@ -6,6 +6,7 @@
 // is this loop. `Width` is a multiple of 8. Each is written as the general loops write it
 // (dst = add + a * b), so both round, and contract to FMAs, alike.
 #include <cstring>
+#include <type_traits>
 
 namespace trainsim {
 
@@ -33,6 +34,22 @@ template <int Width>
 inline void row_mul(double* dst, const double* a, const double* b) {
   static_assert(Width % 8 == 0, "whole vectors only");
   for (int j = 0; j < Width; j += 8) store8(dst + j, load8(a + j) * load8(b + j));
+}
+
+/// Calls f(std::integral_constant<int, W>) with W the fixed width `c` has a kernel for (8,
+/// 16, 32), or W = 0 (the caller's general loop) for any other.
+template <class F>
+inline void with_row_width(long c, F&& f) {
+  switch (c) {
+    case 8:
+      return f(std::integral_constant<int, 8>{});
+    case 16:
+      return f(std::integral_constant<int, 16>{});
+    case 32:
+      return f(std::integral_constant<int, 32>{});
+    default:
+      return f(std::integral_constant<int, 0>{});
+  }
 }
 
 }  // namespace trainsim
