@@ -81,9 +81,12 @@ GpuIterationResult price_gpu_iteration(const GpuSpec& gpu, const NetworkSpec& sp
   const GpuModel model(gpu);
   const GpuFit& f = gpu.fit();
 
-  // The stream: under mixed precision, autocast casts the input batch and every weight of a
-  // GEMM or convolution to 16 bits before its layer's forward op, and its gradient back after
-  // its backward-weight op; then the DAG's ops in issue order.
+  // The stream: under mixed precision, autocast casts the input batch and every parameter
+  // tensor of a GEMM or convolution (the weights, and the bias apart) to 16 bits before its
+  // layer's forward op, and their gradients back after its backward-weight and bias-gradient
+  // ops; the loss runs in fp32, so its input is cast up before it and its gradient down after
+  // (the profile's copy_ of [256, 1000] for AlexNet, of [256] for DCGAN); then the DAG's ops
+  // in issue order.
   std::vector<GpuIterationOp> stream;
   auto add = [&](const Op& op, const std::string& type, const std::string& cat) {
     GpuIterationOp o;
@@ -92,27 +95,48 @@ GpuIterationResult price_gpu_iteration(const GpuSpec& gpu, const NetworkSpec& sp
     stream.push_back(o);
   };
   const bool half = gpu.tensor();
+  // A layer's bias: its output channels (units), when the DAG adds one.
+  std::vector<std::int64_t> bias(net.size(), 0);
+  for (int i = 0; i < dag.size(); ++i)
+    if (dag.node(i).type == PaperOpType::kBiasAdd) {
+      const auto l = static_cast<std::size_t>(dag.node(i).op.layer);
+      bias[l] = net.layer(l).out.c;
+    }
   auto weights = [&](int layer) -> std::int64_t {
     const LayerFamily f = layer_family(net.layer_spec(static_cast<std::size_t>(layer)).type);
     const bool gemm = f == LayerFamily::kConv || f == LayerFamily::kConvTranspose ||
                       f == LayerFamily::kDense || f == LayerFamily::kLinear;
-    return gemm ? net.layer(static_cast<std::size_t>(layer)).params : 0;
+    const auto l = static_cast<std::size_t>(layer);
+    return gemm ? net.layer(l).params - bias[l] : 0;
   };
   if (half) {
     const auto& in = spec.input;
     add(cast_op(std::int64_t{batch} * in[0] * in[1] * in[2], -1, true), "Cast", "cast");
   }
+  bool loss_cast = false;
   for (int i = 0; i < dag.size(); ++i) {
     const DagNode& n = dag.node(i);
     const int layer = n.op.layer;
-    const std::string& type = net.layer_spec(static_cast<std::size_t>(layer)).type;
+    const auto l = static_cast<std::size_t>(layer);
+    const std::string& type = net.layer_spec(l).type;
+    const std::string cat = category(n, type);
+    const std::int64_t logits = std::int64_t{batch} * net.layer(l).in.size();
     if (half && n.slot == LayerOpSlot::kForward && n.type != PaperOpType::kBiasAdd &&
-        weights(layer))
+        weights(layer)) {
       add(cast_op(weights(layer), layer, true), "Cast", "cast");
-    add(n.op, paper_op_type_name(n.type), category(n, type));
+      if (bias[l] > 0) add(cast_op(bias[l], layer, true), "Cast", "cast");
+    }
+    if (half && cat == "loss" && n.slot == LayerOpSlot::kForward && !loss_cast) {
+      add(cast_op(logits, layer, false), "Cast", "cast");
+      loss_cast = true;
+    }
+    add(n.op, paper_op_type_name(n.type), cat);
     if (half && n.slot == LayerOpSlot::kBackwardWeight && n.type != PaperOpType::kBiasAddGrad &&
         weights(layer))
       add(cast_op(weights(layer), layer, false), "Cast", "cast");
+    if (half && n.type == PaperOpType::kBiasAddGrad && bias[l] > 0)
+      add(cast_op(bias[l], layer, false), "Cast", "cast");
+    if (half && n.slot == LayerOpSlot::kLossGrad) add(cast_op(logits, layer, true), "Cast", "cast");
   }
 
   double issue = 0, end = 0, op_j = 0;

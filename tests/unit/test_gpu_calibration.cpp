@@ -198,17 +198,15 @@ TEST_CASE("Whole AlexNet and DCGAN iterations on the fitted H100", "[gpu]") {
   const std::vector<GpuIterationResult> its = price_gpu_iterations(h100(), data());
   REQUIRE(its.size() == 4);
   using P = GpuPrecision;
-  // Time within 5% and energy within 10% of models.csv, except: AlexNet in bf16 (-6.2%: the
-  // profile's adaptive average pool, 0.32 ms of slow generic kernels, and its max pools' 3x3
-  // windows are no op or slower than trainsim's lowering prices them), and DCGAN in bf16, a
-  // host-bound iteration whose time determined the host's time per op (host_op_us): its time
-  // is the fit's, its energy +14.0% (docs/gpu.md).
+  // Time within 5% and energy within 10% of models.csv, except DCGAN in bf16, a host-bound
+  // iteration whose time determined the host's time per op (host_op_us): its time is the
+  // fit's, its energy +14.0% (docs/gpu.md).
   struct Bound {
     const char* model;
     P p;
     double time_pct, energy_pct;
   };
-  for (const Bound& b : {Bound{"alexnet", P::kFp32, 5, 10}, Bound{"alexnet", P::kBf16, 7, 10},
+  for (const Bound& b : {Bound{"alexnet", P::kFp32, 5, 10}, Bound{"alexnet", P::kBf16, 5, 10},
                          Bound{"dcgan", P::kFp32, 5, 10}, Bound{"dcgan", P::kBf16, 1, 15}}) {
     const GpuIterationResult& it = iteration(its, b.model, b.p);
     INFO(b.model << " " << gpu_precision_name(b.p) << ": " << it.seconds * 1e3 << " ms against "
@@ -223,11 +221,18 @@ TEST_CASE("Whole AlexNet and DCGAN iterations on the fitted H100", "[gpu]") {
   }
   const GpuIterationResult& dcgan16 = iteration(its, "dcgan", P::kBf16);
   CHECK(dcgan16.host_s > dcgan16.device_s);
-  // Mixed precision casts every GEMM's and convolution's weights each way and the input once.
+  // Mixed precision casts every GEMM's and convolution's weights and biases each way, the
+  // input once, and the loss's input up and its gradient down: as many casts as the
+  // profile's copy_ calls (35 for AlexNet, 23 for DCGAN, whose layers have no biases).
+  auto casts = [](const GpuIterationResult& it) {
+    int n = 0;
+    for (const GpuIterationOp& o : it.ops) n += o.type == "Cast" ? 1 : 0;
+    return n;
+  };
   const GpuIterationResult& alex16 = iteration(its, "alexnet", P::kBf16);
-  int casts = 0;
-  for (const GpuIterationOp& o : alex16.ops) casts += o.type == "Cast" ? 1 : 0;
-  CHECK(casts == 2 * 8 + 1);
+  CHECK(casts(alex16) == 2 * (8 + 8) + 1 + 2);
+  CHECK(casts(dcgan16) == 2 * 10 + 1 + 2);
+  CHECK(casts(iteration(its, "alexnet", P::kFp32)) == 0);
   // The per-category table has the profile's categories.
   const auto rows = parse_csv(alex16.types_csv);
   CHECK(rows[0] == std::vector<std::string>{"category", "model_ops", "model_us", "profile_calls",
