@@ -113,9 +113,38 @@ GpuIterationResult price_gpu_iteration(const GpuSpec& gpu, const NetworkSpec& sp
     const auto& in = spec.input;
     add(cast_op(std::int64_t{batch} * in[0] * in[1] * in[2], -1, true), "Cast", "cast");
   }
-  bool loss_cast = false;
+  // cuDNN computes batch norm's data and parameter gradients in one kernel, which reads x and
+  // dY once (trainsim's DAG has two ops, as an accelerator runs them): the parameter
+  // gradient's outputs and flops join the data gradient's op.
+  std::vector<int> bn_data(net.size(), -1), bn_weight(net.size(), -1);
   for (int i = 0; i < dag.size(); ++i) {
     const DagNode& n = dag.node(i);
+    const auto l = static_cast<std::size_t>(n.op.layer);
+    if (layer_family(net.layer_spec(l).type) != LayerFamily::kNorm) continue;
+    if (n.slot == LayerOpSlot::kBackwardData) bn_data[l] = i;
+    if (n.slot == LayerOpSlot::kBackwardWeight) bn_weight[l] = i;
+  }
+  bool loss_cast = false;
+  for (int i = 0; i < dag.size(); ++i) {
+    DagNode n = dag.node(i);
+    {
+      const auto l = static_cast<std::size_t>(n.op.layer);
+      const int first = std::min(bn_data[l], bn_weight[l]);
+      const bool grad =
+          n.slot == LayerOpSlot::kBackwardData || n.slot == LayerOpSlot::kBackwardWeight;
+      if (grad && bn_data[l] >= 0 && bn_weight[l] >= 0) {
+        if (i != first) continue;  // joined the other
+        const Op& dw = dag.node(bn_weight[l]).op;
+        n = dag.node(bn_data[l]);
+        for (const TensorUse& t : dw.outputs)
+          for (TensorUse& slot : n.op.outputs)
+            if (slot.id == kNoTensor && slot.words == 0) {
+              slot = t;
+              break;
+            }
+        n.op.eltwise.flops += dw.eltwise.flops;
+      }
+    }
     const int layer = n.op.layer;
     const auto l = static_cast<std::size_t>(layer);
     const std::string& type = net.layer_spec(l).type;

@@ -198,16 +198,16 @@ TEST_CASE("Whole AlexNet and DCGAN iterations on the fitted H100", "[gpu]") {
   const std::vector<GpuIterationResult> its = price_gpu_iterations(h100(), data());
   REQUIRE(its.size() == 4);
   using P = GpuPrecision;
-  // Time within 5% and energy within 10% of models.csv, except DCGAN in bf16, a host-bound
-  // iteration whose time determined the host's time per op (host_op_us): its time is the
-  // fit's, its energy +14.0% (docs/gpu.md).
+  // Time within 5% and energy within 10% of models.csv (issue 32). DCGAN in bf16 is a
+  // host-bound iteration whose time determined the host's time per op (host_op_us): its time
+  // is the fit's, so its bound only checks the fit (docs/gpu.md).
   struct Bound {
     const char* model;
     P p;
     double time_pct, energy_pct;
   };
   for (const Bound& b : {Bound{"alexnet", P::kFp32, 5, 10}, Bound{"alexnet", P::kBf16, 5, 10},
-                         Bound{"dcgan", P::kFp32, 5, 10}, Bound{"dcgan", P::kBf16, 1, 15}}) {
+                         Bound{"dcgan", P::kFp32, 5, 10}, Bound{"dcgan", P::kBf16, 1, 10}}) {
     const GpuIterationResult& it = iteration(its, b.model, b.p);
     INFO(b.model << " " << gpu_precision_name(b.p) << ": " << it.seconds * 1e3 << " ms against "
                  << it.measured_s * 1e3 << ", " << it.joules << " J against " << it.measured_j);
@@ -233,6 +233,14 @@ TEST_CASE("Whole AlexNet and DCGAN iterations on the fitted H100", "[gpu]") {
   CHECK(casts(alex16) == 2 * (8 + 8) + 1 + 2);
   CHECK(casts(dcgan16) == 2 * 10 + 1 + 2);
   CHECK(casts(iteration(its, "alexnet", P::kFp32)) == 0);
+  // Batch norm's backward pass is one kernel, as cuDNN's: DCGAN's 7 batch-norm layers give 7
+  // normalization-gradient ops (the profile's 7 cudnn_batch_norm_backward calls).
+  for (P p : {P::kFp32, P::kBf16}) {
+    int bn_grads = 0;
+    for (const GpuIterationOp& o : iteration(its, "dcgan", p).ops)
+      bn_grads += o.category == "normalization grad" ? 1 : 0;
+    CHECK(bn_grads == 7);
+  }
   // The per-category table has the profile's categories.
   const auto rows = parse_csv(alex16.types_csv);
   CHECK(rows[0] == std::vector<std::string>{"category", "model_ops", "model_us", "profile_calls",
