@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <optional>
 
 #include "sim/core/csv.h"
 #include "sim/core/paths.h"
@@ -114,37 +115,40 @@ GpuIterationResult price_gpu_iteration(const GpuSpec& gpu, const NetworkSpec& sp
     add(cast_op(std::int64_t{batch} * in[0] * in[1] * in[2], -1, true), "Cast", "cast");
   }
   // cuDNN computes batch norm's data and parameter gradients in one kernel, which reads x and
-  // dY once (trainsim's DAG has two ops, as an accelerator runs them): the parameter
-  // gradient's outputs and flops join the data gradient's op.
-  std::vector<int> bn_data(net.size(), -1), bn_weight(net.size(), -1);
+  // dY once (trainsim's DAG has two ops, as an accelerator runs them): the first of the two
+  // in issue order stands for both, the parameter gradient's outputs and flops joined to the
+  // data gradient's op; the second is skipped.
+  std::vector<int> norm_data(net.size(), -1), norm_weight(net.size(), -1);
   for (int i = 0; i < dag.size(); ++i) {
     const DagNode& n = dag.node(i);
     const auto l = static_cast<std::size_t>(n.op.layer);
     if (layer_family(net.layer_spec(l).type) != LayerFamily::kNorm) continue;
-    if (n.slot == LayerOpSlot::kBackwardData) bn_data[l] = i;
-    if (n.slot == LayerOpSlot::kBackwardWeight) bn_weight[l] = i;
+    if (n.slot == LayerOpSlot::kBackwardData) norm_data[l] = i;
+    if (n.slot == LayerOpSlot::kBackwardWeight) norm_weight[l] = i;
   }
+  auto node_at = [&](int i) -> std::optional<DagNode> {
+    const DagNode& n = dag.node(i);
+    const auto l = static_cast<std::size_t>(n.op.layer);
+    const bool grad =
+        n.slot == LayerOpSlot::kBackwardData || n.slot == LayerOpSlot::kBackwardWeight;
+    if (!grad || norm_data[l] < 0 || norm_weight[l] < 0) return n;
+    if (i != std::min(norm_data[l], norm_weight[l])) return std::nullopt;
+    DagNode joined = dag.node(norm_data[l]);
+    const Op& dw = dag.node(norm_weight[l]).op;
+    for (const TensorUse& t : dw.outputs)
+      for (TensorUse& slot : joined.op.outputs)
+        if (slot.id == kNoTensor && slot.words == 0) {
+          slot = t;
+          break;
+        }
+    joined.op.eltwise.flops += dw.eltwise.flops;
+    return joined;
+  };
   bool loss_cast = false;
   for (int i = 0; i < dag.size(); ++i) {
-    DagNode n = dag.node(i);
-    {
-      const auto l = static_cast<std::size_t>(n.op.layer);
-      const int first = std::min(bn_data[l], bn_weight[l]);
-      const bool grad =
-          n.slot == LayerOpSlot::kBackwardData || n.slot == LayerOpSlot::kBackwardWeight;
-      if (grad && bn_data[l] >= 0 && bn_weight[l] >= 0) {
-        if (i != first) continue;  // joined the other
-        const Op& dw = dag.node(bn_weight[l]).op;
-        n = dag.node(bn_data[l]);
-        for (const TensorUse& t : dw.outputs)
-          for (TensorUse& slot : n.op.outputs)
-            if (slot.id == kNoTensor && slot.words == 0) {
-              slot = t;
-              break;
-            }
-        n.op.eltwise.flops += dw.eltwise.flops;
-      }
-    }
+    const std::optional<DagNode> node = node_at(i);
+    if (!node) continue;
+    const DagNode& n = *node;
     const int layer = n.op.layer;
     const auto l = static_cast<std::size_t>(layer);
     const std::string& type = net.layer_spec(l).type;
