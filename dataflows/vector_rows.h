@@ -12,28 +12,34 @@ namespace trainsim {
 
 using Doubles8 = double __attribute__((vector_size(64)));
 
-inline Doubles8 load8(const double* p) {
-  Doubles8 v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-
-inline void store8(double* p, const Doubles8& v) {
-  std::memcpy(p, &v, sizeof v);
-}
+// No function takes or returns a Doubles8 by value: on a machine without AVX-512 that would
+// change the ABI (GCC's -Wpsabi); the vectors live in registers inside each loop.
 
 /// dst[j] = add[j] + a[j] * b[j] for j < Width; `dst` may be `add`.
 template <int Width>
 inline void row_fma(double* dst, const double* add, const double* a, const double* b) {
   static_assert(Width % 8 == 0, "whole vectors only");
-  for (int j = 0; j < Width; j += 8) store8(dst + j, load8(add + j) + load8(a + j) * load8(b + j));
+  for (int j = 0; j < Width; j += 8) {
+    Doubles8 x, y, z;
+    std::memcpy(&x, add + j, sizeof x);
+    std::memcpy(&y, a + j, sizeof y);
+    std::memcpy(&z, b + j, sizeof z);
+    const Doubles8 r = x + y * z;
+    std::memcpy(dst + j, &r, sizeof r);
+  }
 }
 
 /// dst[j] = a[j] * b[j] for j < Width.
 template <int Width>
 inline void row_mul(double* dst, const double* a, const double* b) {
   static_assert(Width % 8 == 0, "whole vectors only");
-  for (int j = 0; j < Width; j += 8) store8(dst + j, load8(a + j) * load8(b + j));
+  for (int j = 0; j < Width; j += 8) {
+    Doubles8 y, z;
+    std::memcpy(&y, a + j, sizeof y);
+    std::memcpy(&z, b + j, sizeof z);
+    const Doubles8 r = y * z;
+    std::memcpy(dst + j, &r, sizeof r);
+  }
 }
 
 /// Calls f(std::integral_constant<int, W>) with W the fixed width `c` has a kernel for (8,
