@@ -95,6 +95,10 @@ void WorkerPool::start_worker() {
   track_child_group(pid);
 }
 
+void WorkerPool::start(std::size_t n) {
+  while (workers_.size() < std::min(n, max_workers_)) start_worker();
+}
+
 void WorkerPool::submit(const std::vector<std::string>& args, const std::string& stderr_path,
                         int tag) {
   std::size_t i = 0;

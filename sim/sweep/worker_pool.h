@@ -32,6 +32,10 @@ class WorkerPool {
   WorkerPool(const WorkerPool&) = delete;
   WorkerPool& operator=(const WorkerPool&) = delete;
 
+  /// Starts idle workers until there are `n` (at most the pool's size), so that their start
+  /// (exec, the dynamic linker, static initialisation: 10-15 ms each) overlaps whatever the
+  /// caller does before its first submit().
+  void start(std::size_t n);
   /// Whether submit() has a worker for one more point now.
   bool can_submit() const { return running() < max_workers_; }
   /// Runs `args` (a command line without the program name) in an idle worker, starting one
