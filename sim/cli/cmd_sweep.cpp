@@ -513,7 +513,7 @@ int cmd_sweep(const std::vector<std::string>& args) {
         free_lanes.pop_back();
         const SweepPoint p = points->at(k);
         pool->submit(point_command(spec, p, dir.string(), how), point_stderr(p, dir.string()),
-                    static_cast<int>(k));
+                     static_cast<int>(k));
       }
       ChildExit ex;
       if (!pool->wait_one(ex)) break;
