@@ -244,13 +244,17 @@ bool MappingConstraints::empty() const {
   return true;
 }
 
+std::int64_t tile_for_trips(std::int64_t extent, std::int64_t trips, std::int64_t granule) {
+  std::int64_t t = (extent + trips - 1) / trips;
+  if (granule > 1 && t < extent) t = std::min(extent, (t + granule - 1) / granule * granule);
+  return t;
+}
+
 std::vector<std::int64_t> tile_candidates(std::int64_t extent, std::int64_t granule) {
   std::vector<std::int64_t> out;
   out.reserve(64);  // 16 + 4 log2(extent / 16) at most: up to 2^27 without growing
   auto add_trips = [&](std::int64_t trips) {
-    std::int64_t t = (extent + trips - 1) / trips;
-    if (granule > 1 && t < extent) t = std::min(extent, (t + granule - 1) / granule * granule);
-    out.push_back(t);
+    out.push_back(tile_for_trips(extent, trips, granule));
   };
   std::int64_t trips = 1;
   for (; trips <= 16 && trips <= extent; ++trips) add_trips(trips);

@@ -178,6 +178,9 @@ std::vector<std::pair<TileBox, std::int64_t>> tile_classes(const NestProblem& p,
 /// trip count considered, rounded up to a multiple of `granule`; ends with min(extent,
 /// granule).
 std::vector<std::int64_t> tile_candidates(std::int64_t extent, std::int64_t granule);
+/// The candidate tile of a dimension of `extent` that takes `trips` trips (tile_candidates'
+/// rule: the smallest such tile, rounded up to a multiple of `granule`).
+std::int64_t tile_for_trips(std::int64_t extent, std::int64_t trips, std::int64_t granule);
 
 /// Words fetched before a mapping's first tile can run and written back after its last.
 std::pair<std::int64_t, std::int64_t> first_fetch_and_last_write(const NestProblem& p,
