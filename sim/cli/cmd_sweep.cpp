@@ -341,7 +341,7 @@ int cmd_sweep(const std::vector<std::string>& args) {
   fs::path dir;
   int jobs = 1;
   Shard shard;
-  std::optional<WorkerPool> pool;  // (MPI: each rank keeps a pool of its own)
+  std::optional<WorkerPool> pool;  // (MPI: each rank has a pool of its own)
   try {
     spec = load_sweep(vm["sweep"].as<std::string>());
     shard = vm.count("shard") ? parse_shard(vm["shard"].as<std::string>()) : Shard{};
@@ -362,14 +362,12 @@ int cmd_sweep(const std::vector<std::string>& args) {
     points.emplace(spec, static_cast<std::size_t>(shard.index),
                    static_cast<std::size_t>(shard.count));
     pending.emplace(points->size(), static_cast<std::size_t>(jobs), points->group());
-    if (!use_mpi) {
-      // The workers start now, while this process checks the points and prepares the
-      // directory (20-30 ms for the 60 points of configs/sweeps/vgg16_dataflows.yaml); if
-      // that fails, they read the end of their requests and exit.
-      pool.emplace(worker_command(self_executable()), static_cast<std::size_t>(jobs),
-                   points_per_worker);
-      pool->start(points->size());
-    }
+    // The workers start now, while this process checks the points and prepares the
+    // directory (20-30 ms for the 60 points of configs/sweeps/vgg16_dataflows.yaml); if that
+    // fails, they read the end of their requests and exit. Under MPI each rank has a worker.
+    pool.emplace(worker_command(self_executable()), use_mpi ? 1 : static_cast<std::size_t>(jobs),
+                 points_per_worker);
+    pool->start(points->size());
     if (rank == 0) {
       check_points(spec);
       // A directory remembers its sweep: running another sweep into it needs --force, and
@@ -496,7 +494,7 @@ int cmd_sweep(const std::vector<std::string>& args) {
   };
 
   if (use_mpi) {
-    mpi_run_points(spec, *points, *pending, dir.string(), how, points_per_worker,
+    mpi_run_points(spec, *points, *pending, dir.string(), how, *pool,
                    [&](std::size_t k, const SweepRow& r) { finished_point(k, r, what_of(r)); });
     if (rank != 0) return 0;
   } else {
@@ -532,8 +530,8 @@ int cmd_sweep(const std::vector<std::string>& args) {
       const SweepRow row = finish_point(p, dir.string(), ex.exit_code);
       finished_point(done_k, row, what_of(row));
     }
-    pool.reset();  // the workers exit while the table and pages are written
   }
+  pool.reset();  // the workers exit while the table and pages are written
   bar.clear();
   const TableCounts counts = write_table(spec, *points, *rows, dir);
   // Under MPI every point is in and no rank sends anything more: the ranks finalize MPI

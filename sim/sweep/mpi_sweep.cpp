@@ -18,7 +18,6 @@
 
 #include "sim/sweep/child_processes.h"
 #include "sim/sweep/sweep_run.h"
-#include "sim/sweep/worker_pool.h"
 #endif
 
 namespace trainsim {
@@ -126,13 +125,12 @@ bool mpi_agree(bool ok) {
 }
 
 void mpi_run_points(const SweepSpec& spec, const PointList& points, Pending& pending,
-                    const std::string& dir, const PointRun& how, std::size_t points_per_worker,
+                    const std::string& dir, const PointRun& how, WorkerPool& pool,
                     const std::function<void(std::size_t, const SweepRow&)>& on_row) {
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  // Every rank runs its points in one worker process of its own, point after point.
-  WorkerPool pool(worker_command(self_executable()), 1, points_per_worker);
+  // Every rank runs its points in one worker process of its own (`pool`), point after point.
   if (rank != 0) {
     // A worker: ask, run, answer, until told there is no more work. It asks for its next
     // point as soon as it starts one, so that the answer (rank 0 looks for messages every
@@ -241,8 +239,9 @@ void mpi_stop() {}
 bool mpi_agree(bool ok) {
   return ok;
 }
-void mpi_run_points(const SweepSpec&, const PointList&, Pending&, const std::string&, bool,
-                    std::size_t, const std::function<void(std::size_t, const SweepRow&)>&) {
+void mpi_run_points(const SweepSpec&, const PointList&, Pending&, const std::string&,
+                    const PointRun&, WorkerPool&,
+                    const std::function<void(std::size_t, const SweepRow&)>&) {
   throw std::logic_error("mpi_run_points without MPI");
 }
 

@@ -11,6 +11,7 @@
 
 #include "sim/sweep/sweep_run.h"
 #include "sim/sweep/sweep_table.h"
+#include "sim/sweep/worker_pool.h"
 
 namespace trainsim {
 
@@ -28,10 +29,10 @@ bool mpi_agree(bool ok);
 /// other ranks' `pending` is not read (rank 0 sends them positions). On rank 0, `on_row` is
 /// called for each finished point (in the order they finish) with its position (`how`: how
 /// each point runs, point_command); other ranks
-/// return when there is no more work. A rank's worker retires after `points_per_worker`
-/// points.
+/// return when there is no more work. Each rank runs its points in `pool`, a pool of one
+/// worker (its own; its worker retires after the pool's points per worker).
 void mpi_run_points(const SweepSpec& spec, const PointList& points, Pending& pending,
-                    const std::string& dir, const PointRun& how, std::size_t points_per_worker,
+                    const std::string& dir, const PointRun& how, WorkerPool& pool,
                     const std::function<void(std::size_t, const SweepRow&)>& on_row);
 
 }  // namespace trainsim
