@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Speed of `trainsim sweep` (docs/sweeps.md): the 60-point configs/sweeps/vgg16_dataflows.yaml
 # (VGG-16 on CIFAR-10, shape only, 4 dataflows x 5 arrays x 3 buffers), run
-#   1. with -j 1 and -j 2 (worker processes; target: -j 2 >= 1.7x faster on 2 cores),
+#   1. with -j 1 and -j 2 (worker processes; targets: -j 2 >= 1.7x faster on 2 cores and
+#      >= 100 points/s),
 #   2. with -j 2 --isolate (a process per point, as sweeps ran before workers),
-#   3. under mpirun with 1 and 2 ranks (target: 2 ranks >= 1.7x faster),
+#   3. under mpirun with 1 and 2 ranks (targets: 2 ranks >= 1.7x faster, >= 100 points/s),
 # each from scratch, medians of REPEATS (wall time, and CPU time of the -j 2 runs); checks
 # that all the tables are identical. Then once
 # each, the 1,200-point configs/sweeps/vgg16_dataflows_techniques.yaml (the same 60 designs
-# x 5 batch sizes x 4 techniques) with -j 2, with workers and with --isolate. Last, the memo
+# x 5 batch sizes x 4 techniques) with -j 1 and -j 2, with --isolate, and under mpirun with 1
+# and 2 ranks (the same targets as the 60 points). Last, the memo
 # (docs/sweeps.md): the 60 points again reading the op costs the -j 2 run kept (as a resumed
 # or repeated sweep does), and the 1,200 points reading them (an extended sweep: new batch
 # sizes and techniques on the same designs).
@@ -56,8 +58,8 @@ cmp -s "$tmp/j1/sweep.csv" "$tmp/ji/sweep.csv" || echo "tables differ: j1 and ji
 if command -v mpirun >/dev/null; then
   r1=$(wall r1 mpirun -n 1 "$bin" sweep "$sweep" --mpi)
   r2=$(wall r2 mpirun -n 2 "$bin" sweep "$sweep" --mpi)
-  printf 'MPI:        1 rank %6.2f s, 2 ranks %6.2f s: %sx (target >= 1.7x)\n' "$r1" "$r2" \
-    "$(ratio "$r1" "$r2")"
+  printf 'MPI:        1 rank %6.2f s, 2 ranks %6.2f s: %sx (target >= 1.7x); %s with 2 ranks\n' \
+    "$r1" "$r2" "$(ratio "$r1" "$r2")" "$(rate 60 "$r2")"
   for t in j2 r1 r2; do
     cmp -s "$tmp/j1/sweep.csv" "$tmp/$t/sweep.csv" || echo "tables differ: j1 and $t"
   done
@@ -66,12 +68,26 @@ else
 fi
 saved=$repeats
 repeats=1
+b1=$(wall b1 "$bin" sweep "$big" -j 1)
 b2=$(wall b2 "$bin" sweep "$big" -j 2)
 bi=$(wall bi "$bin" sweep "$big" -j 2 --isolate)
-repeats=$saved
 printf '1,200 points, -j 2: workers %7.2f s (%s, %s), isolated %7.2f s (%s): %sx\n' "$b2" \
   "$(rate 1200 "$b2")" "$(cpu b2)" "$bi" "$(rate 1200 "$bi")" "$(ratio "$bi" "$b2")"
-cmp -s "$tmp/b2/sweep.csv" "$tmp/bi/sweep.csv" || echo "tables differ: b2 and bi"
+printf '1,200 points:       -j 1 %7.2f s, -j 2 %7.2f s: %sx (target >= 1.7x)\n' "$b1" "$b2" \
+  "$(ratio "$b1" "$b2")"
+for t in b1 bi; do
+  cmp -s "$tmp/b2/sweep.csv" "$tmp/$t/sweep.csv" || echo "tables differ: b2 and $t"
+done
+if command -v mpirun >/dev/null; then
+  q1=$(wall q1 mpirun -n 1 "$bin" sweep "$big" --mpi)
+  q2=$(wall q2 mpirun -n 2 "$bin" sweep "$big" --mpi)
+  printf '1,200 points, MPI:  1 rank %7.2f s, 2 ranks %7.2f s: %sx (target >= 1.7x); %s with 2 ranks\n' \
+    "$q1" "$q2" "$(ratio "$q1" "$q2")" "$(rate 1200 "$q2")"
+  for t in q1 q2; do
+    cmp -s "$tmp/b2/sweep.csv" "$tmp/$t/sweep.csv" || echo "tables differ: b2 and $t"
+  done
+fi
+repeats=$saved
 # The memo of the last -j 2 run of the 60 points ($tmp/j2/memo) read by new sweeps.
 cp -r "$tmp/j2/memo" "$tmp/memo60"
 mr=$(wall mr "$bin" sweep "$sweep" -j 2 --memo "$tmp/memo60")
