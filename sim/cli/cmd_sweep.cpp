@@ -321,6 +321,14 @@ int cmd_sweep(const std::vector<std::string>& args) {
                  featured_reports);
   }
   if (!vm.count("sweep")) throw UserError("sweep: missing SWEEP.yaml (see trainsim sweep --help)");
+  // The points' worker processes (MPI: one per rank). Under MPI the rank's starts before
+  // MPI_Init, which its exec and dynamic linking (10-15 ms) then overlap; a child forked
+  // before MPI_Init also inherits none of MPI's state.
+  std::optional<WorkerPool> pool;
+  if (use_mpi) {
+    pool.emplace(worker_command(self_executable()), 1, points_per_worker);
+    pool->start(1);
+  }
   int rank = 0, ranks = 1;
   if (use_mpi) mpi_start(rank, ranks);
   struct Finalize {
@@ -341,7 +349,6 @@ int cmd_sweep(const std::vector<std::string>& args) {
   fs::path dir;
   int jobs = 1;
   Shard shard;
-  std::optional<WorkerPool> pool;  // (MPI: each rank has a pool of its own)
   try {
     spec = load_sweep(vm["sweep"].as<std::string>());
     shard = vm.count("shard") ? parse_shard(vm["shard"].as<std::string>()) : Shard{};
@@ -364,10 +371,12 @@ int cmd_sweep(const std::vector<std::string>& args) {
     pending.emplace(points->size(), static_cast<std::size_t>(jobs), points->group());
     // The workers start now, while this process checks the points and prepares the
     // directory (20-30 ms for the 60 points of configs/sweeps/vgg16_dataflows.yaml); if that
-    // fails, they read the end of their requests and exit. Under MPI each rank has a worker.
-    pool.emplace(worker_command(self_executable()), use_mpi ? 1 : static_cast<std::size_t>(jobs),
-                 points_per_worker);
-    pool->start(points->size());
+    // fails, they read the end of their requests and exit.
+    if (!pool) {
+      pool.emplace(worker_command(self_executable()), static_cast<std::size_t>(jobs),
+                   points_per_worker);
+      pool->start(points->size());
+    }
     if (rank == 0) {
       check_points(spec);
       // A directory remembers its sweep: running another sweep into it needs --force, and
