@@ -6,9 +6,6 @@
 
 #ifdef TRAINSIM_HAVE_MPI
 #include <mpi.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -18,6 +15,7 @@
 
 #include "sim/sweep/child_processes.h"
 #include "sim/sweep/sweep_run.h"
+#include "sim/sweep/tcp_no_delay.h"
 #endif
 
 namespace trainsim {
@@ -45,27 +43,6 @@ void wait_quietly(MPI_Request& request) {
     MPI_Test(&request, &done, MPI_STATUS_IGNORE);
     if (done) return;
     std::this_thread::sleep_for(std::chrono::microseconds(100));
-  }
-}
-
-// Turns Nagle's algorithm off on this process's TCP connections. The PMIx client that
-// MPI_Init opens to the local server (Debian's PMIx 4.2, a loopback TCP socket) does not set
-// TCP_NODELAY, and MPI_Finalize writes it two small messages back to back: the second waits
-// for the first's acknowledgement, which the server's kernel delays by its 40 ms timer. Here
-// that was 47 of MPI_Finalize's 50 ms on every rank, a third of a 2-rank run's fixed cost
-// (docs/sweeps.md). Only stream sockets of the IP families are touched; Open MPI's own TCP
-// transport already sets the option, and setting it changes no message, only when it leaves.
-void no_delay_on_tcp_sockets() {
-  for (int fd = 3; fd < 4096; ++fd) {
-    int type = 0;
-    socklen_t len = sizeof type;
-    if (::getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) != 0 || type != SOCK_STREAM) continue;
-    sockaddr_storage addr{};
-    len = sizeof addr;
-    if (::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) continue;
-    if (addr.ss_family != AF_INET && addr.ss_family != AF_INET6) continue;
-    const int one = 1;
-    ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   }
 }
 
@@ -101,6 +78,7 @@ void mpi_start(int& rank, int& size) {
     ::setenv("PMIX_MCA_gds", "hash", 0);
     int provided = 0;
     MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
+    // PMIx's connection to its server is open now (sim/sweep/tcp_no_delay.h).
     no_delay_on_tcp_sockets();
   }
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
