@@ -28,7 +28,7 @@ std::string render_progress(const std::string& label, std::int64_t done, std::in
                             int width) {
   const std::size_t room = width > 1 ? static_cast<std::size_t>(width - 1) : 0;
   const std::int64_t pct = total > 0 ? 100 * std::clamp<std::int64_t>(done, 0, total) / total : 0;
-  char pct_text[16];
+  char pct_text[24];  // " 100%"; room for any long long, so that no format can be cut
   std::snprintf(pct_text, sizeof pct_text, " %3lld%%", static_cast<long long>(pct));
   std::string times = " " + format_duration(elapsed_seconds);
   times += eta_seconds >= 0 ? " ETA " + format_duration(eta_seconds) : std::string(" ETA -:--");

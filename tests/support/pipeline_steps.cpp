@@ -4,6 +4,8 @@
 #include <cmath>
 #include <map>
 
+#include "tests/support/spec_values.h"
+
 namespace trainsim::test {
 
 namespace {
@@ -11,7 +13,7 @@ Interconnect free_links(int devices) {
   InterconnectSpec net;
   net.devices = devices;
   for (int a = 0; a < devices; ++a)
-    for (int b = a + 1; b < devices; ++b) net.links.push_back({a, b, 1e9, 0, 0});
+    for (int b = a + 1; b < devices; ++b) net.links.push_back(link_between(a, b, 1e9, 0, 0));
   return Interconnect(net);
 }
 }  // namespace

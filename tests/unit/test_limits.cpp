@@ -19,9 +19,11 @@
 #include "sim/sweep/sweep_spec.h"
 #include "sim/train/run_limits.h"
 #include "tests/support/config_errors.h"
+#include "tests/support/spec_values.h"
 
 using namespace trainsim;
 using test::error_of;
+using trainsim::test::link_between;
 
 TEST_CASE("A span past 2^62 is an error naming the key, not a wrapped integer", "[limits]") {
   const SpanBlame blame{"x.bandwidth_gbps", 1e-12, "a transfer", "ps", "x.clock_ghz", 2};
@@ -61,7 +63,7 @@ TEST_CASE("A link's transfer time is checked and names the link's key", "[limits
   // topology: custom names the entry of system.links.
   InterconnectSpec s;
   s.devices = 3;
-  s.links = {{0, 1}, {1, 2}};
+  s.links = {link_between(0, 1), link_between(1, 2)};
   s.links[1].bandwidth_gbps = 1e-3;
   s.links[1].key = "system.links.1";
   const Interconnect net(s);

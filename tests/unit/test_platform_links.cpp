@@ -9,8 +9,11 @@
 #include "sim/core/error.h"
 #include "sim/pipeline/replicas.h"
 #include "sim/pipeline/schedule.h"
+#include "tests/support/spec_values.h"
 
 using namespace trainsim;
+using trainsim::test::link_between;
+using trainsim::test::schedule_params;
 
 namespace {
 InterconnectSpec build(const std::string& topology, int devices, LinkSpec link = {}) {
@@ -44,13 +47,13 @@ TEST_CASE("Topologies: links, hops and uncontended transfer times", "[platform]"
 TEST_CASE("Interconnects refuse links that cannot exist", "[platform]") {
   InterconnectSpec s;
   s.devices = 3;
-  s.links = {{0, 3}};
+  s.links = {link_between(0, 3)};
   CHECK_THROWS_WITH(Interconnect(s), Catch::Contains("device 3, which does not exist"));
-  s.links = {{1, 1}};
+  s.links = {link_between(1, 1)};
   CHECK_THROWS_WITH(Interconnect(s), Catch::Contains("to itself"));
-  s.links = {{0, 1}};
+  s.links = {link_between(0, 1)};
   CHECK_THROWS_WITH(Interconnect(s), Catch::Contains("not connected"));
-  s.links = {{0, 1}, {1, 2}};
+  s.links = {link_between(0, 1), link_between(1, 2)};
   s.links[1].bandwidth_gbps = 0;
   CHECK_THROWS_WITH(Interconnect(s), Catch::Contains("bandwidth_gbps must be positive"));
 }
@@ -58,7 +61,7 @@ TEST_CASE("Interconnects refuse links that cannot exist", "[platform]") {
 TEST_CASE("The platform serialises transfers on a link and adds its latency", "[platform]") {
   // Two stages on two devices, two micro-batches forward only (a Phase GP batch): each
   // forward takes 10 ps, each activation 1000 bytes over one 1 GB/s link with 100 ns latency.
-  const PipelineLayout layout = straight_layout({2, 2, 1});
+  const PipelineLayout layout = straight_layout(schedule_params(2, 2, 1));
   GraphSpec spec;
   spec.micro_batches = 2;
   spec.batches = {BatchKind::kForwardOnly};
@@ -105,7 +108,7 @@ TEST_CASE("A system whose orders cannot finish names each device, task and missi
   // Two stages on two devices, one micro-batch of a predicted batch: F s0 -> F s1, then the
   // updates. Device 1's update is put before its forward; device 0 runs normally: the run
   // can never end, and says why instead of hanging.
-  const PipelineLayout layout = straight_layout({2, 1, 1});
+  const PipelineLayout layout = straight_layout(schedule_params(2, 1, 1));
   GraphSpec spec;
   spec.micro_batches = 1;
   spec.batches = {BatchKind::kForwardOnly};
@@ -162,7 +165,7 @@ TEST_CASE("A ring all-reduce over p replicas takes 2(p-1)/p S/B + 2(p-1) latenci
   const std::int64_t S = 12'000;  // bytes of each stage's gradients
   for (int p : {2, 3, 4}) {
     INFO(p << " replicas");
-    const PipelineLayout base = straight_layout({2, 1, 1});
+    const PipelineLayout base = straight_layout(schedule_params(2, 1, 1));
     GraphSpec spec;
     spec.micro_batches = 1;
     spec.batches = {BatchKind::kBackprop};
@@ -213,7 +216,7 @@ TEST_CASE("A ring all-reduce over p replicas takes 2(p-1)/p S/B + 2(p-1) latenci
 TEST_CASE("A stuck all-reduce is traced back to the task that holds it", "[platform][replicas]") {
   // Two replicas of a 1-stage pipeline; replica 0's device runs its update before the gradient
   // marker its all-reduce starts from: the ring's steps (in no order) can never run.
-  const PipelineLayout base = straight_layout({1, 1, 1});
+  const PipelineLayout base = straight_layout(schedule_params(1, 1, 1));
   GraphSpec spec;
   spec.micro_batches = 1;
   spec.batches = {BatchKind::kBackprop};

@@ -19,6 +19,8 @@ struct Field {
   std::string text;
   double number = 0;
   long long integer = 0;
+  Field() = default;
+  explicit Field(Kind k) : kind(k) {}
 };
 
 struct Event {
