@@ -10,6 +10,7 @@
 
 #include "models/platform/links.h"
 #include "models/sc_kernel.h"
+#include "tests/support/spec_values.h"
 
 using namespace trainsim;
 
@@ -19,13 +20,7 @@ namespace {
 InterconnectSpec pair_spec() {
   InterconnectSpec s;
   s.devices = 2;
-  LinkSpec l;
-  l.a = 0;
-  l.b = 1;
-  l.bandwidth_gbps = 1;
-  l.latency_ns = 100;
-  l.pj_per_bit = 2;
-  s.links = {l};
+  s.links = {test::link_between(0, 1, 1, 100, 2)};
   return s;
 }
 
