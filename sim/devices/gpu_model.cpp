@@ -359,7 +359,11 @@ OpCost GpuModel::cost(const Op& op, GpuKernelChoice& choice) const {
         consider("col2im", d, ch);
       }
       const bool square = c.kernel_h == c.kernel_w && (c.kernel_h == 3 || c.kernel_h == 5);
-      if (c.stride == 1 && square && c.channels >= 8 && size >= t_min && size <= t_max) {
+      // On the tensor cores cuDNN runs no transform: the H100's bf16 profile of AlexNet
+      // (tests/data/gpu_h100/model_ops.csv) shows implicit-GEMM kernels (xmma fprop, dgrad,
+      // wgrad) for all five layers' three passes, where fp32 runs FFT and Winograd kernels
+      // on conv2-5.
+      if (!tc && c.stride == 1 && square && c.channels >= 8 && size >= t_min && size <= t_max) {
         // Winograd / FFT: output tiles of mt x mt, each transformed to a x a, the products
         // a^2 GEMMs over the tiles, the transforms streaming the tiles through memory.
         const double mt = R == 3 ? cf.transform_tile_3x3 : cf.transform_tile_5x5;

@@ -20,9 +20,9 @@
 //   implicit GEMM:  fw (B Ho Wo, F, C R S), bwd-data (B H W, C, F R S / stride^2),
 //                   bwd-weight (F, C R S, B Ho Wo), scaled by the pass's efficiency
 //   col2im:         bwd-data as (B Ho Wo, C R S, F) and the columns added into dX
-//   transform:      Winograd/FFT (stride 1, 3x3 or 5x5, a spatial size the pass's range
-//                   admits): (m + r - 1)^2 GEMMs over m x m output tiles plus the
-//                   transformed tiles' traffic
+//   transform:      Winograd/FFT on the CUDA cores (stride 1, 3x3 or 5x5, a spatial size the
+//                   pass's range admits): (m + r - 1)^2 GEMMs over m x m output tiles plus
+//                   the transformed tiles' traffic
 // and, for 16-bit precisions on a filter larger than 1x1, the NCHW <-> NHWC layout passes
 // cuDNN's tensor-core kernels need.
 //

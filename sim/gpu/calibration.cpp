@@ -78,9 +78,11 @@ std::vector<Param> conv_params(Work& w) {
                           {"conv_weight_split_k_min_depth", &f.conv_weight_split_k_min_depth}};
   if (!w.spec.tensor()) p.push_back({"conv_unaligned", &f.conv_unaligned});
   if (w.spec.tensor()) p.push_back({"conv_layout_traffic", &f.conv_layout_traffic});
-  const bool transform = f.transform_forward_min <= f.transform_forward_max ||
-                         f.transform_backward_data_min <= f.transform_backward_data_max ||
-                         f.transform_backward_weight_min <= f.transform_backward_weight_max;
+  // A 16-bit fit's convolutions run on the tensor cores, which run no transform (gpu_model.cpp).
+  const bool transform =
+      !w.spec.tensor() && (f.transform_forward_min <= f.transform_forward_max ||
+                           f.transform_backward_data_min <= f.transform_backward_data_max ||
+                           f.transform_backward_weight_min <= f.transform_backward_weight_max);
   if (transform)
     for (Param q : std::vector<Param>{
              {"transform_efficiency", &f.transform_efficiency},
@@ -137,7 +139,9 @@ void fit_conv(Work& w, const std::string& leave_out, std::vector<GpuFitStage>* s
                       &f.transform_backward_data_min,   &f.transform_backward_data_max,
                       &f.transform_backward_weight_min, &f.transform_backward_weight_max};
   double obj = fit(conv_params(w), objective);
-  for (int round = 0; round < 2; ++round) {
+  // (The bounds say where a transform runs: nowhere on the tensor cores.)
+  const int rounds = w.spec.tensor() ? 0 : 2;
+  for (int round = 0; round < rounds; ++round) {
     for (double* b : bounds) {
       double best = *b, best_obj = objective();
       for (double s : sizes) {
@@ -151,7 +155,8 @@ void fit_conv(Work& w, const std::string& leave_out, std::vector<GpuFitStage>* s
   }
   if (stages) {
     std::vector<std::string> k = keys(conv_params(w));
-    for (const char* b : {"transform_*_min", "transform_*_max"}) k.push_back(b);
+    if (rounds > 0)
+      for (const char* b : {"transform_*_min", "transform_*_max"}) k.push_back(b);
     stages->push_back({w.precision, "conv", k, obj, 0});
   }
 }
