@@ -5,6 +5,7 @@
 #      >= 100 points/s),
 #   2. with -j 2 --isolate (a process per point, as sweeps ran before workers),
 #   3. under mpirun with 1 and 2 ranks (targets: 2 ranks >= 1.7x faster, >= 100 points/s),
+#      and `mpirun -n 2 true` alone (mpirun's own start and end, in every MPI run's time),
 # each from scratch, medians of REPEATS (wall time, and CPU time of the -j 2 runs); checks
 # that all the tables are identical. Then once
 # each, the 1,200-point configs/sweeps/vgg16_dataflows_techniques.yaml (the same 60 designs
@@ -60,6 +61,11 @@ if command -v mpirun >/dev/null; then
   r2=$(wall r2 mpirun -n 2 "$bin" sweep "$sweep" --mpi)
   printf 'MPI:        1 rank %6.2f s, 2 ranks %6.2f s: %sx (target >= 1.7x); %s with 2 ranks\n' \
     "$r1" "$r2" "$(ratio "$r1" "$r2")" "$(rate 60 "$r2")"
+  # What mpirun itself takes to start two ranks that do nothing and to end (Open MPI's
+  # run-time, hwloc's topology scan): part of every MPI sweep's wall time, none of trainsim's.
+  mt=$(median_wall mpirun -n 2 true)
+  printf '            mpirun -n 2 true alone %6.2f s; 2 ranks without it: %s\n' "$mt" \
+    "$(rate 60 "$(awk -v a="$r2" -v b="$mt" 'BEGIN { print a - b }')")"
   for t in j2 r1 r2; do
     cmp -s "$tmp/j1/sweep.csv" "$tmp/$t/sweep.csv" || echo "tables differ: j1 and $t"
   done
