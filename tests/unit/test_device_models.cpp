@@ -150,11 +150,10 @@ TEST_CASE("GPU model: the convolution algorithm cuDNN would run", "[devices][gpu
   strided.stride = 2;
   fp32.cost(Op::make_conv(strided), choice);
   CHECK(choice.algorithm == "implicit_gemm");
-  // bf16: tensor cores when the channels are a multiple of 8; an RGB stem runs on the CUDA
-  // cores.
-  // On the tensor cores every pass is an implicit GEMM, transform-sized or not: the H100's
-  // bf16 kernels of AlexNet's conv2-5 are all xmma implicit-GEMM ones (model_ops.csv), where
-  // fp32 runs FFT and Winograd kernels.
+  // bf16: tensor cores when the channels are a multiple of 8, and on them every pass is an
+  // implicit GEMM, transform-sized or not (the H100's bf16 kernels of AlexNet's conv2-5 are
+  // all xmma implicit-GEMM ones, model_ops.csv, where fp32 runs FFT and Winograd kernels);
+  // an RGB stem runs on the CUDA cores.
   for (OpRole role : {OpRole::kForward, OpRole::kBackwardData, OpRole::kBackwardWeight}) {
     bf16.cost(Op::make_conv(conv3x3(28, 256), role), choice);
     CHECK(choice.tensor_cores);
