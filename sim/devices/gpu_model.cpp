@@ -46,7 +46,8 @@ struct Engine {
 // convolution's groups, a batched matmul), over tiles and splits; `efficiency` scales eta,
 // `min_depth` is the least reduction per split.
 double gemm_compute(const Engine& e, double batch, double m, double n, double k, double efficiency,
-                    double min_depth, GpuKernelChoice* choice, double* executed = nullptr) {
+                    double min_depth, GpuKernelChoice* choice, double* executed = nullptr,
+                    bool across_waves = false) {
   if (executed) *executed = 2 * batch * m * n * k;
   const double sms = e.spec->sm_count;
   const double per_sm = e.peak_flops / sms * e.fit->gemm_efficiency * efficiency;
@@ -56,9 +57,13 @@ double gemm_compute(const Engine& e, double batch, double m, double n, double k,
     const double tiles = batch * ceil_div(m, t.m) * ceil_div(n, t.n);
     const double rate = per_sm / (1 + f.gemm_tile_overhead * (t.m + t.n) / (double(t.m) * t.n));
     // Splits fill the SMs one block each, none shallower than min_depth: 1, the largest, and
-    // the powers of two between (the libraries' split counts).
+    // the powers of two between (the libraries' split counts). `across_waves`: as many as
+    // min_depth allows, over several waves (cuDNN's weight-gradient kernels cut the images'
+    // reduction into segments, "segment_k_on" in the H100's profile, whatever the tiles).
     double most = 1;
-    if (tiles < sms)
+    if (across_waves)
+      most = std::max(1.0, std::floor(k / min_depth));
+    else if (tiles < sms)
       most = std::max(1.0, std::min(std::floor(sms / tiles), std::floor(k / min_depth)));
     for (double s = 1; s <= most; s = s * 2 > most && s < most ? most : s * 2) {
       const double waves = ceil_div(tiles * s, sms);
@@ -329,7 +334,8 @@ OpCost GpuModel::cost(const Op& op, GpuKernelChoice& choice) const {
       {
         GpuKernelChoice ch;
         Timed d;
-        d.compute = gemm_compute(e, repeat, m, n, k, eff, depth, &ch, &d.flops);
+        d.compute = gemm_compute(e, repeat, m, n, k, eff, depth, &ch, &d.flops,
+                                 pass == OpRole::kBackwardWeight);
         d.memory = mem + layout;
         consider("implicit_gemm", d, ch);
       }

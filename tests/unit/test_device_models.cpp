@@ -163,6 +163,15 @@ TEST_CASE("GPU model: the convolution algorithm cuDNN would run", "[devices][gpu
   stem.channels = 3;
   bf16.cost(Op::make_conv(stem), choice);
   CHECK_FALSE(choice.tensor_cores);
+  // A weight gradient cuts its images' reduction into segments over several waves, as
+  // cuDNN's wgrad kernels do ("segment_k_on"): VGG-16's conv4_2 (72 tiles of 256 x 128 on
+  // 132 SMs) would otherwise fill 72 SMs or run on small tiles. A GEMM's splits fill one wave.
+  bf16.cost(Op::make_conv(conv3x3(28, 512), OpRole::kBackwardWeight), choice);
+  CHECK(choice.splits > 1);
+  CHECK(choice.blocks > h100.sm_count);
+  fp32.cost(Op::make_gemm({512, 512, 200704}), choice);
+  CHECK(choice.splits > 1);
+  CHECK(choice.blocks <= h100.sm_count);
   // The three passes of a convolution cost what its MACs and bytes allow, none free.
   for (OpRole role : {OpRole::kForward, OpRole::kBackwardData, OpRole::kBackwardWeight}) {
     const OpCost pass = fp32.cost(Op::make_conv(conv3x3(56, 128), role));

@@ -125,10 +125,10 @@ TEST_CASE("Per-op errors of the gpu model on the H100", "[gpu]") {
   };
   const std::vector<Bound> bounds = {
       {P::kFp32, "gemm", 5.5, 13, 45},
-      {P::kFp32, "conv", 17, 34, 32},
+      {P::kFp32, "conv", 17, 33, 30},
       {P::kFp32, "all element-wise", 10, NAN, 35},
       {P::kBf16, "gemm", 13.5, 15, 38},
-      {P::kBf16, "conv", 20.5, 23.5, 26},
+      {P::kBf16, "conv", 18, 19.5, 25.5},
       {P::kBf16, "all element-wise", 12.5, NAN, 45},
   };
   for (const Bound& b : bounds) {
