@@ -74,7 +74,9 @@ struct GpuFit {
   double conv_forward = 0.8;  ///< implicit-GEMM efficiency of each pass, relative to eta
   double conv_backward_data = 0.7;
   double conv_backward_weight = 0.6;
-  double conv_weight_split_k_min_depth = 1000;  ///< cuDNN's weight-gradient kernels split less
+  /// Least reduction per segment of a weight gradient, whose splits may span several waves
+  /// (cuDNN's segment-K wgrad kernels), where a GEMM's fill one.
+  double conv_weight_split_k_min_depth = 1000;
   /// Efficiency factor of a CUDA-core implicit GEMM whose channels are not a multiple of 4:
   /// its gathers cannot use 16-byte vector loads (an RGB input's stem convolution).
   double conv_unaligned = 1;
