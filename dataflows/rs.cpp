@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "dataflows/accumulator.h"
 #include "dataflows/rs_engine.h"
 #include "dataflows/rs_mapping.h"
 
@@ -49,7 +50,9 @@ OpStats rs_evaluate(const RsMapping& m, const AcceleratorSpec& acc) {
     }
   }
   // Every write-back but the first to an output is a read-modify-write of the buffer.
-  st.buffer.reads[kOfmap] = st.buffer.writes[kOfmap] - m.N * m.M * m.E * m.F;
+  const Count outputs = static_cast<Count>(m.N * m.M * m.E * m.F);
+  st.buffer.reads[kOfmap] = st.buffer.writes[kOfmap] - outputs;
+  if (m.psums_in_accumulator) route_psums_to_accumulator(st, outputs);
   return st;
 }
 

@@ -246,6 +246,11 @@ class RsEngine final : public ArrayEngine {
       if (++cls_ == m_.classes.size()) {
         done_ = true;
         lines_.clear();
+        if (m_.psums_in_accumulator) {  // the finished outputs drain to the buffer
+          const auto outputs = static_cast<Count>(acc_.size());
+          st_.acc.reads[kOfmap] += outputs;
+          st_.buffer.writes[kOfmap] += outputs;
+        }
         return;
       }
       setup_class();
@@ -367,8 +372,9 @@ class RsEngine final : public ArrayEngine {
     st_.noc.writes[kOfmap] += n;
   }
 
-  // The buffer latches last cycle's top-row psums (still in their link registers); a second
-  // write to an output is a read-modify-write (accumulation across channel groups,
+  // The buffer (or the output accumulator, when it holds the op's outputs) latches last
+  // cycle's top-row psums (still in their link registers); a second write to an output is a
+  // read-modify-write (accumulation across channel groups,
   // filter-row segments and row chunks). A set writes back the w output rows of its strip
   // at once, and every write to those outputs comes from a set of the same strip (the
   // strips partition the rows), so the run is written for the first time all together or
@@ -398,8 +404,9 @@ class RsEngine final : public ArrayEngine {
         }
         z = z1;
       }
-      st_.buffer.reads[kOfmap] += rmw * w;
-      st_.buffer.writes[kOfmap] += (g.z1 - g.z0) * w;
+      AccessCounts& port = m_.psums_in_accumulator ? st_.acc : st_.buffer;
+      port.reads[kOfmap] += rmw * w;
+      port.writes[kOfmap] += (g.z1 - g.z0) * w;
     }
     pending_.clear();
   }

@@ -4,6 +4,7 @@
 #include <array>
 #include <stdexcept>
 
+#include "dataflows/accumulator.h"
 #include "sim/core/error.h"
 
 namespace trainsim {
@@ -224,6 +225,7 @@ RsMapping map_rs(const Op& op, const AcceleratorSpec& acc) {
   m.categories.assign(cats.begin(), cats.begin() + n);
   for (const RsCategory& cat : m.categories) m.jobs_per_class += cat.count;
   for_each_class(m, [&](const RsClass& k) { m.classes.push_back(k); });
+  m.psums_in_accumulator = accumulator_holds(m.N * m.M * m.E * m.F, acc);
   return m;
 }
 

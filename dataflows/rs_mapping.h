@@ -67,6 +67,10 @@ struct RsMapping {
   /// job (the closed form relies on this; the engine checks it by taking the max).
   std::vector<RsCategory> categories;
   std::int64_t jobs_per_class = 0;
+  /// The jobs' partial sums go to the output accumulator rather than the buffer: there is one
+  /// and it holds all N M E F outputs (jobs of other channel groups of the same outputs come
+  /// in other passes; dataflows/accumulator.h).
+  bool psums_in_accumulator = false;
   std::vector<RsClass> classes;  ///< segment-major, then strip
 
   /// Cycles of one job: weight preload (p q s, which also covers the first input window),

@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "dataflows/accumulator.h"
+
 #include "sim/core/error.h"
 
 namespace trainsim {
@@ -44,6 +46,11 @@ std::int64_t SystolicMapping::shift_in_latches_per_col() const {
   return (row_folds - 1) * triangle(rows) + triangle(rows_used(row_folds - 1));
 }
 
+std::int64_t SystolicMapping::fold_output_words() const {
+  const std::int64_t c = std::min(cols, sc);
+  return kind == Systolic::kOs ? std::min(rows, sr) * c : t * c;
+}
+
 std::int64_t SystolicMapping::compute_cycles() const {
   const std::int64_t f = folds();
   return f == 0 ? 0 : f * fold_cycles - 1;
@@ -81,6 +88,7 @@ SystolicMapping map_systolic(Systolic kind, const Op& op, const AcceleratorSpec&
   }
   m.load_cycles = load_cycles_of(kind, m.rows);
   m.fold_cycles = m.load_cycles + m.t + m.rows + m.cols - 2;
+  m.psums_in_accumulator = accumulator_holds(m.fold_output_words(), acc);
   return m;
 }
 
@@ -97,6 +105,8 @@ OpStats SystolicDataflow::evaluate(const Op& op, const AcceleratorSpec& acc) con
   for (int o = 0; o < kNumOperands; ++o) st.rf.reads[o] = st.macs;
   st.rf.writes[kOfmap] = st.macs;
   add_counts(m, st);
+  if (m.psums_in_accumulator)
+    route_psums_to_accumulator(st, static_cast<Count>(m.gemm.m * m.gemm.n));
   return st;
 }
 

@@ -40,6 +40,12 @@
 //              reported only by scalesim_view()). ws/is ofmap reads: a later row fold reads
 //              the previous partial sum back to accumulate (read-modify-write at the buffer
 //              port), (FR - 1) * M * N, which SCALE-Sim does not count.
+//   acc:       with an output accumulator (accelerator.accumulator) that holds a fold's
+//              outputs (ws, is: T x the fold's columns; os: its rows x columns), every psum
+//              or output leaving the array goes to it instead (writes FR * M * N for ws / is,
+//              M * N for os), each is read once (by the next row fold's read-modify-write or
+//              by the drain), and the buffer takes the M * N finished outputs once and reads
+//              no psums. SCALE-Sim has no accumulator; scalesim_view() is unchanged.
 #include <algorithm>
 #include <cstdint>
 #include <memory>
@@ -62,6 +68,9 @@ struct SystolicMapping {
   std::int64_t row_folds = 0, col_folds = 0;
   std::int64_t load_cycles = 0;  ///< R for ws / is (stationary tile shifted in), 0 for os
   std::int64_t fold_cycles = 0;  ///< L
+  /// The folds' partial sums go to the output accumulator rather than the buffer: there is
+  /// one, and it holds a fold's outputs (dataflows/accumulator.h).
+  bool psums_in_accumulator = false;
 
   std::int64_t folds() const { return row_folds * col_folds; }
   /// Rows / columns of the array that fold fr / fc uses (the last fold may be ragged).
@@ -70,6 +79,8 @@ struct SystolicMapping {
   /// Sum over row folds of r (r + 1) / 2: latches per column of a tile shifted in from the
   /// top edge (the value for row i hops i + 1 times).
   std::int64_t shift_in_latches_per_col() const;
+  /// Outputs the largest fold produces: T x its columns (ws, is), rows x columns (os).
+  std::int64_t fold_output_words() const;
   /// F * L - 1 (SCALE-Sim), 0 for an empty GEMM.
   std::int64_t compute_cycles() const;
   std::vector<std::pair<std::string, std::int64_t>> summary() const;

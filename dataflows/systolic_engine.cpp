@@ -4,7 +4,8 @@
 
 namespace trainsim {
 
-SystolicEngine::SystolicEngine(const SystolicMapping& m) : m_(m) {
+SystolicEngine::SystolicEngine(const SystolicMapping& m)
+    : m_(m), psums_in_acc_(m.psums_in_accumulator) {
   out_.assign(static_cast<std::size_t>(m.gemm.m * m.gemm.n), 0.0);
   st_.pes = m.rows * m.cols;
   st_.mapping = m.summary();

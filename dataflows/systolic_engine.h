@@ -29,6 +29,7 @@ class SystolicEngine : public ArrayEngine {
   virtual void tick(std::int64_t tau) = 0;
 
   SystolicMapping m_;
+  const bool psums_in_acc_;  ///< the output port writes to the accumulator (systolic.h)
   OpStats st_;
   std::vector<double> out_;  ///< C[M x N], row-major: what the buffer holds
   int active_ = 0;

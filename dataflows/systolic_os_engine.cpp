@@ -94,6 +94,10 @@ class OutputStationaryEngine final : public SystolicEngine {
     st_.rf.reads[kOfmap] += (macs - first) + outputs;
     st_.noc.writes[kOfmap] += outputs;
     st_.buffer.writes[kOfmap] += outputs;
+    if (psums_in_acc_) {  // through the accumulator on the way: written, then drained
+      st_.acc.writes[kOfmap] += outputs;
+      st_.acc.reads[kOfmap] += outputs;
+    }
     active_ = static_cast<int>(macs);
   }
 

@@ -162,8 +162,10 @@ class TileStreamEngine final : public SystolicEngine {
   void write_outputs(std::int64_t tau, std::int64_t macs, std::int64_t macs_row0,
                      std::int64_t latched) {
     const std::int64_t C = m_.cols, c = c_, T = m_.t;
-    // The last used row hands its psums to the buffer port; a later row fold adds them to
-    // the partial sums the earlier ones left there (read-modify-write).
+    // The last used row hands its psums to the buffer port, or to the accumulator when it
+    // holds the fold's outputs; a later row fold adds them to the partial sums the earlier
+    // ones left there (read-modify-write), and the accumulator drains the last row fold's
+    // sums, the finished outputs, to the buffer.
     std::int64_t outputs = 0;
     const std::int64_t last = r_ - 1;
     const double* ps = &ps_[last * C];
@@ -178,12 +180,17 @@ class TileStreamEngine final : public SystolicEngine {
                                                    (c0_ + lo) * in_.out_stride_c)];
       if (fr_ > 0) {
         for (std::int64_t j = lo; j <= hi; ++j, out += step) *out += ps[j];
-        st_.buffer.reads[kOfmap] += outputs;
       } else {
         for (std::int64_t j = lo; j <= hi; ++j, out += step) *out = ps[j];
       }
     }
-    st_.buffer.writes[kOfmap] += outputs;
+    AccessCounts& port = psums_in_acc_ ? st_.acc : st_.buffer;
+    port.writes[kOfmap] += outputs;
+    if (fr_ > 0) port.reads[kOfmap] += outputs;
+    if (psums_in_acc_ && fr_ == m_.row_folds - 1) {
+      st_.acc.reads[kOfmap] += outputs;
+      st_.buffer.writes[kOfmap] += outputs;
+    }
     st_.macs += macs;
     st_.rf.reads[in_.stat_operand] += macs;
     st_.rf.reads[in_.mov_operand] += macs;

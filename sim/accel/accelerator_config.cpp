@@ -120,6 +120,13 @@ void parse_rf(const ConfigNode& node, AcceleratorSpec& a) {
   if (auto v = m.get("psum_words")) a.rf.psum_words = v->as_int64_in(key_range::kRfWords);
 }
 
+void parse_accumulator(const ConfigNode& node, AcceleratorSpec& a) {
+  ConfigMap m = node.as_map();
+  m.allow_only({"words", "bits"});
+  a.accumulator.words = m.require("words").as_int64_in(key_range::kAccumulatorWords);
+  if (auto v = m.get("bits")) a.accumulator.bits = parse_word_bits(*v);
+}
+
 void parse_buffer(const ConfigNode& node, AcceleratorSpec& a) {
   ConfigMap m = node.as_map();
   m.allow_only({"kib", "ifmap_kib", "filter_kib", "ofmap_kib", "double_buffer", "banks",
@@ -199,7 +206,7 @@ std::string parse_memory_model(const ConfigNode& node) {
 AcceleratorSpec parse_accelerator_node(const ConfigNode& top, const AcceleratorNodeSource& from) {
   ConfigMap m = top.as_map();
   m.allow_only({"name", "description", "dataflow", "memory", "array", "clock_ghz", "word_bits",
-                "rf", "buffer", "mapping", "noc", "dram", "vector_unit", "energy"});
+                "rf", "buffer", "accumulator", "mapping", "noc", "dram", "vector_unit", "energy"});
   AcceleratorSpec a;
   a.source = from.source;
   a.name = from.default_name;
@@ -215,6 +222,7 @@ AcceleratorSpec parse_accelerator_node(const ConfigNode& top, const AcceleratorN
   if (auto v = m.get("word_bits")) a.word_bits = parse_word_bits(*v);
   if (auto v = m.get("rf")) parse_rf(*v, a);
   if (auto v = m.get("buffer")) parse_buffer(*v, a);
+  if (auto v = m.get("accumulator")) parse_accumulator(*v, a);
   if (auto v = m.get("mapping")) parse_mapping(*v, a);
   if (auto v = m.get("memory")) a.memory = parse_memory_model(*v);
   if (auto v = m.get("noc")) parse_single_count(*v, "words_per_cycle", a.noc_words_per_cycle);

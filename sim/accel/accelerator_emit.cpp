@@ -52,6 +52,15 @@ void emit_accelerator(YAML::Emitter& out, const AcceleratorSpec& a) {
   emit_double(out, a.buffer.port_words_per_cycle);
   out << YAML::EndMap;
 
+  // Only when there is one: its absence is the default, and files written before it existed
+  // read back the same.
+  if (a.accumulator.words > 0) {
+    out << YAML::Key << "accumulator" << YAML::Value << YAML::Flow << YAML::BeginMap;
+    out << YAML::Key << "words" << YAML::Value << a.accumulator.words;
+    if (a.accumulator.bits > 0) out << YAML::Key << "bits" << YAML::Value << a.accumulator.bits;
+    out << YAML::EndMap;
+  }
+
   out << YAML::Key << "mapping" << YAML::Value << YAML::Flow << YAML::BeginMap;
   out << YAML::Key << "tile" << YAML::Value << YAML::Flow << YAML::BeginMap;
   static const char* const dims[] = {"N", "K", "C", "P", "Q", "R", "S"};

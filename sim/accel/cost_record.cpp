@@ -102,6 +102,7 @@ std::string CostModel::encode(const Key& k, const OpStats& s) {
   w.put(s.rf);
   w.put(s.noc);
   w.put(s.buffer);
+  w.put(s.acc);
   for (Count v : s.dram_read_bytes) w.put(v);
   for (Count v : s.dram_write_bytes) w.put(v);
   w.put(s.onchip_read_bytes);
@@ -138,6 +139,7 @@ bool CostModel::decode(const std::string& record, Key& k, OpStats& s) {
   r.get(s.rf);
   r.get(s.noc);
   r.get(s.buffer);
+  r.get(s.acc);
   for (Count& v : s.dram_read_bytes) v = r.u64();
   for (Count& v : s.dram_write_bytes) v = r.u64();
   s.onchip_read_bytes = r.u64();

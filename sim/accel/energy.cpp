@@ -11,6 +11,7 @@ EnergyBreakdown& EnergyBreakdown::operator+=(const EnergyBreakdown& o) {
   rf += o.rf;
   noc += o.noc;
   buffer += o.buffer;
+  accumulator += o.accumulator;
   dram += o.dram;
   vector += o.vector;
   leakage += o.leakage;
@@ -62,10 +63,17 @@ EnergyBreakdown price(const OpStats& s, const AcceleratorSpec& acc) {
     e.dram += static_cast<double>(s.dram_read_bytes[o]) * 8.0 * access_energy(t.dram_read, 1) +
               static_cast<double>(s.dram_write_bytes[o]) * 8.0 * access_energy(t.dram_write, 1);
   }
+  if (acc.accumulator.words > 0) {
+    // An SRAM of its own size and word width, priced from the buffer's size-scaled table.
+    const double kib = acc.accumulator_kib();
+    const int abits = acc.accumulator_bits();
+    e.accumulator = sum(s.acc.reads) * buffer_energy(t.buffer_read, kib, abits) +
+                    sum(s.acc.writes) * buffer_energy(t.buffer_write, kib, abits);
+  }
   e.vector = static_cast<double>(s.vector_ops) * t.vector_op;
   e.leakage = static_cast<double>(s.cycles()) / acc.clock_ghz *
               (static_cast<double>(acc.pes()) * t.leakage_per_pe_ns +
-               acc.buffer_kib() * t.leakage_per_kib_ns);
+               (acc.buffer_kib() + acc.accumulator_kib()) * t.leakage_per_kib_ns);
   return e;
 }
 

@@ -11,11 +11,11 @@ namespace trainsim {
 
 /// Energy by component, in the table's unit (pJ, or MAC-normalized).
 struct EnergyBreakdown {
-  double mac = 0, rf = 0, noc = 0, buffer = 0, dram = 0, vector = 0, leakage = 0;
-  double total() const { return mac + rf + noc + buffer + dram + vector + leakage; }
-  /// Memory-access energy (global buffer and DRAM): what ADA-GP's Figure 21 compares (Janfaza et
-  /// al., MICRO '23).
-  double memory() const { return buffer + dram; }
+  double mac = 0, rf = 0, noc = 0, buffer = 0, accumulator = 0, dram = 0, vector = 0, leakage = 0;
+  double total() const { return mac + rf + noc + buffer + accumulator + dram + vector + leakage; }
+  /// Memory-access energy (on-chip SRAMs and DRAM): what ADA-GP's Figure 21 compares (Janfaza et
+  /// al., MICRO '23). The accumulator is counted with the buffer, whose partial sums it takes.
+  double memory() const { return buffer + accumulator + dram; }
   EnergyBreakdown& operator+=(const EnergyBreakdown& o);
 };
 

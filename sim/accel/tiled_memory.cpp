@@ -90,19 +90,39 @@ std::array<std::int64_t, kNumDims> pinned_tiles(const NestProblem& p, const Acce
 // the op has more tiles than this (the search's last resort, one-element tiles).
 constexpr std::int64_t kMaxWalkedTiles = std::int64_t{1} << 20;
 
+// Whether an output tile's partial sums may stay in the output accumulator between its
+// reduction tiles: the accumulator holds the largest output tile, and the reduction tiles of
+// an output tile run one after another. (The array's outputs must also pass through it,
+// which only the tiles' counts say: add_memory_counts checks them.)
+bool accumulator_holds_output(const SearchResult& sr, const AcceleratorSpec& acc) {
+  return acc.accumulator.words > 0 && sr.cost.accumulate_words > 0 &&
+         sr.cost.tile_words[kOfmap] <= acc.accumulator.words &&
+         output_accumulates(sr.mapping, sr.cost.trips);
+}
+
 // The memory level's own counts of a mapping: DRAM per operand, DMA fills and drains, the
-// accumulation reads, and what residency kept on chip.
+// accumulation reads, and what residency kept on chip. `s` holds the tiles' counts already.
 void add_memory_counts(const NestProblem& p, const SearchResult& sr, const OperandResidency& res,
                        const AcceleratorSpec& acc, OpStats& s) {
   const std::int64_t wb = acc.word_bytes();
   const MappingCost& c = sr.cost;
+  const auto total = p.total_words();
+  const bool held = accumulator_holds_output(sr, acc) && s.acc.writes[kOfmap] > 0;
+  if (held) {
+    // Each tile drained its outputs to the buffer through the accumulator (systolic.h); now
+    // only an output tile's last reduction tile does, the others leave their sums there and
+    // the next tile's first psums add onto them (a read that replaces the drain's, so the
+    // accumulator's counts stand). The buffer takes each output once (fewer if some took no
+    // work at all) and reads no partial sums back.
+    s.buffer.writes[kOfmap] = std::min(s.buffer.writes[kOfmap], static_cast<Count>(total[kOfmap]));
+  }
   for (int o = 0; o < kNumOperands; ++o) {
     s.dram_read_bytes[o] = static_cast<Count>(c.dram_read_words[o] * wb);
     s.buffer.writes[o] += static_cast<Count>(c.dram_read_words[o]);
   }
   s.dram_write_bytes[kOfmap] = static_cast<Count>(c.dram_write_words[kOfmap] * wb);
-  s.buffer.reads[kOfmap] += static_cast<Count>(c.dram_write_words[kOfmap] + c.accumulate_words);
-  const auto total = p.total_words();
+  s.buffer.reads[kOfmap] +=
+      static_cast<Count>(c.dram_write_words[kOfmap] + (held ? 0 : c.accumulate_words));
   for (int o : {kIfmap, kFilter})
     if (res.kind[o] == OperandResidency::kOnChip) s.onchip_read_bytes += total[o] * wb;
   if (!res.write_out) s.skipped_write_bytes += total[kOfmap] * wb;
@@ -254,6 +274,7 @@ OpStats run_mapping(const NestProblem& p, const SearchResult& sr, const OperandR
     s.rf += t.rf;
     s.noc += t.noc;
     s.buffer += t.buffer;
+    s.acc += t.acc;
   };
   // The tiles still to run take at least their compute.
   const std::int64_t total = s.compute_cycles;
@@ -327,14 +348,16 @@ OpStats run_mapping(const NestProblem& p, const SearchResult& sr, const OperandR
 }
 
 // Energy of a candidate for the search, priced with Eyeriss' normalized access costs (MAC 1,
-// RF 1, NoC 2, buffer 6, DRAM 200 per word): a fixed table, not the accelerator's, so that
-// the mapping, hence every count, does not depend on the table a run is priced with and any
-// run can be re-priced with another.
+// RF 1, NoC 2, buffer 6, DRAM 200 per word; an output accumulator, a small SRAM beside the
+// array, at the NoC's 2): a fixed table, not the accelerator's, so that the mapping, hence
+// every count, does not depend on the table a run is priced with and any run can be re-priced
+// with another.
 double search_energy(const OpStats& s, const AcceleratorSpec& acc) {
   return static_cast<double>(s.macs) +
          static_cast<double>(s.rf.total_reads() + s.rf.total_writes()) +
          2.0 * static_cast<double>(s.noc.total_reads() + s.noc.total_writes()) +
          6.0 * static_cast<double>(s.buffer.total_reads() + s.buffer.total_writes()) +
+         2.0 * static_cast<double>(s.acc.total_reads() + s.acc.total_writes()) +
          200.0 * static_cast<double>(s.dram_bytes() / static_cast<Count>(acc.word_bytes()));
 }
 
@@ -444,10 +467,14 @@ class TiledPricer final : public MappingPricer {
 
   // Every dataflow reads three RF words and writes one per MAC (op_stats.h, the dataflows'
   // counting conventions); the memory level writes every word it fetches into the buffer,
-  // reads every word it writes back, and reads each partial sum it accumulates onto.
+  // reads every word it writes back, and reads each partial sum it accumulates onto, unless
+  // an output accumulator that holds the output tile may keep them (accumulator_holds_output,
+  // taken as so whatever the loop order: a bound may only be lower).
   double energy_bound(const MappingCost& c) const override {
     const double dram = static_cast<double>(c.dram_words());
-    return 5.0 * macs_ + 200.0 * dram + 6.0 * (dram + static_cast<double>(c.accumulate_words));
+    const bool held = acc_.accumulator.words > 0 && c.tile_words[kOfmap] <= acc_.accumulator.words;
+    return 5.0 * macs_ + 200.0 * dram +
+           6.0 * (dram + (held ? 0.0 : static_cast<double>(c.accumulate_words)));
   }
 
  private:
@@ -665,8 +692,8 @@ MappingCheck check_mapping(const Op& op, const AcceleratorSpec& acc, const Dataf
   sr.mapping = m;
   sr.cost = r.cost;
   FastContext ctx(acc, &df);
-  const OpStats s = run_mapping(p, sr, res, acc, df, ctx, false);
-  r.walked_cycles = std::max(ctx.now(), buffer_port_cycles(s, acc));
+  r.walked = run_mapping(p, sr, res, acc, df, ctx, false);
+  r.walked_cycles = std::max(ctx.now(), buffer_port_cycles(r.walked, acc));
   // The same arithmetic through a context that does not time alone: every tile stepped.
   class EveryTile final : public ExecutionContext {
    public:
@@ -687,8 +714,8 @@ MappingCheck check_mapping(const Op& op, const AcceleratorSpec& acc, const Dataf
   };
   FastContext inner(acc, &df);
   EveryTile every(inner);
-  const OpStats stepped = run_mapping(p, sr, res, acc, df, every, false);
-  r.stepped_cycles = std::max(every.now(), buffer_port_cycles(stepped, acc));
+  r.stepped = run_mapping(p, sr, res, acc, df, every, false);
+  r.stepped_cycles = std::max(every.now(), buffer_port_cycles(r.stepped, acc));
   r.cycles_bound = pricer.cycles_bound(schedule_facts(p, m, r.cost, res, pricer));
   r.energy_bound = pricer.energy_bound(r.cost);
   return r;

@@ -21,11 +21,12 @@ SearchResult tiled_mapping(const Op& op, const AcceleratorSpec& acc, const Dataf
 /// Any mapping of `op` as the search sees it (for tests and `trainsim layer --bound`): its
 /// score (closed form where the schedule provably never waits, else the walk), the cycles of
 /// the walk itself (which skips repeated loop iterations), of the walk stepping through
-/// every tile, and the search's lower bounds on cycles and energy.
+/// every tile, and the search's lower bounds on cycles and energy; the counts of both walks.
 struct MappingCheck {
   MappingCost cost;
   MappingScore score;
   std::int64_t walked_cycles = 0, stepped_cycles = 0;
+  OpStats walked, stepped;
   std::int64_t cycles_bound = 0;
   double energy_bound = 0;
 };

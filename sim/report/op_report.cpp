@@ -36,6 +36,7 @@ nlohmann::ordered_json stats_json(const OpStats& s, const AcceleratorSpec& acc) 
   j["rf"] = counts_json(s.rf);
   j["noc"] = counts_json(s.noc);
   j["buffer"] = counts_json(s.buffer);
+  j["accumulator"] = counts_json(s.acc);
   nlohmann::ordered_json d;
   for (int o = 0; o < kNumOperands; ++o)
     d[operand_name(o)] = {{"read_bytes", s.dram_read_bytes[o]},
@@ -52,9 +53,10 @@ nlohmann::ordered_json stats_json(const OpStats& s, const AcceleratorSpec& acc) 
 }
 
 nlohmann::ordered_json energy_json(const EnergyBreakdown& e, const std::string& unit) {
-  return {{"unit", unit},       {"mac", e.mac},         {"rf", e.rf},
-          {"noc", e.noc},       {"buffer", e.buffer},   {"dram", e.dram},
-          {"vector", e.vector}, {"leakage", e.leakage}, {"total", e.total()}};
+  return {{"unit", unit},      {"mac", e.mac},       {"rf", e.rf},
+          {"noc", e.noc},      {"buffer", e.buffer}, {"accumulator", e.accumulator},
+          {"dram", e.dram},    {"vector", e.vector}, {"leakage", e.leakage},
+          {"total", e.total()}};
 }
 
 nlohmann::ordered_json scalesim_json(const ScaleSimView& v) {
@@ -92,13 +94,22 @@ std::string stats_text(const OpStats& s, const EnergyBreakdown& e, const Acceler
   out += line("NoC writes", s.noc.writes[0], s.noc.writes[1], s.noc.writes[2]);
   out += line("buffer reads", s.buffer.reads[0], s.buffer.reads[1], s.buffer.reads[2]);
   out += line("buffer writes", s.buffer.writes[0], s.buffer.writes[1], s.buffer.writes[2]);
+  if (acc.accumulator.words > 0) {
+    out += line("acc. reads", s.acc.reads[0], s.acc.reads[1], s.acc.reads[2]);
+    out += line("acc. writes", s.acc.writes[0], s.acc.writes[1], s.acc.writes[2]);
+  }
   out += line("DRAM read B", s.dram_read_bytes[0], s.dram_read_bytes[1], s.dram_read_bytes[2]);
   out += line("DRAM write B", s.dram_write_bytes[0], s.dram_write_bytes[1], s.dram_write_bytes[2]);
   const std::string unit = acc.energy.unit;
-  std::snprintf(buf, sizeof buf,
-                "energy (%s)  MAC %.4g | RF %.4g | NoC %.4g | buffer %.4g | DRAM %.4g | vector "
-                "%.4g | leakage %.4g | total %.4g",
-                unit.c_str(), e.mac, e.rf, e.noc, e.buffer, e.dram, e.vector, e.leakage, e.total());
+  std::snprintf(buf, sizeof buf, "energy (%s)  MAC %.4g | RF %.4g | NoC %.4g | buffer %.4g | ",
+                unit.c_str(), e.mac, e.rf, e.noc, e.buffer);
+  out += buf;
+  if (acc.accumulator.words > 0) {
+    std::snprintf(buf, sizeof buf, "accumulator %.4g | ", e.accumulator);
+    out += buf;
+  }
+  std::snprintf(buf, sizeof buf, "DRAM %.4g | vector %.4g | leakage %.4g | total %.4g", e.dram,
+                e.vector, e.leakage, e.total());
   out += buf;
   if (s.macs > 0) {
     std::snprintf(buf, sizeof buf, " (%.4g per MAC)", e.total() / static_cast<double>(s.macs));

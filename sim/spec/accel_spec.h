@@ -77,6 +77,15 @@ struct AcceleratorSpec {
     /// side by side contend for it, and an op waits for its buffer traffic.
     double port_words_per_cycle = 0;
   } buffer;
+  /// Output accumulator (TPU-style): an SRAM at the array's output edge where ws, os and is
+  /// add partial sums instead of the buffer, for a fold (or a buffer tile across its
+  /// reduction tiles) whose outputs fit; what does not fit goes to the buffer as without one.
+  /// `words` 0: none. `bits`: its word width (accumulators are wider than the operands; 0:
+  /// word_bits). Its accesses are priced as an SRAM of its size (the buffer's table).
+  struct {
+    std::int64_t words = 0;
+    int bits = 0;
+  } accumulator;
   int noc_words_per_cycle = 16;
   struct {
     double bandwidth_gbps = 25.6;  ///< shared by every unit that moves data
@@ -107,6 +116,10 @@ struct AcceleratorSpec {
   double buffer_kib_of(int operand) const {
     if (buffer.shared) return buffer.kib;
     return operand == 0 ? buffer.ifmap_kib : operand == 1 ? buffer.filter_kib : buffer.ofmap_kib;
+  }
+  int accumulator_bits() const { return accumulator.bits > 0 ? accumulator.bits : word_bits; }
+  double accumulator_kib() const {
+    return static_cast<double>(accumulator.words) * accumulator_bits() / 8.0 / 1024.0;
   }
   /// DRAM bytes per accelerator cycle.
   double dram_bytes_per_cycle() const { return dram.bandwidth_gbps / clock_ghz; }

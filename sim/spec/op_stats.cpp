@@ -106,6 +106,7 @@ OpStats& OpStats::add_repeated(const OpStats& o, std::int64_t n) {
   add_counts(rf, o.rf, "RF accesses");
   add_counts(noc, o.noc, "NoC transfers");
   add_counts(buffer, o.buffer, "buffer accesses");
+  add_counts(acc, o.acc, "accumulator accesses");
   for (int i = 0; i < kNumOperands; ++i) {
     add(dram_read_bytes[i], o.dram_read_bytes[i], "DRAM bytes");
     add(dram_write_bytes[i], o.dram_write_bytes[i], "DRAM bytes");
@@ -126,6 +127,7 @@ OpStats& OpStats::operator+=(const OpStats& o) {
   rf += o.rf;
   noc += o.noc;
   buffer += o.buffer;
+  acc += o.acc;
   for (int i = 0; i < kNumOperands; ++i) {
     dram_read_bytes[i] = checked_add(dram_read_bytes[i], o.dram_read_bytes[i], "DRAM bytes");
     dram_write_bytes[i] = checked_add(dram_write_bytes[i], o.dram_write_bytes[i], "DRAM bytes");

@@ -87,6 +87,9 @@ struct OpStats {
   AccessCounts rf;      ///< PE register files
   AccessCounts noc;     ///< words moved buffer <-> PE and PE <-> PE (per hop)
   AccessCounts buffer;  ///< global buffer (SCALE-Sim's SRAM reads / writes)
+  /// Output accumulator (accelerator.accumulator): partial sums added at the array's edge
+  /// instead of in the buffer. Ofmap only; zero without one.
+  AccessCounts acc;
   std::array<Count, kNumOperands> dram_read_bytes{}, dram_write_bytes{};
   /// Inter-op residency (tiled memory model): bytes of inputs the op found whole in the
   /// buffer, so did not read from DRAM, and bytes of outputs it did not write back because
@@ -101,8 +104,9 @@ struct OpStats {
   bool operator==(const OpStats& o) const {
     return macs == o.macs && compute_cycles == o.compute_cycles && stall_cycles == o.stall_cycles &&
            vector_ops == o.vector_ops && pes == o.pes && mapping == o.mapping && rf == o.rf &&
-           noc == o.noc && buffer == o.buffer && dram_read_bytes == o.dram_read_bytes &&
-           dram_write_bytes == o.dram_write_bytes && onchip_read_bytes == o.onchip_read_bytes &&
+           noc == o.noc && buffer == o.buffer && acc == o.acc &&
+           dram_read_bytes == o.dram_read_bytes && dram_write_bytes == o.dram_write_bytes &&
+           onchip_read_bytes == o.onchip_read_bytes &&
            skipped_write_bytes == o.skipped_write_bytes &&
            compulsory_dram_bytes == o.compulsory_dram_bytes;
   }

@@ -17,9 +17,9 @@ namespace trainsim {
 // changes, so a new member cannot silently be left out of checkpoints (resumed runs would
 // then differ from uninterrupted ones): update the archive() next to the guard, then the
 // size.
-static_assert(sizeof(OpStats) == 280, "OpStats changed: update archive(OpStats&)");
-// OpTotals::energy (56 bytes) is not archived: it is priced from the counts after loading.
-static_assert(sizeof(OpTotals) == 360, "OpTotals changed: update archive(OpTotals&)");
+static_assert(sizeof(OpStats) == 328, "OpStats changed: update archive(OpStats&)");
+// OpTotals::energy (64 bytes) is not archived: it is priced from the counts after loading.
+static_assert(sizeof(OpTotals) == 416, "OpTotals changed: update archive(OpTotals&)");
 static_assert(sizeof(EpochMetrics) == 168, "EpochMetrics changed: update archive(EpochMetrics&)");
 
 namespace {
@@ -29,8 +29,8 @@ constexpr char kMagic[] = "trainsim checkpoint";
 // with phases (2 held three for every technique). 4: per-layer sums for kNumRoles (16) roles, room
 // for the roles techniques register (3 held 10), each unit's array and vector work, and the
 // timeline's ops. 6: speculative backprop's stored passes hold what their layers saved for the
-// backward pass (batchnorm's statistics, dropout's masks).
-constexpr std::uint32_t kFormat = 6;
+// backward pass (batchnorm's statistics, dropout's masks). 7: the output accumulator's counts.
+constexpr std::uint32_t kFormat = 7;
 constexpr std::size_t kTrailerBytes = 4;
 
 // FNV-1a: identifies the configuration a checkpoint belongs to.
@@ -65,6 +65,7 @@ void archive(StateArchive& a, OpStats& s) {
   a.value(s.rf);
   a.value(s.noc);
   a.value(s.buffer);
+  a.value(s.acc);
   a.value(s.dram_read_bytes);
   a.value(s.dram_write_bytes);
   a.value(s.onchip_read_bytes);

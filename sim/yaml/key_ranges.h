@@ -74,6 +74,8 @@ inline constexpr IntRange kChunks{1, 64};
 inline constexpr IntRange kArrayExtent{1, 4096};
 /// Per-PE register files in words (Eyeriss: 12 / 224 / 24).
 inline constexpr IntRange kRfWords{1, 1 << 20};
+/// Output accumulator words (0: none; a TPU v1 has 4,096 x 256 = 2^20).
+inline constexpr IntRange kAccumulatorWords{0, 1 << 30};
 inline constexpr IntRange kBanks{1, 1 << 16};
 /// Words per cycle of the buffer, the NoC, and lanes of the vector unit.
 inline constexpr IntRange kPerCycle{1, 1 << 20};

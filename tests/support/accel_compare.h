@@ -50,6 +50,8 @@ inline void check_same_accelerator(const AcceleratorSpec& a, const AcceleratorSp
   CHECK(a.buffer.banks == b.buffer.banks);
   CHECK(a.buffer.words_per_cycle == b.buffer.words_per_cycle);
   CHECK(a.buffer.port_words_per_cycle == b.buffer.port_words_per_cycle);
+  CHECK(a.accumulator.words == b.accumulator.words);
+  CHECK(a.accumulator.bits == b.accumulator.bits);
   CHECK(a.noc_words_per_cycle == b.noc_words_per_cycle);
   CHECK(a.dram.bandwidth_gbps == b.dram.bandwidth_gbps);
   CHECK(a.dram.latency_cycles == b.dram.latency_cycles);

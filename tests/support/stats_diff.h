@@ -22,7 +22,8 @@ inline std::string first_difference(const OpStats& fast, const OpStats& cycle) {
   const std::pair<const char*, const AccessCounts*> levels[][2] = {
       {{"rf", &fast.rf}, {"rf", &cycle.rf}},
       {{"noc", &fast.noc}, {"noc", &cycle.noc}},
-      {{"buffer", &fast.buffer}, {"buffer", &cycle.buffer}}};
+      {{"buffer", &fast.buffer}, {"buffer", &cycle.buffer}},
+      {{"acc", &fast.acc}, {"acc", &cycle.acc}}};
   for (const auto& lv : levels) {
     for (int o = 0; o < kNumOperands; ++o) {
       field(std::string(lv[0].first) + ".reads[" + operand_name(o) + "]", lv[0].second->reads[o],

@@ -206,6 +206,8 @@ TEST_CASE("accelerator defaults fill every optional key", "[accel][config]") {
   CHECK(a.dram.latency_cycles == d.dram.latency_cycles);
   CHECK(a.vector_lanes == d.vector_lanes);
   CHECK(a.mapping.objective == MappingObjective::kTime);
+  CHECK(a.accumulator.words == 0);  // none
+  CHECK(a.accumulator_kib() == 0);
   CHECK(a.energy.name == "horowitz45");
 }
 
@@ -261,6 +263,7 @@ TEST_CASE("accelerator_yaml round-trips awkward values", "[accel][config]") {
       "words_per_cycle: 1}\nnoc: {words_per_cycle: 1}\n"
       "dram: {bandwidth_gbps: 1.0000000000000002e-3, latency_cycles: 0}\nvector_unit: {lanes: 1}\n"
       "mapping: {tile: {C: 3}, stationary: ofmap, objective: edp}\n"
+      "accumulator: {words: 1073741824, bits: 32}\n"
       "energy:\n  unit: pJ\n  mac: {4: 0.1, 64: 1e10}\n"
       "  rf: {read: {pj: 0, per_bits: 1}, write: {pj: 0.1, per_bits: 3}}\n"
       "  noc: {pj: 3.3333333333333335, per_bits: 16}\n"
@@ -274,6 +277,9 @@ TEST_CASE("accelerator_yaml round-trips awkward values", "[accel][config]") {
   CHECK(a.energy.name == "inline");
   CHECK(a.energy.leakage_per_kib_ns == 0);
   CHECK(a.mapping.objective == MappingObjective::kEdp);
+  CHECK(a.accumulator.words == 1073741824);
+  CHECK(a.accumulator.bits == 32);
+  CHECK(a.accumulator_kib() == 4.0 * 1024 * 1024);
   check_round_trip(tmp, a);
 }
 
@@ -315,6 +321,20 @@ TEST_CASE("accelerator errors name file, line, column and key", "[accel][config]
     check_error(err(st), file, pos_of(st, "psum"), "mapping.stationary", "psum");
     std::string obj = std::string(kMinimal) + "mapping: {objective: speed}\n";
     check_error(err(obj), file, pos_of(obj, "speed"), "mapping.objective", "speed");
+  }
+  SECTION("accumulator") {
+    std::string neg = std::string(kMinimal) + "accumulator: {words: -1}\n";
+    check_error(err(neg), file, pos_of(neg, "-1"), "accumulator.words",
+                "must be in [0, 1073741824], got -1");
+    std::string bits = std::string(kMinimal) + "accumulator: {words: 4096, bits: 24}\n";
+    check_error(err(bits), file, pos_of(bits, "24"), "accumulator.bits",
+                "must be one of 4, 8, 16, 32, 64, got 24");
+    std::string none = std::string(kMinimal) + "accumulator: {bits: 32}\n";
+    check_error(err(none), file, pos_of(none, "accumulator"), "accumulator.words",
+                "missing required key");
+    std::string key = std::string(kMinimal) + "accumulator: {entries: 4096}\n";
+    check_error(err(key), file, pos_of(key, "entries"), "accumulator.entries",
+                "unknown key 'entries' (allowed: words, bits)");
   }
   SECTION("wrong type") {
     std::string text = "dataflow: ws\narray: {rows: 12.5, cols: 4}\n";

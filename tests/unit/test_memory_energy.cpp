@@ -184,10 +184,27 @@ TEST_CASE("Energy is priced from counts and the table", "[accel][energy]") {
   slow.clock_ghz = 0.5;
   CHECK(price(s, slow).leakage == Approx(2 * e.leakage));
   CHECK(e.total() == Approx(e.mac + e.rf + e.noc + e.buffer + e.dram + e.vector + e.leakage));
+  CHECK(e.accumulator == 0);
   // Re-pricing the same counts with another table changes only the energy.
   AcceleratorSpec b = a;
   b.energy.mac = {{32, 1.0}};
   CHECK(price(s, b).mac == Approx(100 * 1.0));
   b.energy.mac = {{8, 1.0}};
   CHECK_THROWS_AS(price(s, b), UserError);  // no entry wide enough for 16-bit words
+  // An output accumulator: its accesses priced as an SRAM of its size and word width from
+  // the buffer's table, and its KiB leaking as the buffer's do. 2,048 words of 32 bits =
+  // 8 KiB, past the tables' last entries (read 16 pJ/64b, write 8 pJ/64b): 8 and 4 pJ per
+  // 32-bit word.
+  AcceleratorSpec c = a;
+  c.accumulator.words = 2048;
+  c.accumulator.bits = 32;
+  s.acc.reads = {0, 0, 6};
+  s.acc.writes = {0, 0, 7};
+  const EnergyBreakdown ea = price(s, c);
+  CHECK(ea.accumulator == Approx(6 * 8.0 + 7 * 4.0));
+  CHECK(ea.buffer == e.buffer);
+  CHECK(ea.leakage == Approx(60 * (16 * 0.01 + (3 + 8) * 0.1)));
+  CHECK(ea.total() == Approx(e.total() + ea.accumulator + ea.leakage - e.leakage));
+  CHECK(ea.memory() == Approx(ea.buffer + ea.accumulator + ea.dram));
+  CHECK(price(s, a).accumulator == 0);  // none configured: nothing to price
 }

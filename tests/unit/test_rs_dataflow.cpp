@@ -94,6 +94,8 @@ void require_same(const OpStats& fast, const OpStats& cyc) {
     CHECK(cyc.noc.writes[o] == fast.noc.writes[o]);
     CHECK(cyc.buffer.reads[o] == fast.buffer.reads[o]);
     CHECK(cyc.buffer.writes[o] == fast.buffer.writes[o]);
+    CHECK(cyc.acc.reads[o] == fast.acc.reads[o]);
+    CHECK(cyc.acc.writes[o] == fast.acc.writes[o]);
     CHECK(cyc.dram_read_bytes[o] == fast.dram_read_bytes[o]);
     CHECK(cyc.dram_write_bytes[o] == fast.dram_write_bytes[o]);
   }
@@ -244,7 +246,7 @@ TEST_CASE("rs: cycle engine matches the closed form and the convolution on rando
     return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng);
   };
   const int kShapes = 300;
-  int checked = 0, chunked = 0;
+  int checked = 0, chunked = 0, held = 0;
   for (int t = 0; t < kShapes; ++t) {
     Op op;
     const int kind = static_cast<int>(uni(0, 5));
@@ -267,11 +269,16 @@ TEST_CASE("rs: cycle engine matches the closed form and the convolution on rando
     if (t % 10 == 1) rows = 1;
     if (t % 10 == 2) cols = 1;
     const std::int64_t S = c.kernel_w;
-    const AcceleratorSpec acc = t % 3 == 0 ? array(rows, cols, uni(1, S), uni(1, 2 * S), uni(1, 5))
-                                           : array(rows, cols, S * uni(1, 3) + uni(0, 2),
-                                                   S * uni(1, 6) + uni(0, 4), uni(1, 5));
+    AcceleratorSpec acc = t % 3 == 0 ? array(rows, cols, uni(1, S), uni(1, 2 * S), uni(1, 5))
+                                     : array(rows, cols, S * uni(1, 3) + uni(0, 2),
+                                             S * uni(1, 6) + uni(0, 4), uni(1, 5));
+    // Every fourth with an output accumulator that holds the outputs (room for them and one
+    // word more) or is one word short, so both rules are checked.
+    const std::int64_t outputs = c.batch * c.filters * c.out_h() * c.out_w();
+    if (t % 4 == 1) acc.accumulator.words = outputs + (t % 8 == 1 ? 1 : -1);
     INFO("shape " << t << ": " << op.describe() << " on " << rows << "x" << cols << " RF "
-                  << acc.rf.input_words << "/" << acc.rf.weight_words << "/" << acc.rf.psum_words);
+                  << acc.rf.input_words << "/" << acc.rf.weight_words << "/" << acc.rf.psum_words
+                  << ", accumulator " << acc.accumulator.words);
     const OpStats fast = rs_dataflow().evaluate(op, acc);
     CHECK(fast.macs == static_cast<Count>(c.macs()));
     const Run r = run_engine(op, acc, rng);
@@ -280,7 +287,14 @@ TEST_CASE("rs: cycle engine matches the closed form and the convolution on rando
     CHECK(r.result == r.expected);
     ++checked;
     if (mapping_value(fast, "row_chunks") > 1) ++chunked;
+    if (fast.acc.writes[kOfmap] > 0) {
+      ++held;
+      CHECK(fast.buffer.writes[kOfmap] == static_cast<Count>(outputs));
+      CHECK(fast.buffer.reads[kOfmap] == 0);
+      CHECK(fast.acc.reads[kOfmap] == fast.acc.writes[kOfmap]);
+    }
   }
+  CHECK(held >= kShapes / 10);
   CHECK(checked == kShapes);
   CHECK(chunked >= kShapes / 8);  // the sweep does exercise row chunks
 }

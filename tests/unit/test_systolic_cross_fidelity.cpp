@@ -39,7 +39,8 @@ struct Case {
 };
 
 // Arrays cover 1x1, single rows / columns and shapes that divide nothing evenly, and the
-// widths the engines run as fixed-width vectors (8, 16, 32 columns: vector_rows.h).
+// widths the engines run as fixed-width vectors (8, 16, 32 columns: vector_rows.h); with and
+// without an output accumulator.
 std::vector<Case> random_cases(std::uint64_t seed, int count) {
   const std::pair<int, int> arrays[] = {{1, 1}, {1, 6}, {5, 1}, {3, 5},   {4, 4}, {2, 7},
                                         {8, 3}, {6, 6}, {7, 2}, {16, 16}, {4, 8}, {3, 32}};
@@ -51,6 +52,9 @@ std::vector<Case> random_cases(std::uint64_t seed, int count) {
   for (int n = 0; n < count; ++n) {
     const auto [r, c] = arrays[n % std::size(arrays)];
     Case k{Op{}, array(r, c)};
+    // A third with an output accumulator, from a few words (folds spill to the buffer) to
+    // more than any fold's outputs.
+    if (n % 3 == 1) k.acc.accumulator.words = pick(1, 400);
     if (n % 6 == 5) {
       // Small convolutions in all three training roles, so lower_to_gemm is exercised.
       ConvShape cs;
@@ -71,12 +75,13 @@ std::vector<Case> random_cases(std::uint64_t seed, int count) {
 
 void check_cross_fidelity(const Dataflow& df, std::uint64_t seed) {
   const std::vector<Case> cases = random_cases(seed, 240);
-  int checked = 0;
+  int checked = 0, in_accumulator = 0;
   for (std::size_t n = 0; n < cases.size(); ++n) {
     const Case& k = cases[n];
     const GemmShape g = lower_to_gemm(k.op);
     INFO(df.name() << " case " << n << ": " << k.op.describe() << " (M=" << g.m << " N=" << g.n
-                   << " K=" << g.k << ") on " << k.acc.rows << "x" << k.acc.cols);
+                   << " K=" << g.k << ") on " << k.acc.rows << "x" << k.acc.cols << ", accumulator "
+                   << k.acc.accumulator.words);
     const OpStats fast = df.evaluate(k.op, k.acc);
     OperandValues v = make_operands(k.op, true, 1000 + n);
     const std::vector<double> expected = reference_gemm(g, v.a, v.b);
@@ -99,8 +104,10 @@ void check_cross_fidelity(const Dataflow& df, std::uint64_t seed) {
     CHECK(first_difference(fast, engine->stats()) == "");
     CHECK(engine->result() == expected);
     ++checked;
+    in_accumulator += fast.acc.writes[kOfmap] > 0;
   }
   CHECK(checked >= 200);
+  CHECK(in_accumulator >= 30);
 }
 
 }  // namespace

@@ -116,6 +116,36 @@ TEST_CASE("ws fast model: M=2 N=3 K=4 on 2x2", "[dataflow][systolic]") {
   CHECK(v.ofmap_sram_writes == 12);
 }
 
+TEST_CASE("an output accumulator takes the psums of the folds it holds", "[dataflow][systolic]") {
+  // ws: a fold streams T = M = 2 rows over 2 columns: 4 outputs. With room for them, the
+  // 2 row folds write their 6 sums each to the accumulator (12), each read once (6 by the
+  // second fold's read-modify-write, 6 by the drain), and the buffer takes the 6 outputs.
+  AcceleratorSpec a = array(2, 2);
+  a.accumulator.words = 4;
+  const OpStats ws = ws_dataflow().evaluate(kGemm, a);
+  CHECK(ws.acc.writes[kOfmap] == 12);
+  CHECK(ws.acc.reads[kOfmap] == 12);
+  CHECK(ws.buffer.writes[kOfmap] == 6);
+  CHECK(ws.buffer.reads[kOfmap] == 0);
+  CHECK(ws.compute_cycles == 23);  // the array's time does not change
+  // os: outputs pass through on their way to the buffer (6 in, 6 out).
+  const OpStats os = os_dataflow().evaluate(kGemm, a);
+  CHECK(os.acc.writes[kOfmap] == 6);
+  CHECK(os.acc.reads[kOfmap] == 6);
+  CHECK(os.buffer.writes[kOfmap] == 6);
+  // One word short of a fold: the buffer as without an accumulator.
+  a.accumulator.words = 3;
+  const OpStats spill = ws_dataflow().evaluate(kGemm, a);
+  CHECK(spill.acc == AccessCounts{});
+  CHECK(spill.buffer.writes[kOfmap] == 12);
+  CHECK(spill.buffer.reads[kOfmap] == 6);
+  // is: T = N = 3 over M = 2 columns: 6 words per fold.
+  a.accumulator.words = 5;
+  CHECK(is_dataflow().evaluate(kGemm, a).acc == AccessCounts{});
+  a.accumulator.words = 6;
+  CHECK(is_dataflow().evaluate(kGemm, a).acc.writes[kOfmap] == 12);
+}
+
 TEST_CASE("is fast model: M=2 N=3 K=4 on 2x2", "[dataflow][systolic]") {
   // Sr = K = 4 -> FR = 2; Sc = M = 2 -> FC = 1; F = 2; T = N = 3.
   // L = 2 + 3 + 2 + 2 - 2 = 7; cycles = 2 * 7 - 1 = 13.

@@ -8,6 +8,8 @@
 //     once;
 //   * the cycle fidelity (the clocked array, tile by tile, through SystemC) equals the fast
 //     one on every counter, and the tiles' results add up to the op's reference result;
+//   * an output accumulator takes partial sums off the buffer and changes neither DRAM
+//     traffic nor time;
 //   * a buffer too small for any tile is an error naming the op and the level.
 #include <catch2/catch.hpp>
 
@@ -73,6 +75,16 @@ Op random_op(Rng& rng) {
   }
   op.word_bits = 16;
   return op;
+}
+
+// Any mapping of `p`, not only a searched one: random tiles and block order.
+BufferMapping random_mapping(Rng& rng, const NestProblem& p) {
+  BufferMapping m;
+  for (int d = 0; d < kNumDims; ++d) m.tile[d] = pick(rng, 1, p.extent[d]);
+  std::array<int, 3> order{kIfmap, kFilter, kOfmap};
+  for (int k = 2; k > 0; --k) std::swap(order[k], order[rng.below(k + 1)]);
+  m.order = order;
+  return m;
 }
 
 std::int64_t minimum_bytes(const Op& op, const Dataflow& df) {
@@ -159,11 +171,7 @@ TEST_CASE("The tile walk moves what the closed form counts and covers every MAC 
     const Op op = random_op(rng);
     const NestProblem p = make_problem(op, rng.below(2) == 0);
     // Any mapping, not only the searched one: random tiles, order and residency.
-    BufferMapping m;
-    for (int d = 0; d < kNumDims; ++d) m.tile[d] = pick(rng, 1, p.extent[d]);
-    std::array<int, 3> order{kIfmap, kFilter, kOfmap};
-    for (int k = 2; k > 0; --k) std::swap(order[k], order[rng.below(k + 1)]);
-    m.order = order;
+    const BufferMapping m = random_mapping(rng, p);
     OperandResidency res;
     const OperandResidency::Kind in_kinds[] = {OperandResidency::kStream, OperandResidency::kOnChip,
                                                OperandResidency::kLoadKeep};
@@ -172,7 +180,7 @@ TEST_CASE("The tile walk moves what the closed form counts and covers every MAC 
     res.kind[kOfmap] = rng.below(3) == 0 ? OperandResidency::kKeep : OperandResidency::kStream;
     res.write_out = res.kind[kOfmap] != OperandResidency::kKeep || rng.below(2) == 0;
     const MappingCost c = analyze_mapping(p, m, res, cap);
-    INFO(p.describe() << " order " << order[0] << order[1] << order[2] << " kinds "
+    INFO(p.describe() << " order " << m.order[0] << m.order[1] << m.order[2] << " kinds "
                       << int(res.kind[0]) << int(res.kind[1]) << int(res.kind[2]));
 
     TileWalk walk(p, m, res);
@@ -204,8 +212,10 @@ TEST_CASE("Cycle fidelity runs the tiles through SystemC: every counter as fast,
     const Dataflow& df = dataflow_or_throw(name);
     for (int i = 0; i < 12; ++i) {
       const Op op = random_op(rng);
-      const AcceleratorSpec a = accel(rng.below(2) == 0 ? 0.5 : 1.5, rng.below(2) == 0);
-      INFO(name << " " << op.describe() << " " << a.buffer_kib() << " KiB");
+      AcceleratorSpec a = accel(rng.below(2) == 0 ? 0.5 : 1.5, rng.below(2) == 0);
+      if (i % 2 == 1) a.accumulator.words = pick(rng, 8, 160);
+      INFO(name << " " << op.describe() << " " << a.buffer_kib() << " KiB, accumulator "
+                << a.accumulator.words);
       if (dram_or_none(op, a, df) < 0) continue;
       const OperandValues v = make_operands(op, df.gemm_based(), 5);
       std::array<OpStats, 2> stats;
@@ -225,6 +235,94 @@ TEST_CASE("Cycle fidelity runs the tiles through SystemC: every counter as fast,
     }
   }
   CHECK(tiled >= 20);  // the buffers are small enough that most ops run in several tiles
+}
+
+TEST_CASE("An output accumulator takes the partial sums it holds, off the buffer",
+          "[memory][tiled][accumulator]") {
+  // GEMM M = 6, N = 5, K = 8 (as a 1x1 convolution of one 6 x 1 image: P = 6 rows, K = 5
+  // filters, C = 8 channels) on
+  // the 4 x 5 ws array, in two reduction tiles of C = 4, the reduction block innermost. Each
+  // tile is one fold (K = 4 rows, N = 5 columns) streaming M = 6: 30 outputs.
+  const Op op = [] {
+    Op o = Op::make_gemm({6, 5, 8});
+    o.word_bits = 16;
+    return o;
+  }();
+  const Dataflow& ws = dataflow_or_throw("ws");
+  BufferMapping m;
+  m.tile = {1, 5, 4, 6, 1, 1, 1};
+  m.order = {kIfmap, kFilter, kOfmap};
+  AcceleratorSpec a = accel(64, true);
+  // Without: each tile writes its 30 sums (60), the second reads the first's back (30) and
+  // the drain to DRAM reads the 30 outputs.
+  MappingCheck none = check_mapping(op, a, ws, m);
+  CHECK(none.walked.buffer.writes[kOfmap] == 60);
+  CHECK(none.walked.buffer.reads[kOfmap] == 60);
+  CHECK(none.walked.acc == AccessCounts{});
+  // One word short of a fold: the same.
+  a.accumulator.words = 29;
+  CHECK(first_difference(check_mapping(op, a, ws, m).walked, none.walked) == "");
+  // Room for the fold, hence for the output tile: both tiles' sums go to the accumulator
+  // (30 + 30 writes, read once each: by the second tile's first sums and by the drain), and
+  // the buffer takes the 30 finished outputs once and reads them once for DRAM.
+  a.accumulator.words = 30;
+  const MappingCheck held = check_mapping(op, a, ws, m);
+  CHECK(held.walked.acc.writes[kOfmap] == 60);
+  CHECK(held.walked.acc.reads[kOfmap] == 60);
+  CHECK(held.walked.buffer.writes[kOfmap] == 30);
+  CHECK(held.walked.buffer.reads[kOfmap] == 30);
+  CHECK(held.walked_cycles == none.walked_cycles);
+  // The filters' block innermost (two tiles of 3 rows, each over both reduction tiles, in
+  // turn): the output tiles are not revisited at once, so each tile's 15 sums pass through
+  // the accumulator (one fold, no row folds to add) and go back to the buffer as without.
+  m.tile = {1, 5, 4, 3, 1, 1, 1};
+  m.order = {kIfmap, kOfmap, kFilter};
+  const MappingCheck apart = check_mapping(op, a, ws, m);
+  a.accumulator.words = 0;
+  const MappingCheck apart_none = check_mapping(op, a, ws, m);
+  CHECK(apart.walked.acc.writes[kOfmap] == 60);
+  CHECK(apart.walked.acc.reads[kOfmap] == 60);
+  CHECK(apart.walked.buffer.writes[kOfmap] == apart_none.walked.buffer.writes[kOfmap]);
+  CHECK(apart.walked.buffer.reads[kOfmap] == apart_none.walked.buffer.reads[kOfmap]);
+  CHECK(apart_none.walked.buffer.reads[kOfmap] > 30);  // read back between: spilled
+}
+
+TEST_CASE("An output accumulator never adds buffer traffic, and never changes DRAM or time",
+          "[memory][tiled][accumulator]") {
+  // Any mapping, with and without an accumulator of random size: the array's time, the DRAM
+  // traffic and the buffer's operand reads are the same; the buffer's ofmap accesses can only
+  // fall; every word the accumulator takes is read once; the walk and the tile-by-tile run
+  // agree.
+  Rng rng(17);
+  int held = 0;
+  for (int i = 0; i < 400; ++i) {
+    const char* name = kDataflows[i % 4];
+    const Dataflow& df = dataflow_or_throw(name);
+    const Op op = random_op(rng);
+    const NestProblem p = make_problem(op, df.gemm_based());
+    const BufferMapping m = random_mapping(rng, p);
+    AcceleratorSpec a = accel(1 << 20, true);
+    const MappingCheck without = check_mapping(op, a, df, m);
+    a.accumulator.words = pick(rng, 1, 300);
+    INFO(name << " " << op.describe() << " accumulator " << a.accumulator.words << " tile "
+              << m.tile[0] << "," << m.tile[1] << "," << m.tile[2] << "," << m.tile[3] << ","
+              << m.tile[4] << "," << m.tile[5] << "," << m.tile[6] << " order " << m.order[0]
+              << m.order[1] << m.order[2]);
+    const MappingCheck with = check_mapping(op, a, df, m);
+    CHECK(with.walked_cycles == without.walked_cycles);
+    CHECK(with.stepped_cycles == without.stepped_cycles);
+    CHECK(with.walked.dram_bytes() == without.walked.dram_bytes());
+    for (int o : {kIfmap, kFilter}) {
+      CHECK(with.walked.buffer.reads[o] == without.walked.buffer.reads[o]);
+      CHECK(with.walked.buffer.writes[o] == without.walked.buffer.writes[o]);
+    }
+    CHECK(with.walked.buffer.reads[kOfmap] <= without.walked.buffer.reads[kOfmap]);
+    CHECK(with.walked.buffer.writes[kOfmap] <= without.walked.buffer.writes[kOfmap]);
+    CHECK(with.walked.acc.reads[kOfmap] == with.walked.acc.writes[kOfmap]);
+    CHECK(first_difference(with.walked, with.stepped) == "");
+    held += with.walked.buffer.writes[kOfmap] < without.walked.buffer.writes[kOfmap];
+  }
+  CHECK(held >= 60);  // the sizes reach both sides of the folds' and tiles' outputs
 }
 
 TEST_CASE("A buffer too small for any tile is an error naming the op and the level",

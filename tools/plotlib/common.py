@@ -82,12 +82,13 @@ ROLE_COLORS = {
 EXTRA_COLORS = ("#937860", "#DA8BC3", "#8C8C8C", "#CCB974", "#64B5CD")
 
 # Energy components of stats.json totals.<phase>.energy, in memory-hierarchy order.
-COMPONENTS = ("mac", "rf", "noc", "buffer", "dram", "vector", "leakage")
+COMPONENTS = ("mac", "rf", "noc", "buffer", "accumulator", "dram", "vector", "leakage")
 COMPONENT_LABELS = {
     "mac": "MAC",
     "rf": "register files",
     "noc": "NoC",
     "buffer": "global buffer",
+    "accumulator": "accumulator",
     "dram": "DRAM",
     "vector": "vector unit",
     "leakage": "leakage",
@@ -97,6 +98,7 @@ COMPONENT_COLORS = {
     "rf": "#55A868",
     "noc": "#8172B3",
     "buffer": "#CCB974",
+    "accumulator": "#64B5CD",
     "dram": "#C44E52",
     "vector": "#DD8452",
     "leakage": "#8C8C8C",

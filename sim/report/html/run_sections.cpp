@@ -14,7 +14,8 @@ namespace trainsim {
 namespace {
 
 // stats.json's energy components, in the order the energy tables list them.
-const char* const kEnergyParts[] = {"mac", "rf", "noc", "buffer", "dram", "vector", "leakage"};
+const char* const kEnergyParts[] = {"mac",         "rf",   "noc",    "buffer",
+                                    "accumulator", "dram", "vector", "leakage"};
 
 }  // namespace
 
