@@ -9,9 +9,13 @@ from and writes to the buffer, tests/data/README.md).
 trainsim's buffer counters hold both sides of the buffer: the array's reads and writes, and
 the DMA's fills (the words read from DRAM) and drains (the words written to DRAM). The table
 gives the total, the array's side alone (what nn_dataflow's figure counts), the partial-sum
-read-modify-writes among the latter, and both ratios.
+read-modify-writes among the latter, and both ratios. `--set KEY=VALUE` changes eyeriss_like
+for a what-if (e.g. `--set accumulator.words=262144`: an output accumulator, which takes the
+partial sums off the buffer where it holds a tile's outputs; its own accesses are then
+printed in the last column, and are not buffer accesses).
 
-  tools/rs_buffer_gap.py [--build DIR] [--batch N ...]   (default batches: 4 16)
+  tools/rs_buffer_gap.py [--build DIR] [--batch N ...] [--set KEY=VALUE ...]
+                                                         (default batches: 4 16)
 """
 import argparse
 import csv
@@ -39,11 +43,12 @@ def nn_dataflow():
         return {(r["layer"], int(r["batch"])): r for r in csv.DictReader(f)}
 
 
-def trainsim_layer(binary, conv, groups, batch):
+def trainsim_layer(binary, conv, groups, batch, overrides):
+    extra = [a for kv in overrides for a in ("--set", kv)]
     out = subprocess.run(
         [binary, "layer", "--accel", "eyeriss_like", "--dataflow", "rs", "--conv", conv,
          "--groups", str(groups), "--batch", str(batch), "--set", "energy=eyeriss_normalized",
-         "--set", "mapping.objective=energy", "--json"],
+         "--set", "mapping.objective=energy", "--json"] + extra,
         check=True, stdout=subprocess.PIPE, text=True).stdout
     return json.loads(out)["stats"]
 
@@ -53,20 +58,23 @@ def main():
     ap.add_argument("--build", default=os.environ.get("TRAINSIM_BUILD",
                                                       os.path.join(REPO, "build")))
     ap.add_argument("--batch", type=int, nargs="*", default=[4, 16])
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="override a key of eyeriss_like (repeatable)")
     args = ap.parse_args()
     binary = os.path.join(args.build, "trainsim")
     ref = nn_dataflow()
-    print("RS global-buffer accesses on eyeriss_like against nn_dataflow's gbuf_total_words "
-          "(millions of words)")
+    print("RS global-buffer accesses on eyeriss_like" +
+          "".join(f" --set {kv}" for kv in args.set) +
+          " against nn_dataflow's gbuf_total_words (millions of words)")
     print(f"{'layer':6} {'batch':>5} {'total':>8} {'array':>8} {'psum RMW':>8} "
-          f"{'DMA':>7} {'nn_df':>7} {'total/nn':>8} {'array/nn':>8}")
+          f"{'DMA':>7} {'nn_df':>7} {'total/nn':>8} {'array/nn':>8} {'accum.':>7}")
     worst = {}
     for batch in args.batch:
         for name, (conv, groups) in LAYERS.items():
             row = ref.get((name, batch))
             if row is None:
                 continue
-            s = trainsim_layer(binary, conv, groups, batch)
+            s = trainsim_layer(binary, conv, groups, batch, args.set)
             b = s["buffer"]
             total = sum(b[o]["reads"] + b[o]["writes"] for o in ("ifmap", "filter", "ofmap"))
             # The DMA's side: every DRAM word moved fills or drains the buffer once
@@ -80,8 +88,10 @@ def main():
             rmw = 2 * (b["ofmap"]["reads"] - drained)
             nn = float(row["gbuf_total_words"])
             worst[batch] = max(worst.get(batch, 0.0), array / nn)
+            acc = s["accumulator"]["ofmap"]
             print(f"{name:6} {batch:5} {total / 1e6:8.2f} {array / 1e6:8.2f} {rmw / 1e6:8.2f} "
-                  f"{dma / 1e6:7.2f} {nn / 1e6:7.2f} {total / nn:7.2f}x {array / nn:7.2f}x")
+                  f"{dma / 1e6:7.2f} {nn / 1e6:7.2f} {total / nn:7.2f}x {array / nn:7.2f}x "
+                  f"{(acc['reads'] + acc['writes']) / 1e6:7.2f}")
     for batch, w in worst.items():
         print(f"batch {batch}: largest array-side ratio {w:.2f}x (issue 30's target: within 2x "
               f"on every layer at batch 16)")
