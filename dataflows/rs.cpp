@@ -77,8 +77,8 @@ class RsDataflow : public Dataflow {
     const RsMapping m = map_rs(p.op, acc);
     std::array<std::int64_t, kNumDims> g;
     g.fill(1);
-    g[kDimK] = m.p;
-    g[kDimC] = m.q;
+    g[kDimK] = m.group_p;
+    g[kDimC] = m.group_q;
     return g;
   }
   std::unique_ptr<ArrayEngine> engine(const Op& op, const AcceleratorSpec& acc,

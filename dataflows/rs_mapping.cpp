@@ -73,17 +73,21 @@ std::vector<std::pair<std::string, std::int64_t>> RsMapping::summary() const {
   std::int64_t passes_total = 0;
   for (const RsClass& c : classes) passes_total += passes(c);
   const RsClass& first = classes.front();
-  return {{"set_rows", R},
-          {"set_cols", E},
-          {"segments", ceil_div(R, rows)},
-          {"strips", ceil_div(E, cols)},
-          {"p", p},
-          {"q", q},
-          {"sets_per_pass", first.rep()},
-          {"jobs", jobs_per_class * static_cast<std::int64_t>(classes.size())},
-          {"passes", passes_total},
-          {"row_chunks", chunks},
-          {"chunk_cols", chunk_cols}};
+  std::vector<std::pair<std::string, std::int64_t>> s = {
+      {"set_rows", R},
+      {"set_cols", E},
+      {"segments", ceil_div(R, rows)},
+      {"strips", ceil_div(E, cols)},
+      {"p", p},
+      {"q", q},
+      {"sets_per_pass", first.rep()},
+      {"jobs", jobs_per_class * static_cast<std::int64_t>(classes.size())},
+      {"passes", passes_total},
+      {"row_chunks", chunks},
+      {"chunk_cols", chunk_cols}};
+  // Only when chosen, so that the summaries of mappings without it read as before.
+  if (psum_resident) s.emplace_back("psum_resident", 1);
+  return s;
 }
 
 namespace {
@@ -127,6 +131,17 @@ RsMapping rs_frame(const Op& op, const AcceleratorSpec& acc) {
   // p S' more weight words), then as many filters as the psum and weight RFs allow.
   m.q = std::min({m.C, acc.rf.input_words / Sc, acc.rf.weight_words / Sc});
   m.p = std::min({m.M, acc.rf.psum_words, acc.rf.weight_words / (m.q * Sc)});
+  m.group_p = m.p;
+  m.group_q = m.q;
+  // rf.keep_psums: where the psum RF holds a row of F sums for a filter and there is more
+  // than one channel group to keep them across, each PE keeps F sums for each of its p
+  // filters while the groups pass, holding one group's weights (at least one channel) at a
+  // time.
+  if (acc.rf.keep_psums && m.F <= acc.rf.psum_words && m.C > m.q) {
+    m.psum_resident = true;
+    m.p = std::min({m.M, acc.rf.psum_words / m.F, acc.rf.weight_words / Sc});
+    m.q = m.C;
+  }
   return m;
 }
 

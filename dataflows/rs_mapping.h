@@ -17,6 +17,12 @@
 //                (RF-level reuse) over the s kernel columns of its chunk.
 //   pass         up to `rep` jobs of one class placed side by side / stacked on the array
 //                (Eyeriss' replication), run in lockstep until the longest one finishes.
+//   resident     (psum_resident) a job runs every channel group of its (image, filter
+//                group) one after another and keeps its p x F partial sums in the psum RF
+//                meanwhile, draining them once: as a job of q = C, which it equals in every
+//                count and cycle (the weights and the input window are reloaded per group
+//                either way). With rf.keep_psums, wherever the psum RF holds them and there
+//                is more than one channel group.
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -60,7 +66,11 @@ struct RsMapping {
   std::int64_t rows = 0, cols = 0;
   std::int64_t chunk_cols = 0;  ///< S': kernel columns of a full row chunk (S if it fits)
   std::int64_t chunks = 0;      ///< row chunks per filter row, ceil(S / S')
-  std::int64_t p = 0, q = 0;    ///< the greedy RF-level interleave (full groups)
+  std::int64_t p = 0, q = 0;    ///< the RF-level interleave of full groups (resident: q = C)
+  /// The greedy interleave's p and q, with resident sums or not: buffer tiles come in whole
+  /// groups of them.
+  std::int64_t group_p = 0, group_q = 0;
+  bool psum_resident = false;  ///< partial sums stay in the PEs across the channel loop
   /// Per row chunk: non-padding columns among those one input row loads for it.
   std::vector<std::int64_t> chunk_real_cols;
   /// Categories in execution order: longest job first, so a pass lasts as long as its first

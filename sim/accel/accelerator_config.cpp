@@ -114,10 +114,11 @@ int parse_word_bits(const ConfigNode& node) {
 
 void parse_rf(const ConfigNode& node, AcceleratorSpec& a) {
   ConfigMap m = node.as_map();
-  m.allow_only({"input_words", "weight_words", "psum_words"});
+  m.allow_only({"input_words", "weight_words", "psum_words", "keep_psums"});
   if (auto v = m.get("input_words")) a.rf.input_words = v->as_int64_in(key_range::kRfWords);
   if (auto v = m.get("weight_words")) a.rf.weight_words = v->as_int64_in(key_range::kRfWords);
   if (auto v = m.get("psum_words")) a.rf.psum_words = v->as_int64_in(key_range::kRfWords);
+  if (auto v = m.get("keep_psums")) a.rf.keep_psums = v->as_bool();
 }
 
 void parse_accumulator(const ConfigNode& node, AcceleratorSpec& a) {

@@ -31,6 +31,8 @@ void emit_accelerator(YAML::Emitter& out, const AcceleratorSpec& a) {
   out << YAML::Key << "input_words" << YAML::Value << a.rf.input_words;
   out << YAML::Key << "weight_words" << YAML::Value << a.rf.weight_words;
   out << YAML::Key << "psum_words" << YAML::Value << a.rf.psum_words;
+  // Only when set, as the accumulator: its absence is the default.
+  if (a.rf.keep_psums) out << YAML::Key << "keep_psums" << YAML::Value << true;
   out << YAML::EndMap;
 
   out << YAML::Key << "buffer" << YAML::Value << YAML::Flow << YAML::BeginMap;

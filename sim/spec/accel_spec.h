@@ -56,9 +56,13 @@ struct AcceleratorSpec {
   int rows = 12, cols = 14;  ///< PE array
   double clock_ghz = 1.0;
   int word_bits = 16;
-  /// Per-PE register files, in words (Eyeriss: 12 ifmap, 224 filter, 24 psum).
+  /// Per-PE register files, in words (Eyeriss: 12 ifmap, 224 filter, 24 psum). `keep_psums`
+  /// (row stationary): a PE keeps a row of partial sums for each of its filters while every
+  /// channel group passes, where the psum RF holds them, instead of draining them to the
+  /// buffer after each group as Eyeriss does (docs/rs_mapping.md).
   struct {
     std::int64_t input_words = 12, weight_words = 224, psum_words = 24;
+    bool keep_psums = false;
   } rf;
   /// Global buffer: one SRAM shared by all operands (`shared`, of `kib`), whose split the
   /// buffer mapping decides per op, or one partition per operand like SCALE-Sim's three

@@ -44,6 +44,7 @@ inline void check_same_accelerator(const AcceleratorSpec& a, const AcceleratorSp
   CHECK(a.rf.input_words == b.rf.input_words);
   CHECK(a.rf.weight_words == b.rf.weight_words);
   CHECK(a.rf.psum_words == b.rf.psum_words);
+  CHECK(a.rf.keep_psums == b.rf.keep_psums);
   CHECK(a.buffer.ifmap_kib == b.buffer.ifmap_kib);
   CHECK(a.buffer.filter_kib == b.buffer.filter_kib);
   CHECK(a.buffer.ofmap_kib == b.buffer.ofmap_kib);

@@ -199,6 +199,7 @@ TEST_CASE("accelerator defaults fill every optional key", "[accel][config]") {
   CHECK(a.clock_ghz == d.clock_ghz);
   CHECK(a.word_bits == 16);
   CHECK(a.rf.weight_words == d.rf.weight_words);
+  CHECK_FALSE(a.rf.keep_psums);
   CHECK(a.buffer.ifmap_kib == d.buffer.ifmap_kib);
   CHECK(a.buffer.words_per_cycle == d.buffer.words_per_cycle);
   CHECK(a.noc_words_per_cycle == d.noc_words_per_cycle);
@@ -258,7 +259,7 @@ TEST_CASE("accelerator_yaml round-trips awkward values", "[accel][config]") {
   std::string text =
       "name: 'odd: name'\ndescription: \"line one, 'quoted' # not a comment\"\ndataflow: is\n"
       "array: {rows: 1, cols: 1000}\nclock_ghz: 0.30000000000000004\nword_bits: 64\n"
-      "rf: {input_words: 1, weight_words: 1048576, psum_words: 3}\n"
+      "rf: {input_words: 1, weight_words: 1048576, psum_words: 3, keep_psums: true}\n"
       "buffer: {ifmap_kib: 0.1, filter_kib: 1e-3, ofmap_kib: 123456.789, banks: 7, "
       "words_per_cycle: 1}\nnoc: {words_per_cycle: 1}\n"
       "dram: {bandwidth_gbps: 1.0000000000000002e-3, latency_cycles: 0}\nvector_unit: {lanes: 1}\n"
@@ -274,6 +275,7 @@ TEST_CASE("accelerator_yaml round-trips awkward values", "[accel][config]") {
   AcceleratorSpec a = load_accelerator(tmp.accelerator(text));
   CHECK(a.name == "odd: name");
   CHECK(a.rf.weight_words == 1048576);
+  CHECK(a.rf.keep_psums);
   CHECK(a.energy.name == "inline");
   CHECK(a.energy.leakage_per_kib_ns == 0);
   CHECK(a.mapping.objective == MappingObjective::kEdp);
@@ -332,6 +334,9 @@ TEST_CASE("accelerator errors name file, line, column and key", "[accel][config]
     std::string none = std::string(kMinimal) + "accumulator: {bits: 32}\n";
     check_error(err(none), file, pos_of(none, "accumulator"), "accumulator.words",
                 "missing required key");
+    std::string keep = std::string(kMinimal) + "rf: {keep_psums: yes}\n";
+    check_error(err(keep), file, pos_of(keep, "yes"), "rf.keep_psums",
+                "expected true or false, got 'yes'");
     std::string key = std::string(kMinimal) + "accumulator: {entries: 4096}\n";
     check_error(err(key), file, pos_of(key, "entries"), "accumulator.entries",
                 "unknown key 'entries' (allowed: words, bits)");

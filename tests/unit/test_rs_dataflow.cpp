@@ -239,6 +239,48 @@ TEST_CASE("rs: p filters x q channels interleaved in one PE (by hand)", "[datafl
   CHECK(st.buffer.reads[kOfmap] == 0);
 }
 
+TEST_CASE("rs: partial sums kept in the PEs across the channel loop (by hand)", "[dataflow][rs]") {
+  // 4 channels of 4 x 4 (pad 1), 2 filters of 3 x 3 on a 3 x 4 array: one set (h = 3, w = 4,
+  // E = F = 4) per pass. RFs of 3 input, 6 weight and 8 psum words: S' = 3,
+  // q = min(4, 1, 2) = 1, p = min(2, 8, 6 / 3) = 2.
+  const Op op = conv(1, 4, 4, 4, 2, 3, 1, 1);
+  AcceleratorSpec acc = array(3, 4, 3, 6, 8);
+  // As Eyeriss: 4 jobs of one channel, (F + 1) p q S + h = 5 x 2 x 3 + 3 = 33 cycles each;
+  // every job writes its 32 sums back (128), all but the first job's as read-modify-writes.
+  const OpStats greedy = rs_dataflow().evaluate(op, acc);
+  CHECK(mapping_value(greedy, "q") == 1);
+  CHECK(greedy.compute_cycles == 4 * 33);
+  CHECK(greedy.buffer.writes[kOfmap] == 128);
+  CHECK(greedy.buffer.reads[kOfmap] == 96);
+  // rf.keep_psums, and 8 words hold p F = 2 x 4 sums: one job runs the 4 channels one after
+  // another (weights and input window reloaded per channel, as before), 5 x 2 x 4 x 3 + 3 =
+  // 123 cycles, and writes its 32 outputs once; the inputs and weights move as before (p is
+  // the same).
+  acc.rf.keep_psums = true;
+  const OpStats resident = rs_dataflow().evaluate(op, acc);
+  CHECK(mapping_value(resident, "psum_resident") == 1);
+  CHECK(mapping_value(resident, "p") == 2);
+  CHECK(mapping_value(resident, "q") == 4);
+  CHECK(resident.compute_cycles == 123);
+  CHECK(resident.buffer.writes[kOfmap] == 32);
+  CHECK(resident.buffer.reads[kOfmap] == 0);
+  CHECK(resident.buffer.reads[kIfmap] == greedy.buffer.reads[kIfmap]);
+  CHECK(resident.buffer.reads[kFilter] == greedy.buffer.reads[kFilter]);
+  CHECK(resident.macs == greedy.macs);
+  // The cycle engine runs it to the same counts and the exact convolution.
+  std::mt19937 rng(5);
+  const Run r = run_engine(op, acc, rng);
+  require_same(resident, r.stats);
+  CHECK(r.steps == 123);
+  CHECK(r.result == r.expected);
+  // A psum RF of 3 words cannot hold a row of F = 4: the sums drain after each group.
+  acc.rf.psum_words = 3;
+  const OpStats short_rf = rs_dataflow().evaluate(op, acc);
+  CHECK(short_rf.compute_cycles == 4 * 33);
+  CHECK(short_rf.buffer.writes[kOfmap] == 128);
+  for (const auto& [k, v] : short_rf.mapping) CHECK(k != "psum_resident");
+}
+
 TEST_CASE("rs: cycle engine matches the closed form and the convolution on random shapes",
           "[dataflow][rs]") {
   std::mt19937 rng(20160618);
@@ -246,7 +288,7 @@ TEST_CASE("rs: cycle engine matches the closed form and the convolution on rando
     return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng);
   };
   const int kShapes = 300;
-  int checked = 0, chunked = 0, held = 0;
+  int checked = 0, chunked = 0, held = 0, resident = 0;
   for (int t = 0; t < kShapes; ++t) {
     Op op;
     const int kind = static_cast<int>(uni(0, 5));
@@ -276,9 +318,12 @@ TEST_CASE("rs: cycle engine matches the closed form and the convolution on rando
     // word more) or is one word short, so both rules are checked.
     const std::int64_t outputs = c.batch * c.filters * c.out_h() * c.out_w();
     if (t % 4 == 1) acc.accumulator.words = outputs + (t % 8 == 1 ? 1 : -1);
+    // Half keep their partial sums in the PEs where the psum RF holds a row of them.
+    acc.rf.keep_psums = t % 2 == 0;
     INFO("shape " << t << ": " << op.describe() << " on " << rows << "x" << cols << " RF "
                   << acc.rf.input_words << "/" << acc.rf.weight_words << "/" << acc.rf.psum_words
-                  << ", accumulator " << acc.accumulator.words);
+                  << ", accumulator " << acc.accumulator.words
+                  << (acc.rf.keep_psums ? ", keep_psums" : ""));
     const OpStats fast = rs_dataflow().evaluate(op, acc);
     CHECK(fast.macs == static_cast<Count>(c.macs()));
     const Run r = run_engine(op, acc, rng);
@@ -287,6 +332,7 @@ TEST_CASE("rs: cycle engine matches the closed form and the convolution on rando
     CHECK(r.result == r.expected);
     ++checked;
     if (mapping_value(fast, "row_chunks") > 1) ++chunked;
+    for (const auto& [k, v] : fast.mapping) resident += k == "psum_resident";
     if (fast.acc.writes[kOfmap] > 0) {
       ++held;
       CHECK(fast.buffer.writes[kOfmap] == static_cast<Count>(outputs));
@@ -295,6 +341,7 @@ TEST_CASE("rs: cycle engine matches the closed form and the convolution on rando
     }
   }
   CHECK(held >= kShapes / 10);
+  CHECK(resident >= kShapes / 20);  // and partial sums kept in the PEs
   CHECK(checked == kShapes);
   CHECK(chunked >= kShapes / 8);  // the sweep does exercise row chunks
 }

@@ -214,8 +214,9 @@ TEST_CASE("Cycle fidelity runs the tiles through SystemC: every counter as fast,
       const Op op = random_op(rng);
       AcceleratorSpec a = accel(rng.below(2) == 0 ? 0.5 : 1.5, rng.below(2) == 0);
       if (i % 2 == 1) a.accumulator.words = pick(rng, 8, 160);
+      a.rf.keep_psums = i % 3 == 0;  // rs: partial sums kept in the PEs where they fit
       INFO(name << " " << op.describe() << " " << a.buffer_kib() << " KiB, accumulator "
-                << a.accumulator.words);
+                << a.accumulator.words << (a.rf.keep_psums ? ", keep_psums" : ""));
       if (dram_or_none(op, a, df) < 0) continue;
       const OperandValues v = make_operands(op, df.gemm_based(), 5);
       std::array<OpStats, 2> stats;
