@@ -292,8 +292,8 @@ TEST_CASE("An output accumulator never adds buffer traffic, and never changes DR
           "[memory][tiled][accumulator]") {
   // Any mapping, with and without an accumulator of random size: the array's time, the DRAM
   // traffic and the buffer's operand reads are the same; the buffer's ofmap accesses can only
-  // fall; every word the accumulator takes is read once; the walk and the tile-by-tile run
-  // agree.
+  // fall, and fall further (or stay) with a larger one; every word the accumulator takes is
+  // read once; the walk and the tile-by-tile run agree.
   Rng rng(17);
   int held = 0;
   for (int i = 0; i < 400; ++i) {
@@ -321,6 +321,11 @@ TEST_CASE("An output accumulator never adds buffer traffic, and never changes DR
     CHECK(with.walked.buffer.writes[kOfmap] <= without.walked.buffer.writes[kOfmap]);
     CHECK(with.walked.acc.reads[kOfmap] == with.walked.acc.writes[kOfmap]);
     CHECK(first_difference(with.walked, with.stepped) == "");
+    // A larger accumulator holds whatever the smaller one held: never more buffer traffic.
+    a.accumulator.words *= 3;
+    const MappingCheck larger = check_mapping(op, a, df, m);
+    CHECK(larger.walked.buffer.total_reads() <= with.walked.buffer.total_reads());
+    CHECK(larger.walked.buffer.total_writes() <= with.walked.buffer.total_writes());
     held += with.walked.buffer.writes[kOfmap] < without.walked.buffer.writes[kOfmap];
   }
   CHECK(held >= 60);  // the sizes reach both sides of the folds' and tiles' outputs
