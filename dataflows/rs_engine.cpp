@@ -374,8 +374,8 @@ class RsEngine final : public ArrayEngine {
 
   // The buffer (or the output accumulator, when it holds the op's outputs) latches last
   // cycle's top-row psums (still in their link registers); a second write to an output is a
-  // read-modify-write (accumulation across channel groups,
-  // filter-row segments and row chunks). A set writes back the w output rows of its strip
+  // read-modify-write (accumulation across channel groups, filter-row segments and row
+  // chunks). A set writes back the w output rows of its strip
   // at once, and every write to those outputs comes from a set of the same strip (the
   // strips partition the rows), so the run is written for the first time all together or
   // not at all: one flag per run, kept at its first output.

@@ -3,7 +3,6 @@
 #include <stdexcept>
 
 #include "dataflows/accumulator.h"
-
 #include "sim/core/error.h"
 
 namespace trainsim {

@@ -7,6 +7,7 @@
 #include <limits>
 #include <optional>
 
+#include "dataflows/accumulator.h"
 #include "dataflows/tile_values.h"
 #include "mapping/tile_walk.h"
 #include "sim/accel/fast_context.h"
@@ -95,8 +96,7 @@ constexpr std::int64_t kMaxWalkedTiles = std::int64_t{1} << 20;
 // an output tile run one after another. (The array's outputs must also pass through it,
 // which only the tiles' counts say: add_memory_counts checks them.)
 bool accumulator_holds_output(const SearchResult& sr, const AcceleratorSpec& acc) {
-  return acc.accumulator.words > 0 && sr.cost.accumulate_words > 0 &&
-         sr.cost.tile_words[kOfmap] <= acc.accumulator.words &&
+  return sr.cost.accumulate_words > 0 && accumulator_holds(sr.cost.tile_words[kOfmap], acc) &&
          output_accumulates(sr.mapping, sr.cost.trips);
 }
 
@@ -109,7 +109,8 @@ void add_memory_counts(const NestProblem& p, const SearchResult& sr, const Opera
   const auto total = p.total_words();
   const bool held = accumulator_holds_output(sr, acc) && s.acc.writes[kOfmap] > 0;
   if (held) {
-    // Each tile drained its outputs to the buffer through the accumulator (systolic.h); now
+    // Each tile drained its outputs to the buffer through the accumulator
+    // (dataflows/accumulator.h); now
     // only an output tile's last reduction tile does, the others leave their sums there and
     // the next tile's first psums add onto them (a read that replaces the drain's, so the
     // accumulator's counts stand). The buffer takes each output once (fewer if some took no
@@ -472,7 +473,7 @@ class TiledPricer final : public MappingPricer {
   // taken as so whatever the loop order: a bound may only be lower).
   double energy_bound(const MappingCost& c) const override {
     const double dram = static_cast<double>(c.dram_words());
-    const bool held = acc_.accumulator.words > 0 && c.tile_words[kOfmap] <= acc_.accumulator.words;
+    const bool held = accumulator_holds(c.tile_words[kOfmap], acc_);
     return 5.0 * macs_ + 200.0 * dram +
            6.0 * (dram + (held ? 0.0 : static_cast<double>(c.accumulate_words)));
   }

@@ -81,9 +81,11 @@ struct AcceleratorSpec {
     /// side by side contend for it, and an op waits for its buffer traffic.
     double port_words_per_cycle = 0;
   } buffer;
-  /// Output accumulator (TPU-style): an SRAM at the array's output edge where ws, os and is
-  /// add partial sums instead of the buffer, for a fold (or a buffer tile across its
-  /// reduction tiles) whose outputs fit; what does not fit goes to the buffer as without one.
+  /// Output accumulator (TPU-style): an SRAM at the array's output edge where the array adds
+  /// partial sums instead of the buffer, where it holds the outputs the dataflow accumulates
+  /// at once (a systolic fold's, a row-stationary tile's; dataflows/accumulator.h), and keeps
+  /// them between a buffer tile's reduction tiles where it holds the tile; what does not fit
+  /// goes to the buffer as without one.
   /// `words` 0: none. `bits`: its word width (accumulators are wider than the operands; 0:
   /// word_bits). Its accesses are priced as an SRAM of its size (the buffer's table).
   struct {
