@@ -110,10 +110,13 @@ void list_accelerators() {
   for (const auto& n : shipped_accelerator_names()) {
     if (name_alone(n)) continue;  // the names need no file read
     const AcceleratorSpec a = load_accelerator(n);
-    char figures[256];
+    char accumulator[64] = "";
+    if (a.accumulator.words > 0)
+      std::snprintf(accumulator, sizeof accumulator, " + %g KiB accumulator", a.accumulator_kib());
+    char figures[320];
     std::snprintf(figures, sizeof figures,
-                  "%dx%d %s, %g KiB buffer, %g GHz, %d-bit, DRAM %g GB/s, energy %s", a.rows,
-                  a.cols, a.dataflow.c_str(), a.buffer_kib(), a.clock_ghz, a.word_bits,
+                  "%dx%d %s, %g KiB buffer%s, %g GHz, %d-bit, DRAM %g GB/s, energy %s", a.rows,
+                  a.cols, a.dataflow.c_str(), a.buffer_kib(), accumulator, a.clock_ghz, a.word_bits,
                   a.dram.bandwidth_gbps, a.energy.name.c_str());
     entry(n, figures, a.description);
   }

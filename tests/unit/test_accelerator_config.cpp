@@ -71,7 +71,7 @@ void check_round_trip(const TempAccelConfigs& tmp, const AcceleratorSpec& spec) 
 TEST_CASE("shipped accelerators and energy tables are listed", "[accel][config]") {
   CHECK(shipped_accelerator_names() == std::vector<std::string>{"adagp_ws180", "eyeriss_like",
                                                                 "scalesim_default", "small_8x8",
-                                                                "systolic_32x32"});
+                                                                "systolic_32x32", "tpu_v1_like"});
   CHECK(shipped_energy_names() ==
         std::vector<std::string>{"eyeriss_ert", "eyeriss_normalized", "horowitz45"});
 }
@@ -157,6 +157,20 @@ TEST_CASE("shipped accelerators load with their values", "[accel][config]") {
     CHECK(a.pes() == 1024);
     CHECK(a.dataflow == "ws");
     CHECK(a.word_bits == 16);
+  }
+  SECTION("tpu_v1_like has the TPU v1's matrix unit and memories (Jouppi et al., ISCA 2017)") {
+    AcceleratorSpec a = load_accelerator("tpu_v1_like");
+    CHECK(a.pes() == 65536);
+    CHECK(a.dataflow == "ws");
+    CHECK(a.word_bits == 8);
+    CHECK(a.clock_ghz == 0.7);
+    CHECK(2 * a.pes() * a.clock_ghz / 1e3 == Approx(91.75));  // the paper's 92 TOPS
+    CHECK(a.buffer.shared);
+    CHECK(a.buffer_kib() == 24 * 1024 + 256);  // Unified Buffer + weight FIFO
+    CHECK(a.accumulator.words == 4096 * 256);
+    CHECK(a.accumulator_bits() == 32);
+    CHECK(a.accumulator_kib() == 4096);  // 4 MiB
+    CHECK(a.dram.bandwidth_gbps == 34);
   }
   SECTION("small_8x8") {
     AcceleratorSpec a = load_accelerator("small_8x8");

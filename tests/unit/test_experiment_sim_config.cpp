@@ -470,8 +470,8 @@ TEST_CASE("resolved_yaml writes the simulation keys and round-trips", "[config]"
     }
   }
   SECTION("every shipped accelerator, with its dataflow overridden") {
-    for (const char* name :
-         {"adagp_ws180", "eyeriss_like", "scalesim_default", "small_8x8", "systolic_32x32"}) {
+    for (const char* name : {"adagp_ws180", "eyeriss_like", "scalesim_default", "small_8x8",
+                             "systolic_32x32", "tpu_v1_like"}) {
       INFO(name);
       ExperimentSpec s = load_experiment(
           quickstart(), {std::string("accelerator=") + name, "dataflow=is", "fidelity=cycle"});
