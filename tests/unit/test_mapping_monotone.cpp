@@ -6,6 +6,7 @@
 //   * an extra operand from DRAM (the filter leaves its dedicated memory: ADA-GP-LOW against
 //     Efficient);
 //   * a smaller buffer (three quarters of it);
+// half of the cases with an output accumulator and rs keeping partial sums in the PEs;
 // the optimum of the objective (time: the fastest candidate's cycles; energy; energy x
 // cycles) is at least what it was, and the time objective's choice is within its tolerance
 // of that fastest time.
@@ -90,7 +91,13 @@ TEST_CASE("More work never makes the mapping's optimum better", "[memory][tiled]
     std::array<int, 3> kinds{};
     while (cases < 1000) {
       const Op op = random_op(rng);
-      const AcceleratorSpec a = random_accel(rng);
+      AcceleratorSpec a = random_accel(rng);
+      if (cases % 2 == 1) {
+        // Half with the partial-sum options: rs keeping sums in the PEs, and an output
+        // accumulator of 64 to 767 words (without drawing from rng: the same ops as without).
+        a.rf.keep_psums = true;
+        a.accumulator.words = 64 + 37 * (cases % 20);
+      }
       const int kind = static_cast<int>(rng.below(3));
       Op more_op = op;
       AcceleratorSpec more_acc = a;
@@ -107,7 +114,8 @@ TEST_CASE("More work never makes the mapping's optimum better", "[memory][tiled]
       ++kinds[static_cast<std::size_t>(kind)];
       INFO(name << " case " << cases << ": " << op.describe() << " -> " << more_op.describe()
                 << ", " << a.buffer.kib << " -> " << more_acc.buffer.kib << " KiB, objective "
-                << objective_name(a.mapping.objective) << ", kind " << kind);
+                << objective_name(a.mapping.objective) << ", kind " << kind << ", accumulator "
+                << a.accumulator.words);
       CHECK(more >= less);
       CHECK(less_r.exhausted);
       if (a.mapping.objective == MappingObjective::kTime) {
