@@ -338,7 +338,7 @@ TEST_CASE("accelerator errors name file, line, column and key", "[accel][config]
     std::string obj = std::string(kMinimal) + "mapping: {objective: speed}\n";
     check_error(err(obj), file, pos_of(obj, "speed"), "mapping.objective", "speed");
   }
-  SECTION("accumulator") {
+  SECTION("accumulator and rf.keep_psums") {
     std::string neg = std::string(kMinimal) + "accumulator: {words: -1}\n";
     check_error(err(neg), file, pos_of(neg, "-1"), "accumulator.words",
                 "must be in [0, 1073741824], got -1");
