@@ -87,6 +87,13 @@ BufferMapping random_mapping(Rng& rng, const NestProblem& p) {
   return m;
 }
 
+// A GEMM of 16-bit words, as the accelerators here hold.
+Op gemm16(const GemmShape& g) {
+  Op op = Op::make_gemm(g);
+  op.word_bits = 16;
+  return op;
+}
+
 std::int64_t minimum_bytes(const Op& op, const Dataflow& df) {
   const auto total = make_problem(op, df.gemm_based()).total_words();
   return 2 * (total[0] + total[1] + total[2]);
@@ -241,14 +248,10 @@ TEST_CASE("Cycle fidelity runs the tiles through SystemC: every counter as fast,
 TEST_CASE("An output accumulator takes the partial sums it holds, off the buffer",
           "[memory][tiled][accumulator]") {
   // GEMM M = 6, N = 5, K = 8 (as a 1x1 convolution of one 6 x 1 image: P = 6 rows, K = 5
-  // filters, C = 8 channels) on
-  // the 4 x 5 ws array, in two reduction tiles of C = 4, the reduction block innermost. Each
-  // tile is one fold (K = 4 rows, N = 5 columns) streaming M = 6: 30 outputs.
-  const Op op = [] {
-    Op o = Op::make_gemm({6, 5, 8});
-    o.word_bits = 16;
-    return o;
-  }();
+  // filters, C = 8 channels) on the 4 x 5 ws array, in two reduction tiles of C = 4, the
+  // reduction block innermost. Each tile is one fold (K = 4 rows, N = 5 columns) streaming
+  // M = 6: 30 outputs.
+  const Op op = gemm16({6, 5, 8});
   const Dataflow& ws = dataflow_or_throw("ws");
   BufferMapping m;
   m.tile = {1, 5, 4, 6, 1, 1, 1};
@@ -374,11 +377,7 @@ TEST_CASE("An op of more than 2^20 tiles: exact counts, a time bound, and no cyc
           "[memory][tiled][errors]") {
   // A buffer of a few dozen words forces tiny tiles on a 512^3 GEMM: millions of tiles, too
   // many to walk one by one. The fast fidelity counts them by class instead.
-  const Op op = [] {
-    Op o = Op::make_gemm({512, 512, 512});
-    o.word_bits = 16;
-    return o;
-  }();
+  const Op op = gemm16({512, 512, 512});
   for (const char* name : kDataflows) {
     const Dataflow& df = dataflow_or_throw(name);
     // RS's smallest tile (a row of filters by a row of the map) needs more words.
