@@ -106,8 +106,6 @@ class MappingPricer {
   virtual ~MappingPricer() = default;
   /// Compute cycles of the array for one tile of the problem.
   virtual std::int64_t tile_cycles(const TileBox& box) = 0;
-  /// A lower bound on tile_cycles(box), much cheaper.
-  virtual std::int64_t tile_cycles_floor(const TileBox& box) const = 0;
   /// The candidate run as the memory model runs it; the pricer may stop once it is sure the
   /// op takes more than `deadline` cycles (MappingScore::exact), and need not time it at all
   /// without `timed` (MappingScore::timed: energy and traffic only, which need no schedule).

@@ -399,15 +399,6 @@ class TiledPricer final : public MappingPricer {
     return last_cycles_;
   }
 
-  // A PE does at most one MAC per cycle.
-  std::int64_t tile_cycles_floor(const TileBox& box) const override {
-    const auto& e = box.extent;
-    std::int64_t macs = e[kDimN] * e[kDimK] * e[kDimC] * e[kDimP] * e[kDimQ];
-    macs *= p_.gemm_based ? p_.stored_kernel_rows(box) * p_.stored_kernel_cols(box)
-                          : e[kDimR] * e[kDimS];
-    return (macs + acc_.pes() - 1) / acc_.pes();
-  }
-
   MappingScore score(const BufferMapping& m, const MappingCost& c, std::int64_t deadline,
                      bool timed) override {
     SearchResult sr;
