@@ -7,19 +7,21 @@
 #   3. under mpirun with 1 and 2 ranks (targets: 2 ranks >= 1.7x faster, >= 100 points/s),
 #      and `mpirun -n 2 true` alone (mpirun's own start and end, in every MPI run's time),
 # each from scratch, medians of REPEATS (wall time, and CPU time of the -j 2 runs); checks
-# that all the tables are identical. Then once
-# each, the 1,200-point configs/sweeps/vgg16_dataflows_techniques.yaml (the same 60 designs
+# that all the tables are identical. Then (medians of BIG_REPEATS) the 1,200-point configs/sweeps/vgg16_dataflows_techniques.yaml (the same 60 designs
 # x 5 batch sizes x 4 techniques) with -j 1 and -j 2, with --isolate, and under mpirun with 1
 # and 2 ranks (the same targets as the 60 points). Last, the memo
 # (docs/sweeps.md): the 60 points again reading the op costs the -j 2 run kept (as a resumed
 # or repeated sweep does), and the 1,200 points reading them (an extended sweep: new batch
 # sizes and techniques on the same designs).
-#   tools/bench_sweep.sh [REPEATS]   (default 3; expects ./test.sh or ./run.sh to have set up)
+#   tools/bench_sweep.sh [REPEATS [BIG_REPEATS]]   (defaults 3 and 1: the 1,200-point runs take
+#   5-12 s each, so once by default; medians of BIG_REPEATS where a busy host moves them;
+#   expects ./test.sh or ./run.sh to have set up)
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${TRAINSIM_BUILD:-$repo/build}"
 bin="$build/trainsim"
 repeats="${1:-3}"
+big_repeats="${2:-1}"
 sweep="$repo/configs/sweeps/vgg16_dataflows.yaml"
 big="$repo/configs/sweeps/vgg16_dataflows_techniques.yaml"
 tmp="$(mktemp -d)"
@@ -73,7 +75,7 @@ else
   echo "MPI: mpirun not found (tools/setup.sh installs openmpi-bin)"
 fi
 saved=$repeats
-repeats=1
+repeats=$big_repeats
 b1=$(wall b1 "$bin" sweep "$big" -j 1)
 b2=$(wall b2 "$bin" sweep "$big" -j 2)
 bi=$(wall bi "$bin" sweep "$big" -j 2 --isolate)
