@@ -48,6 +48,17 @@ wall() {
 cpu() { printf 'CPU %.2f s' "$(cat "$tmp/$1.cpu")"; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 rate() { awk -v n="$1" -v t="$2" 'BEGIN { printf "%.1f points/s", n / t }'; }
+# first_point_ms CMD ARGS...: milliseconds from starting CMD ARGS --out DIR -q (a fresh_dir)
+# to the first point's directory being made (its .trainsim-manifest), once: the part of a
+# short sweep's time that is start-up, the launcher's included.
+first_point_ms() {
+  local out t0 first
+  out=$(fresh_dir "$tmp" first)
+  t0=$(date +%s.%N)
+  "$@" --out "$out" -q >/dev/null 2>&1
+  first=$(find "$out/points" -name .trainsim-manifest -printf '%T@\n' | sort -g | head -n 1)
+  awk -v a="$t0" -v b="$first" 'BEGIN { printf "%.0f", (b - a) * 1000 }'
+}
 
 echo "load average before: $(cut -d' ' -f1 /proc/loadavg)"
 j1=$(wall j1 "$bin" sweep "$sweep" -j 1)
@@ -68,6 +79,9 @@ if command -v mpirun >/dev/null; then
   mt=$(median_wall mpirun -n 2 true)
   printf '            mpirun -n 2 true alone %6.2f s; 2 ranks without it: %s\n' "$mt" \
     "$(rate 60 "$(awk -v a="$r2" -v b="$mt" 'BEGIN { print a - b }')")"
+  printf '            first point %s ms after the start under mpirun -n 2, %s ms at -j 2\n' \
+    "$(first_point_ms mpirun -n 2 "$bin" sweep "$sweep" --mpi)" \
+    "$(first_point_ms "$bin" sweep "$sweep" -j 2)"
   for t in j2 r1 r2; do
     cmp -s "$tmp/j1/sweep.csv" "$tmp/$t/sweep.csv" || echo "tables differ: j1 and $t"
   done
