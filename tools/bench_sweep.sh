@@ -6,6 +6,7 @@
 #   2. with -j 2 --isolate (a process per point, as sweeps ran before workers),
 #   3. under mpirun with 1 and 2 ranks (targets: 2 ranks >= 1.7x faster, >= 100 points/s),
 #      and `mpirun -n 2 true` alone (mpirun's own start and end, in every MPI run's time),
+#      and how long after the start the first point begins under mpirun -n 2 and at -j 2,
 # each from scratch, medians of REPEATS (wall time, and CPU time of the -j 2 runs); checks
 # that all the tables are identical. Then (medians of BIG_REPEATS) the 1,200-point configs/sweeps/vgg16_dataflows_techniques.yaml (the same 60 designs
 # x 5 batch sizes x 4 techniques) with -j 1 and -j 2, with --isolate, and under mpirun with 1
