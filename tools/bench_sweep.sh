@@ -7,7 +7,8 @@
 #   3. under mpirun with 1 and 2 ranks (targets: 2 ranks >= 1.7x faster, >= 100 points/s),
 #      and `mpirun -n 2 true` alone (mpirun's own start and end, in every MPI run's time),
 #      and how long after the start the first point begins under mpirun -n 2 and at -j 2,
-# each from scratch, medians of REPEATS (wall time, and CPU time of the -j 2 runs); checks
+# each from scratch, medians of REPEATS (wall time, and CPU time of the -j 2 runs; the two
+# runs a target compares taken in turn, so that a drifting host moves both alike); checks
 # that all the tables are identical. Then (medians of BIG_REPEATS) the 1,200-point configs/sweeps/vgg16_dataflows_techniques.yaml (the same 60 designs
 # x 5 batch sizes x 4 techniques) with -j 1 and -j 2, with --isolate, and under mpirun with 1
 # and 2 ranks (the same targets as the 60 points). Last, the memo
@@ -46,6 +47,24 @@ wall() {
   printf '%s\n' "${cpus[@]}" | median >"$tmp/$name.cpu"
   printf '%s\n' "${times[@]}" | median
 }
+# Medians of $repeats runs of two commands taken in turn (A, B, A, B, ...), so that a host
+# whose speed drifts during the benchmark moves both alike: their ratio is what the targets
+# are about. `paired NAME_A NAME_B` runs the commands in the arrays cmd_a and cmd_b (each with
+# --out DIR -q added, as `wall` does) and prints "MEDIAN_A MEDIAN_B"; CPU medians as `wall`.
+paired() {
+  local a="$1" b="$2" ta=() tb=() ca=() cb=() w c
+  for ((i = 0; i < repeats; i++)); do
+    read -r w c < <(fresh_run "$tmp" "$a" "${cmd_a[@]}")
+    ta+=("$w")
+    ca+=("$c")
+    read -r w c < <(fresh_run "$tmp" "$b" "${cmd_b[@]}")
+    tb+=("$w")
+    cb+=("$c")
+  done
+  printf '%s\n' "${ca[@]}" | median >"$tmp/$a.cpu"
+  printf '%s\n' "${cb[@]}" | median >"$tmp/$b.cpu"
+  echo "$(printf '%s\n' "${ta[@]}" | median) $(printf '%s\n' "${tb[@]}" | median)"
+}
 cpu() { printf 'CPU %.2f s' "$(cat "$tmp/$1.cpu")"; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 rate() { awk -v n="$1" -v t="$2" 'BEGIN { printf "%.1f points/s", n / t }'; }
@@ -62,8 +81,9 @@ first_point_ms() {
 }
 
 echo "load average before: $(cut -d' ' -f1 /proc/loadavg)"
-j1=$(wall j1 "$bin" sweep "$sweep" -j 1)
-j2=$(wall j2 "$bin" sweep "$sweep" -j 2)
+cmd_a=("$bin" sweep "$sweep" -j 1)
+cmd_b=("$bin" sweep "$sweep" -j 2)
+read -r j1 j2 < <(paired j1 j2)
 ji=$(wall ji "$bin" sweep "$sweep" -j 2 --isolate)
 printf 'workers:    -j 1 %6.2f s, -j 2 %6.2f s: %sx (target >= 1.7x); %s at -j 2 (%s)\n' \
   "$j1" "$j2" "$(ratio "$j1" "$j2")" "$(rate 60 "$j2")" "$(cpu j2)"
@@ -71,8 +91,9 @@ printf 'isolated:   -j 2 %6.2f s (a process per point): workers %sx as fast\n' "
   "$(ratio "$ji" "$j2")"
 cmp -s "$tmp/j1/sweep.csv" "$tmp/ji/sweep.csv" || echo "tables differ: j1 and ji"
 if command -v mpirun >/dev/null; then
-  r1=$(wall r1 mpirun -n 1 "$bin" sweep "$sweep" --mpi)
-  r2=$(wall r2 mpirun -n 2 "$bin" sweep "$sweep" --mpi)
+  cmd_a=(mpirun -n 1 "$bin" sweep "$sweep" --mpi)
+  cmd_b=(mpirun -n 2 "$bin" sweep "$sweep" --mpi)
+  read -r r1 r2 < <(paired r1 r2)
   printf 'MPI:        1 rank %6.2f s, 2 ranks %6.2f s: %sx (target >= 1.7x); %s with 2 ranks\n' \
     "$r1" "$r2" "$(ratio "$r1" "$r2")" "$(rate 60 "$r2")"
   # What mpirun itself takes to start two ranks that do nothing and to end (Open MPI's
@@ -91,8 +112,9 @@ else
 fi
 saved=$repeats
 repeats=$big_repeats
-b1=$(wall b1 "$bin" sweep "$big" -j 1)
-b2=$(wall b2 "$bin" sweep "$big" -j 2)
+cmd_a=("$bin" sweep "$big" -j 1)
+cmd_b=("$bin" sweep "$big" -j 2)
+read -r b1 b2 < <(paired b1 b2)
 bi=$(wall bi "$bin" sweep "$big" -j 2 --isolate)
 printf '1,200 points, -j 2: workers %7.2f s (%s, %s), isolated %7.2f s (%s): %sx\n' "$b2" \
   "$(rate 1200 "$b2")" "$(cpu b2)" "$bi" "$(rate 1200 "$bi")" "$(ratio "$bi" "$b2")"
@@ -102,8 +124,9 @@ for t in b1 bi; do
   cmp -s "$tmp/b2/sweep.csv" "$tmp/$t/sweep.csv" || echo "tables differ: b2 and $t"
 done
 if command -v mpirun >/dev/null; then
-  q1=$(wall q1 mpirun -n 1 "$bin" sweep "$big" --mpi)
-  q2=$(wall q2 mpirun -n 2 "$bin" sweep "$big" --mpi)
+  cmd_a=(mpirun -n 1 "$bin" sweep "$big" --mpi)
+  cmd_b=(mpirun -n 2 "$bin" sweep "$big" --mpi)
+  read -r q1 q2 < <(paired q1 q2)
   printf '1,200 points, MPI:  1 rank %7.2f s, 2 ranks %7.2f s: %sx (target >= 1.7x); %s with 2 ranks\n' \
     "$q1" "$q2" "$(ratio "$q1" "$q2")" "$(rate 1200 "$q2")"
   for t in q1 q2; do
