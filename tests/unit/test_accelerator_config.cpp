@@ -309,86 +309,69 @@ TEST_CASE("accelerator errors name file, line, column and key", "[accel][config]
     return error_of([&] { load_accelerator(path); });
   };
   const std::string file = tmp.accelerator("");
+  // The minimal accelerator with `extra` appended: its error names `key` at the position of
+  // `at` in the text and says `message`.
+  auto after_minimal = [&](const std::string& extra, const std::string& at, const char* key,
+                           const char* message) {
+    const std::string text = std::string(kMinimal) + extra;
+    check_error(err(text), file, pos_of(text, at), key, message);
+  };
 
   SECTION("unknown key") {
-    std::string text = std::string(kMinimal) + "buffer: {ifmap_kb: 64}\n";
-    check_error(err(text), file, pos_of(text, "ifmap_kb"), "buffer.ifmap_kb",
-                "unknown key 'ifmap_kb' (allowed: kib, ifmap_kib, filter_kib, ofmap_kib");
-    std::string top = std::string(kMinimal) + "clock_mhz: 200\n";
-    check_error(err(top), file, pos_of(top, "clock_mhz"), "clock_mhz", "unknown key");
+    after_minimal("buffer: {ifmap_kb: 64}\n", "ifmap_kb", "buffer.ifmap_kb",
+                  "unknown key 'ifmap_kb' (allowed: kib, ifmap_kib, filter_kib, ofmap_kib");
+    after_minimal("clock_mhz: 200\n", "clock_mhz", "clock_mhz", "unknown key");
   }
   SECTION("memory model, shared buffer and mapping constraints") {
-    std::string mem = std::string(kMinimal) + "memory: lru\n";
-    check_error(err(mem), file, pos_of(mem, "lru"), "memory",
-                "unknown memory model 'lru' (known: tiled, scalesim)");
-    std::string both = std::string(kMinimal) + "buffer: {kib: 108, filter_kib: 27}\n";
-    check_error(err(both), file, pos_of(both, "27"), "buffer.filter_kib",
-                "either shared (`kib`) or partitioned");
-    std::string zero = std::string(kMinimal) + "buffer: {kib: 0}\n";
-    check_error(err(zero), file, pos_of(zero, "0}"), "buffer.kib",
-                "must be in [0.001, 1073741824], got 0");
-    std::string dim = std::string(kMinimal) + "mapping: {tile: {Z: 4}}\n";
-    check_error(err(dim), file, pos_of(dim, "Z:"), "mapping.tile.Z",
-                "unknown key 'Z' (allowed: N, K, C, P, Q, R, S)");
-    std::string tile = std::string(kMinimal) + "mapping: {tile: {C: 0}}\n";
-    check_error(err(tile), file, pos_of(tile, "0}"), "mapping.tile.C",
-                "must be in [1, 1048576], got 0");
-    std::string st = std::string(kMinimal) + "mapping: {stationary: psum}\n";
-    check_error(err(st), file, pos_of(st, "psum"), "mapping.stationary", "psum");
-    std::string obj = std::string(kMinimal) + "mapping: {objective: speed}\n";
-    check_error(err(obj), file, pos_of(obj, "speed"), "mapping.objective", "speed");
+    after_minimal("memory: lru\n", "lru", "memory",
+                  "unknown memory model 'lru' (known: tiled, scalesim)");
+    after_minimal("buffer: {kib: 108, filter_kib: 27}\n", "27", "buffer.filter_kib",
+                  "either shared (`kib`) or partitioned");
+    after_minimal("buffer: {kib: 0}\n", "0}", "buffer.kib",
+                  "must be in [0.001, 1073741824], got 0");
+    after_minimal("mapping: {tile: {Z: 4}}\n", "Z:", "mapping.tile.Z",
+                  "unknown key 'Z' (allowed: N, K, C, P, Q, R, S)");
+    after_minimal("mapping: {tile: {C: 0}}\n", "0}", "mapping.tile.C",
+                  "must be in [1, 1048576], got 0");
+    after_minimal("mapping: {stationary: psum}\n", "psum", "mapping.stationary", "psum");
+    after_minimal("mapping: {objective: speed}\n", "speed", "mapping.objective", "speed");
   }
   SECTION("accumulator and rf.keep_psums") {
-    std::string neg = std::string(kMinimal) + "accumulator: {words: -1}\n";
-    check_error(err(neg), file, pos_of(neg, "-1"), "accumulator.words",
-                "must be in [0, 1073741824], got -1");
-    std::string bits = std::string(kMinimal) + "accumulator: {words: 4096, bits: 24}\n";
-    check_error(err(bits), file, pos_of(bits, "24"), "accumulator.bits",
-                "must be one of 4, 8, 16, 32, 64, got 24");
-    std::string none = std::string(kMinimal) + "accumulator: {bits: 32}\n";
-    check_error(err(none), file, pos_of(none, "accumulator"), "accumulator.words",
-                "missing required key");
-    std::string keep = std::string(kMinimal) + "rf: {keep_psums: yes}\n";
-    check_error(err(keep), file, pos_of(keep, "yes"), "rf.keep_psums",
-                "expected true or false, got 'yes'");
-    std::string key = std::string(kMinimal) + "accumulator: {entries: 4096}\n";
-    check_error(err(key), file, pos_of(key, "entries"), "accumulator.entries",
-                "unknown key 'entries' (allowed: words, bits)");
+    after_minimal("accumulator: {words: -1}\n", "-1", "accumulator.words",
+                  "must be in [0, 1073741824], got -1");
+    after_minimal("accumulator: {words: 4096, bits: 24}\n", "24", "accumulator.bits",
+                  "must be one of 4, 8, 16, 32, 64, got 24");
+    after_minimal("accumulator: {bits: 32}\n", "accumulator", "accumulator.words",
+                  "missing required key");
+    after_minimal("rf: {keep_psums: yes}\n", "yes", "rf.keep_psums",
+                  "expected true or false, got 'yes'");
+    after_minimal("accumulator: {entries: 4096}\n", "entries", "accumulator.entries",
+                  "unknown key 'entries' (allowed: words, bits)");
   }
   SECTION("wrong type") {
     std::string text = "dataflow: ws\narray: {rows: 12.5, cols: 4}\n";
     check_error(err(text), file, pos_of(text, "12.5"), "array.rows",
                 "expected an integer, got '12.5'");
-    std::string map = std::string(kMinimal) + "dram: fast\n";
-    check_error(err(map), file, pos_of(map, "fast"), "dram", "expected a mapping, got 'fast'");
+    after_minimal("dram: fast\n", "fast", "dram", "expected a mapping, got 'fast'");
   }
   SECTION("zero rows") {
     std::string text = "dataflow: ws\narray: {rows: 0, cols: 4}\n";
     check_error(err(text), file, pos_of(text, "0,"), "array.rows", "must be in [1, 4096], got 0");
   }
   SECTION("negative bandwidth") {
-    std::string text = std::string(kMinimal) + "dram: {bandwidth_gbps: -25.6}\n";
-    check_error(err(text), file, pos_of(text, "-25.6"), "dram.bandwidth_gbps",
-                "must be in [0.001, 1000000000], got -25.6");
+    after_minimal("dram: {bandwidth_gbps: -25.6}\n", "-25.6", "dram.bandwidth_gbps",
+                  "must be in [0.001, 1000000000], got -25.6");
   }
   SECTION("other ranges") {
-    std::string bits = std::string(kMinimal) + "word_bits: 12\n";
-    check_error(err(bits), file, pos_of(bits, "12"), "word_bits",
-                "must be one of 4, 8, 16, 32, 64, got 12");
-    std::string kib = std::string(kMinimal) + "buffer: {ofmap_kib: 0}\n";
-    check_error(err(kib), file, pos_of(kib, "0}"), "buffer.ofmap_kib",
-                "must be in [0.001, 1073741824], got 0");
-    std::string lat = std::string(kMinimal) + "dram: {latency_cycles: -1}\n";
-    check_error(err(lat), file, pos_of(lat, "-1"), "dram.latency_cycles",
-                "must be in [0, 1048576]");
-    std::string clock = std::string(kMinimal) + "clock_ghz: 0\n";
-    check_error(err(clock), file, pos_of(clock, "0\n"), "clock_ghz",
-                "must be in [0.001, 100], got 0");
-    std::string lanes = std::string(kMinimal) + "vector_unit: {lanes: 0}\n";
-    check_error(err(lanes), file, pos_of(lanes, "0}"), "vector_unit.lanes",
-                "must be in [1, 1048576]");
-    std::string rf = std::string(kMinimal) + "rf: {psum_words: 0}\n";
-    check_error(err(rf), file, pos_of(rf, "0}"), "rf.psum_words", "must be in [1, 1048576]");
+    after_minimal("word_bits: 12\n", "12", "word_bits", "must be one of 4, 8, 16, 32, 64, got 12");
+    after_minimal("buffer: {ofmap_kib: 0}\n", "0}", "buffer.ofmap_kib",
+                  "must be in [0.001, 1073741824], got 0");
+    after_minimal("dram: {latency_cycles: -1}\n", "-1", "dram.latency_cycles",
+                  "must be in [0, 1048576]");
+    after_minimal("clock_ghz: 0\n", "0\n", "clock_ghz", "must be in [0.001, 100], got 0");
+    after_minimal("vector_unit: {lanes: 0}\n", "0}", "vector_unit.lanes",
+                  "must be in [1, 1048576]");
+    after_minimal("rf: {psum_words: 0}\n", "0}", "rf.psum_words", "must be in [1, 1048576]");
   }
   SECTION("unknown dataflow string") {
     std::string text = "dataflow: weight_stationary\narray: {rows: 1, cols: 1}\n";
@@ -402,7 +385,7 @@ TEST_CASE("accelerator errors name file, line, column and key", "[accel][config]
     check_error(err(cols), file, pos_of(cols, "array"), "array.cols", "missing required key");
   }
   SECTION("unknown energy table") {
-    std::string text = std::string(kMinimal) + "energy: nosuch\n";
+    const std::string text = std::string(kMinimal) + "energy: nosuch\n";
     check_error(err(text), file, pos_of(text, "nosuch"), "energy", "unknown energy table 'nosuch'");
     CHECK(err(text).find("shipped energy tables: eyeriss_ert, eyeriss_normalized, horowitz45") !=
           std::string::npos);
