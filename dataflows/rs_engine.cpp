@@ -122,7 +122,8 @@ class RsEngine final : public ArrayEngine {
       for (std::int64_t nm = 0; nm < m_.N * m_.M; ++nm)
         for (std::int64_t x = 0; x < m_.F; ++x)
           for (std::int64_t e = 0; e < m_.E; ++e)
-            out_[(nm * m_.E + e) * m_.F + x] = acc_[(nm * m_.F + x) * m_.E + e];
+            out_[(nm * m_.E + e) * m_.F + x] =
+                acc_[((nm / m_.M * m_.F + x) * m_.M + nm % m_.M) * m_.E + e];
     }
     return out_;
   }
@@ -134,14 +135,18 @@ class RsEngine final : public ArrayEngine {
     std::int64_t off = 0;  // first kernel column of its row chunk
     std::int64_t wbase = 0;  // wt_ index of (filter fg p, channel cg q, row 0, column off)
     std::int64_t ibase = 0;  // in_ index of (image n, channel cg q, column off, row 0)
-    std::int64_t obase = 0;  // acc_ index of (image n, filter fg p, column 0, row e0)
+    std::int64_t obase = 0;  // acc_ index of (image n, column 0, filter fg p, row e0)
   };
   struct Group {  // consecutive slots [z0, z1) whose jobs share (p, q, s)
     std::int64_t z0 = 0, z1 = 0;
     std::int64_t p = 0, q = 0, s = 0;
     std::int64_t load = 0, end = 0;  // preload cycles p q s; preload + F p q s
-    // Its sets' chunk offsets (first kernel column) and how many sets have each: a few
-    // distinct values (one per row chunk), where the sets are many.
+    // Sets that read their weights from the buffer: the others' jobs have the same weights
+    // as the set before them, whose reads are multicast to them.
+    std::int64_t weight_readers = 0;
+    // The chunk offsets (first kernel column) of the sets that read their inputs from the
+    // buffer (likewise) and how many have each: a few distinct values (one per row chunk),
+    // where the sets are many.
     std::vector<std::pair<std::int64_t, std::int64_t>> offsets;
   };
   struct Line {  // set row i of every set of a group
@@ -191,6 +196,7 @@ class RsEngine final : public ArrayEngine {
     const std::int64_t last = std::min(first + k.rep(), m_.jobs_per_class);
     const std::int64_t RS = m_.R * m_.S;
     pass_len_ = 0;
+    RsJob prev;
     for (std::int64_t idx = first; idx < last; ++idx) {
       const std::int64_t z = idx - first;
       const RsJob jb = m_.job(idx);
@@ -198,10 +204,11 @@ class RsEngine final : public ArrayEngine {
       slot.off = jb.off;
       slot.wbase = (jb.fg * m_.p * m_.C + jb.cg * m_.q) * RS + jb.off;
       slot.ibase = (jb.n * m_.C + jb.cg * m_.q) * plane_ + jb.off * hp_;
-      slot.obase = (jb.n * m_.M + jb.fg * m_.p) * m_.F * m_.E + k.e0;
+      slot.obase = (jb.n * m_.F * m_.M + jb.fg * m_.p) * m_.E + k.e0;
       slots_.push_back(slot);
-      if (groups_.empty() || groups_.back().p != jb.p || groups_.back().q != jb.q ||
-          groups_.back().s != jb.s) {
+      const bool new_group = groups_.empty() || groups_.back().p != jb.p ||
+                             groups_.back().q != jb.q || groups_.back().s != jb.s;
+      if (new_group) {
         Group g;
         g.z0 = z;
         g.p = jb.p;
@@ -212,15 +219,22 @@ class RsEngine final : public ArrayEngine {
         pass_len_ = std::max(pass_len_, g.end + k.h);
         groups_.push_back(g);
       }
-      groups_.back().z1 = z + 1;
-      auto& offs = groups_.back().offsets;
-      auto it = std::find_if(
-          offs.begin(), offs.end(),
-          [&](const std::pair<std::int64_t, std::int64_t>& o) { return o.first == jb.off; });
-      if (it == offs.end())
-        offs.emplace_back(jb.off, 1);
-      else
-        ++it->second;
+      Group& g = groups_.back();
+      g.z1 = z + 1;
+      // A set shares the reads of the set before it in its group where their jobs differ
+      // only in the filter group (inputs) or only in the image (weights).
+      const bool same_place = !new_group && prev.cg == jb.cg && prev.k == jb.k;
+      if (!(same_place && prev.fg == jb.fg)) ++g.weight_readers;
+      if (!(same_place && prev.n == jb.n)) {
+        auto it = std::find_if(
+            g.offsets.begin(), g.offsets.end(),
+            [&](const std::pair<std::int64_t, std::int64_t>& o) { return o.first == jb.off; });
+        if (it == g.offsets.end())
+          g.offsets.emplace_back(jb.off, 1);
+        else
+          ++it->second;
+      }
+      prev = jb;
     }
     // Top row first: a row reads the link register of the row below before that row
     // overwrites it in the same cycle.
@@ -272,7 +286,7 @@ class RsEngine final : public ArrayEngine {
     }
     st_.rf.writes[kFilter] += ln.n;
     st_.noc.reads[kFilter] += ln.n;
-    st_.buffer.reads[kFilter] += g.z1 - g.z0;
+    st_.buffer.reads[kFilter] += g.weight_readers;
     if (tau < g.q * S) deliver_input(ln, g, tau / S, tau % S, tau % S);
   }
 
@@ -304,7 +318,7 @@ class RsEngine final : public ArrayEngine {
         for (std::int64_t j = 0; j < w; ++j) dst[j] = src[j * U];
       }
     }
-    // The sets whose column is a real one (not padding), by chunk offset.
+    // The reading sets whose column is a real one (not padding), by chunk offset.
     for (const auto& [off, sets] : g.offsets)
       if (real_col(off + cc)) real += sets;
     st_.rf.writes[kIfmap] += ln.n;
@@ -381,22 +395,39 @@ class RsEngine final : public ArrayEngine {
   // not at all: one flag per run, kept at its first output.
   void commit_pending() {
     if (pending_.empty()) return;
-    const std::int64_t w = cls().w, E = m_.E, EF = m_.E * m_.F;
+    const std::int64_t w = cls().w, E = m_.E, ME = m_.M * m_.E;
     for (const Pending& pd : pending_) {
       const Group& g = groups_[pd.g];
       const double* __restrict link = &link_[g.z0 * w];  // row 0: layout index z w + j
       // Sets of one pass often hold the same outputs (other channel groups or row chunks
       // of the same image and filters): the write-backs of a run of such sets are summed
       // in a register, in the same order, and stored once; through memory, set after set,
-      // each addition waited for the store before it.
+      // each addition waited for the store before it. Where filter groups are innermost,
+      // neighbouring sets often hold neighbouring outputs instead (the next group's lie w
+      // words on when a group is one filter and the strip the whole column): a run of those
+      // is one loop over its words.
+      const std::int64_t at = pd.x * ME + pd.f * E;
       std::int64_t rmw = 0;
       for (std::int64_t z = g.z0; z < g.z1;) {
-        const std::int64_t o0 = slots_[z].obase + pd.f * EF + pd.x * E;
+        const std::int64_t o0 = slots_[z].obase + at;
+        const double* __restrict first = link + (z - g.z0) * w;
         std::int64_t z1 = z + 1;
-        while (z1 < g.z1 && slots_[z1].obase + pd.f * EF + pd.x * E == o0) ++z1;
+        while (z1 < g.z1 && slots_[z1].obase == slots_[z1 - 1].obase + w) ++z1;
+        if (z1 > z + 1) {
+          for (std::int64_t y = z; y < z1; ++y) {
+            std::uint8_t& seen = written_[slots_[y].obase + at];
+            rmw += seen;
+            seen = 1;
+          }
+          double* __restrict out = &acc_[o0];
+          const std::int64_t words = (z1 - z) * w;
+          for (std::int64_t j = 0; j < words; ++j) out[j] += first[j];
+          z = z1;
+          continue;
+        }
+        while (z1 < g.z1 && slots_[z1].obase == slots_[z].obase) ++z1;
         rmw += written_[o0] + (z1 - z - 1);  // after the first, each set finds them written
         written_[o0] = 1;
-        const double* __restrict first = link + (z - g.z0) * w;
         for (std::int64_t j = 0; j < w; ++j) {
           double sum = acc_[o0 + j];
           for (const double* l = first + j; l < first + (z1 - z) * w; l += w) sum += *l;
@@ -414,8 +445,9 @@ class RsEngine final : public ArrayEngine {
   RsMapping m_;
   // in_: zero-padded input, column-major planes (wp_ columns of hp_ rows), so that the PEs
   // of a set row (consecutive output rows) read consecutive words when U = 1; acc_: the
-  // buffer's outputs, column-major too (a set row writes back consecutive words);
-  // result() returns them row-major.
+  // buffer's outputs, per image and output column the filters' output rows (a set row writes
+  // back consecutive words, and so do neighbouring sets of consecutive filters whose strip
+  // is the whole column); result() returns them row-major.
   std::vector<double> in_, wt_, acc_;
   mutable std::vector<double> out_;
   std::int64_t hp_ = 0, wp_ = 0, plane_ = 0;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <stdexcept>
+#include <utility>
 
 #include "dataflows/accumulator.h"
 #include "sim/core/error.h"
@@ -32,6 +33,31 @@ std::int64_t strided_union(std::int64_t count, std::int64_t step, std::int64_t b
   return total;
 }
 
+// sum over i in [0, n) of floor((a i + b) / m), for n, a, b >= 0 and m >= 1: the lattice
+// points under a line, counted in O(log) steps by taking the whole multiples of m out of a
+// and b and then exchanging the axes (Euclid's recursion). In 128 bits: with a billion jobs
+// the sums pass 2^63, though the differences taken of them are small.
+using Wide = __int128;
+Wide floor_sum(Wide n, Wide m, Wide a, Wide b) {
+  Wide sum = 0;
+  while (n > 0) {
+    if (a >= m) {
+      sum += (a / m) * (n * (n - 1) / 2);
+      a %= m;
+    }
+    if (b >= m) {
+      sum += (b / m) * n;
+      b %= m;
+    }
+    const Wide top = a * n + b;  // a i + b at i = n
+    if (top < m) break;
+    n = top / m;
+    b = top % m;
+    std::swap(m, a);
+  }
+  return sum;
+}
+
 void require_rf(std::int64_t have, std::int64_t need, const char* rf, const char* what,
                 const Op& op) {
   if (have >= need) return;
@@ -47,13 +73,16 @@ RsJob RsMapping::job(std::int64_t idx) const {
       idx -= cat.count;
       continue;
     }
-    // Within a category: image-major, then filter group, channel group, row chunk.
+    // Within a category: channel group, then row chunk, and innermost the filter group
+    // (image-major) or the image (filter-group-major), so that neighbouring sets of a pass
+    // differ in one of them only and share the other operand.
     RsJob j;
-    const std::int64_t per_cg = cat.nk, per_fg = cat.ncg * per_cg, per_image = cat.nfg * per_fg;
-    j.n = idx / per_image;
-    j.fg = cat.fg0 + (idx % per_image) / per_fg;
-    j.cg = cat.cg0 + (idx % per_fg) / per_cg;
-    j.k = cat.k0 + idx % per_cg;
+    const std::int64_t inner = images_inner ? N : cat.nfg;
+    const std::int64_t outer = idx / (inner * cat.nk * cat.ncg);
+    j.k = cat.k0 + (idx / inner) % cat.nk;
+    j.cg = cat.cg0 + (idx / (inner * cat.nk)) % cat.ncg;
+    j.n = images_inner ? idx % inner : outer;
+    j.fg = cat.fg0 + (images_inner ? outer : idx % inner);
     j.p = cat.p;
     j.q = cat.q;
     j.s = cat.s;
@@ -67,6 +96,42 @@ std::int64_t RsMapping::real_rows(const RsClass& c) const {
   // Output row e of the strip with filter rows [r0, r0 + h) reads padded input rows
   // [e U + r0, e U + r0 + h): consecutive strips overlap when U < h (diagonal reuse).
   return strided_union(c.w, U, c.e0 * U + c.r0, c.h, P, P + H);
+}
+
+std::int64_t RsMapping::input_run(const RsCategory& cat) const {
+  // Neighbouring jobs differ only in the filter group where it is the innermost index, or
+  // where every index inside it has one value.
+  if (!images_inner) return cat.nfg;
+  return N == 1 && cat.nk == 1 && cat.ncg == 1 ? cat.nfg : 1;
+}
+
+std::int64_t RsMapping::weight_run(const RsCategory& cat) const {
+  if (images_inner) return N;
+  return cat.nfg == 1 && cat.nk == 1 && cat.ncg == 1 ? N : 1;
+}
+
+RsCategoryReads RsMapping::category_reads(const RsClass& c, const RsCategory& cat,
+                                          std::int64_t first, std::int64_t rows_read) const {
+  const std::int64_t rep = c.rep();
+  // Runs j = phase + period t (t < runs) of L jobs each, run j holding the class's jobs from
+  // first + j L: each is read once in every pass it touches, floor(its last / rep) -
+  // floor(its first / rep) + 1 passes, summed over t in closed form.
+  auto reads = [&](std::int64_t L, std::int64_t phase, std::int64_t period, std::int64_t runs) {
+    const std::int64_t b = first + phase * L, a = period * L;
+    return static_cast<std::int64_t>(floor_sum(runs, rep, a, b + L - 1) -
+                                     floor_sum(runs, rep, a, b)) +
+           runs;
+  };
+  RsCategoryReads r;
+  // Runs of equal inputs take the row chunks in turn (the chunk is the index just outside
+  // the filter group; where images are innermost, a run longer than one job has one chunk).
+  const std::int64_t li = input_run(cat), runs = cat.count / li;
+  for (std::int64_t k = 0; k < cat.nk; ++k)
+    r.input_words += chunk_real_cols[cat.k0 + k] * reads(li, k, cat.nk, runs / cat.nk);
+  r.input_words *= cat.q * rows_read;
+  const std::int64_t lw = weight_run(cat);
+  r.weight_jobs = reads(lw, 0, 1, cat.count / lw);
+  return r;
 }
 
 std::vector<std::pair<std::string, std::int64_t>> RsMapping::summary() const {
@@ -87,6 +152,7 @@ std::vector<std::pair<std::string, std::int64_t>> RsMapping::summary() const {
       {"chunk_cols", chunk_cols}};
   // Only when chosen, so that the summaries of mappings without it read as before.
   if (psum_resident) s.emplace_back("psum_resident", 1);
+  if (images_inner) s.emplace_back("images_inner", 1);
   return s;
 }
 
@@ -241,6 +307,18 @@ RsMapping map_rs(const Op& op, const AcceleratorSpec& acc) {
   for (const RsCategory& cat : m.categories) m.jobs_per_class += cat.count;
   for_each_class(m, [&](const RsClass& k) { m.classes.push_back(k); });
   m.psums_in_accumulator = accumulator_holds(m.N * m.M * m.E * m.F, acc);
+  // The job order whose neighbouring sets share more: compute, psums and everything else are
+  // the same either way (a pass lasts as long as its category's jobs, whatever their order).
+  auto operand_reads = [&m] {
+    std::int64_t words = 0;
+    m.for_each_category([&](const RsClass& k, const RsCategory& cat, const RsCategoryReads& r) {
+      words += r.input_words + r.weight_jobs * k.h * cat.p * cat.q * cat.s;
+    });
+    return words;
+  };
+  const std::int64_t by_filter = operand_reads();
+  m.images_inner = true;
+  m.images_inner = operand_reads() < by_filter;
   return m;
 }
 

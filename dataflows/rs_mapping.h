@@ -17,6 +17,10 @@
 //                (RF-level reuse) over the s kernel columns of its chunk.
 //   pass         up to `rep` jobs of one class placed side by side / stacked on the array
 //                (Eyeriss' replication), run in lockstep until the longest one finishes.
+//                A set whose job has the same inputs (or weights) as the set before it in
+//                the pass takes them from that set's buffer read (multicast) rather than
+//                reading them again; the job order (images_inner) decides which operand
+//                neighbouring sets share.
 //   resident     (psum_resident) a job runs every channel group of its (image, filter
 //                group) one after another and keeps its p x F partial sums in the psum RF
 //                meanwhile, draining them once: as a job of q = C, which it equals in every
@@ -45,6 +49,13 @@ struct RsCategory {
   std::int64_t count = 0;         ///< N * nfg * ncg * nk jobs
 };
 
+/// Buffer reads of one category's jobs in one class, multicast between neighbouring sets of a
+/// pass counted once.
+struct RsCategoryReads {
+  std::int64_t input_words = 0;  ///< real input words the category's sets read
+  std::int64_t weight_jobs = 0;  ///< jobs that read their weights (h p q s words each)
+};
+
 /// One (segment, strip) pair and how its sets tile the array.
 struct RsClass {
   std::int64_t r0 = 0, h = 0;   ///< filter rows [r0, r0 + h)
@@ -71,6 +82,10 @@ struct RsMapping {
   /// groups of them.
   std::int64_t group_p = 0, group_q = 0;
   bool psum_resident = false;  ///< partial sums stay in the PEs across the channel loop
+  /// Within a category, jobs vary the image fastest (neighbouring sets of a pass share
+  /// weights) rather than the filter group (they share inputs): whichever reads the buffer
+  /// less (map_rs).
+  bool images_inner = false;
   /// Per row chunk: non-padding columns among those one input row loads for it.
   std::vector<std::int64_t> chunk_real_cols;
   /// Categories in execution order: longest job first, so a pass lasts as long as its first
@@ -101,6 +116,28 @@ struct RsMapping {
   /// Distinct non-padding input rows one set of `c` needs (each read from the buffer once
   /// per channel and multicast along its diagonal).
   std::int64_t real_rows(const RsClass& c) const;
+  /// Jobs in a row of the job order with the same inputs (weights): the next job's differ
+  /// only in the filter group (image). 1 where neighbouring jobs never share them.
+  std::int64_t input_run(const RsCategory& cat) const;
+  std::int64_t weight_run(const RsCategory& cat) const;
+  /// Buffer reads of category `cat` in class `c`, whose jobs start at `first` in the class's
+  /// job list; `rows_read` is real_rows(c). A job reads an operand unless the job before it
+  /// in the same pass has the same one (a run of equal inputs is read once per pass it
+  /// spans).
+  RsCategoryReads category_reads(const RsClass& c, const RsCategory& cat, std::int64_t first,
+                                 std::int64_t rows_read) const;
+  /// f(class, category, its buffer reads) for every class and category, in execution order.
+  template <class F>
+  void for_each_category(F&& f) const {
+    for (const RsClass& k : classes) {
+      const std::int64_t rows_read = real_rows(k);
+      std::int64_t first = 0;  // the category's first job in the class's job list
+      for (const RsCategory& cat : categories) {
+        f(k, cat, category_reads(k, cat, first, rows_read));
+        first += cat.count;
+      }
+    }
+  }
   std::vector<std::pair<std::string, std::int64_t>> summary() const;
 };
 

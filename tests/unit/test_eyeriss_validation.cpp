@@ -109,8 +109,8 @@ TEST_CASE("RS DRAM traffic per layer within 10% of nn_dataflow's on the same arr
   // tests/data/nn_dataflow_alexnet.csv: nn_dataflow's optimal row-stationary schedules on
   // eyeriss_like's 12x14 array and 108 KiB buffer, at batches 4 and 16. Both map for energy.
   // Their global-buffer accesses are not compared: trainsim's row stationary reads the buffer
-  // 10-17x as often (each job drains its partial sums there and reloads its weights;
-  // docs/accelerator.md), which shows in the total energy, 1.11-1.16x nn_dataflow's here.
+  // 9-16x as often (each job drains its partial sums there and reloads its weights;
+  // docs/accelerator.md), which shows in the total energy, 1.10-1.16x nn_dataflow's here.
   std::ifstream in(TRAINSIM_SOURCE_DIR "/tests/data/nn_dataflow_alexnet.csv");
   REQUIRE(in);
   std::string line;

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "dataflows/rs.h"
+#include "dataflows/rs_mapping.h"
 #include "sim/core/error.h"
 
 using namespace trainsim;
@@ -200,8 +201,10 @@ TEST_CASE("rs: folding the filter rows and the output rows onto a 2x2 array (by 
 TEST_CASE("rs: replication of sets over filters and channels on a 6x3 array (by hand)",
           "[dataflow][rs]") {
   // 2 channels, 2 filters, 5x5 input, 3x3 kernel; RFs 3/3/1 words allow only p = q = 1,
-  // so there are 2 x 2 = 4 jobs (fg, cg) in the order (0,0) (0,1) (1,0) (1,1). The 3x3
-  // set fits twice vertically in 6x3 (vr = 2, vc = 1): 2 passes of 2 jobs.
+  // so there are 2 x 2 = 4 jobs (fg, cg) in the order (0,0) (1,0) (0,1) (1,1) (filter groups
+  // innermost: that order reads less than images innermost, of which there is one). The 3x3
+  // set fits twice vertically in 6x3 (vr = 2, vc = 1): 2 passes of 2 jobs, each pass's two
+  // jobs on the same channel.
   const Op op = conv(1, 2, 5, 5, 2, 3);
   OpStats want;
   want.pes = 18;
@@ -214,11 +217,35 @@ TEST_CASE("rs: replication of sets over filters and channels on a 6x3 array (by 
   want.rf.writes = {4 * 45, 4 * 27, 324 + 4 * 18};
   want.noc.reads = {4 * 45, 4 * 27, 0};
   want.noc.writes = {0, 0, 4 * 27};
-  // Buffer: per job 25 input and 9 weight reads; 4 x 9 psum write-backs for 2 x 9 outputs,
-  // so 18 read-modify-writes (the second channel group of each filter).
-  want.buffer.reads = {100, 36, 18};
+  // Buffer: per job 9 weight reads; per pass 25 input reads, multicast to both sets; 4 x 9
+  // psum write-backs for 2 x 9 outputs, so 18 read-modify-writes (the second channel group
+  // of each filter).
+  want.buffer.reads = {50, 36, 18};
   want.buffer.writes = {0, 0, 36};
   check_both(op, array(6, 3, 3, 3, 1), want);
+}
+
+TEST_CASE("rs: sets of a pass share weights where images are the inner loop (by hand)",
+          "[dataflow][rs]") {
+  // 2 images of 1 channel, 3x3, 4 filters of 3x3 (E = F = 1); RFs 3/6/2: q = 1, p = 2, so 2
+  // filter groups and 4 jobs of a 3x1 set, 2 side by side on a 3x2 array: 2 passes. A job
+  // reads 9 inputs and h p q s = 18 weights. Filter groups innermost: (n, fg) = (0,0) (0,1)
+  // | (1,0) (1,1), each pass one image's inputs, 2 x 9 + 4 x 18 = 90 words. Images
+  // innermost: (0,0) (1,0) | (0,1) (1,1), each pass one group's weights, 4 x 9 + 2 x 18 =
+  // 72: the mapping takes that order.
+  const Op op = conv(2, 1, 3, 3, 4, 3);
+  const AcceleratorSpec acc = array(3, 2, 3, 6, 2);
+  const OpStats fast = rs_dataflow().evaluate(op, acc);
+  CHECK(mapping_value(fast, "p") == 2);
+  CHECK(mapping_value(fast, "passes") == 2);
+  CHECK(mapping_value(fast, "images_inner") == 1);
+  CHECK(fast.buffer.reads[kIfmap] == 4 * 9);
+  CHECK(fast.buffer.reads[kFilter] == 2 * 18);
+  CHECK(fast.rf.writes[kFilter] == 4 * 18);  // every set still receives its weights
+  std::mt19937 rng(3);
+  const Run r = run_engine(op, acc, rng);
+  require_same(fast, r.stats);
+  CHECK(r.result == r.expected);
 }
 
 TEST_CASE("rs: p filters x q channels interleaved in one PE (by hand)", "[dataflow][rs]") {
@@ -288,7 +315,7 @@ TEST_CASE("rs: cycle engine matches the closed form and the convolution on rando
     return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng);
   };
   const int kShapes = 300;
-  int checked = 0, chunked = 0, held = 0, resident = 0;
+  int checked = 0, chunked = 0, held = 0, resident = 0, images_inner = 0;
   for (int t = 0; t < kShapes; ++t) {
     Op op;
     const int kind = static_cast<int>(uni(0, 5));
@@ -332,7 +359,10 @@ TEST_CASE("rs: cycle engine matches the closed form and the convolution on rando
     CHECK(r.result == r.expected);
     ++checked;
     if (mapping_value(fast, "row_chunks") > 1) ++chunked;
-    for (const auto& [k, v] : fast.mapping) resident += k == "psum_resident";
+    for (const auto& [k, v] : fast.mapping) {
+      resident += k == "psum_resident";
+      images_inner += k == "images_inner";
+    }
     if (fast.acc.writes[kOfmap] > 0) {
       ++held;
       CHECK(fast.buffer.writes[kOfmap] == static_cast<Count>(outputs));
@@ -341,9 +371,56 @@ TEST_CASE("rs: cycle engine matches the closed form and the convolution on rando
     }
   }
   CHECK(held >= kShapes / 10);
-  CHECK(resident >= kShapes / 20);  // and partial sums kept in the PEs
+  CHECK(resident >= kShapes / 20);      // and partial sums kept in the PEs
+  CHECK(images_inner >= kShapes / 20);  // and both job orders
   CHECK(checked == kShapes);
   CHECK(chunked >= kShapes / 8);  // the sweep does exercise row chunks
+}
+
+TEST_CASE("rs: shared buffer reads equal a pass-by-pass count of the job order on large ops",
+          "[dataflow][rs]") {
+  // The closed form sums runs of equal inputs (weights) over passes with a floor sum; here
+  // every pass of every class is walked job by job (up to 229,376 jobs a class, beyond the
+  // engine test's sizes), counting a job's reads unless the job before it in the pass is of the
+  // same category and has the same inputs (image, channel group, chunk) or weights (filter group,
+  // channel group, chunk).
+  struct Case {
+    Op op;
+    AcceleratorSpec acc;
+  };
+  const std::vector<Case> cases = {
+      {conv(16, 256, 13, 13, 384, 3, 1, 1), array(12, 14)},         // AlexNet CONV3: filters inner
+      {conv(64, 3, 32, 32, 16, 3, 1, 1), array(12, 14, 3, 9, 16)},  // few filters: images inner
+      {conv(8, 64, 28, 28, 64, 5, 1, 2), array(7, 9, 2, 4, 3)},     // row chunks, ragged groups
+      {conv(4, 32, 56, 56, 32, 3, 1, 1, OpRole::kBackwardWeight), array(16, 16, 1, 1, 1)},
+  };
+  int orders[2] = {0, 0};
+  for (const Case& c : cases) {
+    INFO(c.op.describe());
+    const RsMapping m = map_rs(c.op, c.acc);
+    Count inputs = 0, weights = 0;
+    for (const RsClass& k : m.classes) {
+      const std::int64_t rows_read = m.real_rows(k);
+      for (std::int64_t pass = 0; pass < m.passes(k); ++pass) {
+        RsJob prev;
+        for (std::int64_t idx = pass * k.rep();
+             idx < std::min((pass + 1) * k.rep(), m.jobs_per_class); ++idx) {
+          const RsJob j = m.job(idx);
+          const bool same = idx > pass * k.rep() && prev.p == j.p && prev.q == j.q &&
+                            prev.s == j.s && prev.cg == j.cg && prev.k == j.k;
+          if (!(same && prev.n == j.n)) inputs += j.q * rows_read * m.chunk_real_cols[j.k];
+          if (!(same && prev.fg == j.fg)) weights += k.h * j.p * j.q * j.s;
+          prev = j;
+        }
+      }
+    }
+    const OpStats st = rs_dataflow().evaluate(c.op, c.acc);
+    CHECK(st.buffer.reads[kIfmap] == inputs);
+    CHECK(st.buffer.reads[kFilter] == weights);
+    ++orders[m.images_inner ? 1 : 0];
+  }
+  CHECK(orders[0] > 0);
+  CHECK(orders[1] > 0);
 }
 
 TEST_CASE("rs: cycle engine matches the closed form on Eyeriss RFs with long filter rows",
