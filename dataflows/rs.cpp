@@ -39,13 +39,14 @@ OpStats rs_evaluate(const RsMapping& m, const AcceleratorSpec& acc) {
     st.noc.reads[kIfmap] += in_words;
     st.buffer.reads[kIfmap] += shared.input_words;
     // Psums: per column, output pixel and filter, h PEs read and send their psum (h - 1
-    // hops up, one into the buffer) and h - 1 PEs receive one into the psum RF. Row chunks
-    // each write back their partial psums, like channel groups.
-    const std::int64_t psums = n * w * F * cat.p;
+    // hops up, one into the buffer or, chained, into the set above) and h - 1 PEs receive one
+    // into the psum RF, as does the bottom PE of a set chained to the one below. Row chunks
+    // each write back their partial psums, like channel groups, unless chained.
+    const std::int64_t per_job = w * F * cat.p, psums = n * per_job;
     st.rf.reads[kOfmap] += psums * h;
-    st.rf.writes[kOfmap] += psums * (h - 1);
+    st.rf.writes[kOfmap] += psums * (h - 1) + (n - shared.drain_jobs) * per_job;
     st.noc.writes[kOfmap] += psums * h;
-    st.buffer.writes[kOfmap] += psums;
+    st.buffer.writes[kOfmap] += shared.drain_jobs * per_job;
   });
   // Every write-back but the first to an output is a read-modify-write of the buffer.
   const Count outputs = static_cast<Count>(m.N * m.M * m.E * m.F);

@@ -83,6 +83,7 @@ class RsEngine final : public ArrayEngine {
     row0_.assign(m_.rows, 0);
     readers_.assign(m_.rows, 0);
     slots_.reserve(stride_);
+    order_.reserve(stride_);
     lines_.reserve(stride_);
     groups_.reserve(stride_);
     pending_.reserve(stride_);
@@ -136,10 +137,21 @@ class RsEngine final : public ArrayEngine {
     std::int64_t wbase = 0;  // wt_ index of (filter fg p, channel cg q, row 0, column off)
     std::int64_t ibase = 0;  // in_ index of (image n, channel cg q, column off, row 0)
     std::int64_t obase = 0;  // acc_ index of (image n, column 0, filter fg p, row e0)
+    std::int64_t p = 0, q = 0, s = 0;                // its job's
+    std::int64_t pos = 0;                            // its place in its stack (0: the bottom)
+    bool reads_inputs = true, reads_weights = true;  // from the buffer (not a neighbour's)
+    bool from_below = false;  // adds the partial sums of the set below it (chained)
+    bool top = true;          // writes its partial sums back (no set above adds them)
   };
-  struct Group {  // consecutive slots [z0, z1) whose jobs share (p, q, s)
+  // Consecutive slots [z0, z1) of the layout whose jobs share (p, q, s) and their place in
+  // their stacks (without chains, every set is a stack of one).
+  struct Group {
     std::int64_t z0 = 0, z1 = 0;
     std::int64_t p = 0, q = 0, s = 0;
+    std::int64_t pos = 0;
+    std::int64_t below = 0;          // layout distance to the set below each of its sets (pos > 0)
+    std::int64_t tops = 0;           // its sets that write back
+    std::int64_t chained = 0;        // its sets that add the partial sums of the set below
     std::int64_t load = 0, end = 0;  // preload cycles p q s; preload + F p q s
     // Sets that read their weights from the buffer: the others' jobs have the same weights
     // as the set before them, whose reads are multicast to them.
@@ -152,7 +164,7 @@ class RsEngine final : public ArrayEngine {
   struct Line {  // set row i of every set of a group
     int g = 0;
     std::int64_t i = 0;
-    std::int64_t delay = 0;  // skew: h - 1 - i
+    std::int64_t delay = 0;  // skew: pos h + h - 1 - i
     std::int64_t pe0 = 0;    // layout index of its first PE
     std::int64_t n = 0;      // its PEs
     std::int64_t x = 0, c = 0, s = 0, f = 0;
@@ -187,15 +199,19 @@ class RsEngine final : public ArrayEngine {
     }
   }
 
+  // Places the pass's jobs: in job order, consecutive jobs fill a stack from the bottom up
+  // (stack(k) sets high), then the next stack; in the layout, slots are ordered by place in
+  // the stack, then stack, so that the sets of a group at one height are consecutive.
   void start_pass() {
     const RsClass& k = cls();
+    order_.clear();
     slots_.clear();
     groups_.clear();
     lines_.clear();
     const std::int64_t first = pass_in_cls_ * k.rep();
     const std::int64_t last = std::min(first + k.rep(), m_.jobs_per_class);
-    const std::int64_t RS = m_.R * m_.S;
-    pass_len_ = 0;
+    const std::int64_t RS = m_.R * m_.S, c = m_.stack(k), sets = last - first;
+    std::int64_t max_end = 0;
     RsJob prev;
     for (std::int64_t idx = first; idx < last; ++idx) {
       const std::int64_t z = idx - first;
@@ -205,46 +221,74 @@ class RsEngine final : public ArrayEngine {
       slot.wbase = (jb.fg * m_.p * m_.C + jb.cg * m_.q) * RS + jb.off;
       slot.ibase = (jb.n * m_.C + jb.cg * m_.q) * plane_ + jb.off * hp_;
       slot.obase = (jb.n * m_.F * m_.M + jb.fg * m_.p) * m_.E + k.e0;
-      slots_.push_back(slot);
-      const bool new_group = groups_.empty() || groups_.back().p != jb.p ||
-                             groups_.back().q != jb.q || groups_.back().s != jb.s;
-      if (new_group) {
+      slot.p = jb.p;
+      slot.q = jb.q;
+      slot.s = jb.s;
+      slot.pos = z % c;
+      max_end = std::max(max_end, (m_.F + 1) * jb.p * jb.q * jb.s);
+      // A set shares the reads of the set before it in job order where their jobs are of one
+      // category and differ only in the filter group (inputs) or only in the image
+      // (weights); it adds the partial sums of the set below it in its stack where they
+      // have the same outputs.
+      const bool same_kind = z > 0 && prev.p == jb.p && prev.q == jb.q && prev.s == jb.s;
+      const bool same_place = same_kind && prev.cg == jb.cg && prev.k == jb.k;
+      slot.reads_weights = !(same_place && prev.fg == jb.fg);
+      slot.reads_inputs = !(same_place && prev.n == jb.n);
+      slot.from_below = slot.pos > 0 && same_kind && order_.back().obase == slot.obase;
+      if (slot.from_below) order_.back().top = false;
+      order_.push_back(slot);
+      prev = jb;
+    }
+    // Layout: place pos's slots start at the sum of the lower places' counts (a partial last
+    // pass has fewer stacks at the upper places).
+    std::vector<std::int64_t>& at_pos = at_pos_;
+    at_pos.assign(static_cast<std::size_t>(c + 1), 0);
+    for (std::int64_t pos = 0; pos < c; ++pos)
+      at_pos[pos + 1] = at_pos[pos] + std::max<std::int64_t>(0, (sets - pos + c - 1) / c);
+    slots_.resize(static_cast<std::size_t>(sets));
+    for (std::int64_t z = 0; z < sets; ++z) slots_[at_pos[z % c] + z / c] = order_[z];
+    for (std::int64_t z = 0; z < sets; ++z) {
+      const Slot& sl = slots_[z];
+      if (groups_.empty() || groups_.back().p != sl.p || groups_.back().q != sl.q ||
+          groups_.back().s != sl.s || groups_.back().pos != sl.pos) {
         Group g;
         g.z0 = z;
-        g.p = jb.p;
-        g.q = jb.q;
-        g.s = jb.s;
-        g.load = jb.p * jb.q * jb.s;
+        g.p = sl.p;
+        g.q = sl.q;
+        g.s = sl.s;
+        g.pos = sl.pos;
+        g.below = sl.pos > 0 ? at_pos[sl.pos] - at_pos[sl.pos - 1] : 0;
+        g.load = sl.p * sl.q * sl.s;
         g.end = (m_.F + 1) * g.load;
-        pass_len_ = std::max(pass_len_, g.end + k.h);
         groups_.push_back(g);
       }
       Group& g = groups_.back();
       g.z1 = z + 1;
-      // A set shares the reads of the set before it in its group where their jobs differ
-      // only in the filter group (inputs) or only in the image (weights).
-      const bool same_place = !new_group && prev.cg == jb.cg && prev.k == jb.k;
-      if (!(same_place && prev.fg == jb.fg)) ++g.weight_readers;
-      if (!(same_place && prev.n == jb.n)) {
+      g.weight_readers += sl.reads_weights;
+      g.tops += sl.top;
+      g.chained += sl.from_below;
+      if (sl.reads_inputs) {
         auto it = std::find_if(
             g.offsets.begin(), g.offsets.end(),
-            [&](const std::pair<std::int64_t, std::int64_t>& o) { return o.first == jb.off; });
+            [&](const std::pair<std::int64_t, std::int64_t>& o) { return o.first == sl.off; });
         if (it == g.offsets.end())
-          g.offsets.emplace_back(jb.off, 1);
+          g.offsets.emplace_back(sl.off, 1);
         else
           ++it->second;
       }
-      prev = jb;
     }
-    // Top row first: a row reads the link register of the row below before that row
-    // overwrites it in the same cycle.
-    for (std::size_t gi = 0; gi < groups_.size(); ++gi) {
+    // The column's skew spans its stack whether or not a pass fills it (a pass lasts as long
+    // as its longest job: the closed form's job_cycles).
+    pass_len_ = max_end + m_.drain(k);
+    // Top first: a row reads the link register of the row below (or of the top row of the
+    // set below) before that row overwrites it in the same cycle.
+    for (std::size_t gi = groups_.size(); gi-- > 0;) {
       const Group& g = groups_[gi];
       for (std::int64_t i = 0; i < k.h; ++i) {
         Line ln;
         ln.g = static_cast<int>(gi);
         ln.i = i;
-        ln.delay = k.h - 1 - i;
+        ln.delay = g.pos * k.h + k.h - 1 - i;
         ln.pe0 = i * pitch_ + g.z0 * k.w;
         ln.n = (g.z1 - g.z0) * k.w;
         lines_.push_back(ln);
@@ -368,6 +412,7 @@ class RsEngine final : public ArrayEngine {
     const std::int64_t n = ln.n;
     double* __restrict psum = &prf_[ln.f * stride_ + ln.pe0];
     double* __restrict link = &link_[ln.pe0];
+    const Group& g = groups_[ln.g];
     if (ln.i < k.h - 1) {
       const double* __restrict below = &link_[ln.pe0 + pitch_];
       for (std::int64_t j = 0; j < n; ++j) {
@@ -375,13 +420,27 @@ class RsEngine final : public ArrayEngine {
         psum[j] = 0.0;
       }
       st_.rf.writes[kOfmap] += n;
-    } else {
+    } else if (g.chained == 0) {
       for (std::int64_t j = 0; j < n; ++j) {
         link[j] = psum[j] + 0.0;
         psum[j] = 0.0;
       }
+    } else {
+      // The bottom row of a set chained to the set below adds that set's top row (in the
+      // layout, g.below slots back, row 0), which finished one cycle earlier.
+      const std::int64_t w = k.w;
+      const double* __restrict below = &link_[(g.z0 - g.below) * w];
+      for (std::int64_t z = g.z0; z < g.z1; ++z) {
+        const std::int64_t o = (z - g.z0) * w;
+        const double add = slots_[z].from_below ? 1.0 : 0.0;
+        for (std::int64_t j = o; j < o + w; ++j) {
+          link[j] = psum[j] + add * below[j];
+          psum[j] = 0.0;
+        }
+      }
+      st_.rf.writes[kOfmap] += g.chained * w;
     }
-    if (ln.i == 0) pending_.push_back({ln.g, ln.f, ln.x});
+    if (ln.i == 0 && g.tops > 0) pending_.push_back({ln.g, ln.f, ln.x});
     st_.rf.reads[kOfmap] += n;
     st_.noc.writes[kOfmap] += n;
   }
@@ -409,10 +468,14 @@ class RsEngine final : public ArrayEngine {
       const std::int64_t at = pd.x * ME + pd.f * E;
       std::int64_t rmw = 0;
       for (std::int64_t z = g.z0; z < g.z1;) {
+        if (!slots_[z].top) {  // a set above adds its partial sums
+          ++z;
+          continue;
+        }
         const std::int64_t o0 = slots_[z].obase + at;
         const double* __restrict first = link + (z - g.z0) * w;
         std::int64_t z1 = z + 1;
-        while (z1 < g.z1 && slots_[z1].obase == slots_[z1 - 1].obase + w) ++z1;
+        while (z1 < g.z1 && slots_[z1].top && slots_[z1].obase == slots_[z1 - 1].obase + w) ++z1;
         if (z1 > z + 1) {
           for (std::int64_t y = z; y < z1; ++y) {
             std::uint8_t& seen = written_[slots_[y].obase + at];
@@ -425,7 +488,7 @@ class RsEngine final : public ArrayEngine {
           z = z1;
           continue;
         }
-        while (z1 < g.z1 && slots_[z1].obase == slots_[z].obase) ++z1;
+        while (z1 < g.z1 && slots_[z1].top && slots_[z1].obase == slots_[z].obase) ++z1;
         rmw += written_[o0] + (z1 - z - 1);  // after the first, each set finds them written
         written_[o0] = 1;
         for (std::int64_t j = 0; j < w; ++j) {
@@ -437,7 +500,7 @@ class RsEngine final : public ArrayEngine {
       }
       AccessCounts& port = m_.psums_in_accumulator ? st_.acc : st_.buffer;
       port.reads[kOfmap] += rmw * w;
-      port.writes[kOfmap] += (g.z1 - g.z0) * w;
+      port.writes[kOfmap] += g.tops * w;
     }
     pending_.clear();
   }
@@ -458,7 +521,9 @@ class RsEngine final : public ArrayEngine {
   RfVector wrf_, irf_, prf_, link_;
   std::vector<std::int64_t> row0_;     // per set row: padded input row of its PE 0
   std::vector<std::int64_t> readers_;  // per set row
-  std::vector<Slot> slots_;
+  std::vector<Slot> order_;            // this pass's slots in job order
+  std::vector<Slot> slots_;            // and in the layout
+  std::vector<std::int64_t> at_pos_;   // layout index of each stack place's first slot
   std::vector<Group> groups_;
   std::vector<Line> lines_;
   std::vector<Pending> pending_;

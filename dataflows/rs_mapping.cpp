@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <initializer_list>
 #include <stdexcept>
 #include <utility>
 
@@ -67,22 +68,58 @@ void require_rf(std::int64_t have, std::int64_t need, const char* rf, const char
 
 }  // namespace
 
+namespace {
+
+enum Dim { kImage, kFilterGroup, kChannelGroup, kChunk };
+struct Extent {
+  Dim dim;
+  std::int64_t n;
+};
+
+// A category's job indices from the innermost outwards, in `order`.
+std::array<Extent, 4> job_dims(RsOrder order, std::int64_t N, const RsCategory& cat) {
+  const Extent n{kImage, N}, fg{kFilterGroup, cat.nfg}, cg{kChannelGroup, cat.ncg},
+      k{kChunk, cat.nk};
+  switch (order) {
+    case RsOrder::kImages:
+      return {n, k, cg, fg};
+    case RsOrder::kOutputs:
+      return {k, cg, fg, n};
+    case RsOrder::kFilters:
+      break;
+  }
+  return {fg, k, cg, n};
+}
+
+// Jobs in a run whose key leaves out the indices in `free`: neighbours differ in the innermost
+// index that changes, so a run is the innermost indices that are free (or have one value).
+std::int64_t run_length(const std::array<Extent, 4>& dims, std::initializer_list<Dim> free) {
+  std::int64_t run = 1;
+  for (const Extent& d : dims) {
+    if (d.n > 1 && std::find(free.begin(), free.end(), d.dim) == free.end()) break;
+    run *= d.n;
+  }
+  return run;
+}
+
+}  // namespace
+
 RsJob RsMapping::job(std::int64_t idx) const {
   for (const RsCategory& cat : categories) {
     if (idx >= cat.count) {
       idx -= cat.count;
       continue;
     }
-    // Within a category: channel group, then row chunk, and innermost the filter group
-    // (image-major) or the image (filter-group-major), so that neighbouring sets of a pass
-    // differ in one of them only and share the other operand.
+    std::int64_t at[4] = {0, 0, 0, 0};
+    for (const Extent& d : job_dims(order, N, cat)) {
+      at[d.dim] = idx % d.n;
+      idx /= d.n;
+    }
     RsJob j;
-    const std::int64_t inner = images_inner ? N : cat.nfg;
-    const std::int64_t outer = idx / (inner * cat.nk * cat.ncg);
-    j.k = cat.k0 + (idx / inner) % cat.nk;
-    j.cg = cat.cg0 + (idx / (inner * cat.nk)) % cat.ncg;
-    j.n = images_inner ? idx % inner : outer;
-    j.fg = cat.fg0 + (images_inner ? outer : idx % inner);
+    j.n = at[kImage];
+    j.fg = cat.fg0 + at[kFilterGroup];
+    j.cg = cat.cg0 + at[kChannelGroup];
+    j.k = cat.k0 + at[kChunk];
     j.p = cat.p;
     j.q = cat.q;
     j.s = cat.s;
@@ -99,38 +136,42 @@ std::int64_t RsMapping::real_rows(const RsClass& c) const {
 }
 
 std::int64_t RsMapping::input_run(const RsCategory& cat) const {
-  // Neighbouring jobs differ only in the filter group where it is the innermost index, or
-  // where every index inside it has one value.
-  if (!images_inner) return cat.nfg;
-  return N == 1 && cat.nk == 1 && cat.ncg == 1 ? cat.nfg : 1;
+  return run_length(job_dims(order, N, cat), {kFilterGroup});
 }
 
 std::int64_t RsMapping::weight_run(const RsCategory& cat) const {
-  if (images_inner) return N;
-  return cat.nfg == 1 && cat.nk == 1 && cat.ncg == 1 ? N : 1;
+  return run_length(job_dims(order, N, cat), {kImage});
+}
+
+std::int64_t RsMapping::output_run(const RsCategory& cat) const {
+  return run_length(job_dims(order, N, cat), {kChannelGroup, kChunk});
 }
 
 RsCategoryReads RsMapping::category_reads(const RsClass& c, const RsCategory& cat,
                                           std::int64_t first, std::int64_t rows_read) const {
-  const std::int64_t rep = c.rep();
   // Runs j = phase + period t (t < runs) of L jobs each, run j holding the class's jobs from
-  // first + j L: each is read once in every pass it touches, floor(its last / rep) -
-  // floor(its first / rep) + 1 passes, summed over t in closed form.
-  auto reads = [&](std::int64_t L, std::int64_t phase, std::int64_t period, std::int64_t runs) {
+  // first + j L: each is read (drained) once in every window of `window` jobs it touches
+  // (the windows are the passes, or the stacks, aligned from the class's first job),
+  // floor(its last / window) - floor(its first / window) + 1 of them, summed over t in closed
+  // form.
+  auto touched = [&](std::int64_t L, std::int64_t phase, std::int64_t period, std::int64_t runs,
+                     std::int64_t window) {
     const std::int64_t b = first + phase * L, a = period * L;
-    return static_cast<std::int64_t>(floor_sum(runs, rep, a, b + L - 1) -
-                                     floor_sum(runs, rep, a, b)) +
+    return static_cast<std::int64_t>(floor_sum(runs, window, a, b + L - 1) -
+                                     floor_sum(runs, window, a, b)) +
            runs;
   };
   RsCategoryReads r;
-  // Runs of equal inputs take the row chunks in turn (the chunk is the index just outside
-  // the filter group; where images are innermost, a run longer than one job has one chunk).
+  // Runs of equal inputs take the row chunks in turn: a run of more than one job is filter
+  // groups (kFilters, the chunk the next index out) or has one chunk.
   const std::int64_t li = input_run(cat), runs = cat.count / li;
   for (std::int64_t k = 0; k < cat.nk; ++k)
-    r.input_words += chunk_real_cols[cat.k0 + k] * reads(li, k, cat.nk, runs / cat.nk);
+    r.input_words += chunk_real_cols[cat.k0 + k] * touched(li, k, cat.nk, runs / cat.nk, c.rep());
   r.input_words *= cat.q * rows_read;
   const std::int64_t lw = weight_run(cat);
-  r.weight_jobs = reads(lw, 0, 1, cat.count / lw);
+  r.weight_jobs = touched(lw, 0, 1, cat.count / lw, c.rep());
+  const std::int64_t lo = output_run(cat);
+  r.drain_jobs = touched(lo, 0, 1, cat.count / lo, stack(c));
   return r;
 }
 
@@ -152,7 +193,8 @@ std::vector<std::pair<std::string, std::int64_t>> RsMapping::summary() const {
       {"chunk_cols", chunk_cols}};
   // Only when chosen, so that the summaries of mappings without it read as before.
   if (psum_resident) s.emplace_back("psum_resident", 1);
-  if (images_inner) s.emplace_back("images_inner", 1);
+  if (order == RsOrder::kImages) s.emplace_back("images_inner", 1);
+  if (chained) s.emplace_back("chained_psums", 1);
   return s;
 }
 
@@ -208,6 +250,10 @@ RsMapping rs_frame(const Op& op, const AcceleratorSpec& acc) {
     m.p = std::min({m.M, acc.rf.psum_words / m.F, acc.rf.weight_words / Sc});
     m.q = m.C;
   }
+  // array.chain_psums: where an output's partial sums come in more than one job (channel
+  // groups or row chunks), stacked sets with the same outputs sum them up the column.
+  m.chained = acc.chain_psums && (m.C > m.q || m.chunks > 1);
+  if (m.chained) m.order = RsOrder::kOutputs;
   return m;
 }
 
@@ -268,7 +314,7 @@ std::int64_t class_cycles(const RsMapping& m, const RsClass& k, const RsCategory
     const RsCategory& cat = cats[i];
     const std::int64_t last = first + cat.count;
     const std::int64_t starts = (last + rep - 1) / rep - (first + rep - 1) / rep;
-    cycles += starts * m.job_cycles(cat.p, cat.q, cat.s, k.h);
+    cycles += starts * m.job_cycles(cat.p, cat.q, cat.s, m.drain(k));
     first = last;
   }
   return cycles;
@@ -307,8 +353,10 @@ RsMapping map_rs(const Op& op, const AcceleratorSpec& acc) {
   for (const RsCategory& cat : m.categories) m.jobs_per_class += cat.count;
   for_each_class(m, [&](const RsClass& k) { m.classes.push_back(k); });
   m.psums_in_accumulator = accumulator_holds(m.N * m.M * m.E * m.F, acc);
-  // The job order whose neighbouring sets share more: compute, psums and everything else are
-  // the same either way (a pass lasts as long as its category's jobs, whatever their order).
+  // Without chains, the job order whose neighbouring sets share more: compute, psums and
+  // everything else are the same either way (a pass lasts as long as its category's jobs,
+  // whatever their order).
+  if (m.chained) return m;
   auto operand_reads = [&m] {
     std::int64_t words = 0;
     m.for_each_category([&](const RsClass& k, const RsCategory& cat, const RsCategoryReads& r) {
@@ -317,8 +365,8 @@ RsMapping map_rs(const Op& op, const AcceleratorSpec& acc) {
     return words;
   };
   const std::int64_t by_filter = operand_reads();
-  m.images_inner = true;
-  m.images_inner = operand_reads() < by_filter;
+  m.order = RsOrder::kImages;
+  if (operand_reads() >= by_filter) m.order = RsOrder::kFilters;
   return m;
 }
 

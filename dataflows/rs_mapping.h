@@ -19,8 +19,13 @@
 //                (Eyeriss' replication), run in lockstep until the longest one finishes.
 //                A set whose job has the same inputs (or weights) as the set before it in
 //                the pass takes them from that set's buffer read (multicast) rather than
-//                reading them again; the job order (images_inner) decides which operand
+//                reading them again; the job order (RsOrder) decides which operand
 //                neighbouring sets share.
+//   stack        (array.chain_psums) the vr sets of a pass in one column, consecutive jobs
+//                from the bottom up: a set whose job has the same outputs as the set below
+//                it adds that set's partial sums to its own at its bottom row, and only the
+//                top set of such a chain writes back; every set's rows start (position in
+//                the stack) h cycles later than the stack's bottom set's.
 //   resident     (psum_resident) a job runs every channel group of its (image, filter
 //                group) one after another and keeps its p x F partial sums in the psum RF
 //                meanwhile, draining them once: as a job of q = C, which it equals in every
@@ -49,11 +54,20 @@ struct RsCategory {
   std::int64_t count = 0;         ///< N * nfg * ncg * nk jobs
 };
 
-/// Buffer reads of one category's jobs in one class, multicast between neighbouring sets of a
-/// pass counted once.
+/// Buffer traffic of one category's jobs in one class: multicast between neighbouring sets
+/// of a pass counted once, and with chained partial sums, the write-backs of chain tops only.
 struct RsCategoryReads {
   std::int64_t input_words = 0;  ///< real input words the category's sets read
   std::int64_t weight_jobs = 0;  ///< jobs that read their weights (h p q s words each)
+  std::int64_t drain_jobs = 0;   ///< jobs that write their partial sums back (w F p each)
+};
+
+/// Which job index of a category varies fastest (after the channel group and row chunk,
+/// for the first two): what neighbouring sets of a pass have in common.
+enum class RsOrder {
+  kFilters,  ///< filter groups innermost: neighbours share inputs
+  kImages,   ///< images innermost: neighbours share weights
+  kOutputs,  ///< channel groups, then row chunks innermost: neighbours share outputs (chains)
 };
 
 /// One (segment, strip) pair and how its sets tile the array.
@@ -82,10 +96,12 @@ struct RsMapping {
   /// groups of them.
   std::int64_t group_p = 0, group_q = 0;
   bool psum_resident = false;  ///< partial sums stay in the PEs across the channel loop
-  /// Within a category, jobs vary the image fastest (neighbouring sets of a pass share
-  /// weights) rather than the filter group (they share inputs): whichever reads the buffer
-  /// less (map_rs).
-  bool images_inner = false;
+  /// The job order within a category: kOutputs where partial sums chain, else whichever of
+  /// kFilters and kImages reads the buffer less (map_rs).
+  RsOrder order = RsOrder::kFilters;
+  /// Partial sums chain up the stacked sets (array.chain_psums, where an output has more
+  /// than one channel group or row chunk).
+  bool chained = false;
   /// Per row chunk: non-padding columns among those one input row loads for it.
   std::vector<std::int64_t> chunk_real_cols;
   /// Categories in execution order: longest job first, so a pass lasts as long as its first
@@ -99,11 +115,17 @@ struct RsMapping {
   std::vector<RsClass> classes;  ///< segment-major, then strip
 
   /// Cycles of one job: weight preload (p q s, which also covers the first input window),
-  /// F columns of p q s MACs, then h cycles of psum drain (h - 1 hops up the skewed column
-  /// plus the hop into the buffer). s is the job's row chunk width (S without chunking).
-  std::int64_t job_cycles(std::int64_t jp, std::int64_t jq, std::int64_t js, std::int64_t h) const {
-    return (F + 1) * jp * jq * js + h;
+  /// F columns of p q s MACs, then `drain` cycles of psum drain (drain(c)). s is the job's
+  /// row chunk width (S without chunking).
+  std::int64_t job_cycles(std::int64_t jp, std::int64_t jq, std::int64_t js,
+                          std::int64_t drain) const {
+    return (F + 1) * jp * jq * js + drain;
   }
+  /// Sets of class `c` stacked in a column whose partial sums chain (1 without chaining).
+  std::int64_t stack(const RsClass& c) const { return chained ? c.vr : 1; }
+  /// Cycles from a pass's last MAC to its last write-back: the skew of the column's stack
+  /// plus the hop into the buffer (h - 1 hops up a set, and h more per set below it).
+  std::int64_t drain(const RsClass& c) const { return stack(c) * c.h; }
   /// New input words per channel per output column of a chunk of s columns: min(U, s).
   std::int64_t slide(std::int64_t s) const { return std::min(U, s); }
   std::int64_t passes(const RsClass& c) const { return (jobs_per_class + c.rep() - 1) / c.rep(); }
@@ -116,14 +138,17 @@ struct RsMapping {
   /// Distinct non-padding input rows one set of `c` needs (each read from the buffer once
   /// per channel and multicast along its diagonal).
   std::int64_t real_rows(const RsClass& c) const;
-  /// Jobs in a row of the job order with the same inputs (weights): the next job's differ
-  /// only in the filter group (image). 1 where neighbouring jobs never share them.
+  /// Jobs in a row of the job order with the same inputs (weights, outputs): runs of
+  /// neighbours that differ only in the filter group (the image; the channel group and row
+  /// chunk), aligned from the category's first job. 1 where neighbours never share them.
   std::int64_t input_run(const RsCategory& cat) const;
   std::int64_t weight_run(const RsCategory& cat) const;
-  /// Buffer reads of category `cat` in class `c`, whose jobs start at `first` in the class's
+  std::int64_t output_run(const RsCategory& cat) const;
+  /// Buffer traffic of category `cat` in class `c`, whose jobs start at `first` in the class's
   /// job list; `rows_read` is real_rows(c). A job reads an operand unless the job before it
   /// in the same pass has the same one (a run of equal inputs is read once per pass it
-  /// spans).
+  /// spans), and drains its partial sums unless the job after it in the same stack has the
+  /// same outputs (a run of equal outputs drains once per stack it spans).
   RsCategoryReads category_reads(const RsClass& c, const RsCategory& cat, std::int64_t first,
                                  std::int64_t rows_read) const;
   /// f(class, category, its buffer reads) for every class and category, in execution order.

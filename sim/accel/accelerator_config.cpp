@@ -216,9 +216,10 @@ AcceleratorSpec parse_accelerator_node(const ConfigNode& top, const AcceleratorN
   // Whether the simulator implements the dataflow is the dataflow registry's call.
   a.dataflow = m.require("dataflow").as_choice({"ws", "os", "is", "rs"});
   ConfigMap array = m.require("array").as_map();
-  array.allow_only({"rows", "cols"});
+  array.allow_only({"rows", "cols", "chain_psums"});
   a.rows = array.require("rows").as_int_in(key_range::kArrayExtent);
   a.cols = array.require("cols").as_int_in(key_range::kArrayExtent);
+  if (auto v = array.get("chain_psums")) a.chain_psums = v->as_bool();
   if (auto v = m.get("clock_ghz")) a.clock_ghz = v->as_double_in(key_range::kClockGhz);
   if (auto v = m.get("word_bits")) a.word_bits = parse_word_bits(*v);
   if (auto v = m.get("rf")) parse_rf(*v, a);

@@ -22,6 +22,7 @@ void emit_accelerator(YAML::Emitter& out, const AcceleratorSpec& a) {
   out << YAML::Key << "array" << YAML::Value << YAML::Flow << YAML::BeginMap;
   out << YAML::Key << "rows" << YAML::Value << a.rows;
   out << YAML::Key << "cols" << YAML::Value << a.cols;
+  if (a.chain_psums) out << YAML::Key << "chain_psums" << YAML::Value << true;
   out << YAML::EndMap;
   out << YAML::Key << "clock_ghz" << YAML::Value;
   emit_double(out, a.clock_ghz);

@@ -54,11 +54,11 @@ Count compulsory_dram_bytes(const Op& op, const AcceleratorSpec& acc, const Data
 std::string counts_key(const AcceleratorSpec& a, const Dataflow& df) {
   std::ostringstream k;
   k << std::hexfloat;  // exact doubles
-  k << df.name() << '|' << a.rows << 'x' << a.cols << '|' << a.clock_ghz << '|' << a.word_bits
-    << '|' << a.rf.input_words << ',' << a.rf.weight_words << ',' << a.rf.psum_words << ','
-    << a.rf.keep_psums << '|' << a.buffer.shared << ',' << a.buffer.kib << ',' << a.buffer.ifmap_kib
-    << ',' << a.buffer.filter_kib << ',' << a.buffer.ofmap_kib << ',' << a.buffer.double_buffer
-    << ',' << a.buffer.banks << ',' << a.buffer.words_per_cycle << ','
+  k << df.name() << '|' << a.rows << 'x' << a.cols << ',' << a.chain_psums << '|' << a.clock_ghz
+    << '|' << a.word_bits << '|' << a.rf.input_words << ',' << a.rf.weight_words << ','
+    << a.rf.psum_words << ',' << a.rf.keep_psums << '|' << a.buffer.shared << ',' << a.buffer.kib
+    << ',' << a.buffer.ifmap_kib << ',' << a.buffer.filter_kib << ',' << a.buffer.ofmap_kib << ','
+    << a.buffer.double_buffer << ',' << a.buffer.banks << ',' << a.buffer.words_per_cycle << ','
     << a.buffer.port_words_per_cycle << '|' << a.accumulator.words << ',' << a.accumulator.bits
     << '|' << a.noc_words_per_cycle << '|' << a.dram.bandwidth_gbps << ',' << a.dram.latency_cycles
     << '|' << a.vector_lanes << '|' << a.memory << '|';

@@ -54,6 +54,11 @@ struct AcceleratorSpec {
   std::string source;
   std::string description;   ///< free text from the file, carried into reports
   int rows = 12, cols = 14;  ///< PE array
+  /// `array.chain_psums` (row stationary): PE sets stacked in a column whose jobs have the
+  /// same outputs (other channel groups or row chunks) sum their partial sums up the
+  /// column, as Eyeriss does, and only the top one writes back; the column's skew then spans
+  /// the stacked sets (docs/rs_mapping.md).
+  bool chain_psums = false;
   double clock_ghz = 1.0;
   int word_bits = 16;
   /// Per-PE register files, in words (Eyeriss: 12 ifmap, 224 filter, 24 psum). `keep_psums`

@@ -214,6 +214,7 @@ TEST_CASE("accelerator defaults fill every optional key", "[accel][config]") {
   CHECK(a.word_bits == 16);
   CHECK(a.rf.weight_words == d.rf.weight_words);
   CHECK_FALSE(a.rf.keep_psums);
+  CHECK_FALSE(a.chain_psums);
   CHECK(a.buffer.ifmap_kib == d.buffer.ifmap_kib);
   CHECK(a.buffer.words_per_cycle == d.buffer.words_per_cycle);
   CHECK(a.noc_words_per_cycle == d.noc_words_per_cycle);
@@ -272,7 +273,8 @@ TEST_CASE("accelerator_yaml round-trips awkward values", "[accel][config]") {
   TempAccelConfigs tmp;
   std::string text =
       "name: 'odd: name'\ndescription: \"line one, 'quoted' # not a comment\"\ndataflow: is\n"
-      "array: {rows: 1, cols: 1000}\nclock_ghz: 0.30000000000000004\nword_bits: 64\n"
+      "array: {rows: 1, cols: 1000, chain_psums: true}\nclock_ghz: 0.30000000000000004\n"
+      "word_bits: 64\n"
       "rf: {input_words: 1, weight_words: 1048576, psum_words: 3, keep_psums: true}\n"
       "buffer: {ifmap_kib: 0.1, filter_kib: 1e-3, ofmap_kib: 123456.789, banks: 7, "
       "words_per_cycle: 1}\nnoc: {words_per_cycle: 1}\n"
@@ -290,6 +292,7 @@ TEST_CASE("accelerator_yaml round-trips awkward values", "[accel][config]") {
   CHECK(a.name == "odd: name");
   CHECK(a.rf.weight_words == 1048576);
   CHECK(a.rf.keep_psums);
+  CHECK(a.chain_psums);
   CHECK(a.energy.name == "inline");
   CHECK(a.energy.leakage_per_kib_ns == 0);
   CHECK(a.mapping.objective == MappingObjective::kEdp);
@@ -345,6 +348,9 @@ TEST_CASE("accelerator errors name file, line, column and key", "[accel][config]
                   "missing required key");
     after_minimal("rf: {keep_psums: yes}\n", "yes", "rf.keep_psums",
                   "expected true or false, got 'yes'");
+    const std::string chain = "dataflow: rs\narray: {rows: 2, cols: 2, chain_psums: 1}\n";
+    check_error(err(chain), file, pos_of(chain, "1}"), "array.chain_psums",
+                "expected true or false, got '1'");
     after_minimal("accumulator: {entries: 4096}\n", "entries", "accumulator.entries",
                   "unknown key 'entries' (allowed: words, bits)");
   }

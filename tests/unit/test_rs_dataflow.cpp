@@ -225,6 +225,34 @@ TEST_CASE("rs: replication of sets over filters and channels on a 6x3 array (by 
   check_both(op, array(6, 3, 3, 3, 1), want);
 }
 
+TEST_CASE("rs: stacked sets chain the partial sums of one output (by hand)", "[dataflow][rs]") {
+  // The replication case above with array.chain_psums: the 3x3 sets stack 2 high in 6x3,
+  // and jobs run channel groups innermost, (fg, cg) = (0,0) (0,1) | (1,0) (1,1): each pass
+  // is one filter's two channels, the upper set adds the lower one's partial sums at its
+  // bottom row and alone writes back. A pass drains through both sets: (F + 1) p q s +
+  // 2 h = 12 + 6 cycles.
+  const Op op = conv(1, 2, 5, 5, 2, 3);
+  AcceleratorSpec acc = array(6, 3, 3, 3, 1);
+  acc.chain_psums = true;
+  OpStats want;
+  want.pes = 18;
+  want.mapping = {{"set_rows", 3}, {"set_cols", 3},   {"segments", 1},      {"strips", 1},
+                  {"p", 1},        {"q", 1},          {"sets_per_pass", 2}, {"jobs", 4},
+                  {"passes", 2},   {"row_chunks", 1}, {"chunk_cols", 3},    {"chained_psums", 1}};
+  want.compute_cycles = 2 * 18;
+  want.macs = 4 * 81;
+  want.rf.reads = {324, 324, 324 + 4 * 27};
+  // The upper set's bottom PEs each receive 9 partial sums from below: 2 x 9 more writes.
+  want.rf.writes = {4 * 45, 4 * 27, 324 + 4 * 18 + 2 * 9};
+  want.noc.reads = {4 * 45, 4 * 27, 0};
+  want.noc.writes = {0, 0, 4 * 27};
+  // Every job reads its own inputs (other channels) and weights; 2 x 9 write-backs, each the
+  // first to its outputs: no read-modify-writes.
+  want.buffer.reads = {100, 36, 0};
+  want.buffer.writes = {0, 0, 18};
+  check_both(op, acc, want);
+}
+
 TEST_CASE("rs: sets of a pass share weights where images are the inner loop (by hand)",
           "[dataflow][rs]") {
   // 2 images of 1 channel, 3x3, 4 filters of 3x3 (E = F = 1); RFs 3/6/2: q = 1, p = 2, so 2
@@ -315,7 +343,8 @@ TEST_CASE("rs: cycle engine matches the closed form and the convolution on rando
     return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng);
   };
   const int kShapes = 300;
-  int checked = 0, chunked = 0, held = 0, resident = 0, images_inner = 0;
+  int checked = 0, chunked = 0, held = 0, resident = 0, images_inner = 0, chained = 0,
+      fewer_drains = 0;
   for (int t = 0; t < kShapes; ++t) {
     Op op;
     const int kind = static_cast<int>(uni(0, 5));
@@ -345,12 +374,15 @@ TEST_CASE("rs: cycle engine matches the closed form and the convolution on rando
     // word more) or is one word short, so both rules are checked.
     const std::int64_t outputs = c.batch * c.filters * c.out_h() * c.out_w();
     if (t % 4 == 1) acc.accumulator.words = outputs + (t % 8 == 1 ? 1 : -1);
-    // Half keep their partial sums in the PEs where the psum RF holds a row of them.
+    // Half keep their partial sums in the PEs where the psum RF holds a row of them; a third
+    // chain them up stacked sets.
     acc.rf.keep_psums = t % 2 == 0;
+    acc.chain_psums = t % 3 == 1;
     INFO("shape " << t << ": " << op.describe() << " on " << rows << "x" << cols << " RF "
                   << acc.rf.input_words << "/" << acc.rf.weight_words << "/" << acc.rf.psum_words
                   << ", accumulator " << acc.accumulator.words
-                  << (acc.rf.keep_psums ? ", keep_psums" : ""));
+                  << (acc.rf.keep_psums ? ", keep_psums" : "")
+                  << (acc.chain_psums ? ", chain_psums" : ""));
     const OpStats fast = rs_dataflow().evaluate(op, acc);
     CHECK(fast.macs == static_cast<Count>(c.macs()));
     const Run r = run_engine(op, acc, rng);
@@ -362,6 +394,18 @@ TEST_CASE("rs: cycle engine matches the closed form and the convolution on rando
     for (const auto& [k, v] : fast.mapping) {
       resident += k == "psum_resident";
       images_inner += k == "images_inner";
+      chained += k == "chained_psums";
+    }
+    if (acc.chain_psums) {  // chains that did take write-backs off
+      AcceleratorSpec unchained = acc;
+      unchained.chain_psums = false;
+      const OpStats apart = rs_dataflow().evaluate(op, unchained);
+      const auto drains = [](const OpStats& x) {
+        return x.buffer.writes[kOfmap] + x.acc.writes[kOfmap];
+      };
+      if (drains(fast) < drains(apart)) ++fewer_drains;
+      CHECK(drains(fast) <= drains(apart));
+      CHECK(fast.compute_cycles >= apart.compute_cycles);  // the skew spans the stack
     }
     if (fast.acc.writes[kOfmap] > 0) {
       ++held;
@@ -373,54 +417,86 @@ TEST_CASE("rs: cycle engine matches the closed form and the convolution on rando
   CHECK(held >= kShapes / 10);
   CHECK(resident >= kShapes / 20);      // and partial sums kept in the PEs
   CHECK(images_inner >= kShapes / 20);  // and both job orders
+  CHECK(chained >= kShapes / 20);       // and chained partial sums
+  CHECK(fewer_drains >= kShapes / 30);  // that drain fewer
   CHECK(checked == kShapes);
   CHECK(chunked >= kShapes / 8);  // the sweep does exercise row chunks
 }
 
-TEST_CASE("rs: shared buffer reads equal a pass-by-pass count of the job order on large ops",
+TEST_CASE("rs: shared reads and chained drains equal a pass-by-pass count on large ops",
           "[dataflow][rs]") {
-  // The closed form sums runs of equal inputs (weights) over passes with a floor sum; here
-  // every pass of every class is walked job by job (up to 229,376 jobs a class, beyond the
-  // engine test's sizes), counting a job's reads unless the job before it in the pass is of the
-  // same category and has the same inputs (image, channel group, chunk) or weights (filter group,
-  // channel group, chunk).
+  // The closed form sums runs of equal inputs (weights, outputs) over passes (stacks) with a
+  // floor sum; here every pass of every class is walked job by job (up to 229,376 jobs a
+  // class, beyond the engine test's sizes). A job reads an operand unless the job before it
+  // in the pass is of the same category and has the same inputs (image, channel group,
+  // chunk) or weights (filter group, channel group, chunk); with chained partial sums it
+  // drains unless the job after it in its stack is of the same category with the same
+  // outputs (image, filter group); a pass lasts its longest job plus the stack's drain.
   struct Case {
     Op op;
     AcceleratorSpec acc;
+  };
+  auto chain = [](AcceleratorSpec a) {
+    a.chain_psums = true;
+    return a;
   };
   const std::vector<Case> cases = {
       {conv(16, 256, 13, 13, 384, 3, 1, 1), array(12, 14)},         // AlexNet CONV3: filters inner
       {conv(64, 3, 32, 32, 16, 3, 1, 1), array(12, 14, 3, 9, 16)},  // few filters: images inner
       {conv(8, 64, 28, 28, 64, 5, 1, 2), array(7, 9, 2, 4, 3)},     // row chunks, ragged groups
       {conv(4, 32, 56, 56, 32, 3, 1, 1, OpRole::kBackwardWeight), array(16, 16, 1, 1, 1)},
+      {conv(16, 256, 13, 13, 384, 3, 1, 1), chain(array(12, 14))},  // 4 sets a stack
+      {conv(8, 64, 28, 28, 64, 5, 1, 2), chain(array(7, 9, 2, 4, 3))},
+      {conv(4, 30, 20, 20, 20, 3, 1, 1, OpRole::kBackwardData), chain(array(13, 5, 4, 7, 2))},
   };
-  int orders[2] = {0, 0};
+  int orders[3] = {0, 0, 0};
   for (const Case& c : cases) {
-    INFO(c.op.describe());
+    INFO(c.op.describe() << (c.acc.chain_psums ? ", chain_psums" : ""));
     const RsMapping m = map_rs(c.op, c.acc);
-    Count inputs = 0, weights = 0;
+    Count inputs = 0, weights = 0, drains = 0;
+    std::int64_t cycles = 0;
     for (const RsClass& k : m.classes) {
-      const std::int64_t rows_read = m.real_rows(k);
+      const std::int64_t rows_read = m.real_rows(k), st = m.stack(k);
       for (std::int64_t pass = 0; pass < m.passes(k); ++pass) {
-        RsJob prev;
-        for (std::int64_t idx = pass * k.rep();
-             idx < std::min((pass + 1) * k.rep(), m.jobs_per_class); ++idx) {
+        const std::int64_t first = pass * k.rep();
+        const std::int64_t last = std::min(first + k.rep(), m.jobs_per_class);
+        std::int64_t longest = 0;
+        for (std::int64_t idx = first; idx < last; ++idx) {
           const RsJob j = m.job(idx);
-          const bool same = idx > pass * k.rep() && prev.p == j.p && prev.q == j.q &&
-                            prev.s == j.s && prev.cg == j.cg && prev.k == j.k;
-          if (!(same && prev.n == j.n)) inputs += j.q * rows_read * m.chunk_real_cols[j.k];
-          if (!(same && prev.fg == j.fg)) weights += k.h * j.p * j.q * j.s;
-          prev = j;
+          longest = std::max(longest, m.job_cycles(j.p, j.q, j.s, m.drain(k)));
+          if (idx > first) {
+            const RsJob prev = m.job(idx - 1);
+            const bool same = prev.p == j.p && prev.q == j.q && prev.s == j.s;
+            if (!(same && prev.cg == j.cg && prev.k == j.k && prev.n == j.n))
+              inputs += j.q * rows_read * m.chunk_real_cols[j.k];
+            if (!(same && prev.cg == j.cg && prev.k == j.k && prev.fg == j.fg))
+              weights += k.h * j.p * j.q * j.s;
+          } else {
+            inputs += j.q * rows_read * m.chunk_real_cols[j.k];
+            weights += k.h * j.p * j.q * j.s;
+          }
+          bool top = true;
+          if (idx + 1 < last && (idx + 1 - first) % st != 0) {
+            const RsJob next = m.job(idx + 1);
+            top = !(next.p == j.p && next.q == j.q && next.s == j.s && next.n == j.n &&
+                    next.fg == j.fg);
+          }
+          if (top) drains += k.w * m.F * j.p;
         }
+        cycles += longest;
       }
     }
     const OpStats st = rs_dataflow().evaluate(c.op, c.acc);
     CHECK(st.buffer.reads[kIfmap] == inputs);
     CHECK(st.buffer.reads[kFilter] == weights);
-    ++orders[m.images_inner ? 1 : 0];
+    CHECK(st.buffer.writes[kOfmap] == drains);
+    CHECK(st.compute_cycles == cycles);
+    ++orders[static_cast<int>(m.order)];
+    if (c.acc.chain_psums) CHECK(m.chained);
   }
   CHECK(orders[0] > 0);
   CHECK(orders[1] > 0);
+  CHECK(orders[2] > 0);
 }
 
 TEST_CASE("rs: cycle engine matches the closed form on Eyeriss RFs with long filter rows",
@@ -448,8 +524,10 @@ TEST_CASE("rs: cycle engine matches the closed form on Eyeriss RFs with long fil
     }
     const int rows = t % 2 ? 12 : static_cast<int>(uni(1, 8));
     const int cols = t % 2 ? 14 : static_cast<int>(uni(1, 8));
-    const AcceleratorSpec acc = array(rows, cols);
-    INFO("shape " << t << ": " << op.describe() << " on " << rows << "x" << cols);
+    AcceleratorSpec acc = array(rows, cols);
+    acc.chain_psums = t % 3 == 0;  // row chunks of one output chain up stacked sets
+    INFO("shape " << t << ": " << op.describe() << " on " << rows << "x" << cols
+                  << (acc.chain_psums ? ", chain_psums" : ""));
     const OpStats fast = rs_dataflow().evaluate(op, acc);
     CHECK(fast.macs == static_cast<Count>(lower_to_conv(op).macs()));
     const Run r = run_engine(op, acc, rng);
