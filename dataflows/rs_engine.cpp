@@ -45,12 +45,15 @@ std::int64_t round_up(std::int64_t v) {
 // psum link register read by the PE above. Rows of a set are skewed: row i starts
 // h - 1 - i cycles after the bottom row, so a PE finishes psum (x, f) exactly one cycle
 // after the PE below it, when that PE's psum sits in its link register: the vertical
-// accumulation needs no extra psum storage.
+// accumulation needs no extra psum storage. With chained partial sums the skew continues
+// up a column's stack of sets (the set at place z starts z h cycles after the bottom one),
+// and a set's bottom row adds the top row of the set below in the same way.
 //
 // Layout, chosen for speed (it is bookkeeping, not hardware): the RFs are word-major (word
 // k of every PE contiguous), and within a word the PEs of a pass are ordered (set row i,
-// set z, column j), each set row starting on a cache line. The sets of a pass all start
-// at cycle 0, so consecutive sets whose jobs share (p, q, s) (a *group*) run the same
+// set, column j), the sets by place in their stack, then stack (without chains, in job
+// order), each set row starting on a cache line. The sets of one place all start together,
+// so consecutive sets whose jobs share (p, q, s) and place (a *group*) run the same
 // schedule: row i of every set of a group is one *line* of PEs, contiguous in every RF,
 // whose schedule (the row's counters) is kept once, and whose MACs are one vectorisable
 // loop per cycle; each PE still does its own MAC on its own RF words. Inputs are read from
