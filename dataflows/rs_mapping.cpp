@@ -251,8 +251,11 @@ RsMapping rs_frame(const Op& op, const AcceleratorSpec& acc) {
     m.q = m.C;
   }
   // array.chain_psums: where an output's partial sums come in more than one job (channel
-  // groups or row chunks), stacked sets with the same outputs sum them up the column.
-  m.chained = acc.chain_psums && (m.C > m.q || m.chunks > 1);
+  // groups or row chunks) and a column holds more than one set (of the shortest segment,
+  // R mod rows rows, or all R), stacked sets with the same outputs sum them up the column.
+  // Where no class stacks sets, the job order is the multicast's.
+  const std::int64_t shortest = m.R % m.rows != 0 ? m.R % m.rows : std::min(m.rows, m.R);
+  m.chained = acc.chain_psums && (m.C > m.q || m.chunks > 1) && m.rows / shortest > 1;
   if (m.chained) m.order = RsOrder::kOutputs;
   return m;
 }

@@ -251,6 +251,14 @@ TEST_CASE("rs: stacked sets chain the partial sums of one output (by hand)", "[d
   want.buffer.reads = {100, 36, 0};
   want.buffer.writes = {0, 0, 18};
   check_both(op, acc, want);
+  // On 4 rows the 3-row set fits once a column: nothing to chain, and the job order stays the
+  // multicast's (filter groups innermost, each pass's sets on one channel).
+  AcceleratorSpec one_high = array(4, 3, 3, 3, 1);
+  one_high.chain_psums = true;
+  const RsMapping m = map_rs(op, one_high);
+  CHECK_FALSE(m.chained);
+  CHECK(m.order == RsOrder::kFilters);
+  CHECK(m.drain(m.classes.front()) == 3);
 }
 
 TEST_CASE("rs: sets of a pass share weights where images are the inner loop (by hand)",
@@ -375,9 +383,9 @@ TEST_CASE("rs: cycle engine matches the closed form and the convolution on rando
     const std::int64_t outputs = c.batch * c.filters * c.out_h() * c.out_w();
     if (t % 4 == 1) acc.accumulator.words = outputs + (t % 8 == 1 ? 1 : -1);
     // Half keep their partial sums in the PEs where the psum RF holds a row of them; a third
-    // chain them up stacked sets.
+    // of all, among the others, chain them up stacked sets.
     acc.rf.keep_psums = t % 2 == 0;
-    acc.chain_psums = t % 3 == 1;
+    acc.chain_psums = t % 4 == 1 || t % 12 == 3;
     INFO("shape " << t << ": " << op.describe() << " on " << rows << "x" << cols << " RF "
                   << acc.rf.input_words << "/" << acc.rf.weight_words << "/" << acc.rf.psum_words
                   << ", accumulator " << acc.accumulator.words
@@ -445,8 +453,8 @@ TEST_CASE("rs: shared reads and chained drains equal a pass-by-pass count on lar
       {conv(64, 3, 32, 32, 16, 3, 1, 1), array(12, 14, 3, 9, 16)},  // few filters: images inner
       {conv(8, 64, 28, 28, 64, 5, 1, 2), array(7, 9, 2, 4, 3)},     // row chunks, ragged groups
       {conv(4, 32, 56, 56, 32, 3, 1, 1, OpRole::kBackwardWeight), array(16, 16, 1, 1, 1)},
-      {conv(16, 256, 13, 13, 384, 3, 1, 1), chain(array(12, 14))},  // 4 sets a stack
-      {conv(8, 64, 28, 28, 64, 5, 1, 2), chain(array(7, 9, 2, 4, 3))},
+      {conv(16, 256, 13, 13, 384, 3, 1, 1), chain(array(12, 14))},       // 4 sets a stack
+      {conv(8, 64, 28, 28, 64, 5, 1, 2), chain(array(12, 9, 2, 4, 3))},  // stacks of 2
       {conv(4, 30, 20, 20, 20, 3, 1, 1, OpRole::kBackwardData), chain(array(13, 5, 4, 7, 2))},
   };
   int orders[3] = {0, 0, 0};
