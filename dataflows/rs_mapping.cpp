@@ -66,10 +66,6 @@ void require_rf(std::int64_t have, std::int64_t need, const char* rf, const char
                   std::to_string(have) + " words) cannot hold " + what + " of " + op.describe());
 }
 
-}  // namespace
-
-namespace {
-
 enum Dim { kImage, kFilterGroup, kChannelGroup, kChunk };
 struct Extent {
   Dim dim;
