@@ -1,5 +1,6 @@
 // Row-stationary dataflow: hand-derived counts, cycle engine vs closed form on random
-// shapes (every counter, and the numeric result vs a naive convolution), row chunks for
+// shapes (every counter, and the numeric result vs a naive convolution), multicast between
+// a pass's sets and chained partial sums against a pass-by-pass count, row chunks for
 // filter rows longer than the RFs, every training op of LeNet-5 / AlexNet on the Eyeriss
 // RFs, RF errors.
 // Notation as in docs/rs_mapping.md: R x S kernel, E x F output, h x w set footprint,
@@ -252,7 +253,7 @@ TEST_CASE("rs: stacked sets chain the partial sums of one output (by hand)", "[d
   want.buffer.writes = {0, 0, 18};
   check_both(op, acc, want);
   // On 4 rows the 3-row set fits once a column: nothing to chain, and the job order stays the
-  // multicast's (filter groups innermost, each pass's sets on one channel).
+  // multicast's (filter groups innermost) with a pass's drain of h cycles.
   AcceleratorSpec one_high = array(4, 3, 3, 3, 1);
   one_high.chain_psums = true;
   const RsMapping m = map_rs(op, one_high);
