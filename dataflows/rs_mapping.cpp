@@ -152,6 +152,9 @@ RsCategoryReads RsMapping::category_reads(const RsClass& c, const RsCategory& ca
   // form.
   auto touched = [&](std::int64_t L, std::int64_t phase, std::int64_t period, std::int64_t runs,
                      std::int64_t window) {
+    // A run of one job touches one window, and a window of one job holds one job of a run:
+    // the common cases (nothing shared, no chains) without the sums.
+    if (L == 1 || window == 1) return runs * L;
     const std::int64_t b = first + phase * L, a = period * L;
     return static_cast<std::int64_t>(floor_sum(runs, window, a, b + L - 1) -
                                      floor_sum(runs, window, a, b)) +
