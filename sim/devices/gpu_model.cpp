@@ -284,10 +284,9 @@ OpCost GpuModel::cost(const Op& op, GpuKernelChoice& choice) const {
       flops = 2 * B * F * Ho * Wo * C * R * S * repeat;
       const double x = B * C * H * W * wb, y = B * F * Ho * Wo * wb, w = F * C * R * S * wb;
       bytes = (x + y + w) * repeat;
-      // cuDNN's tensor-core kernels are NHWC: a 16-bit NCHW tensor is transposed in and out,
-      // except for a 1x1 filter, which is a plain GEMM per image in NCHW.
-      const double layout =
-          tc && R * S > 1 ? f.conv_layout_traffic * 2 * (x + y) * repeat / (bw * beta) : 0;
+      // cuDNN's tensor-core kernels are NHWC: a 16-bit NCHW tensor is transposed in and out
+      // (a 1x1 filter can instead run as GEMMs on the NCHW tensors: nchw_gemm below).
+      const double layout = tc ? f.conv_layout_traffic * 2 * (x + y) * repeat / (bw * beta) : 0;
       const double mem = bytes / (bw * beta);
       // cuDNN's forward and data-gradient kernels run a tile's whole reduction in one block
       // (no split-K: the discriminator's last layer of DCGAN, 512 channels to 1, two blocks
@@ -339,16 +338,31 @@ OpCost GpuModel::cost(const Op& op, GpuKernelChoice& choice) const {
         d.memory = mem + layout;
         consider("implicit_gemm", d, ch);
       }
-      if (tc && R * S == 1 && c.stride == 1 && pass != OpRole::kBackwardWeight) {
-        // A 1x1 convolution on NCHW tensors needs no transposes: per image, a GEMM over its
-        // H x W positions (Y_b = W X_b; dX_b = W^T dY_b), batched over the images, which waste
-        // tiles when H x W is small.
+      // A 1x1 convolution on NCHW tensors needs no transposes: per image, a GEMM over its
+      // H x W positions (Y_b = W X_b; dX_b = W^T dY_b), batched over the images, which waste
+      // tiles when H x W is small; the weight gradient is one GEMM whose reduction runs over
+      // the images and their positions (dW = sum_b dY_b X_b^T), split over the images as the
+      // weight-gradient kernels split it. The tensor cores load a GEMM's rows 16 bytes at a
+      // time, so the H x W positions of a row must come in multiples of 8 16-bit words:
+      // ResNet-50's 1x1 layers at 56 x 56 and 28 x 28 run near their traffic's time in bf16,
+      // those at 14 x 14 (196 positions) and 7 x 7 (49) 2-5x slower, as the transposes make
+      // them (docs/gpu.md).
+      const bool nchw_rows = static_cast<std::int64_t>(c.height) * c.width % 8 == 0;
+      if (tc && R * S == 1 && c.stride == 1 && nchw_rows) {
         GpuKernelChoice ch;
         Timed d;
         const double hw = H * W;
-        d.compute = pass == OpRole::kBackwardData
-                        ? gemm_compute(e, B * repeat, C, hw, F, eff, depth, &ch, &d.flops)
-                        : gemm_compute(e, B * repeat, F, hw, C, eff, depth, &ch, &d.flops);
+        switch (pass) {
+          case OpRole::kBackwardData:
+            d.compute = gemm_compute(e, B * repeat, C, hw, F, eff, depth, &ch, &d.flops);
+            break;
+          case OpRole::kBackwardWeight:
+            d.compute = gemm_compute(e, repeat, F, C, B * hw, eff, depth, &ch, &d.flops, true);
+            break;
+          default:
+            d.compute = gemm_compute(e, B * repeat, F, hw, C, eff, depth, &ch, &d.flops);
+            break;
+        }
         d.memory = mem;
         consider("nchw_gemm", d, ch);
       }

@@ -23,8 +23,10 @@
 //   transform:      Winograd/FFT on the CUDA cores (stride 1, 3x3 or 5x5, a spatial size the
 //                   pass's range admits): (m + r - 1)^2 GEMMs over m x m output tiles plus
 //                   the transformed tiles' traffic
-// and, for 16-bit precisions on a filter larger than 1x1, the NCHW <-> NHWC layout passes
-// cuDNN's tensor-core kernels need.
+//   NCHW GEMM:      16-bit, 1x1, stride 1, H W a multiple of 8 (16-byte rows): per-image
+//                   GEMMs on the NCHW tensors, no transposes
+// and, for 16-bit precisions on the tensor cores, the NCHW <-> NHWC layout passes cuDNN's
+// tensor-core convolution kernels need.
 //
 // Element-wise ops: per kernel class (EltwiseKernel), t = launch + max(bytes / (BW bw_class),
 // words / rate_class): a bandwidth roof and an instruction roof (pooling and normalisation run
@@ -150,7 +152,8 @@ struct GpuSpec final : DeviceModelSpec {
 
 /// How the model ran an op: the algorithm class and, for GEMM-shaped ones, the tile and split.
 struct GpuKernelChoice {
-  std::string algorithm;  ///< "gemm", "implicit_gemm", "col2im", "transform", an EltwiseKernel
+  /// "gemm", "implicit_gemm", "col2im", "transform", "nchw_gemm", an EltwiseKernel's name
+  std::string algorithm;
   int tile_m = 0, tile_n = 0, splits = 0;
   /// Thread blocks the kernel launches (tiles x splits; an element-wise kernel's values over
   /// the values a block takes): with the SMs, its share of the GPU (OpCost::occupancy).
