@@ -60,6 +60,10 @@ class Dataflow {
   virtual std::int64_t compute_cycles(const Op& op, const AcceleratorSpec& acc) const {
     return evaluate(op, acc).compute_cycles;
   }
+  /// compute_cycles(tile_op(p, box), acc) (dataflows/tile_values.h), which a dataflow may
+  /// answer without building the tile's op.
+  virtual std::int64_t tile_compute_cycles(const NestProblem& p, const TileBox& box,
+                                           const AcceleratorSpec& acc) const;
   /// SCALE-Sim v2's figures for `op` (GEMM-based dataflows); false if the dataflow has no
   /// SCALE-Sim counterpart (rs).
   virtual bool scalesim_view(const Op& op, const AcceleratorSpec& acc, ScaleSimView& out) const {

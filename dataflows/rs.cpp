@@ -69,6 +69,10 @@ class RsDataflow : public Dataflow {
   std::int64_t compute_cycles(const Op& op, const AcceleratorSpec& acc) const override {
     return rs_compute_cycles(op, acc);
   }
+  std::int64_t tile_compute_cycles(const NestProblem& p, const TileBox& box,
+                                   const AcceleratorSpec& acc) const override {
+    return rs_tile_cycles(p, box, acc);
+  }
   std::array<std::int64_t, kNumDims> tile_granules(const NestProblem& p,
                                                    const AcceleratorSpec& acc) const override {
     // A PE interleaves p filters and q channels out of its register files (RF-level reuse):

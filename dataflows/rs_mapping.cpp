@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "dataflows/accumulator.h"
+#include "dataflows/tile_values.h"
 #include "sim/core/error.h"
 
 namespace trainsim {
@@ -199,12 +200,11 @@ std::vector<std::pair<std::string, std::int64_t>> RsMapping::summary() const {
 
 namespace {
 
-// The mapping's scalars (dimensions, row chunks, p and q), without its vectors.
-RsMapping rs_frame(const Op& op, const AcceleratorSpec& acc) {
-  if (op.kind == OpKind::kElementwise)
-    throw std::invalid_argument("rs dataflow: element-wise ops do not run on the PE array");
+// The mapping's scalars (dimensions, row chunks, p and q), without its vectors, for the
+// convolution `c` the array runs; `op` names it in errors.
+RsMapping rs_frame(const ConvShape& conv, const AcceleratorSpec& acc, const Op& op) {
   RsMapping m;
-  m.conv = lower_to_conv(op);
+  m.conv = conv;
   const ConvShape& c = m.conv;
   m.N = c.batch;
   m.C = c.channels;
@@ -257,6 +257,12 @@ RsMapping rs_frame(const Op& op, const AcceleratorSpec& acc) {
   m.chained = acc.chain_psums && (m.C > m.q || m.chunks > 1) && m.rows / shortest > 1;
   if (m.chained) m.order = RsOrder::kOutputs;
   return m;
+}
+
+RsMapping rs_frame(const Op& op, const AcceleratorSpec& acc) {
+  if (op.kind == OpKind::kElementwise)
+    throw std::invalid_argument("rs dataflow: element-wise ops do not run on the PE array");
+  return rs_frame(lower_to_conv(op), acc, op);
 }
 
 // Categories: full / ragged filter group x full / ragged channel group x full / ragged row
@@ -331,13 +337,24 @@ std::int64_t RsMapping::compute_cycles() const {
   return cycles;
 }
 
-std::int64_t rs_compute_cycles(const Op& op, const AcceleratorSpec& acc) {
-  const RsMapping m = rs_frame(op, acc);
+namespace {
+
+std::int64_t frame_cycles(const RsMapping& m) {
   std::array<RsCategory, 8> cats;
   const int n = rs_categories(m, cats);
   std::int64_t cycles = 0;
   for_each_class(m, [&](const RsClass& k) { cycles += class_cycles(m, k, cats.data(), n); });
   return cycles;
+}
+
+}  // namespace
+
+std::int64_t rs_compute_cycles(const Op& op, const AcceleratorSpec& acc) {
+  return frame_cycles(rs_frame(op, acc));
+}
+
+std::int64_t rs_tile_cycles(const NestProblem& p, const TileBox& box, const AcceleratorSpec& acc) {
+  return frame_cycles(rs_frame(tile_conv(p, box), acc, p.op));
 }
 
 RsMapping map_rs(const Op& op, const AcceleratorSpec& acc) {

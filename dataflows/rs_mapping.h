@@ -38,6 +38,7 @@
 #include <utility>
 #include <vector>
 
+#include "mapping/problem.h"
 #include "sim/spec/accel_spec.h"
 #include "sim/workload/op.h"
 
@@ -174,5 +175,9 @@ RsMapping map_rs(const Op& op, const AcceleratorSpec& acc);
 /// map_rs(op, acc).compute_cycles() without building the mapping's vectors (the buffer-mapping
 /// search asks it for thousands of tile shapes).
 std::int64_t rs_compute_cycles(const Op& op, const AcceleratorSpec& acc);
+
+/// rs_compute_cycles of a buffer tile's op (tile_op) without building the op: the search's
+/// question, asked for every distinct tile of every candidate mapping. Errors name p.op.
+std::int64_t rs_tile_cycles(const NestProblem& p, const TileBox& box, const AcceleratorSpec& acc);
 
 }  // namespace trainsim

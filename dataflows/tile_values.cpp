@@ -13,6 +13,8 @@ bool spans_window(const NestProblem& p, const TileBox& b) {
          b.extent[kDimR] == p.extent[kDimR] && b.extent[kDimS] == p.extent[kDimS];
 }
 
+}  // namespace
+
 ConvShape tile_conv(const NestProblem& p, const TileBox& b) {
   ConvShape c = p.conv;
   c.batch = b.extent[kDimN];
@@ -28,8 +30,6 @@ ConvShape tile_conv(const NestProblem& p, const TileBox& b) {
   return c;
 }
 
-}  // namespace
-
 Op tile_op(const NestProblem& p, const TileBox& b) {
   Op op;
   if (p.gemm_based) {
@@ -44,6 +44,11 @@ Op tile_op(const NestProblem& p, const TileBox& b) {
   op.word_bits = p.op.word_bits;
   op.resident_filter = p.op.resident_filter;
   return op;
+}
+
+std::int64_t Dataflow::tile_compute_cycles(const NestProblem& p, const TileBox& box,
+                                           const AcceleratorSpec& acc) const {
+  return compute_cycles(tile_op(p, box), acc);
 }
 
 std::int64_t result_size(const NestProblem& p) {

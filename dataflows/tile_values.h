@@ -17,6 +17,9 @@ namespace trainsim {
 /// whole op as a tile costs exactly what the op costs.
 Op tile_op(const NestProblem& p, const TileBox& box);
 
+/// The convolution of tile_op for a convolution-based dataflow (p not gemm_based).
+ConvShape tile_conv(const NestProblem& p, const TileBox& box);
+
 /// The tile's operand values, cut from the whole op's (layout as Dataflow::gemm_based).
 OperandValues tile_operands(const NestProblem& p, const TileBox& box, const OperandValues& whole);
 

@@ -395,7 +395,7 @@ class TiledPricer final : public MappingPricer {
     if (have_last_ && k == last_key_) return last_cycles_;
     have_last_ = true;
     last_key_ = k;
-    last_cycles_ = df_.compute_cycles(tile_op(p_, box), acc_);
+    last_cycles_ = df_.tile_compute_cycles(p_, box, acc_);
     return last_cycles_;
   }
 

@@ -167,3 +167,34 @@ TEST_CASE("The row-stationary compute floor bounds every tiling's compute",
   // (On these cases: 0.30, 0.84 and 0.98 of them at the 10th, 50th and 90th percentiles.)
   CHECK(share[share.size() / 2] > 0.5);
 }
+
+TEST_CASE("A dataflow's tile cycles equal its cycles for the tile's op", "[mapping][search]") {
+  // The search asks Dataflow::tile_compute_cycles for every distinct tile of every candidate;
+  // row stationary answers it without building the tile's op, and must answer what the op
+  // would cost (strided ops, dilated kernels and tiles over padding included).
+  RandomCaseSizes z;
+  z.max_side = 8;
+  z.batch = 4, z.channels = 12, z.filters = 12, z.height = 12, z.width = 11;
+  Rng rng(32);
+  int tiles = 0;
+  for (int i = 0; i < 200; ++i) {
+    const Dataflow& df = dataflow_or_throw(i % 4 == 0   ? "ws"
+                                           : i % 4 == 1 ? "os"
+                                           : i % 4 == 2 ? "is"
+                                                        : "rs");
+    const AcceleratorSpec a = random_accel(rng, z, "tile-cycles-test");
+    const Op op = random_op(rng, z);
+    const NestProblem p = make_problem(op, df.gemm_based());
+    INFO(df.name() << " " << a.rows << "x" << a.cols << " " << op.describe());
+    for (int j = 0; j < 6; ++j) {
+      BufferMapping m;
+      for (int d = 0; d < kNumDims; ++d)
+        m.tile[d] = j == 0 ? p.extent[d] : pick(rng, 1, p.extent[d]);
+      for (const auto& [box, count] : tile_classes(p, m)) {
+        CHECK(df.tile_compute_cycles(p, box, a) == df.compute_cycles(tile_op(p, box), a));
+        ++tiles;
+      }
+    }
+  }
+  CHECK(tiles > 2000);
+}
