@@ -91,9 +91,19 @@ void SessionRecord::clear_layer_roles() {
 }
 
 std::array<OpTotals, kNumPhases> SessionRecord::take_epoch() {
+  std::array<OpTotals, kNumPhases> e = take_epoch_sums();
+  price_run_sums();
+  return e;
+}
+
+std::array<OpTotals, kNumPhases> SessionRecord::take_epoch_sums() {
   std::array<OpTotals, kNumPhases> e = epoch_;
   epoch_ = {};
   for (OpTotals& t : e) price_totals(t, acc_);
+  return e;
+}
+
+void SessionRecord::price_run_sums() {
   for (OpTotals& t : totals_) price_totals(t, acc_);
   for (OpTotals& t : unit_totals_) price_totals(t, acc_);
   for (OpTotals& t : phase_totals_) price_totals(t, acc_);
@@ -101,7 +111,6 @@ std::array<OpTotals, kNumPhases> SessionRecord::take_epoch() {
   for (auto& per_phase : layer_roles_)
     for (auto& roles : per_phase)
       for (OpTotals& t : roles) price_totals(t, acc_);
-  return e;
 }
 
 std::pair<std::int64_t, std::int64_t> SessionRecord::take_epoch_steps() {

@@ -56,6 +56,13 @@ class SessionRecord {
   /// The per-epoch sums since the last call, per phase; resets them. The epoch is complete:
   /// the accelerator prices its sums, this epoch's and the run's so far, once.
   std::array<OpTotals, kNumPhases> take_epoch();
+  /// take_epoch without pricing the run's sums (totals, layer_roles, unit, phase and
+  /// discarded sums): for a caller that takes many epochs' sums and reads the run's only at
+  /// the end, after price_run_sums() (a run's sums are priced from their counts alone, so
+  /// pricing them once at the end gives what pricing them at every epoch gives).
+  std::array<OpTotals, kNumPhases> take_epoch_sums();
+  /// Prices the run's sums so far.
+  void price_run_sums();
   /// Per epoch: step cycles and steps since the last call; resets them.
   std::pair<std::int64_t, std::int64_t> take_epoch_steps();
 

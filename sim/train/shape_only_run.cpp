@@ -153,17 +153,17 @@ ShapeOnlyResult run_shape_only(const ExperimentSpec& spec, const DatasetShape& d
   auto per_batch = [&](int kind, int b) -> const OpTotals& {
     auto it = r.per_batch.find({kind, b});
     if (it != r.per_batch.end()) return it->second;
-    session.record().take_epoch();
+    session.record().take_epoch_sums();
     emit.train(plan.recipe(kind), b);
-    return r.per_batch.emplace(std::make_pair(kind, b), session.record().take_epoch()[0])
+    return r.per_batch.emplace(std::make_pair(kind, b), session.record().take_epoch_sums()[0])
         .first->second;
   };
   auto eval_batch = [&](int b) -> const OpTotals& {
     auto it = r.eval_per_batch.find(b);
     if (it != r.eval_per_batch.end()) return it->second;
-    session.record().take_epoch();
+    session.record().take_epoch_sums();
     emit.eval(b);
-    return r.eval_per_batch.emplace(b, session.record().take_epoch()[1]).first->second;
+    return r.eval_per_batch.emplace(b, session.record().take_epoch_sums()[1]).first->second;
   };
 
   const std::int64_t bs = spec.training.batch_size;
@@ -216,6 +216,8 @@ ShapeOnlyResult run_shape_only(const ExperimentSpec& spec, const DatasetShape& d
     run_exceeds_counters(o, spec,
                          {e + 1, data.train, session.hardware().own_model.max_outputs > 0});
   }
+  // The run's sums (the per-layer table, the units' and phases' work) are read once it ends.
+  session.record().price_run_sums();
   for (const auto& [key, t] : r.per_batch) r.all_batches[key] = times(t, r.batch_counts.at(key));
   price_record(r, spec.sim.accelerator);
   return r;

@@ -53,9 +53,8 @@ TEST_CASE("Every sum of a shape-only run carries the energy of its counts", "[en
     check_priced(r.all_batches.at(key), acc, "all batches");
     CHECK(r.all_batches.at(key).elapsed_cycles == t.elapsed_cycles * r.batch_counts.at(key));
   }
-  // The session prices its own running sums at each epoch's end: per phase, unit, ADA-GP
-  // phase and layer x role.
-  session.record().take_epoch();
+  // The session's own running sums (per phase, unit, ADA-GP phase and layer x role) are
+  // priced once the run ends: run_shape_only takes each batch's sums without pricing them.
   check_priced(session.record().totals()[0], acc, "session train");
   check_priced(session.record().unit_totals()[1], acc, "session unit 1");
   for (const OpTotals& t : session.record().phase_totals()) check_priced(t, acc, "ADA-GP phase");
