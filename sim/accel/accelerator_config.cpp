@@ -97,10 +97,7 @@ EnergyRef parse_accelerator_energy(const std::optional<ConfigNode>& node, const 
   }
   std::string ref = node ? node->as_nonempty_string() : kDefaultEnergy;
   std::string file = resolve_energy_file(ref, path, node, root);
-  auto origin = std::make_shared<ConfigOrigin>();
-  origin->file = file;
-  ConfigNode table(load_yaml_file(file, "energy table"), root.child_path("energy"), origin);
-  return {parse_energy_table(table, config_file_stem(file), file), node};
+  return {parse_energy_file(file, root.child_path("energy")), node};
 }
 
 // `word_bits`: the widths the energy tables and SCALE-Sim-style word counts deal in.
@@ -301,11 +298,7 @@ AcceleratorSpec load_accelerator(const std::string& name_or_path,
 }
 
 EnergyTable load_energy_table(const std::string& name_or_path) {
-  std::string path = find_energy_table_file(name_or_path);
-  auto origin = std::make_shared<ConfigOrigin>();
-  origin->file = path;
-  ConfigNode top(load_yaml_file(path, "energy table"), "", origin);
-  return parse_energy_table(top, config_file_stem(path), path);
+  return parse_energy_file(find_energy_table_file(name_or_path), "");
 }
 
 }  // namespace trainsim

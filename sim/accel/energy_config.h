@@ -15,6 +15,13 @@ namespace trainsim {
 EnergyTable parse_energy_table(const ConfigNode& node, const std::string& default_name,
                                const std::string& source);
 
+/// The energy table in `file`, as an accelerator's `energy:` at `path` (its errors name
+/// both): the file's text parsed by parse_energy_table, the stem of its name the default name.
+/// A process keeps each table it parsed with the text it came from and parses a file again
+/// only when its text changed (a sweep's worker reads the same table for every point); a
+/// table built from an Accelergy ERT, which is another file, is parsed every time.
+EnergyTable parse_energy_file(const std::string& file, const std::string& path);
+
 /// Writes `table` as a mapping that parse_energy_table() reads back to the same values.
 void emit_energy_table(YAML::Emitter& out, const EnergyTable& table);
 

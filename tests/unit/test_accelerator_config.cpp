@@ -424,6 +424,21 @@ std::string edited(const std::string& from, const std::string& to) {
   return text.replace(at, from.size(), to);
 }
 
+TEST_CASE("an energy table file is read again once its text changes", "[accel][config]") {
+  // A process keeps the tables it parsed (parse_energy_file): the same text gives the same
+  // table without parsing, a changed one is parsed again.
+  TempAccelConfigs tmp;
+  const std::string file = tmp.write("energy/t.yaml", kTable);
+  const EnergyTable first = load_energy_table(file);
+  CHECK(load_energy_table(file).vector_op == first.vector_op);
+  tmp.write("energy/t.yaml", edited("vector_op: 1.5", "vector_op: 2.5"));
+  CHECK(load_energy_table(file).vector_op == 2.5);
+  const std::string accel = tmp.accelerator(std::string(kMinimal) + "energy: t\n");
+  CHECK(load_accelerator(accel).energy.vector_op == 2.5);
+  tmp.write("energy/t.yaml", kTable);
+  CHECK(load_accelerator(accel).energy.vector_op == first.vector_op);
+}
+
 TEST_CASE("energy table errors name file, line, column and key", "[accel][config]") {
   TempAccelConfigs tmp;
   const std::string file = tmp.write("energy/t.yaml", kTable);
