@@ -4,15 +4,13 @@
 // silently scale an entry by 4x.
 #include "sim/accel/energy_config.h"
 
-#include <map>
 #include <memory>
-#include <mutex>
-#include <utility>
 #include <vector>
 
 #include "sim/interop/accelergy_ert.h"
 #include "sim/yaml/config_files.h"
 #include "sim/yaml/key_ranges.h"
+#include "sim/yaml/parsed_files.h"
 #include "sim/yaml/yaml_emit.h"
 #include "sim/yaml/yaml_file.h"
 
@@ -161,25 +159,15 @@ EnergyTable parse_energy_table(const ConfigNode& node, const std::string& defaul
 }
 
 EnergyTable parse_energy_file(const std::string& file, const std::string& path) {
-  // yaml-cpp parses about 2,000 instructions a byte: a table file was a tenth of what a
-  // sweep's point spends outside its mapping searches.
-  static std::mutex lock;
-  static std::map<std::string, std::pair<std::string, EnergyTable>> parsed;  // file: text, table
-  std::string text = read_yaml_file(file, "energy table");
-  {
-    std::lock_guard<std::mutex> hold(lock);
-    auto it = parsed.find(file);
-    if (it != parsed.end() && it->second.first == text) return it->second.second;
-  }
-  auto origin = std::make_shared<ConfigOrigin>();
-  origin->file = file;
-  const ConfigNode top(parse_yaml_text(text, file), path, origin);
-  EnergyTable t = parse_energy_table(top, config_file_stem(file), file);
-  if (!top.as_map().has("ert")) {
-    std::lock_guard<std::mutex> hold(lock);
-    parsed[file] = {std::move(text), t};
-  }
-  return t;
+  static ParsedFiles<EnergyTable> files;
+  return files.get(file, "energy table", [&](const std::string& text, bool& keep) {
+    auto origin = std::make_shared<ConfigOrigin>();
+    origin->file = file;
+    const ConfigNode top(parse_yaml_text(text, file), path, origin);
+    EnergyTable t = parse_energy_table(top, config_file_stem(file), file);
+    keep = !top.as_map().has("ert");  // an ERT's costs are read from another file
+    return t;
+  });
 }
 
 void emit_energy_table(YAML::Emitter& out, const EnergyTable& t) {
