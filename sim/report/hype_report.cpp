@@ -2,6 +2,7 @@
 
 #include <map>
 #include <nlohmann/json.hpp>
+#include <utility>
 
 #include "sim/core/csv.h"
 #include "sim/hype/hype_spec.h"
@@ -147,9 +148,9 @@ std::string hype_stats_json(const HypeRunData& r) {
     je["gpu_only_energy_j"] = e.gpu_only_energy_j;
     je["test_accuracy"] =
         e.has_accuracy ? nlohmann::ordered_json(e.test_accuracy) : nlohmann::ordered_json(nullptr);
-    epochs.push_back(je);
+    epochs.push_back(std::move(je));
   }
-  j["epochs"] = epochs;
+  j["epochs"] = std::move(epochs);
   return j.dump(2) + "\n";
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -318,7 +319,7 @@ std::string system_stats_json(const SystemRunData& r) {
     je["train_seconds"] = ep.time_s;
     je["idle_fraction"] = idle_fraction(ep);
     if (!r.metrics.empty()) je["test_accuracy"] = r.metrics[e].test.accuracy;
-    j["per_epoch"].push_back(je);
+    j["per_epoch"].push_back(std::move(je));
   }
   return j.dump(2) + "\n";
 }

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <utility>
 
 #include "sim/accel/energy.h"
 #include "sim/core/csv.h"
@@ -206,7 +207,7 @@ std::string run_stats_json(const ExperimentSpec& spec, const Dataset& data, Netw
     add_layer_stats(spec.sim.technique, e.metrics.layer_stats, net, je);
     for (int p = 0; p < kNumPhases; ++p)
       je["sim"][kPhaseNames[p]] = totals_json(e.sim[static_cast<std::size_t>(p)], acc);
-    j["epochs"].push_back(je);
+    j["epochs"].push_back(std::move(je));
   }
   for (std::size_t l = 0; l < net.size(); ++l) {
     nlohmann::ordered_json jl;
@@ -221,7 +222,7 @@ std::string run_stats_json(const ExperimentSpec& spec, const Dataset& data, Netw
         jl[kPhaseNames[p]][role_name(static_cast<OpRole>(r))] = layer_totals_json(t, acc);
       }
     }
-    j["layers"].push_back(jl);
+    j["layers"].push_back(std::move(jl));
   }
   // Per unit: who was busy, over both phases. A technique's second unit ran on the main array
   // and vector unit unless it has an array of its own, which is then a unit of its own: each

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <utility>
 
 #include "sim/core/csv.h"
 #include "sim/core/format.h"
@@ -94,7 +95,7 @@ std::string stats_json(const ExperimentSpec& spec, const Dataset& data, Network<
                                  {"train", eval_json(e.train)},
                                  {"test", eval_json(e.test)}};
     add_layer_stats(spec.sim.technique, e.layer_stats, net, je);
-    j["epochs"].push_back(je);
+    j["epochs"].push_back(std::move(je));
   }
   if (!epochs.empty()) {
     j["final"] = {{"epochs", epochs.back().epoch},

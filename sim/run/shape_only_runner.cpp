@@ -8,6 +8,7 @@
 //                     and size), as layers.csv of a real run
 //   stats.json        the same as one tree, plus the network's size and the hardware added
 #include <cstdio>
+#include <utility>
 
 #include "sim/accel/energy.h"
 #include "sim/core/csv.h"
@@ -109,7 +110,7 @@ std::string stats_json(const ExperimentSpec& spec, const DatasetShape& data,
     nlohmann::ordered_json b = totals_json(t, acc);
     b["kind"] = r.kind_names[static_cast<std::size_t>(key.first)];
     b["batch_size"] = key.second;
-    j["per_batch"].push_back(b);
+    j["per_batch"].push_back(std::move(b));
   }
   if (session.record().phased()) {
     j["extra_storage_bytes"] = session.extra_storage_bytes();
@@ -125,7 +126,7 @@ std::string stats_json(const ExperimentSpec& spec, const DatasetShape& data,
       je["batches"][r.kind_names[k]] = r.epochs[e].batches[k];
     je["train"] = totals_json(r.epochs[e].train, acc);
     je["eval"] = totals_json(r.epochs[e].eval, acc);
-    j["per_epoch"].push_back(je);
+    j["per_epoch"].push_back(std::move(je));
   }
   return j.dump(2) + "\n";
 }
