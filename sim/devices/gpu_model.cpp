@@ -344,8 +344,8 @@ OpCost GpuModel::cost(const Op& op, GpuKernelChoice& choice) const {
       // the images and their positions (dW = sum_b dY_b X_b^T), split over the images as the
       // weight-gradient kernels split it. The tensor cores load a GEMM's rows 16 bytes at a
       // time, so the H x W positions of a row must come in multiples of 8 16-bit words:
-      // ResNet-50's 1x1 layers at 56 x 56 and 28 x 28 run near their traffic's time in bf16,
-      // those at 14 x 14 (196 positions) and 7 x 7 (49) 2-5x slower, as the transposes make
+      // ResNet-50's 1x1 layers at 56 x 56 and 28 x 28 take 1.2-1.3x their traffic's time in
+      // bf16, those at 14 x 14 (196 positions) and 7 x 7 (49) 5-7x, as the transposes make
       // them (docs/gpu.md).
       const bool nchw_rows = static_cast<std::int64_t>(c.height) * c.width % 8 == 0;
       if (tc && R * S == 1 && c.stride == 1 && nchw_rows) {
