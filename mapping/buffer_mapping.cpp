@@ -17,37 +17,48 @@ std::string kib_text(double kib) {
   return buf;
 }
 
-// The buffer words each operand needs (c.need_words), whether the output has two slots and
-// whether it all fits (c.fits): the part of the closed form the search's bisection over K
-// tiles asks about (mapping_fits), shared with analyze_mapping so that both say the same.
-void fill_need(const std::array<std::int64_t, kNumOperands>& tile_words,
-               const std::array<bool, kNumOperands>& changes, bool accumulates,
-               const std::array<std::int64_t, kNumOperands>& total, const OperandResidency& res,
-               const BufferCapacity& cap, MappingCost& c) {
+// What a mapping occupies in the buffer: the words each operand needs, whether the output has
+// two slots and whether it all fits: the part of the closed form the search's bisection over
+// K tiles asks about (tile_fits, millions of times a sweep), shared with analyze_mapping so
+// that both say the same.
+struct BufferNeed {
+  std::array<std::int64_t, kNumOperands> words{};
+  bool output_double_buffered = false;
+  bool fits = false;
+};
+
+// `changes`: bit o set if operand o's tile ever changes (operand_changes).
+BufferNeed buffer_need(const std::array<std::int64_t, kNumOperands>& tile_words, unsigned changes,
+                       bool accumulates, const std::array<std::int64_t, kNumOperands>& total,
+                       const OperandResidency& res, const BufferCapacity& cap) {
+  BufferNeed n;
   for (int o : {kIfmap, kFilter}) {
     const bool whole =
         res.kind[o] == OperandResidency::kOnChip || res.kind[o] == OperandResidency::kLoadKeep;
-    c.need_words[o] = whole ? total[o] : tile_words[o] * (cap.double_buffer && changes[o] ? 2 : 1);
+    const bool two = cap.double_buffer && (changes >> o & 1u);
+    n.words[o] = whole ? total[o] : tile_words[o] * (two ? 2 : 1);
   }
   if (res.kind[kOfmap] == OperandResidency::kKeep) {
-    c.need_words[kOfmap] = total[kOfmap];
+    n.words[kOfmap] = total[kOfmap];
   } else {
     // An output tile that accumulates over consecutive tiles (the innermost iterating block
     // is the reduction) is drained once per many tiles: one copy, the drain exposed. One
     // that changes with every tile is double-buffered like the inputs.
-    c.output_double_buffered = cap.double_buffer && changes[kOfmap] && !accumulates;
-    c.need_words[kOfmap] = tile_words[kOfmap] * (c.output_double_buffered ? 2 : 1);
+    n.output_double_buffered = cap.double_buffer && (changes >> kOfmap & 1u) && !accumulates;
+    n.words[kOfmap] = tile_words[kOfmap] * (n.output_double_buffered ? 2 : 1);
   }
   if (cap.shared) {
-    c.fits = c.need_words[0] + c.need_words[1] + c.need_words[2] <= cap.total_words;
+    n.fits = n.words[0] + n.words[1] + n.words[2] <= cap.total_words;
   } else {
-    c.fits = true;
+    n.fits = true;
     for (int o = 0; o < kNumOperands; ++o)
-      if (c.need_words[o] > cap.partition_words[o]) c.fits = false;
+      if (n.words[o] > cap.partition_words[o]) n.fits = false;
   }
+  return n;
 }
 
-// Words of each operand's (largest) tile.
+}  // namespace
+
 std::array<std::int64_t, kNumOperands> largest_tile_words(
     const NestProblem& p, const std::array<std::int64_t, kNumDims>& t, const NestSums& sums) {
   return {t[kDimN] * t[kDimC] * sums.rows.max * sums.cols.max,
@@ -55,17 +66,18 @@ std::array<std::int64_t, kNumOperands> largest_tile_words(
           t[kDimN] * t[kDimK] * t[kDimP] * t[kDimQ]};
 }
 
-// Whether each operand's tile ever changes (some loop it depends on iterates).
-std::array<bool, kNumOperands> operand_changes(const std::array<std::int64_t, kNumDims>& trips) {
-  std::array<bool, kNumOperands> changes{false, false, false};
+unsigned operand_changes(const std::array<std::int64_t, kNumDims>& trips) {
+  unsigned changes = 0;
   for (int d = 0; d < kNumDims; ++d)
-    if (trips[d] > 1)
-      for (int o = 0; o < kNumOperands; ++o)
-        if (o != irrelevant_operand(d)) changes[o] = true;
+    if (trips[d] > 1) changes |= 7u & ~(1u << irrelevant_operand(d));
   return changes;
 }
 
-}  // namespace
+bool words_fit(const std::array<std::int64_t, kNumOperands>& tile_words, unsigned changes,
+               bool accumulates, const std::array<std::int64_t, kNumOperands>& total,
+               const OperandResidency& res, const BufferCapacity& cap) {
+  return buffer_need(tile_words, changes, accumulates, total, res, cap).fits;
+}
 
 bool mapping_fits(const NestProblem& p, const BufferMapping& m,
                   const std::array<std::int64_t, kNumDims>& trips, const OperandResidency& res,
@@ -78,10 +90,8 @@ bool mapping_fits(const NestProblem& p, const BufferMapping& m,
 bool tile_fits(const NestProblem& p, const std::array<std::int64_t, kNumDims>& tile,
                const std::array<std::int64_t, kNumDims>& trips, bool accumulates,
                const OperandResidency& res, const BufferCapacity& cap, const NestSums& sums) {
-  MappingCost c;
-  fill_need(largest_tile_words(p, tile, sums), operand_changes(trips), accumulates, sums.total, res,
-            cap, c);
-  return c.fits;
+  return words_fit(largest_tile_words(p, tile, sums), operand_changes(trips), accumulates,
+                   sums.total, res, cap);
 }
 
 OperandResidency OperandResidency::of(const Op& op) {
@@ -174,12 +184,18 @@ NestSums nest_sums(const NestProblem& p, const BufferMapping& m) {
   return s;
 }
 
-bool output_accumulates(const BufferMapping& m, const std::array<std::int64_t, kNumDims>& trips) {
-  std::array<std::int64_t, kNumOperands> block{1, 1, 1};
-  for (int d = 0; d < kNumDims; ++d) block[irrelevant_operand(d)] *= trips[d];
+bool output_accumulates(const std::array<int, kNumOperands>& order,
+                        const std::array<bool, kNumOperands>& iterates) {
   for (int b = kNumOperands - 1; b >= 0; --b)
-    if (block[m.order[b]] > 1) return m.order[b] == kOfmap;
+    if (iterates[static_cast<std::size_t>(order[b])]) return order[b] == kOfmap;
   return false;
+}
+
+bool output_accumulates(const BufferMapping& m, const std::array<std::int64_t, kNumDims>& trips) {
+  std::array<bool, kNumOperands> iterates{false, false, false};
+  for (int d = 0; d < kNumDims; ++d)
+    if (trips[d] > 1) iterates[static_cast<std::size_t>(irrelevant_operand(d))] = true;
+  return output_accumulates(m.order, iterates);
 }
 
 MappingCost analyze_mapping(const NestProblem& p, const BufferMapping& m,
@@ -207,7 +223,7 @@ MappingCost analyze_mapping(const NestProblem& p, const BufferMapping& m,
   // Iterations of each block and whether an operand's tile ever changes.
   std::array<std::int64_t, kNumOperands> block{1, 1, 1};
   for (int d = 0; d < kNumDims; ++d) block[irrelevant_operand(d)] *= c.trips[d];
-  const std::array<bool, kNumOperands> changes = operand_changes(c.trips);
+  const unsigned changes = operand_changes(c.trips);
   std::array<int, kNumOperands> pos{};
   for (int i = 0; i < kNumOperands; ++i) pos[m.order[i]] = i;
   std::array<std::int64_t, kNumOperands> mult{};
@@ -232,7 +248,11 @@ MappingCost analyze_mapping(const NestProblem& p, const BufferMapping& m,
     c.dram_read_words[kOfmap] = total[kOfmap] * (mult[kOfmap] - 1);
   }
   c.accumulate_words = total[kOfmap] * (block[kOfmap] - 1);
-  fill_need(c.tile_words, changes, !kept && output_accumulates(m, c.trips), total, res, cap, c);
+  const BufferNeed need =
+      buffer_need(c.tile_words, changes, !kept && output_accumulates(m, c.trips), total, res, cap);
+  c.need_words = need.words;
+  c.output_double_buffered = need.output_double_buffered;
+  c.fits = need.fits;
   return c;
 }
 

@@ -116,6 +116,10 @@ MappingCost analyze_mapping(const NestProblem& p, const BufferMapping& m,
 /// output's, so that an output tile accumulates over consecutive tiles and needs one buffer
 /// copy: the only way the block order changes whether a mapping fits (analyze_mapping).
 bool output_accumulates(const BufferMapping& m, const std::array<std::int64_t, kNumDims>& trips);
+/// The same from the block order and which blocks iterate (a block, named by the operand it
+/// does not index, iterates if any of its loops does).
+bool output_accumulates(const std::array<int, kNumOperands>& order,
+                        const std::array<bool, kNumOperands>& iterates);
 /// analyze_mapping(p, m, trips, res, cap, sums).fits, without the traffic: what the search's
 /// bisection over K tiles asks for each (W, O) pair.
 bool mapping_fits(const NestProblem& p, const BufferMapping& m,
@@ -127,6 +131,18 @@ bool mapping_fits(const NestProblem& p, const BufferMapping& m,
 bool tile_fits(const NestProblem& p, const std::array<std::int64_t, kNumDims>& tile,
                const std::array<std::int64_t, kNumDims>& trips, bool accumulates,
                const OperandResidency& res, const BufferCapacity& cap, const NestSums& sums);
+/// Words of each operand's largest tile (`tile` with the axis sums of its tile sizes).
+std::array<std::int64_t, kNumOperands> largest_tile_words(
+    const NestProblem& p, const std::array<std::int64_t, kNumDims>& tile, const NestSums& sums);
+/// Which operands' tiles ever change (some loop over a dimension they depend on iterates): bit
+/// o for operand o.
+unsigned operand_changes(const std::array<std::int64_t, kNumDims>& trips);
+/// tile_fits from its parts: the largest tiles' words (largest_tile_words) and which operands
+/// change (operand_changes). The search's bisection over K tiles varies only the K tile, to
+/// which the filter's and the output's words are proportional.
+bool words_fit(const std::array<std::int64_t, kNumOperands>& tile_words, unsigned changes,
+               bool accumulates, const std::array<std::int64_t, kNumOperands>& total,
+               const OperandResidency& res, const BufferCapacity& cap);
 /// analyze_mapping, computing the axis sums itself.
 MappingCost analyze_mapping(const NestProblem& p, const BufferMapping& m,
                             const OperandResidency& res, const BufferCapacity& cap);

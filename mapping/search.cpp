@@ -759,24 +759,49 @@ std::optional<SearchResult> search(const NestProblem& p, const OperandResidency&
   // through whether the output accumulates (output_accumulates), and that only through
   // whether the K loop iterates (it does at every K tile but the whole dimension, index 0),
   // so the six orders share the fit tests and the two bisections, one per value of it.
+  // The pair's tiles with a K tile of one (`unit`: the filter's and the output's words are
+  // proportional to the K tile, the input's do not depend on it) and which operands change
+  // besides through the K loop, so that a fit test is a few products (words_fit).
   struct FitTests {
     std::vector<std::int8_t> known;          // per (K tile, accumulates): -1 unknown
     std::array<std::size_t, 2> split{0, 0};  // the first K tile that fits; 0: not bisected yet
+    bool have_unit = false;
+    std::array<std::int64_t, kNumOperands> unit{};
+    unsigned changes = 0;
     void reset() {
       std::fill(known.begin(), known.end(), std::int8_t{-1});
       split = {0, 0};
+      have_unit = false;
     }
   };
+  const unsigned k_changes = operand_changes([] {
+    std::array<std::int64_t, kNumDims> t;
+    t.fill(1);
+    t[kDimK] = 2;
+    return t;
+  }());
   FitTests fit_tests{std::vector<std::int8_t>(2 * cand_k.size(), -1)};
   auto first_fit_of = [&](std::size_t wi, std::size_t oi, int order, const NestSums& sums,
                           FitTests& ft) {
     auto fits_at = [&](std::size_t k, bool accumulates) {
       std::int8_t& known = ft.known[2 * k + accumulates];
-      if (known < 0)
-        known = tile_fits(p, mapping_of(wi, oi, k, 0).tile, trips_of(wi, oi, k), accumulates, res,
-                          cap, sums)
+      if (known < 0) {
+        if (!ft.have_unit) {
+          std::array<std::int64_t, kNumDims> tile = mapping_of(wi, oi, 0, 0).tile,
+                                             trips = trips_of(wi, oi, 0);
+          tile[kDimK] = 1;
+          trips[kDimK] = 1;
+          ft.unit = largest_tile_words(p, tile, sums);
+          ft.changes = operand_changes(trips);
+          ft.have_unit = true;
+        }
+        const std::int64_t t = cand_k[k];
+        known = words_fit({ft.unit[kIfmap], ft.unit[kFilter] * t, ft.unit[kOfmap] * t},
+                          ft.changes | (trips_k[k] > 1 ? k_changes : 0u), accumulates, sums.total,
+                          res, cap)
                     ? 1
                     : 0;
+      }
       return known == 1;
     };
     // The buffer a mapping needs grows with the K tile, except that with the whole K
@@ -796,9 +821,14 @@ std::optional<SearchResult> search(const NestProblem& p, const OperandResidency&
       }
       return lo;
     };
+    // Which blocks iterate at K tile k (by the operand they do not index: the filters' K,
+    // the pixels, the reduction), from the block families' trip counts.
     auto accumulates_at = [&](std::size_t k) {
-      return res.kind[kOfmap] != OperandResidency::kKeep &&
-             output_accumulates(mapping_of(wi, oi, k, order), trips_of(wi, oi, k));
+      if (res.kind[kOfmap] == OperandResidency::kKeep) return false;
+      const Triple &tw = trips_w[wi], &to = trips_o[oi];
+      return output_accumulates(kOrders[static_cast<std::size_t>(order)],
+                                {trips_k[k] > 1, tw[0] > 1 || tw[1] > 1 || tw[2] > 1,
+                                 to[0] > 1 || to[1] > 1 || to[2] > 1});
     };
     return fits_at(0, accumulates_at(0)) ? std::size_t{0}
            : cand_k.size() > 1           ? first_split(accumulates_at(1))

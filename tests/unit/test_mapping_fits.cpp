@@ -148,3 +148,37 @@ TEST_CASE(
   }
   CHECK(split_k >= 1000);
 }
+
+TEST_CASE(
+    "A fit test from the words of a K tile of one, scaled by the K tile, says what tile_fits "
+    "says",
+    "[mapping][search]") {
+  // The first sweep's bisection over K tiles computes each (W, O) pair's largest tiles and
+  // changing operands once, with a K tile of one, and scales the filter's and the output's
+  // words by each K tile it tries (mapping/search.cpp, FitTests).
+  Rng rng(41);
+  int tested = 0;
+  for (int i = 0; i < 2000; ++i) {
+    const auto [p, res, cap, m0] = random_case(rng);
+    INFO(p.describe());
+    BufferMapping m = m0;
+    m.tile[kDimK] = 1;
+    std::array<std::int64_t, kNumDims> unit_trips = trip_counts(p, m);
+    unit_trips[kDimK] = 1;
+    const NestSums sums = nest_sums(p, m);
+    const auto unit = largest_tile_words(p, m.tile, sums);
+    const unsigned without_k = operand_changes(unit_trips);
+    for (std::int64_t k : tile_candidates(p.extent[kDimK], 1)) {
+      m.tile[kDimK] = k;
+      const auto trips = trip_counts(p, m);
+      const unsigned changes = without_k | (trips[kDimK] > 1 ? (1u << kFilter | 1u << kOfmap) : 0u);
+      CHECK(changes == operand_changes(trips));
+      for (bool acc : {false, true}) {
+        CHECK(words_fit({unit[kIfmap], unit[kFilter] * k, unit[kOfmap] * k}, changes, acc,
+                        sums.total, res, cap) == tile_fits(p, m.tile, trips, acc, res, cap, sums));
+        ++tested;
+      }
+    }
+  }
+  CHECK(tested >= 10000);
+}
