@@ -84,17 +84,17 @@ std::vector<std::pair<double, EnergyCost>> parse_buffer_table(const ConfigNode& 
 
 void emit_cost(YAML::Emitter& out, const EnergyCost& c) {
   out << YAML::Flow << YAML::BeginMap;
-  out << YAML::Key << "pj" << YAML::Value;
+  out << YAML::Key << Plain{"pj"} << YAML::Value;
   emit_double(out, c.pj);
-  out << YAML::Key << "per_bits" << YAML::Value << c.per_bits;
+  out << YAML::Key << Plain{"per_bits"} << YAML::Value << c.per_bits;
   out << YAML::EndMap;
 }
 
 void emit_read_write(YAML::Emitter& out, const EnergyCost& read, const EnergyCost& write) {
   out << YAML::BeginMap;
-  out << YAML::Key << "read" << YAML::Value;
+  out << YAML::Key << Plain{"read"} << YAML::Value;
   emit_cost(out, read);
-  out << YAML::Key << "write" << YAML::Value;
+  out << YAML::Key << Plain{"write"} << YAML::Value;
   emit_cost(out, write);
   out << YAML::EndMap;
 }
@@ -104,11 +104,11 @@ void emit_buffer_table(YAML::Emitter& out,
   out << YAML::BeginSeq;
   for (const auto& [kib, c] : table) {
     out << YAML::Flow << YAML::BeginMap;
-    out << YAML::Key << "kib" << YAML::Value;
+    out << YAML::Key << Plain{"kib"} << YAML::Value;
     emit_double(out, kib);
-    out << YAML::Key << "pj" << YAML::Value;
+    out << YAML::Key << Plain{"pj"} << YAML::Value;
     emit_double(out, c.pj);
-    out << YAML::Key << "per_bits" << YAML::Value << c.per_bits;
+    out << YAML::Key << Plain{"per_bits"} << YAML::Value << c.per_bits;
     out << YAML::EndMap;
   }
   out << YAML::EndSeq;
@@ -172,38 +172,38 @@ EnergyTable parse_energy_file(const std::string& file, const std::string& path) 
 
 void emit_energy_table(YAML::Emitter& out, const EnergyTable& t) {
   out << YAML::BeginMap;
-  out << YAML::Key << "name" << YAML::Value;
+  out << YAML::Key << Plain{"name"} << YAML::Value;
   emit_string(out, t.name);
   if (!t.description.empty()) {
-    out << YAML::Key << "description" << YAML::Value;
+    out << YAML::Key << Plain{"description"} << YAML::Value;
     emit_string(out, t.description);
   }
-  out << YAML::Key << "unit" << YAML::Value;
+  out << YAML::Key << Plain{"unit"} << YAML::Value;
   emit_string(out, t.unit);
-  out << YAML::Key << "mac" << YAML::Value << YAML::Flow << YAML::BeginMap;
+  out << YAML::Key << Plain{"mac"} << YAML::Value << YAML::Flow << YAML::BeginMap;
   for (const auto& [bits, pj] : t.mac) {
     out << YAML::Key << bits << YAML::Value;
     emit_double(out, pj);
   }
   out << YAML::EndMap;
-  out << YAML::Key << "rf" << YAML::Value;
+  out << YAML::Key << Plain{"rf"} << YAML::Value;
   emit_read_write(out, t.rf_read, t.rf_write);
-  out << YAML::Key << "noc" << YAML::Value;
+  out << YAML::Key << Plain{"noc"} << YAML::Value;
   emit_cost(out, t.noc);
-  out << YAML::Key << "buffer" << YAML::Value << YAML::BeginMap;
-  out << YAML::Key << "read" << YAML::Value;
+  out << YAML::Key << Plain{"buffer"} << YAML::Value << YAML::BeginMap;
+  out << YAML::Key << Plain{"read"} << YAML::Value;
   emit_buffer_table(out, t.buffer_read);
-  out << YAML::Key << "write" << YAML::Value;
+  out << YAML::Key << Plain{"write"} << YAML::Value;
   emit_buffer_table(out, t.buffer_write);
   out << YAML::EndMap;
-  out << YAML::Key << "dram" << YAML::Value;
+  out << YAML::Key << Plain{"dram"} << YAML::Value;
   emit_read_write(out, t.dram_read, t.dram_write);
-  out << YAML::Key << "vector_op" << YAML::Value;
+  out << YAML::Key << Plain{"vector_op"} << YAML::Value;
   emit_double(out, t.vector_op);
-  out << YAML::Key << "leakage" << YAML::Value << YAML::Flow << YAML::BeginMap;
-  out << YAML::Key << "per_pe_ns" << YAML::Value;
+  out << YAML::Key << Plain{"leakage"} << YAML::Value << YAML::Flow << YAML::BeginMap;
+  out << YAML::Key << Plain{"per_pe_ns"} << YAML::Value;
   emit_double(out, t.leakage_per_pe_ns);
-  out << YAML::Key << "per_kib_ns" << YAML::Value;
+  out << YAML::Key << Plain{"per_kib_ns"} << YAML::Value;
   emit_double(out, t.leakage_per_kib_ns);
   out << YAML::EndMap;
   out << YAML::EndMap;

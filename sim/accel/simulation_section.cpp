@@ -192,17 +192,17 @@ class SimulationSection final : public ExperimentSection {
   // files staying as they are.
   void emit(YAML::Emitter& out, const ExperimentSpec& spec) const override {
     const SimulationSpec& sim = spec.sim;
-    out << YAML::Key << "accelerator" << YAML::Value;
+    out << YAML::Key << Plain{"accelerator"} << YAML::Value;
     emit_accelerator(out, sim.accelerator);
-    out << YAML::Key << "dataflow" << YAML::Value;
+    out << YAML::Key << Plain{"dataflow"} << YAML::Value;
     emit_string(out, sim.dataflow);
-    out << YAML::Key << "technique" << YAML::Value;
+    out << YAML::Key << Plain{"technique"} << YAML::Value;
     emit_technique(out, sim.technique);
-    out << YAML::Key << "fidelity" << YAML::Value;
+    out << YAML::Key << Plain{"fidelity"} << YAML::Value;
     emit_string(out, sim.fidelity);
-    out << YAML::Key << "memory" << YAML::Value;
+    out << YAML::Key << Plain{"memory"} << YAML::Value;
     emit_string(out, sim.accelerator.memory);
-    out << YAML::Key << "residency" << YAML::Value << sim.residency;
+    out << YAML::Key << Plain{"residency"} << YAML::Value << sim.residency;
   }
 };
 

@@ -17,7 +17,7 @@ class NameSection final : public ExperimentSection {
     if (auto v = top.get("name")) spec.name = v->as_nonempty_string();
   }
   void emit(YAML::Emitter& out, const ExperimentSpec& spec) const override {
-    out << YAML::Key << "name" << YAML::Value;
+    out << YAML::Key << Plain{"name"} << YAML::Value;
     emit_string(out, spec.name);
   }
 };
@@ -29,7 +29,7 @@ class NumericsSection final : public ExperimentSection {
     if (auto v = top.get("numerics")) spec.numerics = v->as_choice({"float", "none"});
   }
   void emit(YAML::Emitter& out, const ExperimentSpec& spec) const override {
-    out << YAML::Key << "numerics" << YAML::Value;
+    out << YAML::Key << Plain{"numerics"} << YAML::Value;
     emit_string(out, spec.numerics);
   }
 };
@@ -48,13 +48,13 @@ class DatasetSection final : public ExperimentSection {
     if (auto v = m.get("test_limit")) d.test_limit = v->as_int64_in(key_range::kSampleLimit);
   }
   void emit(YAML::Emitter& out, const ExperimentSpec& spec) const override {
-    out << YAML::Key << "dataset" << YAML::Value << YAML::BeginMap;
-    out << YAML::Key << "name" << YAML::Value;
+    out << YAML::Key << Plain{"dataset"} << YAML::Value << YAML::BeginMap;
+    out << YAML::Key << Plain{"name"} << YAML::Value;
     emit_string(out, spec.dataset.name);
-    out << YAML::Key << "path" << YAML::Value;
+    out << YAML::Key << Plain{"path"} << YAML::Value;
     emit_string(out, spec.dataset.path);
-    out << YAML::Key << "train_limit" << YAML::Value << spec.dataset.train_limit;
-    out << YAML::Key << "test_limit" << YAML::Value << spec.dataset.test_limit;
+    out << YAML::Key << Plain{"train_limit"} << YAML::Value << spec.dataset.train_limit;
+    out << YAML::Key << Plain{"test_limit"} << YAML::Value << spec.dataset.test_limit;
     out << YAML::EndMap;
   }
 };
@@ -71,8 +71,8 @@ class OutputSection final : public ExperimentSection {
     }
   }
   void emit(YAML::Emitter& out, const ExperimentSpec& spec) const override {
-    out << YAML::Key << "output" << YAML::Value << YAML::BeginMap;
-    out << YAML::Key << "dir" << YAML::Value;
+    out << YAML::Key << Plain{"output"} << YAML::Value << YAML::BeginMap;
+    out << YAML::Key << Plain{"dir"} << YAML::Value;
     emit_string(out, spec.output.dir);
     out << YAML::EndMap;
   }

@@ -14,11 +14,11 @@ namespace trainsim {
 namespace {
 
 void emit_link_figures(YAML::Emitter& out, const LinkSpec& l) {
-  out << YAML::Key << "bandwidth_gbps" << YAML::Value;
+  out << YAML::Key << Plain{"bandwidth_gbps"} << YAML::Value;
   emit_double(out, l.bandwidth_gbps);
-  out << YAML::Key << "latency_ns" << YAML::Value;
+  out << YAML::Key << Plain{"latency_ns"} << YAML::Value;
   emit_double(out, l.latency_ns);
-  out << YAML::Key << "pj_per_bit" << YAML::Value;
+  out << YAML::Key << Plain{"pj_per_bit"} << YAML::Value;
   emit_double(out, l.pj_per_bit);
 }
 
@@ -26,18 +26,18 @@ void emit_link_figures(YAML::Emitter& out, const LinkSpec& l) {
 // without its links under hype:, whose devices talk over the host.
 void emit_system(YAML::Emitter& out, const SystemSpec& s, bool links) {
   out << YAML::BeginMap;
-  out << YAML::Key << "name" << YAML::Value;
+  out << YAML::Key << Plain{"name"} << YAML::Value;
   emit_string(out, s.name);
-  out << YAML::Key << "devices" << YAML::Value << YAML::BeginSeq;
+  out << YAML::Key << Plain{"devices"} << YAML::Value << YAML::BeginSeq;
   for (const DeviceSpec& d : s.devices) {
     out << YAML::BeginMap;
     if (d.model) {
-      out << YAML::Key << "device" << YAML::Value << YAML::Load(d.model_ref) << YAML::EndMap;
+      out << YAML::Key << Plain{"device"} << YAML::Value << YAML::Load(d.model_ref) << YAML::EndMap;
       continue;
     }
-    out << YAML::Key << "accelerator" << YAML::Value;
+    out << YAML::Key << Plain{"accelerator"} << YAML::Value;
     emit_accelerator(out, d.accelerator);
-    out << YAML::Key << "dataflow" << YAML::Value;
+    out << YAML::Key << Plain{"dataflow"} << YAML::Value;
     emit_string(out, d.dataflow);
     out << YAML::EndMap;
   }
@@ -46,17 +46,17 @@ void emit_system(YAML::Emitter& out, const SystemSpec& s, bool links) {
     out << YAML::EndMap;
     return;
   }
-  out << YAML::Key << "topology" << YAML::Value;
+  out << YAML::Key << Plain{"topology"} << YAML::Value;
   emit_string(out, s.topology);
-  out << YAML::Key << "link" << YAML::Value << YAML::BeginMap;
+  out << YAML::Key << Plain{"link"} << YAML::Value << YAML::BeginMap;
   emit_link_figures(out, s.link);
   out << YAML::EndMap;
   const Topology* topology = find_topology(s.topology);
   if (topology != nullptr && topology->build == nullptr) {  // the links are the config's own
-    out << YAML::Key << "links" << YAML::Value << YAML::BeginSeq;
+    out << YAML::Key << Plain{"links"} << YAML::Value << YAML::BeginSeq;
     for (const LinkSpec& l : s.net.links) {
-      out << YAML::BeginMap << YAML::Key << "between" << YAML::Value << YAML::Flow << YAML::BeginSeq
-          << l.a << l.b << YAML::EndSeq;
+      out << YAML::BeginMap << YAML::Key << Plain{"between"} << YAML::Value << YAML::Flow
+          << YAML::BeginSeq << l.a << l.b << YAML::EndSeq;
       emit_link_figures(out, l);
       out << YAML::EndMap;
     }
@@ -116,7 +116,7 @@ class SystemSection final : public ExperimentSection {
   // The system inlined in full, unless a `hype:` implied it (written as that hype: is).
   void emit(YAML::Emitter& out, const ExperimentSpec& spec) const override {
     if (!spec.system.present() || !spec.system.implied_by.empty()) return;
-    out << YAML::Key << "system" << YAML::Value;
+    out << YAML::Key << Plain{"system"} << YAML::Value;
     emit_system(out, spec.system, !spec.hype);
   }
 };

@@ -4,6 +4,7 @@
 
 #include "sim/hype/hype_config.h"
 #include "sim/hype/hype_spec.h"
+#include "sim/yaml/yaml_emit.h"
 
 namespace trainsim {
 
@@ -43,7 +44,7 @@ class HypeSection final : public ExperimentSection {
   void emit(YAML::Emitter& out, const ExperimentSpec& spec) const override {
     if (!spec.hype) return;
     // As written: its devices are named presets or files, its figures the user's.
-    out << YAML::Key << "hype" << YAML::Value << spec.hype->raw;
+    out << YAML::Key << Plain{"hype"} << YAML::Value << spec.hype->raw;
   }
 };
 

@@ -12,6 +12,7 @@
 #include "sim/workload/network_yaml.h"
 #include "sim/yaml/config_files.h"
 #include "sim/yaml/parsed_files.h"
+#include "sim/yaml/yaml_emit.h"
 #include "sim/yaml/yaml_file.h"
 
 namespace trainsim {
@@ -124,7 +125,7 @@ class NetworkSection final : public ExperimentSection {
   }
 
   void emit(YAML::Emitter& out, const ExperimentSpec& spec) const override {
-    out << YAML::Key << "network" << YAML::Value;
+    out << YAML::Key << Plain{"network"} << YAML::Value;
     emit_network(out, spec.network);
   }
 };

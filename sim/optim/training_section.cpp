@@ -58,13 +58,13 @@ TrainingSpec parse_training(const ConfigNode& node) {
 
 void emit_optimizer(YAML::Emitter& out, const OptimizerSpec& opt) {
   out << YAML::BeginMap;
-  out << YAML::Key << "kind" << YAML::Value;
+  out << YAML::Key << Plain{"kind"} << YAML::Value;
   emit_string(out, opt.kind);
   if (const OptimizerInfo* info = find_optimizer(opt.kind)) {
     for (const auto& key : info->keys) {
       const OptimizerField& field = optimizer_field(key);
       if (field.written != nullptr && !field.written(opt)) continue;
-      out << YAML::Key << key << YAML::Value;
+      out << YAML::Key << Plain{key} << YAML::Value;
       field.write(out, opt);
     }
   }
@@ -82,15 +82,15 @@ class TrainingSection final : public ExperimentSection {
 
   void emit(YAML::Emitter& out, const ExperimentSpec& spec) const override {
     const TrainingSpec& t = spec.training;
-    out << YAML::Key << "training" << YAML::Value << YAML::BeginMap;
-    out << YAML::Key << "epochs" << YAML::Value << t.epochs;
-    out << YAML::Key << "batch_size" << YAML::Value << t.batch_size;
-    out << YAML::Key << "eval_batch_size" << YAML::Value << t.eval_batch_size;
-    out << YAML::Key << "seed" << YAML::Value << t.seed;
-    out << YAML::Key << "shuffle" << YAML::Value << t.shuffle;
-    out << YAML::Key << "drop_last" << YAML::Value << t.drop_last;
-    out << YAML::Key << "threads" << YAML::Value << t.threads;
-    out << YAML::Key << "optimizer" << YAML::Value;
+    out << YAML::Key << Plain{"training"} << YAML::Value << YAML::BeginMap;
+    out << YAML::Key << Plain{"epochs"} << YAML::Value << t.epochs;
+    out << YAML::Key << Plain{"batch_size"} << YAML::Value << t.batch_size;
+    out << YAML::Key << Plain{"eval_batch_size"} << YAML::Value << t.eval_batch_size;
+    out << YAML::Key << Plain{"seed"} << YAML::Value << t.seed;
+    out << YAML::Key << Plain{"shuffle"} << YAML::Value << t.shuffle;
+    out << YAML::Key << Plain{"drop_last"} << YAML::Value << t.drop_last;
+    out << YAML::Key << Plain{"threads"} << YAML::Value << t.threads;
+    out << YAML::Key << Plain{"optimizer"} << YAML::Value;
     emit_optimizer(out, t.optimizer);
     out << YAML::EndMap;
   }

@@ -9,12 +9,12 @@ namespace {
 
 void emit_pipeline(YAML::Emitter& out, const PipelineSpec& p) {
   out << YAML::BeginMap;
-  out << YAML::Key << "schedule" << YAML::Value;
+  out << YAML::Key << Plain{"schedule"} << YAML::Value;
   emit_string(out, p.schedule);
-  out << YAML::Key << "micro_batches" << YAML::Value << p.micro_batches;
-  out << YAML::Key << "chunks" << YAML::Value << p.chunks;
-  out << YAML::Key << "replicas" << YAML::Value << p.replicas;
-  out << YAML::Key << "stages" << YAML::Value;
+  out << YAML::Key << Plain{"micro_batches"} << YAML::Value << p.micro_batches;
+  out << YAML::Key << Plain{"chunks"} << YAML::Value << p.chunks;
+  out << YAML::Key << Plain{"replicas"} << YAML::Value << p.replicas;
+  out << YAML::Key << Plain{"stages"} << YAML::Value;
   if (p.stages.empty()) {
     out << "auto";
   } else {
@@ -24,7 +24,7 @@ void emit_pipeline(YAML::Emitter& out, const PipelineSpec& p) {
     out << YAML::EndSeq;
   }
   if (!p.orders.empty()) {
-    out << YAML::Key << "orders" << YAML::Value << YAML::BeginSeq;
+    out << YAML::Key << Plain{"orders"} << YAML::Value << YAML::BeginSeq;
     for (const auto& list : p.orders) {
       out << YAML::Flow << YAML::BeginSeq;
       for (const std::string& t : list) out << t;
@@ -60,7 +60,7 @@ class PipelineSection final : public ExperimentSection {
 
   void emit(YAML::Emitter& out, const ExperimentSpec& spec) const override {
     if (!spec.system.present() || !spec.system.implied_by.empty() || spec.hype) return;
-    out << YAML::Key << "pipeline" << YAML::Value;
+    out << YAML::Key << Plain{"pipeline"} << YAML::Value;
     emit_pipeline(out, spec.pipeline);
   }
 };

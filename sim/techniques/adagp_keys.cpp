@@ -60,30 +60,30 @@ void parse_adagp_keys(const ConfigMap& m, const TechniqueInfo& info, TechniqueSp
 void emit_adagp_keys(YAML::Emitter& out, const TechniqueSpec& t, const TechniqueInfo& info) {
   const AdaGpSettings& a = t.get<AdaGpSettings>();
   // In the order resolved YAML has always listed them (checkpoints compare it byte by byte).
-  out << YAML::Key << "warmup_epochs" << YAML::Value << a.warmup_epochs;
-  out << YAML::Key << "phase_gp" << YAML::Value;
+  out << YAML::Key << Plain{"warmup_epochs"} << YAML::Value << a.warmup_epochs;
+  out << YAML::Key << Plain{"phase_gp"} << YAML::Value;
   emit_string(out, a.phase_gp);
-  out << YAML::Key << "schedule" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+  out << YAML::Key << Plain{"schedule"} << YAML::Value << YAML::Flow << YAML::BeginSeq;
   for (const auto& e : a.schedule)
     out << YAML::Flow << YAML::BeginSeq << e[0] << e[1] << e[2] << YAML::EndSeq;
   out << YAML::EndSeq;
-  out << YAML::Key << "predictor" << YAML::Value << YAML::BeginMap;
-  out << YAML::Key << "size" << YAML::Value << a.predictor_size;
-  out << YAML::Key << "channels" << YAML::Value << a.predictor_channels;
-  out << YAML::Key << "lr" << YAML::Value;
+  out << YAML::Key << Plain{"predictor"} << YAML::Value << YAML::BeginMap;
+  out << YAML::Key << Plain{"size"} << YAML::Value << a.predictor_size;
+  out << YAML::Key << Plain{"channels"} << YAML::Value << a.predictor_channels;
+  out << YAML::Key << Plain{"lr"} << YAML::Value;
   emit_double(out, a.predictor_lr);
-  out << YAML::Key << "calibrate" << YAML::Value << a.predictor_calibrate;
+  out << YAML::Key << Plain{"calibrate"} << YAML::Value << a.predictor_calibrate;
   out << YAML::EndMap;
-  out << YAML::Key << "oracle" << YAML::Value << YAML::BeginMap;
-  out << YAML::Key << "cosine" << YAML::Value;
+  out << YAML::Key << Plain{"oracle"} << YAML::Value << YAML::BeginMap;
+  out << YAML::Key << Plain{"cosine"} << YAML::Value;
   emit_double(out, a.oracle_cosine);
-  out << YAML::Key << "magnitude" << YAML::Value;
+  out << YAML::Key << Plain{"magnitude"} << YAML::Value;
   emit_double(out, a.oracle_magnitude);
-  out << YAML::Key << "persistent" << YAML::Value << a.oracle_persistent;
+  out << YAML::Key << Plain{"persistent"} << YAML::Value << a.oracle_persistent;
   out << YAML::EndMap;
-  out << YAML::Key << "diagnostics" << YAML::Value << a.diagnostics;
+  out << YAML::Key << Plain{"diagnostics"} << YAML::Value << a.diagnostics;
   if (std::find(info.keys.begin(), info.keys.end(), "unit") != info.keys.end()) {
-    out << YAML::Key << "unit" << YAML::Value;
+    out << YAML::Key << Plain{"unit"} << YAML::Value;
     emit_unit(out, t, info);
   }
 }

@@ -130,11 +130,11 @@ TechniqueInfo specbp_technique() {
     if (auto v = m.get("store")) spec.own<SpecBpSettings>().store = parse_choice(info, "store", *v);
   };
   t.emit_keys = [](YAML::Emitter& out, const TechniqueSpec& spec, const TechniqueInfo& info) {
-    out << YAML::Key << "threshold" << YAML::Value;
+    out << YAML::Key << Plain{"threshold"} << YAML::Value;
     emit_double(out, spec.get<SpecBpSettings>().threshold);
-    out << YAML::Key << "unit" << YAML::Value;
+    out << YAML::Key << Plain{"unit"} << YAML::Value;
     emit_unit(out, spec, info);
-    out << YAML::Key << "store" << YAML::Value;
+    out << YAML::Key << Plain{"store"} << YAML::Value;
     emit_string(out, spec.get<SpecBpSettings>().store);
   };
   t.set_shorthand = [](double x, const std::string&, const ConfigNode&, TechniqueSpec& spec) {

@@ -105,7 +105,7 @@ void emit_technique(YAML::Emitter& out, const TechniqueSpec& t) {
     return;
   }
   out << YAML::BeginMap;
-  out << YAML::Key << "kind" << YAML::Value;
+  out << YAML::Key << Plain{"kind"} << YAML::Value;
   emit_string(out, t.kind);
   // The technique writes its own keys (TechniqueInfo::emit_keys).
   if (info->emit_keys == nullptr)

@@ -27,7 +27,7 @@ void parse_unit(const ConfigNode& node, const TechniqueInfo& info, TechniqueSpec
 void emit_unit(YAML::Emitter& out, const TechniqueSpec& t, const TechniqueInfo& info) {
   out << YAML::BeginMap;
   for (const std::string& key : info.unit_keys) {
-    out << YAML::Key << key << YAML::Value;
+    out << YAML::Key << Plain{key} << YAML::Value;
     if (key == "array")
       emit_string(out, t.unit);
     else
