@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "dataflows/accumulator.h"
+#include "dataflows/tile_values.h"
 #include "sim/core/error.h"
 
 namespace trainsim {
@@ -68,12 +69,16 @@ std::vector<std::pair<std::string, std::int64_t>> SystolicMapping::summary() con
 SystolicMapping map_systolic(Systolic kind, const Op& op, const AcceleratorSpec& acc) {
   if (op.kind == OpKind::kElementwise)
     throw std::invalid_argument("systolic dataflow: element-wise ops do not run on the PE array");
+  return map_systolic(kind, lower_to_gemm(op), acc);
+}
+
+SystolicMapping map_systolic(Systolic kind, const GemmShape& gemm, const AcceleratorSpec& acc) {
   if (acc.rows < 1 || acc.cols < 1)
     throw UserError("accelerator '" + acc.name + "' has no PEs (" + std::to_string(acc.rows) +
                     " x " + std::to_string(acc.cols) + ")");
   SystolicMapping m;
   m.kind = kind;
-  m.gemm = lower_to_gemm(op);
+  m.gemm = gemm;
   m.rows = acc.rows;
   m.cols = acc.cols;
   const GemmShape& g = m.gemm;
@@ -111,6 +116,11 @@ OpStats SystolicDataflow::evaluate(const Op& op, const AcceleratorSpec& acc) con
 
 std::int64_t SystolicDataflow::compute_cycles(const Op& op, const AcceleratorSpec& acc) const {
   return map_systolic(kind_, op, acc).compute_cycles();
+}
+
+std::int64_t SystolicDataflow::tile_compute_cycles(const NestProblem& p, const TileBox& box,
+                                                   const AcceleratorSpec& acc) const {
+  return map_systolic(kind_, tile_gemm(p, box), acc).compute_cycles();
 }
 
 bool SystolicDataflow::scalesim_view(const Op& op, const AcceleratorSpec& acc,

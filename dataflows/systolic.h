@@ -89,6 +89,8 @@ struct SystolicMapping {
 /// Throws std::invalid_argument for element-wise ops (they never reach the PE array) and
 /// UserError for an array without PEs.
 SystolicMapping map_systolic(Systolic kind, const Op& op, const AcceleratorSpec& acc);
+/// The same for the GEMM an op lowers to (lower_to_gemm).
+SystolicMapping map_systolic(Systolic kind, const GemmShape& gemm, const AcceleratorSpec& acc);
 
 /// What the three dataflows share: everything but the per-dataflow closed-form counts,
 /// SCALE-Sim figures and engine set-up, which each dataflow's file provides.
@@ -98,6 +100,10 @@ class SystolicDataflow : public Dataflow {
   bool gemm_based() const override { return true; }
   OpStats evaluate(const Op& op, const AcceleratorSpec& acc) const override;
   std::int64_t compute_cycles(const Op& op, const AcceleratorSpec& acc) const override;
+  /// From the tile's GEMM (tile_gemm), without building its op: the buffer-mapping search
+  /// asks for hundreds of thousands of tiles.
+  std::int64_t tile_compute_cycles(const NestProblem& p, const TileBox& box,
+                                   const AcceleratorSpec& acc) const override;
   bool scalesim_view(const Op& op, const AcceleratorSpec& acc, ScaleSimView& out) const override;
   std::unique_ptr<ArrayEngine> engine(const Op& op, const AcceleratorSpec& acc,
                                       OperandValues values) const override;

@@ -30,14 +30,17 @@ ConvShape tile_conv(const NestProblem& p, const TileBox& b) {
   return c;
 }
 
+GemmShape tile_gemm(const NestProblem& p, const TileBox& b) {
+  const Idx rows = p.k_rows.real_in(b.origin[kDimR], b.extent[kDimR]);
+  const Idx cols = p.k_cols.real_in(b.origin[kDimS], b.extent[kDimS]);
+  return {b.extent[kDimN] * b.extent[kDimP] * b.extent[kDimQ], b.extent[kDimK],
+          b.extent[kDimC] * rows * cols};
+}
+
 Op tile_op(const NestProblem& p, const TileBox& b) {
   Op op;
   if (p.gemm_based) {
-    const Idx rows = p.k_rows.real_in(b.origin[kDimR], b.extent[kDimR]);
-    const Idx cols = p.k_cols.real_in(b.origin[kDimS], b.extent[kDimS]);
-    op = Op::make_gemm({b.extent[kDimN] * b.extent[kDimP] * b.extent[kDimQ], b.extent[kDimK],
-                        b.extent[kDimC] * rows * cols},
-                       p.op.role, p.op.layer);
+    op = Op::make_gemm(tile_gemm(p, b), p.op.role, p.op.layer);
   } else {
     op = Op::make_conv(tile_conv(p, b), OpRole::kForward, p.op.layer);
   }

@@ -17,6 +17,9 @@ namespace trainsim {
 /// whole op as a tile costs exactly what the op costs.
 Op tile_op(const NestProblem& p, const TileBox& box);
 
+/// The GEMM of tile_op for a gemm-based dataflow (its im2col: stored kernel positions only).
+GemmShape tile_gemm(const NestProblem& p, const TileBox& box);
+
 /// The convolution of tile_op for a convolution-based dataflow (p not gemm_based).
 ConvShape tile_conv(const NestProblem& p, const TileBox& box);
 

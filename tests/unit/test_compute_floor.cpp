@@ -170,8 +170,9 @@ TEST_CASE("The row-stationary compute floor bounds every tiling's compute",
 
 TEST_CASE("A dataflow's tile cycles equal its cycles for the tile's op", "[mapping][search]") {
   // The search asks Dataflow::tile_compute_cycles for every distinct tile of every candidate;
-  // row stationary answers it without building the tile's op, and must answer what the op
-  // would cost (strided ops, dilated kernels and tiles over padding included).
+  // row stationary (from the tile's convolution) and the systolic arrays (from its GEMM)
+  // answer it without building the tile's op, and must answer what the op would cost
+  // (strided ops, dilated kernels and tiles over padding included).
   RandomCaseSizes z;
   z.max_side = 8;
   z.batch = 4, z.channels = 12, z.filters = 12, z.height = 12, z.width = 11;
