@@ -1,14 +1,26 @@
 #include "sim/report/op_report.h"
 
 #include <cstdio>
+#include <utility>
 
 namespace trainsim {
 
 namespace {
+// An object of two numbers, built key by key: nlohmann's initializer lists make and inspect a
+// temporary per element, several times the object's own cost, and stats.json holds thousands
+// of these (every op total's counts).
+template <class A, class B>
+nlohmann::ordered_json two(const char* ka, A a, const char* kb, B b) {
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+  j.emplace(ka, a);
+  j.emplace(kb, b);
+  return j;
+}
+
 nlohmann::ordered_json counts_json(const AccessCounts& c) {
-  nlohmann::ordered_json j;
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
   for (int o = 0; o < kNumOperands; ++o)
-    j[operand_name(o)] = {{"reads", c.reads[o]}, {"writes", c.writes[o]}};
+    j.emplace(operand_name(o), two("reads", c.reads[o], "writes", c.writes[o]));
   return j;
 }
 
@@ -32,16 +44,16 @@ nlohmann::ordered_json stats_json(const OpStats& s, const AcceleratorSpec& acc) 
   j["vector_ops"] = s.vector_ops;
   nlohmann::ordered_json m = nlohmann::ordered_json::object();
   for (const auto& [k, v] : s.mapping) m[k] = v;
-  j["mapping"] = m;
+  j["mapping"] = std::move(m);
   j["rf"] = counts_json(s.rf);
   j["noc"] = counts_json(s.noc);
   j["buffer"] = counts_json(s.buffer);
   j["accumulator"] = counts_json(s.acc);
-  nlohmann::ordered_json d;
+  nlohmann::ordered_json d = nlohmann::ordered_json::object();
   for (int o = 0; o < kNumOperands; ++o)
-    d[operand_name(o)] = {{"read_bytes", s.dram_read_bytes[o]},
-                          {"write_bytes", s.dram_write_bytes[o]}};
-  j["dram"] = d;
+    d.emplace(operand_name(o),
+              two("read_bytes", s.dram_read_bytes[o], "write_bytes", s.dram_write_bytes[o]));
+  j["dram"] = std::move(d);
   j["dram_bytes"] = s.dram_bytes();
   // Inter-op residency: what stayed on chip instead of going through DRAM.
   j["onchip_read_bytes"] = s.onchip_read_bytes;
@@ -53,10 +65,19 @@ nlohmann::ordered_json stats_json(const OpStats& s, const AcceleratorSpec& acc) 
 }
 
 nlohmann::ordered_json energy_json(const EnergyBreakdown& e, const std::string& unit) {
-  return {{"unit", unit},      {"mac", e.mac},       {"rf", e.rf},
-          {"noc", e.noc},      {"buffer", e.buffer}, {"accumulator", e.accumulator},
-          {"dram", e.dram},    {"vector", e.vector}, {"leakage", e.leakage},
-          {"total", e.total()}};
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+  j.emplace("unit", unit);
+  for (const auto& [key, pj] : {std::pair<const char*, double>{"mac", e.mac},
+                                {"rf", e.rf},
+                                {"noc", e.noc},
+                                {"buffer", e.buffer},
+                                {"accumulator", e.accumulator},
+                                {"dram", e.dram},
+                                {"vector", e.vector},
+                                {"leakage", e.leakage},
+                                {"total", e.total()}})
+    j.emplace(key, pj);
+  return j;
 }
 
 nlohmann::ordered_json scalesim_json(const ScaleSimView& v) {
