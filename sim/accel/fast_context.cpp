@@ -26,10 +26,9 @@ std::int64_t FastContext::transfer(std::int64_t bytes) {
   const std::size_t slot = static_cast<std::size_t>(mix64(static_cast<std::uint64_t>(bytes)) & 7u);
   if (sizes_[slot] != bytes) {
     sizes_[slot] = bytes;
-    occupancy_[slot] =
-        checked_ceil(static_cast<double>(bytes) / bytes_per_cycle_, dram_blame(acc_));
+    occupancy_[slot] = checked_ceil(static_cast<double>(bytes) / bytes_per_cycle_, blame_);
   }
-  channel_free_ = add_span(start, occupancy_[slot], dram_blame(acc_));
+  channel_free_ = add_span(start, occupancy_[slot], blame_);
   return channel_free_ + latency_;
 }
 

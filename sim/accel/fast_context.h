@@ -15,6 +15,9 @@
 
 namespace trainsim {
 
+/// The keys a DRAM time past 2^62 cycles blames: the bandwidth, and the clock it is per.
+SpanBlame dram_blame(const AcceleratorSpec& acc);
+
 class FastContext final : public ExecutionContext {
  public:
   // kind, role and the nine numbers of a GEMM or conv shape.
@@ -36,6 +39,7 @@ class FastContext final : public ExecutionContext {
         df_(df),
         bytes_per_cycle_(acc.dram_bytes_per_cycle()),
         latency_(acc.dram.latency_cycles),
+        blame_(dram_blame(acc)),
         cache_(shared ? *shared : own_) {}
   std::int64_t now() const override { return now_; }
   void wait_until(std::int64_t cycle) override { now_ = std::max(now_, cycle); }
@@ -59,6 +63,7 @@ class FastContext final : public ExecutionContext {
   const Dataflow* df_;
   double bytes_per_cycle_;
   std::int64_t latency_;
+  SpanBlame blame_;  // dram_blame(acc_), asked at every transfer
   // Occupancy of the last transfer sizes: a tile walk moves a few sizes over and over.
   std::array<std::int64_t, 8> sizes_{-1, -1, -1, -1, -1, -1, -1, -1}, occupancy_{};
   std::int64_t now_ = 0, channel_free_ = 0;
@@ -71,7 +76,5 @@ class FastContext final : public ExecutionContext {
 /// Cycles the DRAM channel occupies for `bytes` (ceil(bytes / bytes per cycle); 0 for 0);
 /// UserError naming accelerator.dram.bandwidth_gbps past 2^62 (sim/core/checked_span.h).
 std::int64_t dram_occupancy(std::int64_t bytes, const AcceleratorSpec& acc);
-/// The keys a DRAM time past 2^62 cycles blames: the bandwidth, and the clock it is per.
-SpanBlame dram_blame(const AcceleratorSpec& acc);
 
 }  // namespace trainsim
