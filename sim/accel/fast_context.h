@@ -73,6 +73,27 @@ class FastContext final : public ExecutionContext {
   const OpStats* last_stats_ = nullptr;
 };
 
+/// A FastContext's arithmetic through a context that does not time alone, so that a schedule
+/// steps through every tile or chunk instead of taking its shortcuts (the closed form, jumps
+/// over repeated steps): what those shortcuts are checked against.
+class SteppedContext final : public ExecutionContext {
+ public:
+  explicit SteppedContext(FastContext& f) : f_(f) {}
+  std::int64_t now() const override { return f_.now(); }
+  void wait_until(std::int64_t cycle) override { f_.wait_until(cycle); }
+  std::int64_t transfer(std::int64_t bytes) override { return f_.transfer(bytes); }
+  const OpStats& compute(const Op& tile, const NestProblem* p, const TileBox* box) override {
+    return f_.compute(tile, p, box);
+  }
+  const OpStats& compute_tile(const NestProblem& p, const TileBox& box) override {
+    return f_.compute_tile(p, box);
+  }
+  void busy(std::int64_t cycles) override { f_.busy(cycles); }
+
+ private:
+  FastContext& f_;
+};
+
 /// Cycles the DRAM channel occupies for `bytes` (ceil(bytes / bytes per cycle); 0 for 0);
 /// UserError naming accelerator.dram.bandwidth_gbps past 2^62 (sim/core/checked_span.h).
 std::int64_t dram_occupancy(std::int64_t bytes, const AcceleratorSpec& acc);

@@ -728,25 +728,8 @@ MappingCheck check_mapping(const Op& op, const AcceleratorSpec& acc, const Dataf
   r.walked = run_mapping(p, sr, res, acc, df, ctx, false);
   r.walked_cycles = std::max(ctx.now(), buffer_port_cycles(r.walked, acc));
   // The same arithmetic through a context that does not time alone: every tile stepped.
-  class EveryTile final : public ExecutionContext {
-   public:
-    explicit EveryTile(FastContext& f) : f_(f) {}
-    std::int64_t now() const override { return f_.now(); }
-    void wait_until(std::int64_t cycle) override { f_.wait_until(cycle); }
-    std::int64_t transfer(std::int64_t bytes) override { return f_.transfer(bytes); }
-    const OpStats& compute(const Op& tile, const NestProblem* p, const TileBox* box) override {
-      return f_.compute(tile, p, box);
-    }
-    const OpStats& compute_tile(const NestProblem& p, const TileBox& box) override {
-      return f_.compute_tile(p, box);
-    }
-    void busy(std::int64_t cycles) override { f_.busy(cycles); }
-
-   private:
-    FastContext& f_;
-  };
   FastContext inner(acc, &df);
-  EveryTile every(inner);
+  SteppedContext every(inner);
   r.stepped = run_mapping(p, sr, res, acc, df, every, false);
   r.stepped_cycles = std::max(every.now(), buffer_port_cycles(r.stepped, acc));
   r.cycles_bound = pricer.cycles_bound(schedule_facts(p, m, r.cost, res, pricer));

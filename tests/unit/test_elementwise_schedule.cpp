@@ -17,29 +17,6 @@ using trainsim::test::pick;
 using trainsim::test::random_accel;
 using trainsim::test::RandomCaseSizes;
 
-namespace {
-
-// A FastContext that says it does not time alone, so that the schedule walks every chunk.
-class EveryChunk final : public ExecutionContext {
- public:
-  explicit EveryChunk(FastContext& f) : f_(f) {}
-  std::int64_t now() const override { return f_.now(); }
-  void wait_until(std::int64_t cycle) override { f_.wait_until(cycle); }
-  std::int64_t transfer(std::int64_t bytes) override { return f_.transfer(bytes); }
-  const OpStats& compute(const Op& tile, const NestProblem* p, const TileBox* box) override {
-    return f_.compute(tile, p, box);
-  }
-  const OpStats& compute_tile(const NestProblem& p, const TileBox& box) override {
-    return f_.compute_tile(p, box);
-  }
-  void busy(std::int64_t cycles) override { f_.busy(cycles); }
-
- private:
-  FastContext& f_;
-};
-
-}  // namespace
-
 TEST_CASE("An element-wise op's chunks jumped over take the cycles walking them takes",
           "[tiled][eltwise]") {
   const MemoryModel& tiled = memory_model_or_throw("tiled");
@@ -68,7 +45,7 @@ TEST_CASE("An element-wise op's chunks jumped over take the cycles walking them 
     FastContext alone(a, nullptr);
     const OpStats fast = tiled.run_elementwise(op, a, alone);
     FastContext inner(a, nullptr);
-    EveryChunk every(inner);
+    SteppedContext every(inner);
     const OpStats walked = tiled.run_elementwise(op, a, every);
     CHECK(alone.now() == every.now());
     CHECK(test::first_difference(fast, walked).empty());
