@@ -45,14 +45,16 @@
 namespace trainsim {
 
 /// Jobs of a class that share one (p, q, s): full or ragged filter / channel groups, full
-/// or ragged row chunks.
+/// or ragged row chunks. No default values: rs_categories writes every field of the ones it
+/// makes into an array of eight, once for every tile the mapping search prices, and zeroing
+/// the array was a third of that cost.
 struct RsCategory {
-  std::int64_t p = 0, q = 0;      ///< filters and channels this job's PEs interleave
-  std::int64_t s = 0;             ///< kernel columns of its row chunks
-  std::int64_t fg0 = 0, nfg = 0;  ///< filter groups [fg0, fg0 + nfg)
-  std::int64_t cg0 = 0, ncg = 0;  ///< channel groups [cg0, cg0 + ncg)
-  std::int64_t k0 = 0, nk = 0;    ///< row chunks [k0, k0 + nk)
-  std::int64_t count = 0;         ///< N * nfg * ncg * nk jobs
+  std::int64_t p, q;      ///< filters and channels this job's PEs interleave
+  std::int64_t s;         ///< kernel columns of its row chunks
+  std::int64_t fg0, nfg;  ///< filter groups [fg0, fg0 + nfg)
+  std::int64_t cg0, ncg;  ///< channel groups [cg0, cg0 + ncg)
+  std::int64_t k0, nk;    ///< row chunks [k0, k0 + nk)
+  std::int64_t count;     ///< N * nfg * ncg * nk jobs
 };
 
 /// Buffer traffic of one category's jobs in one class: multicast between neighbouring sets
