@@ -79,6 +79,35 @@ bool run_double_buffered(ExecutionContext& ctx, bool double_buffer, int output_s
   return true;
 }
 
+// What a schedule's repeated step is recognised by: every time still pending (the channel,
+// the fetch in flight, the last output write-backs) as its distance ahead of the clock, one
+// already past counting as now (it only enters maxima with now).
+using Pending = std::array<std::int64_t, 5>;
+Pending pending_ahead(const ExecutionContext& ctx, const ScheduleState& st) {
+  const std::int64_t now = ctx.now();
+  auto ahead = [&](std::int64_t t) { return std::max<std::int64_t>(t - now, 0); };
+  return {ahead(ctx.channel_free()), ahead(st.fetched), ahead(st.out_prev), ahead(st.out_prev2),
+          ahead(st.written)};
+}
+
+// Moves a schedule whose steps repeat from the same pending state `periods` periods of
+// `period` cycles ahead: the clock, the channel and every pending time. False (nothing moved)
+// if the clock would pass 2^62: the caller then walks on, and the walk's own checked sums
+// name the key to blame (sim/core/checked_span.h), as without the jump.
+bool jump_periods(ExecutionContext& ctx, ScheduleState& st, const Pending& pending,
+                  std::int64_t periods, std::int64_t period) {
+  std::int64_t span = 0, t = 0;
+  if (__builtin_mul_overflow(periods, period, &span) ||
+      __builtin_add_overflow(ctx.now(), span, &t) ||
+      !(static_cast<double>(t) +
+            static_cast<double>(*std::max_element(pending.begin(), pending.end())) <
+        kMaxSpan))
+    return false;
+  ctx.jump(t, t + pending[0]);
+  st = {t + pending[1], t + pending[2], t + pending[3], t + pending[4]};
+  return true;
+}
+
 std::array<std::int64_t, kNumDims> pinned_tiles(const NestProblem& p, const AcceleratorSpec& acc,
                                                 MappingConstraints& c) {
   for (int d = 0; d < kNumDims; ++d)
@@ -293,7 +322,7 @@ OpStats run_mapping(const NestProblem& p, const SearchResult& sr, const OperandR
   // every loop inside it (their first, which is never skipped).
   struct Mark {
     std::int64_t iteration = -1, now = 0, computed = 0;
-    std::array<std::int64_t, 5> pending{};
+    Pending pending{};
   };
   std::array<Mark, kNumDims> marks;
   auto skip = [&](ScheduleState& st) {
@@ -303,27 +332,15 @@ OpStats run_mapping(const NestProblem& p, const SearchResult& sr, const OperandR
     for (int q = loop + 1; q < kNumDims; ++q) marks[static_cast<std::size_t>(q)].iteration = -1;
     Mark& mark = marks[static_cast<std::size_t>(loop)];
     const std::int64_t now = ctx.now();
-    auto ahead = [&](std::int64_t t) { return std::max<std::int64_t>(t - now, 0); };
-    const std::array<std::int64_t, 5> pending = {ahead(ctx.channel_free()), ahead(st.fetched),
-                                                 ahead(st.out_prev), ahead(st.out_prev2),
-                                                 ahead(st.written)};
+    const Pending pending = pending_ahead(ctx, st);
     if (mark.iteration == it - 1 && mark.pending == pending &&
         walk.same_iterations(loop, it - 1, it)) {
       // Iterations it .. last - 1 run as it - 1 did (and, ending, ask for the first tile of
       // an iteration alike): iteration `last` starts `last - it` periods later.
       const std::int64_t last = walk.last_same(loop, it);
       const std::int64_t periods = last - it;
-      // A clock past 2^62 is walked on: the walk's own checked sums then name the key to
-      // blame (sim/core/checked_span.h), as without the jump.
-      std::int64_t span = 0, t = 0;
-      const bool fits = !__builtin_mul_overflow(periods, now - mark.now, &span) &&
-                        !__builtin_add_overflow(now, span, &t) &&
-                        static_cast<double>(t) + static_cast<double>(*std::max_element(
-                                                     pending.begin(), pending.end())) <
-                            kMaxSpan;
-      if (last > it && fits) {
-        ctx.jump(t, t + pending[0]);
-        st = {t + pending[1], t + pending[2], t + pending[3], t + pending[4]};
+      if (last > it && jump_periods(ctx, st, pending, periods, now - mark.now)) {
+        const std::int64_t t = ctx.now();
         computed += periods * (computed - mark.computed);
         // The step in flight becomes the first tile of `last`: the same transfers and tile
         // shape; only its origin differs.
@@ -651,26 +668,16 @@ class TiledMemory final : public MemoryModel {
     struct Mark {
       bool set = false;
       std::int64_t now = 0;
-      std::array<std::int64_t, 5> pending{};
+      Pending pending{};
     } mark;
     auto skip = [&](ScheduleState& st) {
       if (!alike) return false;
       const std::int64_t now = ctx.now();
-      auto ahead = [&](std::int64_t t) { return std::max<std::int64_t>(t - now, 0); };
-      const std::array<std::int64_t, 5> pending = {ahead(ctx.channel_free()), ahead(st.fetched),
-                                                   ahead(st.out_prev), ahead(st.out_prev2),
-                                                   ahead(st.written)};
+      const Pending pending = pending_ahead(ctx, st);
       const bool full = step_elements == chunk;
       if (full && mark.set && mark.pending == pending) {
         const std::int64_t skipped = elements / chunk - 1 - run_from / chunk;
-        std::int64_t span = 0, t = 0;
-        if (skipped > 0 && !__builtin_mul_overflow(skipped, now - mark.now, &span) &&
-            !__builtin_add_overflow(now, span, &t) &&
-            static_cast<double>(t) +
-                    static_cast<double>(*std::max_element(pending.begin(), pending.end())) <
-                kMaxSpan) {
-          ctx.jump(t, t + pending[0]);
-          st = {t + pending[1], t + pending[2], t + pending[3], t + pending[4]};
+        if (skipped > 0 && jump_periods(ctx, st, pending, skipped, now - mark.now)) {
           done += skipped * chunk;
           run_from += skipped * chunk;
           mark.set = false;
