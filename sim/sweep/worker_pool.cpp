@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "sim/core/huge_pages.h"
 #include "sim/core/interrupt.h"
 
 extern char** environ;
@@ -78,6 +79,7 @@ void WorkerPool::start_worker() {
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (::getppid() != parent) ::_exit(127);  // the sweep died before prctl took effect
     ::signal(SIGPIPE, SIG_DFL);               // the sweep ignores it; exec would keep that
+    restore_inherited_huge_pages();           // the worker starts as the sweep did
     const int null_out = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
     if (null_out < 0 || ::dup2(requests[0], 0) < 0 || ::dup2(null_out, 1) < 0 ||
         ::dup2(null_out, 2) < 0 || ::dup2(replies[1], 3) < 0)
