@@ -30,7 +30,7 @@ int childs_setting() {
 
 }  // namespace
 
-TEST_CASE("After the start no huge pages; a child gets the inherited setting back",
+TEST_CASE("After the start no huge pages, and a child gets the inherited setting back",
           "[huge_pages]") {
   const int inherited = ::prctl(PR_GET_THP_DISABLE, 0, 0, 0, 0);
   REQUIRE(inherited >= 0);  // Linux 3.15 and later; the CI's kernels have it
