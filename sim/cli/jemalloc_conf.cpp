@@ -2,15 +2,11 @@
 // CMakeLists.txt). jemalloc reads this symbol when it starts; MALLOC_CONF in the environment
 // still overrides it.
 //
-// thp:always: jemalloc asks for transparent huge pages on its mappings (the kernel gives them
-// only to memory that asks, in Debian's default `madvise` mode). Why: every trainsim process
-// starts by zeroing 3 MB that SystemC's library allocates in a static constructor (its
-// temporary heap for fixed-point strings): 768 page faults in 4 KB pages, which on a
-// virtualised host cost 10-15 ms of a 30-40 ms start; in huge pages, a few faults. A sweep
-// starts a worker per `-j` and per MPI rank, `--isolate` a process per point, the test suite
-// hundreds of processes. Only for the start: the constructor below, which runs after every
-// library's (they are initialised before the executable), turns huge pages off again
-// (sim/core/huge_pages.h says why). docs/benchmarks.md, "The allocator".
+// thp:always: jemalloc asks for transparent huge pages on its mappings (Debian's kernel gives
+// them only to memory that asks), so that the 3 MB SystemC's library zeroes as it loads takes a
+// few page faults instead of 768. Only for the start: the constructor below, which runs after
+// every library's (they are initialised before the executable), turns them off again.
+// sim/core/huge_pages.h says why both; docs/benchmarks.md, "The allocator", has the figures.
 #include "sim/core/huge_pages.h"
 
 extern "C" {
