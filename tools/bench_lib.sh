@@ -40,3 +40,30 @@ fresh_run() {
   wall_and_cpu "$@" --out "$out" -q
   ln -sfn "$out" "$tmp/$name"
 }
+
+# host_scaling: how much more work two CPU-bound processes do together than one alone on
+# this machine (a fixed awk loop: no memory, no files, no trainsim), as "ONE TWO RATIO":
+# the median wall seconds of one copy alone and of two copies started together (the later
+# one to end), over $repeats rounds taken in turn, and 2 ONE / TWO. On two idle cores it is
+# 2.0; a virtual machine whose two vCPUs share a physical core, or a busy neighbour, gives
+# less, and no program's -j 1 -> -j 2 scaling can exceed it.
+host_scaling() {
+  local spin='BEGIN { for (i = 0; i < 2e7; i++) s += i * i; if (s < 0) print s }'
+  local one=() two=() i t0 t1
+  for ((i = 0; i < repeats; i++)); do
+    t0=$(date +%s.%N)
+    awk "$spin"
+    t1=$(date +%s.%N)
+    one+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')")
+    t0=$(date +%s.%N)
+    awk "$spin" &
+    awk "$spin"
+    wait
+    t1=$(date +%s.%N)
+    two+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')")
+  done
+  local m1 m2
+  m1=$(printf '%s\n' "${one[@]}" | median)
+  m2=$(printf '%s\n' "${two[@]}" | median)
+  awk -v a="$m1" -v b="$m2" 'BEGIN { printf "%.2f %.2f %.2f\n", a, b, 2 * a / b }'
+}
