@@ -6,12 +6,10 @@ next to nn_dataflow's optimal schedules on the same array and buffer under two r
 rules (tests/data/README.md; `gbuf_total_words` counts the words the array reads from and
 writes to the buffer):
 
-  published  tests/data/nn_dataflow_alexnet.csv: nn_dataflow as published, whose PEs hold a
-             sliding window (S inputs, one partial sum) of rows they keep across loops;
-  rows       tests/data/nn_dataflow_alexnet_rf_rows.csv: the same search where what a PE keeps
-             in its register file across loops above it takes whole rows (the psum row, the
-             input row), as a row-stationary PE computing a 1-D row convolution needs
-             (tools/nn_dataflow_rs.py; docs/accelerator.md, "Global-buffer accesses").
+  published  tests/data/nn_dataflow_alexnet.csv: nn_dataflow as published;
+  rows       tests/data/nn_dataflow_alexnet_rf_rows.csv: its search with the register file
+             counted for the whole rows its schedules keep (tests/data/README.md says how;
+             tools/nn_dataflow_rs.py; docs/accelerator.md, "Global-buffer accesses").
 
 trainsim's buffer counters hold both sides of the buffer: the array's reads and writes, and
 the DMA's fills (the words read from DRAM) and drains (the words written to DRAM). The table

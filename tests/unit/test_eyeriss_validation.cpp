@@ -64,20 +64,26 @@ std::vector<Layer> alexnet(std::int64_t batch) {
   return layers;
 }
 
-// The rows of one of tests/data's nn_dataflow CSVs, each cell by its column's name.
+// The rows of one of tests/data's nn_dataflow CSVs, each cell by its column's name. Their
+// lines end in CR LF, as nn_dataflow's tools wrote them.
 std::vector<std::map<std::string, std::string>> nn_dataflow_rows(const std::string& file) {
   std::ifstream in(TRAINSIM_SOURCE_DIR "/tests/data/" + file);
   REQUIRE(in);
   std::string line;
-  std::getline(in, line);
+  auto next_line = [&] {
+    if (!std::getline(in, line)) return false;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    return true;
+  };
+  next_line();
   std::vector<std::string> header;
   {
     std::stringstream ss(line);
     for (std::string c; std::getline(ss, c, ',');) header.push_back(c);
   }
   std::vector<std::map<std::string, std::string>> rows;
-  while (std::getline(in, line)) {
-    if (line.empty() || line == "\r") continue;
+  while (next_line()) {
+    if (line.empty()) continue;
     std::stringstream ss(line);
     std::map<std::string, std::string> row;
     std::size_t i = 0;
@@ -131,7 +137,8 @@ TEST_CASE("RS DRAM traffic per layer within 10% of nn_dataflow's on the same arr
           "[memory][validation][eyeriss]") {
   // tests/data/nn_dataflow_alexnet.csv: nn_dataflow's optimal row-stationary schedules on
   // eyeriss_like's 12x14 array and 108 KiB buffer, at batches 4 and 16. Both map for energy.
-  // Their global-buffer accesses are compared in the next test.
+  // Their global-buffer accesses are not compared: the published schedules keep more in a
+  // PE's register file than fits (the next test compares with schedules that fit).
   const AcceleratorSpec a =
       load_accelerator("eyeriss_like", {"energy=eyeriss_normalized", "mapping.objective=energy"});
   int rows = 0;
@@ -159,8 +166,10 @@ TEST_CASE("RS DRAM traffic per layer within 10% of nn_dataflow's on the same arr
   CHECK(rows == 10);
 }
 
-TEST_CASE("RS buffer accesses within 2x of nn_dataflow's where its PEs keep whole rows",
-          "[memory][validation][eyeriss]") {
+TEST_CASE(
+    "RS buffer accesses within 2x of nn_dataflow's where its PEs keep whole rows (3x: CONV2 on 24 "
+    "psum words)",
+    "[memory][validation][eyeriss]") {
   // tests/data/nn_dataflow_alexnet_rf_rows.csv: nn_dataflow's search on the same array and
   // buffer with what a PE keeps in its register file across loops above it counted as the
   // whole rows a row-stationary PE needs (the published figures count a sliding window, and
@@ -179,9 +188,9 @@ TEST_CASE("RS buffer accesses within 2x of nn_dataflow's where its PEs keep whol
   // The words the array reads from the buffer and writes to it: the buffer's counters less
   // the DMA's fills and drains (one buffer access per DRAM word), which nn_dataflow's
   // figure leaves out.
-  auto array_side = [](const OpStats& s) {
+  auto array_side = [](const OpStats& s, const AcceleratorSpec& a) {
     return static_cast<double>(s.buffer.total_reads() + s.buffer.total_writes()) -
-           static_cast<double>(s.dram_bytes()) / 2;
+           static_cast<double>(s.dram_bytes()) / static_cast<double>(a.word_bytes());
   };
   int rows = 0;
   for (const auto& ref : nn_dataflow_rows("nn_dataflow_alexnet_rf_rows.csv")) {
@@ -194,7 +203,8 @@ TEST_CASE("RS buffer accesses within 2x of nn_dataflow's where its PEs keep whol
       // trainsim's row stationary (fixed p x q interleave, drained row chunks) only nears.
       const double e_ref = std::stod(ref.at("e_total"));
       const OpStats s = run(l, unified, "rs");
-      const double ratio = array_side(s) / words, energy = price(s, unified).total() / e_ref;
+      const double ratio = array_side(s, unified) / words,
+                   energy = price(s, unified).total() / e_ref;
       INFO("256 register-file words: " << ratio << "x nn_dataflow's buffer accesses, energy "
                                        << energy << "x");
       CHECK(ratio >= 0.5);
@@ -202,7 +212,8 @@ TEST_CASE("RS buffer accesses within 2x of nn_dataflow's where its PEs keep whol
       CHECK(energy >= 1.0);
       CHECK(energy <= 1.15);
       const OpStats c = run(l, chip, "rs");
-      const double chip_ratio = array_side(c) / words, chip_energy = price(c, chip).total() / e_ref;
+      const double chip_ratio = array_side(c, chip) / words,
+                   chip_energy = price(c, chip).total() / e_ref;
       INFO("the chip's split: " << chip_ratio << "x, energy " << chip_energy << "x");
       CHECK(chip_ratio >= 0.5);
       CHECK(chip_ratio <= (l.name == "CONV2" ? 3.0 : 2.0));
