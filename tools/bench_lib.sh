@@ -42,28 +42,29 @@ fresh_run() {
 }
 
 # host_scaling: how much more work two CPU-bound processes do together than one alone on
-# this machine (a fixed awk loop: no memory, no files, no trainsim), as "ONE TWO RATIO":
-# the median wall seconds of one copy alone and of two copies started together (the later
-# one to end), over $repeats rounds taken in turn, and 2 ONE / TWO. On two idle cores it is
-# 2.0; a virtual machine whose two vCPUs share a physical core, or a busy neighbour, gives
-# less, and no program's -j 1 -> -j 2 scaling can exceed it.
+# this machine (a fixed awk loop: no memory to speak of, no files, no trainsim), as "ONE TWO
+# RATIO": the median wall seconds of one copy alone and of two copies started together (until
+# both end), and the median over $repeats rounds of each round's 2 ONE / TWO (a round takes
+# both in turn, so that a host whose speed drifts moves them alike). On two idle cores it is
+# about 2.0; a virtual machine whose two vCPUs share a physical core, or a busy neighbour,
+# gives less. It is a noisy reference, not a bound: a sweep's -j 1 -> -j 2 scaling measured
+# minutes later may beat it.
 host_scaling() {
   local spin='BEGIN { for (i = 0; i < 2e7; i++) s += i * i; if (s < 0) print s }'
-  local one=() two=() i t0 t1
+  local one=() two=() ratios=() i t0 t1 t2 pid
   for ((i = 0; i < repeats; i++)); do
     t0=$(date +%s.%N)
     awk "$spin"
     t1=$(date +%s.%N)
-    one+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')")
-    t0=$(date +%s.%N)
     awk "$spin" &
+    pid=$!
     awk "$spin"
-    wait
-    t1=$(date +%s.%N)
-    two+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')")
+    wait "$pid"
+    t2=$(date +%s.%N)
+    one+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')")
+    two+=("$(awk -v a="$t1" -v b="$t2" 'BEGIN { print b - a }')")
+    ratios+=("$(awk -v a="$t0" -v b="$t1" -v c="$t2" 'BEGIN { print 2 * (b - a) / (c - b) }')")
   done
-  local m1 m2
-  m1=$(printf '%s\n' "${one[@]}" | median)
-  m2=$(printf '%s\n' "${two[@]}" | median)
-  awk -v a="$m1" -v b="$m2" 'BEGIN { printf "%.2f %.2f %.2f\n", a, b, 2 * a / b }'
+  printf '%.2f %.2f %.2f\n' "$(printf '%s\n' "${one[@]}" | median)" \
+    "$(printf '%s\n' "${two[@]}" | median)" "$(printf '%s\n' "${ratios[@]}" | median)"
 }

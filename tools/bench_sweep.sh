@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Speed of `trainsim sweep` (docs/sweeps.md): the 60-point configs/sweeps/vgg16_dataflows.yaml
 # (VGG-16 on CIFAR-10, shape only, 4 dataflows x 5 arrays x 3 buffers), run
-#   0. the host's own ceiling: two copies of a CPU-bound loop against one (bench_lib.sh's
-#      host_scaling),
+#   0. the host's own scaling: two copies of a CPU-bound loop against one (bench_lib.sh's
+#      host_scaling; a noisy reference for the -j targets),
 #   1. with -j 1 and -j 2 (worker processes; targets: -j 2 >= 1.7x faster on 2 cores and
 #      >= 100 points/s),
 #   2. with -j 2 --isolate (a process per point, as sweeps ran before workers),
@@ -83,8 +83,8 @@ first_point_ms() {
 }
 
 echo "load average before: $(cut -d' ' -f1 /proc/loadavg)"
-read -r h1 h2 hs < <(host_scaling)
-printf 'host:       a CPU-bound loop %.2f s alone, %.2f s as two copies at once: %sx (the ceiling of any -j 1 -> -j 2 scaling here)\n' \
+read -r h1 h2 hs < <(host_scaling) || { echo "host_scaling printed nothing" >&2; exit 1; }
+printf 'host:       a CPU-bound loop %.2f s alone, %.2f s as two copies at once: %sx (the host'"'"'s own -j 1 -> -j 2, a noisy reference)\n' \
   "$h1" "$h2" "$hs"
 cmd_a=("$bin" sweep "$sweep" -j 1)
 cmd_b=("$bin" sweep "$sweep" -j 2)
