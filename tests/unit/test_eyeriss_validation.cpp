@@ -34,39 +34,9 @@ struct Layer {
   double nn_dataflow_dram_per_mac = 0;
 };
 
-std::vector<Layer> alexnet(std::int64_t batch) {
-  std::ifstream in(TRAINSIM_SOURCE_DIR "/tests/data/eyeriss_alexnet.csv");
-  REQUIRE(in);
-  std::string line;
-  std::getline(in, line);  // header
-  std::vector<Layer> layers;
-  while (std::getline(in, line)) {
-    if (line.empty()) continue;
-    std::stringstream ss(line);
-    std::vector<std::string> cell;
-    for (std::string c; std::getline(ss, c, ',');) cell.push_back(c);
-    REQUIRE(cell.size() == 10);
-    Layer l;
-    l.name = cell[0];
-    l.conv.batch = batch;
-    l.conv.height = std::stoll(cell[1]);
-    l.conv.width = std::stoll(cell[2]);
-    l.groups = std::stoll(cell[8]);
-    l.conv.channels = std::stoll(cell[3]) / l.groups;
-    l.conv.filters = std::stoll(cell[4]) / l.groups;
-    l.conv.kernel_h = l.conv.kernel_w = std::stoll(cell[5]);
-    l.conv.stride = std::stoll(cell[6]);
-    l.conv.pad = std::stoll(cell[7]);
-    l.nn_dataflow_dram_per_mac = std::stod(cell[9]);
-    layers.push_back(l);
-  }
-  REQUIRE(layers.size() == 5);
-  return layers;
-}
-
-// The rows of one of tests/data's nn_dataflow CSVs, each cell by its column's name. Their
-// lines end in CR LF, as nn_dataflow's tools wrote them.
-std::vector<std::map<std::string, std::string>> nn_dataflow_rows(const std::string& file) {
+// The rows of a CSV file of tests/data, each cell by its column's name; a line's CR before
+// its LF dropped (the nn_dataflow files end their lines so, as its tools wrote them).
+std::vector<std::map<std::string, std::string>> csv_rows(const std::string& file) {
   std::ifstream in(TRAINSIM_SOURCE_DIR "/tests/data/" + file);
   REQUIRE(in);
   std::string line;
@@ -91,6 +61,27 @@ std::vector<std::map<std::string, std::string>> nn_dataflow_rows(const std::stri
     rows.push_back(row);
   }
   return rows;
+}
+
+std::vector<Layer> alexnet(std::int64_t batch) {
+  std::vector<Layer> layers;
+  for (const auto& row : csv_rows("eyeriss_alexnet.csv")) {
+    Layer l;
+    l.name = row.at("layer");
+    l.conv.batch = batch;
+    l.conv.height = std::stoll(row.at("height"));
+    l.conv.width = std::stoll(row.at("width"));
+    l.groups = std::stoll(row.at("groups"));
+    l.conv.channels = std::stoll(row.at("channels")) / l.groups;
+    l.conv.filters = std::stoll(row.at("filters")) / l.groups;
+    l.conv.kernel_h = l.conv.kernel_w = std::stoll(row.at("kernel"));
+    l.conv.stride = std::stoll(row.at("stride"));
+    l.conv.pad = std::stoll(row.at("pad"));
+    l.nn_dataflow_dram_per_mac = std::stod(row.at("nn_dataflow_rs_dram_per_mac"));
+    layers.push_back(l);
+  }
+  REQUIRE(layers.size() == 5);
+  return layers;
 }
 
 OpStats run(const Layer& l, const AcceleratorSpec& a, const std::string& df) {
@@ -142,7 +133,7 @@ TEST_CASE("RS DRAM traffic per layer within 10% of nn_dataflow's on the same arr
   const AcceleratorSpec a =
       load_accelerator("eyeriss_like", {"energy=eyeriss_normalized", "mapping.objective=energy"});
   int rows = 0;
-  for (const auto& ref : nn_dataflow_rows("nn_dataflow_alexnet.csv")) {
+  for (const auto& ref : csv_rows("nn_dataflow_alexnet.csv")) {
     const std::int64_t batch = std::stoll(ref.at("batch"));
     for (const Layer& l : alexnet(batch)) {
       if (l.name != ref.at("layer")) continue;
@@ -193,7 +184,7 @@ TEST_CASE(
            static_cast<double>(s.dram_bytes()) / static_cast<double>(a.word_bytes());
   };
   int rows = 0;
-  for (const auto& ref : nn_dataflow_rows("nn_dataflow_alexnet_rf_rows.csv")) {
+  for (const auto& ref : csv_rows("nn_dataflow_alexnet_rf_rows.csv")) {
     const std::int64_t batch = std::stoll(ref.at("batch"));
     const double words = std::stod(ref.at("gbuf_total_words"));
     for (const Layer& l : alexnet(batch)) {
