@@ -34,7 +34,7 @@ process: nn_dataflow memoizes schedules in module-level caches, and the row size
 
   tools/nn_dataflow_rs.py --nn-dataflow CHECKOUT --rule published -o published.csv
   tools/nn_dataflow_rs.py --nn-dataflow CHECKOUT --rule rows -o rows.csv
-      [--batch 4 16] [--processes 2]   (75-90 s per rule on 2 cores)
+      [--batch 4 16] [--processes 2]   (75-95 s per rule on 2 cores)
 They reproduce tests/data/nn_dataflow_alexnet.csv and nn_dataflow_alexnet_rf_rows.csv byte for byte.
 """
 import argparse
@@ -53,6 +53,7 @@ LAYERS = {'conv1': (3, 48, 55, 11, 4), 'conv2': (48, 128, 27, 5, 1),
           'conv3': (256, 192, 13, 3, 1), 'conv4': (192, 192, 13, 3, 1),
           'conv5': (192, 128, 13, 3, 1)}
 HALVES = 2
+COMMIT = '198a5274b9529125c6aa2b8b72b365d60cf83778'
 ARRAY, GBUF_WORDS, RF_WORDS = (12, 14), 55296, 256
 COST = {'mac': 1, 'dram': 200, 'gbuf': 6, 'array': 2, 'rf': 1}
 LEVELS = ('dram', 'gbuf', 'array')  # nn_dataflow's MemHierEnum order; REGF is last
@@ -68,7 +69,8 @@ def checkout_root(path):
     path = os.path.abspath(path)
     root = os.path.dirname(path) if os.path.isdir(os.path.join(path, 'core')) else path
     if not os.path.isdir(os.path.join(root, 'nn_dataflow', 'core')):
-        sys.exit('no nn_dataflow package at %s' % path)
+        print('nn_dataflow_rs.py: no nn_dataflow package at %s' % path, file=sys.stderr)
+        sys.exit(2)
     return root
 
 
@@ -187,7 +189,16 @@ def main():
         return
     if not args.output:
         ap.error('-o/--output is required')
-    checkout_root(args.nn_dataflow)
+    if os.path.exists(args.output):
+        print('nn_dataflow_rs.py: %s exists; not overwriting it' % args.output, file=sys.stderr)
+        sys.exit(2)
+    root = checkout_root(args.nn_dataflow)
+    # The rows rule reaches into LoopBlockingScheme's internals, which are those of this commit.
+    head = subprocess.run(['git', '-C', root, 'rev-parse', 'HEAD'], stdout=subprocess.PIPE,
+                          stderr=subprocess.DEVNULL, universal_newlines=True).stdout.strip()
+    if head and head != COMMIT:
+        print('nn_dataflow_rs.py: warning: checkout at %s, checked at %s' % (head, COMMIT),
+              file=sys.stderr)
     rows, start = [], time.time()
     for batch in args.batch:
         for name in LAYERS:
