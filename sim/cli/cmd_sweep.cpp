@@ -99,6 +99,23 @@ TableCounts write_table(const SweepSpec& spec, const PointList& points, const Ro
 // The experiment with each point's overrides must load: a key that no point can set is an
 // error of the sweep, found before anything runs.
 void check_points(const SweepSpec& spec) {
+  // One load with every axis at its first value shows at once that each key takes a value
+  // (a load is a few milliseconds, and this one runs before the first point can start, the
+  // workers idle); only if it fails is each key tried alone, for the error that names it.
+  std::vector<std::string> first = spec.set;
+  bool all_valued = true;
+  for (const SweepAxis& axis : spec.axes) {
+    all_valued = all_valued && !axis.values.empty();
+    for (std::size_t k = 0; all_valued && k < axis.keys.size(); ++k)
+      first.push_back(axis.keys[k] + "=" + axis.values.front()[k]);
+  }
+  try {
+    if (all_valued) {
+      load_experiment(spec.experiment, first);
+      return;
+    }
+  } catch (const UserError&) {
+  }
   for (const SweepAxis& axis : spec.axes)
     for (std::size_t k = 0; k < axis.keys.size(); ++k) {
       bool any = false;

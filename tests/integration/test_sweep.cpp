@@ -260,6 +260,10 @@ TEST_CASE("Bad sweeps: one line, exit 2, nothing written", "[sweep][errors]") {
   const std::vector<Case> cases = {
       {"experiment: exp.yaml\naxes: [{key: training.epochz, values: [1, 2]}]\n",
        {"training.epochz", "fails for every value"}},
+      // The one load of every axis's first value fails: each key is then tried alone.
+      {"experiment: exp.yaml\naxes: [{key: dataflow, values: [ws]}, {key: training.epochz, "
+       "values: [1]}]\n",
+       {"training.epochz", "fails for every value"}},
       {"experiment: exp.yaml\naxes: [{key: dataflow, values: []}]\n", {"at least one value"}},
       {"experiment: exp.yaml\naxes: [{zip: {dataflow: [ws, os], training.epochs: [1]}}]\n",
        {"same length"}},
