@@ -131,6 +131,9 @@ std::vector<GpuFitParameter> gpu_fit_parameters(GpuFit& f) {
       {"conv_weight_split_k_min_depth", &f.conv_weight_split_k_min_depth, R::kPositive},
       {"conv_unaligned", &f.conv_unaligned, R::kPositive},
       {"conv_layout_traffic", &f.conv_layout_traffic, R::kNonNegative},
+      {"simt_forward", &f.simt_forward, R::kPositive},
+      {"simt_backward_data", &f.simt_backward_data, R::kPositive},
+      {"simt_backward_weight", &f.simt_backward_weight, R::kPositive},
       {"transform_tile_3x3", &f.transform_tile_3x3, R::kPositive},
       {"transform_tile_5x5", &f.transform_tile_5x5, R::kPositive},
       {"transform_efficiency", &f.transform_efficiency, R::kPositive},
@@ -296,16 +299,19 @@ OpCost GpuModel::cost(const Op& op, GpuKernelChoice& choice) const {
              size = Ho;
       const char* pass_name = "forward";
       double t_min = 0, t_max = 0, t_traffic = 1;
+      double simt = f.simt_forward;  // 16-bit on fp32's CUDA-core kernels: this pass's speed-up
       switch (pass) {
         case OpRole::kBackwardData:
           m = B * H * W, n = C, k = std::max(1.0, F * R * S / (st * st));
           eff = cf.conv_backward_data, size = H, pass_name = "backward_data";
+          simt = f.simt_backward_data;
           t_min = cf.transform_backward_data_min, t_max = cf.transform_backward_data_max;
           t_traffic = cf.transform_traffic_backward_data;
           break;
         case OpRole::kBackwardWeight:
           m = F, n = C * R * S, k = B * Ho * Wo;
           eff = cf.conv_backward_weight, depth = cf.conv_weight_split_k_min_depth;
+          simt = f.simt_backward_weight;
           t_min = cf.transform_backward_weight_min, t_max = cf.transform_backward_weight_max;
           t_traffic = cf.transform_traffic_backward_weight;
           pass_name = "backward_weight";
@@ -319,6 +325,7 @@ OpCost GpuModel::cost(const Op& op, GpuKernelChoice& choice) const {
       }
       (void)pass_name;
       if (!tc && c.channels % 4 != 0) eff *= cf.conv_unaligned;
+      if (!tc && s.tensor()) eff *= simt;
       GpuKernelChoice best_choice;
       double best = std::numeric_limits<double>::infinity();
       auto consider = [&](const char* algorithm, const Timed& cand, const GpuKernelChoice& ch) {

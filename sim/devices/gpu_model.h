@@ -83,6 +83,12 @@ struct GpuFit {
   /// its gathers cannot use 16-byte vector loads (an RGB input's stem convolution).
   double conv_unaligned = 1;
   double conv_layout_traffic = 1;  ///< 16-bit: NCHW <-> NHWC passes over input and output
+  /// 16-bit: speed of cuDNN's CUDA-core convolution kernels (channels or filters not a
+  /// multiple of 8: an RGB stem), per pass, relative to fp32's kernels of the same shape, whose
+  /// GEMM and convolution parameters they otherwise use. Not 1: they compute on packed 16-bit
+  /// pairs (the H100's non-tensor bf16 peak is twice its fp32 one, NVIDIA's H100 whitepaper)
+  /// and move half the bytes, and each pass's kernel gains differently (docs/gpu.md).
+  double simt_forward = 1, simt_backward_data = 1, simt_backward_weight = 1;
   /// m of the transforms, output tiles of m x m: cuDNN's Winograd F(4x4, 3x3) and F(5x5, 5x5)
   /// (its kernel "winograd...9x9_5x5" in the H100's profile); kept, not fitted (fitted, the 5x5
   /// one follows AlexNet's conv2 alone and the other rows get worse, docs/gpu.md).

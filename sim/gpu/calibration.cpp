@@ -77,7 +77,12 @@ std::vector<Param> conv_params(Work& w) {
                           {"conv_backward_weight", &f.conv_backward_weight},
                           {"conv_weight_split_k_min_depth", &f.conv_weight_split_k_min_depth}};
   if (!w.spec.tensor()) p.push_back({"conv_unaligned", &f.conv_unaligned});
-  if (w.spec.tensor()) p.push_back({"conv_layout_traffic", &f.conv_layout_traffic});
+  if (w.spec.tensor())
+    for (Param q : std::vector<Param>{{"conv_layout_traffic", &f.conv_layout_traffic},
+                                      {"simt_forward", &f.simt_forward},
+                                      {"simt_backward_data", &f.simt_backward_data},
+                                      {"simt_backward_weight", &f.simt_backward_weight}})
+      p.push_back(q);
   // A 16-bit fit's convolutions run on the tensor cores, which run no transform (gpu_model.cpp).
   const bool transform =
       !w.spec.tensor() && (f.transform_forward_min <= f.transform_forward_max ||

@@ -163,6 +163,17 @@ TEST_CASE("GPU model: the convolution algorithm cuDNN would run", "[devices][gpu
   stem.channels = 3;
   bf16.cost(Op::make_conv(stem), choice);
   CHECK_FALSE(choice.tensor_cores);
+  // Its time is the CUDA-core kernels', scaled per pass by the 16-bit block's simt_* (fitted on
+  // the stems' rows): a pass whose factor doubles takes about half as long, the other passes
+  // and the tensor cores' convolutions the same.
+  GpuSpec faster = h100.with_precision(GpuPrecision::kBf16);
+  faster.fit().simt_backward_weight *= 2;
+  GpuModel bf16_faster(faster);
+  const Op stem_dw = Op::make_conv(stem, OpRole::kBackwardWeight), stem_fw = Op::make_conv(stem);
+  CHECK(bf16_faster.cost(stem_dw).time_s < 0.6 * bf16.cost(stem_dw).time_s);
+  CHECK(bf16_faster.cost(stem_fw).time_s == bf16.cost(stem_fw).time_s);
+  const Op deep_dw = Op::make_conv(conv3x3(28, 256), OpRole::kBackwardWeight);
+  CHECK(bf16_faster.cost(deep_dw).time_s == bf16.cost(deep_dw).time_s);
   // A weight gradient cuts its images' reduction into segments over several waves, as
   // cuDNN's wgrad kernels do ("segment_k_on"): VGG-16's conv4_2 (72 tiles of 256 x 128 on
   // 132 SMs) would otherwise fill 72 SMs or run on small tiles. A GEMM's splits fill one wave.
