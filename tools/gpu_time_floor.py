@@ -16,8 +16,10 @@ threshold between consecutive measured times, the cheapest up-closed set of rows
 it is a minimum cut (Hochbaum and Queyranne's reduction), and the thresholds' sets nest.
 
 Orders: GEMMs by (M, N, K); convolutions of one pass, filter size, stride and padding by
-(batch, channels, height, width, filters). Per precision.
-  tools/gpu_time_floor.py
+(batch, channels, height, width, filters). Per precision. --energy does the same with the
+measured joules (rows whose energy moved): a larger op runs longer and does more, so its energy
+is not less either.
+  tools/gpu_time_floor.py [--energy]
 """
 import collections
 import csv
@@ -100,23 +102,26 @@ def floor_of(group):
     return max(0.0, isotonic_l1(times, below)), len(group)
 
 
-def main():
-    print("least MAPE of any model monotone in the op's size (weighted L1 isotonic regression)")
+def main(argv):
+    column = "joules" if "--energy" in argv else "seconds"
+    what = "energy" if column == "joules" else "time"
+    print(f"least {what} MAPE of any model monotone in the op's size (weighted L1 isotonic "
+          "regression)")
     print(f"{'precision':9} {'class':12} {'rows':>4} {'floor':>7}")
     for prec in ("fp32", "bf16"):
-        gemm = [(r["mkn"], dims(r["mkn"]), float(r["seconds"]))
-                for r in read("matmul.csv") if r["precision"] == prec]
+        gemm = [(r["mkn"], dims(r["mkn"]), float(r[column]))
+                for r in read("matmul.csv") if r["precision"] == prec and float(r[column]) > 0]
         err, n = floor_of(gemm)
         print(f"{prec:9} {'gemm':12} {n:4d} {100 * err / n:6.2f}%")
         families = {}
         for r in read("conv.csv"):
-            if r["precision"] != prec:
+            if r["precision"] != prec or float(r[column]) <= 0:
                 continue
             b, c, h, w_ = dims(r["input"])
             f, _, kh, kw = dims(r["filter"])
             key = (r["op"], kh, kw, r["stride"], r["pad"])
             families.setdefault(key, []).append((r["layer"], (b, c, h, w_, f),
-                                                 float(r["seconds"])))
+                                                 float(r[column])))
         err = n = 0
         for group in families.values():
             e, k = floor_of(group)
@@ -125,4 +130,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

@@ -51,17 +51,26 @@ class IsotonicTest(unittest.TestCase):
             self.assertAlmostEqual(gpu_time_floor.isotonic_l1(times, below),
                                    brute_force(times, below), places=9)
 
-    def test_shipped_measurements(self):
-        out = subprocess.run([sys.executable, os.path.join(HERE, "gpu_time_floor.py")],
+    @staticmethod
+    def floors(*args):
+        out = subprocess.run([sys.executable, os.path.join(HERE, "gpu_time_floor.py"), *args],
                              capture_output=True, text=True, check=True).stdout
-        rows = {tuple(line.split()[:2]): float(line.split()[3].rstrip("%"))
+        return {tuple(line.split()[:2]): float(line.split()[3].rstrip("%"))
                 for line in out.splitlines()[2:]}
+
+    def test_shipped_measurements(self):
+        rows = self.floors()
         self.assertEqual(set(rows), {(p, c) for p in ("fp32", "bf16")
                                      for c in ("gemm", "convolution")})
         # bf16's host-bound GEMMs (13-46 us in no order of size) leave at least 8.9% to any
         # monotone model; fp32's about 3%.
         self.assertGreater(rows[("bf16", "gemm")], 8.9)
         self.assertLess(rows[("fp32", "gemm")], 5)
+        # Energy: the same order on the joules, every floor under the 15% target.
+        energy = self.floors("--energy")
+        self.assertEqual(set(energy), set(rows))
+        self.assertGreater(energy[("bf16", "gemm")], 5)
+        self.assertLess(max(energy.values()), 15)
 
 
 if __name__ == "__main__":
