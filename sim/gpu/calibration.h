@@ -19,9 +19,9 @@
 //   conv:      conv_forward, conv_backward_data, conv_backward_weight,
 //              conv_weight_split_k_min_depth, conv_unaligned (fp32), conv_layout_traffic
 //              and simt_* (16-bit), transform_efficiency and one transform_traffic for the
-//              three passes (fp32), on the convolution rows; then the transforms' size ranges, each
-//              bound searched over the rows' sizes with the rest fixed, twice, refitting in
-//              between;
+//              three passes (fp32), on the convolution rows; then the transforms' size
+//              ranges, each bound searched over the rows' sizes with the rest fixed, twice,
+//              refitting in between;
 //   eltwise:   per element-wise class: bandwidth, words_per_ns and the host time of a call;
 //              normalization_grad takes normalization's values and update map's (its bandwidth
 //              scaled by 5/8: PyTorch's SGD with momentum runs three kernels that move 8 words
