@@ -30,7 +30,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DATA = os.path.join(REPO, "tests", "data", "gpu_h100")
 
 
-def max_flow(n, cap, s, t):
+def max_flow(cap, s, t):
     """Edmonds-Karp on a dict-of-dicts residual graph `cap` (modified in place)."""
     flow = 0.0
     while True:
@@ -80,7 +80,7 @@ def isotonic_l1(times, below):
                 cap[i][t] = c
             for j in below[i]:
                 cap[i][j] = inf
-        total -= gain - max_flow(n + 2, cap, s, t)
+        total -= gain - max_flow(cap, s, t)
     return total
 
 
