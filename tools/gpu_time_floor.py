@@ -94,10 +94,10 @@ def dims(text):
 
 
 def floor_of(group):
-    """group: [(key, order-dims, seconds)] of one family; the isotonic floor's sum and count."""
-    times = [g[2] for g in group]
-    # Rows of equal size precede each other: a model gives them one time.
-    below = [[j for j, b in enumerate(group) if j != i and all(x <= y for x, y in zip(a[1], b[1]))]
+    """group: [(order dims, measured value)] of one family; the isotonic floor's sum and count."""
+    times = [g[1] for g in group]
+    # Rows of equal size precede each other: a model gives them one value.
+    below = [[j for j, b in enumerate(group) if j != i and all(x <= y for x, y in zip(a[0], b[0]))]
              for i, a in enumerate(group)]
     return max(0.0, isotonic_l1(times, below)), len(group)
 
@@ -109,7 +109,7 @@ def main(argv):
           "regression)")
     print(f"{'precision':9} {'class':12} {'rows':>4} {'floor':>7}")
     for prec in ("fp32", "bf16"):
-        gemm = [(r["mkn"], dims(r["mkn"]), float(r[column]))
+        gemm = [(dims(r["mkn"]), float(r[column]))
                 for r in read("matmul.csv") if r["precision"] == prec and float(r[column]) > 0]
         err, n = floor_of(gemm)
         print(f"{prec:9} {'gemm':12} {n:4d} {100 * err / n:6.2f}%")
@@ -120,8 +120,7 @@ def main(argv):
             b, c, h, w_ = dims(r["input"])
             f, _, kh, kw = dims(r["filter"])
             key = (r["op"], kh, kw, r["stride"], r["pad"])
-            families.setdefault(key, []).append((r["layer"], (b, c, h, w_, f),
-                                                 float(r[column])))
+            families.setdefault(key, []).append(((b, c, h, w_, f), float(r[column])))
         err = n = 0
         for group in families.values():
             e, k = floor_of(group)

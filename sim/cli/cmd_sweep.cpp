@@ -102,18 +102,14 @@ void check_points(const SweepSpec& spec) {
   // One load with every axis at its first value shows at once that each key takes a value
   // (a load is a few milliseconds, and this one runs before the first point can start, the
   // workers idle); only if it fails is each key tried alone, for the error that names it.
+  // (load_sweep refuses an axis without values.)
   std::vector<std::string> first = spec.set;
-  bool all_valued = true;
-  for (const SweepAxis& axis : spec.axes) {
-    all_valued = all_valued && !axis.values.empty();
-    for (std::size_t k = 0; all_valued && k < axis.keys.size(); ++k)
+  for (const SweepAxis& axis : spec.axes)
+    for (std::size_t k = 0; k < axis.keys.size(); ++k)
       first.push_back(axis.keys[k] + "=" + axis.values.front()[k]);
-  }
   try {
-    if (all_valued) {
-      load_experiment(spec.experiment, first);
-      return;
-    }
+    load_experiment(spec.experiment, first);
+    return;
   } catch (const UserError&) {
   }
   for (const SweepAxis& axis : spec.axes)
