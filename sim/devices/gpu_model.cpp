@@ -131,6 +131,7 @@ std::vector<GpuFitParameter> gpu_fit_parameters(GpuFit& f) {
       {"conv_weight_split_k_min_depth", &f.conv_weight_split_k_min_depth, R::kPositive},
       {"conv_unaligned", &f.conv_unaligned, R::kPositive},
       {"conv_layout_traffic", &f.conv_layout_traffic, R::kNonNegative},
+      {"nchw_traffic", &f.nchw_traffic, R::kPositive},
       {"simt_forward", &f.simt_forward, R::kPositive},
       {"simt_backward_data", &f.simt_backward_data, R::kPositive},
       {"simt_backward_weight", &f.simt_backward_weight, R::kPositive},
@@ -231,6 +232,12 @@ GpuSpec GpuSpec::with_precision(GpuPrecision p) const {
   GpuSpec s = *this;
   s.precision = p;
   return s;
+}
+
+bool gpu_conv_runs_nchw(const GpuSpec& s, const ConvShape& c) {
+  const bool tc = s.tensor() && c.channels % 8 == 0 && c.filters % 8 == 0;
+  const bool rows = static_cast<std::int64_t>(c.height) * c.width % 8 == 0;
+  return tc && c.kernel_h == 1 && c.kernel_w == 1 && c.stride == 1 && rows;
 }
 
 OpCost GpuModel::cost(const Op& op) {
@@ -354,8 +361,7 @@ OpCost GpuModel::cost(const Op& op, GpuKernelChoice& choice) const {
       // ResNet-50's 1x1 layers at 56 x 56 and 28 x 28 take 1.2-1.3x their traffic's time in
       // bf16, those at 14 x 14 (196 positions) and 7 x 7 (49) 5-7x, as the transposes make
       // them (docs/gpu.md).
-      const bool nchw_rows = static_cast<std::int64_t>(c.height) * c.width % 8 == 0;
-      if (tc && R * S == 1 && c.stride == 1 && nchw_rows) {
+      if (gpu_conv_runs_nchw(s, c)) {
         GpuKernelChoice ch;
         Timed d;
         const double hw = H * W;
@@ -370,7 +376,7 @@ OpCost GpuModel::cost(const Op& op, GpuKernelChoice& choice) const {
             d.compute = gemm_compute(e, B * repeat, F, hw, C, eff, depth, &ch, &d.flops);
             break;
         }
-        d.memory = mem;
+        d.memory = mem * f.nchw_traffic;
         consider("nchw_gemm", d, ch);
       }
       if (pass == OpRole::kBackwardData && R * S > 1) {

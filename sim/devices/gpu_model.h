@@ -83,6 +83,10 @@ struct GpuFit {
   /// its gathers cannot use 16-byte vector loads (an RGB input's stem convolution).
   double conv_unaligned = 1;
   double conv_layout_traffic = 1;  ///< 16-bit: NCHW <-> NHWC passes over input and output
+  /// 16-bit: time of the 1x1 convolutions run as GEMMs on NCHW tensors to stream their bytes,
+  /// relative to beta's bandwidth (fitted on ResNet-50's aligned 1x1 layers, the only rows
+  /// bound by their traffic).
+  double nchw_traffic = 1;
   /// 16-bit: speed of cuDNN's CUDA-core convolution kernels (channels or filters not a
   /// multiple of 8: an RGB stem), per pass, relative to fp32's kernels of the same shape, whose
   /// GEMM and convolution parameters they otherwise use. Not 1: they compute on packed 16-bit
@@ -186,6 +190,11 @@ class GpuModel final : public DeviceModel {
  private:
   GpuSpec spec_;
 };
+
+/// Whether convolution `c` can run on `s` as GEMMs on its NCHW tensors, without the tensor
+/// cores' layout passes: a 1x1 filter at stride 1 on the tensor cores, whose H x W positions
+/// fill whole 16-byte rows (gpu_model.cpp, "nchw_gemm").
+bool gpu_conv_runs_nchw(const GpuSpec& s, const ConvShape& c);
 
 /// The bytes a GPU moves for element-wise `op` with words of `word_bytes`: every tensor it
 /// lists once (inputs and outputs), else elements x (reads + writes); all repetitions.
