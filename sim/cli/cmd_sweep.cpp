@@ -338,8 +338,13 @@ int cmd_sweep(const std::vector<std::string>& args) {
   // MPI_Init, which its exec and dynamic linking (10-15 ms) then overlap; a child forked
   // before MPI_Init also inherits none of MPI's state.
   std::optional<WorkerPool> pool;
+  // A forked worker runs what `trainsim sweep --point-worker` would (WorkerPool).
+  auto make_pool = [&](std::size_t workers) {
+    pool.emplace(worker_command(self_executable()), workers, points_per_worker);
+    pool->serve_in_fork([] { return run_cli({"sweep", "--point-worker"}); });
+  };
   if (use_mpi) {
-    pool.emplace(worker_command(self_executable()), 1, points_per_worker);
+    make_pool(1);
     pool->start(1);
   }
   int rank = 0, ranks = 1;
@@ -386,8 +391,7 @@ int cmd_sweep(const std::vector<std::string>& args) {
     // directory (20-30 ms for the 60 points of configs/sweeps/vgg16_dataflows.yaml); if that
     // fails, they read the end of their requests and exit.
     if (!pool) {
-      pool.emplace(worker_command(self_executable()), static_cast<std::size_t>(jobs),
-                   points_per_worker);
+      make_pool(static_cast<std::size_t>(jobs));
       pool->start(points->size());
     }
     if (rank == 0) {

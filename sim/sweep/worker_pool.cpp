@@ -1,5 +1,6 @@
 #include "sim/sweep/worker_pool.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/prctl.h>
@@ -8,7 +9,9 @@
 
 #include <cerrno>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
@@ -37,6 +40,39 @@ int exit_code_of(int status) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+// Whether this process runs one thread (/proc/self/status); false if it cannot tell.
+bool single_threaded() {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);)
+    if (line.rfind("Threads:", 0) == 0) return std::atoi(line.c_str() + 8) == 1;
+  return false;
+}
+
+// In a forked worker, what exec would have done: caught signals back to their defaults
+// (ignored ones stay ignored, except SIGPIPE, which only the sweep ignores) and the
+// descriptors marked close-on-exec closed: the other workers' pipe ends among them, which
+// would otherwise keep a worker's requests open after the sweep closed its end.
+void as_exec_would() {
+  for (int sig = 1; sig < NSIG; ++sig) {
+    struct sigaction sa {};
+    if (::sigaction(sig, nullptr, &sa) != 0) continue;
+    const bool caught = (sa.sa_flags & SA_SIGINFO)
+                            ? sa.sa_sigaction != nullptr
+                            : sa.sa_handler != SIG_DFL && sa.sa_handler != SIG_IGN;
+    if (caught || sig == SIGPIPE) ::signal(sig, SIG_DFL);
+  }
+  std::vector<int> close_on_exec;
+  if (DIR* d = ::opendir("/proc/self/fd")) {
+    const int own = ::dirfd(d);
+    while (const dirent* e = ::readdir(d)) {
+      const int fd = std::atoi(e->d_name);
+      if (fd > 3 && fd != own && (::fcntl(fd, F_GETFD) & FD_CLOEXEC)) close_on_exec.push_back(fd);
+    }
+    ::closedir(d);
+  }
+  for (int fd : close_on_exec) ::close(fd);
+}
+
 }  // namespace
 
 WorkerPool::WorkerPool(std::vector<std::string> worker_argv, std::size_t max_workers,
@@ -63,11 +99,19 @@ void WorkerPool::start_worker() {
   int requests[2], replies[2];
   high_pipe(requests);
   high_pipe(replies);
-  // Everything the child needs is prepared before fork(): after it, the child calls only
-  // async-signal-safe functions.
+  // Everything the child needs is prepared before fork(): after it, a child that execs
+  // calls only async-signal-safe functions. (A sanitizer build execs, so that LeakSanitizer
+  // checks the worker as it exits.)
   std::vector<char*> args;
   for (const std::string& a : argv_) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
+#ifdef __SANITIZE_ADDRESS__
+  const bool in_fork = false;
+#else
+  // Test hook (tests/integration/test_sweep.cpp): workers exec, as from a threaded process.
+  const bool in_fork = serve_ && single_threaded() && !std::getenv("TRAINSIM_TEST_WORKER_EXEC");
+#endif
+  std::fflush(nullptr);  // nothing buffered before the fork is written twice
   const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0) throw std::runtime_error("cannot start '" + argv_[0] + "': " + std::strerror(errno));
@@ -79,11 +123,21 @@ void WorkerPool::start_worker() {
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (::getppid() != parent) ::_exit(127);  // the sweep died before prctl took effect
     ::signal(SIGPIPE, SIG_DFL);               // the sweep ignores it; exec would keep that
-    restore_inherited_huge_pages();           // the worker starts as the sweep did
     const int null_out = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
     if (null_out < 0 || ::dup2(requests[0], 0) < 0 || ::dup2(null_out, 1) < 0 ||
         ::dup2(null_out, 2) < 0 || ::dup2(replies[1], 3) < 0)
       ::_exit(127);
+    if (in_fork) {
+      as_exec_would();
+      int code = 1;
+      try {
+        code = serve_();
+      } catch (...) {
+      }
+      std::fflush(nullptr);
+      ::_exit(code);  // never back into the sweep's own code
+    }
+    restore_inherited_huge_pages();  // the worker starts as the sweep did
     ::execve(args[0], args.data(), environ);
     ::_exit(127);
   }

@@ -14,6 +14,7 @@
 #include <sys/types.h>
 
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,13 @@ class WorkerPool {
   /// `worker_argv`: the worker's command line (argv[0] a path); at most `max_workers` at once.
   WorkerPool(std::vector<std::string> worker_argv, std::size_t max_workers,
              std::size_t points_per_worker);
+  /// Workers started while this process has one thread are forked copies of it that call
+  /// `serve` (which serves requests as `worker_argv` does and ends the process), not new
+  /// programs: the exec, the dynamic linker and static initialisation cost a worker 25-30 ms
+  /// of CPU on the test machine, more than a point. A process with other threads (MPI's, once
+  /// it is initialised) execs `worker_argv`: a thread may hold a lock the copy would wait for
+  /// forever.
+  void serve_in_fork(std::function<int()> serve) { serve_ = std::move(serve); }
   /// Ends every worker: idle ones read the end of their requests and exit; busy ones finish
   /// their point first.
   ~WorkerPool();
@@ -33,8 +41,7 @@ class WorkerPool {
   WorkerPool& operator=(const WorkerPool&) = delete;
 
   /// Starts idle workers until there are `n` (at most the pool's size), so that their start
-  /// (exec, the dynamic linker, static initialisation: 10-15 ms each) overlaps whatever the
-  /// caller does before its first submit().
+  /// overlaps whatever the caller does before its first submit().
   void start(std::size_t n);
   /// Whether submit() has a worker for one more point now.
   bool can_submit() const { return running() < max_workers_; }
@@ -66,6 +73,7 @@ class WorkerPool {
   void end_worker(std::size_t i);
 
   std::vector<std::string> argv_;
+  std::function<int()> serve_;
   std::size_t max_workers_, points_per_worker_;
   std::vector<Worker> workers_;
 };

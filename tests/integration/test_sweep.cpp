@@ -1,9 +1,9 @@
 // `trainsim sweep` through the real binary: a grid runs to a complete sweep.csv; a sweep
 // stopped midway finishes when run again without redoing finished points; shards merge to
-// the single run's table; points run in shared worker processes give the table of a process
-// per point, and a point that crashes its worker fails alone; the memo of op costs serves
-// later sweeps and runs without changing a byte of their results; bad sweep files and bad
-// memos fail with one line and write nothing.
+// the single run's table; points run in shared worker processes (forked) give the table of a
+// process per point (a program of its own), and a point that crashes its worker fails alone; the
+// memo of op costs serves later sweeps and runs without changing a byte of their results; bad sweep
+// files and bad memos fail with one line and write nothing.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -199,12 +199,14 @@ TEST_CASE("Points run in worker processes give the table a process per point giv
   const std::string dir = fresh_dir("sweep-workers");
   const std::string sweep = sweep_file(dir, "  - {key: training.batch_size, values: [16, 32]}\n");
   // One worker runs all 24 points, one after another, sharing its cost memo; --isolate
-  // starts a process for every point, as sweeps did before workers.
+  // starts a process for every point, as sweeps did before workers, and here each is the
+  // trainsim program started afresh (exec), where workers are forked copies of the sweep.
   const auto shared = run_trainsim({"sweep", sweep, "--out", dir + "/shared", "-j", "1"});
   INFO(shared.err);
   REQUIRE(shared.exit_code == 0);
   const auto isolated =
-      run_trainsim({"sweep", sweep, "--out", dir + "/isolated", "-j", "2", "--isolate"});
+      run_trainsim({"sweep", sweep, "--out", dir + "/isolated", "-j", "2", "--isolate"},
+                   {"TRAINSIM_TEST_WORKER_EXEC=1"});
   INFO(isolated.err);
   REQUIRE(isolated.exit_code == 0);
   CHECK(read_file(dir + "/shared/sweep.csv") == read_file(dir + "/isolated/sweep.csv"));
