@@ -334,11 +334,11 @@ int cmd_sweep(const std::vector<std::string>& args) {
                  featured_reports);
   }
   if (!vm.count("sweep")) throw UserError("sweep: missing SWEEP.yaml (see trainsim sweep --help)");
-  // The points' worker processes (MPI: one per rank). Under MPI the rank's starts before
-  // MPI_Init, which its exec and dynamic linking (10-15 ms) then overlap; a child forked
-  // before MPI_Init also inherits none of MPI's state.
+  // The points' worker processes (MPI: one per rank), forked copies of this one that serve
+  // points as `trainsim sweep --point-worker` would (WorkerPool). Under MPI the rank's starts
+  // before MPI_Init, which it then overlaps; a child forked before MPI_Init inherits none of
+  // MPI's state (nor its threads, which would make a later worker exec instead).
   std::optional<WorkerPool> pool;
-  // A forked worker runs what `trainsim sweep --point-worker` would (WorkerPool).
   auto make_pool = [&](std::size_t workers) {
     pool.emplace(worker_command(self_executable()), workers, points_per_worker);
     pool->serve_in_fork([] { return run_cli({"sweep", "--point-worker"}); });
