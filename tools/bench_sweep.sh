@@ -2,7 +2,9 @@
 # Speed of `trainsim sweep` (docs/sweeps.md): the 60-point configs/sweeps/vgg16_dataflows.yaml
 # (VGG-16 on CIFAR-10, shape only, 4 dataflows x 5 arrays x 3 buffers), run
 #   0. the host's own scaling: two copies of a CPU-bound loop against one (bench_lib.sh's
-#      host_scaling; a noisy reference for the -j targets),
+#      host_scaling; a noisy reference for the -j targets), and two -j 1 sweeps at once
+#      against one, into the benchmark's directory and into tmpfs (pair_scaling below: what
+#      the host gives this workload),
 #   1. with -j 1 and -j 2 (worker processes; targets: -j 2 >= 1.7x faster on 2 cores and
 #      >= 100 points/s),
 #   2. with -j 2 --isolate (a process per point, as sweeps ran before workers),
@@ -82,10 +84,46 @@ first_point_ms() {
   awk -v a="$t0" -v b="$first" 'BEGIN { printf "%.0f", (b - a) * 1000 }'
 }
 
+# pair_scaling ROOT: the host's -j 1 -> -j 2 for this workload itself: two -j 1 sweeps of the
+# 60 points, separate processes writing separate fresh directories under ROOT, started
+# together, against one alone; "ONE TWO RATIO" as host_scaling prints them (medians over
+# $repeats rounds, each round's 2 ONE / TWO). Nothing is shared between the two, so a -j 2
+# sweep, whose workers do the same work, can only beat it by chance. Under a ROOT on ext4 it
+# includes the kernel's work creating the points' files; on tmpfs (/dev/shm) hardly any.
+pair_scaling() {
+  local root="$1" one=() two=() ratios=() i t0 t1 t2 pid
+  for ((i = 0; i < repeats; i++)); do
+    t0=$(date +%s.%N)
+    "$bin" sweep "$sweep" -j 1 -q --out "$(fresh_dir "$root" pair)" >/dev/null
+    t1=$(date +%s.%N)
+    "$bin" sweep "$sweep" -j 1 -q --out "$(fresh_dir "$root" pair)" >/dev/null &
+    pid=$!
+    "$bin" sweep "$sweep" -j 1 -q --out "$(fresh_dir "$root" pair)" >/dev/null
+    wait "$pid"
+    t2=$(date +%s.%N)
+    one+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')")
+    two+=("$(awk -v a="$t1" -v b="$t2" 'BEGIN { print b - a }')")
+    ratios+=("$(awk -v a="$t0" -v b="$t1" -v c="$t2" 'BEGIN { print 2 * (b - a) / (c - b) }')")
+  done
+  printf '%.2f %.2f %.2f\n' "$(printf '%s\n' "${one[@]}" | median)" \
+    "$(printf '%s\n' "${two[@]}" | median)" "$(printf '%s\n' "${ratios[@]}" | median)"
+}
+
 echo "load average before: $(cut -d' ' -f1 /proc/loadavg)"
 read -r h1 h2 hs < <(host_scaling) || { echo "host_scaling printed nothing" >&2; exit 1; }
 printf 'host:       a CPU-bound loop %.2f s alone, %.2f s as two copies at once: %sx (the host'"'"'s own -j 1 -> -j 2, a noisy reference)\n' \
   "$h1" "$h2" "$hs"
+read -r p1 p2 ps < <(pair_scaling "$tmp") || { echo "pair_scaling printed nothing" >&2; exit 1; }
+printf 'host:       two -j 1 sweeps %.2f s alone, %.2f s at once: %sx (this workload'"'"'s own -j 1 -> -j 2, into %s)\n' \
+  "$p1" "$p2" "$ps" "$(df --output=fstype "$tmp" | tail -n 1)"
+if [[ -d /dev/shm && -w /dev/shm ]]; then
+  shm=$(mktemp -d -p /dev/shm)
+  trap 'rm -rf "$tmp" "$shm"' EXIT
+  read -r p1 p2 ps < <(pair_scaling "$shm") || { echo "pair_scaling printed nothing" >&2; exit 1; }
+  rm -rf "$shm"
+  printf 'host:       two -j 1 sweeps %.2f s alone, %.2f s at once: %sx (the same into tmpfs)\n' \
+    "$p1" "$p2" "$ps"
+fi
 cmd_a=("$bin" sweep "$sweep" -j 1)
 cmd_b=("$bin" sweep "$sweep" -j 2)
 read -r j1 j2 < <(paired j1 j2)
