@@ -41,24 +41,20 @@ fresh_run() {
   ln -sfn "$out" "$tmp/$name"
 }
 
-# host_scaling: how much more work two CPU-bound processes do together than one alone on
-# this machine (a fixed awk loop: no memory to speak of, no files, no trainsim), as "ONE TWO
-# RATIO": the median wall seconds of one copy alone and of two copies started together (until
-# both end), and the median over $repeats rounds of each round's 2 ONE / TWO (a round takes
-# both in turn, so that a host whose speed drifts moves them alike). On two idle cores it is
-# about 2.0; a virtual machine whose two vCPUs share a physical core, or a busy neighbour,
-# gives less. It is a noisy reference, not a bound: a sweep's -j 1 -> -j 2 scaling measured
-# minutes later may beat it.
-host_scaling() {
-  local spin='BEGIN { for (i = 0; i < 2e7; i++) s += i * i; if (s < 0) print s }'
+# one_and_two CMD ARGS...: how much more work two copies of CMD ARGS (its output dropped) do
+# started together than one alone, as "ONE TWO RATIO": the median wall seconds of one copy
+# alone and of two at once (until both end), and the median over $repeats rounds of each
+# round's 2 ONE / TWO (a round takes both in turn, so that a host whose speed drifts moves
+# them alike). CMD may be a shell function (each copy then runs it afresh).
+one_and_two() {
   local one=() two=() ratios=() i t0 t1 t2 pid
   for ((i = 0; i < repeats; i++)); do
     t0=$(date +%s.%N)
-    awk "$spin"
+    "$@" >/dev/null
     t1=$(date +%s.%N)
-    awk "$spin" &
+    "$@" >/dev/null &
     pid=$!
-    awk "$spin"
+    "$@" >/dev/null
     wait "$pid"
     t2=$(date +%s.%N)
     one+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')")
@@ -67,4 +63,13 @@ host_scaling() {
   done
   printf '%.2f %.2f %.2f\n' "$(printf '%s\n' "${one[@]}" | median)" \
     "$(printf '%s\n' "${two[@]}" | median)" "$(printf '%s\n' "${ratios[@]}" | median)"
+}
+
+# host_scaling: one_and_two of a fixed CPU-bound awk loop (no memory to speak of, no files, no
+# trainsim): how much more work two processes do together than one alone on this machine. On
+# two idle cores it is about 2.0; a virtual machine whose two vCPUs share a physical core, or
+# a busy neighbour, gives less. It is a noisy reference, not a bound: a sweep's -j 1 -> -j 2
+# scaling measured minutes later may beat it.
+host_scaling() {
+  one_and_two awk 'BEGIN { for (i = 0; i < 2e7; i++) s += i * i; if (s < 0) print s }'
 }

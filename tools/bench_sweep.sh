@@ -84,30 +84,16 @@ first_point_ms() {
   awk -v a="$t0" -v b="$first" 'BEGIN { printf "%.0f", (b - a) * 1000 }'
 }
 
-# pair_scaling ROOT: the host's -j 1 -> -j 2 for this workload itself: two -j 1 sweeps of the
-# 60 points, separate processes writing separate fresh directories under ROOT, started
-# together, against one alone; "ONE TWO RATIO" as host_scaling prints them (medians over
-# $repeats rounds, each round's 2 ONE / TWO). Nothing is shared between the two, so a -j 2
-# sweep, whose workers do the same work, can only beat it by chance. Under a ROOT on ext4 it
-# includes the kernel's work creating the points' files; on tmpfs (/dev/shm) hardly any.
+# pair_scaling ROOT: the host's -j 1 -> -j 2 for this workload itself: one_and_two of a -j 1
+# sweep of the 60 points, each copy a separate process writing a fresh directory under ROOT.
+# Nothing is shared between the two, so a -j 2 sweep, whose workers do the same work, can
+# only beat it by chance. Under a ROOT on ext4 it includes the kernel's work creating the
+# points' files; on tmpfs (/dev/shm) hardly any.
 pair_scaling() {
-  local root="$1" one=() two=() ratios=() i t0 t1 t2 pid
-  for ((i = 0; i < repeats; i++)); do
-    t0=$(date +%s.%N)
-    "$bin" sweep "$sweep" -j 1 -q --out "$(fresh_dir "$root" pair)" >/dev/null
-    t1=$(date +%s.%N)
-    "$bin" sweep "$sweep" -j 1 -q --out "$(fresh_dir "$root" pair)" >/dev/null &
-    pid=$!
-    "$bin" sweep "$sweep" -j 1 -q --out "$(fresh_dir "$root" pair)" >/dev/null
-    wait "$pid"
-    t2=$(date +%s.%N)
-    one+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')")
-    two+=("$(awk -v a="$t1" -v b="$t2" 'BEGIN { print b - a }')")
-    ratios+=("$(awk -v a="$t0" -v b="$t1" -v c="$t2" 'BEGIN { print 2 * (b - a) / (c - b) }')")
-  done
-  printf '%.2f %.2f %.2f\n' "$(printf '%s\n' "${one[@]}" | median)" \
-    "$(printf '%s\n' "${two[@]}" | median)" "$(printf '%s\n' "${ratios[@]}" | median)"
+  pair_root="$1"
+  one_and_two sweep_once
 }
+sweep_once() { "$bin" sweep "$sweep" -j 1 -q --out "$(fresh_dir "$pair_root" pair)"; }
 
 echo "load average before: $(cut -d' ' -f1 /proc/loadavg)"
 read -r h1 h2 hs < <(host_scaling) || { echo "host_scaling printed nothing" >&2; exit 1; }
