@@ -10,11 +10,19 @@ target: MAPE <= 15%), from the measurements alone: no trainsim model involved.
     exactly and gave each kind one constant power (the MAPE of measured joules against that
     power x the measured seconds). A model's energy also carries its time error: energy is
     power x time.
+  * With --ops (the gpu_ops.csv `trainsim gpu-calibrate` writes): how much of the model's
+    energy error is its power rather than its time. Per class, over the rows whose energy
+    moved and whose average is within the board's 700 W limit (those the power stage fits):
+    the MAPE of the model's average power (its joules over its seconds) against the measured
+    one, beside the MAPEs of energy and time. Energy is power x time, so a power error as
+    large as the energy error says the time is not what keeps energy out of 15%.
 Rows whose energy did not move (joules 0) are left out, as the calibration does.
-  tools/gpu_energy_floor.py
+  tools/gpu_energy_floor.py [--ops runs/gpu-calibration/gpu_ops.csv]
 """
+import argparse
 import csv
 import itertools
+import json
 import os
 import statistics
 
@@ -66,5 +74,39 @@ def main():
         print(f"{prec:9} {kind:12} {len(powers):4d} {c:8.1f} {mape:5.1f}%")
 
 
+def power_split(path, limit_w):
+    """Per (precision, class): (rows, MAPE of the model's average power, of energy, of time),
+    in percent, over the rows of gpu_ops.csv `path` whose energy moved and whose measured
+    average is within `limit_w`."""
+    groups = {}
+    with open(path, newline="") as fh:
+        for r in csv.DictReader(fh):
+            s, j = float(r["seconds"]), float(r["joules"])
+            ms, mj = float(r["model_seconds"]), float(r["model_joules"])
+            if j <= 0 or j / s > limit_w:
+                continue
+            cls = r["class"] if r["class"] in ("gemm", "conv") else "element-wise"
+            groups.setdefault((r["precision"], cls), []).append(
+                (abs(mj / ms / (j / s) - 1), abs(mj / j - 1), abs(ms / s - 1)))
+    return {k: (len(errs),) + tuple(100 * statistics.mean(x[i] for x in errs) for i in range(3))
+            for k, errs in groups.items()}
+
+
+def print_power_split(path):
+    with open(os.path.join(DATA, "device.json")) as fh:
+        limit_w = json.load(fh)["power_limit_w"]
+    split = power_split(path, limit_w)
+    print("\nthe model's power against the measured (rows within the power limit)")
+    print(f"{'precision':9} {'class':12} {'rows':>4} {'power':>7} {'energy':>7} {'time':>7}")
+    for (prec, cls), (n, p, e, t) in sorted(split.items(),
+                                            key=lambda kv: (kv[0][0] != "fp32", kv[0])):
+        print(f"{prec:9} {cls:12} {n:4d} {p:6.1f}% {e:6.1f}% {t:6.1f}%")
+
+
 if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--ops", help="gpu_ops.csv of trainsim gpu-calibrate")
+    args = parser.parse_args()
     main()
+    if args.ops:
+        print_power_split(args.ops)
