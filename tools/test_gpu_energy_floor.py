@@ -19,34 +19,31 @@ import gpu_energy_floor  # noqa: E402
 FIELDS = ["precision", "class", "seconds", "joules", "model_seconds", "model_joules"]
 
 
-def write_ops(rows):
-    fh = tempfile.NamedTemporaryFile("w", suffix=".csv", delete=False, newline="")
-    with fh:
+def write_ops(directory, rows):
+    path = os.path.join(directory, "gpu_ops.csv")
+    with open(path, "w", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=FIELDS)
         w.writeheader()
         for r in rows:
             w.writerow(dict(zip(FIELDS, r)))
-    return fh.name
+    return path
 
 
 class PowerSplitTest(unittest.TestCase):
     def test_known_errors(self):
-        path = write_ops([
-            # measured 1 ms at 400 W; model 1.1 ms at 500 W: time +10%, power +25%,
-            # energy 0.55 J against 0.4 J: +37.5%
-            ("fp32", "conv", 1e-3, 0.4, 1.1e-3, 0.55),
-            # exact in power, time -20% (so energy -20%)
-            ("fp32", "conv", 2e-3, 0.6, 1.6e-3, 0.48),
-            # left out: energy did not move; above the limit
-            ("fp32", "conv", 1e-3, 0.0, 1e-3, 0.3),
-            ("fp32", "conv", 1e-3, 0.9, 1e-3, 0.3),
-            # an element-wise class counts as element-wise
-            ("bf16", "map", 1e-3, 0.3, 1e-3, 0.3),
-        ])
-        try:
-            split = gpu_energy_floor.power_split(path, 700)
-        finally:
-            os.unlink(path)
+        with tempfile.TemporaryDirectory() as tmp:  # its own directory, removed whole
+            split = gpu_energy_floor.power_split(write_ops(tmp, [
+                # measured 1 ms at 400 W; model 1.1 ms at 500 W: time +10%, power +25%,
+                # energy 0.55 J against 0.4 J: +37.5%
+                ("fp32", "conv", 1e-3, 0.4, 1.1e-3, 0.55),
+                # exact in power, time -20% (so energy -20%)
+                ("fp32", "conv", 2e-3, 0.6, 1.6e-3, 0.48),
+                # left out: energy did not move; above the limit
+                ("fp32", "conv", 1e-3, 0.0, 1e-3, 0.3),
+                ("fp32", "conv", 1e-3, 0.9, 1e-3, 0.3),
+                # an element-wise class counts as element-wise
+                ("bf16", "map", 1e-3, 0.3, 1e-3, 0.3),
+            ]), 700)
         n, power, energy, time = split[("fp32", "conv")]
         self.assertEqual(n, 2)
         self.assertAlmostEqual(power, (25 + 0) / 2)
