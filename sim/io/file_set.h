@@ -4,6 +4,7 @@
 // checkpoint and INCOMPLETE marker of the same epoch. Every file is first written whole under
 // a temporary name; only when all are on disk are they renamed into place (renames need no
 // space), so a full disk or a failed write leaves the previous set untouched.
+#include <cstdint>
 #include <cstdio>
 #include <string>
 #include <utility>
@@ -48,6 +49,10 @@ class StreamedFile {
 void write_text_file(const std::string& path, const std::string& text);
 /// The content of `path`; UserError if it cannot be read.
 std::string read_text_file(const std::string& path);
+/// Appends the bytes of `path` from offset `from` to its end to `out`, reading until a read
+/// finds no more (a writer may be appending). False if it cannot be opened or read (what was
+/// read before an error stays appended).
+bool read_file_bytes(const std::string& path, std::uint64_t from, std::string& out);
 /// Removes `path` if it exists.
 void remove_file(const std::string& path);
 

@@ -3,7 +3,6 @@
 #include <elf.h>
 #include <fcntl.h>
 #include <link.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -113,35 +112,13 @@ void append_bytes(const std::string& path, const std::string& bytes) {
                     (n < 0 ? std::strerror(err) : std::string("short write (disk full?)")));
 }
 
-// The bytes of `path` from offset `from` to its end ("" if it cannot be read), in 64 KiB
-// blocks until a read finds no more (a writer may append meanwhile). A stream's
-// istreambuf_iterator copied them a character at a time: 6% of the CPU samples of a sweep
-// whose points all read their op costs from the memo.
-std::string read_from(const std::string& path, std::uint64_t from) {
-  std::string bytes;
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return bytes;
-  struct stat st {};
-  if (::fstat(fd, &st) == 0 && static_cast<std::uint64_t>(st.st_size) > from)
-    bytes.reserve(static_cast<std::size_t>(static_cast<std::uint64_t>(st.st_size) - from));
-  char block[65536];
-  for (auto at = static_cast<off_t>(from);;) {
-    const ssize_t n = ::pread(fd, block, sizeof block, at);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;  // the end (or an error: what was read is what there is)
-    bytes.append(block, static_cast<std::size_t>(n));
-    at += n;
-  }
-  ::close(fd);
-  return bytes;
-}
-
 // The records of one file written for `key` by this build from offset `from` (0: the start,
 // whose header is checked) on; a damaged or cut record ends them. Returns the offset after
 // the last whole record read (`from` if none).
 std::uint64_t read_records(const std::string& path, const std::string& header, std::uint64_t from,
                            std::vector<std::string>& out) {
-  const std::string bytes = read_from(path, from);
+  std::string bytes;
+  read_file_bytes(path, from, bytes);  // what could be read (nothing, if the file is not there)
   std::size_t at = 0;
   if (from == 0) {
     if (bytes.compare(0, header.size(), header) != 0) return 0;  // another build, another key

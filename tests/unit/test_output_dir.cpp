@@ -141,6 +141,28 @@ TEST_CASE("A file set changes all of its files or none", "[io][file_set]") {
   CHECK_FALSE(fs::exists(tmp / "b.csv"));
 }
 
+TEST_CASE("Files read back whole, from an offset, and unreadable ones say so", "[io][file_set]") {
+  test::TempDir tmp("file-read");
+  // Larger than the 64 KiB blocks the reader takes, with every byte value in it.
+  std::string text;
+  for (int i = 0; i < 200000; ++i) text.push_back(static_cast<char>(i * 7 % 256));
+  put(tmp / "big.bin", text);
+  CHECK(read_text_file(tmp / "big.bin") == text);
+  std::string tail = "kept ";
+  CHECK(read_file_bytes(tmp / "big.bin", 70000, tail));
+  CHECK(tail == "kept " + text.substr(70000));  // appended to what was there
+  std::string past;
+  CHECK(read_file_bytes(tmp / "big.bin", 300000, past));
+  CHECK(past.empty());
+  put(tmp / "empty.txt", "");
+  CHECK(read_text_file(tmp / "empty.txt").empty());
+  std::string none;
+  CHECK_FALSE(read_file_bytes(tmp / "missing.txt", 0, none));
+  CHECK_THROWS_AS(read_text_file(tmp / "missing.txt"), UserError);
+  fs::create_directories(tmp / "a_dir");
+  CHECK_THROWS_AS(read_text_file(tmp / "a_dir"), UserError);  // not a file's text
+}
+
 TEST_CASE("One process at a time holds a directory's lock", "[io][lock]") {
   test::TempDir tmp("lock");
   const std::string d = tmp / "out";
