@@ -154,15 +154,16 @@ bool read_file_bytes(const std::string& path, std::uint64_t from, std::string& o
   if (::fstat(fd, &st) == 0 && static_cast<std::uint64_t>(st.st_size) > from)
     out.reserve(out.size() +
                 static_cast<std::size_t>(static_cast<std::uint64_t>(st.st_size) - from));
-  bool ok = true;
+  // Sequential reads after one seek, not pread: a pipe (`<(...)`, /dev/stdin) cannot be read
+  // at an offset, and its whole text (from 0) is read as a file's is.
+  bool ok = from == 0 || ::lseek(fd, static_cast<off_t>(from), SEEK_SET) >= 0;
   char block[65536];
-  for (auto at = static_cast<off_t>(from);;) {
-    const ssize_t n = ::pread(fd, block, sizeof block, at);
+  while (ok) {
+    const ssize_t n = ::read(fd, block, sizeof block);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) ok = false;
     if (n <= 0) break;
     out.append(block, static_cast<std::size_t>(n));
-    at += n;
   }
   ::close(fd);
   return ok;

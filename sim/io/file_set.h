@@ -50,8 +50,8 @@ void write_text_file(const std::string& path, const std::string& text);
 /// The content of `path`; UserError if it cannot be read.
 std::string read_text_file(const std::string& path);
 /// Appends the bytes of `path` from offset `from` to its end to `out`, reading until a read
-/// finds no more (a writer may be appending). False if it cannot be opened or read (what was
-/// read before an error stays appended).
+/// finds no more (a writer may be appending; a pipe is read from 0 only). False if it cannot
+/// be opened, sought or read (what was read before an error stays appended).
 bool read_file_bytes(const std::string& path, std::uint64_t from, std::string& out);
 /// Removes `path` if it exists.
 void remove_file(const std::string& path);

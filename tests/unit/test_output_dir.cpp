@@ -3,9 +3,12 @@
 // the directory lock, and the paths no command may take as a results directory.
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "sim/core/error.h"
 #include "sim/io/dir_lock.h"
@@ -161,6 +164,21 @@ TEST_CASE("Files read back whole, from an offset, and unreadable ones say so", "
   CHECK_THROWS_AS(read_text_file(tmp / "missing.txt"), UserError);
   fs::create_directories(tmp / "a_dir");
   CHECK_THROWS_AS(read_text_file(tmp / "a_dir"), UserError);  // not a file's text
+  // A pipe (a shell's `<(...)`): read to its end like a file.
+  int ends[2];
+  REQUIRE(::pipe(ends) == 0);
+  std::thread writer([&] {
+    for (std::size_t at = 0; at < text.size();) {
+      const ssize_t n = ::write(ends[1], text.data() + at, text.size() - at);
+      if (n <= 0) break;
+      at += static_cast<std::size_t>(n);
+    }
+    ::close(ends[1]);
+  });
+  const std::string piped = read_text_file("/proc/self/fd/" + std::to_string(ends[0]));
+  writer.join();
+  ::close(ends[0]);
+  CHECK(piped == text);
 }
 
 TEST_CASE("One process at a time holds a directory's lock", "[io][lock]") {
