@@ -8,8 +8,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <limits>
 #include <map>
 #include <set>
@@ -17,6 +15,7 @@
 #include "sim/core/error.h"
 #include "sim/interop/onnx_fold.h"
 #include "sim/interop/onnx_importer.h"
+#include "sim/io/file_set.h"
 #include "sim/nn/layer_registry.h"
 
 namespace trainsim {
@@ -655,10 +654,9 @@ void Importer::finish(const onnx::GraphProto& g) {
 }  // namespace onnx_detail
 
 OnnxImport import_onnx(const std::string& path, const std::string& name) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UserError(path + ": cannot open the file");
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw UserError(path + ": cannot read the file");
+  // A model's weights make the file tens or hundreds of megabytes: read in blocks.
+  std::string bytes;
+  if (!read_file_bytes(path, 0, bytes)) throw UserError(path + ": cannot read the file");
   return import_onnx_bytes(bytes, path, name);
 }
 

@@ -12,7 +12,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <memory>
 #include <random>
 #include <thread>
@@ -327,8 +326,8 @@ const std::string& build_identity() {
     std::string b;
     dl_iterate_phdr(find_build_id, &b);
     if (!b.empty()) return "build-id " + b;
-    std::ifstream in("/proc/self/exe", std::ios::binary);
-    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::string bytes;
+    read_file_bytes("/proc/self/exe", 0, bytes);
     return "exe " + std::to_string(bytes.size()) + " " + hex(fnv1a(bytes), 16);
   }();
   return id;

@@ -1,13 +1,12 @@
 #include "sim/train/checkpoint.h"
 
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 #include <systemc>
 
 #include "models/dram_channel.h"
 #include "sim/core/error.h"
 #include "sim/io/checksum.h"
+#include "sim/io/file_set.h"
 #include "sim/nn/tensor_state.h"
 #include "sim/techniques/technique.h"
 
@@ -224,11 +223,8 @@ std::string checkpoint_bytes(const std::string& config_yaml, RunProgress& progre
 
 void load_checkpoint(const std::string& path, const std::string& config_yaml, RunProgress& progress,
                      Trainer& trainer, AcceleratorSession* session) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UserError("cannot read checkpoint '" + path + "'");
-  std::ostringstream text;
-  text << in.rdbuf();
-  std::string bytes = text.str();
+  std::string bytes;
+  if (!read_file_bytes(path, 0, bytes)) throw UserError("cannot read checkpoint '" + path + "'");
   try {
     // The version first, so that a checkpoint of another format is named as such rather
     // than as damaged.
